@@ -1,0 +1,80 @@
+/**
+ * The one error type baton raises on purpose. Every refusal and failure a user can see carries a
+ * stable {@link ErrorCode}: codes are API, stored in the database and asserted in tests, while the
+ * message is prose for people that always says how to fix the problem.
+ */
+
+/** Stable error codes. Adding one is fine; renaming one breaks stored rows and tests. */
+export type ErrorCode =
+  // configuration
+  | 'config_invalid'
+  | 'config_unreadable'
+  | 'env_invalid'
+  // storage
+  | 'database_unavailable'
+  | 'migration_failed'
+  // launch gates (PRODUCT.md §6), in gate order
+  | 'harness_disabled'
+  | 'not_approved'
+  | 'vendor_missing'
+  | 'not_authorized'
+  | 'outside_workspace'
+  | 'cwd_missing'
+  | 'posture_refused'
+  | 'resume_refused'
+  | 'quota_exceeded'
+  | 'free_space_low'
+  | 'storage_unprobeable'
+  | 'worktree_busy'
+  | 'max_active'
+  // command parsing
+  | 'usage'
+  | 'unknown_alias'
+  // spawning and runs
+  | 'spawn_failed'
+  | 'user_unresolved'
+  // channels
+  | 'channel_refused'
+  | 'channel_network'
+  | 'channel_conflict';
+
+/** Options accepted by {@link BatonError}. */
+export interface BatonErrorOptions {
+  /** The underlying error, kept for logs; never shown to chat users. */
+  cause?: unknown;
+  /** Structured facts for logs and tests (file, key, path…). Must never hold a secret. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * An expected failure with a stable code and a user-facing message that says the fix.
+ *
+ * @example
+ * throw new BatonError('not_approved', 'Coding agents are not yet approved on this machine. …');
+ */
+export class BatonError extends Error {
+  override readonly name = 'BatonError';
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: BatonErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+}
+
+/** True when `err` is a {@link BatonError}, optionally with the given code. */
+export function isBatonError(err: unknown, code?: ErrorCode): err is BatonError {
+  return err instanceof BatonError && (code === undefined || err.code === code);
+}
+
+/**
+ * Marks a branch the type checker proves unreachable; throws if reached at runtime anyway
+ * (e.g. a database row holding a status this build does not know).
+ *
+ * @throws Error always.
+ */
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`Unexpected ${what}: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,191 @@
+/**
+ * Opens the database: postgres.js when a `DATABASE_URL` is given, else embedded PGlite in a data
+ * directory. Both yield the same drizzle database type, so every query is written once.
+ */
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { BatonError } from '../core/errors.js';
+import * as schema from './schema.js';
+
+/** The drizzle database both drivers produce; repositories take this type. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** Which engine a {@link Database} runs on, for banners and doctor. Never holds a password. */
+export type DatabaseKind = { engine: 'pglite'; dataDir: string } | { engine: 'postgres'; host: string };
+
+/** An open database. `close()` releases connections (and the PGlite directory lock). */
+export interface Database {
+  db: Db;
+  kind: DatabaseKind;
+  close(): Promise<void>;
+}
+
+interface OpenedDatabase extends Database {
+  migrate(run: () => Promise<void>): Promise<void>;
+}
+
+/** Options for {@link openDatabase}. */
+export type OpenDatabaseOptions =
+  | { url: string; maxConnections?: number }
+  | { dataDir: string }
+  | { memory: true };
+
+/** The migrations folder shipped with the package (`migrations/` beside `src/` and `dist/`). */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+/**
+ * Opens and migrates the database.
+ *
+ * @throws BatonError `database_unavailable` when the server can't be reached or the embedded
+ *   data directory is in use by another live process; `migration_failed` when a migration fails.
+ */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const database = 'url' in options ? await openPostgres(options.url, options.maxConnections) : await openPglite(options);
+  try {
+    await migrate(database);
+  } catch (err) {
+    await database.close();
+    throw new BatonError(
+      'migration_failed',
+      `Database migrations failed: ${err instanceof Error ? err.message : String(err)}. ` +
+        'Check that the database user may create tables, then restart.',
+      { cause: err },
+    );
+  }
+  return { db: database.db, kind: database.kind, close: database.close };
+}
+
+async function openPostgres(url: string, maxConnections = 10): Promise<OpenedDatabase> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const host = safeHost(url);
+  const client = postgres(url, { max: maxConnections, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await client`select 1`;
+  } catch (err) {
+    await client.end({ timeout: 1 });
+    throw new BatonError(
+      'database_unavailable',
+      `Cannot reach PostgreSQL at ${host}: ${err instanceof Error ? err.message : String(err)}. ` +
+        'Start the server or fix DATABASE_URL; unset it to use the embedded database.',
+      { cause: err, details: { host } },
+    );
+  }
+  const db = drizzle(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: { engine: 'postgres', host },
+    // Several service processes may start at once on one server: a session advisory lock on a
+    // reserved connection serializes their migrations.
+    migrate: async (run) => {
+      const lockConnection = await client.reserve();
+      try {
+        await lockConnection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+        await run();
+      } finally {
+        await lockConnection`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => undefined);
+        lockConnection.release();
+      }
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(options: { dataDir: string } | { memory: true }): Promise<OpenedDatabase> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  let release = async (): Promise<void> => {};
+  let dataDir = 'memory://';
+  if ('dataDir' in options) {
+    dataDir = options.dataDir;
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    release = await lockDataDir(dataDir);
+  }
+  let client: InstanceType<typeof PGlite>;
+  try {
+    client = new PGlite(dataDir === 'memory://' ? undefined : dataDir);
+    await client.waitReady;
+  } catch (err) {
+    await release();
+    throw new BatonError(
+      'database_unavailable',
+      `Cannot open the embedded database in ${dataDir}: ${err instanceof Error ? err.message : String(err)}.`,
+      { cause: err, details: { dataDir } },
+    );
+  }
+  const db = drizzle(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: { engine: 'pglite', dataDir },
+    migrate: (run) => run(),
+    close: async () => {
+      await client.close();
+      await release();
+    },
+  };
+}
+
+/**
+ * PGlite is single-process: a second process opening the same directory corrupts it. A pid file
+ * beside the data refuses a second opener while the first is alive and is taken over when stale.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const lockPath = join(dataDir, '..', `${dataDir.split('/').pop() ?? 'pgdata'}.lock`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(lockPath, 'wx', 0o600);
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return async () => {
+        await rm(lockPath, { force: true });
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+        throw new BatonError(
+          'database_unavailable',
+          `The embedded database in ${dataDir} is in use by another baton process (pid ${holder}). ` +
+            'Stop it first, or set DATABASE_URL so several processes can share PostgreSQL.',
+          { details: { dataDir, pid: holder } },
+        );
+      }
+      await rm(lockPath, { force: true });
+    }
+  }
+  throw new BatonError('database_unavailable', `Could not lock the embedded database in ${dataDir}.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Host and database of a connection URL, without user or password, for banners and errors. */
+export function safeHost(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+const MIGRATION_LOCK_KEY = 715041;
+
+async function migrate(database: OpenedDatabase): Promise<void> {
+  const config = { migrationsFolder: MIGRATIONS_DIR };
+  if (database.kind.engine === 'pglite') {
+    const { migrate: run } = await import('drizzle-orm/pglite/migrator');
+    await database.migrate(() => run(database.db as never, config));
+    return;
+  }
+  const { migrate: run } = await import('drizzle-orm/postgres-js/migrator');
+  await database.migrate(() => run(database.db as never, config));
+}

@@ -1,0 +1,262 @@
+/**
+ * Run and delivery persistence. Every state change that causes a message writes that message's
+ * delivery row in the same transaction (PRODUCT.md §9), so an outcome is never lost between the
+ * two writes.
+ */
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { BatonError } from '../core/errors.js';
+import type { RunId } from '../core/ids.js';
+import type { Db } from './database.js';
+import {
+  ACTIVE_RUN_STATUSES,
+  deliveries,
+  inboundEvents,
+  runMessages,
+  runs,
+  type DeliveryRow,
+  type DeliveryTargetJson,
+  type NewRunRow,
+  type RunRow,
+  type RunStatus,
+  type UsageJson,
+} from './schema.js';
+
+/** A message to write to the outbox. */
+export interface NewDelivery {
+  runId: RunId | null;
+  /** What the message is, for listings: `started`, `outcome`, `notice`, `reply`. */
+  kind: string;
+  target: DeliveryTargetJson;
+  body: string;
+}
+
+/** The terminal facts of a run. */
+export interface RunTerminal {
+  status: Exclude<RunStatus, 'starting' | 'running'>;
+  reason: string | null;
+  finalMessage?: string | null;
+  errorMessage?: string | null;
+  usage?: UsageJson | null;
+  vendorSessionId?: string | null;
+  exitCode?: number | null;
+  exitSignal?: string | null;
+  endedAt: Date;
+}
+
+/** Advisory lock key that serializes launches, so the `max_active` count can't be raced. */
+const LAUNCH_LOCK_KEY = 715042;
+
+/** The run repository: the only module that writes `runs`, `deliveries` and `inbound_events`. */
+export class RunStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Records an inbound event by its dedupe key before anything acts on it.
+   *
+   * @returns true when the event is new; false when it was seen before (do nothing).
+   */
+  async recordInbound(platform: string, dedupeKey: string, receivedAt: Date): Promise<boolean> {
+    const inserted = await this.db
+      .insert(inboundEvents)
+      .values({ platform, dedupeKey, receivedAt })
+      .onConflictDoNothing()
+      .returning({ key: inboundEvents.dedupeKey });
+    return inserted.length === 1;
+  }
+
+  /**
+   * Inserts a new `starting` run and its `started` message in one transaction, holding the lock
+   * domain: one active run per worktree root (a partial unique index) and at most `maxActive`
+   * active runs (counted under a transaction-scoped advisory lock).
+   *
+   * @throws BatonError `worktree_busy` when another run is active in the same worktree root;
+   *   `max_active` when `maxActive` runs are already active.
+   */
+  async createRun(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date): Promise<DeliveryRow> {
+    try {
+      return await this.db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
+        const [active] = await tx
+          .select({ count: sql<number>`count(*)::int` })
+          .from(runs)
+          .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+        const busy = await tx
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(eq(runs.worktreeRoot, run.worktreeRoot), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+          .limit(1);
+        if (busy[0]) throw worktreeBusy(run.worktreeRoot, busy[0].id);
+        if ((active?.count ?? 0) >= maxActive) {
+          throw new BatonError(
+            'max_active',
+            `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
+              'Wait for one to finish, /cancel one, or raise [harness] max_active and restart.',
+          );
+        }
+        await tx.insert(runs).values(run);
+        const [row] = await tx.insert(deliveries).values(toDeliveryValues(started, now)).returning();
+        return row!;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'runs_one_active_per_worktree')) throw worktreeBusy(run.worktreeRoot);
+      throw err;
+    }
+  }
+
+  /** Moves a `starting` run to `running` once its process exists. */
+  async markRunning(id: RunId, pid: number | null, startedAt: Date): Promise<void> {
+    await this.db
+      .update(runs)
+      .set({ status: 'running', pid, startedAt })
+      .where(and(eq(runs.id, id), eq(runs.status, 'starting')));
+  }
+
+  /** Stores the vendor's session id as soon as the stream reveals it. */
+  async setVendorSession(id: RunId, vendorSessionId: string): Promise<void> {
+    await this.db.update(runs).set({ vendorSessionId }).where(eq(runs.id, id));
+  }
+
+  /**
+   * Ends an active run and writes its outcome message in the same transaction.
+   *
+   * @returns the outcome delivery, or null when the run was no longer active (already ended by
+   *   a cancel or a restart), in which case nothing is written.
+   */
+  async finishRun(id: RunId, terminal: RunTerminal, outcome: NewDelivery, now: Date): Promise<DeliveryRow | null> {
+    return this.db.transaction(async (tx) => {
+      const ended = await tx
+        .update(runs)
+        .set({
+          status: terminal.status,
+          reason: terminal.reason,
+          finalMessage: terminal.finalMessage ?? null,
+          errorMessage: terminal.errorMessage ?? null,
+          usage: terminal.usage ?? null,
+          exitCode: terminal.exitCode ?? null,
+          exitSignal: terminal.exitSignal ?? null,
+          endedAt: terminal.endedAt,
+          ...(terminal.vendorSessionId ? { vendorSessionId: terminal.vendorSessionId } : {}),
+        })
+        .where(and(eq(runs.id, id), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+        .returning({ id: runs.id });
+      if (ended.length === 0) return null;
+      const [row] = await tx.insert(deliveries).values(toDeliveryValues(outcome, now)).returning();
+      return row!;
+    });
+  }
+
+  /** Writes a message that no run state change caused (command answers, refusals). */
+  async enqueue(delivery: NewDelivery, now: Date): Promise<DeliveryRow> {
+    const [row] = await this.db.insert(deliveries).values(toDeliveryValues(delivery, now)).returning();
+    return row!;
+  }
+
+  /** One run by id, or undefined. */
+  async getRun(id: string): Promise<RunRow | undefined> {
+    const [row] = await this.db.select().from(runs).where(eq(runs.id, id)).limit(1);
+    return row;
+  }
+
+  /** The most recent runs, newest first. */
+  async recentRuns(limit: number): Promise<RunRow[]> {
+    return this.db.select().from(runs).orderBy(desc(runs.createdAt)).limit(limit);
+  }
+
+  /** The run a platform message (one baton sent) belongs to, for resume-by-reply. */
+  async findRunByMessage(platform: string, chatId: string, messageId: string): Promise<RunRow | undefined> {
+    const [row] = await this.db
+      .select({ run: runs })
+      .from(runMessages)
+      .innerJoin(runs, eq(runs.id, runMessages.runId))
+      .where(
+        and(eq(runMessages.platform, platform), eq(runMessages.chatId, chatId), eq(runMessages.messageId, messageId)),
+      )
+      .limit(1);
+    return row?.run;
+  }
+
+  /** One delivery by id. */
+  async getDelivery(id: number): Promise<DeliveryRow | undefined> {
+    const [row] = await this.db.select().from(deliveries).where(eq(deliveries.id, id)).limit(1);
+    return row;
+  }
+
+  /** All deliveries of a run in the order they were written. */
+  async deliveriesOfRun(runId: RunId): Promise<DeliveryRow[]> {
+    return this.db.select().from(deliveries).where(eq(deliveries.runId, runId)).orderBy(deliveries.id);
+  }
+
+  /**
+   * Records that parts of a delivery reached the platform: `partsDelivered` is the new total and
+   * `messageIds` the platform ids of the parts just sent. Also maps those ids to the run.
+   */
+  async recordPartsSent(delivery: DeliveryRow, partsDelivered: number, messageIds: string[], done: boolean, now: Date): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx
+        .update(deliveries)
+        .set({
+          partsDelivered,
+          platformMessageIds: sql`${deliveries.platformMessageIds} || ${JSON.stringify(messageIds)}::jsonb`,
+          ...(done ? { status: 'delivered' as const, deliveredAt: now } : {}),
+        })
+        .where(eq(deliveries.id, delivery.id));
+      if (delivery.runId && messageIds.length > 0) {
+        await tx
+          .insert(runMessages)
+          .values(
+            messageIds.map((messageId) => ({
+              platform: delivery.target.platform,
+              chatId: delivery.target.chatId,
+              messageId,
+              runId: delivery.runId!,
+            })),
+          )
+          .onConflictDoNothing();
+      }
+    });
+  }
+
+  /** Records a failed attempt; the row stays `pending` until `nextAttemptAt`, or goes `dead`. */
+  async recordAttemptFailed(id: number, error: string, nextAttemptAt: Date, dead: boolean): Promise<void> {
+    await this.db
+      .update(deliveries)
+      .set({
+        attempts: sql`${deliveries.attempts} + 1`,
+        lastError: error.slice(0, 2000),
+        nextAttemptAt,
+        ...(dead ? { status: 'dead' as const } : {}),
+      })
+      .where(eq(deliveries.id, id));
+  }
+}
+
+function toDeliveryValues(delivery: NewDelivery, now: Date): typeof deliveries.$inferInsert {
+  return {
+    runId: delivery.runId,
+    kind: delivery.kind,
+    target: delivery.target,
+    body: delivery.body,
+    nextAttemptAt: now,
+    createdAt: now,
+  };
+}
+
+function worktreeBusy(root: string, runId?: string): BatonError {
+  return new BatonError(
+    'worktree_busy',
+    `Another run is active in ${root}${runId ? ` (${runId})` : ''}. Wait for it to finish or /cancel it.`,
+    { details: { worktreeRoot: root } },
+  );
+}
+
+/** True when `err` (or its cause, as drizzle wraps driver errors) is a unique violation of `constraint`. */
+function isUniqueViolation(err: unknown, constraint: string): boolean {
+  for (let current: unknown = err, depth = 0; current && depth < 4; depth++) {
+    const candidate = current as { code?: unknown; constraint_name?: unknown; constraint?: unknown; cause?: unknown };
+    if (candidate.code === '23505' && (candidate.constraint_name === constraint || candidate.constraint === constraint)) {
+      return true;
+    }
+    current = candidate.cause;
+  }
+  return false;
+}

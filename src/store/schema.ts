@@ -1,0 +1,161 @@
+/**
+ * The drizzle schema: one definition for PostgreSQL (postgres.js) and embedded PGlite. SQL
+ * migrations under `migrations/` are generated from this file by `npm run db:generate`.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/** Run statuses (PRODUCT.md §8): `starting` and `running` are active, the rest terminal. */
+export const runStatusEnum = pgEnum('run_status', [
+  'starting',
+  'running',
+  'completed',
+  'failed',
+  'blocked',
+  'cancelled',
+  'interrupted',
+]);
+
+/** Vendors baton can drive. */
+export const vendorEnum = pgEnum('vendor', ['codex', 'claude']);
+
+/** Outbox row states: `dead` rows are kept, listed, never sent. */
+export const deliveryStatusEnum = pgEnum('delivery_status', ['pending', 'delivered', 'dead']);
+
+/** Where a request came from, frozen at launch (PRODUCT.md §1 "origin"). */
+export interface OriginJson {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  senderId: string;
+  messageId: string;
+}
+
+/** Token counts a vendor reported for a run; `costUsd` only where the vendor reports it. */
+export interface UsageJson {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  reasoningOutputTokens?: number;
+  costUsd?: number;
+}
+
+/** Per-run options the owner asked for. */
+export interface RunOptionsJson {
+  model?: string;
+  sandbox?: string;
+  timeoutMinutes: number;
+  progress: boolean;
+}
+
+/** Where a delivery goes: a chat, optionally a thread, optionally as a reply. */
+export interface DeliveryTargetJson {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  replyToMessageId?: string;
+}
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    parentRunId: text('parent_run_id'),
+    vendor: vendorEnum('vendor').notNull(),
+    status: runStatusEnum('status').notNull(),
+    reason: text('reason'),
+    task: text('task').notNull(),
+    cwd: text('cwd').notNull(),
+    worktreeRoot: text('worktree_root').notNull(),
+    options: jsonb('options').$type<RunOptionsJson>().notNull(),
+    origin: jsonb('origin').$type<OriginJson>().notNull(),
+    vendorSessionId: text('vendor_session_id'),
+    finalMessage: text('final_message'),
+    errorMessage: text('error_message'),
+    usage: jsonb('usage').$type<UsageJson>(),
+    exitCode: integer('exit_code'),
+    exitSignal: text('exit_signal'),
+    pid: integer('pid'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    // The lock domain (PRODUCT.md §6 item 9): at most one active run per worktree root, enforced
+    // by the database so two launches racing from two processes can never both pass.
+    uniqueIndex('runs_one_active_per_worktree')
+      .on(t.worktreeRoot)
+      .where(sql`${t.status} in ('starting', 'running')`),
+    index('runs_created_at').on(t.createdAt),
+    index('runs_active').on(t.status).where(sql`${t.status} in ('starting', 'running')`),
+  ],
+);
+
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: text('run_id').references(() => runs.id, { onDelete: 'set null' }),
+    kind: text('kind').notNull(),
+    target: jsonb('target').$type<DeliveryTargetJson>().notNull(),
+    body: text('body').notNull(),
+    status: deliveryStatusEnum('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** How many split parts have reached the platform, so a retry resumes after them. */
+    partsDelivered: integer('parts_delivered').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastError: text('last_error'),
+    platformMessageIds: jsonb('platform_message_ids').$type<string[]>().notNull().default([]),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('deliveries_due').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('deliveries_run').on(t.runId),
+  ],
+);
+
+/** Inbound events seen, by platform and dedupe key, recorded before anything is acted on. */
+export const inboundEvents = pgTable(
+  'inbound_events',
+  {
+    platform: text('platform').notNull(),
+    dedupeKey: text('dedupe_key').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.dedupeKey] })],
+);
+
+/** Platform message ids of messages baton sent about a run, so a reply can find its run. */
+export const runMessages = pgTable(
+  'run_messages',
+  {
+    platform: text('platform').notNull(),
+    chatId: text('chat_id').notNull(),
+    messageId: text('message_id').notNull(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.chatId, t.messageId] })],
+);
+
+export type RunRow = typeof runs.$inferSelect;
+export type NewRunRow = typeof runs.$inferInsert;
+export type DeliveryRow = typeof deliveries.$inferSelect;
+export type RunStatus = (typeof runStatusEnum.enumValues)[number];
+export type Vendor = (typeof vendorEnum.enumValues)[number];
+
+/** Statuses that hold the worktree lock. */
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['starting', 'running'];

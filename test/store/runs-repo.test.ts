@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRunId, type RunId } from '../../src/core/ids.js';
+import { RunStore, type NewDelivery } from '../../src/store/runs-repo.js';
+import type { NewRunRow } from '../../src/store/schema.js';
+import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+
+const now = new Date('2026-11-29T08:00:00.123Z');
+
+function newRun(overrides: Partial<NewRunRow> = {}): NewRunRow & { id: RunId } {
+  return {
+    id: newRunId(),
+    vendor: 'codex',
+    status: 'starting',
+    task: 'fix the test',
+    cwd: '/repo/app',
+    worktreeRoot: '/repo/app',
+    options: { timeoutMinutes: 30, progress: false },
+    origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' },
+    createdAt: now,
+    ...overrides,
+  } as NewRunRow & { id: RunId };
+}
+
+function started(runId: RunId): NewDelivery {
+  return { runId, kind: 'started', target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' }, body: `[run ${runId}] started` };
+}
+
+describe(`RunStore on ${testEngine}`, () => {
+  let database: TestDatabase;
+  let store: RunStore;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    store = new RunStore(database.db);
+  });
+  afterAll(async () => {
+    await database?.dispose();
+  });
+
+  it('records an inbound event once', async () => {
+    expect(await store.recordInbound('telegram', 'u-1', now)).toBe(true);
+    expect(await store.recordInbound('telegram', 'u-1', now)).toBe(false);
+    expect(await store.recordInbound('slack', 'u-1', now)).toBe(true);
+  });
+
+  it('writes a run and its started message together, and round-trips timestamps', async () => {
+    const run = newRun({ worktreeRoot: '/repo/rt', cwd: '/repo/rt' });
+    const delivery = await store.createRun(run, started(run.id), 5, now);
+    expect(delivery).toMatchObject({ runId: run.id, kind: 'started', status: 'pending', attempts: 0 });
+    const stored = await store.getRun(run.id);
+    expect(stored?.status).toBe('starting');
+    expect(stored?.createdAt.toISOString()).toBe(now.toISOString());
+    expect(stored?.origin).toEqual(run.origin);
+  });
+
+  it('refuses a second active run in the same worktree root', async () => {
+    const first = newRun({ worktreeRoot: '/repo/busy' });
+    await store.createRun(first, started(first.id), 5, now);
+    const second = newRun({ worktreeRoot: '/repo/busy' });
+    await expect(store.createRun(second, started(second.id), 5, now)).rejects.toMatchObject({ code: 'worktree_busy' });
+    expect(await store.getRun(second.id)).toBeUndefined();
+    expect(await store.deliveriesOfRun(second.id)).toEqual([]);
+  });
+
+  it('enforces the one-active-run index even for a direct insert that skips the count', async () => {
+    const first = newRun({ worktreeRoot: '/repo/index' });
+    await store.createRun(first, started(first.id), 5, now);
+    const { runs } = await import('../../src/store/schema.js');
+    await expect(database.db.insert(runs).values(newRun({ worktreeRoot: '/repo/index' }))).rejects.toThrow();
+  });
+
+  it('refuses past max_active', async () => {
+    const active = (await store.recentRuns(100)).filter((r) => r.status === 'starting' || r.status === 'running').length;
+    const run = newRun({ worktreeRoot: '/repo/max' });
+    await expect(store.createRun(run, started(run.id), active, now)).rejects.toMatchObject({ code: 'max_active' });
+  });
+
+  it('finishes a run with its outcome in one transaction, once', async () => {
+    const run = newRun({ worktreeRoot: '/repo/finish' });
+    await store.createRun(run, started(run.id), 50, now);
+    await store.markRunning(run.id, 4242, now);
+    const outcome: NewDelivery = { ...started(run.id), kind: 'outcome', body: `[run ${run.id}] completed` };
+    const terminal = { status: 'completed' as const, reason: null, finalMessage: 'done', endedAt: now, exitCode: 0, vendorSessionId: 'thread-1' };
+    const row = await store.finishRun(run.id, terminal, outcome, now);
+    expect(row?.kind).toBe('outcome');
+    expect(await store.finishRun(run.id, terminal, outcome, now)).toBeNull();
+    const stored = await store.getRun(run.id);
+    expect(stored).toMatchObject({ status: 'completed', pid: 4242, finalMessage: 'done', vendorSessionId: 'thread-1' });
+    expect((await store.deliveriesOfRun(run.id)).map((d) => d.kind)).toEqual(['started', 'outcome']);
+    // The worktree is free again.
+    const next = newRun({ worktreeRoot: '/repo/finish' });
+    await expect(store.createRun(next, started(next.id), 50, now)).resolves.toBeTruthy();
+  });
+
+  it('tracks sent parts and maps platform message ids back to the run', async () => {
+    const run = newRun({ worktreeRoot: '/repo/parts' });
+    const delivery = await store.createRun(run, started(run.id), 50, now);
+    await store.recordPartsSent(delivery, 1, ['501'], false, now);
+    await store.recordPartsSent(delivery, 2, ['502'], true, now);
+    const stored = await store.getDelivery(delivery.id);
+    expect(stored).toMatchObject({ status: 'delivered', partsDelivered: 2, platformMessageIds: ['501', '502'] });
+    expect((await store.findRunByMessage('telegram', '1', '502'))?.id).toBe(run.id);
+    expect(await store.findRunByMessage('telegram', '2', '502')).toBeUndefined();
+  });
+
+  it('counts failed attempts and dead-letters', async () => {
+    const row = await store.enqueue({ runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '9' }, body: 'hi' }, now);
+    const later = new Date(now.getTime() + 30_000);
+    await store.recordAttemptFailed(row.id, 'HTTP 500', later, false);
+    await store.recordAttemptFailed(row.id, 'HTTP 500', later, true);
+    expect(await store.getDelivery(row.id)).toMatchObject({ attempts: 2, status: 'dead', lastError: 'HTTP 500' });
+  });
+});
