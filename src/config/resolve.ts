@@ -1,0 +1,163 @@
+/**
+ * Turns the validated file ({@link ConfigFile}) into the {@link BatonConfig} the service reads:
+ * camelCase names that carry their unit, durations in ms, sizes in bytes, every path absolute.
+ * Paths are only made absolute here, never realpath'd: the launch gate follows symlinks at
+ * launch time, so a root that does not exist yet is not a load error.
+ */
+import path from 'node:path';
+import { CHANNEL_PLATFORMS, type ChannelPlatform, type ConfigFile, type VendorName } from './schema.js';
+
+const MS_PER_SECOND = 1000;
+const MS_PER_MINUTE = 60 * MS_PER_SECOND;
+const MS_PER_HOUR = 60 * MS_PER_MINUTE;
+const MS_PER_DAY = 24 * MS_PER_HOUR;
+const BYTES_PER_KIB = 1024;
+const BYTES_PER_MIB = 1024 * BYTES_PER_KIB;
+const BYTES_PER_GIB = 1024 * BYTES_PER_MIB;
+
+/** `[harness]`, resolved. Keys mirror the file; units are converted to ms and bytes. */
+export interface HarnessConfig {
+  /** False removes the run commands. */
+  readonly enabled: boolean;
+  /** One-time owner consent (launch gate 2). */
+  readonly approved: boolean;
+  /** Vendor `/run` launches. */
+  readonly defaultVendor: VendorName;
+  /** Most runs active at once. */
+  readonly maxActive: number;
+  /** Wall-clock limit of a run that asks for none, in ms. */
+  readonly defaultTimeoutMs: number;
+  /** Silence after launch before the "no first event" notice, in ms. */
+  readonly firstEventMs: number;
+  /** Silence during a run before the inactivity notice, in ms. */
+  readonly inactivityMs: number;
+  /** Largest prompt passed in argv, in UTF-8 bytes; larger ones spill to `brief.md`. */
+  readonly promptArgvMaxBytes: number;
+  /** Largest single vendor event line, in bytes. */
+  readonly maxEventBytes: number;
+  /** Framing errors tolerated before `failed/protocol`; 0 = none. */
+  readonly maxFramingErrors: number;
+  /** Cap on one run's `events.jsonl`, in bytes. */
+  readonly maxRunArtifactBytes: number;
+  /** Cap on all run artifacts together, in bytes. */
+  readonly artifactQuotaBytes: number;
+  /** Free-disk floor for launching, in bytes; 0 disables the probe. */
+  readonly minFreeBytes: number;
+  /** Age past which a run directory is swept, in ms. */
+  readonly artifactRetentionMs: number;
+  /** Send attempts before a delivery is dead-lettered. */
+  readonly deliveryMaxAttempts: number;
+  /** Age past which an unsent delivery is dead-lettered, in ms. */
+  readonly deliveryMaxAgeMs: number;
+  /** Absolute `CODEX_HOME` for runs, or undefined to fall back to the service env / vendor default. */
+  readonly codexHome: string | undefined;
+  /** Absolute `CLAUDE_CONFIG_DIR` for runs, or undefined to fall back likewise. */
+  readonly claudeConfigDir: string | undefined;
+}
+
+/** `[workspace]`, resolved. */
+export interface WorkspaceConfig {
+  /** Absolute directories runs may use (not realpath'd; the launch gate does that). */
+  readonly roots: readonly string[];
+  /** Absolute default cwd, if configured. */
+  readonly defaultCwd: string | undefined;
+}
+
+/** Who may do what on one platform (PRODUCT.md §4). */
+export interface ChannelTrust {
+  /** The one user id allowed to launch and stop runs; undefined when none is configured. */
+  readonly owner: string | undefined;
+  /** User ids allowed to read; never includes the owner; no duplicates. */
+  readonly guests: readonly string[];
+}
+
+/** The whole resolved configuration. */
+export interface BatonConfig {
+  readonly harness: HarnessConfig;
+  readonly workspace: WorkspaceConfig;
+  /** Alias → absolute path, from `[projects]`. A Map, so `constructor` is just another alias. */
+  readonly projects: ReadonlyMap<string, string>;
+  /** Trust per platform; a platform without a `[channels.*]` table has no owner and no guests. */
+  readonly channels: Readonly<Record<ChannelPlatform, ChannelTrust>>;
+}
+
+/** Where relative paths and `~` point while resolving. */
+export interface ResolvePathOptions {
+  /** Absolute home directory that `~` stands for. */
+  readonly homeDir: string;
+  /** Absolute directory relative paths are resolved against (the config file's directory). */
+  readonly baseDir: string;
+}
+
+/**
+ * Expands `~` / `~/…` against `homeDir`, resolves a relative path against `baseDir`, and
+ * normalizes the result (`..`, duplicate and trailing slashes). Symlinks are not followed.
+ *
+ * @throws Error when `homeDir` or `baseDir` is not absolute (a programming error).
+ */
+export function resolveUserPath(p: string, options: ResolvePathOptions): string {
+  if (!path.isAbsolute(options.homeDir) || !path.isAbsolute(options.baseDir)) {
+    throw new Error('resolveUserPath needs an absolute homeDir and baseDir');
+  }
+  if (p === '~') return path.resolve(options.homeDir);
+  if (p.startsWith('~/')) return path.resolve(options.homeDir, p.slice(2));
+  return path.resolve(options.baseDir, p);
+}
+
+/**
+ * Trust of one platform: the owner, and the guests without the owner or duplicates. If
+ * `owner_user_id` is absent and exactly one allowed id is listed, that id is the owner (§2).
+ */
+export function resolveChannelTrust(
+  section: { owner_user_id?: string | undefined; allowed_user_ids: string[] } | undefined,
+): ChannelTrust {
+  if (section === undefined) return { owner: undefined, guests: [] };
+  const allowed = [...new Set(section.allowed_user_ids)];
+  const owner = section.owner_user_id ?? (allowed.length === 1 ? allowed[0] : undefined);
+  return { owner, guests: allowed.filter((id) => id !== owner) };
+}
+
+/**
+ * Converts a validated {@link ConfigFile} into a {@link BatonConfig}.
+ *
+ * @param file output of `configFileSchema.parse`.
+ * @param options `homeDir` for `~`; `baseDir` = directory of the config file.
+ * @throws Error when `homeDir` or `baseDir` is not absolute.
+ */
+export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): BatonConfig {
+  const resolvePath = (p: string): string => resolveUserPath(p, options);
+  const optionalPath = (p: string | undefined): string | undefined =>
+    p === undefined ? undefined : resolvePath(p);
+  const h = file.harness;
+  const channels = Object.fromEntries(
+    CHANNEL_PLATFORMS.map((platform) => [platform, resolveChannelTrust(file.channels[platform])]),
+  ) as Record<ChannelPlatform, ChannelTrust>;
+  return {
+    harness: {
+      enabled: h.enabled,
+      approved: h.approved,
+      defaultVendor: h.default_vendor,
+      maxActive: h.max_active,
+      defaultTimeoutMs: h.default_timeout_minutes * MS_PER_MINUTE,
+      firstEventMs: h.first_event_seconds * MS_PER_SECOND,
+      inactivityMs: h.inactivity_minutes * MS_PER_MINUTE,
+      promptArgvMaxBytes: h.prompt_argv_max_kb * BYTES_PER_KIB,
+      maxEventBytes: h.max_event_bytes,
+      maxFramingErrors: h.max_framing_errors,
+      maxRunArtifactBytes: h.max_run_artifact_mb * BYTES_PER_MIB,
+      artifactQuotaBytes: Math.floor(h.artifact_quota_gb * BYTES_PER_GIB),
+      minFreeBytes: Math.floor(h.min_free_gb * BYTES_PER_GIB),
+      artifactRetentionMs: h.artifact_retention_days * MS_PER_DAY,
+      deliveryMaxAttempts: h.delivery_max_attempts,
+      deliveryMaxAgeMs: h.delivery_max_age_hours * MS_PER_HOUR,
+      codexHome: optionalPath(h.codex_home),
+      claudeConfigDir: optionalPath(h.claude_config_dir),
+    },
+    workspace: {
+      roots: [...new Set(file.workspace.roots.map(resolvePath))],
+      defaultCwd: optionalPath(file.workspace.default),
+    },
+    projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, resolvePath(p)])),
+    channels,
+  };
+}

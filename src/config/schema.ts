@@ -1,0 +1,214 @@
+/**
+ * The zod schema of `config.toml` (PRODUCT.md §2) and the key table derived from it. The schema
+ * validates the file as written (snake_case keys, the units the file uses); `resolve.ts` turns
+ * its output into the {@link BatonConfig} the rest of baton reads.
+ */
+import { z } from 'zod';
+
+/** The vendor CLIs baton can drive (PRODUCT.md §1). */
+export const VENDOR_NAMES = ['codex', 'claude'] as const;
+/** `"codex"` or `"claude"`. */
+export type VendorName = (typeof VENDOR_NAMES)[number];
+
+/** Longest wall-clock timeout a run may have, as default or per run (`timeout:MINUTES`). Fixed. */
+export const MAX_TIMEOUT_MINUTES = 240;
+
+/**
+ * Largest allowed `prompt_argv_max_kb` (KiB). Linux caps one argv string at 128 KiB including the
+ * NUL (`MAX_ARG_STRLEN`); 120 leaves room for the short spill prompt and the other argv strings.
+ */
+export const PROMPT_ARGV_MAX_KB_CAP = 120;
+
+/** Pattern of a `[projects]` alias name (usable as `in:NAME`). */
+export const PROJECT_ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** The channel sections under `[channels]`, in the order they are documented. */
+export const CHANNEL_PLATFORMS = ['telegram', 'slack', 'discord'] as const;
+/** A platform that has a `[channels.*]` section. */
+export type ChannelPlatform = (typeof CHANNEL_PLATFORMS)[number];
+
+/** Extra metadata kept beside zod's `description`: the value's shape, as shown in errors and docs. */
+interface KeyMeta {
+  type: string;
+  itemType?: string;
+}
+const keyMeta = z.registry<KeyMeta>();
+
+/** Attaches the description (zod's own) and the human type label to a key's outermost schema. */
+function documented<T extends z.ZodType>(schema: T, type: string, description: string, itemType?: string): T {
+  const described = schema.describe(description);
+  keyMeta.add(described, itemType === undefined ? { type } : { type, itemType });
+  return described;
+}
+
+/** An integer in `[min, max]`; TOML integers arrive as numbers (bigint only past 2^53). */
+function int(min: number, max: number) {
+  return z.number().int().min(min).max(max);
+}
+
+/** A filesystem path as written: `~`, `~/…`, absolute, or relative to the config file. */
+const pathString = z
+  .string()
+  .min(1)
+  .refine((p) => !p.includes('\0'), 'contains a NUL character')
+  .refine((p) => !/^~[^/]/.test(p), 'only "~" and "~/…" are expanded; "~user" is not supported');
+
+/**
+ * A platform user id: a TOML string, or a non-negative integer (people paste Telegram ids as
+ * numbers; integers past 2^53, such as Discord snowflakes, arrive as bigint and stay exact).
+ * Always normalized to a string.
+ */
+const userId = z.union([z.string(), z.number(), z.bigint()]).transform((value, ctx): string => {
+  if (typeof value === 'bigint') {
+    if (value >= 0n) return value.toString();
+  } else if (typeof value === 'number') {
+    if (Number.isSafeInteger(value) && value >= 0) return String(value);
+  } else {
+    const trimmed = value.trim();
+    if (trimmed !== '' && !/\s/.test(trimmed)) return trimmed;
+    ctx.addIssue({ code: 'custom', message: trimmed === '' ? 'is empty' : 'contains whitespace' });
+    return z.NEVER;
+  }
+  ctx.addIssue({ code: 'custom', message: `${String(value)} is not a whole non-negative number` });
+  return z.NEVER;
+});
+
+const USER_ID_TYPE = 'user id: string, or non-negative integer';
+
+const harnessSection = z.strictObject({
+  enabled: documented(z.boolean().default(true), 'boolean',
+    'Master switch for coding runs; false removes the run commands entirely.'),
+  approved: documented(z.boolean().default(false), 'boolean',
+    'One-time owner consent that chat may start coding agents on this machine; set by `baton approve` or by hand, never by chat.'),
+  default_vendor: documented(z.enum(VENDOR_NAMES).default('codex'), '"codex" or "claude"',
+    'Vendor CLI that `/run` launches; anything other than "codex" or "claude" (even "") refuses start.'),
+  max_active: documented(int(1, 1000).default(2), 'integer, 1 to 1000',
+    'Most runs active at once on this machine, enforced atomically in the database.'),
+  default_timeout_minutes: documented(int(1, MAX_TIMEOUT_MINUTES).default(30), `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
+    `Wall-clock limit of a run in minutes unless it asks for another with timeout:MINUTES (at most ${MAX_TIMEOUT_MINUTES}); past it the run is killed as failed/timeout.`),
+  first_event_seconds: documented(int(1, MAX_TIMEOUT_MINUTES * 60).default(120), `integer seconds, 1 to ${MAX_TIMEOUT_MINUTES * 60}`,
+    'Seconds without any vendor event after launch before an advisory notice (often auth or config trouble); the run continues.'),
+  inactivity_minutes: documented(int(1, MAX_TIMEOUT_MINUTES).default(10), `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
+    'Minutes of silence from a running vendor before an advisory notice; the run continues.'),
+  prompt_argv_max_kb: documented(int(1, PROMPT_ARGV_MAX_KB_CAP).default(100), `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,
+    'Largest prompt in KiB (UTF-8 bytes / 1024) passed as a command-line argument; larger prompts are written to brief.md in the run directory.'),
+  max_event_bytes: documented(int(1024, 2 ** 30).default(1_048_576), 'integer bytes, 1024 to 1073741824',
+    'Largest single vendor event (one JSON line) in bytes; a longer line counts as a framing error.'),
+  max_framing_errors: documented(int(0, 1_000_000).default(20), 'integer, 0 to 1000000',
+    'Malformed or oversized vendor lines tolerated before the run is killed as failed/protocol; 0 means none.'),
+  max_run_artifact_mb: documented(int(1, 1_048_576).default(64), 'integer MiB, 1 to 1048576',
+    "Cap in MiB on one run's events.jsonl spool; past it spooling stops, the run is flagged artifact_truncated and continues."),
+  artifact_quota_gb: documented(z.number().gt(0).max(1_048_576).default(5), 'number GiB, above 0',
+    'Cap in GiB on all run artifacts together; while it is exceeded new runs are refused.'),
+  min_free_gb: documented(z.number().min(0).max(1_048_576).default(2), 'number GiB, 0 or more',
+    'Free disk space in GiB that must remain for a run to launch; 0 disables the probe.'),
+  artifact_retention_days: documented(int(1, 36_500).default(30), 'integer days, 1 to 36500',
+    'Days a run directory is kept; older ones are swept at start and daily.'),
+  delivery_max_attempts: documented(int(1, 1_000_000).default(20), 'integer, 1 to 1000000',
+    'Send attempts for one outbound message before it is dead-lettered (kept, never sent).'),
+  delivery_max_age_hours: documented(int(1, 87_600).default(24), 'integer hours, 1 to 87600',
+    'Hours an outbound message may stay unsent before it is dead-lettered.'),
+  codex_home: documented(pathString.optional(), 'path',
+    "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default."),
+  claude_config_dir: documented(pathString.optional(), 'path',
+    "CLAUDE_CONFIG_DIR given to claude runs (its config, login and sessions); unset: the service's CLAUDE_CONFIG_DIR, else claude's default."),
+});
+
+const workspaceSection = z.strictObject({
+  roots: documented(z.array(pathString).default([]), 'array of paths',
+    'Directories runs may use (symlinks are followed at launch); `baton grant path DIR` appends one. Empty: no run can launch.',
+    'path'),
+  default: documented(pathString.optional(), 'path',
+    'Working directory of a run that names none and whose conversation set none with /use; must lie inside a root.'),
+});
+
+const projectsSection = documented(
+  z.record(z.string().regex(PROJECT_ALIAS_PATTERN), pathString).default({}),
+  'path',
+  'An alias usable as in:NAME or /use NAME, mapped to a directory; names start with a letter or digit, then letters, digits, "_", "." or "-".',
+);
+
+const channelSection = z.strictObject({
+  owner_user_id: documented(userId.optional(), USER_ID_TYPE,
+    'Platform user id of the one person who may launch and stop runs from this platform; if absent and exactly one allowed user is listed, that user is the owner.'),
+  allowed_user_ids: documented(z.array(userId).default([]), 'array of user ids',
+    'Platform user ids of guests, who may read (/runs, /help, /whoami) but never launch or stop; the owner is always allowed.',
+    USER_ID_TYPE),
+});
+
+const channelsSection = z.strictObject({
+  telegram: channelSection.optional(),
+  slack: channelSection.optional(),
+  discord: channelSection.optional(),
+});
+
+/**
+ * The schema of `config.toml`. Every table is strict (an unknown key refuses); every key is
+ * optional and takes the default shown in {@link CONFIG_KEYS}. Parse TOML with smol-toml's
+ * `integersAsBigInt: 'asNeeded'` so large ids stay exact.
+ */
+export const configFileSchema = z.strictObject({
+  harness: harnessSection.prefault({}),
+  workspace: workspaceSection.prefault({}),
+  projects: projectsSection,
+  channels: channelsSection.prefault({}),
+});
+
+/** `config.toml` after validation: snake_case keys, defaults filled in, paths not yet resolved. */
+export type ConfigFile = z.output<typeof configFileSchema>;
+
+/** One documented key of `config.toml`, for the README reference and error messages. */
+export interface ConfigKeyDoc {
+  /** TOML table, e.g. `harness` or `channels.telegram`. */
+  readonly section: string;
+  /** Key inside the table; `<alias>` stands for any alias name under `[projects]`. */
+  readonly key: string;
+  /** Shape of the value with its unit, e.g. `integer minutes, 1 to 240`. */
+  readonly type: string;
+  /** For an array, the shape of one entry; else undefined. */
+  readonly itemType: string | undefined;
+  /** The default as a TOML literal; undefined when the key has none (it is then unset). */
+  readonly default: string | undefined;
+  /** One sentence: meaning and unit. */
+  readonly description: string;
+}
+
+/** Renders a default value as TOML source. */
+function tomlLiteral(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(tomlLiteral).join(', ')}]`;
+  if (typeof value === 'string') return JSON.stringify(value);
+  return String(value);
+}
+
+/** Reads the documentation of one key from its outermost schema. */
+function keyDoc(section: string, key: string, schema: z.ZodType): ConfigKeyDoc {
+  const meta = keyMeta.get(schema);
+  const type = meta?.type;
+  const description = schema.description;
+  if (type === undefined || description === undefined) {
+    throw new Error(`config key [${section}].${key} lacks documentation`);
+  }
+  const def = schema._zod.def;
+  let fallback: string | undefined;
+  if (def.type === 'default') {
+    const value: unknown = (def as z.core.$ZodDefaultDef).defaultValue;
+    // An empty table default is "no entries", not a value worth showing.
+    if (Array.isArray(value) || typeof value !== 'object') fallback = tomlLiteral(value);
+  }
+  return { section, key, type, itemType: meta?.itemType, default: fallback, description };
+}
+
+function sectionDocs(section: string, shape: Record<string, z.ZodType>): ConfigKeyDoc[] {
+  return Object.entries(shape).map(([key, schema]) => keyDoc(section, key, schema));
+}
+
+/** Every key of `config.toml`, in file order, derived from {@link configFileSchema}. */
+export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
+  ...sectionDocs('harness', harnessSection.shape),
+  ...sectionDocs('workspace', workspaceSection.shape),
+  keyDoc('projects', '<alias>', projectsSection),
+  ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
+];
+
+/** The top-level tables of `config.toml`, in file order. */
+export const CONFIG_SECTIONS = ['harness', 'workspace', 'projects', 'channels'] as const;

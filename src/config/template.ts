@@ -1,0 +1,146 @@
+/**
+ * The commented starter `config.toml` written on first start, and the atomic, never-overwriting
+ * writer for it. The template must stay loadable (a unit test loads it) and mention every key.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, link, mkdir, open, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Text of the starter `config.toml`: every key with its default or a commented-out example. */
+export const CONFIG_TEMPLATE = `# baton configuration. Read once at start: restart baton after editing.
+# Every key is optional; the values shown are the defaults. An unknown key or a bad value
+# refuses start with a message naming the key.
+# Paths may start with "~" (your home directory); relative paths are relative to this file.
+# Secrets (bot tokens, DATABASE_URL) do not belong here: put them in the environment or .env.
+
+[harness]
+# Master switch for coding runs; false removes the run commands entirely.
+enabled = true
+# One-time consent that chat may start coding agents on this machine.
+# Set by \`baton approve\` or by hand; nothing said in chat can change it.
+approved = false
+# Vendor CLI that /run launches: "codex" or "claude" (anything else refuses start).
+default_vendor = "codex"
+# Most runs active at once on this machine.
+max_active = 2
+# Wall-clock limit of a run, in minutes; a run may ask for up to 240 with timeout:MINUTES.
+default_timeout_minutes = 30
+# Seconds without any vendor event after launch before an advisory notice (often auth or
+# config trouble). The run continues.
+first_event_seconds = 120
+# Minutes of silence from a running vendor before an advisory notice. The run continues.
+inactivity_minutes = 10
+# Largest prompt, in KiB of UTF-8, passed on the command line (at most 120: Linux caps one
+# argument at 128 KiB). Larger prompts are written to brief.md in the run directory.
+prompt_argv_max_kb = 100
+# Largest single vendor event (one JSON line), in bytes; longer lines are framing errors.
+max_event_bytes = 1048576
+# Malformed or oversized vendor lines tolerated before the run fails (failed/protocol);
+# 0 = zero tolerance.
+max_framing_errors = 20
+# Cap on one run's events.jsonl, in MiB; past it spooling stops and the run continues.
+max_run_artifact_mb = 64
+# Cap on all run artifacts together, in GiB; while exceeded, new runs are refused.
+artifact_quota_gb = 5
+# Free disk space, in GiB, that must remain for a run to launch; 0 disables the check.
+min_free_gb = 2
+# Days a run directory ($BATON_HOME/harness/runs/<id>) is kept.
+artifact_retention_days = 30
+# Send attempts for one chat message before it is dead-lettered (kept, never sent).
+delivery_max_attempts = 20
+# Hours a chat message may stay unsent before it is dead-lettered.
+delivery_max_age_hours = 24
+# CODEX_HOME for codex runs (config and login). Unset: the service's CODEX_HOME, else ~/.codex.
+# codex_home = "~/.codex"
+# CLAUDE_CONFIG_DIR for claude runs (config, login, sessions). Unset: the service's
+# CLAUDE_CONFIG_DIR, else ~/.claude.
+# claude_config_dir = "~/.claude"
+
+[workspace]
+# Directories runs may work in (symlinks are followed at launch). While this is empty no
+# run can launch: add one here or with \`baton grant path DIR\`.
+roots = []                     # for example: roots = ["~/code"]
+# Working directory of a run that names none (and whose chat set none with /use);
+# must lie inside a root.
+# default = "~/code/app"
+
+[projects]
+# Aliases usable as in:NAME or /use NAME. A name starts with a letter or digit, then
+# letters, digits, "_", "." or "-".
+# app = "~/code/app"
+
+# Who may use the bot, per platform. The owner launches and stops runs; guests listed in
+# allowed_user_ids may only read (/runs, /help, /whoami). If owner_user_id is absent and
+# exactly one allowed user is listed, that user is the owner. Ask the bot /whoami for ids.
+# Bot tokens go in the environment (TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN, DISCORD_BOT_TOKEN).
+
+# [channels.telegram]
+# owner_user_id = "123456789"
+# allowed_user_ids = ["987654321"]
+
+# [channels.slack]
+# owner_user_id = "U0123ABCDEF"
+# allowed_user_ids = []
+
+# [channels.discord]
+# owner_user_id = "123456789012345678"
+# allowed_user_ids = []
+`;
+
+/**
+ * Writes {@link CONFIG_TEMPLATE} to `configPath` unless a file already exists there. The file is
+ * created with mode 0600 and appears complete or not at all (written to a temporary file in the
+ * same directory, then hard-linked into place, which fails rather than replaces). A parent
+ * directory that has to be created gets mode 0700; an existing one is left as it is.
+ *
+ * @returns true when the file was written, false when one already existed.
+ * @throws Error (errno) when the directory or the file cannot be created.
+ */
+export async function ensureConfigFile(configPath: string): Promise<boolean> {
+  const file = path.resolve(configPath);
+  const dir = path.dirname(file);
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (created !== undefined) await chmod(dir, 0o700);
+  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(CONFIG_TEMPLATE, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, file);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== undefined && NO_HARD_LINKS.has(code)) return writeExclusive(file);
+    throw err;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** errno codes of filesystems that cannot hard-link (some FUSE and network mounts). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** Fallback without hard links: exclusive create still never overwrites, though not atomic. */
+async function writeExclusive(file: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(CONFIG_TEMPLATE, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
