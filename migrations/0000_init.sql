@@ -50,6 +50,7 @@ CREATE TABLE "runs" (
 	"exit_code" integer,
 	"exit_signal" text,
 	"pid" integer,
+	"supervisor" text NOT NULL,
 	"created_at" timestamp with time zone NOT NULL,
 	"started_at" timestamp with time zone,
 	"ended_at" timestamp with time zone

@@ -145,6 +145,42 @@ export class RunStore {
     });
   }
 
+  /** Active runs whose supervisor id starts with `supervisorPrefix` (e.g. this host). */
+  async activeRunsSupervisedBy(supervisorPrefix: string): Promise<RunRow[]> {
+    return this.db
+      .select()
+      .from(runs)
+      .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), sql`starts_with(${runs.supervisor}, ${supervisorPrefix})`));
+  }
+
+  /** All active runs, oldest first. */
+  async activeRuns(): Promise<RunRow[]> {
+    return this.db.select().from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES])).orderBy(runs.createdAt);
+  }
+
+  /**
+   * Claims up to `limit` due pending deliveries for sending: rows locked by another process are
+   * skipped (`FOR UPDATE SKIP LOCKED`) and each claimed row's next attempt moves `leaseMs` ahead,
+   * so no other process picks it up while this one sends it.
+   */
+  async claimDueDeliveries(now: Date, limit: number, leaseMs: number): Promise<DeliveryRow[]> {
+    return this.db.transaction(async (tx) => {
+      const due = await tx
+        .select()
+        .from(deliveries)
+        .where(and(eq(deliveries.status, 'pending'), sql`${deliveries.nextAttemptAt} <= ${now}`))
+        .orderBy(deliveries.nextAttemptAt)
+        .limit(limit)
+        .for('update', { skipLocked: true });
+      if (due.length === 0) return [];
+      await tx
+        .update(deliveries)
+        .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
+        .where(inArray(deliveries.id, due.map((d) => d.id)));
+      return due;
+    });
+  }
+
   /** Writes a message that no run state change caused (command answers, refusals). */
   async enqueue(delivery: NewDelivery, now: Date): Promise<DeliveryRow> {
     const [row] = await this.db.insert(deliveries).values(toDeliveryValues(delivery, now)).returning();
@@ -230,13 +266,19 @@ export class RunStore {
   }
 }
 
+/**
+ * A new row is attempted inline by the process that wrote it; its first retry time is one lease
+ * ahead so the retry worker of another process never sends it at the same moment.
+ */
+export const INLINE_LEASE_MS = 60_000;
+
 function toDeliveryValues(delivery: NewDelivery, now: Date): typeof deliveries.$inferInsert {
   return {
     runId: delivery.runId,
     kind: delivery.kind,
     target: delivery.target,
     body: delivery.body,
-    nextAttemptAt: now,
+    nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS),
     createdAt: now,
   };
 }

@@ -87,6 +87,8 @@ export const runs = pgTable(
     exitCode: integer('exit_code'),
     exitSignal: text('exit_signal'),
     pid: integer('pid'),
+    /** `host:pid` of the service process supervising the run, so a restart knows which runs it orphaned. */
+    supervisor: text('supervisor').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),

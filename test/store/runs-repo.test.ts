@@ -16,6 +16,7 @@ function newRun(overrides: Partial<NewRunRow> = {}): NewRunRow & { id: RunId } {
     worktreeRoot: '/repo/app',
     options: { timeoutMinutes: 30, progress: false },
     origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' },
+    supervisor: 'testhost:1',
     createdAt: now,
     ...overrides,
   } as NewRunRow & { id: RunId };

@@ -1,0 +1,156 @@
+/**
+ * The Telegram channel: grammY long polling through @grammyjs/runner, plain-text replies to the
+ * originating message. Bot API: https://core.telegram.org/bots/api
+ */
+import { autoRetry } from '@grammyjs/auto-retry';
+import { run, type RunnerHandle } from '@grammyjs/runner';
+import { Bot, GrammyError, HttpError } from 'grammy';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundMessage } from '../types.js';
+import { normalizeTelegramUpdate } from './normalize.js';
+
+/** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
+export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
+
+/** Options of the {@link TelegramAdapter}. */
+export interface TelegramAdapterOptions {
+  token: string;
+  /** A self-hosted Bot API server, e.g. `http://127.0.0.1:8081`. @default https://api.telegram.org */
+  apiRoot?: string | undefined;
+  clock: Clock;
+  logger: Logger;
+  /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
+  conflictRetryMs?: number;
+}
+
+/** Telegram via grammY. */
+export class TelegramAdapter implements ChannelAdapter {
+  readonly platform = 'telegram' as const;
+  readonly maxMessageLength = TELEGRAM_MAX_MESSAGE_LENGTH;
+  private readonly bot: Bot;
+  private runner: RunnerHandle | undefined;
+  private state: ChannelState = { state: 'stopped' };
+  private stopped = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: TelegramAdapterOptions) {
+    this.bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
+    // Short rate-limit waits are absorbed inline; longer ones go back to the outbox's schedule.
+    this.bot.api.config.use(autoRetry({ maxRetryAttempts: 1, maxDelaySeconds: 5, rethrowHttpErrors: true }));
+    this.bot.api.config.use(async (prev, method, payload, signal) => {
+      try {
+        const result = await prev(method, payload, signal);
+        if (method === 'getUpdates' && this.state.state === 'reconnecting') this.state = { state: 'connected' };
+        return result;
+      } catch (err) {
+        if (method === 'getUpdates' && !this.stopped && !signal?.aborted) {
+          this.state = { state: 'reconnecting', reason: describe(err, this.options.token) };
+          this.options.logger.warn({ channel: 'telegram', err: describe(err, this.options.token) }, 'telegram polling failed; retrying');
+        }
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Checks the token (`getMe`), removes any webhook (long polling and webhooks exclude each
+   * other), and starts polling.
+   *
+   * @throws ChannelSendError when the token is refused or the API is unreachable.
+   */
+  async start(handler: InboundHandler): Promise<void> {
+    const { logger, clock } = this.options;
+    try {
+      await this.bot.init();
+      await this.bot.api.deleteWebhook({ drop_pending_updates: false });
+    } catch (err) {
+      this.state = { state: 'failed', reason: describe(err, this.options.token) };
+      throw classify(err, this.options.token);
+    }
+    const username = this.bot.botInfo.username;
+    this.bot.on('message', async (ctx) => {
+      const message = normalizeTelegramUpdate(ctx.update, username, clock.now());
+      if (message) await handler(message);
+    });
+    this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
+    this.launchRunner();
+    this.state = { state: 'connected' };
+    logger.info({ channel: 'telegram', bot: username }, 'telegram connected');
+  }
+
+  private launchRunner(): void {
+    const runner = run(this.bot, { runner: { silent: true, retryInterval: 'exponential', maxRetryTime: 24 * 3600_000, fetch: { allowed_updates: ['message'] } } });
+    this.runner = runner;
+    runner.task()?.catch((err: unknown) => {
+      if (this.stopped) return;
+      const conflict = err instanceof GrammyError && err.error_code === 409;
+      const retryMs = conflict ? (this.options.conflictRetryMs ?? 60_000) : 300_000;
+      const reason = conflict
+        ? '409 Conflict: another process is polling this bot token (only one may); stop it, then baton resumes polling'
+        : describe(err, this.options.token);
+      this.state = { state: 'failed', reason };
+      this.options.logger.error({ channel: 'telegram', reason, retryInMs: retryMs }, 'telegram polling stopped');
+      this.restartTimer = setTimeout(() => {
+        if (!this.stopped) this.launchRunner();
+      }, retryMs);
+      this.restartTimer.unref();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    if (this.runner?.isRunning()) await this.runner.stop();
+    this.state = { state: 'stopped' };
+  }
+
+  async send(message: OutboundMessage): Promise<{ messageId: string }> {
+    try {
+      const sent = await this.bot.api.sendMessage(message.chatId, message.text, {
+        // No parse_mode: plain text, so user content can never break formatting.
+        link_preview_options: { is_disabled: true },
+        ...(message.replyToMessageId
+          ? { reply_parameters: { message_id: Number(message.replyToMessageId), allow_sending_without_reply: true } }
+          : {}),
+        ...(message.threadId ? { message_thread_id: Number(message.threadId) } : {}),
+      });
+      return { messageId: String(sent.message_id) };
+    } catch (err) {
+      throw classify(err, this.options.token);
+    }
+  }
+
+  status(): ChannelState {
+    return this.state;
+  }
+}
+
+/** Maps grammY errors to send failures (Bot API "Making requests": error_code, parameters.retry_after in seconds). */
+function classify(err: unknown, token: string): ChannelSendError {
+  if (err instanceof GrammyError) {
+    const message = redact(`Telegram ${err.method}: ${err.error_code} ${err.description}`, token);
+    if (err.error_code === 429) {
+      const seconds = err.parameters.retry_after ?? 30;
+      return new ChannelSendError('rate_limited', message, { cause: err, retryAfterMs: seconds * 1000 });
+    }
+    if (err.error_code >= 500) return new ChannelSendError('network', message, { cause: err });
+    if (err.error_code === 400 && /too long|parse entities|text must be non-empty/i.test(err.description)) {
+      return new ChannelSendError('malformed', message, { cause: err });
+    }
+    return new ChannelSendError('refused', message, { cause: err });
+  }
+  // The cause is dropped on purpose for network errors: it may carry the request URL, which holds the token.
+  if (err instanceof HttpError) return new ChannelSendError('network', redact(`Telegram unreachable: ${err.message}`, token));
+  return new ChannelSendError('network', redact(err instanceof Error ? err.message : String(err), token));
+}
+
+function describe(err: unknown, token: string): string {
+  if (err instanceof GrammyError) return redact(`${err.error_code} ${err.description}`, token);
+  return redact(err instanceof Error ? err.message : String(err), token);
+}
+
+/** The bot token is part of every Bot API URL; never let it into a message or log line. */
+function redact(text: string, token: string): string {
+  return token ? text.split(token).join('[token]') : text;
+}

@@ -1,0 +1,46 @@
+/**
+ * Telegram update → {@link InboundMessage}. Bot API facts: https://core.telegram.org/bots/api
+ * (Update, Message, MessageEntity `bot_command`; commands in groups may carry `@botname`).
+ */
+import type { Update } from 'grammy/types';
+import type { InboundMessage } from '../types.js';
+
+/**
+ * Normalizes a Telegram update, or returns undefined when it is not a text message for this bot
+ * (service messages, photos without caption, a command addressed to another bot).
+ *
+ * @param botUsername - this bot's username (from `getMe`), without `@`.
+ */
+export function normalizeTelegramUpdate(update: Update, botUsername: string, receivedAt: Date): InboundMessage | undefined {
+  const message = update.message;
+  if (!message?.from) return undefined;
+  const raw = message.text ?? message.caption;
+  if (raw === undefined) return undefined;
+  const text = stripBotName(raw, botUsername);
+  if (text === undefined) return undefined;
+  const from = message.from;
+  const name = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username || String(from.id);
+  const replyTo = message.reply_to_message?.message_id;
+  return {
+    platform: 'telegram',
+    dedupeKey: String(update.update_id),
+    chatId: String(message.chat.id),
+    isDirect: message.chat.type === 'private',
+    ...(message.is_topic_message && message.message_thread_id !== undefined ? { threadId: String(message.message_thread_id) } : {}),
+    messageId: String(message.message_id),
+    senderId: String(from.id),
+    senderName: name,
+    senderIsBot: from.is_bot,
+    text,
+    ...(replyTo !== undefined ? { replyToMessageId: String(replyTo) } : {}),
+    receivedAt,
+  };
+}
+
+/** `/cmd@thisbot rest` → `/cmd rest`; `/cmd@otherbot …` → undefined (not for us). */
+function stripBotName(text: string, botUsername: string): string | undefined {
+  const match = /^(\/[A-Za-z0-9_]+)@([A-Za-z0-9_]+)(?=\s|$)/.exec(text);
+  if (!match) return text;
+  if (match[2]!.toLowerCase() !== botUsername.toLowerCase()) return undefined;
+  return match[1]! + text.slice(match[0].length);
+}

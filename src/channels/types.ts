@@ -1,0 +1,87 @@
+/**
+ * The adapter contract every chat platform implements. Adapters normalize platform traffic into
+ * {@link InboundMessage}s and send {@link OutboundMessage}s; they make no decisions (trust,
+ * commands and dedupe live in the dispatcher, which never sees an SDK type).
+ */
+import { BatonError } from '../core/errors.js';
+
+/** Platforms baton talks to. `terminal` is `baton ask`. */
+export type Platform = 'telegram' | 'slack' | 'discord' | 'terminal';
+
+/** One message from a person, with the bot mention already stripped (PRODUCT.md §3). */
+export interface InboundMessage {
+  platform: Platform;
+  /** The platform's dedupe key: Telegram `update_id`, Slack `event_id`, Discord message id. */
+  dedupeKey: string;
+  chatId: string;
+  /** A one-to-one conversation with the bot (Telegram private chat, Slack IM, Discord DM). */
+  isDirect: boolean;
+  /** Forum topic (Telegram) or thread (`thread_ts` on Slack). */
+  threadId?: string;
+  messageId: string;
+  senderId: string;
+  senderName: string;
+  senderIsBot: boolean;
+  text: string;
+  /** Id of the message this one replies to, if any. */
+  replyToMessageId?: string;
+  receivedAt: Date;
+}
+
+/** One platform message to send; its text is already within {@link ChannelAdapter.maxMessageLength}. */
+export interface OutboundMessage {
+  chatId: string;
+  threadId?: string;
+  replyToMessageId?: string;
+  text: string;
+}
+
+/** Called by an adapter for every normalized message; errors are the adapter's to log. */
+export type InboundHandler = (message: InboundMessage) => Promise<void>;
+
+/** A channel's connection state, for the banner and doctor. */
+export type ChannelState =
+  | { state: 'connected' }
+  | { state: 'reconnecting'; reason: string }
+  | { state: 'failed'; reason: string }
+  | { state: 'stopped' };
+
+/** What every chat platform adapter provides. */
+export interface ChannelAdapter {
+  readonly platform: Platform;
+  /** Longest text one message may carry, in UTF-16 code units (Telegram: 4096). */
+  readonly maxMessageLength: number;
+  /** Connects and begins delivering inbound messages to `handler`. Resolves once connected. */
+  start(handler: InboundHandler): Promise<void>;
+  /** Stops receiving; pending sends may still complete. */
+  stop(): Promise<void>;
+  /**
+   * Sends one message.
+   *
+   * @returns the platform's id of the message sent.
+   * @throws ChannelSendError classified by where it failed and whether a retry can help.
+   */
+  send(message: OutboundMessage): Promise<{ messageId: string }>;
+  status(): ChannelState;
+}
+
+/** Why a send failed: the platform refused it, the payload was malformed, a rate limit, or the network. */
+export type SendFailureKind = 'refused' | 'malformed' | 'rate_limited' | 'network';
+
+/** A failed send, classified so the outbox can decide to retry, reshape or dead-letter. */
+export class ChannelSendError extends BatonError {
+  readonly kind: SendFailureKind;
+  /** How long the platform asked us to wait (ms), for `rate_limited`. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number } = {}) {
+    super(kind === 'network' ? 'channel_network' : 'channel_refused', message, { cause: options.cause });
+    this.kind = kind;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** Whether sending the same payload again later can succeed. */
+  get retryable(): boolean {
+    return this.kind === 'network' || this.kind === 'rate_limited';
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The chat command grammar (PRODUCT.md §5), the same on every channel. Parsing is pure: it knows
+ * no platform and no trust.
+ */
+import { BatonError } from '../core/errors.js';
+
+/** Options a launch may carry before its task text. */
+export interface LaunchOptions {
+  /** `in:ALIAS|PATH` — the working directory. */
+  in?: string;
+  /** `timeout:MINUTES` — wall clock, 1–240. */
+  timeoutMinutes?: number;
+  /** `model:NAME`. */
+  model?: string;
+  /** `sandbox:read-only|workspace-write` (codex) or `mode:…` (claude). */
+  posture?: string;
+  /** `progress` — post milestone notices. */
+  progress: boolean;
+}
+
+/** A parsed chat command. */
+export type Command =
+  | { kind: 'launch'; vendor: 'codex' | 'claude' | 'default'; options: LaunchOptions; task: string }
+  | { kind: 'whoami' }
+  | { kind: 'help' }
+  | { kind: 'runs'; runId?: string }
+  | { kind: 'cancel'; runId: string }
+  | { kind: 'stop' }
+  | { kind: 'use'; target: string }
+  | { kind: 'unknown'; name: string }
+  | { kind: 'text'; text: string };
+
+const LAUNCH_COMMANDS: Record<string, 'codex' | 'claude' | 'default'> = { codex: 'codex', claude: 'claude', run: 'default' };
+
+/** Longest wall clock a run may ask for, in minutes (PRODUCT.md §2). */
+export const MAX_TIMEOUT_MINUTES = 240;
+
+/**
+ * Parses one message text. Text that is not a `/command` is `{ kind: 'text' }`.
+ *
+ * @param allowBareCommands - Slack and Discord accept commands without the slash after a mention.
+ * @throws BatonError `usage` for a launch without a task or with a malformed option.
+ */
+export function parseCommand(text: string, allowBareCommands = false): Command {
+  const trimmed = text.trim();
+  const match = /^\/?([A-Za-z_]+)(?:\s+([\s\S]*))?$/.exec(trimmed);
+  const hasSlash = trimmed.startsWith('/');
+  if (!match || (!hasSlash && !allowBareCommands)) return { kind: 'text', text: trimmed };
+  const name = match[1]!.toLowerCase();
+  const rest = (match[2] ?? '').trim();
+  const launchVendor = LAUNCH_COMMANDS[name];
+  if (launchVendor) return parseLaunch(launchVendor, name, rest);
+  switch (name) {
+    case 'whoami':
+      return { kind: 'whoami' };
+    case 'help':
+    case 'start':
+      return { kind: 'help' };
+    case 'runs':
+      return rest ? { kind: 'runs', runId: rest.split(/\s+/)[0]! } : { kind: 'runs' };
+    case 'cancel':
+      if (!rest) throw usage('/cancel needs a run id: /cancel hr_0123456789ab');
+      return { kind: 'cancel', runId: rest.split(/\s+/)[0]! };
+    case 'stop':
+      return { kind: 'stop' };
+    case 'use':
+      if (!rest) throw usage('/use needs a project alias or a path: /use app');
+      return { kind: 'use', target: rest };
+    default:
+      return hasSlash ? { kind: 'unknown', name } : { kind: 'text', text: trimmed };
+  }
+}
+
+function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest: string): Command {
+  const options: LaunchOptions = { progress: false };
+  let remaining = rest;
+  for (;;) {
+    const token = /^(\S+)(?:\s+|$)/.exec(remaining);
+    if (!token) break;
+    const word = token[1]!;
+    const option = /^(in|timeout|model|sandbox|mode):(.*)$/.exec(word);
+    if (word === 'progress') options.progress = true;
+    else if (option) applyOption(options, option[1]!, option[2]!, vendor);
+    else break;
+    remaining = remaining.slice(token[0].length);
+  }
+  const task = remaining.trim();
+  if (!task) throw usage(`/${name} needs a task, e.g. /${name} in:app fix the failing test`);
+  return { kind: 'launch', vendor, options, task };
+}
+
+function applyOption(options: LaunchOptions, key: string, value: string, vendor: 'codex' | 'claude' | 'default'): void {
+  if (!value) throw usage(`The option ${key}: needs a value.`);
+  switch (key) {
+    case 'in':
+      options.in = value;
+      return;
+    case 'model':
+      options.model = value;
+      return;
+    case 'timeout': {
+      const minutes = /^\d+$/.test(value) ? Number(value) : NaN;
+      if (!(minutes >= 1 && minutes <= MAX_TIMEOUT_MINUTES)) {
+        throw usage(`timeout: takes whole minutes from 1 to ${MAX_TIMEOUT_MINUTES}, e.g. timeout:45.`);
+      }
+      options.timeoutMinutes = minutes;
+      return;
+    }
+    case 'sandbox':
+      if (vendor === 'claude') throw usage('sandbox: is a codex option; claude takes mode:default|acceptEdits|auto|dontAsk|plan.');
+      options.posture = value;
+      return;
+    case 'mode':
+      if (vendor === 'codex') throw usage('mode: is a claude option; codex takes sandbox:read-only|workspace-write.');
+      options.posture = value;
+      return;
+  }
+}
+
+function usage(message: string): BatonError {
+  return new BatonError('usage', message);
+}
+
+/** The grammar, as `/help` answers it. */
+export const HELP_TEXT = [
+  'baton runs coding agents on this machine.',
+  '',
+  '/codex TASK, /claude TASK, /run TASK: launch a run (/run uses the default vendor)',
+  '  options before TASK: in:ALIAS|PATH  timeout:MINUTES  model:NAME  progress',
+  '  sandbox:read-only|workspace-write (codex)  mode:default|acceptEdits|auto|dontAsk|plan (claude)',
+  'Reply to a [run …] message with a task to resume that run.',
+  '/runs, /runs RUN_ID: recent runs, or one run',
+  '/cancel RUN_ID, /stop: cancel one run, or every active run',
+  '/whoami: your user id and this chat’s id',
+].join('\n');

@@ -1,0 +1,253 @@
+/**
+ * Routes every normalized inbound message: trust, dedupe, commands, launch gates (PRODUCT.md
+ * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
+ */
+import type { InboundMessage } from '../channels/types.js';
+import type { BatonConfig } from '../config/index.js';
+import type { Clock } from '../core/clock.js';
+import { BatonError, isBatonError } from '../core/errors.js';
+import { isRunId, newRunId, type RunId } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import type { Outbox } from '../delivery/outbox.js';
+import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
+import { resolveWorkspace } from '../harness/workspace.js';
+import type { RunStore } from '../store/runs-repo.js';
+import type { Vendor as VendorName } from '../store/schema.js';
+import { HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
+import { startedText } from './messages.js';
+import { formatRun, formatRunList } from './run-views.js';
+import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
+
+/** Dependencies of the {@link Dispatcher}. */
+export interface DispatcherDeps {
+  config: BatonConfig;
+  store: RunStore;
+  outbox: Outbox;
+  supervisor: RunSupervisor;
+  clock: Clock;
+  logger: Logger;
+  /** Vendor CLIs found on PATH at start. */
+  vendors: ReadonlyMap<VendorName, InstalledVendor>;
+  homeDir: string;
+  newRunId?: () => RunId;
+}
+
+/** Postures no chat option may ask for (PRODUCT.md §6 item 6). */
+const REFUSED_POSTURES = new Set(['danger-full-access', 'bypassPermissions']);
+const POSTURES: Record<VendorName, readonly string[]> = {
+  codex: ['read-only', 'workspace-write'],
+  claude: ['default', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
+};
+
+/** The command router. */
+export class Dispatcher {
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /**
+   * Handles one inbound message. Throws only on infrastructure failure (database down); every
+   * user-facing refusal becomes a reply.
+   */
+  async handle(message: InboundMessage): Promise<void> {
+    const { deps } = this;
+    if (message.senderIsBot) return;
+    const role = this.roleOf(message);
+    let command: Command | BatonError;
+    try {
+      command = parseCommand(message.text, message.platform === 'slack' || message.platform === 'discord');
+    } catch (err) {
+      if (!isBatonError(err)) throw err;
+      command = err;
+    }
+    const action = command instanceof BatonError ? 'launch' : actionOf(command);
+    if (action === undefined) return;
+    // Authorization comes before anything is written: a stranger leaves no trace.
+    if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) return;
+    if (!(await deps.store.recordInbound(message.platform, message.dedupeKey, message.receivedAt))) {
+      deps.logger.info({ platform: message.platform, dedupeKey: message.dedupeKey }, 'duplicate inbound event ignored');
+      return;
+    }
+    if (!mayPerform(role, action, message.isDirect)) {
+      await this.reply(message, GUEST_REFUSAL);
+      return;
+    }
+    if (command instanceof BatonError) {
+      await this.reply(message, command.message);
+      return;
+    }
+    try {
+      await this.execute(command, message, role);
+    } catch (err) {
+      if (!isBatonError(err)) throw err;
+      deps.logger.info({ code: err.code, platform: message.platform }, 'command refused');
+      await this.reply(message, err.message);
+    }
+  }
+
+  private roleOf(message: InboundMessage): Role {
+    if (message.platform === 'terminal') return 'owner';
+    return roleOf(this.deps.config.channels[message.platform], message.senderId);
+  }
+
+  private async execute(command: Command, message: InboundMessage, role: Role): Promise<void> {
+    const { deps } = this;
+    switch (command.kind) {
+      case 'whoami':
+        await this.reply(message, `Your ${message.platform} user id: ${message.senderId}\nThis chat: ${message.chatId}\nRole: ${role}`);
+        return;
+      case 'help':
+        await this.reply(message, deps.config.harness.enabled ? HELP_TEXT : 'Coding agents are disabled on this machine.');
+        return;
+      case 'launch':
+        if (!deps.config.harness.enabled) {
+          await this.reply(message, `Unknown command. Send /help for the commands.`);
+          return;
+        }
+        await this.launch(command.vendor, command.options, command.task, message);
+        return;
+      case 'runs':
+        await this.reply(message, command.runId ? await this.describeRun(command.runId) : formatRunList(await deps.store.recentRuns(10)));
+        return;
+      case 'cancel':
+        await this.reply(message, await this.cancel(command.runId));
+        return;
+      case 'stop': {
+        const active = (await deps.store.recentRuns(200)).filter((r) => r.status === 'starting' || r.status === 'running');
+        let cancelled = 0;
+        for (const run of active) if (await deps.supervisor.cancel(run.id as RunId, 'stop')) cancelled += 1;
+        await this.reply(message, `Stopped ${cancelled} active run${cancelled === 1 ? '' : 's'}.`);
+        return;
+      }
+      case 'use':
+      case 'unknown':
+        await this.reply(message, `Unknown command. Send /help for the commands.`);
+        return;
+      case 'text':
+        if (message.isDirect) await this.reply(message, 'Send /help for the commands.');
+        return;
+    }
+  }
+
+  /**
+   * Launch gates in PRODUCT.md §6 order (trust was checked by the caller), then the run row and
+   * its `started` message in one transaction, then the background process.
+   */
+  private async launch(requested: 'codex' | 'claude' | 'default', options: LaunchOptions, task: string, message: InboundMessage): Promise<void> {
+    const { deps } = this;
+    const { harness } = deps.config;
+    if (!harness.approved) {
+      throw new BatonError(
+        'not_approved',
+        'Coding agents are not yet approved on this machine. Approve with `baton approve` or set [harness] approved = true, then restart.',
+      );
+    }
+    const vendor = requested === 'default' ? harness.defaultVendor : requested;
+    const installed = deps.vendors.get(vendor);
+    if (!installed) {
+      throw new BatonError('vendor_missing', `The ${vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
+    }
+    const workspace = await resolveWorkspace(options.in, undefined, {
+      roots: deps.config.workspace.roots,
+      defaultCwd: deps.config.workspace.defaultCwd,
+      projects: deps.config.projects,
+      homeDir: deps.homeDir,
+    });
+    if (options.posture !== undefined) assertPosture(vendor, options.posture);
+
+    const now = deps.clock.now();
+    const runId = (deps.newRunId ?? newRunId)();
+    const timeoutMinutes = options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
+    const origin = {
+      platform: message.platform,
+      chatId: message.chatId,
+      ...(message.threadId ? { threadId: message.threadId } : {}),
+      senderId: message.senderId,
+      messageId: message.messageId,
+    };
+    const run = {
+      id: runId,
+      vendor,
+      status: 'starting' as const,
+      task,
+      cwd: workspace.cwd,
+      worktreeRoot: workspace.worktreeRoot,
+      options: {
+        timeoutMinutes,
+        progress: options.progress,
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.posture ? { sandbox: options.posture } : {}),
+      },
+      origin,
+      supervisor: deps.supervisor.supervisorId,
+      createdAt: now,
+    };
+    const started = await deps.store.createRun(
+      run,
+      { runId, kind: 'started', target: { platform: message.platform, chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}), replyToMessageId: message.messageId }, body: startedText(run) },
+      harness.maxActive,
+      now,
+    );
+    deps.logger.info({ runId, vendor, cwd: workspace.cwd }, 'run launched');
+    const stored = await deps.store.getRun(runId);
+    deps.supervisor.start(stored!, { prompt: task, ...(options.model ? { model: options.model } : {}), ...(options.posture ? { posture: options.posture } : {}) }, timeoutMinutes * 60_000);
+    await deps.outbox.attempt(started);
+  }
+
+  private async describeRun(id: string): Promise<string> {
+    const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
+    if (!run) return 'No coding run found for that id.';
+    return formatRun(run, await this.deps.store.deliveriesOfRun(run.id as RunId));
+  }
+
+  private async cancel(id: string): Promise<string> {
+    const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
+    if (!run) return 'No coding run found for that id.';
+    if (run.status !== 'starting' && run.status !== 'running') return 'That coding run has already finished.';
+    if (await this.deps.supervisor.cancel(run.id as RunId, 'owner_cancel')) return `[run ${run.id}] cancelled.`;
+    return `[run ${run.id}] is not supervised by this baton process; cancel it where it runs.`;
+  }
+
+  private async reply(message: InboundMessage, body: string): Promise<void> {
+    await this.deps.outbox.send({
+      runId: null,
+      kind: 'reply',
+      target: {
+        platform: message.platform,
+        chatId: message.chatId,
+        ...(message.threadId ? { threadId: message.threadId } : {}),
+        replyToMessageId: message.messageId,
+      },
+      body,
+    });
+  }
+}
+
+function actionOf(command: Command): Action | undefined {
+  switch (command.kind) {
+    case 'launch':
+    case 'cancel':
+    case 'stop':
+    case 'use':
+      return 'launch';
+    case 'runs':
+    case 'help':
+    case 'unknown':
+      return 'read';
+    case 'whoami':
+      return 'whoami';
+    case 'text':
+      return 'read';
+  }
+}
+
+/** @throws BatonError `posture_refused` for dangerous or unknown postures. */
+function assertPosture(vendor: VendorName, posture: string): void {
+  if (REFUSED_POSTURES.has(posture)) {
+    throw new BatonError(
+      'posture_refused',
+      `${posture} is refused: baton never runs an agent without its sandbox or permission checks. Use ${POSTURES[vendor].join(' or ')}, or leave it out to use your own CLI config.`,
+    );
+  }
+  if (!POSTURES[vendor].includes(posture)) {
+    throw new BatonError('usage', `${posture} is not a ${vendor} ${vendor === 'codex' ? 'sandbox' : 'mode'}. Use one of: ${POSTURES[vendor].join(', ')}.`);
+  }
+}

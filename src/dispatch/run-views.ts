@@ -1,0 +1,44 @@
+/** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
+import { formatDurationMs } from '../core/clock.js';
+import type { DeliveryRow, RunRow } from '../store/schema.js';
+import { formatTokens } from './messages.js';
+
+/** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
+export const RESULT_TAIL_BYTES = 4096;
+
+/** A list of recent runs with counts. */
+export function formatRunList(runs: readonly RunRow[]): string {
+  if (runs.length === 0) return 'No coding runs yet.';
+  const active = runs.filter((r) => r.status === 'starting' || r.status === 'running').length;
+  const lines = runs.map((r) => `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${r.cwd} · ${r.createdAt.toISOString()}`);
+  return [`Recent runs (${active} active):`, ...lines].join('\n');
+}
+
+/** One run in detail, with the tail of its result. */
+export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[]): string {
+  const lines = [
+    `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}`,
+    `vendor: ${run.vendor}`,
+    `cwd: ${run.cwd}`,
+    `created: ${run.createdAt.toISOString()}`,
+  ];
+  if (run.startedAt) lines.push(`started: ${run.startedAt.toISOString()}`);
+  if (run.endedAt) lines.push(`ended: ${run.endedAt.toISOString()} (${formatDurationMs(run.endedAt.getTime() - run.createdAt.getTime())})`);
+  if (run.usage) lines.push(`usage: ${formatTokens(run.usage)}`);
+  if (run.vendorSessionId) lines.push(`session: ${run.vendorSessionId}`);
+  const pending = deliveries.filter((d) => d.status === 'pending').length;
+  const dead = deliveries.filter((d) => d.status === 'dead').length;
+  lines.push(`deliveries: ${deliveries.length - pending - dead} delivered, ${pending} pending, ${dead} dead`);
+  const result = run.status === 'completed' ? run.finalMessage : run.errorMessage;
+  if (result) lines.push('', tailBytes(result, RESULT_TAIL_BYTES));
+  return lines.join('\n');
+}
+
+/** The last `maxBytes` UTF-8 bytes of `text`, never cutting a character. */
+export function tailBytes(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  let start = bytes.length - maxBytes;
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start += 1;
+  return `…${bytes.subarray(start).toString('utf8')}`;
+}

@@ -1,0 +1,65 @@
+/**
+ * The one place a child's exit becomes a terminal run status (PRODUCT.md §8): the outcome comes
+ * only from the vendor's terminal event plus the exit status.
+ */
+import type { RunStatus } from '../store/schema.js';
+import type { StreamFacts } from './vendors/types.js';
+
+/** How a run's process ended, as the supervisor saw it. */
+export interface ExitFacts {
+  exitCode: number | null;
+  signal: string | null;
+  /** The supervisor killed it for exceeding the wall clock. */
+  timedOut: boolean;
+  /** The owner cancelled it (`/cancel`, `/stop`): `owner_cancel` or `stop`. */
+  cancelledBy?: 'owner_cancel' | 'stop';
+  /** The supervisor killed it for a protocol or output violation: the reason code. */
+  killedFor?: 'protocol' | 'output_limit';
+  /** The run never got a process: ENOENT, E2BIG, no user, no CLI. */
+  spawnFailure?: { reason: 'spawn_failed' | 'user_unresolved' | 'vendor_missing'; message: string };
+}
+
+/** A terminal status with its reason code and the words to show. */
+export interface Classified {
+  status: Exclude<RunStatus, 'starting' | 'running'>;
+  /** Stable reason code, stored in `runs.reason`; null for a plain completion. */
+  reason: string | null;
+  /** The vendor's own words (or ours when the vendor said nothing), for failures. */
+  errorMessage: string | null;
+}
+
+/** Turns stream facts and exit facts into a terminal status. */
+export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
+  if (exit.spawnFailure) {
+    return { status: 'failed', reason: exit.spawnFailure.reason, errorMessage: exit.spawnFailure.message };
+  }
+  if (exit.cancelledBy) {
+    return { status: 'cancelled', reason: exit.cancelledBy, errorMessage: null };
+  }
+  if (exit.timedOut) {
+    return { status: 'failed', reason: 'timeout', errorMessage: lastWords(stream) };
+  }
+  if (exit.killedFor) {
+    return { status: 'failed', reason: exit.killedFor, errorMessage: lastWords(stream) };
+  }
+  const terminal = stream.terminal;
+  if (!terminal) {
+    return { status: 'failed', reason: 'no_terminal_event', errorMessage: lastWords(stream) ?? describeExit(exit) };
+  }
+  if (terminal.kind === 'failed') {
+    return { status: 'failed', reason: 'vendor_error', errorMessage: terminal.message };
+  }
+  if (exit.exitCode !== 0) {
+    return { status: 'failed', reason: 'exit_status', errorMessage: `The CLI reported success but ${describeExit(exit)}.` };
+  }
+  return { status: 'completed', reason: null, errorMessage: null };
+}
+
+function lastWords(stream: StreamFacts): string | null {
+  return stream.notices.at(-1) ?? null;
+}
+
+function describeExit(exit: ExitFacts): string {
+  if (exit.signal) return `the process was killed by ${exit.signal}`;
+  return `the process exited with code ${exit.exitCode ?? 'unknown'}`;
+}

@@ -1,0 +1,57 @@
+/**
+ * Restart reconciliation (PRODUCT.md §10): runs left active by a dead service process on this
+ * host become `interrupted`, their leftover processes are killed, and their origin is told how to
+ * resume. Nothing is relaunched.
+ */
+import type { Clock } from '../core/clock.js';
+import type { RunId } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import { outcomeText } from '../dispatch/messages.js';
+import type { RunStore } from '../store/runs-repo.js';
+import type { DeliveryRow } from '../store/schema.js';
+import { terminateRun } from './process-tree.js';
+import { outcomeTarget } from './supervisor.js';
+import type { Vendor, VendorName } from './vendors/types.js';
+
+/** Dependencies of {@link reconcileOrphanedRuns}. */
+export interface ReconcileDeps {
+  store: RunStore;
+  clock: Clock;
+  logger: Logger;
+  vendors: ReadonlyMap<VendorName, Vendor>;
+  /** This host's name; runs supervised on other hosts are left alone. */
+  host: string;
+  /** Whether a service pid on this host is alive. */
+  isAlive: (pid: number) => boolean;
+  killGraceMs: number;
+}
+
+/** @returns the resume-guidance deliveries written, for the caller to attempt. */
+export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<DeliveryRow[]> {
+  const written: DeliveryRow[] = [];
+  for (const run of await deps.store.activeRunsSupervisedBy(`${deps.host}:`)) {
+    const pid = Number(run.supervisor.slice(deps.host.length + 1));
+    if (Number.isInteger(pid) && pid !== process.pid && deps.isAlive(pid)) continue;
+    const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs });
+    const endedAt = deps.clock.now();
+    const vendor = deps.vendors.get(run.vendor);
+    const resumeCommand = run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;
+    const body = outcomeText({
+      run,
+      status: 'interrupted',
+      reason: 'restart',
+      endedAt,
+      errorMessage: 'baton restarted while this run was active; the run was stopped and is not relaunched.',
+      resumeCommand,
+    });
+    const row = await deps.store.finishRun(
+      run.id as RunId,
+      { status: 'interrupted', reason: 'restart', endedAt },
+      { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
+      endedAt,
+    );
+    deps.logger.warn({ runId: run.id, leftoverPids: killed }, 'run interrupted by a restart');
+    if (row) written.push(row);
+  }
+  return written;
+}

@@ -1,0 +1,67 @@
+/**
+ * The child's environment, rebuilt from nothing (PRODUCT.md §7): no service secret (chat tokens,
+ * `DATABASE_URL`) can reach a vendor CLI because nothing is inherited.
+ */
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { BatonError } from '../core/errors.js';
+import type { Vendor, VendorHomes } from './vendors/types.js';
+
+/** The few service-environment values a child may see. */
+export interface BaseEnv {
+  HOME: string;
+  PATH: string;
+  TERM?: string | undefined;
+  USER?: string | undefined;
+}
+
+/**
+ * Resolves `CODEX_HOME` and `CLAUDE_CONFIG_DIR`: config key, then service env, then the vendor
+ * default under HOME. The doctor uses the same resolver.
+ */
+export function resolveVendorHomes(
+  config: { codexHome?: string | undefined; claudeConfigDir?: string | undefined },
+  env: { CODEX_HOME?: string | undefined; CLAUDE_CONFIG_DIR?: string | undefined },
+  home: string,
+): VendorHomes {
+  return {
+    codexHome: config.codexHome ?? nonEmpty(env.CODEX_HOME) ?? join(home, '.codex'),
+    claudeConfigDir: config.claudeConfigDir ?? nonEmpty(env.CLAUDE_CONFIG_DIR) ?? join(home, '.claude'),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The user name for the child: the service's `USER`, else the passwd entry of our uid.
+ *
+ * @throws BatonError `user_unresolved` when neither exists.
+ */
+export function resolveUser(base: BaseEnv, lookup: () => string = () => userInfo().username): string {
+  if (base.USER) return base.USER;
+  try {
+    const name = lookup();
+    if (name) return name;
+  } catch (err) {
+    throw new BatonError('user_unresolved', 'Cannot tell which user runs baton: USER is unset and the passwd database has no entry for this uid. Set USER in the service environment.', { cause: err });
+  }
+  throw new BatonError('user_unresolved', 'Cannot tell which user runs baton: USER is unset and the passwd entry has no name. Set USER in the service environment.');
+}
+
+/**
+ * Builds the complete environment of a run's child.
+ *
+ * @throws BatonError `user_unresolved` (see {@link resolveUser}).
+ */
+export function buildChildEnv(vendor: Vendor, base: BaseEnv, homes: VendorHomes, runId: string): Record<string, string> {
+  return {
+    HOME: base.HOME,
+    PATH: base.PATH,
+    TERM: base.TERM || 'dumb',
+    USER: resolveUser(base),
+    BATON_RUN_ID: runId,
+    ...vendor.vendorEnv(homes),
+  };
+}

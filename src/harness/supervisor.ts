@@ -1,0 +1,293 @@
+/**
+ * Runs a vendor CLI in the background and turns its end into a terminal run state plus an outcome
+ * message, written together (PRODUCT.md §7–§9).
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { Clock } from '../core/clock.js';
+import { BatonError, isBatonError } from '../core/errors.js';
+import type { RunId } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import type { Outbox } from '../delivery/outbox.js';
+import { outcomeText } from '../dispatch/messages.js';
+import type { RunStore } from '../store/runs-repo.js';
+import type { RunRow } from '../store/schema.js';
+import { JsonLineDecoder } from './json-lines.js';
+import { classifyExit, type ExitFacts } from './outcome.js';
+import { terminateRun } from './process-tree.js';
+import { buildChildEnv, type BaseEnv } from './spawn-env.js';
+import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
+
+/** A vendor CLI found on PATH at start. */
+export interface InstalledVendor {
+  vendor: Vendor;
+  /** Absolute path of the executable, resolved once at start. */
+  binaryPath: string;
+  version: string;
+}
+
+/** Limits of one run. */
+export interface RunLimits {
+  /** Longest vendor event line, in bytes. */
+  maxEventBytes: number;
+  /** Malformed lines tolerated before the run is killed as `failed/protocol`. */
+  maxFramingErrors: number;
+  /** Prompts over this many UTF-8 bytes go to `brief.md`. */
+  promptArgvMaxBytes: number;
+  /** Wait between SIGINT and SIGKILL when stopping a run, in ms. */
+  killGraceMs: number;
+}
+
+/** Dependencies of the {@link RunSupervisor}. */
+export interface SupervisorDeps {
+  store: RunStore;
+  outbox: Outbox;
+  clock: Clock;
+  logger: Logger;
+  vendors: ReadonlyMap<VendorName, InstalledVendor>;
+  homes: VendorHomes;
+  baseEnv: BaseEnv;
+  /** `$BATON_HOME/harness/runs`. */
+  runsDir: string;
+  limits: RunLimits;
+  /** `host:pid` of this service process, stored on every run it supervises. */
+  supervisorId: string;
+}
+
+interface ActiveRun {
+  runId: RunId;
+  pid: number | undefined;
+  stop: (why: StopReason) => Promise<void>;
+  done: Promise<void>;
+}
+
+/** Why the supervisor stops a run; `{}` is a service shutdown. */
+type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut'>>;
+
+const STDERR_TAIL_BYTES = 4096;
+
+/** Starts, watches, cancels and finishes runs. */
+export class RunSupervisor {
+  private readonly active = new Map<RunId, ActiveRun>();
+
+  constructor(private readonly deps: SupervisorDeps) {}
+
+  /** `host:pid` of this service process. */
+  get supervisorId(): string {
+    return this.deps.supervisorId;
+  }
+
+  /** Number of runs this process is supervising. */
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Launches `run` (already stored as `starting`) in the background. Never throws: every failure
+   * ends the run as failed with an outcome message.
+   */
+  start(run: RunRow, request: LaunchRequest, timeoutMs: number): void {
+    const entry: ActiveRun = { runId: run.id as RunId, pid: undefined, stop: async () => {}, done: Promise.resolve() };
+    this.active.set(entry.runId, entry);
+    entry.done = this.execute(run, request, timeoutMs, entry)
+      .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'run supervision failed'))
+      .finally(() => this.active.delete(entry.runId));
+  }
+
+  /**
+   * Cancels a run this process supervises and waits until none of its processes is left.
+   *
+   * @returns false when this process does not supervise that run.
+   */
+  async cancel(runId: RunId, by: 'owner_cancel' | 'stop'): Promise<boolean> {
+    const entry = this.active.get(runId);
+    if (!entry) return false;
+    await entry.stop({ cancelledBy: by });
+    await entry.done;
+    return true;
+  }
+
+  /** Stops every run (service shutdown); their rows are left for restart reconciliation. */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.active.values()].map(async (entry) => {
+      await entry.stop({});
+      await entry.done;
+    }));
+  }
+
+  /** Resolves when no run is being supervised (tests). */
+  async idle(): Promise<void> {
+    while (this.active.size > 0) await Promise.all([...this.active.values()].map((e) => e.done));
+  }
+
+  private async execute(run: RunRow, request: LaunchRequest, timeoutMs: number, entry: ActiveRun): Promise<void> {
+    const { deps } = this;
+    const runId = run.id as RunId;
+    const installed = deps.vendors.get(run.vendor);
+    const runDir = join(deps.runsDir, runId);
+    const reducer = installed?.vendor.newReducer();
+    const exit: ExitFacts = { exitCode: null, signal: null, timedOut: false };
+    let stderrTail = Buffer.alloc(0);
+    let events: WriteStream | undefined;
+
+    try {
+      if (!installed) {
+        throw new BatonError('vendor_missing', `The ${run.vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
+      }
+      await mkdir(runDir, { recursive: true, mode: 0o700 });
+      await chmod(runDir, 0o700);
+      await writePrivate(join(runDir, 'prompt.md'), request.prompt);
+      const prompt = await this.spillLargePrompt(runDir, request.prompt);
+      const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
+      const argv = installed.vendor.buildArgv({ ...request, prompt });
+      events = createWriteStream(join(runDir, 'events.jsonl'), { mode: 0o600, flags: 'a' });
+      events.on('error', (err) => deps.logger.warn({ err, runId }, 'events.jsonl write failed; the run continues'));
+
+      const child = execa(installed.binaryPath, argv, {
+        cwd: run.cwd,
+        env,
+        extendEnv: false,
+        stdin: 'ignore', // an open stdin pipe hangs codex forever (VENDOR-CLI.md)
+        stdout: 'pipe',
+        stderr: 'pipe',
+        detached: true, // own session and process group, so a group signal reaches its tools
+        cleanup: false,
+        reject: false,
+        buffer: false,
+        encoding: 'buffer',
+      });
+      entry.pid = child.pid;
+      let stopping: Promise<void> | undefined;
+      entry.stop = (why) => {
+        Object.assign(exit, why);
+        stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs }).then(() => undefined);
+        return stopping;
+      };
+      const timer = setTimeout(() => void entry.stop({ timedOut: true }), timeoutMs);
+      timer.unref();
+
+      if (child.pid !== undefined) {
+        await deps.store.markRunning(runId, child.pid, deps.clock.now());
+        deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd }, 'run started');
+      }
+
+      const decoder = new JsonLineDecoder(deps.limits.maxEventBytes);
+      let framingErrors = 0;
+      let sessionSaved = false;
+      const onLines = (lines: ReturnType<JsonLineDecoder['push']>): void => {
+        for (const line of lines) {
+          if (line.kind === 'framing_error') {
+            framingErrors += 1;
+            if (framingErrors > deps.limits.maxFramingErrors) void entry.stop({ killedFor: 'protocol' });
+            continue;
+          }
+          events?.write(`${line.raw}\n`);
+          reducer?.push(line.value);
+          const sessionId = reducer?.facts().sessionId;
+          if (sessionId && !sessionSaved) {
+            sessionSaved = true;
+            void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id'));
+          }
+        }
+      };
+      child.stdout?.on('data', (chunk: Buffer) => onLines(decoder.push(chunk)));
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderrTail = Buffer.concat([stderrTail, chunk]);
+        if (stderrTail.length > STDERR_TAIL_BYTES) stderrTail = stderrTail.subarray(-STDERR_TAIL_BYTES);
+      });
+
+      const result = await child;
+      clearTimeout(timer);
+      onLines(decoder.end());
+      if (stopping) await stopping;
+      exit.exitCode = result.exitCode ?? null;
+      exit.signal = result.signal ?? null;
+      if (result.failed && result.exitCode === undefined && result.signal === undefined) {
+        // E2BIG, ENOENT, EACCES: the CLI never ran.
+        const detail = `${result.code ?? ''} ${result.originalMessage ?? result.message}`.trim();
+        exit.spawnFailure = { reason: 'spawn_failed', message: `Could not start ${installed.binaryPath}: ${detail}` };
+      }
+    } catch (err) {
+      exit.spawnFailure = isBatonError(err, 'user_unresolved') || isBatonError(err, 'vendor_missing')
+        ? { reason: err.code as 'user_unresolved' | 'vendor_missing', message: err.message }
+        : { reason: 'spawn_failed', message: `Could not start the run: ${err instanceof Error ? err.message : String(err)}` };
+      deps.logger.warn({ err, runId }, 'run could not start');
+    } finally {
+      await closeStream(events);
+    }
+
+    const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
+    await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir);
+  }
+
+  private async finish(run: RunRow, installed: InstalledVendor | undefined, facts: StreamFacts, exit: ExitFacts, stderr: string, runDir: string): Promise<void> {
+    const { deps } = this;
+    const runId = run.id as RunId;
+    const classified = classifyExit(facts, exit);
+    const endedAt = deps.clock.now();
+    const sessionId = facts.sessionId;
+    const resumeCommand = sessionId && installed ? installed.vendor.resumeCommand(run.cwd, sessionId) : undefined;
+    const diagnostics = [...facts.notices.slice(-3), stderr.split('\n').slice(-8).join('\n')].join('\n');
+    const body = outcomeText({
+      run,
+      status: classified.status,
+      reason: classified.reason,
+      endedAt,
+      finalMessage: facts.finalMessage ?? null,
+      errorMessage: classified.errorMessage,
+      usage: facts.usage ?? null,
+      diagnostics,
+      resumeCommand,
+    });
+    await writePrivate(join(runDir, 'result.txt'), classified.status === 'completed' ? (facts.finalMessage ?? '') : (classified.errorMessage ?? '')).catch(
+      (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.txt'),
+    );
+    const outcome = await deps.store.finishRun(
+      runId,
+      {
+        status: classified.status,
+        reason: classified.reason,
+        finalMessage: facts.finalMessage ?? null,
+        errorMessage: classified.errorMessage,
+        usage: facts.usage ?? null,
+        vendorSessionId: sessionId ?? null,
+        exitCode: exit.exitCode,
+        exitSignal: exit.signal,
+        endedAt,
+      },
+      { runId, kind: 'outcome', target: outcomeTarget(run), body },
+      endedAt,
+    );
+    deps.logger.info({ runId, status: classified.status, reason: classified.reason }, 'run finished');
+    if (outcome) await deps.outbox.attempt(outcome);
+  }
+
+  private async spillLargePrompt(runDir: string, prompt: string): Promise<string> {
+    if (Buffer.byteLength(prompt, 'utf8') <= this.deps.limits.promptArgvMaxBytes) return prompt;
+    const briefPath = join(runDir, 'brief.md');
+    await writePrivate(briefPath, prompt);
+    return `The task is too long to pass inline. Read the file ${briefPath} first: it holds the complete task. Then do that task.`;
+  }
+}
+
+/** Outcome messages reply to the request that launched the run, in its thread. */
+export function outcomeTarget(run: Pick<RunRow, 'origin'>): { platform: string; chatId: string; threadId?: string; replyToMessageId?: string } {
+  return {
+    platform: run.origin.platform,
+    chatId: run.origin.chatId,
+    ...(run.origin.threadId ? { threadId: run.origin.threadId } : {}),
+    replyToMessageId: run.origin.messageId,
+  };
+}
+
+async function writePrivate(path: string, content: string): Promise<void> {
+  await writeFile(path, content, { mode: 0o600 });
+  await chmod(path, 0o600);
+}
+
+function closeStream(stream: WriteStream | undefined): Promise<void> {
+  if (!stream) return Promise.resolve();
+  return new Promise((resolve) => stream.end(() => resolve()));
+}

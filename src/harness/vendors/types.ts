@@ -1,0 +1,56 @@
+/**
+ * The vendor port: everything baton knows about one coding CLI lives behind this interface, so no
+ * flag or event name of a vendor leaks into the dispatcher or the run supervisor.
+ */
+import type { UsageJson, Vendor as VendorName } from '../../store/schema.js';
+
+export type { VendorName };
+
+/** What the owner asked for, in vendor-neutral terms. */
+export interface LaunchRequest {
+  prompt: string;
+  model?: string;
+  /** codex sandbox (`read-only` | `workspace-write`); claude permission mode. Absent: the user's own config applies. */
+  posture?: string;
+  /** Resume this vendor session instead of starting a new one. */
+  resumeSessionId?: string;
+}
+
+/** Facts a vendor's stream reducer has gathered so far. */
+export interface StreamFacts {
+  sessionId?: string;
+  /** The last agent message, the run's answer. */
+  finalMessage?: string;
+  usage?: UsageJson;
+  /** Set only by the vendor's terminal event (PRODUCT.md §8). */
+  terminal?: { kind: 'completed' } | { kind: 'failed'; message: string };
+  /** Non-fatal warnings and retry announcements, newest last (bounded). */
+  notices: string[];
+  eventCount: number;
+}
+
+/** Folds a vendor's JSON events into {@link StreamFacts}. */
+export interface StreamReducer {
+  push(event: unknown): void;
+  facts(): StreamFacts;
+}
+
+/** Where the vendor's own config and login live, resolved config → env → vendor default. */
+export interface VendorHomes {
+  codexHome: string;
+  claudeConfigDir: string;
+}
+
+/** One coding CLI. */
+export interface Vendor {
+  readonly name: VendorName;
+  /** Executable name looked up on PATH. */
+  readonly binaryName: string;
+  /** argv after the executable (CLI flags per VENDOR-CLI.md). */
+  buildArgv(request: LaunchRequest): string[];
+  /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
+  vendorEnv(homes: VendorHomes): Record<string, string>;
+  newReducer(): StreamReducer;
+  /** The exact command a person runs to resume `sessionId` by hand. */
+  resumeCommand(cwd: string, sessionId: string): string;
+}

@@ -1,0 +1,113 @@
+/**
+ * The workspace gate (PRODUCT.md §6 item 5): a run's directory must resolve, symlinks followed,
+ * inside a granted workspace root. Also finds the worktree root that the lock domain keys on.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { execa } from 'execa';
+import { BatonError } from '../core/errors.js';
+
+/** What the gate needs to know of the configuration. */
+export interface WorkspaceSettings {
+  /** Absolute roots runs may use. */
+  roots: readonly string[];
+  /** Absolute default cwd, if any. */
+  defaultCwd: string | undefined;
+  /** Alias → absolute path. */
+  projects: ReadonlyMap<string, string>;
+  /** Home directory for `~` in chat-given paths. */
+  homeDir: string;
+}
+
+/** A run directory that passed the gate. */
+export interface ResolvedWorkspace {
+  /** Real path of the run's cwd. */
+  cwd: string;
+  /** Top of the git checkout holding `cwd`, or `cwd` itself outside git. */
+  worktreeRoot: string;
+}
+
+/**
+ * Resolves where a run goes: `in:` (an alias, else a path), else the conversation's default,
+ * else `[workspace] default`.
+ *
+ * @throws BatonError `usage` when no directory is given or configured; `unknown_alias` for a
+ *   bare word that is no alias and no existing path; `cwd_missing` when the path does not exist
+ *   or is not a directory; `outside_workspace` when it is outside every root.
+ */
+export async function resolveWorkspace(requested: string | undefined, conversationDefault: string | undefined, settings: WorkspaceSettings): Promise<ResolvedWorkspace> {
+  const target = requested ?? conversationDefault ?? settings.defaultCwd;
+  if (target === undefined) {
+    throw new BatonError(
+      'usage',
+      'No working directory: say where, e.g. in:~/code/app or in:ALIAS, set one with /use, or set [workspace] default in config.toml.',
+    );
+  }
+  const aliased = settings.projects.get(target);
+  const path = aliased ?? expandPath(target, settings.homeDir);
+  if (!aliased && !isAbsolute(target) && !target.startsWith('~')) {
+    throw new BatonError(
+      'unknown_alias',
+      `"${target}" is not a project alias. Use an absolute path (in:/path or in:~/path) or add it under [projects] in config.toml.`,
+    );
+  }
+  const cwd = await realDirectory(path);
+  await assertInsideRoots(cwd, settings.roots);
+  return { cwd, worktreeRoot: await findWorktreeRoot(cwd) };
+}
+
+/**
+ * Refuses `path` (already real) unless it is inside a root (each root's symlinks followed too).
+ *
+ * @throws BatonError `outside_workspace`.
+ */
+export async function assertInsideRoots(path: string, roots: readonly string[]): Promise<void> {
+  for (const root of roots) {
+    const realRoot = await realpath(root).catch(() => undefined);
+    if (realRoot && isInside(path, realRoot)) return;
+  }
+  throw new BatonError(
+    'outside_workspace',
+    `${path} is outside the workspace. Grant it with \`baton grant path DIR\` (or add it to [workspace] roots in config.toml), then restart.`,
+    { details: { path } },
+  );
+}
+
+/** True when `path` equals `root` or lies below it. Both must be normalized absolute paths. */
+export function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+function expandPath(value: string, homeDir: string): string {
+  if (value === '~') return homeDir;
+  if (value.startsWith('~/')) return resolve(homeDir, value.slice(2));
+  return resolve(value);
+}
+
+async function realDirectory(path: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch (err) {
+    throw new BatonError('cwd_missing', `${path} does not exist. Check the path, or create the directory first.`, { cause: err, details: { path } });
+  }
+  if (!(await stat(real)).isDirectory()) {
+    throw new BatonError('cwd_missing', `${path} is not a directory.`, { details: { path } });
+  }
+  return real;
+}
+
+/** `git rev-parse --show-toplevel` in `cwd`, or `cwd` itself when it is not in a git checkout. */
+export async function findWorktreeRoot(cwd: string): Promise<string> {
+  const result = await execa('git', ['rev-parse', '--show-toplevel'], {
+    cwd,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 10_000,
+    env: { GIT_TERMINAL_PROMPT: '0' },
+  });
+  const top = typeof result.stdout === 'string' ? result.stdout.trim() : '';
+  if (result.exitCode !== 0 || !top) return cwd;
+  return realpath(top).catch(() => cwd);
+}

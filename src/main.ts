@@ -1,0 +1,208 @@
+/**
+ * The composition root: load config → open storage → detect CLIs → build deps → start channels.
+ * The only module that reads `process.env`.
+ */
+import { hostname, homedir } from 'node:os';
+import { join } from 'node:path';
+import { TelegramAdapter } from './channels/telegram/adapter.js';
+import type { ChannelAdapter, Platform } from './channels/types.js';
+import {
+  defaultConfigPath,
+  ensureConfigFile,
+  loadConfig,
+  mergeEnv,
+  parseEnv,
+  readDotEnvFiles,
+  resolveBatonHome,
+  type BatonConfig,
+  type BatonEnv,
+} from './config/index.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { createLogger, type Logger } from './core/logger.js';
+import { Outbox } from './delivery/outbox.js';
+import { startDeliveryWorker, type DeliveryWorker } from './delivery/worker.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
+import { detectVendors, type Detection } from './harness/detect.js';
+import { reconcileOrphanedRuns } from './harness/reconcile.js';
+import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
+import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
+import { codexVendor } from './harness/vendors/codex.js';
+import type { Vendor, VendorName } from './harness/vendors/types.js';
+import { openDatabase, type Database } from './store/database.js';
+import { RunStore } from './store/runs-repo.js';
+
+/** Vendors this build can drive. */
+const VENDORS: readonly Vendor[] = [codexVendor];
+/** SIGINT → SIGKILL grace when stopping a run, in ms. */
+const KILL_GRACE_MS = 3_000;
+
+/** Where the service's settings come from. */
+export interface ServiceInputs {
+  env: BatonEnv;
+  rawEnv: Readonly<Record<string, string | undefined>>;
+  batonHome: string;
+  homeDir: string;
+  configPath: string;
+  config: BatonConfig;
+  wroteConfig: boolean;
+}
+
+/**
+ * Reads `.env` files (`./.env`, then `$BATON_HOME/.env`; the real environment wins), validates the
+ * environment, writes a starter config on first start and loads it.
+ *
+ * @throws BatonError `env_invalid`, `config_invalid`, `config_unreadable`.
+ */
+export async function loadInputs(processEnv: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Promise<ServiceInputs> {
+  const homeDir = processEnv.HOME || homedir();
+  const first = mergeEnv(await readDotEnvFiles([join(cwd, '.env')]), processEnv);
+  const batonHome = resolveBatonHome(parseEnv(first), homeDir);
+  const rawEnv = mergeEnv(await readDotEnvFiles([join(cwd, '.env'), join(batonHome, '.env')]), processEnv);
+  const env = parseEnv(rawEnv);
+  const configPath = defaultConfigPath(batonHome);
+  const wroteConfig = await ensureConfigFile(configPath);
+  const { config } = await loadConfig({ configPath, homeDir });
+  return { env, rawEnv, batonHome, homeDir, configPath, config, wroteConfig };
+}
+
+/** A running service. */
+export interface Service {
+  stop(): Promise<void>;
+  banner: string[];
+}
+
+/** Options of {@link startService}. */
+export interface StartOptions {
+  inputs: ServiceInputs;
+  logger?: Logger;
+  clock?: Clock;
+  /** Where banner lines go. @default console.log */
+  print?: (line: string) => void;
+}
+
+/**
+ * Starts baton: storage, reconciliation, channels, delivery worker. A channel that fails to start
+ * is reported and retried; it never stops the service.
+ *
+ * @throws BatonError `database_unavailable`, `migration_failed`.
+ */
+export async function startService(options: StartOptions): Promise<Service> {
+  const { inputs } = options;
+  const { env, config, rawEnv } = inputs;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger({ level: env.logLevel, destination: process.stderr as never });
+  const print = options.print ?? ((line: string) => console.log(line));
+
+  const database = await openDatabase(env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') });
+  const store = new RunStore(database.db);
+  const baseEnv: BaseEnv = { HOME: inputs.homeDir, PATH: rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: rawEnv.TERM, USER: rawEnv.USER };
+  const detections = await detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH });
+  const installed = new Map<VendorName, InstalledVendor>();
+  for (const d of detections) if ('found' in d) installed.set(d.vendor, d.found);
+
+  const adapters = new Map<Platform, ChannelAdapter>();
+  const outbox = new Outbox({
+    store,
+    clock,
+    logger,
+    adapters,
+    policy: { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: config.harness.deliveryMaxAttempts, maxAgeMs: config.harness.deliveryMaxAgeMs },
+  });
+  const host = hostname();
+  const supervisor = new RunSupervisor({
+    store,
+    outbox,
+    clock,
+    logger,
+    vendors: installed,
+    homes: resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir),
+    baseEnv,
+    runsDir: join(inputs.batonHome, 'harness', 'runs'),
+    limits: {
+      maxEventBytes: config.harness.maxEventBytes,
+      maxFramingErrors: config.harness.maxFramingErrors,
+      promptArgvMaxBytes: config.harness.promptArgvMaxBytes,
+      killGraceMs: KILL_GRACE_MS,
+    },
+    supervisorId: `${host}:${process.pid}`,
+  });
+  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock, logger, vendors: installed, homeDir: inputs.homeDir });
+
+  await reconcileOrphanedRuns({
+    store,
+    clock,
+    logger,
+    vendors: new Map(VENDORS.map((v) => [v.name, v])),
+    host,
+    isAlive,
+    killGraceMs: KILL_GRACE_MS,
+  });
+
+  const channelLines: string[] = [];
+  const telegramToken = env.telegramBotToken;
+  if (!telegramToken) {
+    channelLines.push('telegram: not started: TELEGRAM_BOT_TOKEN not set');
+  } else {
+    const telegram = new TelegramAdapter({ token: telegramToken, apiRoot: env.telegramApiRoot, clock, logger });
+    try {
+      await telegram.start((message) => dispatcher.handle(message));
+      adapters.set('telegram', telegram);
+      const owner = config.channels.telegram.owner;
+      channelLines.push(`telegram: connected${owner ? '' : ' (no owner_user_id in [channels.telegram]: nobody can launch runs; send /whoami to the bot to learn your id)'}`);
+    } catch (err) {
+      channelLines.push(`telegram: not started: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  channelLines.push('slack: not started: not supported by this build yet', 'discord: not started: not supported by this build yet');
+  const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
+
+  const banner = [
+    `baton started (pid ${process.pid})`,
+    `  home: ${inputs.batonHome}${inputs.wroteConfig ? ` (wrote a starter ${inputs.configPath})` : ''}`,
+    `  config: ${inputs.configPath}`,
+    `  database: ${describeDatabase(database)}`,
+    `  harness: ${describeHarness(config, detections)}`,
+    ...channelLines.map((line) => `  ${line}`),
+    ...(adapters.size === 0 ? ['  no channel is running: set TELEGRAM_BOT_TOKEN (see .env.example) and restart'] : []),
+    'baton ready',
+  ];
+  for (const line of banner) print(line);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    banner,
+    stop: () => {
+      stopping ??= (async () => {
+        for (const adapter of adapters.values()) await adapter.stop().catch((err: unknown) => logger.warn({ err }, 'channel stop failed'));
+        await supervisor.shutdown();
+        await worker.stop();
+        await database.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+function describeDatabase(database: Database): string {
+  return database.kind.engine === 'pglite'
+    ? `embedded PGlite in ${database.kind.dataDir}`
+    : `PostgreSQL at ${database.kind.host}`;
+}
+
+function describeHarness(config: BatonConfig, detections: readonly Detection[]): string {
+  if (!config.harness.enabled) return 'disabled ([harness] enabled = false)';
+  const consent = config.harness.approved ? 'approved' : 'NOT approved (set [harness] approved = true in config.toml, then restart)';
+  const clis = detections.map((d) => ('found' in d ? `${d.vendor} ${d.found.version} at ${d.found.binaryPath}` : `${d.vendor}: ${d.missing}`));
+  const roots = config.workspace.roots.length === 0 ? 'no workspace roots (add [workspace] roots in config.toml)' : `roots ${config.workspace.roots.join(', ')}`;
+  return [consent, ...clis, roots].join('; ');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+

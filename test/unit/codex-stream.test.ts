@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { JsonLineDecoder, type JsonLine } from '../../src/harness/json-lines.js';
+import { classifyExit } from '../../src/harness/outcome.js';
+import { codexVendor } from '../../src/harness/vendors/codex.js';
+
+const FIXTURES = new URL('../../../shared/fixtures/vendor-streams/', import.meta.url);
+const fixture = (name: string): Buffer => readFileSync(new URL(name, FIXTURES));
+
+/** Feeds `bytes` to a decoder in chunks of `size` bytes and reduces every event with codex's reducer. */
+function reduce(bytes: Buffer, size = bytes.length) {
+  const decoder = new JsonLineDecoder(1_048_576);
+  const reducer = codexVendor.newReducer();
+  const lines: JsonLine[] = [];
+  for (let i = 0; i < bytes.length; i += size) lines.push(...decoder.push(bytes.subarray(i, i + size)));
+  lines.push(...decoder.end());
+  for (const line of lines) if (line.kind === 'event') reducer.push(line.value);
+  return { lines, facts: reducer.facts() };
+}
+
+const clean = { exitCode: 0, signal: null, timedOut: false };
+
+describe('codex stream on real lines', () => {
+  it('reads session, final message and usage from a successful run', () => {
+    const { lines, facts } = reduce(fixture('codex-success.jsonl'));
+    expect(lines.every((l) => l.kind === 'event')).toBe(true);
+    expect(facts).toMatchObject({
+      sessionId: '01a22627-cbb0-73b3-8769-cdfe062edd25',
+      finalMessage: 'All done: fixed the bug.',
+      usage: { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 300, reasoningOutputTokens: 40 },
+      terminal: { kind: 'completed' },
+    });
+    expect(classifyExit(facts, clean)).toEqual({ status: 'completed', reason: null, errorMessage: null });
+  });
+
+  it('gives the same facts whatever the chunk size, down to one byte', () => {
+    const bytes = fixture('codex-items.jsonl');
+    const whole = reduce(bytes).facts;
+    for (const size of [1, 2, 3, 7, 64, 333]) expect(reduce(bytes, size).facts).toEqual(whole);
+    expect(whole.terminal).toEqual({ kind: 'completed' });
+  });
+
+  it('treats error lines as notices and turn.failed as the failure, with the vendor words', () => {
+    const { facts } = reduce(fixture('codex-http-401.jsonl'));
+    expect(facts.notices.some((n) => n.startsWith('Reconnecting... 1/5'))).toBe(true);
+    expect(facts.terminal).toEqual({
+      kind: 'failed',
+      message: 'unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:18200/v1/responses',
+    });
+    expect(classifyExit(facts, { ...clean, exitCode: 1 })).toMatchObject({ status: 'failed', reason: 'vendor_error' });
+  });
+
+  it('fails a stream that ends without a terminal event, even on exit code 0', () => {
+    const lines = fixture('codex-http-500.jsonl').toString('utf8').split('\n');
+    const cut = Buffer.from(lines.filter((l) => !l.includes('turn.failed')).join('\n'));
+    const { facts } = reduce(cut);
+    expect(facts.terminal).toBeUndefined();
+    expect(classifyExit(facts, clean)).toMatchObject({ status: 'failed', reason: 'no_terminal_event' });
+  });
+
+  it('keeps the resumed session id', () => {
+    const { facts } = reduce(fixture('codex-resume.jsonl'));
+    expect(facts.sessionId).toBeDefined();
+    expect(facts.terminal).toEqual({ kind: 'completed' });
+  });
+});
+
+describe('JsonLineDecoder', () => {
+  it('reassembles a line split across chunks', () => {
+    const decoder = new JsonLineDecoder(1024);
+    expect(decoder.push(Buffer.from('{"type":"thread.st'))).toEqual([]);
+    expect(decoder.push(Buffer.from('arted","thread_id":"t1"}\n{"a"'))).toEqual([
+      { kind: 'event', value: { type: 'thread.started', thread_id: 't1' }, raw: '{"type":"thread.started","thread_id":"t1"}' },
+    ]);
+    expect(decoder.end()).toMatchObject([{ kind: 'framing_error', error: 'not_json' }]);
+  });
+
+  it('decodes a multi-byte character split across chunks', () => {
+    const bytes = Buffer.from('{"type":"item.completed","item":{"type":"agent_message","text":"héllo 😀 done"}}\n');
+    const emoji = bytes.indexOf(Buffer.from('😀'));
+    const decoder = new JsonLineDecoder(1024);
+    const out = [
+      ...decoder.push(bytes.subarray(0, emoji + 2)),
+      ...decoder.push(bytes.subarray(emoji + 2, emoji + 3)),
+      ...decoder.push(bytes.subarray(emoji + 3)),
+    ];
+    expect(out).toHaveLength(1);
+    expect((out[0] as { value: { item: { text: string } } }).value.item.text).toBe('héllo 😀 done');
+  });
+
+  it('reports an over-long line as one framing error and recovers on the next line', () => {
+    const decoder = new JsonLineDecoder(100);
+    const out = [
+      ...decoder.push(Buffer.from(`{"x":"${'a'.repeat(80)}`)),
+      ...decoder.push(Buffer.from(`${'a'.repeat(500)}"}\n{"type":"turn.started"}\n`)),
+    ];
+    expect(out).toHaveLength(2);
+    expect(out[0]).toMatchObject({ kind: 'framing_error', error: 'too_long', bytes: 588 });
+    expect(out[1]).toMatchObject({ kind: 'event', value: { type: 'turn.started' } });
+  });
+
+  it('treats a JSON scalar or a non-JSON line as a framing error and skips blank lines', () => {
+    const decoder = new JsonLineDecoder(100);
+    expect(decoder.push(Buffer.from('42\n\nReading additional input from stdin...\n')).map((l) => l.kind)).toEqual([
+      'framing_error',
+      'framing_error',
+    ]);
+  });
+});
+
+describe('codex argv', () => {
+  it('puts the prompt after -- and exec flags before resume', () => {
+    expect(codexVendor.buildArgv({ prompt: '-rf', model: 'm1', posture: 'read-only' })).toEqual([
+      'exec', '--json', '--skip-git-repo-check', '-m', 'm1', '--sandbox', 'read-only', '--', '-rf',
+    ]);
+    expect(codexVendor.buildArgv({ prompt: 'go on', posture: 'workspace-write', resumeSessionId: 'abc' })).toEqual([
+      'exec', '--json', '--skip-git-repo-check', '-c', 'sandbox_mode="workspace-write"', 'resume', 'abc', 'go on',
+    ]);
+    expect(codexVendor.resumeCommand('/home/dev/my app', 'abc')).toBe("cd '/home/dev/my app' && codex exec resume abc --json");
+  });
+});
