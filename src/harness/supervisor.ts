@@ -229,7 +229,7 @@ export class RunSupervisor {
     const endedAt = deps.clock.now();
     const sessionId = facts.sessionId;
     const resumeCommand = sessionId && installed ? installed.vendor.resumeCommand(run.cwd, sessionId) : undefined;
-    const diagnostics = [...facts.notices.slice(-3), stderr.split('\n').slice(-8).join('\n')].join('\n');
+    const diagnostics = diagnosticsTail(facts.notices, stderr, classified.errorMessage);
     const body = outcomeText({
       run,
       status: classified.status,
@@ -270,6 +270,17 @@ export class RunSupervisor {
     await writePrivate(briefPath, prompt);
     return `The task is too long to pass inline. Read the file ${briefPath} first: it holds the complete task. Then do that task.`;
   }
+}
+
+/**
+ * The last few notices and stderr lines, without repeating the error already shown and without
+ * codex's constant stdin notice.
+ */
+function diagnosticsTail(notices: readonly string[], stderr: string, shown: string | null): string {
+  const lines = [...notices.slice(-3), ...stderr.split('\n').slice(-8)]
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== shown && line !== 'Reading additional input from stdin...');
+  return [...new Set(lines)].join('\n');
 }
 
 /** Outcome messages reply to the request that launched the run, in its thread. */

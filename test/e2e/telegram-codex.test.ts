@@ -1,0 +1,236 @@
+/**
+ * The walking skeleton end to end: the real grammY client in `baton start` talks to a fake Bot
+ * API server, and baton runs the real codex CLI against a fake Responses API server. All on
+ * 127.0.0.1.
+ */
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Update } from 'grammy/types';
+import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
+import { startFakeOpenAI, inputItemsOf, type FakeOpenAI } from '../fakes/fake-openai.js';
+import { startFakeTelegram, type FakeTelegram, type SendMessageBody } from '../fakes/fake-telegram.js';
+import { makeCodexHome } from '../support/codex-home.js';
+import { createPostgresDatabase } from '../support/db.js';
+import { startService, type ServiceProcess } from '../support/service.js';
+
+const TOKEN = '123456:TEST-token-for-the-fake-bot-api-only';
+const CANARY = 'canary-secret-must-not-reach-children';
+const OWNER = 111;
+const GUEST = 222;
+const STRANGER = 333;
+const GROUP = -100500;
+const WAIT_MS = 60_000;
+
+let telegram: FakeTelegram;
+let model: FakeOpenAI;
+let service: ServiceProcess;
+let dir: string;
+let repo: string;
+let batonHome: string;
+let dropDatabase: (() => Promise<void>) | undefined;
+let nextUpdateId = 900_000;
+
+const textOf = (body: SendMessageBody): string => body.text;
+const sentTo = (chatId: number): SendMessageBody[] => telegram.sent.filter((m) => Number(m.chat_id) === chatId);
+const replyTarget = (body: SendMessageBody): number | undefined =>
+  (body.reply_parameters as { message_id?: number } | undefined)?.message_id;
+
+/** A private-chat text message from `userId`, as Telegram would deliver it. */
+function privateMessage(userId: number, text: string, messageId: number): Update {
+  return {
+    update_id: nextUpdateId++,
+    message: {
+      message_id: messageId,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: userId, type: 'private', first_name: `user${userId}` },
+      from: { id: userId, is_bot: false, first_name: `user${userId}` },
+      text,
+      ...(text.startsWith('/') ? { entities: [{ type: 'bot_command' as const, offset: 0, length: text.split(' ')[0]!.length }] } : {}),
+    },
+  } as Update;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'baton-e2e-'));
+  const home = join(dir, 'home');
+  const root = join(dir, 'work');
+  repo = join(root, 'repo');
+  await mkdir(home, { recursive: true });
+  await mkdir(repo, { recursive: true });
+  await execa('git', ['init', '-q', repo]);
+
+  telegram = await startFakeTelegram({ token: TOKEN });
+  model = await startFakeOpenAI();
+  const codexHome = await makeCodexHome(join(dir, 'codex-home'), model.url);
+  batonHome = join(dir, 'baton-home');
+  await mkdir(batonHome, { recursive: true });
+  await writeFile(
+    join(batonHome, 'config.toml'),
+    [
+      '[harness]',
+      'approved = true',
+      `codex_home = ${JSON.stringify(codexHome)}`,
+      '[workspace]',
+      `roots = [${JSON.stringify(root)}]`,
+      `default = ${JSON.stringify(repo)}`,
+      '[channels.telegram]',
+      `owner_user_id = "${OWNER}"`,
+      `allowed_user_ids = ["${GUEST}"]`,
+      '',
+    ].join('\n'),
+  );
+
+  const env: Record<string, string> = {
+    HOME: home,
+    PATH: `${inject('codexBinDir')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    USER: process.env.USER ?? userInfo().username,
+    BATON_HOME: batonHome,
+    BATON_LOG_LEVEL: 'debug',
+    TELEGRAM_BOT_TOKEN: TOKEN,
+    TELEGRAM_API_ROOT: telegram.url,
+    CANARY_SECRET: CANARY,
+  };
+  if (process.env.DATABASE_URL) {
+    const created = await createPostgresDatabase(process.env.DATABASE_URL);
+    env.DATABASE_URL = created.url;
+    dropDatabase = created.drop;
+  }
+  service = await startService(env);
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await telegram?.close();
+  await model?.close();
+  await dropDatabase?.();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('Telegram → codex → outcome', () => {
+  it('announces what started and what did not', () => {
+    expect(service.stdout()).toMatch(/telegram: connected/);
+    expect(service.stdout()).toMatch(/codex codex-cli 0\.171\.0 at /);
+    expect(service.stdout()).toMatch(/slack: not started/);
+  });
+
+  it('runs /codex from the owner: started, the tool call creates the file, completed with the final text', async () => {
+    model.enqueue(
+      { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'printf hello > hello.txt && env > child-env.txt' } },
+      { kind: 'message', text: 'Created hello.txt for you.' },
+    );
+    const pushedAt = performance.now();
+    const messageId = 10;
+    telegram.pushUpdate(privateMessage(OWNER, '/codex create hello.txt', messageId));
+
+    const started = await telegram.waitForSent((m) => /^\[run hr_[0-9a-f]{12}\] started · codex · /.test(m.text), WAIT_MS);
+    const startedMs = performance.now() - pushedAt;
+    const runId = /\[run (hr_[0-9a-f]{12})\]/.exec(started.text)![1]!;
+    expect(started.text).toBe(`[run ${runId}] started · codex · ${repo}`);
+    expect(replyTarget(started)).toBe(messageId);
+    expect(started.parse_mode).toBeUndefined();
+
+    const completed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    const completedMs = performance.now() - pushedAt;
+    expect(completed.text).toMatch(new RegExp(`^\\[run ${runId}\\] completed · codex · ${repo} · \\S+ · [\\d,]+ tokens`));
+    expect(completed.text).toContain('Created hello.txt for you.');
+    expect(replyTarget(completed)).toBe(messageId);
+    expect(await readFile(join(repo, 'hello.txt'), 'utf8')).toBe('hello');
+
+    // The model saw the tool's output on its second request.
+    expect(model.requests.filter((r) => r.path === '/v1/responses').flatMap(inputItemsOf).some((i) => i.type === 'function_call_output')).toBe(true);
+
+    // The child's environment was rebuilt from nothing: no service secret reached it.
+    const childEnv = await readFile(join(repo, 'child-env.txt'), 'utf8');
+    expect(childEnv).toContain(`BATON_RUN_ID=${runId}`);
+    expect(childEnv).not.toContain(CANARY);
+    expect(childEnv).not.toContain(TOKEN);
+    expect(childEnv).not.toMatch(/^TELEGRAM_/m);
+
+    console.info(`e2e: update → started reply ${startedMs.toFixed(0)} ms; update → completed ${completedMs.toFixed(0)} ms`);
+
+    // /runs shows the stored run as completed.
+    telegram.pushUpdate(privateMessage(OWNER, `/runs ${runId}`, 11));
+    const details = await telegram.waitForSent((m) => replyTarget(m) === 11, WAIT_MS);
+    expect(details.text).toMatch(new RegExp(`^\\[run ${runId}\\] completed`));
+    expect(details.text).toContain('Created hello.txt for you.');
+  });
+
+  it('refuses a guest launch with the contract text and starts nothing', async () => {
+    const requestsBefore = model.requests.length;
+    telegram.pushUpdate(privateMessage(GUEST, '/codex delete everything', 20));
+    const refusal = await telegram.waitForSent((m) => Number(m.chat_id) === GUEST && replyTarget(m) === 20, WAIT_MS);
+    expect(refusal.text).toBe(GUEST_REFUSAL);
+    // A guest may still read.
+    telegram.pushUpdate(privateMessage(GUEST, '/whoami', 21));
+    const whoami = await telegram.waitForSent((m) => replyTarget(m) === 21, WAIT_MS);
+    expect(whoami.text).toContain(`user id: ${GUEST}`);
+    expect(model.requests.length).toBe(requestsBefore);
+    expect(sentTo(GUEST).some((m) => /\[run hr_/.test(m.text))).toBe(false);
+  });
+
+  it('ignores a stranger, except /whoami in a private chat', async () => {
+    const group = (text: string, messageId: number): Update => {
+      const update = privateMessage(STRANGER, text, messageId);
+      return { ...update, message: { ...update.message!, chat: { id: GROUP, type: 'group', title: 'team' } } } as Update;
+    };
+    telegram.pushUpdate(privateMessage(STRANGER, '/codex do something', 30));
+    telegram.pushUpdate(group('/whoami', 31));
+    telegram.pushUpdate(group('/codex do something', 32));
+    telegram.pushUpdate(privateMessage(STRANGER, '/whoami', 33));
+    const whoami = await telegram.waitForSent((m) => replyTarget(m) === 33, WAIT_MS);
+    expect(whoami.text).toContain(`user id: ${STRANGER}`);
+    expect(whoami.text).toContain('Role: stranger');
+    // The owner's next answer marks a point after which the stranger's updates were all handled.
+    telegram.pushUpdate(privateMessage(OWNER, '/help', 34));
+    await telegram.waitForSent((m) => replyTarget(m) === 34, WAIT_MS);
+    expect(sentTo(STRANGER).map(textOf)).toEqual([whoami.text]);
+    expect(sentTo(GROUP)).toEqual([]);
+  });
+
+  it('reports a model HTTP 500 as a failed outcome with the vendor words and a resume command', async () => {
+    model.enqueue({ kind: 'http_error', status: 500 });
+    telegram.pushUpdate(privateMessage(OWNER, '/codex this will fail', 40));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 40 && m.text.includes('] started'), WAIT_MS);
+    const runId = /\[run (hr_[0-9a-f]{12})\]/.exec(started.text)![1]!;
+    const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] failed`), WAIT_MS);
+    // The vendor's own words come first: the message of codex's turn.failed event for this run.
+    const events = (await readFile(join(batonHome, 'harness', 'runs', runId, 'events.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: { message: string } });
+    const vendorWords = events.find((e) => e.type === 'turn.failed')?.error?.message;
+    expect(vendorWords).toBeTruthy();
+    expect(failed.text.split('\n')[1]).toBe(vendorWords);
+    expect(failed.text).toContain('Reason: vendor_error');
+    expect(failed.text).toMatch(/Resume: cd \S+ && codex exec resume [0-9a-f-]+ --json/);
+    expect(failed.text).toContain('git status');
+  });
+
+  it('launches one run for an update delivered twice', async () => {
+    model.enqueue({ kind: 'message', text: 'Only once.' });
+    const update = privateMessage(OWNER, '/codex say it once', 50);
+    telegram.pushUpdate(update);
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 50 && m.text.includes('] started'), WAIT_MS);
+    const runId = /\[run (hr_[0-9a-f]{12})\]/.exec(started.text)![1]!;
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    const responsesBefore = model.requests.filter((r) => r.path === '/v1/responses').length;
+
+    telegram.pushUpdate(update); // Telegram redelivers the same update_id
+    telegram.pushUpdate(privateMessage(OWNER, '/help', 51));
+    await telegram.waitForSent((m) => replyTarget(m) === 51, WAIT_MS);
+    await until(() => telegram.pendingUpdates() === 0);
+
+    expect(telegram.sent.filter((m) => replyTarget(m) === 50).map((m) => m.text.split(' · ')[0])).toEqual([
+      `[run ${runId}] started`,
+      `[run ${runId}] completed`,
+    ]);
+    expect(model.requests.filter((r) => r.path === '/v1/responses').length).toBe(responsesBefore);
+    expect(existsSync(join(repo, 'hello.txt'))).toBe(true);
+  });
+});
+
+async function until(predicate: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !predicate(); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(predicate()).toBe(true);
+}

@@ -1,0 +1,364 @@
+/**
+ * A fake Telegram Bot API server on 127.0.0.1 for the real grammY client
+ * (`new Bot(token, { client: { apiRoot: fake.url } })`). grammY 1.46 calls
+ * `POST {apiRoot}/bot{token}/{method}` with a JSON body (grammy/out/core/client.js
+ * `defaultBuildUrl`, `createJsonPayload`) over a keep-alive agent, and treats `{ok:false}`
+ * bodies as `GrammyError`s whatever the HTTP status.
+ *
+ * Bot API semantics kept (https://core.telegram.org/bots/api): `getUpdates` long polling
+ * (`offset` confirms every update with a smaller id, negative `offset` keeps only the last
+ * `-offset`; `timeout` seconds hold the request until an update arrives; `limit` 1–100;
+ * `allowed_updates` is remembered, `[]` meaning all but `chat_member`, `message_reaction`,
+ * `message_reaction_count`); a second `getUpdates` ends a pending one with 409 Conflict;
+ * method names are case-insensitive; message ids count per chat; `sendMessage` rejects empty or
+ * over-4096-character text and a missing reply target (unless `allow_sending_without_reply`).
+ * Simplified: any chat id may be messaged (Telegram would say "chat not found"), and
+ * `parse_mode` text is returned as sent, without entities.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Chat, Message, MessageEntity, Update, User, UserFromGetMe } from 'grammy/types';
+
+/** A message a (fake) user sends to the bot; see {@link FakeTelegram.pushMessage}. */
+export interface PushMessageInput {
+  chatId: number;
+  /** @default `'private'` for a positive `chatId`, `'group'` otherwise */
+  chatType?: 'private' | 'group' | 'supergroup';
+  from: { id: number; is_bot?: boolean; first_name?: string; username?: string };
+  text: string;
+  /** `message_id` of an earlier message of this chat (pushed or sent by the bot). */
+  replyToMessageId?: number;
+  /** @default a `bot_command` entity when `text` starts with `/`, like Telegram */
+  entities?: MessageEntity[];
+}
+
+/** The body of a failed Bot API call (Bot API "Making requests"). */
+export interface TelegramErrorBody {
+  ok: false;
+  error_code: number;
+  description: string;
+  /** `retry_after` is in seconds, as Telegram sends it. */
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+}
+
+/** An injected failure; see {@link FakeTelegram.failNext}. */
+export interface FailureSpec {
+  /** HTTP status, e.g. 429, 500, 409. */
+  status: number;
+  /** @default `{ok:false, error_code: status, description: <Telegram's text for it>}` */
+  body?: TelegramErrorBody | string;
+}
+
+/** The JSON body of a `sendMessage` call, as received. */
+export interface SendMessageBody {
+  chat_id: number | string;
+  text: string;
+  [field: string]: unknown;
+}
+
+/** Any call the fake received with a valid token. */
+export interface RecordedCall {
+  /** Method name as sent, e.g. `getUpdates`. */
+  method: string;
+  body: Record<string, unknown>;
+  /** HTTP status of the fake's answer (a 409 answer to a superseded long poll included). */
+  status: number;
+}
+
+/** A running fake; see {@link startFakeTelegram}. */
+export interface FakeTelegram {
+  /** `apiRoot` for grammY, e.g. `http://127.0.0.1:40123` (no trailing slash). */
+  readonly url: string;
+  /** What `getMe` returns. */
+  readonly botUser: UserFromGetMe;
+  readonly calls: readonly RecordedCall[];
+  /** Bodies of accepted `sendMessage` calls, in order. */
+  readonly sent: readonly SendMessageBody[];
+  /** The Messages those calls returned, parallel to {@link sent}. */
+  readonly sentMessages: readonly Message[];
+  /** Queues a `message` update from a user; returns its `update_id`. */
+  pushMessage(input: PushMessageInput): number;
+  /** Queues any update as is; an already confirmed `update_id` is handed out once more. */
+  pushUpdate(update: Update): number;
+  /** The next call of `method` fails as given (queued per method, in order). */
+  failNext(method: string, failure: FailureSpec): void;
+  /** Resolves with the first sent body matching `predicate` (already sent or later). */
+  waitForSent(predicate: (body: SendMessageBody) => boolean, timeoutMs: number): Promise<SendMessageBody>;
+  /** Updates not yet confirmed through `offset`. */
+  pendingUpdates(): number;
+  /** Answers a pending long poll with `[]`, stops listening, drops connections. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startFakeTelegram}. */
+export interface StartFakeTelegramOptions {
+  /** The only accepted token; its digits before `:` become the bot's user id. */
+  token: string;
+  /** @default `baton_test_bot` */
+  botUsername?: string;
+  /** Clock for `date` fields, in ms since the epoch. @default Date.now */
+  nowMs?: () => number;
+}
+
+interface Pending { update: Update; redelivery: boolean; delivered: boolean }
+interface LongPoll { res: ServerResponse; call: RecordedCall; limit: number; timer: NodeJS.Timeout }
+type Reply = { status: number; body: unknown };
+
+const OFF_BY_DEFAULT = new Set(['chat_member', 'message_reaction', 'message_reaction_count']);
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  409: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+  429: 'Too Many Requests: retry after 1', 500: 'Internal Server Error', 502: 'Bad Gateway',
+};
+
+const ok = (result: unknown): Reply => ({ status: 200, body: { ok: true, result } });
+const fail = (status: number, description: string, parameters?: TelegramErrorBody['parameters']): Reply => ({
+  status, body: { ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) },
+});
+
+/** Starts the fake on an ephemeral port of 127.0.0.1. */
+export async function startFakeTelegram(options: StartFakeTelegramOptions): Promise<FakeTelegram> {
+  const { token } = options;
+  const nowS = (): number => Math.floor((options.nowMs ?? Date.now)() / 1000);
+  const botUser: UserFromGetMe = {
+    id: Number(/^(\d+):/.exec(token)?.[1] ?? 1), is_bot: true, first_name: 'Baton Test',
+    username: options.botUsername ?? 'baton_test_bot', can_join_groups: true,
+    can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false,
+    has_main_web_app: false, has_topics_enabled: false, allows_users_to_create_topics: false,
+    can_manage_bots: false, supports_join_request_queries: false,
+  };
+  const calls: RecordedCall[] = [];
+  const sent: SendMessageBody[] = [];
+  const sentMessages: Message[] = [];
+  const failures = new Map<string, FailureSpec[]>();
+  const chats = new Map<number, Chat>();
+  const lastMessageId = new Map<number, number>();
+  const messages = new Map<string, Message>();
+  const sentWaiters = new Set<(body: SendMessageBody) => boolean>();
+  let queue: Pending[] = [];
+  let nextUpdateId = 1;
+  let allowed: Set<string> | undefined;
+  let poll: LongPoll | undefined;
+  let commands: unknown[] = [];
+
+  const storeMessage = (chatId: number, build: (id: number) => Message): Message => {
+    const id = (lastMessageId.get(chatId) ?? 0) + 1;
+    lastMessageId.set(chatId, id);
+    const message = build(id);
+    messages.set(`${chatId}:${id}`, message);
+    return message;
+  };
+  const isAllowed = (u: Update): boolean => {
+    const type = Object.keys(u).find((k) => k !== 'update_id') ?? '';
+    return allowed ? allowed.has(type) : !OFF_BY_DEFAULT.has(type);
+  };
+  const take = (limit: number): Update[] => {
+    queue = queue.filter((p) => isAllowed(p.update)); // Telegram would not have created them
+    const batch = queue.slice(0, limit);
+    for (const p of batch) p.delivered = true;
+    return batch.map((p) => p.update);
+  };
+  const answerPoll = (updates: Update[] | undefined, reply?: Reply): void => {
+    if (!poll) return;
+    const { res, call, timer } = poll;
+    poll = undefined;
+    clearTimeout(timer);
+    const r = reply ?? ok(updates ?? []);
+    call.status = r.status;
+    send(res, r);
+  };
+  const enqueue = (update: Update): number => {
+    queue.push({ update, redelivery: update.update_id < nextUpdateId, delivered: false });
+    nextUpdateId = Math.max(nextUpdateId, update.update_id + 1);
+    if (poll) {
+      const batch = take(poll.limit);
+      if (batch.length > 0) answerPoll(batch);
+    }
+    return update.update_id;
+  };
+
+  const getUpdates = (body: Record<string, unknown>, res: ServerResponse, call: RecordedCall): Reply | undefined => {
+    answerPoll(undefined, fail(409, STATUS_TEXT[409] ?? 'Conflict'));
+    const offset = typeof body['offset'] === 'number' ? body['offset'] : undefined;
+    if (offset !== undefined && offset < 0) queue = queue.slice(offset);
+    else if (offset !== undefined) {
+      queue = queue.filter((p) => p.update.update_id >= offset || (p.redelivery && !p.delivered));
+    }
+    if (Array.isArray(body['allowed_updates'])) {
+      const list = body['allowed_updates'].filter((t): t is string => typeof t === 'string');
+      allowed = list.length > 0 ? new Set(list) : undefined;
+    }
+    const limit = Math.min(100, Math.max(1, typeof body['limit'] === 'number' ? body['limit'] : 100));
+    const timeoutS = typeof body['timeout'] === 'number' ? body['timeout'] : 0;
+    const batch = take(limit);
+    if (batch.length > 0 || timeoutS <= 0) return ok(batch);
+    const timer = setTimeout(() => answerPoll([]), timeoutS * 1000);
+    poll = { res, call, limit, timer };
+    res.on('close', () => {
+      if (poll?.res === res) {
+        clearTimeout(poll.timer);
+        poll = undefined;
+      }
+    });
+    return undefined;
+  };
+
+  const sendMessage = (body: Record<string, unknown>): Reply => {
+    const text = typeof body['text'] === 'string' ? body['text'] : '';
+    if (text.trim() === '') return fail(400, 'Bad Request: message text is empty');
+    const visible = body['parse_mode'] === 'HTML' ? text.replace(/<[^>]*>/g, '').replace(/&[a-z]+;|&#\d+;/g, '.') : text;
+    if (visible.length > 4096) return fail(400, 'Bad Request: message is too long');
+    const chatId = Number(body['chat_id']);
+    if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
+    const chat = chats.get(chatId) ?? defaultChat(chatId);
+    const params = (body['reply_parameters'] ?? {}) as { message_id?: number; allow_sending_without_reply?: boolean };
+    const replyId = params.message_id ?? (body['reply_to_message_id'] as number | undefined);
+    const target = replyId === undefined ? undefined : messages.get(`${chatId}:${replyId}`);
+    const withoutReply = params.allow_sending_without_reply === true || body['allow_sending_without_reply'] === true;
+    if (replyId !== undefined && !target && !withoutReply) return fail(400, 'Bad Request: message to be replied not found');
+    const { id, is_bot, first_name, username } = botUser;
+    const message = storeMessage(chatId, (message_id) => ({
+      message_id, from: { id, is_bot, first_name, username }, chat, date: nowS(), text,
+      ...(target ? { reply_to_message: { ...target, reply_to_message: undefined } } : {}),
+      ...(Array.isArray(body['entities']) ? { entities: body['entities'] as MessageEntity[] } : {}),
+      ...(body['link_preview_options'] ? { link_preview_options: body['link_preview_options'] } : {}),
+    }) as Message);
+    const sentBody = body as SendMessageBody;
+    sent.push(sentBody);
+    sentMessages.push(message);
+    for (const waiter of sentWaiters) waiter(sentBody);
+    return ok(message);
+  };
+
+  const dispatch = (call: RecordedCall, res: ServerResponse): Reply | undefined => {
+    const { body } = call;
+    switch (call.method.toLowerCase()) {
+      case 'getme': return ok(botUser);
+      case 'getupdates': return getUpdates(body, res, call);
+      case 'sendmessage': return sendMessage(body);
+      case 'deletewebhook':
+        if (body['drop_pending_updates'] === true) queue = [];
+        return ok(true);
+      case 'getwebhookinfo': return ok({ url: '', has_custom_certificate: false, pending_update_count: queue.length });
+      case 'setmycommands':
+        commands = Array.isArray(body['commands']) ? body['commands'] : [];
+        return ok(true);
+      case 'getmycommands': return ok(commands);
+      case 'sendchataction': case 'close': case 'logout': return ok(true);
+      default: return fail(404, 'Not Found: method not found');
+    }
+  };
+
+  const server = createServer((req, res) => {
+    void readJson(req).then((parsed) => {
+      const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
+      if (!match) return send(res, fail(404, 'Not Found'));
+      const [, gotToken = '', method = ''] = match;
+      if (gotToken !== token) return send(res, fail(401, 'Unauthorized'));
+      if (parsed === undefined) return send(res, fail(400, 'Bad Request: fake-telegram reads JSON bodies only'));
+      const call: RecordedCall = { method, body: parsed, status: 200 };
+      calls.push(call);
+      const failure = failures.get(method.toLowerCase())?.shift();
+      const reply = failure ? injected(failure) : dispatch(call, res);
+      if (reply) {
+        call.status = reply.status;
+        send(res, reply);
+      }
+    }, () => res.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`, botUser, calls, sent, sentMessages,
+    pushMessage: (input) => {
+      const type = input.chatType ?? (input.chatId > 0 ? 'private' : 'group');
+      const from: User = { is_bot: false, first_name: 'Test', ...input.from };
+      const chat = chatFor(input.chatId, type, from);
+      chats.set(input.chatId, chat);
+      const target = input.replyToMessageId === undefined ? undefined : messages.get(`${input.chatId}:${input.replyToMessageId}`);
+      if (input.replyToMessageId !== undefined && !target) {
+        throw new Error(`pushMessage: chat ${input.chatId} has no message ${input.replyToMessageId} to reply to`);
+      }
+      const command = /^\/\S+/.exec(input.text);
+      const entities = input.entities ?? (command ? [{ type: 'bot_command', offset: 0, length: command[0].length }] : undefined);
+      const message = storeMessage(input.chatId, (message_id) => ({
+        message_id, from, chat, date: nowS(), text: input.text,
+        ...(entities ? { entities } : {}),
+        ...(target ? { reply_to_message: { ...target, reply_to_message: undefined } } : {}),
+      }) as Message);
+      return enqueue({ update_id: nextUpdateId, message } as Update);
+    },
+    pushUpdate: (update) => enqueue(update),
+    failNext: (method, failure) => {
+      const list = failures.get(method.toLowerCase()) ?? [];
+      list.push(failure);
+      failures.set(method.toLowerCase(), list);
+    },
+    waitForSent: (predicate, timeoutMs) => {
+      const seen = sent.find(predicate);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = (body: SendMessageBody): boolean => {
+          if (!predicate(body)) return false;
+          sentWaiters.delete(waiter);
+          clearTimeout(timer);
+          resolve(body);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          sentWaiters.delete(waiter);
+          const list = sent.map((b, i) => `  ${i + 1}. chat ${String(b.chat_id)}: ${JSON.stringify(b.text)}`).join('\n');
+          reject(new Error(`fake-telegram: no matching sendMessage within ${timeoutMs} ms; sent so far:\n${list || '  (nothing)'}`));
+        }, timeoutMs);
+        sentWaiters.add(waiter);
+      });
+    },
+    pendingUpdates: () => queue.length,
+    close: () => new Promise<void>((resolve) => {
+      answerPoll([]);
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+function injected(failure: FailureSpec): Reply {
+  if (failure.body !== undefined) return { status: failure.status, body: failure.body };
+  const retry = failure.status === 429 ? { retry_after: 1 } : undefined;
+  return fail(failure.status, STATUS_TEXT[failure.status] ?? `Error ${failure.status}`, retry);
+}
+
+function chatFor(id: number, type: 'private' | 'group' | 'supergroup', from: User): Chat {
+  if (type === 'private') return { id, type, first_name: from.first_name, ...(from.username ? { username: from.username } : {}) };
+  return { id, type, title: `Test ${type} ${id}` } as Chat;
+}
+
+function defaultChat(id: number): Chat {
+  return id > 0 ? { id, type: 'private', first_name: 'Test' } : { id, type: 'group', title: `Test group ${id}` };
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.writableEnded || res.destroyed) return;
+  const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  res.writeHead(reply.status, { 'content-type': 'application/json' });
+  res.end(text);
+}
+
+/** The JSON object body grammY sends; `{}` when empty; `undefined` for anything else (multipart). */
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text === '') return {};
+  if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

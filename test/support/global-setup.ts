@@ -1,0 +1,28 @@
+/**
+ * vitest globalSetup (named in test/vitest.config.ts): installs the pinned vendor CLIs once per
+ * `vitest run`, before any test file starts, and hands their location to the tests.
+ *
+ * Tests read the location with `inject('codexBinDir')`; code that only sees the environment
+ * (a spawned service, a helper run outside vitest's context) reads
+ * `process.env.BATON_TEST_CODEX_BIN_DIR`, which workers inherit because they are forked after
+ * this setup ran.
+ */
+import type { TestProject } from 'vitest/node';
+import { ensureCodexCli } from './vendor-clis.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Directory holding the pinned `codex` launcher; put it first on a spawned CLI's PATH. */
+    codexBinDir: string;
+    /** The pinned codex version, e.g. `0.171.0`. */
+    codexVersion: string;
+  }
+}
+
+/** Installs codex when missing (minutes, once per machine) or checks it (~150 ms). */
+export default async function setup(project: TestProject): Promise<void> {
+  const codex = await ensureCodexCli();
+  project.provide('codexBinDir', codex.binDir);
+  project.provide('codexVersion', codex.version);
+  process.env['BATON_TEST_CODEX_BIN_DIR'] = codex.binDir;
+}

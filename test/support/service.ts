@@ -1,0 +1,71 @@
+/**
+ * Runs baton the way a user does: `node dist/cli/baton.js start` (what `npm start` runs) in a
+ * child process with an environment the test controls, and waits for its ready banner.
+ */
+import { execa } from 'execa';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../dist/cli/baton.js', import.meta.url));
+
+/** A running service process. */
+export interface ServiceProcess {
+  /** Everything printed so far. */
+  stdout(): string;
+  stderr(): string;
+  pid: number;
+  /** SIGTERM, then waits for exit; resolves with the exit code. */
+  stop(): Promise<number | undefined>;
+  /** SIGKILL (a crash), then waits for exit. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Spawns `baton start` with exactly `env` (nothing inherited) and resolves once it prints
+ * `baton ready`.
+ *
+ * @throws Error with the output so far when the process exits first or `readyTimeoutMs` passes.
+ */
+export async function startService(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ServiceProcess> {
+  const child = execa(process.execPath, [CLI, 'start'], {
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    buffer: false,
+    cleanup: true,
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const exited = child.then((result) => result.exitCode);
+
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`baton did not become ready in ${readyTimeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`)), readyTimeoutMs);
+    const check = (): void => {
+      if (out.includes('baton ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`baton exited (${code}) before it was ready\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+  });
+
+  return {
+    stdout: () => out,
+    stderr: () => err,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
