@@ -145,7 +145,9 @@ export async function startService(options: StartOptions): Promise<Service> {
   } else {
     const telegram = new TelegramAdapter({ token: telegramToken, apiRoot: env.telegramApiRoot, clock, logger });
     try {
-      await telegram.start((message) => dispatcher.handle(message));
+      await telegram.start(async (message) => {
+        await dispatcher.handle(message);
+      });
       adapters.set('telegram', telegram);
       const owner = config.channels.telegram.owner;
       channelLines.push(`telegram: connected${owner ? '' : ' (no owner_user_id in [channels.telegram]: nobody can launch runs; send /whoami to the bot to learn your id)'}`);

@@ -5,7 +5,7 @@
 import type { InboundMessage } from '../channels/types.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
-import { BatonError, isBatonError } from '../core/errors.js';
+import { BatonError, isBatonError, type ErrorCode } from '../core/errors.js';
 import { isRunId, newRunId, type RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
@@ -32,12 +32,23 @@ export interface DispatcherDeps {
   newRunId?: () => RunId;
 }
 
+const ANSWERED: DispatchResult = { kind: 'answered' };
+const UNKNOWN_COMMAND = 'Unknown command. Send /help for the commands.';
+
 /** Postures no chat option may ask for (PRODUCT.md §6 item 6). */
 const REFUSED_POSTURES = new Set(['danger-full-access', 'bypassPermissions']);
 const POSTURES: Record<VendorName, readonly string[]> = {
   codex: ['read-only', 'workspace-write'],
   claude: ['default', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
 };
+
+/** What {@link Dispatcher.handle} did with a message, for callers and tests. */
+export type DispatchResult =
+  | { kind: 'ignored' }
+  | { kind: 'duplicate' }
+  | { kind: 'answered' }
+  | { kind: 'refused'; code: ErrorCode }
+  | { kind: 'launched'; runId: RunId };
 
 /** The command router. */
 export class Dispatcher {
@@ -47,9 +58,9 @@ export class Dispatcher {
    * Handles one inbound message. Throws only on infrastructure failure (database down); every
    * user-facing refusal becomes a reply.
    */
-  async handle(message: InboundMessage): Promise<void> {
+  async handle(message: InboundMessage): Promise<DispatchResult> {
     const { deps } = this;
-    if (message.senderIsBot) return;
+    if (message.senderIsBot) return { kind: 'ignored' };
     const role = this.roleOf(message);
     let command: Command | BatonError;
     try {
@@ -58,28 +69,28 @@ export class Dispatcher {
       if (!isBatonError(err)) throw err;
       command = err;
     }
-    const action = command instanceof BatonError ? 'launch' : actionOf(command);
-    if (action === undefined) return;
+    const action: Action = command instanceof BatonError ? 'launch' : actionOf(command);
     // Authorization comes before anything is written: a stranger leaves no trace.
-    if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) return;
+    if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) return { kind: 'ignored' };
     if (!(await deps.store.recordInbound(message.platform, message.dedupeKey, message.receivedAt))) {
       deps.logger.info({ platform: message.platform, dedupeKey: message.dedupeKey }, 'duplicate inbound event ignored');
-      return;
+      return { kind: 'duplicate' };
     }
     if (!mayPerform(role, action, message.isDirect)) {
       await this.reply(message, GUEST_REFUSAL);
-      return;
+      return { kind: 'refused', code: 'not_authorized' };
     }
     if (command instanceof BatonError) {
       await this.reply(message, command.message);
-      return;
+      return { kind: 'refused', code: command.code };
     }
     try {
-      await this.execute(command, message, role);
+      return await this.execute(command, message, role);
     } catch (err) {
       if (!isBatonError(err)) throw err;
       deps.logger.info({ code: err.code, platform: message.platform }, 'command refused');
       await this.reply(message, err.message);
+      return { kind: 'refused', code: err.code };
     }
   }
 
@@ -88,42 +99,41 @@ export class Dispatcher {
     return roleOf(this.deps.config.channels[message.platform], message.senderId);
   }
 
-  private async execute(command: Command, message: InboundMessage, role: Role): Promise<void> {
+  private async execute(command: Command, message: InboundMessage, role: Role): Promise<DispatchResult> {
     const { deps } = this;
     switch (command.kind) {
       case 'whoami':
         await this.reply(message, `Your ${message.platform} user id: ${message.senderId}\nThis chat: ${message.chatId}\nRole: ${role}`);
-        return;
+        return ANSWERED;
       case 'help':
         await this.reply(message, deps.config.harness.enabled ? HELP_TEXT : 'Coding agents are disabled on this machine.');
-        return;
+        return ANSWERED;
       case 'launch':
         if (!deps.config.harness.enabled) {
-          await this.reply(message, `Unknown command. Send /help for the commands.`);
-          return;
+          await this.reply(message, UNKNOWN_COMMAND);
+          return { kind: 'refused', code: 'harness_disabled' };
         }
-        await this.launch(command.vendor, command.options, command.task, message);
-        return;
+        return { kind: 'launched', runId: await this.launch(command.vendor, command.options, command.task, message) };
       case 'runs':
         await this.reply(message, command.runId ? await this.describeRun(command.runId) : formatRunList(await deps.store.recentRuns(10)));
-        return;
+        return ANSWERED;
       case 'cancel':
         await this.reply(message, await this.cancel(command.runId));
-        return;
+        return ANSWERED;
       case 'stop': {
-        const active = (await deps.store.recentRuns(200)).filter((r) => r.status === 'starting' || r.status === 'running');
         let cancelled = 0;
-        for (const run of active) if (await deps.supervisor.cancel(run.id as RunId, 'stop')) cancelled += 1;
+        for (const run of await deps.store.activeRuns()) if (await deps.supervisor.cancel(run.id as RunId, 'stop')) cancelled += 1;
         await this.reply(message, `Stopped ${cancelled} active run${cancelled === 1 ? '' : 's'}.`);
-        return;
+        return ANSWERED;
       }
       case 'use':
       case 'unknown':
-        await this.reply(message, `Unknown command. Send /help for the commands.`);
-        return;
+        await this.reply(message, UNKNOWN_COMMAND);
+        return ANSWERED;
       case 'text':
-        if (message.isDirect) await this.reply(message, 'Send /help for the commands.');
-        return;
+        if (!message.isDirect) return { kind: 'ignored' };
+        await this.reply(message, 'Send /help for the commands.');
+        return ANSWERED;
     }
   }
 
@@ -131,7 +141,7 @@ export class Dispatcher {
    * Launch gates in PRODUCT.md §6 order (trust was checked by the caller), then the run row and
    * its `started` message in one transaction, then the background process.
    */
-  private async launch(requested: 'codex' | 'claude' | 'default', options: LaunchOptions, task: string, message: InboundMessage): Promise<void> {
+  private async launch(requested: 'codex' | 'claude' | 'default', options: LaunchOptions, task: string, message: InboundMessage): Promise<RunId> {
     const { deps } = this;
     const { harness } = deps.config;
     if (!harness.approved) {
@@ -190,6 +200,7 @@ export class Dispatcher {
     const stored = await deps.store.getRun(runId);
     deps.supervisor.start(stored!, { prompt: task, ...(options.model ? { model: options.model } : {}), ...(options.posture ? { posture: options.posture } : {}) }, timeoutMinutes * 60_000);
     await deps.outbox.attempt(started);
+    return runId;
   }
 
   private async describeRun(id: string): Promise<string> {
@@ -221,7 +232,7 @@ export class Dispatcher {
   }
 }
 
-function actionOf(command: Command): Action | undefined {
+function actionOf(command: Command): Action {
   switch (command.kind) {
     case 'launch':
     case 'cancel':

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand } from '../../src/dispatch/command.js';
+
+describe('parseCommand', () => {
+  it('parses a launch with options before the task', () => {
+    expect(parseCommand('/codex in:app timeout:45 model:gpt-5 progress sandbox:read-only fix the  test\nplease')).toEqual({
+      kind: 'launch',
+      vendor: 'codex',
+      options: { in: 'app', timeoutMinutes: 45, model: 'gpt-5', progress: true, posture: 'read-only' },
+      task: 'fix the  test\nplease',
+    });
+  });
+
+  it('stops reading options at the first word that is not one', () => {
+    expect(parseCommand('/run explain in:app')).toMatchObject({ vendor: 'default', options: { progress: false }, task: 'explain in:app' });
+  });
+
+  it.each([
+    ['/codex', 'usage'],
+    ['/codex in:app', 'usage'],
+    ['/codex timeout:0 x', 'usage'],
+    ['/codex timeout:241 x', 'usage'],
+    ['/codex timeout:1.5 x', 'usage'],
+    ['/codex in: x', 'usage'],
+    ['/codex mode:plan x', 'usage'],
+    ['/claude sandbox:read-only x', 'usage'],
+    ['/cancel', 'usage'],
+  ])('refuses %j with %s', (text, code) => {
+    expect(() => parseCommand(text)).toThrow(expect.objectContaining({ code }));
+  });
+
+  it('recognizes the other commands', () => {
+    expect(parseCommand('/whoami')).toEqual({ kind: 'whoami' });
+    expect(parseCommand('/help')).toEqual({ kind: 'help' });
+    expect(parseCommand('/runs')).toEqual({ kind: 'runs' });
+    expect(parseCommand('/runs hr_0123456789ab')).toEqual({ kind: 'runs', runId: 'hr_0123456789ab' });
+    expect(parseCommand('/cancel hr_0123456789ab')).toEqual({ kind: 'cancel', runId: 'hr_0123456789ab' });
+    expect(parseCommand('/stop')).toEqual({ kind: 'stop' });
+    expect(parseCommand('/frobnicate')).toEqual({ kind: 'unknown', name: 'frobnicate' });
+  });
+
+  it('treats text without a slash as text unless bare commands are allowed', () => {
+    expect(parseCommand('codex fix it')).toEqual({ kind: 'text', text: 'codex fix it' });
+    expect(parseCommand('codex fix it', true)).toMatchObject({ kind: 'launch', vendor: 'codex', task: 'fix it' });
+    expect(parseCommand('hello there', true)).toEqual({ kind: 'text', text: 'hello there' });
+  });
+});
