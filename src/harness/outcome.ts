@@ -13,6 +13,8 @@ export interface ExitFacts {
   timedOut: boolean;
   /** The owner cancelled it (`/cancel`, `/stop`): `owner_cancel` or `stop`. */
   cancelledBy?: 'owner_cancel' | 'stop';
+  /** The service was shutting down. */
+  shutdown?: boolean;
   /** The supervisor killed it for a protocol or output violation: the reason code. */
   killedFor?: 'protocol' | 'output_limit';
   /** The run never got a process: ENOENT, E2BIG, no user, no CLI. */
@@ -35,6 +37,9 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   if (exit.cancelledBy) {
     return { status: 'cancelled', reason: exit.cancelledBy, errorMessage: null };
+  }
+  if (exit.shutdown) {
+    return { status: 'interrupted', reason: 'shutdown', errorMessage: 'baton was stopped while this run was active; the run was stopped and is not relaunched.' };
   }
   if (exit.timedOut) {
     return { status: 'failed', reason: 'timeout', errorMessage: lastWords(stream) };

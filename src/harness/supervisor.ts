@@ -59,12 +59,13 @@ export interface SupervisorDeps {
 interface ActiveRun {
   runId: RunId;
   pid: number | undefined;
+  stopBeforeSpawn?: StopReason;
   stop: (why: StopReason) => Promise<void>;
   done: Promise<void>;
 }
 
-/** Why the supervisor stops a run; `{}` is a service shutdown. */
-type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut'>>;
+/** Why the supervisor stops a run. */
+type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown'>>;
 
 const STDERR_TAIL_BYTES = 4096;
 
@@ -89,7 +90,15 @@ export class RunSupervisor {
    * ends the run as failed with an outcome message.
    */
   start(run: RunRow, request: LaunchRequest, timeoutMs: number): void {
-    const entry: ActiveRun = { runId: run.id as RunId, pid: undefined, stop: async () => {}, done: Promise.resolve() };
+    const entry: ActiveRun = {
+      runId: run.id as RunId,
+      pid: undefined,
+      // Until the process exists, a stop is only remembered; execute() honours it at spawn.
+      stop: async (why) => {
+        entry.stopBeforeSpawn = why;
+      },
+      done: Promise.resolve(),
+    };
     this.active.set(entry.runId, entry);
     entry.done = this.execute(run, request, timeoutMs, entry)
       .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'run supervision failed'))
@@ -109,10 +118,10 @@ export class RunSupervisor {
     return true;
   }
 
-  /** Stops every run (service shutdown); their rows are left for restart reconciliation. */
+  /** Stops every run (service shutdown); each ends `interrupted` with resume guidance. */
   async shutdown(): Promise<void> {
     await Promise.all([...this.active.values()].map(async (entry) => {
-      await entry.stop({});
+      await entry.stop({ shutdown: true });
       await entry.done;
     }));
   }
@@ -142,6 +151,10 @@ export class RunSupervisor {
       const prompt = await this.spillLargePrompt(runDir, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
       const argv = installed.vendor.buildArgv({ ...request, prompt });
+      if (entry.stopBeforeSpawn) {
+        Object.assign(exit, entry.stopBeforeSpawn);
+        throw new StoppedBeforeSpawn();
+      }
       events = createWriteStream(join(runDir, 'events.jsonl'), { mode: 0o600, flags: 'a' });
       events.on('error', (err) => deps.logger.warn({ err, runId }, 'events.jsonl write failed; the run continues'));
 
@@ -210,10 +223,13 @@ export class RunSupervisor {
         exit.spawnFailure = { reason: 'spawn_failed', message: `Could not start ${installed.binaryPath}: ${detail}` };
       }
     } catch (err) {
-      exit.spawnFailure = isBatonError(err, 'user_unresolved') || isBatonError(err, 'vendor_missing')
-        ? { reason: err.code as 'user_unresolved' | 'vendor_missing', message: err.message }
-        : { reason: 'spawn_failed', message: `Could not start the run: ${err instanceof Error ? err.message : String(err)}` };
-      deps.logger.warn({ err, runId }, 'run could not start');
+      if (!(err instanceof StoppedBeforeSpawn)) {
+        const known = isBatonError(err, 'user_unresolved') ? 'user_unresolved' : isBatonError(err, 'vendor_missing') ? 'vendor_missing' : undefined;
+        exit.spawnFailure = known && err instanceof Error
+          ? { reason: known, message: err.message }
+          : { reason: 'spawn_failed', message: `Could not start the run: ${err instanceof Error ? err.message : String(err)}` };
+        deps.logger.warn({ err, runId }, 'run could not start');
+      }
     } finally {
       await closeStream(events);
     }
@@ -282,6 +298,9 @@ function diagnosticsTail(notices: readonly string[], stderr: string, shown: stri
     .filter((line) => line !== '' && line !== shown && line !== 'Reading additional input from stdin...');
   return [...new Set(lines)].join('\n');
 }
+
+/** Control flow: a cancel or shutdown arrived before the CLI was spawned, so it never is. */
+class StoppedBeforeSpawn extends Error {}
 
 /** Outcome messages reply to the request that launched the run, in its thread. */
 export function outcomeTarget(run: Pick<RunRow, 'origin'>): { platform: string; chatId: string; threadId?: string; replyToMessageId?: string } {

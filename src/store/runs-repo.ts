@@ -3,7 +3,7 @@
  * delivery row in the same transaction (PRODUCT.md §9), so an outcome is never lost between the
  * two writes.
  */
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Db } from './database.js';
@@ -168,7 +168,7 @@ export class RunStore {
       const due = await tx
         .select()
         .from(deliveries)
-        .where(and(eq(deliveries.status, 'pending'), sql`${deliveries.nextAttemptAt} <= ${now}`))
+        .where(and(eq(deliveries.status, 'pending'), lte(deliveries.nextAttemptAt, now)))
         .orderBy(deliveries.nextAttemptAt)
         .limit(limit)
         .for('update', { skipLocked: true });

@@ -4,7 +4,8 @@ import { JsonLineDecoder, type JsonLine } from '../../src/harness/json-lines.js'
 import { classifyExit } from '../../src/harness/outcome.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 
-const FIXTURES = new URL('../../../shared/fixtures/vendor-streams/', import.meta.url);
+// Copied from shared/fixtures/vendor-streams (real CLI captures) so a clone is self-contained.
+const FIXTURES = new URL('../fixtures/vendor-streams/', import.meta.url);
 const fixture = (name: string): Buffer => readFileSync(new URL(name, FIXTURES));
 
 /** Feeds `bytes` to a decoder in chunks of `size` bytes and reduces every event with codex's reducer. */

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// A stand-in for `codex exec --json` whose behaviour is chosen by the prompt (the last argv
+// entry), for harness tests about processes: hangs, floods, crashes, garbage. Real-CLI behaviour
+// is covered by the E2E tests with the pinned codex.
+import { spawn } from 'node:child_process';
+
+import { readFileSync } from 'node:fs';
+
+const argv = process.argv.slice(2);
+let prompt = argv.at(-1) ?? '';
+// A spilled prompt points at brief.md: the scenario is the brief's first word.
+const brief = /Read the file (\S+brief\.md)/.exec(prompt);
+if (brief) prompt = readFileSync(brief[1], 'utf8');
+const [scenario, arg] = prompt.split(' ');
+const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
+const thread = () => emit({ type: 'thread.started', thread_id: 'fake-thread-1' });
+const answer = (text) => emit({ type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text } });
+const done = () => emit({ type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 } });
+
+switch (scenario) {
+  case 'success':
+    thread(); answer('fake done'); done();
+    break;
+  case 'fail':
+    thread(); emit({ type: 'error', message: 'Reconnecting... 1/1' }); emit({ type: 'turn.failed', error: { message: 'fake failure words' } });
+    process.exitCode = 1;
+    break;
+  case 'no-terminal':
+    thread(); answer('half way');
+    break;
+  case 'garbage':
+    thread();
+    for (let i = 0; i < Number(arg); i++) process.stdout.write(`not json ${i}\n`);
+    answer('after garbage'); done();
+    break;
+  case 'env':
+    thread(); answer(JSON.stringify(process.env)); done();
+    break;
+  case 'argv':
+    thread(); answer(JSON.stringify(argv)); done();
+    break;
+  case 'hang':
+  case 'hang-ignore-int': {
+    thread();
+    if (scenario === 'hang-ignore-int') process.on('SIGINT', () => {});
+    // A tool shell in a session of its own, like the real CLIs start: a group signal misses it.
+    const tool = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
+    tool.unref();
+    emit({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: 'sleep 1000', status: 'in_progress', tool_pid: tool.pid } });
+    setInterval(() => {}, 1000);
+    break;
+  }
+  default:
+    process.stderr.write(`fake-codex: unknown scenario ${JSON.stringify(prompt)}\n`);
+    process.exitCode = 2;
+}

@@ -1,0 +1,43 @@
+/**
+ * An in-process channel adapter that records what it is asked to send and can be told to fail,
+ * for outbox and dispatcher tests. Platform SDK behaviour is covered by the E2E tests.
+ */
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundMessage, type Platform, type SendFailureKind } from '../../src/channels/types.js';
+
+/** A recording adapter; `failures` are consumed one per send, in order. */
+export class RecordingChannel implements ChannelAdapter {
+  readonly sent: OutboundMessage[] = [];
+  readonly failures: { kind: SendFailureKind; retryAfterMs?: number }[] = [];
+  private nextId = 1;
+
+  constructor(
+    readonly platform: Platform = 'telegram',
+    readonly maxMessageLength = 4096,
+  ) {}
+
+  async start(_handler: InboundHandler): Promise<void> {}
+  async stop(): Promise<void> {}
+  status(): ChannelState {
+    return { state: 'connected' };
+  }
+
+  async send(message: OutboundMessage): Promise<{ messageId: string }> {
+    const failure = this.failures.shift();
+    if (failure) {
+      throw new ChannelSendError(failure.kind, `injected ${failure.kind}`, failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs });
+    }
+    this.sent.push(message);
+    return { messageId: String(this.nextId++) };
+  }
+
+  /** Resolves once a sent text matches, polling every 10 ms for up to `timeoutMs`. */
+  async waitForText(pattern: RegExp, timeoutMs = 20_000): Promise<OutboundMessage> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const hit = this.sent.find((m) => pattern.test(m.text));
+      if (hit) return hit;
+      if (Date.now() > end) throw new Error(`no message matched ${pattern}; sent:\n${this.sent.map((m) => m.text).join('\n---\n')}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Launch gates (PRODUCT.md §6) as a table: each row is one refusal, asserting its stable code,
+ * the words of its message, and that nothing was launched.
+ */
+import { mkdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
+import { createHarness, inbound, type HarnessOptions, type TestHarness } from '../support/harness.js';
+import { testEngine } from '../support/db.js';
+
+interface GateRow {
+  name: string;
+  text: (h: TestHarness) => string;
+  sender?: string;
+  harness?: HarnessOptions;
+  setup?: (h: TestHarness) => Promise<void>;
+  code: string;
+  message: RegExp | string;
+}
+
+const rows: GateRow[] = [
+  {
+    name: 'not approved',
+    harness: { replaceConfig: ({ root }) => `[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    text: (h) => `/codex in:${h.root} task`,
+    code: 'not_approved',
+    message: 'Coding agents are not yet approved on this machine. Approve with `baton approve` or set [harness] approved = true, then restart.',
+  },
+  {
+    name: 'vendor CLI missing',
+    harness: { codexBinary: null },
+    text: (h) => `/codex in:${h.root} task`,
+    code: 'vendor_missing',
+    message: /The codex CLI was not found on PATH/,
+  },
+  {
+    name: 'guest',
+    sender: '2',
+    text: (h) => `/codex in:${h.root} task`,
+    code: 'not_authorized',
+    message: GUEST_REFUSAL,
+  },
+  {
+    name: 'outside the workspace',
+    text: () => '/codex in:/usr task',
+    code: 'outside_workspace',
+    message: /^\/usr is outside the workspace\. Grant it with `baton grant path DIR`/,
+  },
+  {
+    name: 'a .. escape',
+    text: (h) => `/codex in:${h.root}/../.. task`,
+    code: 'outside_workspace',
+    message: /is outside the workspace/,
+  },
+  {
+    name: 'a symlink inside a root pointing outside it',
+    setup: async (h) => symlink('/usr', join(h.root, 'escape')),
+    text: (h) => `/codex in:${h.root}/escape task`,
+    code: 'outside_workspace',
+    message: /^\/usr is outside the workspace/,
+  },
+  {
+    name: 'a directory that does not exist',
+    text: (h) => `/codex in:${h.root}/nope task`,
+    code: 'cwd_missing',
+    message: /does not exist/,
+  },
+  {
+    name: 'an unknown alias',
+    text: () => '/codex in:nosuchproject task',
+    code: 'unknown_alias',
+    message: /"nosuchproject" is not a project alias/,
+  },
+  {
+    name: 'no directory given and no default',
+    text: () => '/codex task',
+    code: 'usage',
+    message: /No working directory/,
+  },
+  {
+    name: 'danger-full-access',
+    text: (h) => `/codex in:${h.root} sandbox:danger-full-access task`,
+    code: 'posture_refused',
+    message: /danger-full-access is refused/,
+  },
+  {
+    name: 'another run active in the same worktree',
+    setup: async (h) => {
+      const first = await h.dispatcher.handle(inbound('1', `/codex in:${h.root} hang`));
+      expect(first.kind).toBe('launched');
+    },
+    text: (h) => `/codex in:${h.root} task`,
+    code: 'worktree_busy',
+    message: /^Another run is active in \/.*\/work/,
+  },
+  {
+    name: 'max_active reached',
+    harness: { configToml: () => '' , replaceConfig: ({ root }) => `[harness]\napproved = true\nmax_active = 1\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    setup: async (h) => {
+      await mkdir(join(h.root, 'a'));
+      expect((await h.dispatcher.handle(inbound('1', `/codex in:${h.root}/a hang`))).kind).toBe('launched');
+      await mkdir(join(h.root, 'b'));
+    },
+    text: (h) => `/codex in:${h.root}/b task`,
+    code: 'max_active',
+    message: /1 coding run is already active \(max_active = 1\)/,
+  },
+];
+
+describe(`launch gates (${testEngine})`, () => {
+  it.each(rows)('refuses: $name', async (row) => {
+    const h = await createHarness(row.harness);
+    try {
+      await row.setup?.(h);
+      const before = (await h.store.recentRuns(100)).length;
+      const message = inbound(row.sender ?? '1', row.text(h));
+      const result = await h.dispatcher.handle(message);
+      expect(result).toEqual({ kind: 'refused', code: row.code });
+      const reply = h.channel.sent.find((m) => m.replyToMessageId === message.messageId);
+      expect(reply?.text).toMatch(typeof row.message === 'string' ? new RegExp(`^${escape(row.message)}$`) : row.message);
+      expect((await h.store.recentRuns(100)).length).toBe(before);
+    } finally {
+      await h.dispose();
+    }
+  });
+});
+
+describe('trust before writing', () => {
+  let h: TestHarness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h?.dispose());
+
+  it('a stranger is ignored and leaves no inbound record; a duplicate event is acted on once', async () => {
+    const stranger = inbound('3', `/codex in:${h.root} task`);
+    expect(await h.dispatcher.handle(stranger)).toEqual({ kind: 'ignored' });
+    expect(await h.store.recordInbound('telegram', stranger.dedupeKey, new Date())).toBe(true);
+
+    const help = inbound('1', '/help');
+    expect(await h.dispatcher.handle(help)).toEqual({ kind: 'answered' });
+    expect(await h.dispatcher.handle(help)).toEqual({ kind: 'duplicate' });
+    expect(h.channel.sent.filter((m) => m.replyToMessageId === help.messageId)).toHaveLength(1);
+  });
+
+  it('ignores bots, even the owner id', async () => {
+    expect(await h.dispatcher.handle(inbound('1', '/help', { senderIsBot: true }))).toEqual({ kind: 'ignored' });
+  });
+
+  it('answers /whoami to a stranger only in a direct message', async () => {
+    expect(await h.dispatcher.handle(inbound('3', '/whoami', { isDirect: false, chatId: '-5' }))).toEqual({ kind: 'ignored' });
+    expect(await h.dispatcher.handle(inbound('3', '/whoami'))).toEqual({ kind: 'answered' });
+    expect(h.channel.sent.at(-1)?.text).toBe('Your telegram user id: 3\nThis chat: 3\nRole: stranger');
+  });
+
+  it('answers the exact texts for unknown and finished runs', async () => {
+    await h.dispatcher.handle(inbound('1', '/cancel hr_000000000000'));
+    expect(h.channel.sent.at(-1)?.text).toBe('No coding run found for that id.');
+    const launched = await h.dispatcher.handle(inbound('1', `/codex in:${h.root} success`));
+    if (launched.kind !== 'launched') throw new Error('not launched');
+    await h.supervisor.idle();
+    await h.dispatcher.handle(inbound('1', `/cancel ${launched.runId}`));
+    expect(h.channel.sent.at(-1)?.text).toBe('That coding run has already finished.');
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,163 @@
+/**
+ * The run supervisor with real processes (a fake codex script that succeeds, fails, hangs,
+ * floods or prints garbage) on a real database.
+ */
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findRunProcesses } from '../../src/harness/process-tree.js';
+import { newRunId, type RunId } from '../../src/core/ids.js';
+import { createHarness, inbound, type TestHarness } from '../support/harness.js';
+import { testEngine } from '../support/db.js';
+
+let h: TestHarness;
+let repoCounter = 0;
+
+/** Launches `/codex in:<fresh dir> <prompt>` as the owner and returns the run id. */
+async function launch(prompt: string, options = ''): Promise<RunId> {
+  const cwd = join(h.root, `repo${++repoCounter}`);
+  await mkdir(cwd, { recursive: true });
+  const result = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} ${options} ${prompt}`.replace(/\s+/g, ' ')));
+  if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
+  return result.runId;
+}
+
+async function finished(runId: RunId) {
+  await h.supervisor.idle();
+  const run = await h.store.getRun(runId);
+  return run!;
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h?.dispose();
+});
+
+describe(`run supervisor with real processes (${testEngine})`, () => {
+  it('completes a run, stores usage and session, keeps private artifacts, posts the outcome', async () => {
+    const runId = await launch('success');
+    const run = await finished(runId);
+    expect(run).toMatchObject({ status: 'completed', reason: null, finalMessage: 'fake done', vendorSessionId: 'fake-thread-1', exitCode: 0 });
+    expect(run.usage).toMatchObject({ inputTokens: 10, outputTokens: 5 });
+    expect(run.startedAt).toBeInstanceOf(Date);
+    const dir = join(h.runsDir, runId);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    for (const file of ['prompt.md', 'events.jsonl', 'result.txt']) expect((await stat(join(dir, file))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(dir, 'result.txt'), 'utf8')).toBe('fake done');
+    expect((await readFile(join(dir, 'events.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3);
+    const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
+    expect(outcome.text).toContain('fake done');
+    const deliveries = await h.store.deliveriesOfRun(runId);
+    expect(deliveries.map((d) => [d.kind, d.status])).toEqual([['started', 'delivered'], ['outcome', 'delivered']]);
+  });
+
+  it('fails with the vendor words on turn.failed, with a resume command', async () => {
+    const runId = await launch('fail');
+    const run = await finished(runId);
+    expect(run).toMatchObject({ status: 'failed', reason: 'vendor_error', errorMessage: 'fake failure words', exitCode: 1 });
+    const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] failed`));
+    expect(outcome.text.split('\n')[1]).toBe('fake failure words');
+    expect(outcome.text).toContain('codex exec resume fake-thread-1 --json');
+  });
+
+  it('fails a run that exits 0 without a terminal event', async () => {
+    const run = await finished(await launch('no-terminal'));
+    expect(run).toMatchObject({ status: 'failed', reason: 'no_terminal_event', exitCode: 0 });
+  });
+
+  it('kills a run past max_framing_errors as failed/protocol', async () => {
+    const run = await finished(await launch('garbage 50'));
+    expect(run).toMatchObject({ status: 'failed', reason: 'protocol' });
+  });
+
+  it('tolerates framing errors up to the limit', async () => {
+    const run = await finished(await launch('garbage 5'));
+    expect(run).toMatchObject({ status: 'completed', finalMessage: 'after garbage' });
+  });
+
+  it('gives the child only HOME, PATH, TERM, USER, BATON_RUN_ID and CODEX_HOME', async () => {
+    process.env.BATON_TEST_CANARY = 'canary-in-the-service-env';
+    try {
+      const runId = await launch('env');
+      const run = await finished(runId);
+      const env = JSON.parse(run.finalMessage!) as Record<string, string>;
+      expect(Object.keys(env).sort()).toEqual(['BATON_RUN_ID', 'CODEX_HOME', 'HOME', 'PATH', 'TERM', 'USER']);
+      expect(env.BATON_RUN_ID).toBe(runId);
+      expect(JSON.stringify(env)).not.toContain('canary-in-the-service-env');
+    } finally {
+      delete process.env.BATON_TEST_CANARY;
+    }
+  });
+
+  it('spills a 300 KB prompt to brief.md and still starts the run', async () => {
+    const big = `argv ${'x'.repeat(300 * 1024)}`;
+    const runId = await launch(big);
+    const run = await finished(runId);
+    expect(run.status).toBe('completed');
+    const argv = JSON.parse(run.finalMessage!) as string[];
+    const prompt = argv.at(-1)!;
+    expect(Buffer.byteLength(prompt)).toBeLessThan(1024);
+    expect(prompt).toContain(join(h.runsDir, runId, 'brief.md'));
+    expect(await readFile(join(h.runsDir, runId, 'brief.md'), 'utf8')).toBe(big);
+    expect((await stat(join(h.runsDir, runId, 'brief.md'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('cancels a run and every descendant, including a tool in its own session', async () => {
+    for (const scenario of ['hang', 'hang-ignore-int']) {
+      const runId = await launch(scenario);
+      await waitFor(async () => (await findRunProcesses(runId)).length >= 2);
+      const reply = await h.dispatcher.handle(inbound('1', `/cancel ${runId}`));
+      expect(reply.kind).toBe('answered');
+      expect(await findRunProcesses(runId)).toEqual([]);
+      const run = await finished(runId);
+      expect(run).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
+      await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled · codex`));
+    }
+  });
+
+  it('kills a run at its wall clock as failed/timeout, with every descendant', async () => {
+    // The chat grammar takes whole minutes; the supervisor takes any duration in ms.
+    const cwd = join(h.root, `repo${++repoCounter}`);
+    await mkdir(cwd, { recursive: true });
+    const runId = newRunId();
+    const now = new Date();
+    const origin = { platform: 'telegram', chatId: '1', senderId: '1', messageId: '1' };
+    await h.store.createRun(
+      { id: runId, vendor: 'codex', status: 'starting', task: 'hang', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin, supervisor: h.supervisor.supervisorId, createdAt: now },
+      { runId, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${runId}] started` },
+      5,
+      now,
+    );
+    h.supervisor.start((await h.store.getRun(runId))!, { prompt: 'hang-ignore-int' }, 500);
+    const run = await finished(runId);
+    expect(run).toMatchObject({ status: 'failed', reason: 'timeout' });
+    expect(await findRunProcesses(runId)).toEqual([]);
+  });
+
+  it('fails a run whose CLI cannot be spawned, without an unhandled error', async () => {
+    const broken = await createHarness({ codexBinary: '/nonexistent/codex' });
+    try {
+      const cwd = join(broken.root, 'r');
+      await mkdir(cwd);
+      const result = await broken.dispatcher.handle(inbound('1', `/codex in:${cwd} success`));
+      if (result.kind !== 'launched') throw new Error('not launched');
+      await broken.supervisor.idle();
+      expect(await broken.store.getRun(result.runId)).toMatchObject({ status: 'failed', reason: 'spawn_failed' });
+      const outcome = await broken.channel.waitForText(/failed/);
+      expect(outcome.text).toContain('ENOENT');
+      expect(outcome.text).toContain('Not resumable.');
+    } finally {
+      await broken.dispose();
+    }
+  });
+});
+
+async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await predicate()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('condition not reached');
+}

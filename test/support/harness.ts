@@ -1,0 +1,128 @@
+/**
+ * Builds the dispatcher, supervisor and outbox on a real test database, with the fake codex CLI
+ * (or any binary) as the codex vendor and a recording channel, for in-process integration tests.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseConfigToml, type BatonConfig } from '../../src/config/index.js';
+import { systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { Outbox } from '../../src/delivery/outbox.js';
+import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import { RunSupervisor, type InstalledVendor, type RunLimits } from '../../src/harness/supervisor.js';
+import { codexVendor } from '../../src/harness/vendors/codex.js';
+import type { VendorName } from '../../src/harness/vendors/types.js';
+import { RunStore } from '../../src/store/runs-repo.js';
+import type { InboundMessage } from '../../src/channels/types.js';
+import { RecordingChannel } from '../fakes/recording-channel.js';
+import { openTestDatabase, type TestDatabase } from './db.js';
+
+/** Path of the fake codex script. */
+export const FAKE_CODEX = fileURLToPath(new URL('../fakes/fake-codex.mjs', import.meta.url));
+
+/** Everything a harness test touches. */
+export interface TestHarness {
+  database: TestDatabase;
+  store: RunStore;
+  outbox: Outbox;
+  supervisor: RunSupervisor;
+  dispatcher: Dispatcher;
+  channel: RecordingChannel;
+  config: BatonConfig;
+  /** Temp dir holding `home/`, `work/` (the one workspace root) and `baton/`. */
+  dir: string;
+  root: string;
+  runsDir: string;
+  dispose(): Promise<void>;
+}
+
+/** Options of {@link createHarness}. */
+export interface HarnessOptions {
+  /** Extra TOML appended to a config with approved = true and `work/` as the only root. */
+  configToml?: (paths: { root: string; home: string }) => string;
+  /** Replace the whole config TOML. */
+  replaceConfig?: (paths: { root: string; home: string }) => string;
+  /** The codex executable. @default the fake codex script */
+  codexBinary?: string | null;
+  limits?: Partial<RunLimits>;
+  /** Extra service env visible to the spawner (only HOME/PATH/TERM/USER are ever passed on). */
+  baseEnv?: { PATH?: string; USER?: string | undefined; TERM?: string };
+}
+
+export async function createHarness(options: HarnessOptions = {}): Promise<TestHarness> {
+  const dir = await mkdtemp(join(tmpdir(), 'baton-h-'));
+  const root = join(dir, 'work');
+  const home = join(dir, 'home');
+  await mkdir(root, { recursive: true });
+  await mkdir(home, { recursive: true });
+  const base = `[harness]\napproved = true\nmax_active = 5\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\nallowed_user_ids = ["2"]\n`;
+  const toml = options.replaceConfig ? options.replaceConfig({ root, home }) : base + (options.configToml?.({ root, home }) ?? '');
+  const config = parseConfigToml(toml, { configPath: join(dir, 'config.toml'), homeDir: home });
+  const database = await openTestDatabase();
+  const store = new RunStore(database.db);
+  const channel = new RecordingChannel();
+  const logger = silentLogger();
+  const outbox = new Outbox({
+    store,
+    clock: systemClock,
+    logger,
+    adapters: new Map([['telegram', channel]]),
+    policy: { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: 20, maxAgeMs: 86_400_000 },
+  });
+  const vendors = new Map<VendorName, InstalledVendor>();
+  const codexBinary = options.codexBinary === undefined ? FAKE_CODEX : options.codexBinary;
+  if (codexBinary) vendors.set('codex', { vendor: codexVendor, binaryPath: codexBinary, version: 'fake' });
+  const runsDir = join(dir, 'baton', 'harness', 'runs');
+  const supervisor = new RunSupervisor({
+    store,
+    outbox,
+    clock: systemClock,
+    logger,
+    vendors,
+    homes: { codexHome: join(home, '.codex'), claudeConfigDir: join(home, '.claude') },
+    baseEnv: { HOME: home, PATH: options.baseEnv?.PATH ?? process.env.PATH ?? '/usr/bin:/bin', USER: options.baseEnv && 'USER' in options.baseEnv ? options.baseEnv.USER : 'tester', TERM: options.baseEnv?.TERM ?? 'xterm' },
+    runsDir,
+    limits: { maxEventBytes: 1_048_576, maxFramingErrors: 5, promptArgvMaxBytes: 100 * 1024, killGraceMs: 300, ...options.limits },
+    supervisorId: `${hostname()}:${process.pid}`,
+  });
+  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home });
+  return {
+    database,
+    store,
+    outbox,
+    supervisor,
+    dispatcher,
+    channel,
+    config,
+    dir,
+    root,
+    runsDir,
+    dispose: async () => {
+      await supervisor.shutdown();
+      await database.dispose();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let messageCounter = 0;
+
+/** An inbound Telegram message from `senderId` (private chat unless `isDirect` is false). */
+export function inbound(senderId: string, text: string, overrides: Partial<InboundMessage> = {}): InboundMessage {
+  messageCounter += 1;
+  return {
+    platform: 'telegram',
+    dedupeKey: `u${process.pid}-${messageCounter}`,
+    chatId: senderId,
+    isDirect: true,
+    messageId: String(1000 + messageCounter),
+    senderId,
+    senderName: `user ${senderId}`,
+    senderIsBot: false,
+    text,
+    receivedAt: new Date(),
+    ...overrides,
+  };
+}
