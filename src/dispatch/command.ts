@@ -131,5 +131,6 @@ export const HELP_TEXT = [
   'Reply to a [run …] message with a task to resume that run.',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',
+  '/use ALIAS|PATH: set this conversation’s default directory',
   '/whoami: your user id and this chat’s id',
 ].join('\n');

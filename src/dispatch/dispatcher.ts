@@ -12,7 +12,7 @@ import type { Outbox } from '../delivery/outbox.js';
 import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { Vendor as VendorName } from '../store/schema.js';
+import type { RunRow, Vendor as VendorName } from '../store/schema.js';
 import { HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
@@ -127,21 +127,27 @@ export class Dispatcher {
         return ANSWERED;
       }
       case 'use':
+        await this.reply(message, await this.use(command.target, message));
+        return ANSWERED;
       case 'unknown':
         await this.reply(message, UNKNOWN_COMMAND);
         return ANSWERED;
-      case 'text':
+      case 'text': {
+        const resumed = await this.resumeByReply(message, command.text, role);
+        if (resumed) return resumed;
         if (!message.isDirect) return { kind: 'ignored' };
-        await this.reply(message, 'Send /help for the commands.');
+        await this.reply(message, 'Send /help for the commands, or reply to a [run …] message to continue that run.');
         return ANSWERED;
+      }
     }
   }
 
   /**
    * Launch gates in PRODUCT.md §6 order (trust was checked by the caller), then the run row and
-   * its `started` message in one transaction, then the background process.
+   * its `started` message in one transaction, then the background process. A resume keeps the
+   * parent's vendor and cwd and repeats its model and sandbox, which codex does not remember.
    */
-  private async launch(requested: 'codex' | 'claude' | 'default', options: LaunchOptions, task: string, message: InboundMessage): Promise<RunId> {
+  private async launch(requested: 'codex' | 'claude' | 'default', options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
     const { deps } = this;
     const { harness } = deps.config;
     if (!harness.approved) {
@@ -150,57 +156,87 @@ export class Dispatcher {
         'Coding agents are not yet approved on this machine. Approve with `baton approve` or set [harness] approved = true, then restart.',
       );
     }
-    const vendor = requested === 'default' ? harness.defaultVendor : requested;
-    const installed = deps.vendors.get(vendor);
-    if (!installed) {
+    const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
+    if (!deps.vendors.has(vendor)) {
       throw new BatonError('vendor_missing', `The ${vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
     }
-    const workspace = await resolveWorkspace(options.in, undefined, {
-      roots: deps.config.workspace.roots,
-      defaultCwd: deps.config.workspace.defaultCwd,
-      projects: deps.config.projects,
-      homeDir: deps.homeDir,
-    });
-    if (options.posture !== undefined) assertPosture(vendor, options.posture);
+    const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
+    const workspace = await resolveWorkspace(parent ? parent.cwd : options.in, await deps.store.conversationDefault(conversation), this.workspaceSettings());
+    const model = options.model ?? parent?.options.model;
+    const posture = options.posture ?? parent?.options.sandbox;
+    if (posture !== undefined) assertPosture(vendor, posture);
+    if (parent && !parent.vendorSessionId) {
+      throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
+    }
 
     const now = deps.clock.now();
     const runId = (deps.newRunId ?? newRunId)();
-    const timeoutMinutes = options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
-    const origin = {
-      platform: message.platform,
-      chatId: message.chatId,
-      ...(message.threadId ? { threadId: message.threadId } : {}),
-      senderId: message.senderId,
-      messageId: message.messageId,
-    };
+    const timeoutMinutes = options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
+    const target = { platform: message.platform, chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) };
     const run = {
       id: runId,
+      parentRunId: parent?.id ?? null,
       vendor,
       status: 'starting' as const,
       task,
       cwd: workspace.cwd,
       worktreeRoot: workspace.worktreeRoot,
-      options: {
-        timeoutMinutes,
-        progress: options.progress,
-        ...(options.model ? { model: options.model } : {}),
-        ...(options.posture ? { sandbox: options.posture } : {}),
-      },
-      origin,
+      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}) },
+      origin: { ...target, senderId: message.senderId, messageId: message.messageId },
       supervisor: deps.supervisor.supervisorId,
       createdAt: now,
     };
     const started = await deps.store.createRun(
       run,
-      { runId, kind: 'started', target: { platform: message.platform, chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}), replyToMessageId: message.messageId }, body: startedText(run) },
+      { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body: startedText(run, parent?.id) },
       harness.maxActive,
       now,
     );
-    deps.logger.info({ runId, vendor, cwd: workspace.cwd }, 'run launched');
+    deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
     const stored = await deps.store.getRun(runId);
-    deps.supervisor.start(stored!, { prompt: task, ...(options.model ? { model: options.model } : {}), ...(options.posture ? { posture: options.posture } : {}) }, timeoutMinutes * 60_000);
+    deps.supervisor.start(
+      stored!,
+      {
+        prompt: task,
+        ...(model ? { model } : {}),
+        ...(posture ? { posture } : {}),
+        ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
+      },
+      timeoutMinutes * 60_000,
+    );
     await deps.outbox.attempt(started);
     return runId;
+  }
+
+  /**
+   * A reply to one of our `[run …]` messages: resume that run's session with the reply as task.
+   *
+   * @returns undefined when the replied-to message is not a run message.
+   */
+  private async resumeByReply(message: InboundMessage, text: string, role: Role): Promise<DispatchResult | undefined> {
+    if (!message.replyToMessageId) return undefined;
+    const parent = await this.deps.store.findRunByMessage(message.platform, message.chatId, message.replyToMessageId);
+    if (!parent) return undefined;
+    if (!mayPerform(role, 'launch', message.isDirect)) {
+      await this.reply(message, GUEST_REFUSAL);
+      return { kind: 'refused', code: 'not_authorized' };
+    }
+    if (!this.deps.config.harness.enabled) return { kind: 'ignored' };
+    if (parent.status === 'starting' || parent.status === 'running') {
+      throw new BatonError('resume_refused', `[run ${parent.id}] is still active. Wait for its outcome, or /cancel ${parent.id}, then reply again.`);
+    }
+    return { kind: 'launched', runId: await this.launch(parent.vendor, { progress: false }, text, message, parent) };
+  }
+
+  private async use(target: string, message: InboundMessage): Promise<string> {
+    const workspace = await resolveWorkspace(target, undefined, this.workspaceSettings());
+    await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, workspace.cwd, this.deps.clock.now());
+    return `Runs in this conversation now default to ${workspace.cwd}.`;
+  }
+
+  private workspaceSettings() {
+    const { config, homeDir } = this.deps;
+    return { roots: config.workspace.roots, defaultCwd: config.workspace.defaultCwd, projects: config.projects, homeDir };
   }
 
   private async describeRun(id: string): Promise<string> {

@@ -17,6 +17,10 @@ export interface ExitFacts {
   shutdown?: boolean;
   /** The supervisor killed it for a protocol or output violation: the reason code. */
   killedFor?: 'protocol' | 'output_limit';
+  /** The session a resume asked for; the stream must report the same one. */
+  resumeSessionId?: string;
+  /** The last bytes of stderr, where codex says a session is gone. */
+  stderrTail?: string;
   /** The run never got a process: ENOENT, E2BIG, no user, no CLI. */
   spawnFailure?: { reason: 'spawn_failed' | 'user_unresolved' | 'vendor_missing'; message: string };
 }
@@ -46,6 +50,23 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   if (exit.killedFor) {
     return { status: 'failed', reason: exit.killedFor, errorMessage: lastWords(stream) };
+  }
+  if (exit.resumeSessionId) {
+    const gone = /no rollout found|No conversation found/i;
+    if (gone.test(exit.stderrTail ?? '') || (stream.terminal?.kind === 'failed' && gone.test(stream.terminal.message))) {
+      return {
+        status: 'failed',
+        reason: 'session_gone',
+        errorMessage: `The session ${exit.resumeSessionId} no longer exists on this machine (the CLI found no record of it). Start a new run instead.`,
+      };
+    }
+    if (stream.sessionId && stream.sessionId !== exit.resumeSessionId) {
+      return {
+        status: 'failed',
+        reason: 'session_mismatch',
+        errorMessage: `Asked to resume session ${exit.resumeSessionId} but the CLI reported session ${stream.sessionId}; its answer is not a continuation.`,
+      };
+    }
   }
   const terminal = stream.terminal;
   if (!terminal) {

@@ -137,7 +137,7 @@ export class RunSupervisor {
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
     const reducer = installed?.vendor.newReducer();
-    const exit: ExitFacts = { exitCode: null, signal: null, timedOut: false };
+    const exit: ExitFacts = { exitCode: null, signal: null, timedOut: false, ...(request.resumeSessionId ? { resumeSessionId: request.resumeSessionId } : {}) };
     let stderrTail = Buffer.alloc(0);
     let events: WriteStream | undefined;
 
@@ -235,6 +235,7 @@ export class RunSupervisor {
     }
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
+    exit.stderrTail = stderrTail.toString('utf8');
     await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir);
   }
 

@@ -9,6 +9,7 @@ import type { RunId } from '../core/ids.js';
 import type { Db } from './database.js';
 import {
   ACTIVE_RUN_STATUSES,
+  conversationDefaults,
   deliveries,
   inboundEvents,
   runMessages,
@@ -28,6 +29,13 @@ export interface NewDelivery {
   kind: string;
   target: DeliveryTargetJson;
   body: string;
+}
+
+/** Identifies a conversation: a chat, or a thread in it. */
+export interface ConversationKey {
+  platform: string;
+  chatId: string;
+  threadId?: string | undefined;
 }
 
 /** The terminal facts of a run. */
@@ -209,6 +217,33 @@ export class RunStore {
       )
       .limit(1);
     return row?.run;
+  }
+
+  /** Sets a conversation's default run directory (`/use`). */
+  async setConversationDefault(key: ConversationKey, cwd: string, now: Date): Promise<void> {
+    await this.db
+      .insert(conversationDefaults)
+      .values({ ...key, threadId: key.threadId ?? '', cwd, updatedAt: now })
+      .onConflictDoUpdate({
+        target: [conversationDefaults.platform, conversationDefaults.chatId, conversationDefaults.threadId],
+        set: { cwd, updatedAt: now },
+      });
+  }
+
+  /** A conversation's default run directory, or undefined. */
+  async conversationDefault(key: ConversationKey): Promise<string | undefined> {
+    const [row] = await this.db
+      .select({ cwd: conversationDefaults.cwd })
+      .from(conversationDefaults)
+      .where(
+        and(
+          eq(conversationDefaults.platform, key.platform),
+          eq(conversationDefaults.chatId, key.chatId),
+          eq(conversationDefaults.threadId, key.threadId ?? ''),
+        ),
+      )
+      .limit(1);
+    return row?.cwd;
   }
 
   /** One delivery by id. */

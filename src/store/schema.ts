@@ -153,6 +153,20 @@ export const runMessages = pgTable(
   (t) => [primaryKey({ columns: [t.platform, t.chatId, t.messageId] })],
 );
 
+/** A conversation's default run directory, set by `/use` (PRODUCT.md §5). */
+export const conversationDefaults = pgTable(
+  'conversation_defaults',
+  {
+    platform: text('platform').notNull(),
+    chatId: text('chat_id').notNull(),
+    /** '' for a conversation without threads. */
+    threadId: text('thread_id').notNull().default(''),
+    cwd: text('cwd').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.chatId, t.threadId] })],
+);
+
 export type RunRow = typeof runs.$inferSelect;
 export type NewRunRow = typeof runs.$inferInsert;
 export type DeliveryRow = typeof deliveries.$inferSelect;

@@ -115,7 +115,7 @@ describe('codex argv', () => {
       'exec', '--json', '--skip-git-repo-check', '-m', 'm1', '--sandbox', 'read-only', '--', '-rf',
     ]);
     expect(codexVendor.buildArgv({ prompt: 'go on', posture: 'workspace-write', resumeSessionId: 'abc' })).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '-c', 'sandbox_mode="workspace-write"', 'resume', 'abc', 'go on',
+      'exec', '--json', '--skip-git-repo-check', '-c', 'sandbox_mode="workspace-write"', 'resume', 'abc', '--', 'go on',
     ]);
     expect(codexVendor.resumeCommand('/home/dev/my app', 'abc')).toBe("cd '/home/dev/my app' && codex exec resume abc --json");
   });

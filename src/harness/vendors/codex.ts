@@ -19,7 +19,7 @@ export const codexVendor: Vendor = {
     if (request.model) argv.push('-m', request.model);
     if (request.resumeSessionId) {
       if (request.posture) argv.push('-c', `sandbox_mode=${JSON.stringify(request.posture)}`);
-      argv.push('resume', request.resumeSessionId, request.prompt);
+      argv.push('resume', request.resumeSessionId, '--', request.prompt);
       return argv;
     }
     if (request.posture) argv.push('--sandbox', request.posture);

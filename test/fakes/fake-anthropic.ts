@@ -1,0 +1,306 @@
+/**
+ * A scripted fake of the Anthropic Messages API (`POST /v1/messages`) on 127.0.0.1, for the real
+ * claude CLI (see test/support/claude-home.ts for pointing claude at it).
+ *
+ * What claude 2.1.197 needs, measured by running it (beyond shared/spec/VENDOR-CLI.md):
+ * MEASURED_NOTES
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { startSse, writeSseEvents, type SseEvent } from './sse.js';
+
+/** Token counts reported for one answer (Messages API `usage`). */
+export interface FakeAnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+  /** @default 0 */
+  cache_read_input_tokens?: number;
+  /** @default 0 */
+  cache_creation_input_tokens?: number;
+}
+
+/** One scripted answer to one model turn (a streaming `POST /v1/messages`). */
+export type FakeAnthropicTurn =
+  | { kind: 'message'; text: string; usage?: FakeAnthropicUsage }
+  | {
+      kind: 'tool_use';
+      /** Tool name as claude offers it in `tools`, e.g. `Bash`, `Write`. */
+      name: string;
+      /** The tool's input; for `Bash`: `{ command, description? }`. */
+      input: Record<string, unknown>;
+      /** @default generated, `toolu_fake_<n>` */
+      id?: string;
+      /** Text block sent before the tool_use block. @default none */
+      text?: string;
+      usage?: FakeAnthropicUsage;
+    }
+  | {
+      kind: 'http_error';
+      /** HTTP status, e.g. 401, 500, 529. */
+      status: number;
+      /**
+       * Raw response body.
+       * @default `{"type":"error","error":{"type":<type for status>,"message":"fake <type>"}}`
+       */
+      body?: string;
+    };
+
+/** A request the fake received, whatever its path. */
+export interface RecordedAnthropicRequest {
+  method: string;
+  /** Path without the query string, e.g. `/v1/messages`. */
+  path: string;
+  /** The query string without `?`, e.g. `beta=true`; empty when none. */
+  query: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body; the raw text when it is not JSON; `undefined` when empty. */
+  body: unknown;
+  /** The HTTP status the fake answered with. */
+  status: number;
+  /** Whether the request was a model turn that took a scripted answer (see {@link isModelTurn}). */
+  scripted: boolean;
+}
+
+/** A Messages API message of a request's `messages` array. */
+export interface AnthropicMessageParam {
+  role: 'user' | 'assistant';
+  /** A plain string or content blocks (`text`, `tool_use`, `tool_result`, …). */
+  content: string | Array<{ type: string; [key: string]: unknown }>;
+}
+
+/** A running fake; see {@link startFakeAnthropic}. */
+export interface FakeAnthropic {
+  /** Origin, e.g. `http://127.0.0.1:40123`; use as `ANTHROPIC_BASE_URL` (no `/v1`). */
+  readonly url: string;
+  /** Every request in arrival order. */
+  readonly requests: readonly RecordedAnthropicRequest[];
+  /** Appends turns; each model turn takes the first one left. */
+  enqueue(...turns: FakeAnthropicTurn[]): void;
+  /** Turns not used yet. */
+  pendingTurns(): number;
+  /** Answers used once the queue is empty. @default a message "ok" */
+  setFallback(fallback: (request: RecordedAnthropicRequest) => FakeAnthropicTurn): void;
+  /** Resolves with the first recorded request matching `predicate` (past or future). */
+  waitForRequest(predicate: (request: RecordedAnthropicRequest) => boolean, timeoutMs: number): Promise<RecordedAnthropicRequest>;
+  /** Stops listening and drops keep-alive connections. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startFakeAnthropic}. */
+export interface StartFakeAnthropicOptions {
+  fallback?: (request: RecordedAnthropicRequest) => FakeAnthropicTurn;
+}
+
+const DEFAULT_USAGE: FakeAnthropicUsage = { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+
+/** Anthropic's error `type` for an HTTP status (docs.anthropic.com, "Errors"). */
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+/** The `messages` of a recorded `/v1/messages` request (empty for any other request). */
+export function messagesOf(request: RecordedAnthropicRequest): AnthropicMessageParam[] {
+  const body = request.body;
+  if (!isObject(body) || !Array.isArray(body['messages'])) return [];
+  return body['messages'].filter((m): m is AnthropicMessageParam => isObject(m) && (m['role'] === 'user' || m['role'] === 'assistant'));
+}
+
+/**
+ * Whether a request is a model turn of the agent loop, which takes a scripted answer: a
+ * `POST /v1/messages` with `stream: true`. Other requests (non-streaming side calls) are answered
+ * with a plain message "ok" and leave the script alone.
+ */
+export function isModelTurn(request: Pick<RecordedAnthropicRequest, 'method' | 'path' | 'body'>): boolean {
+  return request.method === 'POST' && request.path === '/v1/messages' && isObject(request.body) && request.body['stream'] === true;
+}
+
+/** Starts the fake on an ephemeral port of 127.0.0.1. */
+export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}): Promise<FakeAnthropic> {
+  const queue: FakeAnthropicTurn[] = [];
+  const requests: RecordedAnthropicRequest[] = [];
+  const waiters = new Set<{ predicate: (r: RecordedAnthropicRequest) => boolean; resolve: (r: RecordedAnthropicRequest) => void }>();
+  let fallback = options.fallback ?? ((): FakeAnthropicTurn => ({ kind: 'message', text: 'ok' }));
+  let counter = 0;
+
+  const record = (entry: RecordedAnthropicRequest): void => {
+    requests.push(entry);
+    for (const waiter of waiters) {
+      if (waiter.predicate(entry)) {
+        waiters.delete(waiter);
+        waiter.resolve(entry);
+      }
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = req.method ?? 'GET';
+    const body = parseBody(await readBody(req));
+    const base = { method, path: url.pathname, query: url.search.replace(/^\?/, ''), headers: req.headers, body };
+    counter += 1;
+    const requestId = `req_fake_${counter}`;
+
+    if (method === 'HEAD' || (method === 'GET' && url.pathname === '/')) {
+      // claude probes the origin with `HEAD /` (VENDOR-CLI.md); any 2xx will do.
+      record({ ...base, status: 200, scripted: false });
+      res.writeHead(200, { 'content-type': 'text/plain', 'request-id': requestId });
+      res.end(method === 'HEAD' ? undefined : 'fake-anthropic');
+      return;
+    }
+    if (method !== 'POST' || url.pathname !== '/v1/messages') {
+      record({ ...base, status: 404, scripted: false });
+      sendJson(res, 404, anthropicError('not_found_error', `Not found: ${method} ${url.pathname}`), requestId);
+      return;
+    }
+    const scripted = isModelTurn(base);
+    const turn = scripted ? (queue.shift() ?? fallback({ ...base, status: 200, scripted })) : ({ kind: 'message', text: 'ok' } as const);
+    if (turn.kind === 'http_error') {
+      record({ ...base, status: turn.status, scripted });
+      const type = ERROR_TYPES[turn.status] ?? 'api_error';
+      const text = turn.body ?? JSON.stringify(anthropicError(type, `fake ${type}`));
+      res.writeHead(turn.status, { 'content-type': 'application/json', 'request-id': requestId });
+      res.end(text);
+      return;
+    }
+    record({ ...base, status: 200, scripted });
+    const message = assistantMessage(turn, counter, modelOf(body));
+    if (!scripted) {
+      sendJson(res, 200, message, requestId);
+      return;
+    }
+    startSse(res);
+    writeSseEvents(res, streamEvents(message));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, anthropicError('api_error', `fake-anthropic crashed: ${String(error)}`), 'req_fake_crash');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    enqueue: (...turns) => void queue.push(...turns),
+    pendingTurns: () => queue.length,
+    setFallback: (next) => void (fallback = next),
+    waitForRequest: (predicate, timeoutMs) => {
+      const seen = requests.find(predicate);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = { predicate, resolve: (r: RecordedAnthropicRequest) => { clearTimeout(timer); resolve(r); } };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          const seenPaths = requests.map((r) => `${r.method} ${r.path} → ${r.status}`).join('\n  ');
+          reject(new Error(`fake-anthropic: no matching request within ${timeoutMs} ms; received:\n  ${seenPaths || '(none)'}`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+interface AssistantMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: ContentBlock[];
+  stop_reason: 'end_turn' | 'tool_use';
+  stop_sequence: null;
+  usage: Required<FakeAnthropicUsage>;
+}
+
+function assistantMessage(turn: Exclude<FakeAnthropicTurn, { kind: 'http_error' }>, n: number, model: string): AssistantMessage {
+  const usage = { ...DEFAULT_USAGE, ...turn.usage } as Required<FakeAnthropicUsage>;
+  const id = `msg_fake_${n}`;
+  if (turn.kind === 'message') {
+    return { id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text: turn.text }], stop_reason: 'end_turn', stop_sequence: null, usage };
+  }
+  const content: ContentBlock[] = [];
+  if (turn.text !== undefined) content.push({ type: 'text', text: turn.text });
+  content.push({ type: 'tool_use', id: turn.id ?? `toolu_fake_${n}`, name: turn.name, input: turn.input });
+  return { id, type: 'message', role: 'assistant', model, content, stop_reason: 'tool_use', stop_sequence: null, usage };
+}
+
+/** The SSE frames of a streamed Messages API answer (docs.anthropic.com, "Streaming Messages"). */
+function streamEvents(message: AssistantMessage): SseEvent[] {
+  const frame = (type: string, data: Record<string, unknown>): SseEvent => ({ event: type, data: { type, ...data } });
+  const { usage } = message;
+  const events: SseEvent[] = [
+    frame('message_start', {
+      message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+    }),
+  ];
+  message.content.forEach((block, index) => {
+    if (block.type === 'text') {
+      events.push(frame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+      events.push(frame('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } }));
+    } else {
+      events.push(frame('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }));
+      events.push(frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }));
+    }
+    events.push(frame('content_block_stop', { index }));
+  });
+  events.push(
+    frame('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
+    frame('message_stop', {}),
+  );
+  return events;
+}
+
+function anthropicError(type: string, message: string): Record<string, unknown> {
+  return { type: 'error', error: { type, message }, request_id: `req_fake_${randomUUID()}` };
+}
+
+function modelOf(body: unknown): string {
+  return isObject(body) && typeof body['model'] === 'string' ? body['model'] : 'claude-fake';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks);
+  return req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+}
+
+function parseBody(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  const text = raw.toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, requestId: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId });
+  res.end(JSON.stringify(value));
+}
