@@ -40,7 +40,8 @@ const replyTarget = (body: SendMessageBody): number | undefined =>
   (body.reply_parameters as { message_id?: number } | undefined)?.message_id;
 
 /** A private-chat text message from `userId`, as Telegram would deliver it. */
-function privateMessage(userId: number, text: string, messageId: number): Update {
+function privateMessage(userId: number, text: string, messageId: number, replyTo?: SendMessageBody): Update {
+  const replied = replyTo ? telegram.sentMessages[telegram.sent.indexOf(replyTo)] : undefined;
   return {
     update_id: nextUpdateId++,
     message: {
@@ -49,6 +50,7 @@ function privateMessage(userId: number, text: string, messageId: number): Update
       chat: { id: userId, type: 'private', first_name: `user${userId}` },
       from: { id: userId, is_bot: false, first_name: `user${userId}` },
       text,
+      ...(replied ? { reply_to_message: replied } : {}),
       ...(text.startsWith('/') ? { entities: [{ type: 'bot_command' as const, offset: 0, length: text.split(' ')[0]!.length }] } : {}),
     },
   } as Update;
@@ -157,6 +159,32 @@ describe('Telegram → codex → outcome', () => {
     const details = await telegram.waitForSent((m) => replyTarget(m) === 11, WAIT_MS);
     expect(details.text).toMatch(new RegExp(`^\\[run ${runId}\\] completed`));
     expect(details.text).toContain('Created hello.txt for you.');
+  });
+
+  it('resumes the codex session when the owner replies to a run message', async () => {
+    model.enqueue({ kind: 'message', text: 'First answer.' });
+    telegram.pushUpdate(privateMessage(OWNER, '/codex remember the word pelican', 60));
+    const first = await telegram.waitForSent((m) => replyTarget(m) === 60 && / completed · /.test(m.text), WAIT_MS);
+    const parentId = /\[run (hr_[0-9a-f]{12})\]/.exec(first.text)![1]!;
+
+    model.enqueue({ kind: 'message', text: 'The word was pelican.' });
+    const before = model.requests.length;
+    telegram.pushUpdate(privateMessage(OWNER, 'which word?', 61, first));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 61 && m.text.includes('] started'), WAIT_MS);
+    expect(started.text).toMatch(new RegExp(`started · codex · ${repo} · resuming ${parentId}$`));
+    const childId = /\[run (hr_[0-9a-f]{12})\]/.exec(started.text)![1]!;
+    const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${childId}] completed`), WAIT_MS);
+    expect(done.text).toContain('The word was pelican.');
+
+    // Same vendor session, and the model was sent the earlier conversation.
+    const threadOf = async (runId: string): Promise<string | undefined> =>
+      (await readFile(join(batonHome, 'harness', 'runs', runId, 'events.jsonl'), 'utf8'))
+        .split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; thread_id?: string })
+        .find((e) => e.type === 'thread.started')?.thread_id;
+    expect(await threadOf(childId)).toBe(await threadOf(parentId));
+    const resumedRequest = model.requests.slice(before).find((r) => r.path === '/v1/responses')!;
+    expect(JSON.stringify(inputItemsOf(resumedRequest))).toContain('remember the word pelican');
+    expect(JSON.stringify(inputItemsOf(resumedRequest))).toContain('which word?');
   });
 
   it('refuses a guest launch with the contract text and starts nothing', async () => {
