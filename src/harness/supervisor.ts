@@ -5,6 +5,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { execa } from 'execa';
 import type { Clock } from '../core/clock.js';
 import { BatonError, isBatonError } from '../core/errors.js';
@@ -211,7 +212,11 @@ export class RunSupervisor {
         if (stderrTail.length > STDERR_TAIL_BYTES) stderrTail = stderrTail.subarray(-STDERR_TAIL_BYTES);
       });
 
+      // Every byte the child printed is read before its outcome is judged: the exit can be
+      // observed before the last 'data' events of its pipes are delivered.
+      const drained = [child.stdout, child.stderr].map((stream) => (stream ? finished(stream).catch((err: unknown) => deps.logger.warn({ err, runId }, 'reading the child output failed')) : undefined));
       const result = await child;
+      await Promise.all(drained);
       clearTimeout(timer);
       onLines(decoder.end());
       if (stopping) await stopping;

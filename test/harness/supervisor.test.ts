@@ -74,7 +74,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
 
   it('tolerates framing errors up to the limit', async () => {
     const run = await finished(await launch('garbage 5'));
-    expect(run).toMatchObject({ status: 'completed', finalMessage: 'after garbage' });
+    expect(run).toMatchObject({ status: 'completed', reason: null, errorMessage: null, finalMessage: 'after garbage' });
   });
 
   it('gives the child only HOME, PATH, TERM, USER, BATON_RUN_ID and CODEX_HOME', async () => {
