@@ -109,6 +109,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     policy: { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: config.harness.deliveryMaxAttempts, maxAgeMs: config.harness.deliveryMaxAgeMs },
   });
   const host = hostname();
+  const runsDir = join(inputs.batonHome, 'harness', 'runs');
   const supervisor = new RunSupervisor({
     store,
     outbox,
@@ -117,7 +118,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     vendors: installed,
     homes: resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir),
     baseEnv,
-    runsDir: join(inputs.batonHome, 'harness', 'runs'),
+    runsDir,
     limits: {
       maxEventBytes: config.harness.maxEventBytes,
       maxFramingErrors: config.harness.maxFramingErrors,
@@ -126,7 +127,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     },
     supervisorId: `${host}:${process.pid}`,
   });
-  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock, logger, vendors: installed, homeDir: inputs.homeDir });
+  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock, logger, vendors: installed, homeDir: inputs.homeDir, runsDir });
 
   await reconcileOrphanedRuns({
     store,

@@ -10,6 +10,7 @@ import { isRunId, newRunId, type RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
+import { assertStorage } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow, Vendor as VendorName } from '../store/schema.js';
@@ -29,6 +30,8 @@ export interface DispatcherDeps {
   /** Vendor CLIs found on PATH at start. */
   vendors: ReadonlyMap<VendorName, InstalledVendor>;
   homeDir: string;
+  /** `$BATON_HOME/harness/runs`, measured by the storage gate. */
+  runsDir: string;
   newRunId?: () => RunId;
 }
 
@@ -168,6 +171,7 @@ export class Dispatcher {
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
+    await assertStorage(deps.runsDir, { artifactQuotaBytes: harness.artifactQuotaBytes, minFreeBytes: harness.minFreeBytes });
 
     const now = deps.clock.now();
     const runId = (deps.newRunId ?? newRunId)();

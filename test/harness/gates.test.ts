@@ -2,7 +2,7 @@
  * Launch gates (PRODUCT.md §6) as a table: each row is one refusal, asserting its stable code,
  * the words of its message, and that nothing was launched.
  */
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
@@ -83,6 +83,24 @@ const rows: GateRow[] = [
     text: (h) => `/codex in:${h.root} sandbox:danger-full-access task`,
     code: 'posture_refused',
     message: /danger-full-access is refused/,
+  },
+  {
+    name: 'artifact quota breached',
+    harness: { configToml: () => '' , replaceConfig: ({ root }) => `[harness]\napproved = true\nartifact_quota_gb = 0.000001\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    setup: async (h) => {
+      await mkdir(join(h.runsDir, 'hr_000000000001'), { recursive: true });
+      await writeFile(join(h.runsDir, 'hr_000000000001', 'events.jsonl'), 'x'.repeat(2048));
+    },
+    text: (h) => `/codex in:${h.root} task`,
+    code: 'quota_exceeded',
+    message: /^The run artifact store .* holds 2\.0 KiB, at or over its quota of 1\.0 KiB\. Delete old run directories/,
+  },
+  {
+    name: 'free space below the floor',
+    harness: { replaceConfig: ({ root }) => `[harness]\napproved = true\nmin_free_gb = 1000000\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    text: (h) => `/codex in:${h.root} task`,
+    code: 'free_space_low',
+    message: /^Only .* free on the disk holding .*, below the floor of 977 TiB\. Free some space, or lower \[harness\] min_free_gb/,
   },
   {
     name: 'another run active in the same worktree',

@@ -87,7 +87,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     limits: { maxEventBytes: 1_048_576, maxFramingErrors: 5, promptArgvMaxBytes: 100 * 1024, killGraceMs: 300, ...options.limits },
     supervisorId: `${hostname()}:${process.pid}`,
   });
-  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home });
+  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home, runsDir });
   return {
     database,
     store,

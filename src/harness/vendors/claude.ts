@@ -1,0 +1,202 @@
+/**
+ * Claude Code (`claude -p --output-format stream-json --verbose`). Flags and events as measured on
+ * claude 2.1.197 (shared/spec/VENDOR-CLI.md, and the notes below).
+ */
+import type { UsageJson } from '../../store/schema.js';
+import { shellQuote } from '../shell-quote.js';
+import type { LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
+
+const MAX_NOTICES = 20;
+/** Longest tool input echoed in a permission-denial notice, in characters. */
+const MAX_DENIAL_DETAIL_CHARS = 160;
+
+/**
+ * The Claude Code vendor.
+ *
+ * argv: `-p --output-format=stream-json --verbose [--model=M] [--permission-mode=P]
+ * [--resume=SESSION] -- PROMPT`. Measured on claude 2.1.197 (its parser is commander):
+ * - Flags go first, then `--`, then the prompt, so a prompt such as `-x`, `--help` or `--`
+ *   reaches the model verbatim. The other forms fail: `-p -x` and `-p=-x` are
+ *   `error: unknown option` (rc 1), and `-p -- -x --output-format stream-json` silently takes
+ *   every flag after `--` as an ignored argument (plain-text output, rc 0).
+ * - Values use `--flag=value`: the variadic flags (`--add-dir`, `--allowedTools`) in their
+ *   space form swallow a following prompt ("Input must be provided …", rc 1), their `=` form
+ *   takes exactly one value; `--` ends them too.
+ *
+ * `posture` is passed as `--permission-mode` (`default`, `acceptEdits`, `auto`, `dontAsk`,
+ * `plan`, `bypassPermissions`). In `-p`, `default` blocks a Bash command that writes a file
+ * (reported in `permission_denials`), `acceptEdits` and `auto` let it write inside the cwd,
+ * `dontAsk` denies Bash outright.
+ */
+export const claudeVendor: Vendor = {
+  name: 'claude',
+  binaryName: 'claude',
+
+  buildArgv(request: LaunchRequest): string[] {
+    const argv = ['-p', '--output-format=stream-json', '--verbose'];
+    if (request.model) argv.push(`--model=${request.model}`);
+    if (request.posture) argv.push(`--permission-mode=${request.posture}`);
+    if (request.resumeSessionId) argv.push(`--resume=${request.resumeSessionId}`);
+    argv.push('--', request.prompt);
+    return argv;
+  },
+
+  /** Only the config dir: `ANTHROPIC_API_KEY` is passed only in an API-key mode (PRODUCT.md §7). */
+  vendorEnv(homes: VendorHomes): Record<string, string> {
+    return { CLAUDE_CONFIG_DIR: homes.claudeConfigDir };
+  },
+
+  newReducer(): StreamReducer {
+    return new ClaudeReducer();
+  },
+
+  resumeCommand(cwd: string, sessionId: string): string {
+    return `cd ${shellQuote(cwd)} && claude --resume ${shellQuote(sessionId)}`;
+  },
+};
+
+/**
+ * Folds `claude -p --output-format stream-json --verbose` messages: `system/init`,
+ * `system/api_retry`, `assistant`, `user` and the terminal `result`.
+ *
+ * - The first `result` is terminal and `is_error` decides, not `subtype`: API errors arrive as
+ *   `subtype:"success"` with `is_error:true` (VENDOR-CLI.md). A result completes the run only
+ *   when `is_error` is `false` and the subtype is `success` (or absent).
+ * - The final message is the last text of a top-level assistant message; `result.result` when
+ *   there was none. Synthetic assistant messages (`model:"<synthetic>"`, the CLI's own error
+ *   text) and sub-agent messages (`parent_tool_use_id` set) are not the run's answer.
+ * - Usage comes from `result.usage`, summed over the run by claude. Anthropic's `input_tokens`
+ *   counts only uncached input, so `inputTokens` = `input_tokens` + `cache_creation_input_tokens`
+ *   + `cache_read_input_tokens`, every prompt token, which is what codex's `input_tokens` means;
+ *   `cachedInputTokens` = `cache_read_input_tokens` (a part of `inputTokens`, as for codex);
+ *   `costUsd` = `total_cost_usd`. No reasoning-token count is reported.
+ * - `permission_denials` of the result become one notice each, `Denied: <tool>[: <command or
+ *   path>]` (PRODUCT.md §8: denied tool calls are reported in the outcome).
+ */
+class ClaudeReducer implements StreamReducer {
+  private readonly state: StreamFacts = { notices: [], eventCount: 0 };
+
+  push(event: unknown): void {
+    this.state.eventCount += 1;
+    if (!isRecord(event)) return;
+    switch (event['type']) {
+      case 'system':
+        this.system(event);
+        break;
+      case 'assistant':
+        this.assistant(event);
+        break;
+      case 'result':
+        if (!this.state.terminal) this.result(event);
+        break;
+      default:
+        // `user` (tool results), `stream_event`, and types this build doesn't know are tolerated.
+        break;
+    }
+    // A resume of an unknown id prints only a `result`, with no `system/init` before it.
+    if (this.state.sessionId === undefined && typeof event['session_id'] === 'string') {
+      this.state.sessionId = event['session_id'];
+    }
+  }
+
+  facts(): StreamFacts {
+    return { ...this.state, notices: [...this.state.notices] };
+  }
+
+  private system(event: Record<string, unknown>): void {
+    if (event['subtype'] === 'init') {
+      if (typeof event['session_id'] === 'string') this.state.sessionId = event['session_id'];
+    } else if (event['subtype'] === 'api_retry') {
+      this.notice(describeRetry(event));
+    }
+  }
+
+  private assistant(event: Record<string, unknown>): void {
+    const message = event['message'];
+    if (!isRecord(message) || message['model'] === '<synthetic>') return;
+    if (event['parent_tool_use_id'] !== null && event['parent_tool_use_id'] !== undefined) return;
+    const content = Array.isArray(message['content']) ? message['content'] : [];
+    const texts = content.flatMap((block) => (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string' ? [block['text']] : []));
+    const text = texts.join('\n\n');
+    if (text.trim() !== '') this.state.finalMessage = text;
+  }
+
+  private result(event: Record<string, unknown>): void {
+    const resultText = typeof event['result'] === 'string' && event['result'].trim() !== '' ? event['result'] : undefined;
+    const subtype = typeof event['subtype'] === 'string' ? event['subtype'] : undefined;
+    const completed = event['is_error'] === false && (subtype === undefined || subtype === 'success');
+    if (completed) {
+      this.state.terminal = { kind: 'completed' };
+      if (this.state.finalMessage === undefined && resultText !== undefined) this.state.finalMessage = resultText;
+    } else {
+      this.state.terminal = { kind: 'failed', message: resultText ?? joinErrors(event['errors']) ?? describeSubtype(subtype, event['is_error']) };
+    }
+    if (isRecord(event['usage'])) this.state.usage = readUsage(event['usage'], event['total_cost_usd']);
+    if (Array.isArray(event['permission_denials'])) {
+      for (const denial of event['permission_denials']) this.notice(describeDenial(denial));
+    }
+  }
+
+  private notice(message: string): void {
+    this.state.notices.push(message);
+    if (this.state.notices.length > MAX_NOTICES) this.state.notices.shift();
+  }
+}
+
+function describeRetry(event: Record<string, unknown>): string {
+  const attempt = typeof event['attempt'] === 'number' ? String(event['attempt']) : '?';
+  const max = typeof event['max_retries'] === 'number' ? `/${event['max_retries']}` : '';
+  const status = typeof event['error_status'] === 'number' ? ` ${event['error_status']}` : '';
+  const error = typeof event['error'] === 'string' ? ` ${event['error']}` : '';
+  return `API retry ${attempt}${max}:${status}${error}`.replace(/:$/, '');
+}
+
+function describeDenial(raw: unknown): string {
+  const denial = isRecord(raw) ? raw : {};
+  const tool = typeof denial['tool_name'] === 'string' ? denial['tool_name'] : 'a tool';
+  const input = isRecord(denial['tool_input']) ? denial['tool_input'] : {};
+  const detail = [input['command'], input['file_path'], input['path'], input['url']].find((v): v is string => typeof v === 'string');
+  if (detail === undefined) return `Denied: ${tool}`;
+  const oneLine = detail.replace(/\s+/g, ' ').trim();
+  const short = oneLine.length > MAX_DENIAL_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DENIAL_DETAIL_CHARS - 1)}…` : oneLine;
+  return `Denied: ${tool}: ${short}`;
+}
+
+function joinErrors(raw: unknown): string | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const errors = raw.filter((e): e is string => typeof e === 'string' && e.trim() !== '');
+  return errors.length > 0 ? errors.join('; ') : undefined;
+}
+
+/** Words for a failed result that carried neither `result` text nor `errors` (subtypes per VENDOR-CLI.md). */
+function describeSubtype(subtype: string | undefined, isError: unknown): string {
+  switch (subtype) {
+    case 'error_max_turns':
+      return 'claude stopped: it reached the maximum number of turns.';
+    case 'error_max_budget_usd':
+      return 'claude stopped: it reached the maximum budget.';
+    case 'error_during_execution':
+      return 'claude stopped with an error during execution.';
+    case undefined:
+    case 'success':
+      return typeof isError === 'boolean' ? 'claude reported an error without a message.' : 'claude printed a result without is_error.';
+    default:
+      return `claude ended with ${subtype}.`;
+  }
+}
+
+function readUsage(u: Record<string, unknown>, cost: unknown): UsageJson {
+  const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const cacheRead = num(u['cache_read_input_tokens']);
+  const usage: UsageJson = {
+    inputTokens: num(u['input_tokens']) + num(u['cache_creation_input_tokens']) + cacheRead,
+    cachedInputTokens: cacheRead,
+    outputTokens: num(u['output_tokens']),
+  };
+  if (typeof cost === 'number' && Number.isFinite(cost)) usage.costUsd = cost;
+  return usage;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
