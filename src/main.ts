@@ -124,6 +124,9 @@ export async function startService(options: StartOptions): Promise<Service> {
       maxFramingErrors: config.harness.maxFramingErrors,
       promptArgvMaxBytes: config.harness.promptArgvMaxBytes,
       killGraceMs: KILL_GRACE_MS,
+      maxRunArtifactBytes: config.harness.maxRunArtifactBytes,
+      firstEventMs: config.harness.firstEventMs,
+      inactivityMs: config.harness.inactivityMs,
     },
     supervisorId: `${host}:${process.pid}`,
   });

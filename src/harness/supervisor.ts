@@ -7,7 +7,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { execa } from 'execa';
-import type { Clock } from '../core/clock.js';
+import { formatDurationMs, type Clock } from '../core/clock.js';
 import { BatonError, isBatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
@@ -15,7 +15,8 @@ import type { Outbox } from '../delivery/outbox.js';
 import { outcomeText } from '../dispatch/messages.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow } from '../store/schema.js';
-import { JsonLineDecoder } from './json-lines.js';
+import { RunStream } from './run-stream.js';
+import { startWatchdog } from './watchdog.js';
 import { classifyExit, type ExitFacts } from './outcome.js';
 import { terminateRun } from './process-tree.js';
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
@@ -39,6 +40,12 @@ export interface RunLimits {
   promptArgvMaxBytes: number;
   /** Wait between SIGINT and SIGKILL when stopping a run, in ms. */
   killGraceMs: number;
+  /** Cap of `events.jsonl`, in bytes; output past 4× this kills the run. */
+  maxRunArtifactBytes: number;
+  /** Advisory notice when no vendor event arrived after this many ms. */
+  firstEventMs: number;
+  /** Advisory notice after this many ms of silence. */
+  inactivityMs: number;
 }
 
 /** Dependencies of the {@link RunSupervisor}. */
@@ -69,6 +76,10 @@ interface ActiveRun {
 type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown'>>;
 
 const STDERR_TAIL_BYTES = 4096;
+/** A run whose total output passes this many times the spool cap is killed (PRODUCT.md §8). */
+const OUTPUT_LIMIT_FACTOR = 4;
+/** At most one progress notice per this many ms (PRODUCT.md §8). */
+const PROGRESS_INTERVAL_MS = 60_000;
 
 /** Starts, watches, cancels and finishes runs. */
 export class RunSupervisor {
@@ -141,6 +152,8 @@ export class RunSupervisor {
     const exit: ExitFacts = { exitCode: null, signal: null, timedOut: false, ...(request.resumeSessionId ? { resumeSessionId: request.resumeSessionId } : {}) };
     let stderrTail = Buffer.alloc(0);
     let events: WriteStream | undefined;
+    let stream: RunStream | undefined;
+    let stopWatchdog = (): void => {};
 
     try {
       if (!installed) {
@@ -157,7 +170,8 @@ export class RunSupervisor {
         throw new StoppedBeforeSpawn();
       }
       events = createWriteStream(join(runDir, 'events.jsonl'), { mode: 0o600, flags: 'a' });
-      events.on('error', (err) => deps.logger.warn({ err, runId }, 'events.jsonl write failed; the run continues'));
+      const spool = events;
+      spool.on('error', (err) => deps.logger.warn({ err, runId }, 'events.jsonl write failed; the run continues'));
 
       const child = execa(installed.binaryPath, argv, {
         cwd: run.cwd,
@@ -187,26 +201,48 @@ export class RunSupervisor {
         deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd }, 'run started');
       }
 
-      const decoder = new JsonLineDecoder(deps.limits.maxEventBytes);
-      let framingErrors = 0;
-      let sessionSaved = false;
-      const onLines = (lines: ReturnType<JsonLineDecoder['push']>): void => {
-        for (const line of lines) {
-          if (line.kind === 'framing_error') {
-            framingErrors += 1;
-            if (framingErrors > deps.limits.maxFramingErrors) void entry.stop({ killedFor: 'protocol' });
-            continue;
-          }
-          events?.write(`${line.raw}\n`);
-          reducer?.push(line.value);
-          const sessionId = reducer?.facts().sessionId;
-          if (sessionId && !sessionSaved) {
-            sessionSaved = true;
-            void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id'));
-          }
-        }
+      const watchdog = startWatchdog({
+        firstEventMs: deps.limits.firstEventMs,
+        inactivityMs: deps.limits.inactivityMs,
+        onNoFirstEvent: () =>
+          this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; /cancel ${runId} to stop it.`),
+        onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; /cancel ${runId} to stop it.`),
+      });
+      const progress = run.options.progress ? this.progressReporter(run, installed.vendor) : undefined;
+      stopWatchdog = () => {
+        watchdog.stop();
+        progress?.stop();
       };
-      child.stdout?.on('data', (chunk: Buffer) => onLines(decoder.push(chunk)));
+      stream = new RunStream(
+        {
+          maxEventBytes: deps.limits.maxEventBytes,
+          maxFramingErrors: deps.limits.maxFramingErrors,
+          maxSpoolBytes: deps.limits.maxRunArtifactBytes,
+          maxOutputBytes: deps.limits.maxRunArtifactBytes * OUTPUT_LIMIT_FACTOR,
+        },
+        reducer!,
+        spool,
+        {
+          onEvent: (event) => {
+            watchdog.event();
+            progress?.onEvent(event);
+          },
+          onSession: (sessionId) =>
+            void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
+          onTruncated: () => {
+            deps.logger.warn({ runId, capBytes: deps.limits.maxRunArtifactBytes }, 'events.jsonl reached its cap; spooling stopped, the run continues');
+            void deps.store.markArtifactTruncated(runId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not flag artifact_truncated'));
+          },
+          onViolation: (reason) => void entry.stop({ killedFor: reason }),
+        },
+      );
+      const runStream = stream;
+      child.stdout?.on('data', (chunk: Buffer) => {
+        if (!runStream.push(chunk) && !child.stdout?.isPaused()) {
+          child.stdout?.pause();
+          spool.once('drain', () => child.stdout?.resume());
+        }
+      });
       child.stderr?.on('data', (chunk: Buffer) => {
         stderrTail = Buffer.concat([stderrTail, chunk]);
         if (stderrTail.length > STDERR_TAIL_BYTES) stderrTail = stderrTail.subarray(-STDERR_TAIL_BYTES);
@@ -218,7 +254,7 @@ export class RunSupervisor {
       const result = await child;
       await Promise.all(drained);
       clearTimeout(timer);
-      onLines(decoder.end());
+      stream.end();
       if (stopping) await stopping;
       exit.exitCode = result.exitCode ?? null;
       exit.signal = result.signal ?? null;
@@ -236,6 +272,7 @@ export class RunSupervisor {
         deps.logger.warn({ err, runId }, 'run could not start');
       }
     } finally {
+      stopWatchdog();
       await closeStream(events);
     }
 
@@ -284,6 +321,44 @@ export class RunSupervisor {
     );
     deps.logger.info({ runId, status: classified.status, reason: classified.reason }, 'run finished');
     if (outcome) await deps.outbox.attempt(outcome);
+  }
+
+  /** Posts a best-effort notice about a run to its origin; failures are logged, never thrown. */
+  private notify(run: RunRow, text: string): void {
+    const { deps } = this;
+    void deps.outbox
+      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `[run ${run.id}] ${text}` })
+      .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not post a notice'));
+  }
+
+  /** Milestone notices for `progress` runs: at most one per minute, the latest milestones first. */
+  private progressReporter(run: RunRow, vendor: Vendor): { onEvent(event: unknown): void; stop(): void } {
+    let pending: string[] = [];
+    let lastPostMs = -Infinity;
+    let timer: NodeJS.Timeout | undefined;
+    const flush = (): void => {
+      timer = undefined;
+      if (pending.length === 0) return;
+      lastPostMs = this.deps.clock.nowMs();
+      this.notify(run, `progress: ${pending.slice(-5).join('; ')}`);
+      pending = [];
+    };
+    return {
+      onEvent: (event) => {
+        const milestone = vendor.describeProgress?.(event);
+        if (!milestone) return;
+        pending.push(milestone);
+        if (pending.length > 20) pending.shift();
+        if (timer) return;
+        const waitMs = Math.max(0, lastPostMs + PROGRESS_INTERVAL_MS - this.deps.clock.nowMs());
+        timer = setTimeout(flush, waitMs);
+        timer.unref();
+      },
+      // No progress after the outcome: a pending batch is dropped when the run ends.
+      stop: () => {
+        if (timer) clearTimeout(timer);
+      },
+    };
   }
 
   private async spillLargePrompt(runDir: string, prompt: string): Promise<string> {

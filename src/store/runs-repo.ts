@@ -119,6 +119,11 @@ export class RunStore {
       .where(and(eq(runs.id, id), eq(runs.status, 'starting')));
   }
 
+  /** Flags that a run's event spool stopped at its cap. */
+  async markArtifactTruncated(id: RunId): Promise<void> {
+    await this.db.update(runs).set({ artifactTruncated: true }).where(eq(runs.id, id));
+  }
+
   /** Stores the vendor's session id as soon as the stream reveals it. */
   async setVendorSession(id: RunId, vendorSessionId: string): Promise<void> {
     await this.db.update(runs).set({ vendorSessionId }).where(eq(runs.id, id));

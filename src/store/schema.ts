@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigserial,
+  boolean,
   index,
   integer,
   jsonb,
@@ -87,6 +88,8 @@ export const runs = pgTable(
     exitCode: integer('exit_code'),
     exitSignal: text('exit_signal'),
     pid: integer('pid'),
+    /** `events.jsonl` reached `max_run_artifact_mb` and spooling stopped; the run continued. */
+    artifactTruncated: boolean('artifact_truncated').notNull().default(false),
     /** `host:pid` of the service process supervising the run, so a restart knows which runs it orphaned. */
     supervisor: text('supervisor').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),

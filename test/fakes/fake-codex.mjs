@@ -33,6 +33,37 @@ switch (scenario) {
     for (let i = 0; i < Number(arg); i++) process.stdout.write(`not json ${i}\n`);
     answer('after garbage'); done();
     break;
+  case 'bigline': {
+    // One event line of `arg` MB, then a normal completion.
+    thread();
+    process.stdout.write(`{"type":"item.completed","item":{"type":"agent_message","text":"${'y'.repeat(Number(arg) * 1024 * 1024)}"}}\n`);
+    answer('after the big line'); done();
+    break;
+  }
+  case 'flood': {
+    // `arg` MB of valid events, written with backpressure, then a completion.
+    thread();
+    const line = `${JSON.stringify({ type: 'item.completed', item: { id: 'f', type: 'reasoning', text: 'z'.repeat(1000) } })}\n`;
+    let left = Math.ceil((Number(arg) * 1024 * 1024) / line.length);
+    const pump = () => {
+      while (left > 0) {
+        left -= 1;
+        if (!process.stdout.write(line)) return void process.stdout.once('drain', pump);
+      }
+      answer('flood done'); done();
+    };
+    pump();
+    break;
+  }
+  case 'silent':
+    setInterval(() => {}, 1000);
+    break;
+  case 'milestones':
+    thread();
+    emit({ type: 'item.started', item: { id: 'c1', type: 'command_execution', command: 'npm test', status: 'in_progress' } });
+    emit({ type: 'item.completed', item: { id: 'c2', type: 'file_change', changes: [{ path: 'src/a.ts', kind: 'update' }], status: 'completed' } });
+    setTimeout(() => { answer('progress done'); done(); }, 300);
+    break;
   case 'env':
     thread(); answer(JSON.stringify(process.env)); done();
     break;

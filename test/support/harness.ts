@@ -84,7 +84,16 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     homes: { codexHome: join(home, '.codex'), claudeConfigDir: join(home, '.claude') },
     baseEnv: { HOME: home, PATH: options.baseEnv?.PATH ?? process.env.PATH ?? '/usr/bin:/bin', USER: options.baseEnv && 'USER' in options.baseEnv ? options.baseEnv.USER : 'tester', TERM: options.baseEnv?.TERM ?? 'xterm' },
     runsDir,
-    limits: { maxEventBytes: 1_048_576, maxFramingErrors: 5, promptArgvMaxBytes: 100 * 1024, killGraceMs: 300, ...options.limits },
+    limits: {
+      maxEventBytes: 1_048_576,
+      maxFramingErrors: 5,
+      promptArgvMaxBytes: 100 * 1024,
+      killGraceMs: 300,
+      maxRunArtifactBytes: 64 * 1024 * 1024,
+      firstEventMs: 120_000,
+      inactivityMs: 600_000,
+      ...options.limits,
+    },
     supervisorId: `${hostname()}:${process.pid}`,
   });
   const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home, runsDir });

@@ -39,6 +39,23 @@ export const codexVendor: Vendor = {
   resumeCommand(cwd: string, sessionId: string): string {
     return `cd ${shellQuote(cwd)} && codex exec resume ${shellQuote(sessionId)} --json`;
   },
+
+  describeProgress(event: unknown): string | undefined {
+    const e = event as { type?: unknown; item?: Record<string, unknown> };
+    const item = e.item;
+    if (!item) return undefined;
+    if (e.type === 'item.started' && item.type === 'command_execution' && typeof item.command === 'string') {
+      return `running ${truncate(item.command, 80)}`;
+    }
+    if (e.type !== 'item.completed') return undefined;
+    if (item.type === 'file_change' && Array.isArray(item.changes)) {
+      const paths = item.changes.map((c) => (c as { path?: unknown }).path).filter((p): p is string => typeof p === 'string');
+      return `changed ${paths.length} file${paths.length === 1 ? '' : 's'} (${truncate(paths.join(', '), 80)})`;
+    }
+    if (item.type === 'mcp_tool_call' && typeof item.tool === 'string') return `tool ${String(item.server ?? '')}/${item.tool}`;
+    if (item.type === 'web_search' && typeof item.query === 'string') return `searched the web for ${truncate(item.query, 60)}`;
+    return undefined;
+  },
 };
 
 /** Folds `codex exec --json` events: `thread.started`, `item.*`, `turn.completed|failed`, `error`. */
@@ -90,6 +107,10 @@ class CodexReducer implements StreamReducer {
     this.state.notices.push(message);
     if (this.state.notices.length > MAX_NOTICES) this.state.notices.shift();
   }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function readUsage(raw: unknown): UsageJson {

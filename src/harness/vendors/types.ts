@@ -51,6 +51,8 @@ export interface Vendor {
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
   vendorEnv(homes: VendorHomes): Record<string, string>;
   newReducer(): StreamReducer;
+  /** A one-line milestone for `progress` runs (a command started, files changed), or undefined. */
+  describeProgress?(event: unknown): string | undefined;
   /** The exact command a person runs to resume `sessionId` by hand. */
   resumeCommand(cwd: string, sessionId: string): string;
 }

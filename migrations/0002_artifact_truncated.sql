@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "artifact_truncated" boolean DEFAULT false NOT NULL;

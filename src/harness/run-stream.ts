@@ -1,0 +1,111 @@
+/**
+ * One run's stdout (PRODUCT.md §8): JSON lines decoded incrementally, every raw line spooled to
+ * `events.jsonl` up to a cap, vendor events folded by the vendor's reducer. Memory stays bounded
+ * whatever the child prints; violations are reported through callbacks, never thrown.
+ */
+import type { WriteStream } from 'node:fs';
+import { JsonLineDecoder, type JsonLine } from './json-lines.js';
+import type { StreamReducer } from './vendors/types.js';
+
+/** Bounds of one run's output. */
+export interface StreamBounds {
+  /** Longest accepted event line, in bytes. */
+  maxEventBytes: number;
+  /** Malformed lines tolerated; one more is a protocol violation. */
+  maxFramingErrors: number;
+  /** Most bytes spooled to `events.jsonl`; past it spooling stops and the run continues. */
+  maxSpoolBytes: number;
+  /** Most stdout bytes in all; past it the run is an output-limit violation. */
+  maxOutputBytes: number;
+}
+
+/** What the stream tells its owner as it happens. */
+export interface StreamCallbacks {
+  /** A vendor event arrived (for the watchdog and progress). */
+  onEvent(event: unknown): void;
+  /** The vendor revealed its session id (called once). */
+  onSession(sessionId: string): void;
+  /** The spool cap was reached (called once). */
+  onTruncated(): void;
+  /** Too many framing errors, or too much output (called once each at most). */
+  onViolation(reason: 'protocol' | 'output_limit'): void;
+}
+
+/** Feeds a child's stdout chunks through decoding, spooling and reduction. */
+export class RunStream {
+  private readonly decoder: JsonLineDecoder;
+  private framingErrors = 0;
+  private outputBytes = 0;
+  private spooledBytes = 0;
+  private truncated = false;
+  private sessionSeen = false;
+  private violated = false;
+
+  constructor(
+    private readonly bounds: StreamBounds,
+    private readonly reducer: StreamReducer,
+    private readonly spool: WriteStream | undefined,
+    private readonly callbacks: StreamCallbacks,
+  ) {
+    this.decoder = new JsonLineDecoder(bounds.maxEventBytes);
+  }
+
+  /** Whether spooling stopped at the cap. */
+  get artifactTruncated(): boolean {
+    return this.truncated;
+  }
+
+  /**
+   * Feeds one stdout chunk. Keeps draining after a violation: codex panics if its stdout closes.
+   *
+   * @returns false when the spool file is backed up: pause the child's stdout until the spool
+   *   emits 'drain', so a fast child cannot grow memory faster than the disk takes it.
+   */
+  push(chunk: Buffer): boolean {
+    this.outputBytes += chunk.length;
+    if (this.outputBytes > this.bounds.maxOutputBytes) this.violate('output_limit');
+    this.handle(this.decoder.push(chunk));
+    return !(this.spool?.writableNeedDrain ?? false);
+  }
+
+  /** Flushes a last line without a newline; call at EOF. */
+  end(): void {
+    this.handle(this.decoder.end());
+  }
+
+  private handle(lines: JsonLine[]): void {
+    for (const line of lines) {
+      if (line.kind === 'framing_error') {
+        this.framingErrors += 1;
+        if (this.framingErrors > this.bounds.maxFramingErrors) this.violate('protocol');
+        continue;
+      }
+      this.spoolLine(line.raw);
+      this.reducer.push(line.value);
+      this.callbacks.onEvent(line.value);
+      const sessionId = this.reducer.facts().sessionId;
+      if (sessionId && !this.sessionSeen) {
+        this.sessionSeen = true;
+        this.callbacks.onSession(sessionId);
+      }
+    }
+  }
+
+  private spoolLine(raw: string): void {
+    if (this.truncated || !this.spool) return;
+    const bytes = Buffer.byteLength(raw) + 1;
+    if (this.spooledBytes + bytes > this.bounds.maxSpoolBytes) {
+      this.truncated = true;
+      this.callbacks.onTruncated();
+      return;
+    }
+    this.spooledBytes += bytes;
+    this.spool.write(`${raw}\n`);
+  }
+
+  private violate(reason: 'protocol' | 'output_limit'): void {
+    if (this.violated) return;
+    this.violated = true;
+    this.callbacks.onViolation(reason);
+  }
+}
