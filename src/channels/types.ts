@@ -25,6 +25,11 @@ export interface InboundMessage {
   text: string;
   /** Id of the message this one replies to, if any. */
   replyToMessageId?: string;
+  /**
+   * Text of the replied-to message when this bot sent it (Telegram includes it in the update),
+   * so a reply finds its run by the `[run …]` tag even before the send was recorded.
+   */
+  replyToBotText?: string;
   receivedAt: Date;
 }
 

@@ -6,7 +6,7 @@ import type { InboundMessage } from '../channels/types.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import { BatonError, isBatonError, type ErrorCode } from '../core/errors.js';
-import { isRunId, newRunId, type RunId } from '../core/ids.js';
+import { findRunIdTag, isRunId, newRunId, type RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
@@ -219,7 +219,7 @@ export class Dispatcher {
    */
   private async resumeByReply(message: InboundMessage, text: string, role: Role): Promise<DispatchResult | undefined> {
     if (!message.replyToMessageId) return undefined;
-    const parent = await this.deps.store.findRunByMessage(message.platform, message.chatId, message.replyToMessageId);
+    const parent = await this.findRepliedRun(message);
     if (!parent) return undefined;
     if (!mayPerform(role, 'launch', message.isDirect)) {
       await this.reply(message, GUEST_REFUSAL);
@@ -230,6 +230,17 @@ export class Dispatcher {
       throw new BatonError('resume_refused', `[run ${parent.id}] is still active. Wait for its outcome, or /cancel ${parent.id}, then reply again.`);
     }
     return { kind: 'launched', runId: await this.launch(parent.vendor, { progress: false }, text, message, parent) };
+  }
+
+  /** The run a reply refers to: by the recorded message id, else by the tag in our message's text. */
+  private async findRepliedRun(message: InboundMessage): Promise<RunRow | undefined> {
+    const byId = await this.deps.store.findRunByMessage(message.platform, message.chatId, message.replyToMessageId!);
+    if (byId) return byId;
+    const tag = message.replyToBotText ? findRunIdTag(message.replyToBotText) : undefined;
+    if (!tag) return undefined;
+    const run = await this.deps.store.getRun(tag);
+    // Only a run that belongs to this conversation: a tag quoted from elsewhere is not a handle.
+    return run && run.origin.platform === message.platform && run.origin.chatId === message.chatId ? run : undefined;
   }
 
   private async use(target: string, message: InboundMessage): Promise<string> {

@@ -68,9 +68,10 @@ export class TelegramAdapter implements ChannelAdapter {
       this.state = { state: 'failed', reason: describe(err, this.options.token) };
       throw classify(err, this.options.token);
     }
-    const username = this.bot.botInfo.username;
+    const me = { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
+    const username = me.username;
     this.bot.on('message', async (ctx) => {
-      const message = normalizeTelegramUpdate(ctx.update, username, clock.now());
+      const message = normalizeTelegramUpdate(ctx.update, me, clock.now());
       if (message) await handler(message);
     });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));

@@ -9,18 +9,20 @@ import type { InboundMessage } from '../types.js';
  * Normalizes a Telegram update, or returns undefined when it is not a text message for this bot
  * (service messages, photos without caption, a command addressed to another bot).
  *
- * @param botUsername - this bot's username (from `getMe`), without `@`.
+ * @param bot - this bot's user id and username (from `getMe`), without `@`.
  */
-export function normalizeTelegramUpdate(update: Update, botUsername: string, receivedAt: Date): InboundMessage | undefined {
+export function normalizeTelegramUpdate(update: Update, bot: { id: number; username: string }, receivedAt: Date): InboundMessage | undefined {
   const message = update.message;
   if (!message?.from) return undefined;
   const raw = message.text ?? message.caption;
   if (raw === undefined) return undefined;
-  const text = stripBotName(raw, botUsername);
+  const text = stripBotName(raw, bot.username);
   if (text === undefined) return undefined;
   const from = message.from;
   const name = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username || String(from.id);
-  const replyTo = message.reply_to_message?.message_id;
+  const replied = message.reply_to_message;
+  const replyTo = replied?.message_id;
+  const replyToBotText = replied?.from?.id === bot.id ? replied.text : undefined;
   return {
     platform: 'telegram',
     dedupeKey: String(update.update_id),
@@ -33,6 +35,7 @@ export function normalizeTelegramUpdate(update: Update, botUsername: string, rec
     senderIsBot: from.is_bot,
     text,
     ...(replyTo !== undefined ? { replyToMessageId: String(replyTo) } : {}),
+    ...(replyToBotText !== undefined ? { replyToBotText } : {}),
     receivedAt,
   };
 }
