@@ -14,7 +14,7 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  * The Claude Code vendor.
  *
  * argv: `-p --output-format=stream-json --verbose [--model=M] [--permission-mode=P]
- * [--resume=SESSION] -- PROMPT`. Measured on claude 2.1.197 (its parser is commander):
+ * [--resume=SESSION] -- PROMPT`. Measured on claude 2.1.197 (commander-style option parsing):
  * - Flags go first, then `--`, then the prompt, so a prompt such as `-x`, `--help` or `--`
  *   reaches the model verbatim. The other forms fail: `-p -x` and `-p=-x` are
  *   `error: unknown option` (rc 1), and `-p -- -x --output-format stream-json` silently takes
@@ -53,7 +53,58 @@ export const claudeVendor: Vendor = {
   resumeCommand(cwd: string, sessionId: string): string {
     return `cd ${shellQuote(cwd)} && claude --resume ${shellQuote(sessionId)}`;
   },
+
+  /** Milestones from the `tool_use` blocks of `assistant` messages (tool names as offered by claude 2.1.197). */
+  describeProgress(event: unknown): string | undefined {
+    if (!isRecord(event) || event['type'] !== 'assistant' || !isRecord(event['message'])) return undefined;
+    const content = event['message']['content'];
+    if (!Array.isArray(content)) return undefined;
+    const milestones = content.flatMap((block) => {
+      if (!isRecord(block) || block['type'] !== 'tool_use' || typeof block['name'] !== 'string') return [];
+      const milestone = describeToolUse(block['name'], isRecord(block['input']) ? block['input'] : {});
+      return milestone ? [milestone] : [];
+    });
+    return milestones.length > 0 ? milestones.join('; ') : undefined;
+  },
 };
+
+/** A milestone for tools that change things or reach outside the repo; reads and searches are not worth one. */
+function describeToolUse(name: string, input: Record<string, unknown>): string | undefined {
+  const field = (key: string): string | undefined => {
+    const value = input[key];
+    return typeof value === 'string' ? truncate(oneLine(value), 80) : undefined;
+  };
+  const command = field('command');
+  const path = field('file_path') ?? field('notebook_path');
+  switch (name) {
+    case 'Bash':
+      return command && `running ${command}`;
+    case 'Write':
+      return path && `writing ${path}`;
+    case 'Edit':
+    case 'MultiEdit':
+    case 'NotebookEdit':
+      return path && `editing ${path}`;
+    case 'WebSearch': {
+      const query = field('query');
+      return query && `searched the web for ${query}`;
+    }
+    case 'WebFetch': {
+      const url = field('url');
+      return url && `fetching ${url}`;
+    }
+    case 'Task':
+    case 'Agent': {
+      const description = field('description');
+      return description ? `started a sub-agent: ${description}` : 'started a sub-agent';
+    }
+    default: {
+      // MCP tools are named `mcp__<server>__<tool>`.
+      const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+      return mcp ? `tool ${mcp[1] ?? ''}/${mcp[2] ?? ''}` : undefined;
+    }
+  }
+}
 
 /**
  * Folds `claude -p --output-format stream-json --verbose` messages: `system/init`,
@@ -157,9 +208,15 @@ function describeDenial(raw: unknown): string {
   const input = isRecord(denial['tool_input']) ? denial['tool_input'] : {};
   const detail = [input['command'], input['file_path'], input['path'], input['url']].find((v): v is string => typeof v === 'string');
   if (detail === undefined) return `Denied: ${tool}`;
-  const oneLine = detail.replace(/\s+/g, ' ').trim();
-  const short = oneLine.length > MAX_DENIAL_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DENIAL_DETAIL_CHARS - 1)}…` : oneLine;
-  return `Denied: ${tool}: ${short}`;
+  return `Denied: ${tool}: ${truncate(oneLine(detail), MAX_DENIAL_DETAIL_CHARS)}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function truncate(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
 }
 
 function joinErrors(raw: unknown): string | undefined {

@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { JsonLineDecoder, type JsonLine } from '../../src/harness/json-lines.js';
+import { classifyExit } from '../../src/harness/outcome.js';
+import { claudeVendor } from '../../src/harness/vendors/claude.js';
+
+// Real captures of claude 2.1.197 (test/fixtures/vendor-streams/README.md gives each exit code).
+const FIXTURES = new URL('../fixtures/vendor-streams/', import.meta.url);
+const fixture = (name: string): Buffer => readFileSync(new URL(name, FIXTURES));
+
+/** Feeds `bytes` to a decoder in chunks of `size` bytes and reduces every event with claude's reducer. */
+function reduce(bytes: Buffer, size = bytes.length) {
+  const decoder = new JsonLineDecoder(1_048_576);
+  const reducer = claudeVendor.newReducer();
+  const lines: JsonLine[] = [];
+  for (let i = 0; i < bytes.length; i += size) lines.push(...decoder.push(bytes.subarray(i, i + size)));
+  lines.push(...decoder.end());
+  for (const line of lines) if (line.kind === 'event') reducer.push(line.value);
+  return { lines, facts: reducer.facts() };
+}
+
+/** Reduces hand-written events (shapes taken from the captures). */
+function reduceEvents(events: unknown[]) {
+  const reducer = claudeVendor.newReducer();
+  for (const event of events) reducer.push(event);
+  return reducer.facts();
+}
+
+const exited = (exitCode: number) => ({ exitCode, signal: null, timedOut: false });
+
+describe('claude stream on real captures', () => {
+  it('claude-success (rc 0): session, answer, usage with cache and cost, completed', () => {
+    const { lines, facts } = reduce(fixture('claude-success.jsonl'));
+    expect(lines.every((l) => l.kind === 'event')).toBe(true);
+    expect(facts).toEqual({
+      sessionId: '5f29de91-1784-47e7-903b-4651c061de2e',
+      finalMessage: 'All done: fixed the bug.',
+      // 1000 uncached + 50 cache creation + 100 cache read.
+      usage: { inputTokens: 1150, cachedInputTokens: 100, outputTokens: 20, costUsd: 0.0058625 },
+      terminal: { kind: 'completed' },
+      notices: [],
+      eventCount: 3,
+    });
+    expect(classifyExit(facts, exited(0))).toEqual({ status: 'completed', reason: null, errorMessage: null });
+  });
+
+  it('claude-tool-use (rc 0): completes and reports the denied Bash call', () => {
+    const { facts } = reduce(fixture('claude-tool-use.jsonl'));
+    expect(facts).toMatchObject({
+      sessionId: '2bac110d-d2fd-4275-9c88-bf8bcc1ad62d',
+      finalMessage: 'All done: fixed the bug.',
+      usage: { inputTokens: 2300, cachedInputTokens: 200, outputTokens: 70, costUsd: 0.012475 },
+      terminal: { kind: 'completed' },
+    });
+    expect(facts.notices).toEqual(['Denied: Bash: echo hi from bash > b.txt; cat b.txt']);
+    expect(classifyExit(facts, exited(0))).toEqual({ status: 'completed', reason: null, errorMessage: null });
+  });
+
+  it('claude-http-401 (rc 1): is_error wins over subtype "success"; retries are notices', () => {
+    const { facts } = reduce(fixture('claude-http-401.jsonl'));
+    expect(facts.terminal).toEqual({ kind: 'failed', message: 'Failed to authenticate. API Error: 401 fake authentication_error' });
+    expect(facts.notices).toHaveLength(10);
+    expect(facts.notices[0]).toBe('API retry 1/10: 401 authentication_failed');
+    // The synthetic assistant message is the CLI's error text, not the run's answer.
+    expect(facts.finalMessage).toBeUndefined();
+    expect(facts.sessionId).toBe('5ab7b46e-5402-40c5-9f50-c136a710c7cf');
+    expect(classifyExit(facts, exited(1))).toEqual({
+      status: 'failed',
+      reason: 'vendor_error',
+      errorMessage: 'Failed to authenticate. API Error: 401 fake authentication_error',
+    });
+  });
+
+  it('claude-max-turns (rc 1): errors[] are the words when there is no result text', () => {
+    const { facts } = reduce(fixture('claude-max-turns.jsonl'));
+    expect(facts.terminal).toEqual({ kind: 'failed', message: 'Reached maximum number of turns (2)' });
+    expect(facts.usage).toEqual({ inputTokens: 2300, cachedInputTokens: 200, outputTokens: 100, costUsd: 0.013225 });
+    expect(facts.finalMessage).toBeUndefined();
+    expect(classifyExit(facts, exited(1))).toEqual({
+      status: 'failed',
+      reason: 'vendor_error',
+      errorMessage: 'Reached maximum number of turns (2)',
+    });
+  });
+
+  it.each(['claude-success.jsonl', 'claude-tool-use.jsonl', 'claude-http-401.jsonl', 'claude-max-turns.jsonl'])(
+    '%s gives the same facts whatever the chunk size, down to one byte',
+    (name) => {
+      const bytes = fixture(name);
+      const whole = reduce(bytes).facts;
+      for (const size of [1, 2, 3, 7, 64, 333, 4096]) expect(reduce(bytes, size).facts).toEqual(whole);
+      expect(whole.terminal).toBeDefined();
+    },
+  );
+
+  it('fails a stream cut before its result line, even on exit code 0', () => {
+    const lines = fixture('claude-success.jsonl').toString('utf8').split('\n');
+    const { facts } = reduce(Buffer.from(lines.filter((l) => !l.startsWith('{"type":"result"')).join('\n')));
+    expect(facts.terminal).toBeUndefined();
+    expect(facts.finalMessage).toBe('All done: fixed the bug.');
+    expect(classifyExit(facts, exited(0))).toMatchObject({ status: 'failed', reason: 'no_terminal_event' });
+  });
+
+  it('lets a result that reports success still fail on a non-zero exit', () => {
+    const { facts } = reduce(fixture('claude-success.jsonl'));
+    expect(classifyExit(facts, exited(1))).toMatchObject({ status: 'failed', reason: 'exit_status' });
+  });
+});
+
+describe('claude reducer on edge shapes', () => {
+  const init = { type: 'system', subtype: 'init', session_id: 's-1' };
+
+  it('only the first result is terminal', () => {
+    const facts = reduceEvents([
+      init,
+      { type: 'result', subtype: 'success', is_error: false, result: 'first' },
+      { type: 'result', subtype: 'success', is_error: true, result: 'second' },
+    ]);
+    expect(facts.terminal).toEqual({ kind: 'completed' });
+    expect(facts.finalMessage).toBe('first');
+  });
+
+  it('fails a non-success subtype even without is_error, in the subtype words when nothing else is given', () => {
+    // SIGINT while streaming ends `error_during_execution` with rc 0 (VENDOR-CLI.md).
+    const facts = reduceEvents([init, { type: 'result', subtype: 'error_during_execution', is_error: false }]);
+    expect(facts.terminal).toEqual({ kind: 'failed', message: 'claude stopped with an error during execution.' });
+    expect(classifyExit(facts, exited(0))).toMatchObject({ status: 'failed', reason: 'vendor_error' });
+  });
+
+  it('reads the session id from a result when no init came (resume of an unknown id)', () => {
+    // Measured on 2.1.197: `--resume <unknown>` prints only this result line, rc 1.
+    const facts = reduceEvents([
+      { type: 'result', subtype: 'error_during_execution', is_error: true, session_id: 'gone', errors: ['No conversation found with session ID: gone'] },
+    ]);
+    expect(facts).toMatchObject({ sessionId: 'gone', terminal: { kind: 'failed', message: 'No conversation found with session ID: gone' } });
+  });
+
+  it('keeps the last top-level text, ignoring sub-agent and tool-only messages', () => {
+    const facts = reduceEvents([
+      init,
+      { type: 'assistant', parent_tool_use_id: null, message: { model: 'm', content: [{ type: 'text', text: 'Plan: ' }, { type: 'text', text: 'edit a.ts' }] } },
+      { type: 'assistant', parent_tool_use_id: 'toolu_1', message: { model: 'm', content: [{ type: 'text', text: 'sub-agent chatter' }] } },
+      { type: 'assistant', parent_tool_use_id: null, message: { model: 'm', content: [{ type: 'tool_use', name: 'Bash', input: {} }] } },
+    ]);
+    expect(facts.finalMessage).toBe('Plan: \n\nedit a.ts');
+    expect(facts.terminal).toBeUndefined();
+  });
+
+  it('tolerates unknown types, non-objects and missing fields', () => {
+    const facts = reduceEvents([init, { type: 'stream_event' }, { type: 'system', subtype: 'compact_boundary' }, 'x', null, [], { type: 'result' }]);
+    expect(facts.eventCount).toBe(7);
+    expect(facts.terminal).toEqual({ kind: 'failed', message: 'claude printed a result without is_error.' });
+    expect(facts.usage).toBeUndefined();
+  });
+
+  it('names each denied tool and shortens long commands to one line', () => {
+    const long = `echo ${'x'.repeat(300)}\nrm -rf build`;
+    const facts = reduceEvents([
+      init,
+      {
+        type: 'result', subtype: 'success', is_error: false, result: 'done',
+        permission_denials: [
+          { tool_name: 'Write', tool_input: { file_path: '/repo/a.txt', content: 'x' } },
+          { tool_name: 'Bash', tool_input: { command: long } },
+          { tool_name: 'WebFetch' },
+        ],
+      },
+    ]);
+    expect(facts.notices[0]).toBe('Denied: Write: /repo/a.txt');
+    expect(facts.notices[1]).toMatch(/^Denied: Bash: echo x{20,}…$/);
+    expect(facts.notices[1]?.length).toBeLessThanOrEqual('Denied: Bash: '.length + 160);
+    expect(facts.notices[2]).toBe('Denied: WebFetch');
+  });
+
+  it('keeps at most 20 notices, newest last', () => {
+    const retries = Array.from({ length: 25 }, (_, i) => ({ type: 'system', subtype: 'api_retry', attempt: i + 1, max_retries: 25, error_status: 529 }));
+    const facts = reduceEvents([init, ...retries]);
+    expect(facts.notices).toHaveLength(20);
+    expect(facts.notices.at(-1)).toBe('API retry 25/25: 529');
+  });
+
+  it('hands out a copy of its facts', () => {
+    const reducer = claudeVendor.newReducer();
+    reducer.push({ type: 'system', subtype: 'api_retry', attempt: 1 });
+    reducer.facts().notices.push('tampered');
+    expect(reducer.facts().notices).toEqual(['API retry 1']);
+  });
+});
+
+describe('claude progress milestones', () => {
+  const progress = (event: unknown) => claudeVendor.describeProgress?.(event);
+  const toolUse = (name: string, input: unknown) => ({
+    type: 'assistant', parent_tool_use_id: null, message: { model: 'm', content: [{ type: 'tool_use', id: 't', name, input }] },
+  });
+
+  it('names the Bash command of the captured tool-use run and nothing else there', () => {
+    const events = fixture('claude-tool-use.jsonl').toString('utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+    expect(events.map(progress).filter((m) => m !== undefined)).toEqual(['running echo hi from bash > b.txt; cat b.txt']);
+  });
+
+  it('describes writes, edits, web access, sub-agents and MCP tools; skips reads', () => {
+    expect(progress(toolUse('Write', { file_path: '/r/a.ts', content: 'x' }))).toBe('writing /r/a.ts');
+    expect(progress(toolUse('Edit', { file_path: '/r/a.ts' }))).toBe('editing /r/a.ts');
+    expect(progress(toolUse('WebSearch', { query: 'vitest hooks' }))).toBe('searched the web for vitest hooks');
+    expect(progress(toolUse('WebFetch', { url: 'https://example.org' }))).toBe('fetching https://example.org');
+    expect(progress(toolUse('Agent', { description: 'Explore the repo' }))).toBe('started a sub-agent: Explore the repo');
+    expect(progress(toolUse('mcp__github__create_issue', {}))).toBe('tool github/create_issue');
+    expect(progress(toolUse('Read', { file_path: '/r/a.ts' }))).toBeUndefined();
+    expect(progress(toolUse('Bash', { command: '' }))).toBeUndefined();
+    expect(progress(toolUse('Bash', { command: `npm test ${'-'.repeat(200)}` }))).toMatch(/^running npm test -+…$/);
+    expect(progress({ type: 'result', is_error: false })).toBeUndefined();
+    expect(progress(null)).toBeUndefined();
+  });
+});
+
+describe('claude argv, env and resume command', () => {
+  it('puts every flag before -- and the prompt last, in --flag=value form', () => {
+    expect(claudeVendor.buildArgv({ prompt: 'fix the bug' })).toEqual([
+      '-p', '--output-format=stream-json', '--verbose', '--', 'fix the bug',
+    ]);
+    expect(claudeVendor.buildArgv({ prompt: '-rf --help', model: 'claude-sonnet-4-5', posture: 'acceptEdits', resumeSessionId: 'abc-1' })).toEqual([
+      '-p', '--output-format=stream-json', '--verbose', '--model=claude-sonnet-4-5', '--permission-mode=acceptEdits', '--resume=abc-1', '--', '-rf --help',
+    ]);
+  });
+
+  it('declares only CLAUDE_CONFIG_DIR, never an API key', () => {
+    expect(claudeVendor.vendorEnv({ codexHome: '/c', claudeConfigDir: '/home/dev/.claude' })).toEqual({ CLAUDE_CONFIG_DIR: '/home/dev/.claude' });
+  });
+
+  it('prints a paste-able resume command', () => {
+    expect(claudeVendor.resumeCommand('/home/dev/my app', 'abc-1')).toBe("cd '/home/dev/my app' && claude --resume abc-1");
+    expect(claudeVendor.name).toBe('claude');
+    expect(claudeVendor.binaryName).toBe('claude');
+  });
+});
