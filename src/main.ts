@@ -26,13 +26,14 @@ import { detectVendors, type Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
+import { claudeVendor } from './harness/vendors/claude.js';
 import { codexVendor } from './harness/vendors/codex.js';
 import type { Vendor, VendorName } from './harness/vendors/types.js';
 import { openDatabase, type Database } from './store/database.js';
 import { RunStore } from './store/runs-repo.js';
 
 /** Vendors this build can drive. */
-const VENDORS: readonly Vendor[] = [codexVendor];
+const VENDORS: readonly Vendor[] = [codexVendor, claudeVendor];
 /** SIGINT → SIGKILL grace when stopping a run, in ms. */
 const KILL_GRACE_MS = 3_000;
 

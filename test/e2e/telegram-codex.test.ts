@@ -3,119 +3,46 @@
  * API server, and baton runs the real codex CLI against a fake Responses API server. All on
  * 127.0.0.1.
  */
-import { execa } from 'execa';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Update } from 'grammy/types';
 import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
-import { startFakeOpenAI, inputItemsOf, type FakeOpenAI } from '../fakes/fake-openai.js';
-import { startFakeTelegram, type FakeTelegram, type SendMessageBody } from '../fakes/fake-telegram.js';
-import { makeCodexHome } from '../support/codex-home.js';
-import { createPostgresDatabase } from '../support/db.js';
-import { startService, type ServiceProcess } from '../support/service.js';
+import { inputItemsOf, type FakeOpenAI } from '../fakes/fake-openai.js';
+import type { FakeTelegram, SendMessageBody } from '../fakes/fake-telegram.js';
+import type { ServiceProcess } from '../support/service.js';
+import { CANARY, GUEST, OWNER, STRANGER, TOKEN, WAIT_MS, replyTarget, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
 
-const TOKEN = '123456:TEST-token-for-the-fake-bot-api-only';
-const CANARY = 'canary-secret-must-not-reach-children';
-const OWNER = 111;
-const GUEST = 222;
-const STRANGER = 333;
 const GROUP = -100500;
-const WAIT_MS = 60_000;
 
+let world: TelegramE2E;
 let telegram: FakeTelegram;
 let model: FakeOpenAI;
 let service: ServiceProcess;
-let dir: string;
 let repo: string;
 let batonHome: string;
-let dropDatabase: (() => Promise<void>) | undefined;
-let nextUpdateId = 900_000;
 
 const textOf = (body: SendMessageBody): string => body.text;
 const sentTo = (chatId: number): SendMessageBody[] => telegram.sent.filter((m) => Number(m.chat_id) === chatId);
-const replyTarget = (body: SendMessageBody): number | undefined =>
-  (body.reply_parameters as { message_id?: number } | undefined)?.message_id;
-
-/** A private-chat text message from `userId`, as Telegram would deliver it. */
-function privateMessage(userId: number, text: string, messageId: number, replyTo?: SendMessageBody): Update {
-  const replied = replyTo ? telegram.sentMessages[telegram.sent.indexOf(replyTo)] : undefined;
-  return {
-    update_id: nextUpdateId++,
-    message: {
-      message_id: messageId,
-      date: Math.floor(Date.now() / 1000),
-      chat: { id: userId, type: 'private', first_name: `user${userId}` },
-      from: { id: userId, is_bot: false, first_name: `user${userId}` },
-      text,
-      ...(replied ? { reply_to_message: replied } : {}),
-      ...(text.startsWith('/') ? { entities: [{ type: 'bot_command' as const, offset: 0, length: text.split(' ')[0]!.length }] } : {}),
-    },
-  } as Update;
-}
+const privateMessage = (userId: number, text: string, messageId: number, replyTo?: SendMessageBody): Update =>
+  world.privateMessage(userId, text, messageId, replyTo);
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'baton-e2e-'));
-  const home = join(dir, 'home');
-  const root = join(dir, 'work');
-  repo = join(root, 'repo');
-  await mkdir(home, { recursive: true });
-  await mkdir(repo, { recursive: true });
-  await execa('git', ['init', '-q', repo]);
-
-  telegram = await startFakeTelegram({ token: TOKEN });
-  model = await startFakeOpenAI();
-  const codexHome = await makeCodexHome(join(dir, 'codex-home'), model.url);
-  batonHome = join(dir, 'baton-home');
-  await mkdir(batonHome, { recursive: true });
-  await writeFile(
-    join(batonHome, 'config.toml'),
-    [
-      '[harness]',
-      'approved = true',
-      `codex_home = ${JSON.stringify(codexHome)}`,
-      '[workspace]',
-      `roots = [${JSON.stringify(root)}]`,
-      `default = ${JSON.stringify(repo)}`,
-      '[channels.telegram]',
-      `owner_user_id = "${OWNER}"`,
-      `allowed_user_ids = ["${GUEST}"]`,
-      '',
-    ].join('\n'),
-  );
-
-  const env: Record<string, string> = {
-    HOME: home,
-    PATH: `${inject('codexBinDir')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    USER: process.env.USER ?? userInfo().username,
-    BATON_HOME: batonHome,
-    BATON_LOG_LEVEL: 'debug',
-    TELEGRAM_BOT_TOKEN: TOKEN,
-    TELEGRAM_API_ROOT: telegram.url,
-    CANARY_SECRET: CANARY,
-  };
-  if (process.env.DATABASE_URL) {
-    const created = await createPostgresDatabase(process.env.DATABASE_URL);
-    env.DATABASE_URL = created.url;
-    dropDatabase = created.drop;
-  }
-  service = await startService(env);
+  world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')] });
+  ({ telegram, service, repo, batonHome } = world);
+  model = world.openai;
 });
 
 afterAll(async () => {
-  await service?.stop();
-  await telegram?.close();
-  await model?.close();
-  await dropDatabase?.();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await world?.dispose();
 });
 
 describe('Telegram → codex → outcome', () => {
   it('announces what started and what did not', () => {
     expect(service.stdout()).toMatch(/telegram: connected/);
     expect(service.stdout()).toMatch(/codex codex-cli 0\.171\.0 at /);
+    expect(service.stdout()).toMatch(/claude 2\.1\.197 \(Claude Code\) at /);
     expect(service.stdout()).toMatch(/slack: not started/);
   });
 

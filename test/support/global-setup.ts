@@ -8,7 +8,7 @@
  * this setup ran.
  */
 import type { TestProject } from 'vitest/node';
-import { ensureCodexCli } from './vendor-clis.js';
+import { ensureClaudeCli, ensureCodexCli } from './vendor-clis.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,12 +16,16 @@ declare module 'vitest' {
     codexBinDir: string;
     /** The pinned codex version, e.g. `0.171.0`. */
     codexVersion: string;
+    /** Directory holding the pinned `claude` launcher. */
+    claudeBinDir: string;
   }
 }
 
-/** Installs codex when missing (minutes, once per machine) or checks it (~150 ms). */
+/** Installs the CLIs when missing (once per machine) or checks them (~150 ms each). */
 export default async function setup(project: TestProject): Promise<void> {
-  const codex = await ensureCodexCli();
+  const [codex, claude] = await Promise.all([ensureCodexCli(), ensureClaudeCli()]);
+  project.provide('claudeBinDir', claude.binDir);
+  process.env['BATON_TEST_CLAUDE_BIN_DIR'] = claude.binDir;
   project.provide('codexBinDir', codex.binDir);
   project.provide('codexVersion', codex.version);
   process.env['BATON_TEST_CODEX_BIN_DIR'] = codex.binDir;
