@@ -4,7 +4,8 @@
  */
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
-import { TelegramAdapter } from './channels/telegram/adapter.js';
+import { startChannels, type ChannelFactory } from './channels/start.js';
+import { telegramChannel } from './channels/telegram/factory.js';
 import type { ChannelAdapter, Platform } from './channels/types.js';
 import {
   defaultConfigPath,
@@ -34,6 +35,8 @@ import { RunStore } from './store/runs-repo.js';
 
 /** Vendors this build can drive. */
 const VENDORS: readonly Vendor[] = [codexVendor, claudeVendor];
+/** Chat platforms this build can talk to, in banner order. */
+const CHANNELS: readonly ChannelFactory[] = [telegramChannel];
 /** SIGINT → SIGKILL grace when stopping a run, in ms. */
 const KILL_GRACE_MS = 3_000;
 
@@ -143,24 +146,14 @@ export async function startService(options: StartOptions): Promise<Service> {
     killGraceMs: KILL_GRACE_MS,
   });
 
-  const channelLines: string[] = [];
-  const telegramToken = env.telegramBotToken;
-  if (!telegramToken) {
-    channelLines.push('telegram: not started: TELEGRAM_BOT_TOKEN not set');
-  } else {
-    const telegram = new TelegramAdapter({ token: telegramToken, apiRoot: env.telegramApiRoot, clock, logger });
-    try {
-      await telegram.start(async (message) => {
-        await dispatcher.handle(message);
-      });
-      adapters.set('telegram', telegram);
-      const owner = config.channels.telegram.owner;
-      channelLines.push(`telegram: connected${owner ? '' : ' (no owner_user_id in [channels.telegram]: nobody can launch runs; send /whoami to the bot to learn your id)'}`);
-    } catch (err) {
-      channelLines.push(`telegram: not started: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-  channelLines.push('slack: not started: not supported by this build yet', 'discord: not started: not supported by this build yet');
+  const channels = await startChannels(
+    CHANNELS,
+    async (message) => {
+      await dispatcher.handle(message);
+    },
+    { env, config, clock, logger },
+    adapters,
+  );
   const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
 
   const banner = [
@@ -169,7 +162,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     `  config: ${inputs.configPath}`,
     `  database: ${describeDatabase(database)}`,
     `  harness: ${describeHarness(config, detections)}`,
-    ...channelLines.map((line) => `  ${line}`),
+    ...channels.lines.map((line) => `  ${line}`),
     ...(adapters.size === 0 ? ['  no channel is running: set TELEGRAM_BOT_TOKEN (see .env.example) and restart'] : []),
     'baton ready',
   ];
@@ -180,7 +173,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     banner,
     stop: () => {
       stopping ??= (async () => {
-        for (const adapter of adapters.values()) await adapter.stop().catch((err: unknown) => logger.warn({ err }, 'channel stop failed'));
+        await channels.stop();
         await supervisor.shutdown();
         await worker.stop();
         await database.close();

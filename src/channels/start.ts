@@ -1,0 +1,105 @@
+/**
+ * Starts every configured channel (PRODUCT.md §3): a channel that is not configured is skipped
+ * with its reason; one that fails to start is reported and retried with backoff in the
+ * background, and never stops the others or the service.
+ */
+import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { ChannelAdapter, InboundHandler, Platform } from './types.js';
+
+/** What a channel factory receives. */
+export interface ChannelDeps {
+  env: BatonEnv;
+  config: BatonConfig;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Builds one platform's adapter from the environment, or says why it is not configured. */
+export interface ChannelFactory {
+  platform: ChannelPlatform;
+  create(deps: ChannelDeps): ChannelAdapter | { skipped: string };
+}
+
+/** Retry schedule of a channel that failed to start. */
+export interface ChannelRetryPolicy {
+  /** First wait, in ms; doubles per failure. @default 60_000 */
+  firstRetryMs: number;
+  /** Longest wait, in ms. @default 1_800_000 */
+  maxRetryMs: number;
+}
+
+/** The running channels. */
+export interface StartedChannels {
+  /** Connected adapters by platform; a channel that connects later is added here. */
+  adapters: Map<Platform, ChannelAdapter>;
+  /** One banner line per platform. */
+  lines: string[];
+  /** Adapters that exist (connected or retrying), for doctor and health. */
+  all: ReadonlyMap<Platform, ChannelAdapter>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates and starts every channel. Resolves after each channel's first start attempt.
+ */
+export async function startChannels(
+  factories: readonly ChannelFactory[],
+  handler: InboundHandler,
+  deps: ChannelDeps,
+  adapters: Map<Platform, ChannelAdapter>,
+  policy: ChannelRetryPolicy = { firstRetryMs: 60_000, maxRetryMs: 1_800_000 },
+): Promise<StartedChannels> {
+  const lines: string[] = [];
+  const all = new Map<Platform, ChannelAdapter>();
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+
+  const attempt = async (adapter: ChannelAdapter, waitMs: number): Promise<string> => {
+    try {
+      await adapter.start(handler);
+      adapters.set(adapter.platform, adapter);
+      return 'connected';
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      deps.logger.error({ channel: adapter.platform, reason, retryInMs: waitMs }, 'channel failed to start; retrying');
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (stopped) return;
+        void attempt(adapter, Math.min(waitMs * 2, policy.maxRetryMs)).then((state) => {
+          if (state === 'connected') deps.logger.info({ channel: adapter.platform }, 'channel connected after retry');
+        });
+      }, waitMs);
+      timer.unref();
+      timers.add(timer);
+      return `failed: ${reason} (retrying in ${Math.round(waitMs / 1000)}s)`;
+    }
+  };
+
+  for (const factory of factories) {
+    const created = factory.create(deps);
+    if ('skipped' in created) {
+      lines.push(`${factory.platform}: not started: ${created.skipped}`);
+      continue;
+    }
+    all.set(created.platform, created);
+    const state = await attempt(created, policy.firstRetryMs);
+    const owner = deps.config.channels[factory.platform].owner;
+    const ownerHint = owner ? '' : ` (no owner_user_id in [channels.${factory.platform}]: nobody can launch runs; send /whoami to the bot to learn your id)`;
+    lines.push(`${factory.platform}: ${state}${state === 'connected' ? ownerHint : ''}`);
+  }
+
+  return {
+    adapters,
+    lines,
+    all,
+    stop: async () => {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      for (const adapter of all.values()) {
+        await adapter.stop().catch((err: unknown) => deps.logger.warn({ err, channel: adapter.platform }, 'channel stop failed'));
+      }
+    },
+  };
+}
