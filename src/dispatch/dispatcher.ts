@@ -232,15 +232,25 @@ export class Dispatcher {
     return { kind: 'launched', runId: await this.launch(parent.vendor, { progress: false }, text, message, parent) };
   }
 
-  /** The run a reply refers to: by the recorded message id, else by the tag in our message's text. */
+  /**
+   * The run a reply refers to: by the recorded id of the message replied to, else by the
+   * `[run …]` tag in that message when the bot sent it, else the newest run of the thread.
+   */
   private async findRepliedRun(message: InboundMessage): Promise<RunRow | undefined> {
     const byId = await this.deps.store.findRunByMessage(message.platform, message.chatId, message.replyToMessageId!);
     if (byId) return byId;
     const tag = message.replyToBotText ? findRunIdTag(message.replyToBotText) : undefined;
-    if (!tag) return undefined;
-    const run = await this.deps.store.getRun(tag);
-    // Only a run that belongs to this conversation: a tag quoted from elsewhere is not a handle.
-    return run && run.origin.platform === message.platform && run.origin.chatId === message.chatId ? run : undefined;
+    if (tag) {
+      const run = await this.deps.store.getRun(tag);
+      // Only a run that belongs to this conversation: a tag quoted from elsewhere is not a handle.
+      if (run && run.origin.platform === message.platform && run.origin.chatId === message.chatId) return run;
+    }
+    // A reply in a thread (Slack: replyToMessageId is the thread root) continues the newest run
+    // started in that thread.
+    if (message.threadId !== undefined && message.replyToMessageId === message.threadId) {
+      return this.deps.store.latestRunInThread(message.platform, message.chatId, message.threadId);
+    }
+    return undefined;
   }
 
   private async use(target: string, message: InboundMessage): Promise<string> {

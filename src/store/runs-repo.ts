@@ -251,6 +251,23 @@ export class RunStore {
     return row?.cwd;
   }
 
+  /** The newest run started from a thread (Slack `thread_ts`), for a reply in that thread. */
+  async latestRunInThread(platform: string, chatId: string, threadId: string): Promise<RunRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(runs)
+      .where(
+        and(
+          sql`${runs.origin}->>'platform' = ${platform}`,
+          sql`${runs.origin}->>'chatId' = ${chatId}`,
+          sql`${runs.origin}->>'threadId' = ${threadId}`,
+        ),
+      )
+      .orderBy(desc(runs.createdAt))
+      .limit(1);
+    return row;
+  }
+
   /** One delivery by id. */
   async getDelivery(id: number): Promise<DeliveryRow | undefined> {
     const [row] = await this.db.select().from(deliveries).where(eq(deliveries.id, id)).limit(1);

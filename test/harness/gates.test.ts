@@ -186,3 +186,32 @@ describe('trust before writing', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('resume by reply', () => {
+  let h: TestHarness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h?.dispose());
+
+  it('resumes the newest run of a thread, refuses a guest, and refuses while active', async () => {
+    const root = inbound('1', `/codex in:${h.root} success`, { threadId: 'T1' });
+    const first = await h.dispatcher.handle(root);
+    if (first.kind !== 'launched') throw new Error('not launched');
+    await h.supervisor.idle();
+
+    const guest = await h.dispatcher.handle(inbound('2', 'go on', { chatId: '1', threadId: 'T1', replyToMessageId: 'T1' }));
+    expect(guest).toEqual({ kind: 'refused', code: 'not_authorized' });
+
+    const resumed = await h.dispatcher.handle(inbound('1', 'hang', { threadId: 'T1', replyToMessageId: 'T1' }));
+    if (resumed.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(resumed)}`);
+    expect(await h.store.getRun(resumed.runId)).toMatchObject({ parentRunId: first.runId, vendor: 'codex' });
+
+    const whileActive = await h.dispatcher.handle(inbound('1', 'more', { threadId: 'T1', replyToMessageId: 'T1' }));
+    expect(whileActive).toEqual({ kind: 'refused', code: 'resume_refused' });
+    await h.supervisor.cancel(resumed.runId, 'owner_cancel');
+
+    // A plain reply to a message that is not ours is just text.
+    expect(await h.dispatcher.handle(inbound('1', 'hello', { replyToMessageId: '999999' }))).toEqual({ kind: 'answered' });
+  });
+});

@@ -20,7 +20,9 @@ export function normalizeTelegramUpdate(update: Update, bot: { id: number; usern
   if (text === undefined) return undefined;
   const from = message.from;
   const name = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username || String(from.id);
-  const replied = message.reply_to_message;
+  // In a forum topic every message "replies" to the topic's first message; that is no reply.
+  const replied =
+    message.is_topic_message && message.reply_to_message?.message_id === message.message_thread_id ? undefined : message.reply_to_message;
   const replyTo = replied?.message_id;
   const replyToBotText = replied?.from?.id === bot.id ? replied.text : undefined;
   return {
