@@ -32,11 +32,14 @@ import { codexVendor } from './harness/vendors/codex.js';
 import type { Vendor, VendorName } from './harness/vendors/types.js';
 import { openDatabase, type Database } from './store/database.js';
 import { RunStore } from './store/runs-repo.js';
+import type { DeliveryRow } from './store/schema.js';
 
 /** Vendors this build can drive. */
 const VENDORS: readonly Vendor[] = [codexVendor, claudeVendor];
 /** Chat platforms this build can talk to, in banner order. */
 const CHANNELS: readonly ChannelFactory[] = [telegramChannel];
+/** How often to look for runs orphaned by a dead service process, in ms. */
+const RECONCILE_INTERVAL_MS = 60_000;
 /** SIGINT → SIGKILL grace when stopping a run, in ms. */
 const KILL_GRACE_MS = 3_000;
 
@@ -136,15 +139,21 @@ export async function startService(options: StartOptions): Promise<Service> {
   });
   const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock, logger, vendors: installed, homeDir: inputs.homeDir, runsDir });
 
-  await reconcileOrphanedRuns({
-    store,
-    clock,
-    logger,
-    vendors: new Map(VENDORS.map((v) => [v.name, v])),
-    host,
-    isAlive,
-    killGraceMs: KILL_GRACE_MS,
-  });
+  // At start and every minute: runs whose service process on this host died are stopped and
+  // reported (PRODUCT.md §10), so a crashed sibling never holds a worktree lock for good.
+  const reconcile = (): Promise<DeliveryRow[]> =>
+    reconcileOrphanedRuns({ store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])), host, isAlive, killGraceMs: KILL_GRACE_MS });
+  // Their messages are sent once the channels are up.
+  const orphanMessages = await reconcile();
+  const reconcileTimer = setInterval(() => {
+    reconcile()
+      .then(async (rows) => {
+        for (const row of rows) await outbox.attempt(row);
+      })
+      .catch((err: unknown) => logger.error({ err }, 'reconciling orphaned runs failed'));
+  }, RECONCILE_INTERVAL_MS);
+  reconcileTimer.unref();
+  supervisor.watchCancelRequests();
 
   const channels = await startChannels(
     CHANNELS,
@@ -154,6 +163,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     { env, config, clock, logger },
     adapters,
   );
+  for (const row of orphanMessages) await outbox.attempt(row);
   const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
 
   const banner = [
@@ -173,6 +183,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     banner,
     stop: () => {
       stopping ??= (async () => {
+        clearInterval(reconcileTimer);
         await channels.stop();
         await supervisor.shutdown();
         await worker.stop();

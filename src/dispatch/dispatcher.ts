@@ -124,9 +124,10 @@ export class Dispatcher {
         await this.reply(message, await this.cancel(command.runId));
         return ANSWERED;
       case 'stop': {
-        let cancelled = 0;
-        for (const run of await deps.store.activeRuns()) if (await deps.supervisor.cancel(run.id as RunId, 'stop')) cancelled += 1;
-        await this.reply(message, `Stopped ${cancelled} active run${cancelled === 1 ? '' : 's'}.`);
+        const active = await deps.store.activeRuns();
+        let stopped = 0;
+        for (const run of active) if ((await this.cancelRun(run.id as RunId, 'stop')) !== 'finished') stopped += 1;
+        await this.reply(message, `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.`);
         return ANSWERED;
       }
       case 'use':
@@ -274,8 +275,25 @@ export class Dispatcher {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
     if (run.status !== 'starting' && run.status !== 'running') return 'That coding run has already finished.';
-    if (await this.deps.supervisor.cancel(run.id as RunId, 'owner_cancel')) return `[run ${run.id}] cancelled.`;
-    return `[run ${run.id}] is not supervised by this baton process; cancel it where it runs.`;
+    switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
+      case 'cancelled':
+        return `[run ${run.id}] cancelled.`;
+      case 'requested':
+        return `[run ${run.id}] cancel requested from the baton process running it; its outcome follows.`;
+      case 'finished':
+        return 'That coding run has already finished.';
+    }
+  }
+
+  /**
+   * Cancels a run here when this process supervises it (waiting until none of its processes is
+   * left), else asks its supervising process through the database.
+   *
+   * @returns `finished` when the run was no longer active.
+   */
+  private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished'> {
+    if (await this.deps.supervisor.cancel(runId, reason)) return 'cancelled';
+    return (await this.deps.store.requestCancel(runId, reason)) ? 'requested' : 'finished';
   }
 
   private async reply(message: InboundMessage, body: string): Promise<void> {

@@ -62,6 +62,8 @@ export interface SupervisorDeps {
   limits: RunLimits;
   /** `host:pid` of this service process, stored on every run it supervises. */
   supervisorId: string;
+  /** How often to look for cancel requests from other processes, in ms. @default 1_000 */
+  cancelPollMs?: number;
 }
 
 interface ActiveRun {
@@ -84,8 +86,33 @@ const PROGRESS_INTERVAL_MS = 60_000;
 /** Starts, watches, cancels and finishes runs. */
 export class RunSupervisor {
   private readonly active = new Map<RunId, ActiveRun>();
+  private cancelPoll: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: SupervisorDeps) {}
+
+  /**
+   * Starts honouring cancel requests that other processes write to the database (`baton cancel`,
+   * `/stop` handled by another service process).
+   */
+  watchCancelRequests(): void {
+    const poll = async (): Promise<void> => {
+      const ids = [...this.active.keys()];
+      for (const request of await this.deps.store.pendingCancels(ids)) {
+        void this.cancel(request.id as RunId, request.reason);
+      }
+    };
+    const loop = (): void => {
+      this.cancelPoll = setTimeout(() => {
+        poll()
+          .catch((err: unknown) => this.deps.logger.warn({ err }, 'cancel request poll failed'))
+          .finally(() => {
+            if (this.cancelPoll) loop();
+          });
+      }, this.deps.cancelPollMs ?? 1_000);
+      this.cancelPoll.unref();
+    };
+    loop();
+  }
 
   /** `host:pid` of this service process. */
   get supervisorId(): string {
@@ -132,6 +159,8 @@ export class RunSupervisor {
 
   /** Stops every run (service shutdown); each ends `interrupted` with resume guidance. */
   async shutdown(): Promise<void> {
+    if (this.cancelPoll) clearTimeout(this.cancelPoll);
+    this.cancelPoll = undefined;
     await Promise.all([...this.active.values()].map(async (entry) => {
       await entry.stop({ shutdown: true });
       await entry.done;

@@ -119,6 +119,30 @@ export class RunStore {
       .where(and(eq(runs.id, id), eq(runs.status, 'starting')));
   }
 
+  /**
+   * Asks whichever process supervises a run to cancel it.
+   *
+   * @returns false when the run is not active (finished meanwhile, or unknown).
+   */
+  async requestCancel(id: string, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
+    const updated = await this.db
+      .update(runs)
+      .set({ cancelRequested: reason })
+      .where(and(eq(runs.id, id), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+      .returning({ id: runs.id });
+    return updated.length === 1;
+  }
+
+  /** Active runs with a pending cancel request among `ids`. */
+  async pendingCancels(ids: readonly string[]): Promise<{ id: string; reason: 'owner_cancel' | 'stop' }[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .select({ id: runs.id, reason: runs.cancelRequested })
+      .from(runs)
+      .where(and(inArray(runs.id, [...ids]), inArray(runs.status, [...ACTIVE_RUN_STATUSES]), sql`${runs.cancelRequested} is not null`));
+    return rows.map((r) => ({ id: r.id, reason: r.reason === 'stop' ? 'stop' : 'owner_cancel' }));
+  }
+
   /** Flags that a run's event spool stopped at its cap. */
   async markArtifactTruncated(id: RunId): Promise<void> {
     await this.db.update(runs).set({ artifactTruncated: true }).where(eq(runs.id, id));

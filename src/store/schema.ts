@@ -88,6 +88,8 @@ export const runs = pgTable(
     exitCode: integer('exit_code'),
     exitSignal: text('exit_signal'),
     pid: integer('pid'),
+    /** Set by a cancel from another process (`/cancel`, `/stop`, `baton cancel`): the reason code. */
+    cancelRequested: text('cancel_requested'),
     /** `events.jsonl` reached `max_run_artifact_mb` and spooling stopped; the run continued. */
     artifactTruncated: boolean('artifact_truncated').notNull().default(false),
     /** `host:pid` of the service process supervising the run, so a restart knows which runs it orphaned. */

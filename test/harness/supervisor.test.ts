@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
+import { RunStore } from '../../src/store/runs-repo.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
 import { testEngine } from '../support/db.js';
 
@@ -115,6 +116,18 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
       expect(run).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
       await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled · codex`));
     }
+  });
+
+  it('honours a cancel requested through the database by another process', async () => {
+    const runId = await launch('hang');
+    await waitFor(async () => (await findRunProcesses(runId)).length >= 2);
+    h.supervisor.watchCancelRequests();
+    const other = new RunStore(h.database.db);
+    expect(await other.requestCancel(runId, 'stop')).toBe(true);
+    const run = await finished(runId);
+    expect(run).toMatchObject({ status: 'cancelled', reason: 'stop', cancelRequested: 'stop' });
+    expect(await findRunProcesses(runId)).toEqual([]);
+    expect(await other.requestCancel(runId, 'stop')).toBe(false);
   });
 
   it('kills a run at its wall clock as failed/timeout, with every descendant', async () => {

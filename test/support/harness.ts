@@ -95,6 +95,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
       ...options.limits,
     },
     supervisorId: `${hostname()}:${process.pid}`,
+    cancelPollMs: 50,
   });
   const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home, runsDir });
   return {

@@ -34,6 +34,8 @@ export interface TelegramE2E {
   batonHome: string;
   /** A private-chat text message from `userId`, optionally replying to a message the bot sent. */
   privateMessage(userId: number, text: string, messageId: number, replyTo?: SendMessageBody): Update;
+  /** Kills the service with SIGKILL (a crash) and starts it again with the same environment. */
+  crashAndRestart(): Promise<void>;
   /** The vendor events baton spooled for a run. */
   eventsOf(runId: string): Promise<Record<string, unknown>[]>;
   dispose(): Promise<void>;
@@ -104,14 +106,20 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
     env.DATABASE_URL = created.url;
     dropDatabase = created.drop;
   }
-  const service = await startService(env);
+  let service = await startService(env);
   let nextUpdateId = 900_000;
 
   return {
     telegram,
     openai,
     anthropic,
-    service,
+    get service() {
+      return service;
+    },
+    crashAndRestart: async () => {
+      await service.kill();
+      service = await startService(env);
+    },
     dir,
     repo,
     batonHome,
