@@ -2,11 +2,12 @@
  * The composition root: load config → open storage → detect CLIs → build deps → start channels.
  * The only module that reads `process.env`.
  */
-import { hostname, homedir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { startChannels, type ChannelFactory } from './channels/start.js';
+import { discordChannel } from './channels/discord/factory.js';
+import { slackChannel } from './channels/slack/factory.js';
 import { telegramChannel } from './channels/telegram/factory.js';
-import type { ChannelAdapter, Platform } from './channels/types.js';
 import {
   defaultConfigPath,
   ensureConfigFile,
@@ -20,28 +21,17 @@ import {
 } from './config/index.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
-import { Outbox } from './delivery/outbox.js';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/worker.js';
-import { Dispatcher } from './dispatch/dispatcher.js';
-import { detectVendors, type Detection } from './harness/detect.js';
+import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
-import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
-import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
-import { claudeVendor } from './harness/vendors/claude.js';
-import { codexVendor } from './harness/vendors/codex.js';
-import type { Vendor, VendorName } from './harness/vendors/types.js';
-import { openDatabase, type Database } from './store/database.js';
-import { RunStore } from './store/runs-repo.js';
+import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
+import type { Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
 
-/** Vendors this build can drive. */
-const VENDORS: readonly Vendor[] = [codexVendor, claudeVendor];
 /** Chat platforms this build can talk to, in banner order. */
-const CHANNELS: readonly ChannelFactory[] = [telegramChannel];
+const CHANNELS: readonly ChannelFactory[] = [telegramChannel, slackChannel, discordChannel];
 /** How often to look for runs orphaned by a dead service process, in ms. */
 const RECONCILE_INTERVAL_MS = 60_000;
-/** SIGINT → SIGKILL grace when stopping a run, in ms. */
-const KILL_GRACE_MS = 3_000;
 
 /** Where the service's settings come from. */
 export interface ServiceInputs {
@@ -100,44 +90,8 @@ export async function startService(options: StartOptions): Promise<Service> {
   const logger = options.logger ?? createLogger({ level: env.logLevel, destination: process.stderr as never });
   const print = options.print ?? ((line: string) => console.log(line));
 
-  const database = await openDatabase(env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') });
-  const store = new RunStore(database.db);
-  const baseEnv: BaseEnv = { HOME: inputs.homeDir, PATH: rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: rawEnv.TERM, USER: rawEnv.USER };
-  const detections = await detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH });
-  const installed = new Map<VendorName, InstalledVendor>();
-  for (const d of detections) if ('found' in d) installed.set(d.vendor, d.found);
-
-  const adapters = new Map<Platform, ChannelAdapter>();
-  const outbox = new Outbox({
-    store,
-    clock,
-    logger,
-    adapters,
-    policy: { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: config.harness.deliveryMaxAttempts, maxAgeMs: config.harness.deliveryMaxAgeMs },
-  });
-  const host = hostname();
-  const runsDir = join(inputs.batonHome, 'harness', 'runs');
-  const supervisor = new RunSupervisor({
-    store,
-    outbox,
-    clock,
-    logger,
-    vendors: installed,
-    homes: resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir),
-    baseEnv,
-    runsDir,
-    limits: {
-      maxEventBytes: config.harness.maxEventBytes,
-      maxFramingErrors: config.harness.maxFramingErrors,
-      promptArgvMaxBytes: config.harness.promptArgvMaxBytes,
-      killGraceMs: KILL_GRACE_MS,
-      maxRunArtifactBytes: config.harness.maxRunArtifactBytes,
-      firstEventMs: config.harness.firstEventMs,
-      inactivityMs: config.harness.inactivityMs,
-    },
-    supervisorId: `${host}:${process.pid}`,
-  });
-  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock, logger, vendors: installed, homeDir: inputs.homeDir, runsDir });
+  const runtime = await buildRuntime({ env, rawEnv, config, batonHome: inputs.batonHome, homeDir: inputs.homeDir, clock, logger });
+  const { database, store, outbox, supervisor, dispatcher, adapters, detections, host } = runtime;
 
   // At start and every minute: runs whose service process on this host died are stopped and
   // reported (PRODUCT.md §10), so a crashed sibling never holds a worktree lock for good.
@@ -173,7 +127,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     `  database: ${describeDatabase(database)}`,
     `  harness: ${describeHarness(config, detections)}`,
     ...channels.lines.map((line) => `  ${line}`),
-    ...(adapters.size === 0 ? ['  no channel is running: set TELEGRAM_BOT_TOKEN (see .env.example) and restart'] : []),
+    ...(adapters.size === 0 ? ['  no channel is running: set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see .env.example) and restart'] : []),
     'baton ready',
   ];
   for (const line of banner) print(line);

@@ -1,17 +1,25 @@
 #!/usr/bin/env node
 /**
- * The `baton` command. `baton start` runs the service in the foreground until SIGINT/SIGTERM.
+ * The `baton` command (PRODUCT.md §12). `baton start` runs the service in the foreground until
+ * SIGINT/SIGTERM; the other commands do one thing and exit.
  */
 import { readFileSync } from 'node:fs';
 import { isBatonError } from '../core/errors.js';
 import { loadInputs, startService } from '../main.js';
+import { cancelCommand, runsCommand, stopCommand } from './admin.js';
+import { ask, ASK_USAGE } from './ask.js';
 
 const USAGE = `Usage: baton <command>
 
 Commands:
-  start        run the service in the foreground (Ctrl-C stops it)
-  help         show this help
-  version      print the version
+  start                 run the service in the foreground (Ctrl-C stops it)
+  ask [options] TASK    run one task from this terminal and print its outcome
+                        (${ASK_USAGE.replace('Usage: baton ask ', '')})
+  runs [RUN_ID]         list recent runs, or show one
+  cancel RUN_ID         cancel an active run
+  stop                  cancel every active run
+  help                  show this help
+  version               print the version
 
 Settings: $BATON_HOME/config.toml (default ~/.baton), secrets in the environment or .env.
 `;
@@ -20,6 +28,10 @@ function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
+
+const print = (text: string): void => {
+  process.stdout.write(`${text}\n`);
+};
 
 async function start(): Promise<void> {
   const inputs = await loadInputs();
@@ -31,7 +43,7 @@ async function start(): Promise<void> {
       console.error(`baton: ${signal} again, exiting now`);
       process.exit(130);
     }
-    console.log(`baton: ${signal} received, stopping (active runs are stopped and reported at next start)`);
+    console.log(`baton: ${signal} received, stopping (active runs are stopped and reported as interrupted)`);
     service.stop().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -44,35 +56,49 @@ async function start(): Promise<void> {
   process.on('SIGTERM', shutdown);
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const [command] = argv;
+/** Runs one command; resolves with its exit code (`start` resolves once the service is up). */
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
   switch (command) {
     case 'start':
       await start();
-      return;
+      return 0;
+    case 'ask':
+      return ask(rest, await loadInputs());
+    case 'runs':
+      return runsCommand(rest, await loadInputs(), print);
+    case 'cancel':
+      return cancelCommand(rest, await loadInputs(), print);
+    case 'stop':
+      return stopCommand(await loadInputs(), print);
     case 'version':
     case '--version':
     case '-v':
-      console.log(version());
-      return;
+      print(version());
+      return 0;
     case undefined:
     case 'help':
     case '--help':
     case '-h':
       process.stdout.write(USAGE);
-      return;
+      return 0;
     default:
       process.stderr.write(`baton: unknown command "${command}"\n\n${USAGE}`);
-      process.exitCode = 2;
+      return 2;
   }
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  if (isBatonError(err)) {
-    console.error(`baton: ${err.message} [${err.code}]`);
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (isBatonError(err)) {
+      console.error(`baton: ${err.message} [${err.code}]`);
+      process.exitCode = err.code === 'usage' ? 2 : 1;
+      return;
+    }
+    console.error('baton: unexpected error:', err);
     process.exitCode = 1;
-    return;
-  }
-  console.error('baton: unexpected error:', err);
-  process.exitCode = 1;
-});
+  },
+);

@@ -75,14 +75,17 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
   const options: LaunchOptions = { progress: false };
   let remaining = rest;
   for (;;) {
-    const token = /^(\S+)(?:\s+|$)/.exec(remaining);
-    if (!token) break;
-    const word = token[1]!;
-    const option = /^(in|timeout|model|sandbox|mode):(.*)$/.exec(word);
-    if (word === 'progress') options.progress = true;
-    else if (option) applyOption(options, option[1]!, option[2]!, vendor);
-    else break;
-    remaining = remaining.slice(token[0].length);
+    // An option value may be double-quoted to hold spaces: in:"/home/me/my project".
+    const option = /^(in|timeout|model|sandbox|mode):(?:"([^"]*)"|(\S*))(?:\s+|$)/.exec(remaining);
+    if (option) {
+      applyOption(options, option[1]!, option[2] ?? option[3] ?? '', vendor);
+      remaining = remaining.slice(option[0].length);
+      continue;
+    }
+    const word = /^progress(?:\s+|$)/.exec(remaining);
+    if (!word) break;
+    options.progress = true;
+    remaining = remaining.slice(word[0].length);
   }
   const task = remaining.trim();
   if (!task) throw usage(`/${name} needs a task, e.g. /${name} in:app fix the failing test`);
@@ -126,7 +129,7 @@ export const HELP_TEXT = [
   'baton runs coding agents on this machine.',
   '',
   '/codex TASK, /claude TASK, /run TASK: launch a run (/run uses the default vendor)',
-  '  options before TASK: in:ALIAS|PATH  timeout:MINUTES  model:NAME  progress',
+  '  options before TASK: in:ALIAS|PATH (quote a path with spaces: in:"/my dir")  timeout:MINUTES  model:NAME  progress',
   '  sandbox:read-only|workspace-write (codex)  mode:default|acceptEdits|auto|dontAsk|plan (claude)',
   'Reply to a [run …] message with a task to resume that run.',
   '/runs, /runs RUN_ID: recent runs, or one run',

@@ -11,6 +11,13 @@ describe('parseCommand', () => {
     });
   });
 
+  it('takes a double-quoted option value with spaces', () => {
+    expect(parseCommand('/codex in:"/home/me/my project" progress fix it')).toMatchObject({
+      options: { in: '/home/me/my project', progress: true },
+      task: 'fix it',
+    });
+  });
+
   it('stops reading options at the first word that is not one', () => {
     expect(parseCommand('/run explain in:app')).toMatchObject({ vendor: 'default', options: { progress: false }, task: 'explain in:app' });
   });

@@ -1,0 +1,26 @@
+/**
+ * The terminal channel (`baton ask`): messages for the conversation are handed to a callback
+ * (printed, or collected for `--json`) instead of a chat platform.
+ */
+import type { ChannelAdapter, ChannelState, InboundHandler, OutboundMessage } from '../types.js';
+
+/** A channel whose "chat" is the terminal that ran `baton ask`. */
+export class TerminalAdapter implements ChannelAdapter {
+  readonly platform = 'terminal' as const;
+  /** A terminal has no message size limit worth splitting at; 1 MiB of UTF-16 units. */
+  readonly maxMessageLength = 1_048_576;
+  private nextId = 1;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  async start(_handler: InboundHandler): Promise<void> {}
+  async stop(): Promise<void> {}
+  status(): ChannelState {
+    return { state: 'connected' };
+  }
+
+  async send(message: OutboundMessage): Promise<{ messageId: string }> {
+    this.write(message.text);
+    return { messageId: `terminal-${this.nextId++}` };
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * `baton runs [ID]`, `baton cancel ID`, `baton stop`: the owner's commands outside chat
+ * (PRODUCT.md §12). They work on the database directly, so with PostgreSQL they work while the
+ * service runs; a cancel is carried out by the service process that supervises the run.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BatonError } from '../core/errors.js';
+import { isRunId, type RunId } from '../core/ids.js';
+import { formatRun, formatRunList } from '../dispatch/run-views.js';
+import type { ServiceInputs } from '../main.js';
+import { openDatabase, type Database } from '../store/database.js';
+import { RunStore } from '../store/runs-repo.js';
+import { join } from 'node:path';
+
+/** How long `baton cancel` waits for the supervising process to confirm, in ms. */
+const CANCEL_WAIT_MS = 30_000;
+
+async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Promise<T>): Promise<T> {
+  const database: Database = await openDatabase(
+    inputs.env.databaseUrl ? { url: inputs.env.databaseUrl, maxConnections: 2 } : { dataDir: join(inputs.batonHome, 'pgdata') },
+  );
+  try {
+    return await use(new RunStore(database.db));
+  } finally {
+    await database.close();
+  }
+}
+
+/** Prints recent runs, or one run in detail. @returns the exit code. */
+export async function runsCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+  const [id] = argv;
+  return withStore(inputs, async (store) => {
+    if (!id) {
+      out(formatRunList(await store.recentRuns(20)));
+      return 0;
+    }
+    const run = isRunId(id) ? await store.getRun(id) : undefined;
+    if (!run) {
+      out('No coding run found for that id.');
+      return 1;
+    }
+    out(formatRun(run, await store.deliveriesOfRun(run.id as RunId)));
+    return 0;
+  });
+}
+
+/**
+ * Asks the supervising process to cancel a run and waits (up to 30 s) until it has ended.
+ *
+ * @returns 0 once cancelled; 1 when unknown or already finished; 3 when no process confirmed.
+ */
+export async function cancelCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+  const [id] = argv;
+  if (!id) throw new BatonError('usage', 'Usage: baton cancel RUN_ID');
+  return withStore(inputs, async (store) => {
+    const run = isRunId(id) ? await store.getRun(id) : undefined;
+    if (!run) {
+      out('No coding run found for that id.');
+      return 1;
+    }
+    if (!(await store.requestCancel(run.id, 'owner_cancel'))) {
+      out('That coding run has already finished.');
+      return 1;
+    }
+    return waitForEnd(store, [run.id], out);
+  });
+}
+
+/** Cancels every active run. @returns 0, or 3 when a run was not confirmed in time. */
+export async function stopCommand(inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+  return withStore(inputs, async (store) => {
+    const active = await store.activeRuns();
+    const requested: string[] = [];
+    for (const run of active) if (await store.requestCancel(run.id, 'stop')) requested.push(run.id);
+    out(`Stopping ${requested.length} active run${requested.length === 1 ? '' : 's'}.`);
+    return requested.length === 0 ? 0 : waitForEnd(store, requested, out);
+  });
+}
+
+async function waitForEnd(store: RunStore, ids: readonly string[], out: (text: string) => void): Promise<number> {
+  const deadline = performance.now() + CANCEL_WAIT_MS;
+  let pending = [...ids];
+  while (pending.length > 0 && performance.now() < deadline) {
+    const still: string[] = [];
+    for (const id of pending) {
+      const run = await store.getRun(id);
+      if (run && (run.status === 'starting' || run.status === 'running')) still.push(id);
+      else out(`[run ${id}] ${run?.status ?? 'gone'}${run?.reason ? ` · ${run.reason}` : ''}`);
+    }
+    pending = still;
+    if (pending.length > 0) await sleep(250);
+  }
+  for (const id of pending) out(`[run ${id}] cancel requested, but no baton process confirmed it within ${CANCEL_WAIT_MS / 1000}s (is the service that started it running?).`);
+  return pending.length === 0 ? 0 : 3;
+}

@@ -1,0 +1,99 @@
+/**
+ * The core every front end shares — the service (`baton start`) and the terminal channel
+ * (`baton ask`): storage, vendor detection, outbox, run supervisor and dispatcher.
+ */
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { ChannelAdapter, Platform } from './channels/types.js';
+import type { BatonConfig, BatonEnv } from './config/index.js';
+import type { Clock } from './core/clock.js';
+import type { Logger } from './core/logger.js';
+import { Outbox } from './delivery/outbox.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
+import { detectVendors, type Detection } from './harness/detect.js';
+import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
+import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
+import { claudeVendor } from './harness/vendors/claude.js';
+import { codexVendor } from './harness/vendors/codex.js';
+import type { Vendor, VendorName } from './harness/vendors/types.js';
+import { openDatabase, type Database } from './store/database.js';
+import { RunStore } from './store/runs-repo.js';
+
+/** Vendors this build can drive. */
+export const VENDORS: readonly Vendor[] = [codexVendor, claudeVendor];
+/** SIGINT → SIGKILL grace when stopping a run, in ms. */
+export const KILL_GRACE_MS = 3_000;
+
+/** What {@link buildRuntime} needs. */
+export interface RuntimeInputs {
+  env: BatonEnv;
+  rawEnv: Readonly<Record<string, string | undefined>>;
+  config: BatonConfig;
+  batonHome: string;
+  homeDir: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The shared core, ready to dispatch. */
+export interface Runtime {
+  database: Database;
+  store: RunStore;
+  outbox: Outbox;
+  supervisor: RunSupervisor;
+  dispatcher: Dispatcher;
+  /** Adapters the outbox sends through; front ends add theirs. */
+  adapters: Map<Platform, ChannelAdapter>;
+  detections: Detection[];
+  installed: ReadonlyMap<VendorName, InstalledVendor>;
+  runsDir: string;
+  host: string;
+}
+
+/**
+ * Opens the database and builds the core.
+ *
+ * @throws BatonError `database_unavailable`, `migration_failed`.
+ */
+export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
+  const { env, config, rawEnv, clock, logger } = inputs;
+  const database = await openDatabase(env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') });
+  const store = new RunStore(database.db);
+  const baseEnv: BaseEnv = { HOME: inputs.homeDir, PATH: rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: rawEnv.TERM, USER: rawEnv.USER };
+  const detections = await detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH });
+  const installed = new Map<VendorName, InstalledVendor>();
+  for (const d of detections) if ('found' in d) installed.set(d.vendor, d.found);
+
+  const adapters = new Map<Platform, ChannelAdapter>();
+  const outbox = new Outbox({
+    store,
+    clock,
+    logger,
+    adapters,
+    policy: { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: config.harness.deliveryMaxAttempts, maxAgeMs: config.harness.deliveryMaxAgeMs },
+  });
+  const host = hostname();
+  const runsDir = join(inputs.batonHome, 'harness', 'runs');
+  const supervisor = new RunSupervisor({
+    store,
+    outbox,
+    clock,
+    logger,
+    vendors: installed,
+    homes: resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir),
+    baseEnv,
+    runsDir,
+    limits: {
+      maxEventBytes: config.harness.maxEventBytes,
+      maxFramingErrors: config.harness.maxFramingErrors,
+      promptArgvMaxBytes: config.harness.promptArgvMaxBytes,
+      killGraceMs: KILL_GRACE_MS,
+      maxRunArtifactBytes: config.harness.maxRunArtifactBytes,
+      firstEventMs: config.harness.firstEventMs,
+      inactivityMs: config.harness.inactivityMs,
+    },
+    supervisorId: `${host}:${process.pid}`,
+  });
+  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock, logger, vendors: installed, homeDir: inputs.homeDir, runsDir });
+  return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host };
+}
