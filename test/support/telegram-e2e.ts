@@ -34,6 +34,8 @@ export interface TelegramE2E {
   batonHome: string;
   /** A private-chat text message from `userId`, optionally replying to a message the bot sent. */
   privateMessage(userId: number, text: string, messageId: number, replyTo?: SendMessageBody): Update;
+  /** The environment the service runs with (for running other `baton` commands beside it). */
+  env: Record<string, string>;
   /** Kills the service with SIGKILL (a crash) and starts it again with the same environment. */
   crashAndRestart(): Promise<void>;
   /** The vendor events baton spooled for a run. */
@@ -113,6 +115,7 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
     telegram,
     openai,
     anthropic,
+    env,
     get service() {
       return service;
     },
