@@ -24,12 +24,15 @@ import { createLogger, type Logger } from './core/logger.js';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/worker.js';
 import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
+import { sweepArtifacts } from './harness/retention.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
 
 /** Chat platforms this build can talk to, in banner order. */
 const CHANNELS: readonly ChannelFactory[] = [telegramChannel, slackChannel, discordChannel];
+/** How often expired artifacts are swept, in ms (daily). */
+const SWEEP_INTERVAL_MS = 24 * 3_600_000;
 /** How often to look for runs orphaned by a dead service process, in ms. */
 const RECONCILE_INTERVAL_MS = 60_000;
 
@@ -108,6 +111,14 @@ export async function startService(options: StartOptions): Promise<Service> {
   }, RECONCILE_INTERVAL_MS);
   reconcileTimer.unref();
   supervisor.watchCancelRequests();
+  const sweep = (): void => {
+    sweepArtifacts({ runsDir: runtime.runsDir, tracesDir: join(inputs.batonHome, 'traces'), retentionMs: config.harness.artifactRetentionMs, store, clock, logger }).catch(
+      (err: unknown) => logger.error({ err }, 'retention sweep failed'),
+    );
+  };
+  sweep();
+  const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  sweepTimer.unref();
 
   const channels = await startChannels(
     CHANNELS,
@@ -138,6 +149,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     stop: () => {
       stopping ??= (async () => {
         clearInterval(reconcileTimer);
+        clearInterval(sweepTimer);
         await channels.stop();
         await supervisor.shutdown();
         await worker.stop();

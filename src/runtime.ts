@@ -13,6 +13,7 @@ import { Dispatcher } from './dispatch/dispatcher.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
+import { fileTracer } from './harness/traces.js';
 import { claudeVendor } from './harness/vendors/claude.js';
 import { codexVendor } from './harness/vendors/codex.js';
 import type { Vendor, VendorName } from './harness/vendors/types.js';
@@ -93,6 +94,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
       inactivityMs: config.harness.inactivityMs,
     },
     supervisorId: `${host}:${process.pid}`,
+    tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
   });
   const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock, logger, vendors: installed, homeDir: inputs.homeDir, runsDir });
   return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host };

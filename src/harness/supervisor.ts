@@ -16,6 +16,7 @@ import { outcomeText } from '../dispatch/messages.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
+import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
 import { classifyExit, type ExitFacts } from './outcome.js';
 import { terminateRun } from './process-tree.js';
@@ -64,6 +65,8 @@ export interface SupervisorDeps {
   supervisorId: string;
   /** How often to look for cancel requests from other processes, in ms. @default 1_000 */
   cancelPollMs?: number;
+  /** Lifecycle traces. @default none */
+  tracer?: Tracer;
 }
 
 interface ActiveRun {
@@ -88,7 +91,11 @@ export class RunSupervisor {
   private readonly active = new Map<RunId, ActiveRun>();
   private cancelPoll: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: SupervisorDeps) {}
+  private readonly tracer: Tracer;
+
+  constructor(private readonly deps: SupervisorDeps) {
+    this.tracer = deps.tracer ?? noTracer;
+  }
 
   /**
    * Starts honouring cancel requests that other processes write to the database (`baton cancel`,
@@ -226,6 +233,7 @@ export class RunSupervisor {
       timer.unref();
 
       if (child.pid !== undefined) {
+        this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
         await deps.store.markRunning(runId, child.pid, deps.clock.now());
         deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd }, 'run started');
       }
@@ -349,6 +357,16 @@ export class RunSupervisor {
       endedAt,
     );
     deps.logger.info({ runId, status: classified.status, reason: classified.reason }, 'run finished');
+    this.tracer.trace(classified.status === 'completed' ? 'run_complete' : 'run_error', {
+      runId,
+      status: classified.status,
+      reason: classified.reason,
+      durationMs: endedAt.getTime() - run.createdAt.getTime(),
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      inputTokens: facts.usage?.inputTokens ?? null,
+      outputTokens: facts.usage?.outputTokens ?? null,
+    });
     if (outcome) await deps.outbox.attempt(outcome);
   }
 
@@ -369,6 +387,7 @@ export class RunSupervisor {
       timer = undefined;
       if (pending.length === 0) return;
       lastPostMs = this.deps.clock.nowMs();
+      this.tracer.trace('progress', { runId: run.id, milestones: pending.length });
       this.notify(run, `progress: ${pending.slice(-5).join('; ')}`);
       pending = [];
     };

@@ -15,6 +15,7 @@ import { RunSupervisor, type InstalledVendor, type RunLimits } from '../../src/h
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
 import { RunStore } from '../../src/store/runs-repo.js';
+import { fileTracer } from '../../src/harness/traces.js';
 import type { InboundMessage } from '../../src/channels/types.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { openTestDatabase, type TestDatabase } from './db.js';
@@ -35,6 +36,7 @@ export interface TestHarness {
   dir: string;
   root: string;
   runsDir: string;
+  tracesDir: string;
   dispose(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
   const codexBinary = options.codexBinary === undefined ? FAKE_CODEX : options.codexBinary;
   if (codexBinary) vendors.set('codex', { vendor: codexVendor, binaryPath: codexBinary, version: 'fake' });
   const runsDir = join(dir, 'baton', 'harness', 'runs');
+  const tracesDir = join(dir, 'baton', 'traces');
   const supervisor = new RunSupervisor({
     store,
     outbox,
@@ -96,6 +99,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     },
     supervisorId: `${hostname()}:${process.pid}`,
     cancelPollMs: 50,
+    tracer: fileTracer(tracesDir, systemClock, logger),
   });
   const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home, runsDir });
   return {
@@ -109,6 +113,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     dir,
     root,
     runsDir,
+    tracesDir,
     dispose: async () => {
       await supervisor.shutdown();
       await database.dispose();
