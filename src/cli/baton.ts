@@ -4,10 +4,12 @@
  * SIGINT/SIGTERM; the other commands do one thing and exit.
  */
 import { readFileSync } from 'node:fs';
-import { isBatonError } from '../core/errors.js';
+import { userInfo } from 'node:os';
+import { BatonError, isBatonError } from '../core/errors.js';
 import { loadInputs, startService } from '../main.js';
 import { cancelCommand, runsCommand, stopCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
+import { installService, uninstallService } from './service.js';
 
 const USAGE = `Usage: baton <command>
 
@@ -18,6 +20,8 @@ Commands:
   runs [RUN_ID]         list recent runs, or show one
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
+  service install [--user]    write a systemd unit that runs baton start
+  service uninstall [--user]  remove it
   help                  show this help
   version               print the version
 
@@ -56,6 +60,25 @@ async function start(): Promise<void> {
   process.on('SIGTERM', shutdown);
 }
 
+async function serviceCommand(argv: readonly string[]): Promise<number> {
+  const [action, ...flags] = argv;
+  const unknown = flags.filter((f) => f !== '--user');
+  if ((action !== 'install' && action !== 'uninstall') || unknown.length > 0) {
+    throw new BatonError('usage', 'Usage: baton service install [--user] | baton service uninstall [--user]');
+  }
+  const inputs = await loadInputs();
+  const user = flags.includes('--user');
+  const lines =
+    action === 'install'
+      ? await installService(
+          { user, homeDir: inputs.homeDir, batonHome: inputs.batonHome, path: inputs.rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', nodePath: process.execPath, userName: userInfo().username },
+          process.getuid?.() === 0,
+        )
+      : await uninstallService({ user, homeDir: inputs.homeDir });
+  for (const line of lines) print(line);
+  return 0;
+}
+
 /** Runs one command; resolves with its exit code (`start` resolves once the service is up). */
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -71,6 +94,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return cancelCommand(rest, await loadInputs(), print);
     case 'stop':
       return stopCommand(await loadInputs(), print);
+    case 'service':
+      return serviceCommand(rest);
     case 'version':
     case '--version':
     case '-v':

@@ -1,0 +1,94 @@
+/**
+ * `baton service install [--user]` / `baton service uninstall [--user]`: a systemd unit that runs
+ * `baton start` (PRODUCT.md §12). systemd facts: systemd.service(5), systemd.exec(5),
+ * systemd.kill(5), loginctl(1) `enable-linger`.
+ */
+import { mkdir, rm, writeFile, rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BatonError } from '../core/errors.js';
+
+/** Where and for whom a unit is installed. */
+export interface ServiceTarget {
+  /** A user unit (`~/.config/systemd/user`) instead of a system unit (`/etc/systemd/system`). */
+  user: boolean;
+  homeDir: string;
+  batonHome: string;
+  /** PATH captured at install time: systemd starts units with a minimal PATH, and runs need the CLIs. */
+  path: string;
+  /** Absolute path of the Node.js binary. */
+  nodePath: string;
+  /** User name for a system unit's `User=`. */
+  userName: string;
+}
+
+/** The unit's file name. */
+export const UNIT_NAME = 'baton.service';
+
+/** Where the unit file goes. */
+export function unitPath(target: Pick<ServiceTarget, 'user' | 'homeDir'>): string {
+  return target.user ? join(target.homeDir, '.config', 'systemd', 'user', UNIT_NAME) : join('/etc/systemd/system', UNIT_NAME);
+}
+
+/** The unit text. Values with spaces are quoted per systemd.syntax(7). */
+export function renderUnit(target: ServiceTarget): string {
+  const cli = fileURLToPath(new URL('./baton.js', import.meta.url));
+  const quote = (value: string): string => (/[\s"\\]/.test(value) ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : value);
+  return [
+    '[Unit]',
+    'Description=baton: coding agents from chat',
+    'After=network-online.target',
+    'Wants=network-online.target',
+    '',
+    '[Service]',
+    'Type=simple',
+    ...(target.user ? [] : [`User=${target.userName}`]),
+    `ExecStart=${quote(target.nodePath)} ${quote(cli)} start`,
+    `WorkingDirectory=${quote(target.batonHome)}`,
+    `Environment=${quote(`BATON_HOME=${target.batonHome}`)}`,
+    `Environment=${quote(`PATH=${target.path}`)}`,
+    // Secrets stay in a 0600 file, never in the unit (which any local user may read).
+    `EnvironmentFile=-${quote(join(target.batonHome, '.env'))}`,
+    // SIGTERM to baton only, so it stops its runs and reports them; SIGKILL for the rest after the timeout.
+    'KillMode=mixed',
+    'TimeoutStopSec=30',
+    'Restart=on-failure',
+    'RestartSec=5',
+    '',
+    '[Install]',
+    `WantedBy=${target.user ? 'default.target' : 'multi-user.target'}`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Writes the unit (atomically) and returns the lines to print: where it went and what to run.
+ *
+ * @throws BatonError `usage` when a system unit is asked for without root.
+ */
+export async function installService(target: ServiceTarget, isRoot: boolean): Promise<string[]> {
+  if (!target.user && !isRoot) {
+    throw new BatonError('usage', 'A system unit needs root. Run `baton service install --user` for a user unit, or use sudo.');
+  }
+  const path = unitPath(target);
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.tmp-${process.pid}`;
+  await writeFile(temp, renderUnit(target), { mode: 0o644 });
+  await rename(temp, path);
+  const ctl = target.user ? 'systemctl --user' : 'systemctl';
+  return [
+    `Wrote ${path}`,
+    `Start it now and at boot:  ${ctl} daemon-reload && ${ctl} enable --now baton`,
+    ...(target.user ? [`Keep it running while you are logged out:  loginctl enable-linger ${target.userName}`] : []),
+    `Logs: journalctl ${target.user ? '--user ' : ''}-u baton -f, and ${join(target.batonHome, 'logs', 'baton.log')}`,
+    `Secrets go in ${join(target.batonHome, '.env')} (chmod 600), not in the unit.`,
+  ];
+}
+
+/** Removes the unit; returns the lines to print. */
+export async function uninstallService(target: Pick<ServiceTarget, 'user' | 'homeDir'>): Promise<string[]> {
+  const path = unitPath(target);
+  const ctl = target.user ? 'systemctl --user' : 'systemctl';
+  await rm(path, { force: true });
+  return [`Removed ${path}`, `Stop it and forget it:  ${ctl} disable --now baton; ${ctl} daemon-reload`];
+}

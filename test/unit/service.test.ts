@@ -1,0 +1,43 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installService, renderUnit, uninstallService, unitPath, type ServiceTarget } from '../../src/cli/service.js';
+
+let home: string;
+let target: ServiceTarget;
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'baton-svc-'));
+  target = { user: true, homeDir: home, batonHome: join(home, '.baton dir'), path: '/opt/codex/bin:/usr/bin', nodePath: '/usr/bin/node', userName: 'dev' };
+});
+afterAll(async () => rm(home, { recursive: true, force: true }));
+
+describe('systemd service', () => {
+  it('renders a unit that runs baton start with the install-time PATH and no secret', () => {
+    const unit = renderUnit(target);
+    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node \S+\/cli\/baton\.js start$/m);
+    expect(unit).toContain(`Environment="BATON_HOME=${join(home, '.baton dir')}"`);
+    expect(unit).toContain('Environment=PATH=/opt/codex/bin:/usr/bin');
+    expect(unit).toContain(`EnvironmentFile=-"${join(home, '.baton dir', '.env')}"`);
+    expect(unit).toContain('KillMode=mixed');
+    expect(unit).toContain('WantedBy=default.target');
+    expect(unit).not.toMatch(/^User=/m);
+    expect(renderUnit({ ...target, user: false })).toMatch(/^User=dev$/m);
+  });
+
+  it('installs a user unit with the linger hint, and uninstalls it', async () => {
+    const lines = await installService(target, false);
+    const path = unitPath(target);
+    expect(path).toBe(join(home, '.config', 'systemd', 'user', 'baton.service'));
+    expect(await readFile(path, 'utf8')).toBe(renderUnit(target));
+    expect(lines.join('\n')).toContain('loginctl enable-linger dev');
+    expect(lines.join('\n')).toContain('systemctl --user daemon-reload && systemctl --user enable --now baton');
+    await uninstallService(target);
+    await expect(stat(path)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('refuses a system unit without root', async () => {
+    await expect(installService({ ...target, user: false }, false)).rejects.toMatchObject({ code: 'usage' });
+  });
+});
