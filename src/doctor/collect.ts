@@ -1,0 +1,97 @@
+/**
+ * Gathers the doctor report (PRODUCT.md §11) from a {@link DoctorSources}: no network, no
+ * keychain, no writes. Vendor homes come from `resolveVendorHomes`, the resolver runs use.
+ */
+import path from 'node:path';
+import { parseConfigToml } from '../config/load.js';
+import { VENDOR_NAMES } from '../config/schema.js';
+import { isBatonError } from '../core/errors.js';
+import { findOnPath } from '../harness/detect.js';
+import { resolveVendorHomes } from '../harness/spawn-env.js';
+import { measureStorage, type StorageUsage } from '../harness/storage.js';
+import type { DoctorFact, DoctorReport, DoctorRow } from './report.js';
+import { channelRows, configRow, databaseRow, harnessRow, storageRow, type StorageProbe } from './rows.js';
+import { readCliVersion, type DoctorSources } from './sources.js';
+import { loginState, restartHint, vendorRow, type VendorFinding } from './vendors.js';
+
+/**
+ * Builds the report: one row per area, in `DoctorArea` order. When the config cannot be
+ * loaded its row fails and the other rows use the defaults. Never throws for a probe that fails:
+ * that becomes the row's finding.
+ *
+ * @throws Error only on a programming error (e.g. a relative `homeDir`).
+ */
+export async function collectDoctorReport(sources: DoctorSources): Promise<DoctorReport> {
+  const file = path.resolve(sources.config.path);
+  const loaded = sources.config.result;
+  const config = 'config' in loaded ? loaded.config : parseConfigToml('', { configPath: file, homeDir: sources.homeDir });
+  const homes = resolveVendorHomes(config.harness, sources.env, sources.homeDir);
+  const vendors = sources.vendors ?? VENDOR_NAMES.map((name) => ({ name, binaryName: name }));
+  const find = sources.findOnPath ?? findOnPath;
+  const readVersion = sources.readVersion ?? readCliVersion;
+  const started = sources.startedWith;
+  const runsDir = path.join(sources.batonHome, 'harness', 'runs');
+
+  const [findings, storage] = await Promise.all([
+    Promise.all(
+      vendors.map(async ({ name, binaryName }): Promise<VendorFinding> => {
+        const home = name === 'codex' ? homes.codexHome : homes.claudeConfigDir;
+        const binPath = await find(binaryName, sources.env.PATH);
+        const [version, login] = await Promise.all([
+          binPath === undefined ? undefined : readVersion(binPath, { HOME: sources.homeDir, PATH: sources.env.PATH }),
+          loginState(name, home),
+        ]);
+        // A service that reported detections but none for this vendor did not find it.
+        const atStart = started === undefined ? undefined : (started.find((d) => d.vendor === name) ?? { vendor: name, missing: 'not detected' });
+        return { name, binaryName, home, path: binPath, version, login, restart: restartHint({ path: binPath, version }, atStart) };
+      }),
+    ),
+    probeStorage(sources.measureStorage ?? measureStorage, runsDir, config.harness.minFreeBytes > 0),
+  ]);
+
+  const rows: DoctorRow[] = [
+    configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }),
+    databaseRow(sources.database),
+    ...channelRows(sources.channels),
+    harnessRow(config, {
+      installed: findings.filter((f) => f.path !== undefined).map((f) => f.name),
+      restartFor: started === undefined ? null : findings.filter((f) => f.restart !== undefined).map((f) => f.name),
+    }),
+    ...findings.map((f) => vendorRow(f, config.harness.enabled, started !== undefined)),
+    storageRow(runsDir, config.harness, storage),
+  ];
+  return { generatedAt: sources.now, rows: rows.map((row) => finishRow(row, sources.secrets ?? [])) };
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Usage and free space; when only free space cannot be read, usage without it. */
+async function probeStorage(
+  measure: (runsDir: string, probeFree: boolean) => Promise<StorageUsage>,
+  runsDir: string,
+  probeFree: boolean,
+): Promise<StorageProbe> {
+  try {
+    return { usage: await measure(runsDir, probeFree) };
+  } catch (err) {
+    if (!probeFree || !isBatonError(err, 'storage_unprobeable')) return { error: messageOf(err) };
+    try {
+      return { usage: await measure(runsDir, false), freeError: err.message };
+    } catch (inner) {
+      return { error: messageOf(inner) };
+    }
+  }
+}
+
+/** Keeps the summary on one line and replaces every secret value in texts and string facts with `[redacted]`. */
+function finishRow(row: DoctorRow, secrets: readonly string[]): DoctorRow {
+  const values = secrets.filter((s) => s !== '').sort((a, b) => b.length - a.length);
+  const scrub = (text: string): string => values.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+  const facts = Object.fromEntries(
+    Object.entries(row.facts).map(([key, value]): [string, DoctorFact] => [key, typeof value === 'string' ? scrub(value) : value]),
+  );
+  const summary = scrub(row.summary).replace(/\s*[\r\n]+\s*/g, ' ');
+  return { ...row, summary, details: row.details.flatMap((d) => scrub(d).split(/\r?\n/)), facts };
+}

@@ -1,0 +1,91 @@
+/**
+ * Vendor login state read from files only (PRODUCT.md §11): no network, no keychain, no CLI call.
+ * File layouts are from VENDOR-CLI.md ("Files under CODEX_HOME", claude "Files"). A token or key
+ * is only ever tested for presence; no value leaves these functions.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** How a vendor CLI is logged in, as far as its files tell. `detail` says why, never a secret. */
+export type LoginState =
+  | { readonly state: 'authenticated'; readonly method: 'chatgpt' | 'api_key' | 'credentials_file'; readonly detail: string }
+  | { readonly state: 'unverified'; readonly detail: string }
+  | { readonly state: 'not_authenticated'; readonly detail: string };
+
+function errnoOf(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? 'unknown error';
+}
+
+function nonEmptyString(value: unknown): boolean {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+/**
+ * codex's login: `CODEX_HOME/auth.json` with `tokens.refresh_token` → ChatGPT login, with
+ * `OPENAI_API_KEY` → API-key login (when both, `auth_mode: "apikey"` picks the key); a missing,
+ * unreadable or malformed file, or one with neither, → not authenticated.
+ *
+ * @param codexHome absolute CODEX_HOME, from `resolveVendorHomes` (the one runs use).
+ */
+export async function codexLoginState(codexHome: string): Promise<LoginState> {
+  const file = join(codexHome, 'auth.json');
+  const fix = `run \`codex login\` as the user baton runs as, with CODEX_HOME=${codexHome}`;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { state: 'not_authenticated', detail: `no ${file}: ${fix}` };
+    return { state: 'not_authenticated', detail: `cannot read ${file} (${code}); fix its permissions or ${fix}` };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text, which may hold a token: say nothing more.
+    return { state: 'not_authenticated', detail: `${file} is not valid JSON: ${fix}` };
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return { state: 'not_authenticated', detail: `${file} does not hold a JSON object: ${fix}` };
+  }
+  const auth = data as { auth_mode?: unknown; tokens?: unknown; OPENAI_API_KEY?: unknown };
+  const tokens = typeof auth.tokens === 'object' && auth.tokens !== null ? (auth.tokens as { refresh_token?: unknown }) : {};
+  const chatgpt = nonEmptyString(tokens.refresh_token);
+  const apiKey = nonEmptyString(auth.OPENAI_API_KEY);
+  if (apiKey && (auth.auth_mode === 'apikey' || !chatgpt)) {
+    return { state: 'authenticated', method: 'api_key', detail: `API-key login (OPENAI_API_KEY in ${file})` };
+  }
+  if (chatgpt) return { state: 'authenticated', method: 'chatgpt', detail: `ChatGPT login (refresh token in ${file})` };
+  return { state: 'not_authenticated', detail: `${file} holds neither a refresh token (ChatGPT login) nor OPENAI_API_KEY: ${fix}` };
+}
+
+/**
+ * claude's login: `CLAUDE_CONFIG_DIR/.credentials.json` present → authenticated; only the
+ * directory → unverified (the credential may be in the macOS keychain, or an API key may come
+ * from settings, neither of which the doctor reads); neither → not authenticated.
+ *
+ * @param claudeConfigDir absolute CLAUDE_CONFIG_DIR, from `resolveVendorHomes`.
+ */
+export async function claudeLoginState(claudeConfigDir: string): Promise<LoginState> {
+  const file = join(claudeConfigDir, '.credentials.json');
+  const fix = `run \`claude\` and log in as the user baton runs as, with CLAUDE_CONFIG_DIR=${claudeConfigDir}`;
+  try {
+    if ((await stat(file)).isFile()) return { state: 'authenticated', method: 'credentials_file', detail: `credentials in ${file}` };
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      return { state: 'not_authenticated', detail: `cannot look into ${claudeConfigDir} (${code}); fix its permissions or ${fix}` };
+    }
+  }
+  try {
+    if ((await stat(claudeConfigDir)).isDirectory()) {
+      return {
+        state: 'unverified',
+        detail: `${claudeConfigDir} has no .credentials.json: claude may use the macOS keychain or an API key, which doctor does not check`,
+      };
+    }
+    return { state: 'not_authenticated', detail: `${claudeConfigDir} is not a directory: ${fix}` };
+  } catch {
+    return { state: 'not_authenticated', detail: `${claudeConfigDir} does not exist: ${fix}` };
+  }
+}
