@@ -16,12 +16,15 @@ import {
   parseEnv,
   readDotEnvFiles,
   resolveBatonHome,
+  secretValues,
   type BatonConfig,
   type BatonEnv,
 } from './config/index.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/worker.js';
+import { collectDoctorReport, formatDoctorTable, type DoctorReport } from './doctor/index.js';
+import { startHealthServer } from './health.js';
 import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
 import { sweepArtifacts } from './harness/retention.js';
@@ -54,15 +57,27 @@ export interface ServiceInputs {
  * @throws BatonError `env_invalid`, `config_invalid`, `config_unreadable`.
  */
 export async function loadInputs(processEnv: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Promise<ServiceInputs> {
+  const paths = await loadPaths(processEnv, cwd);
+  const wroteConfig = await ensureConfigFile(paths.configPath);
+  const { config } = await loadConfig({ configPath: paths.configPath, homeDir: paths.homeDir });
+  return { ...paths, config, wroteConfig };
+}
+
+/** Where things are, without loading the config (for commands that edit or diagnose it). */
+export type ServicePaths = Omit<ServiceInputs, 'config' | 'wroteConfig'>;
+
+/**
+ * Reads `.env` files and the environment and resolves `$BATON_HOME` and the config path.
+ *
+ * @throws BatonError `env_invalid`.
+ */
+export async function loadPaths(processEnv: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Promise<ServicePaths> {
   const homeDir = processEnv.HOME || homedir();
   const first = mergeEnv(await readDotEnvFiles([join(cwd, '.env')]), processEnv);
   const batonHome = resolveBatonHome(parseEnv(first), homeDir);
   const rawEnv = mergeEnv(await readDotEnvFiles([join(cwd, '.env'), join(batonHome, '.env')]), processEnv);
   const env = parseEnv(rawEnv);
-  const configPath = defaultConfigPath(batonHome);
-  const wroteConfig = await ensureConfigFile(configPath);
-  const { config } = await loadConfig({ configPath, homeDir });
-  return { env, rawEnv, batonHome, homeDir, configPath, config, wroteConfig };
+  return { env, rawEnv, batonHome, homeDir, configPath: defaultConfigPath(batonHome) };
 }
 
 /** A running service. */
@@ -93,7 +108,18 @@ export async function startService(options: StartOptions): Promise<Service> {
   const logger = options.logger ?? createLogger({ level: env.logLevel, destination: process.stderr as never });
   const print = options.print ?? ((line: string) => console.log(line));
 
-  const runtime = await buildRuntime({ env, rawEnv, config, batonHome: inputs.batonHome, homeDir: inputs.homeDir, clock, logger });
+  // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
+  let report: () => Promise<DoctorReport> = () => Promise.reject(new Error('the service is still starting'));
+  const runtime = await buildRuntime({
+    env,
+    rawEnv,
+    config,
+    batonHome: inputs.batonHome,
+    homeDir: inputs.homeDir,
+    clock,
+    logger,
+    doctor: async () => formatDoctorTable(await report()),
+  });
   const { database, store, outbox, supervisor, dispatcher, adapters, detections, host } = runtime;
 
   // At start and every minute: runs whose service process on this host died are stopped and
@@ -129,6 +155,19 @@ export async function startService(options: StartOptions): Promise<Service> {
     adapters,
   );
   for (const row of orphanMessages) await outbox.attempt(row);
+  report = async () =>
+    collectDoctorReport({
+      now: clock.now(),
+      homeDir: inputs.homeDir,
+      batonHome: inputs.batonHome,
+      config: { path: inputs.configPath, result: { config, exists: true } },
+      env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir },
+      database: { kind: database.kind, migrationsCurrent: true, counts: await store.counts() },
+      channels: channels.probes(),
+      startedWith: detections,
+      secrets: secretValues(env),
+    });
+  const health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, logger });
   const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
 
   const banner = [
@@ -138,6 +177,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     `  database: ${describeDatabase(database)}`,
     `  harness: ${describeHarness(config, detections)}`,
     ...channels.lines.map((line) => `  ${line}`),
+    `  health: http://127.0.0.1:${health.port}/health/ready`,
     ...(adapters.size === 0 ? ['  no channel is running: set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see .env.example) and restart'] : []),
     'baton ready',
   ];
@@ -148,6 +188,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     banner,
     stop: () => {
       stopping ??= (async () => {
+        await health.close();
         clearInterval(reconcileTimer);
         clearInterval(sweepTimer);
         await channels.stop();

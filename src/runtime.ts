@@ -34,6 +34,8 @@ export interface RuntimeInputs {
   homeDir: string;
   clock: Clock;
   logger: Logger;
+  /** The doctor table for `/doctor` in chat; absent where there is no service to report on. */
+  doctor?: () => Promise<string>;
 }
 
 /** The shared core, ready to dispatch. */
@@ -96,6 +98,17 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     supervisorId: `${host}:${process.pid}`,
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
   });
-  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock, logger, vendors: installed, homeDir: inputs.homeDir, runsDir });
+  const dispatcher = new Dispatcher({
+    config,
+    store,
+    outbox,
+    supervisor,
+    clock,
+    logger,
+    vendors: installed,
+    homeDir: inputs.homeDir,
+    runsDir,
+    ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
+  });
   return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host };
 }

@@ -6,7 +6,7 @@
 import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelAdapter, InboundHandler, Platform } from './types.js';
+import type { ChannelAdapter, ChannelState, InboundHandler, Platform } from './types.js';
 
 /** What a channel factory receives. */
 export interface ChannelDeps {
@@ -38,6 +38,8 @@ export interface StartedChannels {
   lines: string[];
   /** Adapters that exist (connected or retrying), for doctor and health. */
   all: ReadonlyMap<Platform, ChannelAdapter>;
+  /** Each platform as doctor sees it: configured or why not, and the adapter's live state. */
+  probes(): Record<ChannelPlatform, { configured: boolean; reason?: string; state?: ChannelState }>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startChannels(
 ): Promise<StartedChannels> {
   const lines: string[] = [];
   const all = new Map<Platform, ChannelAdapter>();
+  const skipped = new Map<ChannelPlatform, string>();
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
 
@@ -80,6 +83,7 @@ export async function startChannels(
   for (const factory of factories) {
     const created = factory.create(deps);
     if ('skipped' in created) {
+      skipped.set(factory.platform, created.skipped);
       lines.push(`${factory.platform}: not started: ${created.skipped}`);
       continue;
     }
@@ -94,6 +98,14 @@ export async function startChannels(
     adapters,
     lines,
     all,
+    probes: () => {
+      const probe = (platform: ChannelPlatform): { configured: boolean; reason?: string; state?: ChannelState } => {
+        const adapter = all.get(platform);
+        if (adapter) return { configured: true, state: adapter.status() };
+        return { configured: false, reason: skipped.get(platform) ?? 'not supported by this build' };
+      };
+      return { telegram: probe('telegram'), slack: probe('slack'), discord: probe('discord') };
+    },
     stop: async () => {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);

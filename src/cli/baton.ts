@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { BatonError, isBatonError } from '../core/errors.js';
-import { loadInputs, startService } from '../main.js';
+import { loadInputs, loadPaths, startService } from '../main.js';
+import { approveCommand, doctorCommand, grantCommand } from './operator.js';
 import { cancelCommand, runsCommand, stopCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
 import { installService, uninstallService } from './service.js';
@@ -17,6 +18,9 @@ Commands:
   start                 run the service in the foreground (Ctrl-C stops it)
   ask [options] TASK    run one task from this terminal and print its outcome
                         (${ASK_USAGE.replace('Usage: baton ask ', '')})
+  doctor [--json]       check config, database, channels, CLIs and storage
+  approve               consent to coding agents on this machine ([harness] approved = true)
+  grant path DIR        add DIR to the workspace roots runs may use
   runs [RUN_ID]         list recent runs, or show one
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
@@ -96,6 +100,12 @@ async function main(argv: readonly string[]): Promise<number> {
       return stopCommand(await loadInputs(), print);
     case 'service':
       return serviceCommand(rest);
+    case 'doctor':
+      return doctorCommand(rest, await loadPaths(), print);
+    case 'approve':
+      return approveCommand(await loadPaths(), print);
+    case 'grant':
+      return grantCommand(rest, await loadPaths(), print);
     case 'version':
     case '--version':
     case '-v':

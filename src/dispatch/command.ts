@@ -27,6 +27,7 @@ export type Command =
   | { kind: 'cancel'; runId: string }
   | { kind: 'stop' }
   | { kind: 'use'; target: string }
+  | { kind: 'doctor' }
   | { kind: 'unknown'; name: string }
   | { kind: 'text'; text: string };
 
@@ -63,6 +64,8 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
       return { kind: 'cancel', runId: rest.split(/\s+/)[0]! };
     case 'stop':
       return { kind: 'stop' };
+    case 'doctor':
+      return { kind: 'doctor' };
     case 'use':
       if (!rest) throw usage('/use needs a project alias or a path: /use app');
       return { kind: 'use', target: rest };
@@ -135,5 +138,6 @@ export const HELP_TEXT = [
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',
   '/use ALIAS|PATH: set this conversation’s default directory',
+  '/doctor: the health of this baton (owner only)',
   '/whoami: your user id and this chat’s id',
 ].join('\n');

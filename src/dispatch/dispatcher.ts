@@ -32,6 +32,8 @@ export interface DispatcherDeps {
   homeDir: string;
   /** `$BATON_HOME/harness/runs`, measured by the storage gate. */
   runsDir: string;
+  /** The doctor table, for `/doctor`. */
+  doctor?: () => Promise<string>;
   newRunId?: () => RunId;
 }
 
@@ -132,6 +134,9 @@ export class Dispatcher {
       }
       case 'use':
         await this.reply(message, await this.use(command.target, message));
+        return ANSWERED;
+      case 'doctor':
+        await this.reply(message, deps.doctor ? await deps.doctor() : 'The doctor is available from the running service; run `baton doctor` on the machine.');
         return ANSWERED;
       case 'unknown':
         await this.reply(message, UNKNOWN_COMMAND);
@@ -317,6 +322,7 @@ function actionOf(command: Command): Action {
     case 'cancel':
     case 'stop':
     case 'use':
+    case 'doctor':
       return 'launch';
     case 'runs':
     case 'help':

@@ -5,6 +5,7 @@
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { BatonError } from '../core/errors.js';
 import * as schema from './schema.js';
@@ -26,11 +27,12 @@ interface OpenedDatabase extends Database {
   migrate(run: () => Promise<void>): Promise<void>;
 }
 
-/** Options for {@link openDatabase}. */
-export type OpenDatabaseOptions =
+/** Options for {@link openDatabase}; `migrate: false` opens without applying migrations (doctor). */
+export type OpenDatabaseOptions = (
   | { url: string; maxConnections?: number }
   | { dataDir: string }
-  | { memory: true };
+  | { memory: true }
+) & { migrate?: boolean };
 
 /** The migrations folder shipped with the package (`migrations/` beside `src/` and `dist/`). */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -43,6 +45,7 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.m
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const database = 'url' in options ? await openPostgres(options.url, options.maxConnections) : await openPglite(options);
+  if (options.migrate === false) return { db: database.db, kind: database.kind, close: database.close };
   try {
     await migrate(database);
   } catch (err) {
@@ -178,6 +181,21 @@ export function safeHost(url: string): string {
 }
 
 const MIGRATION_LOCK_KEY = 715041;
+
+/**
+ * Whether every migration under `migrations/` is applied (drizzle records them in
+ * `drizzle.__drizzle_migrations`).
+ */
+export async function migrationsCurrent(database: Database): Promise<boolean> {
+  const journal = JSON.parse(await readFile(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  try {
+    const result = await database.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
+    return (rows[0]?.n ?? 0) >= journal.entries.length;
+  } catch {
+    return false; // no migrations table yet: nothing applied
+  }
+}
 
 async function migrate(database: OpenedDatabase): Promise<void> {
   const config = { migrationsFolder: MIGRATIONS_DIR };

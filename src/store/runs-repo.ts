@@ -190,6 +190,23 @@ export class RunStore {
       .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), sql`starts_with(${runs.supervisor}, ${supervisorPrefix})`));
   }
 
+  /** Counts for doctor and `/runs`: active runs, pending deliveries, dead letters. */
+  async counts(): Promise<{ active: number; pendingDeliveries: number; deadLetters: number }> {
+    const [active] = await this.db.select({ n: sql<number>`count(*)::int` }).from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+    const byStatus = await this.db
+      .select({ status: deliveries.status, n: sql<number>`count(*)::int` })
+      .from(deliveries)
+      .where(inArray(deliveries.status, ['pending', 'dead']))
+      .groupBy(deliveries.status);
+    const of = (status: string): number => byStatus.find((r) => r.status === status)?.n ?? 0;
+    return { active: active?.n ?? 0, pendingDeliveries: of('pending'), deadLetters: of('dead') };
+  }
+
+  /** Dead-lettered deliveries, newest first. */
+  async deadLetters(limit: number): Promise<DeliveryRow[]> {
+    return this.db.select().from(deliveries).where(eq(deliveries.status, 'dead')).orderBy(desc(deliveries.createdAt)).limit(limit);
+  }
+
   /** All active runs, oldest first. */
   async activeRuns(): Promise<RunRow[]> {
     return this.db.select().from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES])).orderBy(runs.createdAt);

@@ -1,0 +1,111 @@
+/**
+ * `baton approve`, `baton grant path DIR` and `baton doctor [--json]` (PRODUCT.md §11–§12).
+ */
+import { join } from 'node:path';
+import { loadConfig, secretValues } from '../config/index.js';
+import { approveConfig, grantPath } from '../config/edit.js';
+import { BatonError } from '../core/errors.js';
+import { collectDoctorReport, exitCode, formatDoctorTable, toDoctorJson, type DoctorJson, type DoctorReport } from '../doctor/index.js';
+import type { DatabaseProbe } from '../doctor/sources.js';
+import { readServiceState } from '../health.js';
+import type { ServicePaths } from '../main.js';
+import { migrationsCurrent, openDatabase } from '../store/database.js';
+import { RunStore } from '../store/runs-repo.js';
+
+/** Sets `[harness] approved = true`. @returns the exit code. */
+export async function approveCommand(paths: ServicePaths, out: (text: string) => void): Promise<number> {
+  const edit = await approveConfig(paths.configPath, { homeDir: paths.homeDir });
+  if (!edit.changed) {
+    out(`Coding agents are already approved in ${paths.configPath}.`);
+    return 0;
+  }
+  out(`Approved coding agents in ${paths.configPath}:\n${edit.diff}\nRestart baton to apply.`);
+  return 0;
+}
+
+/** Appends a workspace root. @returns the exit code. */
+export async function grantCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
+  const [kind, dir, ...rest] = argv;
+  if (kind !== 'path' || !dir || rest.length > 0) throw new BatonError('usage', 'Usage: baton grant path DIR');
+  const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd() });
+  if (!edit.changed) {
+    out(`${edit.root} is already a workspace root in ${paths.configPath}.`);
+    return 0;
+  }
+  out(`Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nRestart baton to apply.`);
+  return 0;
+}
+
+/**
+ * Prints the doctor table (or JSON). Asks the running service for its live view when one is
+ * recorded in `$BATON_HOME/service.json`; otherwise inspects config, database and CLIs itself.
+ *
+ * @returns 0, or 1 when the artifact quota is breached or the database is unusable.
+ */
+export async function doctorCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
+  const unknown = argv.filter((a) => a !== '--json');
+  if (unknown.length > 0) throw new BatonError('usage', 'Usage: baton doctor [--json]');
+  const json = argv.includes('--json');
+  const live = await fromService(paths.batonHome);
+  if (live) {
+    out(json ? JSON.stringify(live, null, 2) : formatDoctorTable({ generatedAt: new Date(live.generatedAt), rows: live.rows as DoctorReport['rows'] }));
+    return live.exitCode;
+  }
+  const report = await collectLocally(paths);
+  out(json ? toDoctorJson(report) : formatDoctorTable(report));
+  return exitCode(report);
+}
+
+async function fromService(batonHome: string): Promise<DoctorJson | undefined> {
+  const state = await readServiceState(batonHome);
+  if (!state) return undefined;
+  try {
+    const response = await fetch(`http://127.0.0.1:${state.port}/health/ready`, { signal: AbortSignal.timeout(5_000) });
+    if (response.status !== 200 && response.status !== 503) return undefined;
+    return (await response.json()) as DoctorJson;
+  } catch {
+    return undefined; // a stale state file: the service is gone
+  }
+}
+
+async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
+  let configResult: Awaited<ReturnType<typeof loadConfig>> | { error: unknown };
+  try {
+    configResult = await loadConfig({ configPath: paths.configPath, homeDir: paths.homeDir });
+  } catch (error) {
+    configResult = { error };
+  }
+  const env = paths.env;
+  const channel = (token: string | undefined, variable: string) => (token ? { configured: true } : { configured: false, reason: `${variable} not set` });
+  return collectDoctorReport({
+    now: new Date(),
+    homeDir: paths.homeDir,
+    batonHome: paths.batonHome,
+    config: { path: paths.configPath, result: configResult },
+    env: { PATH: paths.rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir },
+    database: await probeDatabase(paths),
+    channels: {
+      telegram: channel(env.telegramBotToken, 'TELEGRAM_BOT_TOKEN'),
+      slack: channel(env.slackBotToken, 'SLACK_BOT_TOKEN'),
+      discord: channel(env.discordBotToken, 'DISCORD_BOT_TOKEN'),
+    },
+    secrets: secretValues(env),
+  });
+}
+
+async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
+  try {
+    const database = await openDatabase(
+      paths.env.databaseUrl ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false } : { dataDir: join(paths.batonHome, 'pgdata'), migrate: false },
+    );
+    try {
+      const current = await migrationsCurrent(database);
+      const counts = current ? await new RunStore(database.db).counts() : { active: 0, pendingDeliveries: 0, deadLetters: 0 };
+      return { kind: database.kind, migrationsCurrent: current, counts };
+    } finally {
+      await database.close();
+    }
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+}

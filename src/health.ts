@@ -1,0 +1,98 @@
+/**
+ * The service's local HTTP surface: `GET /health/live` and `GET /health/ready` (the doctor's
+ * data as JSON; 200 when healthy, 503 when `baton doctor` would exit non-zero), on 127.0.0.1
+ * only. The chosen port is recorded in `$BATON_HOME/service.json` so `baton doctor` can ask the
+ * running service for its live view.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from './core/logger.js';
+import { exitCode, toDoctorJson, type DoctorReport } from './doctor/index.js';
+
+/** What the running service records about itself. */
+export interface ServiceState {
+  pid: number;
+  host: string;
+  /** Port of the health server on 127.0.0.1. */
+  port: number;
+  startedAt: string;
+}
+
+/** `$BATON_HOME/service.json`. */
+export function serviceStatePath(batonHome: string): string {
+  return join(batonHome, 'service.json');
+}
+
+/** Reads the state file, or undefined when absent or unreadable. */
+export async function readServiceState(batonHome: string): Promise<ServiceState | undefined> {
+  try {
+    return JSON.parse(await readFile(serviceStatePath(batonHome), 'utf8')) as ServiceState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A running health server. */
+export interface HealthServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on 127.0.0.1:`port` (0 = any free port) and writes the state file.
+ *
+ * @throws Error when the port is taken (EADDRINUSE).
+ */
+export async function startHealthServer(options: {
+  port: number;
+  batonHome: string;
+  host: string;
+  startedAt: Date;
+  report: () => Promise<DoctorReport>;
+  logger: Logger;
+}): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') {
+      res.writeHead(405, { allow: 'GET' }).end();
+      return;
+    }
+    if (path === '/health/live') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      return;
+    }
+    if (path !== '/health/ready') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    options
+      .report()
+      .then((report) => {
+        res.writeHead(exitCode(report) === 0 ? 200 : 503, { 'content-type': 'application/json' }).end(toDoctorJson(report));
+      })
+      .catch((err: unknown) => {
+        options.logger.error({ err }, 'health report failed');
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('health report failed\n');
+      });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const state: ServiceState = { pid: process.pid, host: options.host, port, startedAt: options.startedAt.toISOString() };
+  const path = serviceStatePath(options.batonHome);
+  await writeFile(`${path}.tmp`, JSON.stringify(state), { mode: 0o600 });
+  await rename(`${path}.tmp`, path);
+  return {
+    port,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      const current = await readServiceState(options.batonHome);
+      if (current?.pid === process.pid) await rm(path, { force: true });
+    },
+  };
+}
