@@ -3,6 +3,7 @@
  * API server, and baton runs the real codex CLI against a fake Responses API server. All on
  * 127.0.0.1.
  */
+import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import type { Update } from 'grammy/types';
 import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
 import { inputItemsOf, type FakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeTelegram, SendMessageBody } from '../fakes/fake-telegram.js';
+import { CLI } from '../support/cli.js';
 import type { ServiceProcess } from '../support/service.js';
 import { CANARY, GUEST, OWNER, STRANGER, TOKEN, WAIT_MS, replyTarget, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
 
@@ -43,6 +45,27 @@ describe('Telegram → codex → outcome', () => {
     expect(service.stdout()).toMatch(/telegram: connected/);
     expect(service.stdout()).toMatch(/codex codex-cli 0\.171\.0 at /);
     expect(service.stdout()).toMatch(/claude 2\.1\.197 \(Claude Code\) at /);
+  });
+
+  it('serves the doctor live: GET /health/ready, baton doctor beside the service, /doctor in chat', async () => {
+    const url = /health: (http:\/\/127\.0\.0\.1:\d+\/health\/ready)/.exec(service.stdout())?.[1];
+    expect(url).toBeDefined();
+    const response = await fetch(url!);
+    const body = (await response.json()) as { schema: string; rows: { area: string; status: string; summary: string }[] };
+    expect(body.schema).toBe('baton.doctor/1');
+    expect(body.rows.find((r) => r.area === 'channel:telegram')).toMatchObject({ status: 'ok' });
+    expect(body.rows.find((r) => r.area === 'vendor:codex')?.summary).toContain('0.171.0');
+    expect(JSON.stringify(body)).not.toContain(TOKEN);
+
+    const doctor = await execa(process.execPath, [CLI, 'doctor', '--json'], { env: world.env, extendEnv: false, reject: false });
+    expect(doctor.exitCode).toBe(response.status === 200 ? 0 : 1);
+    expect((JSON.parse(String(doctor.stdout)) as { rows: { area: string; summary: string }[] }).rows.find((r) => r.area === 'channel:telegram')?.summary).toMatch(/connected/);
+
+    telegram.pushUpdate(privateMessage(OWNER, '/doctor', 5));
+    const table = await telegram.waitForSent((m) => replyTarget(m) === 5, WAIT_MS);
+    expect(table.text).toMatch(/^AREA\s+STATUS\s+SUMMARY/);
+    telegram.pushUpdate(privateMessage(GUEST, '/doctor', 6));
+    expect((await telegram.waitForSent((m) => replyTarget(m) === 6, WAIT_MS)).text).toBe(GUEST_REFUSAL);
   });
 
   it('runs /codex from the owner: started, the tool call creates the file, completed with the final text', async () => {
