@@ -31,7 +31,7 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
   const [id] = argv;
   return withStore(inputs, async (store) => {
     if (!id) {
-      out(formatRunList(await store.recentRuns(20)));
+      out(formatRunList(await store.recentRuns(20), await store.counts(), await store.deadLetters(20)));
       return 0;
     }
     const run = isRunId(id) ? await store.getRun(id) : undefined;

@@ -11,6 +11,7 @@ import { approveCommand, doctorCommand, grantCommand } from './operator.js';
 import { cancelCommand, runsCommand, stopCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
 import { installService, uninstallService } from './service.js';
+import { renderConfigReference } from '../config/reference.js';
 
 const USAGE = `Usage: baton <command>
 
@@ -106,6 +107,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return approveCommand(await loadPaths(), print);
     case 'grant':
       return grantCommand(rest, await loadPaths(), print);
+    case 'config-reference':
+      print(renderConfigReference());
+      return 0;
     case 'version':
     case '--version':
     case '-v':

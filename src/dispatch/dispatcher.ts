@@ -120,7 +120,12 @@ export class Dispatcher {
         }
         return { kind: 'launched', runId: await this.launch(command.vendor, command.options, command.task, message) };
       case 'runs':
-        await this.reply(message, command.runId ? await this.describeRun(command.runId) : formatRunList(await deps.store.recentRuns(10)));
+        await this.reply(
+          message,
+          command.runId
+            ? await this.describeRun(command.runId)
+            : formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), await deps.store.deadLetters(5)),
+        );
         return ANSWERED;
       case 'cancel':
         await this.reply(message, await this.cancel(command.runId));

@@ -6,12 +6,23 @@ import { formatTokens } from './messages.js';
 /** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
 export const RESULT_TAIL_BYTES = 4096;
 
-/** A list of recent runs with counts. */
-export function formatRunList(runs: readonly RunRow[]): string {
-  if (runs.length === 0) return 'No coding runs yet.';
-  const active = runs.filter((r) => r.status === 'starting' || r.status === 'running').length;
+/** Counts shown with the run list. */
+export interface RunCounts {
+  active: number;
+  pendingDeliveries: number;
+  deadLetters: number;
+}
+
+/** Recent runs with the active / pending-delivery counts, and dead letters listed apart. */
+export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLetters: readonly DeliveryRow[]): string {
+  const head = `${counts.active} active · ${counts.pendingDeliveries} pending deliver${counts.pendingDeliveries === 1 ? 'y' : 'ies'} · ${counts.deadLetters} dead letter${counts.deadLetters === 1 ? '' : 's'}`;
   const lines = runs.map((r) => `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${r.cwd} · ${r.createdAt.toISOString()}`);
-  return [`Recent runs (${active} active):`, ...lines].join('\n');
+  const out = [head, ...(lines.length > 0 ? ['', 'Recent runs:', ...lines] : ['', 'No coding runs yet.'])];
+  if (deadLetters.length > 0) {
+    out.push('', 'Dead letters (never sent; kept for you):');
+    for (const d of deadLetters) out.push(`#${d.id} · ${d.runId ?? 'no run'} · ${d.kind} · ${d.attempts} attempts · ${d.lastError ?? ''} · ${d.body.split('\n')[0]!.slice(0, 80)}`);
+  }
+  return out.join('\n');
 }
 
 /** One run in detail, with the tail of its result. */

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { formatRun, formatRunList, tailBytes, RESULT_TAIL_BYTES } from '../../src/dispatch/run-views.js';
+import type { DeliveryRow, RunRow } from '../../src/store/schema.js';
+
+const created = new Date('2026-11-29T08:00:00Z');
+const run = {
+  id: 'hr_0123456789ab',
+  parentRunId: null,
+  vendor: 'codex',
+  status: 'completed',
+  reason: null,
+  task: 't',
+  cwd: '/repo',
+  worktreeRoot: '/repo',
+  options: { timeoutMinutes: 30, progress: false },
+  origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '2' },
+  vendorSessionId: 's1',
+  finalMessage: `${'é'.repeat(3000)}END`,
+  errorMessage: null,
+  usage: { inputTokens: 1200, cachedInputTokens: 0, outputTokens: 300 },
+  exitCode: 0,
+  exitSignal: null,
+  pid: 1,
+  artifactTruncated: false,
+  cancelRequested: null,
+  supervisor: 'h:1',
+  createdAt: created,
+  startedAt: created,
+  endedAt: new Date(created.getTime() + 65_000),
+} as RunRow;
+const dead = { id: 7, runId: run.id, kind: 'outcome', status: 'dead', attempts: 20, lastError: 'network: down', body: `[run ${run.id}] completed\nmore` } as DeliveryRow;
+
+describe('run views', () => {
+  it('lists counts first and dead letters apart', () => {
+    const text = formatRunList([run], { active: 0, pendingDeliveries: 2, deadLetters: 1 }, [dead]);
+    expect(text.split('\n')[0]).toBe('0 active · 2 pending deliveries · 1 dead letter');
+    expect(text).toContain(`${run.id} · completed · codex · /repo`);
+    expect(text).toContain(`Dead letters (never sent; kept for you):\n#7 · ${run.id} · outcome · 20 attempts · network: down · [run ${run.id}] completed`);
+  });
+
+  it('shows one run with usage, delivery state and at most 4096 bytes of its result', () => {
+    const text = formatRun(run, [dead]);
+    expect(text).toMatch(/^\[run hr_0123456789ab\] completed\nvendor: codex\ncwd: \/repo/);
+    expect(text).toContain('usage: 1,500 tokens (1,200 in, 300 out)');
+    expect(text).toContain('deliveries: 0 delivered, 0 pending, 1 dead');
+    const tail = text.slice(text.indexOf('\n\n') + 2);
+    expect(Buffer.byteLength(tail.replace(/^…/, ''))).toBeLessThanOrEqual(RESULT_TAIL_BYTES);
+    expect(tail.endsWith('END')).toBe(true);
+  });
+
+  it('never cuts a character when tailing bytes', () => {
+    expect(tailBytes('aé€😀', 5)).toBe('…😀');
+    expect(tailBytes('short', 4096)).toBe('short');
+  });
+});
