@@ -1,0 +1,205 @@
+/**
+ * The Discord channel: the discord.js gateway client for direct messages and guild mentions,
+ * REST replies that reference the request with every mention suppressed. Discord API facts:
+ * "Gateway" (intents; MESSAGE_CREATE; close codes 4004 auth failed, 4014 disallowed intents),
+ * "Get Gateway Bot" (the gateway URL comes from the REST API), "Create Message" (`content` up to
+ * 2000 characters, `message_reference`, `allowed_mentions`, flag SUPPRESS_EMBEDS).
+ */
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  MessageFlags,
+  Partials,
+  REST,
+  Routes,
+  type APIMessage,
+  type Message,
+  type RESTPostAPIChannelMessageJSONBody,
+} from 'discord.js';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { ChannelAdapter, ChannelState, InboundHandler, OutboundMessage } from '../types.js';
+import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
+import { normalizeDiscordMessage } from './normalize.js';
+
+/** Longest `content` of one message, in characters ("Create Message": max 2000). */
+export const DISCORD_MAX_MESSAGE_LENGTH = 2000;
+/** Rate-limit waits up to this long are absorbed by @discordjs/rest; longer ones go back to the outbox, in ms. */
+const INLINE_RATE_LIMIT_WAIT_MS = 5_000;
+
+/**
+ * Gateway intents. DirectMessages, GuildMessages and MessageContent (privileged: enable "Message
+ * Content Intent" in the Developer Portal) as PRODUCT.md §3 says; Guilds too, because discord.js
+ * caches a guild's channels from GUILD_CREATE and drops guild messages whose channel it cannot
+ * resolve.
+ */
+export const DISCORD_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent];
+
+/** Options of the {@link DiscordAdapter}. */
+export interface DiscordAdapterOptions {
+  token: string;
+  /** REST API base (the gateway URL is then read from its `/gateway/bot`). @default https://discord.com/api */
+  apiUrl?: string | undefined;
+  clock: Clock;
+  logger: Logger;
+  /** Longest wait for READY at start, in ms. @default 30_000 */
+  readyTimeoutMs?: number;
+  /** Wait before logging in again after the gateway gave up (e.g. close code 4014), in ms. @default 300_000 */
+  reconnectAfterMs?: number;
+}
+
+/** Discord via discord.js. */
+export class DiscordAdapter implements ChannelAdapter {
+  readonly platform = 'discord' as const;
+  readonly maxMessageLength = DISCORD_MAX_MESSAGE_LENGTH;
+  private readonly rest: REST;
+  private client: Client | undefined;
+  private handler: InboundHandler | undefined;
+  private state: ChannelState = { state: 'stopped' };
+  private stopped = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: DiscordAdapterOptions) {
+    this.rest = new REST({ ...this.restOptions() }).setToken(options.token);
+  }
+
+  /**
+   * Logs in (REST `/gateway/bot`, then IDENTIFY) and resolves once discord.js is ready.
+   *
+   * @throws ChannelSendError when the token is refused, an intent is not enabled or Discord is unreachable.
+   */
+  async start(handler: InboundHandler): Promise<void> {
+    this.handler = handler;
+    this.stopped = false;
+    try {
+      await this.connect();
+    } catch (err) {
+      const failure = classifyDiscordError(err, 'login', this.options.token);
+      this.state = { state: 'failed', reason: failure.message };
+      throw failure;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const client = this.client;
+    this.client = undefined;
+    this.state = { state: 'stopped' };
+    await client?.destroy();
+  }
+
+  /** Creates one message replying to the request; no mention in it can ping anyone. */
+  async send(message: OutboundMessage): Promise<{ messageId: string }> {
+    const body: RESTPostAPIChannelMessageJSONBody = {
+      content: message.text,
+      // parse: [] — `@everyone`, `<@id>` and role mentions in the text notify nobody. The requester
+      // is still notified of the reply, as on Telegram.
+      allowed_mentions: { parse: [], replied_user: true },
+      flags: MessageFlags.SuppressEmbeds,
+      ...(message.replyToMessageId ? { message_reference: { message_id: message.replyToMessageId, fail_if_not_exists: false } } : {}),
+    };
+    try {
+      const sent = (await this.rest.post(Routes.channelMessages(message.chatId), { body })) as APIMessage;
+      return { messageId: sent.id };
+    } catch (err) {
+      throw classifyDiscordError(err, 'create message', this.options.token);
+    }
+  }
+
+  status(): ChannelState {
+    return this.state;
+  }
+
+  private restOptions(): { api?: string; rejectOnRateLimit: (data: { retryAfter: number; timeToReset: number }) => boolean } {
+    return {
+      ...(this.options.apiUrl ? { api: this.options.apiUrl } : {}),
+      rejectOnRateLimit: (data) => Math.max(data.retryAfter, data.timeToReset) > INLINE_RATE_LIMIT_WAIT_MS,
+    };
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({ intents: DISCORD_INTENTS, partials: [Partials.Channel], rest: this.restOptions(), allowedMentions: { parse: [] } });
+    const ready = new Promise<void>((resolve, reject) => {
+      client.once(Events.ClientReady, () => resolve());
+      client.once(Events.ShardDisconnect, (event) => reject(new Error(gatewayCloseReason(event.code))));
+    });
+    ready.catch(() => undefined); // settled late or never awaited when login itself fails
+    let timer: NodeJS.Timeout | undefined;
+    const timeoutMs = this.options.readyTimeoutMs ?? 30_000;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Discord gateway not ready within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs);
+    });
+    try {
+      await Promise.race([client.login(this.options.token).then(() => ready), timeout]);
+    } catch (err) {
+      await client.destroy().catch(() => undefined);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.watch(client);
+    this.client = client;
+    this.state = { state: 'connected' };
+    this.options.logger.info({ channel: 'discord', bot: client.user?.tag }, 'discord connected');
+  }
+
+  private watch(client: Client): void {
+    const { logger } = this.options;
+    const current = (): boolean => this.client === client && !this.stopped;
+    client.on(Events.MessageCreate, (message) => {
+      void this.receive(client, message).catch((err: unknown) =>
+        logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord message handler failed'),
+      );
+    });
+    client.on(Events.ShardReconnecting, () => {
+      if (current()) this.state = { state: 'reconnecting', reason: 'gateway connection lost; reconnecting' };
+    });
+    client.on(Events.ShardResume, () => {
+      if (current()) this.state = { state: 'connected' };
+    });
+    client.on(Events.ShardReady, () => {
+      if (current()) this.state = { state: 'connected' };
+    });
+    client.on(Events.ShardDisconnect, (event) => {
+      if (current()) this.scheduleReconnect(gatewayCloseReason(event.code));
+    });
+    client.on(Events.Invalidated, () => {
+      if (current()) this.scheduleReconnect('gateway session invalidated');
+    });
+    client.on(Events.ShardError, (err) => logger.warn({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord gateway error'));
+    client.on(Events.Warn, (text) => logger.warn({ channel: 'discord' }, describeDiscordError(text, this.options.token)));
+    client.on(Events.Error, (err) => logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord client error'));
+  }
+
+  private async receive(client: Client, message: Message): Promise<void> {
+    const botId = client.user?.id;
+    const handler = this.handler;
+    if (!botId || !handler) return;
+    const refId = message.reference?.messageId;
+    // discord.js caches `referenced_message` from the MESSAGE_CREATE payload in the channel.
+    const cached = refId ? message.channel.messages.cache.get(refId) : undefined;
+    const referenced = cached ? { authorId: cached.author.id, content: cached.content } : undefined;
+    const inbound = normalizeDiscordMessage(message, botId, referenced, this.options.clock.now());
+    if (inbound) await handler(inbound);
+  }
+
+  /** The gateway gave up on this session: report it and log in again later. */
+  private scheduleReconnect(reason: string): void {
+    const { logger } = this.options;
+    const waitMs = this.options.reconnectAfterMs ?? 300_000;
+    this.state = { state: 'failed', reason };
+    logger.error({ channel: 'discord', reason, retryInMs: waitMs }, 'discord gateway closed');
+    if (this.reconnectTimer || this.stopped) return;
+    const old = this.client;
+    this.client = undefined;
+    void old?.destroy().catch(() => undefined);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.stopped) return;
+      this.connect().catch((err: unknown) => this.scheduleReconnect(describeDiscordError(err, this.options.token)));
+    }, waitMs);
+    this.reconnectTimer.unref();
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Discord message → {@link InboundMessage}. Discord API facts ("Message Formatting": user
+ * mentions are `<@id>`, the legacy nickname form `<@!id>`; "Message Resource": `message_reference`,
+ * `referenced_message`, `webhook_id`; system message types).
+ */
+import type { InboundMessage } from '../types.js';
+
+/** The fields of a discord.js `Message` baton reads (a real `Message` satisfies this). */
+export interface DiscordMessageLike {
+  id: string;
+  channelId: string;
+  /** null in a direct message. */
+  guildId: string | null;
+  content: string;
+  /** Set when a webhook posted the message. */
+  webhookId: string | null;
+  /** True for join notices, pins and other messages Discord itself writes. */
+  system: boolean;
+  author: { id: string; bot: boolean; username: string; globalName: string | null };
+  reference: { messageId?: string | undefined } | null;
+}
+
+/** The message a reply refers to, when discord.js has it (from `referenced_message`). */
+export interface DiscordReferencedMessage {
+  authorId: string;
+  content: string;
+}
+
+/**
+ * Normalizes a message, or returns undefined when it is not meant for this bot: a guild message
+ * that neither mentions the bot nor replies to one of its messages, or a system message.
+ * Direct messages are always for the bot.
+ *
+ * @param botId - this bot's user id (from READY).
+ */
+export function normalizeDiscordMessage(
+  message: DiscordMessageLike,
+  botId: string,
+  referenced: DiscordReferencedMessage | undefined,
+  receivedAt: Date,
+): InboundMessage | undefined {
+  if (message.system) return undefined;
+  const isDirect = message.guildId === null;
+  const mentioned = new RegExp(`<@!?${botId}>`).test(message.content);
+  const repliesToBot = referenced?.authorId === botId;
+  if (!isDirect && !mentioned && !repliesToBot) return undefined;
+  const replyTo = message.reference?.messageId;
+  return {
+    platform: 'discord',
+    dedupeKey: message.id,
+    chatId: message.channelId,
+    isDirect,
+    messageId: message.id,
+    senderId: message.author.id,
+    senderName: message.author.globalName ?? message.author.username,
+    senderIsBot: message.author.bot || message.webhookId !== null || message.author.id === botId,
+    text: message.content.replace(new RegExp(`<@!?${botId}>`, 'g'), ' ').replace(/[ \t]{2,}/g, ' ').trim(),
+    ...(replyTo !== undefined ? { replyToMessageId: replyTo } : {}),
+    ...(repliesToBot ? { replyToBotText: referenced.content } : {}),
+    receivedAt,
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * The Slack channel: Bolt for JavaScript over Socket Mode (app-level token) or the HTTP Events API
+ * (signing secret + port), plain-text replies in the request's thread. Slack API facts: "Events
+ * API" (ack within 3 seconds; retries carry `x-slack-retry-num`), "Verifying requests from Slack"
+ * (HMAC signature, timestamps older than 5 minutes refused — done by Bolt's HTTPReceiver),
+ * "Socket Mode" (`apps.connections.open`), `auth.test`, `chat.postMessage`, `conversations.replies`.
+ */
+import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver } from '@slack/bolt';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { ChannelAdapter, ChannelState, InboundHandler, OutboundMessage } from '../types.js';
+import { boltLogger } from './bolt-logger.js';
+import { classifySlackError, describeSlackError } from './errors.js';
+import { needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope } from './normalize.js';
+import { decodeSlackText, escapeSlackText } from './text.js';
+
+/**
+ * Longest text of one message, in UTF-16 code units, before escaping. `chat.postMessage` advises
+ * at most 4,000 characters in `text` and answers `msg_too_long` past its real limit.
+ */
+export const SLACK_MAX_MESSAGE_LENGTH = 4000;
+/** Path of the Events API request URL baton serves ("Request URL" in the app's Event Subscriptions). */
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+/** How baton receives Slack events. */
+export type SlackTransport =
+  | { kind: 'socket'; appToken: string }
+  | { kind: 'http'; signingSecret: string; port: number };
+
+/** Options of the {@link SlackAdapter}. */
+export interface SlackAdapterOptions {
+  /** Bot token (`xoxb-…`). */
+  token: string;
+  transport: SlackTransport;
+  /** Web API base URL, e.g. a proxy. @default https://slack.com/api/ */
+  apiUrl?: string | undefined;
+  clock: Clock;
+  logger: Logger;
+  /** Longest wait for the connection at start, in ms. @default 30_000 */
+  startTimeoutMs?: number;
+}
+
+/** First wait before reconnecting a lost Socket Mode connection, in ms; doubles per failure. */
+const SOCKET_RETRY_FIRST_MS = 1_000;
+/** Longest wait between Socket Mode reconnection attempts, in ms. */
+const SOCKET_RETRY_MAX_MS = 60_000;
+/** Longest wait for Bolt to stop (close the socket or the HTTP server), in ms. */
+const STOP_TIMEOUT_MS = 5_000;
+/** Pages of `conversations.replies` read to find the thread's run message (200 messages a page). */
+const MAX_THREAD_PAGES = 5;
+const RUN_MESSAGE = /^\[run hr_[0-9a-f]{12}\]/;
+
+/** Slack via Bolt. */
+export class SlackAdapter implements ChannelAdapter {
+  readonly platform = 'slack' as const;
+  readonly maxMessageLength = SLACK_MAX_MESSAGE_LENGTH;
+  private readonly secrets: string[];
+  private readonly client: webApi.WebClient;
+  private app: App | undefined;
+  private state: ChannelState = { state: 'stopped' };
+  private socketRetryMs = SOCKET_RETRY_FIRST_MS;
+  private socketRetryTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: SlackAdapterOptions) {
+    const { transport } = options;
+    this.secrets = [options.token, transport.kind === 'socket' ? transport.appToken : transport.signingSecret];
+    this.client = new webApi.WebClient(options.token, this.clientOptions());
+  }
+
+  /**
+   * Checks the token (`auth.test`), then listens: Socket Mode connects out; the HTTP receiver
+   * listens on the port. Events are acknowledged by Bolt before baton handles them.
+   *
+   * @throws ChannelSendError when the token is refused, Slack is unreachable or the port is taken.
+   */
+  async start(handler: InboundHandler): Promise<void> {
+    const { logger, transport } = this.options;
+    try {
+      const auth = await this.client.auth.test();
+      if (!auth.user_id || !auth.bot_id) throw new Error('auth.test returned no bot user: SLACK_BOT_TOKEN must be a bot token (xoxb-…)');
+      const bot = { userId: auth.user_id, botId: auth.bot_id };
+      const app = this.createApp(bot, handler);
+      await withTimeout(app.start(), this.options.startTimeoutMs ?? 30_000, 'Slack connection').catch(async (err: unknown) => {
+        await app.stop().catch(() => undefined);
+        throw err;
+      });
+      this.app = app;
+      this.state = { state: 'connected' };
+      logger.info({ channel: 'slack', bot: auth.user, transport: transport.kind }, 'slack connected');
+    } catch (err) {
+      const failure = classifySlackError(err, 'start', this.secrets);
+      this.state = { state: 'failed', reason: failure.message };
+      throw failure;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const app = this.app;
+    this.app = undefined;
+    this.state = { state: 'stopped' };
+    if (this.socketRetryTimer) clearTimeout(this.socketRetryTimer);
+    if (app) await withTimeout(app.stop(), STOP_TIMEOUT_MS, 'Slack shutdown');
+  }
+
+  /** Posts one message, escaped, in the target's thread (`thread_ts`), links not unfurled. */
+  async send(message: OutboundMessage): Promise<{ messageId: string }> {
+    const threadTs = message.threadId ?? message.replyToMessageId;
+    try {
+      const sent = await this.client.chat.postMessage({
+        channel: message.chatId,
+        text: escapeSlackText(message.text),
+        // Plain text: no *bold*/_italic_ from user content; the escaping above keeps out mentions.
+        mrkdwn: false,
+        unfurl_links: false,
+        unfurl_media: false,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      });
+      if (!sent.ts) throw new Error('chat.postMessage returned no ts');
+      return { messageId: sent.ts };
+    } catch (err) {
+      throw classifySlackError(err, 'chat.postMessage', this.secrets);
+    }
+  }
+
+  status(): ChannelState {
+    return this.state;
+  }
+
+  private clientOptions(): webApi.WebClientOptions {
+    return {
+      ...(this.options.apiUrl ? { slackApiUrl: this.options.apiUrl } : {}),
+      logger: boltLogger(this.options.logger, this.secrets),
+      // A 429 goes back to the outbox with its Retry-After instead of blocking the send queue.
+      rejectRateLimitedCalls: true,
+      // One quick retry for a network blip; the outbox owns longer backoff.
+      retryConfig: { retries: 1, factor: 2, minTimeout: 500, maxTimeout: 2_000 },
+      timeout: 30_000,
+    };
+  }
+
+  private createApp(bot: SlackBotIdentity, handler: InboundHandler): App {
+    const { transport, logger, clock } = this.options;
+    const log = boltLogger(logger, this.secrets);
+    const clientOptions = this.clientOptions();
+    const receiver: Receiver =
+      transport.kind === 'socket'
+        ? // Reconnection is ours (watchSocket): @slack/socket-mode's own leaves a rejected promise
+          // unhandled when apps.connections.open fails on the network, which would end the process.
+          new SocketModeReceiver({ appToken: transport.appToken, logger: log, installerOptions: { clientOptions }, autoReconnectEnabled: false })
+        : new HTTPReceiver({ signingSecret: transport.signingSecret, endpoints: SLACK_EVENTS_PATH, port: transport.port, logger: log });
+    if (receiver instanceof SocketModeReceiver) this.watchSocket(receiver);
+    // botId and botUserId given: Bolt skips its own auth.test, whose failure would be unhandled.
+    const app = new App({ token: this.options.token, botId: bot.botId, botUserId: bot.userId, receiver, logger: log, clientOptions, convoStore: false });
+    const deliver = async (body: SlackEventEnvelope): Promise<void> => {
+      const message = normalizeSlackEvent(body, bot, clock.now());
+      if (!message) return;
+      const runText = needsThreadLookup(message) ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!) : undefined;
+      await handler(runText === undefined ? message : { ...message, replyToBotText: runText });
+    };
+    app.event('app_mention', async ({ body }) => deliver(body as unknown as SlackEventEnvelope));
+    app.event('message', async ({ event, body }) => {
+      if ('channel_type' in event && event.channel_type === 'im') await deliver(body as unknown as SlackEventEnvelope);
+    });
+    app.error(async (err) => {
+      logger.error({ channel: 'slack', err: describeSlackError(err.original ?? err, this.secrets) }, 'slack event handler failed');
+    });
+    return app;
+  }
+
+  /** Keeps Socket Mode connected: on every disconnect, reconnect with backoff and mirror the state. */
+  private watchSocket(receiver: SocketModeReceiver): void {
+    const socket = receiver.client;
+    socket.on('connected', () => {
+      this.socketRetryMs = SOCKET_RETRY_FIRST_MS;
+      if (this.app) this.state = { state: 'connected' };
+    });
+    socket.on('disconnected', () => {
+      if (this.app) this.reconnectSocket(receiver, 'Socket Mode connection lost');
+    });
+  }
+
+  private reconnectSocket(receiver: SocketModeReceiver, reason: string): void {
+    if (this.socketRetryTimer || !this.app) return;
+    const waitMs = this.socketRetryMs;
+    this.socketRetryMs = Math.min(waitMs * 2, SOCKET_RETRY_MAX_MS);
+    this.state = { state: 'reconnecting', reason };
+    this.options.logger.warn({ channel: 'slack', reason, retryInMs: waitMs }, 'slack socket mode disconnected; reconnecting');
+    this.socketRetryTimer = setTimeout(() => {
+      this.socketRetryTimer = undefined;
+      if (!this.app) return;
+      receiver.client.start().catch((err: unknown) => this.reconnectSocket(receiver, describeSlackError(err, this.secrets)));
+    }, waitMs);
+    this.socketRetryTimer.unref();
+  }
+
+  /**
+   * Text of this app's latest `[run …]` message in a thread (`conversations.replies`), decoded, so
+   * a reply in a run's thread finds its run. A failed lookup is logged and the message handled
+   * without it: commands in the thread still work.
+   */
+  private async runMessageInThread(bot: SlackBotIdentity, channel: string, threadTs: string): Promise<string | undefined> {
+    let latest: string | undefined;
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < MAX_THREAD_PAGES; page++) {
+        const result = await this.client.conversations.replies({ channel, ts: threadTs, limit: 200, ...(cursor ? { cursor } : {}) });
+        for (const reply of result.messages ?? []) {
+          const mine = reply.user === bot.userId || reply.bot_id === bot.botId;
+          const text = reply.text === undefined ? '' : decodeSlackText(reply.text);
+          if (mine && RUN_MESSAGE.test(text)) latest = text;
+        }
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!result.has_more || !cursor) break;
+      }
+    } catch (err) {
+      this.options.logger.warn({ channel: 'slack', err: describeSlackError(err, this.secrets) }, 'slack thread lookup failed; handling the message without it');
+    }
+    return latest;
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} not established within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Bolt's `Logger` interface (@slack/logger: debug/info/warn/error/setLevel/getLevel/setName) on
+ * top of baton's pino logger, with every secret scrubbed from the text: Bolt and the Web API
+ * client log request URLs, bodies and errors.
+ */
+import { LogLevel, type Logger as SlackLogger } from '@slack/bolt';
+import type { Logger } from '../../core/logger.js';
+import { redact } from './errors.js';
+
+/** A Bolt logger writing to `logger` (child `{ channel: 'slack' }`); pino's level decides what is kept. */
+export function boltLogger(logger: Logger, secrets: readonly string[]): SlackLogger {
+  const child = logger.child({ channel: 'slack' });
+  let level: LogLevel = LogLevel.DEBUG;
+  const text = (parts: unknown[]): string => redact(parts.map(stringify).join(' '), secrets);
+  return {
+    debug: (...parts: unknown[]) => child.debug(text(parts)),
+    info: (...parts: unknown[]) => child.info(text(parts)),
+    warn: (...parts: unknown[]) => child.warn(text(parts)),
+    error: (...parts: unknown[]) => child.error(text(parts)),
+    setLevel: (next: LogLevel) => {
+      level = next;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+function stringify(part: unknown): string {
+  if (typeof part === 'string') return part;
+  if (part instanceof Error) return `${part.name}: ${part.message}`;
+  try {
+    return JSON.stringify(part) ?? String(part);
+  } catch {
+    return String(part);
+  }
+}

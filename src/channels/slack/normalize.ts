@@ -1,0 +1,81 @@
+/**
+ * Slack Events API envelope → {@link InboundMessage}. Slack API facts: "Events API"
+ * (`event_callback` envelopes carry `event_id`, the dedupe key), events `app_mention` (mentions in
+ * channels; never sent for direct messages) and `message.im` (`message` with `channel_type: "im"`),
+ * and "Message subtypes".
+ */
+import type { InboundMessage } from '../types.js';
+import { decodeSlackText, stripBotMention } from './text.js';
+
+/** The fields of a Slack message-like event baton reads. */
+export interface SlackMessageEvent {
+  type: string;
+  subtype?: string | undefined;
+  channel: string;
+  /** `im` for a direct message (on `message` events). */
+  channel_type?: string | undefined;
+  user?: string | undefined;
+  bot_id?: string | undefined;
+  text?: string | undefined;
+  ts: string;
+  /** The thread's parent `ts`, when the message is in a thread. */
+  thread_ts?: string | undefined;
+  user_profile?: { display_name?: string | undefined; real_name?: string | undefined; name?: string | undefined } | undefined;
+}
+
+/** The fields of an `event_callback` envelope baton reads. */
+export interface SlackEventEnvelope {
+  event_id: string;
+  event: SlackMessageEvent;
+}
+
+/** This app's identity, from `auth.test` (`user_id`, `bot_id`). */
+export interface SlackBotIdentity {
+  userId: string;
+  botId: string;
+}
+
+/** Message subtypes that are a person (or bot) posting text; edits, joins, deletions are not. */
+const POSTED_SUBTYPES = new Set([undefined, 'bot_message', 'file_share', 'thread_broadcast', 'me_message']);
+
+/**
+ * Normalizes an `app_mention` or `message.im` event, or returns undefined when it is no posted
+ * text meant for this app (a channel message without mention, an edit, a join).
+ *
+ * The reply target is the request's thread: `threadId` is `thread_ts ?? ts`, and a message that is
+ * itself in a thread replies to its parent (`replyToMessageId` = `thread_ts`). The thread's run
+ * message (`replyToBotText`) is the adapter's to look up; see {@link needsThreadLookup}.
+ */
+export function normalizeSlackEvent(envelope: SlackEventEnvelope, bot: SlackBotIdentity, receivedAt: Date): InboundMessage | undefined {
+  const { event } = envelope;
+  const isDirect = event.type === 'message' && event.channel_type === 'im';
+  if (event.type !== 'app_mention' && !isDirect) return undefined;
+  if (!POSTED_SUBTYPES.has(event.subtype)) return undefined;
+  const senderId = event.user ?? event.bot_id;
+  if (senderId === undefined) return undefined;
+  const profile = event.user_profile;
+  const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
+  return {
+    platform: 'slack',
+    dedupeKey: envelope.event_id,
+    chatId: event.channel,
+    isDirect,
+    threadId: event.thread_ts ?? event.ts,
+    messageId: event.ts,
+    senderId,
+    senderName: profile?.display_name || profile?.real_name || profile?.name || senderId,
+    senderIsBot: event.bot_id !== undefined || event.subtype === 'bot_message' || senderId === bot.userId,
+    text: decodeSlackText(stripBotMention(event.text ?? '', bot.userId)).trim(),
+    ...(inThread ? { replyToMessageId: event.thread_ts! } : {}),
+    receivedAt,
+  };
+}
+
+/**
+ * Whether the thread's run message can matter: a person wrote inside a thread. Its parent is
+ * usually the person's own request, not a message baton sent, so the dispatcher needs the text
+ * of baton's latest `[run …]` message in that thread to find the run.
+ */
+export function needsThreadLookup(message: InboundMessage): boolean {
+  return message.replyToMessageId !== undefined && !message.senderIsBot;
+}

@@ -1,0 +1,280 @@
+/**
+ * A fake Discord on 127.0.0.1 for the real discord.js client in `baton start`: REST under
+ * `{url}/v10/…` (what @discordjs/rest 2.x calls with `api: url`, `Authorization: Bot <token>`)
+ * and a gateway WebSocket on the same port, whose URL `GET /gateway/bot` hands out.
+ *
+ * Discord semantics kept (discord.com/developers/docs): gateway v10 JSON — HELLO (op 10), IDENTIFY
+ * (op 2) → READY, then GUILD_CREATE per guild when the GUILDS intent is set; heartbeats (op 1)
+ * acknowledged (op 11); a wrong token closes with 4004, a privileged intent the app may not use
+ * with 4014; MESSAGE_CREATE reaches a session only
+ * with GUILD_MESSAGES (guild) or DIRECT_MESSAGES (DM), and its `content` is empty without
+ * MESSAGE_CONTENT unless it is a DM or mentions the bot; the bot's own messages are dispatched
+ * too; replies carry `message_reference` and `referenced_message`. REST: "Create Message" refuses
+ * empty or over-2000-character content with 50035 Invalid Form Body; a 429 carries
+ * `Retry-After` and `retry_after` (seconds).
+ * Simplified: no resume (op 6 answers invalid session), no permissions, any channel id works.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** Gateway intent bits ("Gateway Intents"). */
+export const INTENTS = { guilds: 1 << 0, guildMessages: 1 << 9, directMessages: 1 << 12, messageContent: 1 << 15 } as const;
+
+/** A Discord user object as the API sends it. */
+export interface DiscordUser {
+  id: string;
+  username: string;
+  global_name: string | null;
+  discriminator: string;
+  avatar: null;
+  bot?: boolean;
+}
+
+/** A message object (the fields the fake fills). */
+export interface DiscordMessage {
+  id: string;
+  channel_id: string;
+  guild_id?: string;
+  author: DiscordUser;
+  content: string;
+  type: number;
+  mentions: DiscordUser[];
+  message_reference?: { message_id: string; channel_id: string; guild_id?: string };
+  referenced_message?: DiscordMessage | null;
+  [field: string]: unknown;
+}
+
+/** An accepted Create Message: the JSON body as received and the message created. */
+export interface SentMessage {
+  channelId: string;
+  body: Record<string, unknown>;
+  message: DiscordMessage;
+}
+
+/** Options of {@link startFakeDiscord}. */
+export interface StartFakeDiscordOptions {
+  token: string;
+  /** Guilds the bot is in, each with text channels. */
+  guilds?: { id: string; name: string; channelIds: string[] }[];
+  /** False: the app may not use MESSAGE_CONTENT (not enabled in the portal); IDENTIFY with it closes 4014. @default true */
+  messageContentAllowed?: boolean;
+}
+
+/** A running fake; see {@link startFakeDiscord}. */
+export interface FakeDiscord {
+  /** `DISCORD_API_URL`, e.g. `http://127.0.0.1:40123/api`. */
+  readonly url: string;
+  readonly botUser: DiscordUser;
+  /** IDENTIFY payloads received with the right token. */
+  readonly identifies: readonly { intents: number }[];
+  readonly sent: readonly SentMessage[];
+  /** A user posts a message; dispatched as MESSAGE_CREATE to sessions that may see it. */
+  pushMessage(input: { channelId: string; guildId?: string; author: DiscordUser; content: string; replyTo?: string }): DiscordMessage;
+  /** The next Create Message in `channelId` fails with this status (429: `retryAfterS`). */
+  failNext(channelId: string, failure: { status: number; code?: number; retryAfterS?: number }): void;
+  waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs: number): Promise<SentMessage>;
+  /** Sessions that completed IDENTIFY and are open. */
+  sessions(): number;
+  /** Closes every gateway connection with `code` (e.g. 4000 Unknown error: the client reconnects). */
+  dropConnections(code: number): void;
+  close(): Promise<void>;
+}
+
+const DISCORD_EPOCH_MS = 1_420_070_400_000n;
+
+/** A user object. */
+export function discordUser(id: string, username: string, bot = false): DiscordUser {
+  return { id, username, global_name: null, discriminator: '0', avatar: null, ...(bot ? { bot: true } : {}) };
+}
+
+/** Starts the fake on an ephemeral port of 127.0.0.1. */
+export async function startFakeDiscord(options: StartFakeDiscordOptions): Promise<FakeDiscord> {
+  const botUser = discordUser('900000000000000001', 'baton', true);
+  const identifies: { intents: number }[] = [];
+  const sent: SentMessage[] = [];
+  const messages = new Map<string, DiscordMessage>();
+  const failures = new Map<string, { status: number; code?: number; retryAfterS?: number }[]>();
+  const waiters = new Set<(m: SentMessage) => boolean>();
+  const sessions = new Map<WebSocket, { intents: number; seq: number }>();
+  let counter = 0n;
+  const snowflake = (): string => String(((BigInt(Date.now()) - DISCORD_EPOCH_MS) << 22n) | (counter++ & 0xfffn));
+
+  const dispatch = (socket: WebSocket, t: string, d: unknown): void => {
+    const session = sessions.get(socket);
+    if (!session) return;
+    session.seq += 1;
+    socket.send(JSON.stringify({ op: 0, t, s: session.seq, d }));
+  };
+
+  const broadcastMessage = (message: DiscordMessage): void => {
+    for (const [socket, { intents }] of sessions) {
+      const needed = message.guild_id ? INTENTS.guildMessages : INTENTS.directMessages;
+      if (!(intents & needed)) continue;
+      const canRead = (intents & INTENTS.messageContent) !== 0 || !message.guild_id || message.mentions.some((u) => u.id === botUser.id) || message.author.id === botUser.id;
+      dispatch(socket, 'MESSAGE_CREATE', { ...message, content: canRead ? message.content : '', channel_type: message.guild_id ? 0 : 1 });
+    }
+  };
+
+  const createMessage = (input: { channelId: string; guildId?: string | undefined; author: DiscordUser; content: string; replyTo?: string | undefined }): DiscordMessage => {
+    const referenced = input.replyTo ? messages.get(input.replyTo) : undefined;
+    const mentioned = [...input.content.matchAll(/<@!?(\d+)>/g)].map((m) => m[1]);
+    const message: DiscordMessage = {
+      id: snowflake(), channel_id: input.channelId, ...(input.guildId ? { guild_id: input.guildId } : {}),
+      author: input.author, content: input.content, timestamp: new Date().toISOString(), edited_timestamp: null,
+      tts: false, mention_everyone: false, mention_roles: [], attachments: [], embeds: [], pinned: false, flags: 0,
+      mentions: mentioned.includes(botUser.id) ? [botUser] : [],
+      type: referenced ? 19 : 0,
+      ...(referenced ? { message_reference: { message_id: referenced.id, channel_id: input.channelId, ...(input.guildId ? { guild_id: input.guildId } : {}) }, referenced_message: withoutReference(referenced) } : {}),
+    };
+    messages.set(message.id, message);
+    return message;
+  };
+
+  const rest = async (method: string, path: string, body: Record<string, unknown>): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> => {
+    if (method === 'GET' && path === '/gateway/bot') {
+      return { status: 200, body: { url: `ws://127.0.0.1:${port()}`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
+    }
+    if (method === 'GET' && path === '/users/@me') return { status: 200, body: botUser };
+    const post = /^\/channels\/(\d+)\/messages$/.exec(path);
+    if (method === 'POST' && post) {
+      const channelId = post[1]!;
+      const failure = failures.get(channelId)?.shift();
+      if (failure?.status === 429) {
+        const retryAfterS = failure.retryAfterS ?? 1;
+        return { status: 429, body: { message: 'You are being rate limited.', retry_after: retryAfterS, global: false }, headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-scope': 'user' } };
+      }
+      if (failure) return { status: failure.status, body: { message: 'Injected failure', code: failure.code ?? 0 } };
+      const content = typeof body.content === 'string' ? body.content : '';
+      if (content === '' || content.length > 2000) {
+        const error = content === '' ? 'BASE_TYPE_REQUIRED' : 'BASE_TYPE_MAX_LENGTH';
+        return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: error, message: 'Must be 2000 or fewer in length.' }] } } } };
+      }
+      const reference = body.message_reference as { message_id?: string } | undefined;
+      const guildId = [...messages.values()].find((m) => m.channel_id === channelId)?.guild_id;
+      const message = createMessage({ channelId, guildId, author: botUser, content, replyTo: reference?.message_id });
+      const entry = { channelId, body, message };
+      sent.push(entry);
+      for (const waiter of waiters) waiter(entry);
+      broadcastMessage(message);
+      return { status: 200, body: message };
+    }
+    return { status: 404, body: { message: '404: Not Found', code: 0 } };
+  };
+
+  const server = createServer((req, res) => {
+    void readJson(req).then(async (body) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/api\/v10/, '');
+      if (req.headers.authorization !== `Bot ${options.token}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
+      const reply = await rest(req.method ?? 'GET', path, body);
+      send(res, reply.status, reply.body, reply.headers);
+    }, () => res.destroy());
+  });
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (socket) => {
+    const heartbeats = setTimeout(() => socket.close(4009, 'Session timed out'), 60_000);
+    socket.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 41_250 } }));
+    socket.on('close', () => {
+      clearTimeout(heartbeats);
+      sessions.delete(socket);
+    });
+    socket.on('message', (data) => {
+      const payload = JSON.parse(String(data)) as { op: number; d: { token?: string; intents?: number } | null };
+      if (payload.op === 1) {
+        heartbeats.refresh();
+        socket.send(JSON.stringify({ op: 11 }));
+      } else if (payload.op === 2) {
+        if (payload.d?.token !== options.token) return socket.close(4004, 'Authentication failed.');
+        const intents = payload.d.intents ?? 0;
+        if (options.messageContentAllowed === false && intents & INTENTS.messageContent) return socket.close(4014, 'Disallowed intent(s).');
+        identifies.push({ intents });
+        sessions.set(socket, { intents, seq: 0 });
+        const guilds = options.guilds ?? [];
+        dispatch(socket, 'READY', {
+          v: 10, user: botUser, guilds: guilds.map((g) => ({ id: g.id, unavailable: true })), session_id: `session-${snowflake()}`,
+          resume_gateway_url: `ws://127.0.0.1:${port()}`, shard: [0, 1], application: { id: botUser.id, flags: 0 },
+        });
+        if (intents & INTENTS.guilds) for (const guild of guilds) dispatch(socket, 'GUILD_CREATE', guildCreate(guild, botUser));
+      } else if (payload.op === 6) {
+        socket.send(JSON.stringify({ op: 9, d: false }));
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (): number => (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port()}/api`, botUser, identifies, sent,
+    pushMessage: (input) => {
+      const message = createMessage(input);
+      broadcastMessage(message);
+      return message;
+    },
+    failNext: (channelId, failure) => failures.set(channelId, [...(failures.get(channelId) ?? []), failure]),
+    waitForSent: (predicate, timeoutMs) => {
+      const seen = sent.find(predicate);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = (m: SentMessage): boolean => {
+          if (!predicate(m)) return false;
+          waiters.delete(waiter);
+          clearTimeout(timer);
+          resolve(m);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          const list = sent.map((m, i) => `  ${i + 1}. ${m.channelId}: ${JSON.stringify(m.message.content.slice(0, 200))}`).join('\n');
+          reject(new Error(`fake-discord: no matching Create Message within ${timeoutMs} ms; sent so far:\n${list || '  (nothing)'}`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+    sessions: () => sessions.size,
+    dropConnections: (code) => {
+      for (const socket of wss.clients) socket.close(code, 'fake-discord: dropped');
+    },
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of wss.clients) socket.terminate();
+      wss.close();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** A referenced message as Discord nests it: without its own `referenced_message`. */
+function withoutReference(message: DiscordMessage): DiscordMessage {
+  const { referenced_message: _nested, ...rest } = message;
+  return rest;
+}
+
+function guildCreate(guild: { id: string; name: string; channelIds: string[] }, botUser: DiscordUser): Record<string, unknown> {
+  return {
+    id: guild.id, name: guild.name, icon: null, splash: null, discovery_splash: null, owner_id: '1', afk_channel_id: null, afk_timeout: 300,
+    verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, system_channel_id: null,
+    system_channel_flags: 0, rules_channel_id: null, vanity_url_code: null, description: null, banner: null, premium_tier: 0,
+    preferred_locale: 'en-US', public_updates_channel_id: null, nsfw_level: 0, premium_progress_bar_enabled: false, features: [],
+    roles: [{ id: guild.id, name: '@everyone', permissions: '68608', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+    emojis: [], stickers: [], joined_at: new Date().toISOString(), large: false, unavailable: false, member_count: 2,
+    members: [{ user: botUser, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 }],
+    channels: guild.channelIds.map((id, position) => ({ id, type: 0, name: `channel-${position}`, position, permission_overwrites: [], nsfw: false, parent_id: null })),
+    threads: [], voice_states: [], presences: [], stage_instances: [], guild_scheduled_events: [],
+  };
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,302 @@
+/**
+ * A fake Slack on 127.0.0.1 for the real Bolt client in `baton start`: the Web API (what
+ * @slack/web-api 7/8 sends: `POST {slackApiUrl}{method}`, form-urlencoded with JSON-encoded
+ * objects, `Authorization: Bearer <token>`), plus the two ways Slack delivers events — signed
+ * Events API POSTs to baton's request URL, and a Socket Mode WebSocket.
+ *
+ * Slack semantics kept (docs.slack.dev): every answer is HTTP 200 with `{ok}` except a rate
+ * limit (429 + `Retry-After` seconds); `auth.test` names the bot; `chat.postMessage` needs
+ * `channel` and `text`, answers `msg_too_long` past 4,000 characters (counted as displayed, i.e.
+ * after `&amp;`/`&lt;`/`&gt;` are decoded — an assumption: Slack does not document how),
+ * threads by `thread_ts`; `conversations.replies` lists a thread's parent then replies, oldest
+ * first, paginated by `cursor`; message `ts` values are unique and increase. Events are
+ * `event_callback` envelopes signed `v0=HMAC-SHA256(secret, "v0:{ts}:{body}")` ("Verifying
+ * requests from Slack"); Socket Mode: `apps.connections.open` (app token) → `wss` URL, `hello`,
+ * `events_api` envelopes acknowledged by `envelope_id`.
+ * Simplified: any channel id may be posted to; no scopes, no membership checks.
+ */
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** A message in the fake's history (user messages pushed by tests and the bot's posts). */
+export interface SlackMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  user?: string;
+  bot_id?: string;
+  text: string;
+}
+
+/** An accepted `chat.postMessage`: the arguments as received and the stored message. */
+export interface PostedMessage {
+  args: Record<string, string>;
+  message: SlackMessage;
+}
+
+/** An Events API `event_callback` envelope. */
+export interface EventEnvelope {
+  type: 'event_callback';
+  event_id: string;
+  event_time: number;
+  team_id: string;
+  api_app_id: string;
+  event: Record<string, unknown> & { type: string; channel: string; ts: string };
+  authorizations: { team_id: string; user_id: string; is_bot: boolean; is_enterprise_install: boolean }[];
+}
+
+/** How one Events API POST is signed and marked; see {@link FakeSlack.deliver}. */
+export interface DeliverOptions {
+  /** `x-slack-retry-num` (and `x-slack-retry-reason: http_timeout`). */
+  retryNum?: number;
+  /** `x-slack-request-timestamp`, in seconds. @default now */
+  timestampS?: number;
+  /** Sign with this secret instead of the configured one (a forged request). */
+  signingSecret?: string;
+}
+
+/** One Events API POST's answer. */
+export interface DeliverResult {
+  status: number;
+  /** Time until baton answered, in ms. */
+  elapsedMs: number;
+}
+
+/** Options of {@link startFakeSlack}. */
+export interface StartFakeSlackOptions {
+  botToken: string;
+  /** The app-level token `apps.connections.open` accepts (Socket Mode). */
+  appToken?: string;
+  /** Where and how to POST events (HTTP Events API). */
+  events?: { url: string; signingSecret: string };
+}
+
+/** A running fake; see {@link startFakeSlack}. */
+export interface FakeSlack {
+  /** `SLACK_API_URL`, e.g. `http://127.0.0.1:40123/api/`. */
+  readonly url: string;
+  readonly bot: { userId: string; botId: string; teamId: string };
+  /** Every Web API call with a valid token: method and arguments. */
+  readonly calls: readonly { method: string; args: Record<string, string> }[];
+  readonly posted: readonly PostedMessage[];
+  /** A user message: stored in the channel's history and returned as the event Slack would send. */
+  userMessage(input: { channel: string; user: string; text: string; threadTs?: string; kind: 'app_mention' | 'im' }): EventEnvelope;
+  /** A `message.im` event for a message this app's bot posted itself. */
+  botMessage(input: { channel: string; text: string; threadTs?: string }): EventEnvelope;
+  /** POSTs an envelope to baton's request URL, signed. */
+  deliver(envelope: EventEnvelope, options?: DeliverOptions): Promise<DeliverResult>;
+  /** Sends an envelope over Socket Mode and resolves once baton acknowledged it. */
+  deliverSocket(envelope: EventEnvelope, timeoutMs: number): Promise<void>;
+  /** The next call of `method` answers `{ok:false, error}` (or a 429 with `Retry-After`). */
+  failNext(method: string, failure: { error: string } | { status: 429; retryAfterS: number }): void;
+  /** The next call of `method` is answered after `delayMs`. */
+  delayNext(method: string, delayMs: number): void;
+  /** Resolves with the first posted message matching `predicate` (already posted or later). */
+  waitForPosted(predicate: (p: PostedMessage) => boolean, timeoutMs: number): Promise<PostedMessage>;
+  /** Open Socket Mode connections. */
+  sockets(): number;
+  /** Cuts every Socket Mode connection (the client reconnects through `apps.connections.open`). */
+  dropSockets(): void;
+  close(): Promise<void>;
+}
+
+type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+const ok = (fields: Record<string, unknown> = {}): Reply => ({ status: 200, body: { ok: true, ...fields } });
+const fail = (error: string): Reply => ({ status: 200, body: { ok: false, error } });
+const MAX_TEXT_CHARS = 4000;
+
+/** Starts the fake on an ephemeral port of 127.0.0.1. */
+export async function startFakeSlack(options: StartFakeSlackOptions): Promise<FakeSlack> {
+  const bot = { userId: 'UBATONBOT', botId: 'BBATONBOT', teamId: 'T0TEST' };
+  const calls: { method: string; args: Record<string, string> }[] = [];
+  const posted: PostedMessage[] = [];
+  const history: SlackMessage[] = [];
+  const failures = new Map<string, ({ error: string } | { status: 429; retryAfterS: number })[]>();
+  const delays = new Map<string, number[]>();
+  const waiters = new Set<(p: PostedMessage) => boolean>();
+  const acks = new Map<string, () => void>();
+  let clock = Math.floor(Date.now() / 1000) * 1_000_000;
+  let eventCounter = 0;
+  const nextTs = (): string => {
+    clock += 100;
+    return `${Math.floor(clock / 1_000_000)}.${String(clock % 1_000_000).padStart(6, '0')}`;
+  };
+
+  const envelope = (event: EventEnvelope['event']): EventEnvelope => ({
+    type: 'event_callback', event_id: `Ev${String(++eventCounter).padStart(8, '0')}`, event_time: Math.floor(Date.now() / 1000),
+    team_id: bot.teamId, api_app_id: 'A0BATON',
+    event, authorizations: [{ team_id: bot.teamId, user_id: bot.userId, is_bot: true, is_enterprise_install: false }],
+  });
+
+  const api = (method: string, args: Record<string, string>): Reply => {
+    switch (method) {
+      case 'auth.test':
+        return ok({ url: 'https://fake.slack.test/', team: 'Test', user: 'baton', team_id: bot.teamId, user_id: bot.userId, bot_id: bot.botId, is_enterprise_install: false });
+      case 'chat.postMessage': {
+        const { channel, text } = args;
+        if (!channel) return fail('channel_not_found');
+        if (!text || text.trim() === '') return fail('no_text');
+        if (decodeEntities(text).length > MAX_TEXT_CHARS) return fail('msg_too_long');
+        const message: SlackMessage = { channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text, ...(args.thread_ts ? { thread_ts: args.thread_ts } : {}) };
+        history.push(message);
+        const entry = { args, message };
+        posted.push(entry);
+        for (const waiter of waiters) waiter(entry);
+        return ok({ channel, ts: message.ts, message: { type: 'message', ...message } });
+      }
+      case 'conversations.replies': {
+        const thread = history.filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts));
+        if (!thread.some((m) => m.ts === args.ts)) return fail('thread_not_found');
+        const limit = Math.min(1000, Math.max(1, Number(args.limit ?? 100)));
+        const start = Number(args.cursor ?? 0);
+        const page = thread.slice(start, start + limit);
+        const more = start + limit < thread.length;
+        return ok({ messages: page.map((m) => ({ type: 'message', ...m })), has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } });
+      }
+      default:
+        return fail('unknown_method');
+    }
+  };
+
+  const server = createServer((req, res) => {
+    void readBody(req).then(async (raw) => {
+      const method = /^\/api\/([\w.]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
+      if (!method) return send(res, { status: 404, body: 'not found' });
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const wanted = method === 'apps.connections.open' ? options.appToken : options.botToken;
+      if (!token || token !== wanted) return send(res, fail('invalid_auth'));
+      const args = parseArgs(raw, req.headers['content-type'] ?? '');
+      calls.push({ method, args });
+      const delay = delays.get(method)?.shift();
+      if (delay) await new Promise((r) => setTimeout(r, delay));
+      const failure = failures.get(method)?.shift();
+      if (failure && 'status' in failure) {
+        return send(res, { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(failure.retryAfterS) } });
+      }
+      if (failure) return send(res, fail(failure.error));
+      if (method === 'apps.connections.open') return send(res, ok({ url: `ws://127.0.0.1:${port()}/link/?ticket=fake` }));
+      send(res, api(method, args));
+    }, () => res.destroy());
+  });
+  const wss = new WebSocketServer({ server });
+  const sockets = new Set<WebSocket>();
+  wss.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('message', (data) => {
+      const envelopeId = (JSON.parse(String(data)) as { envelope_id?: string }).envelope_id;
+      if (envelopeId) acks.get(envelopeId)?.();
+    });
+    socket.send(JSON.stringify({ type: 'hello', num_connections: sockets.size, connection_info: { app_id: 'A0BATON' } }));
+  });
+  // Slack pings Socket Mode clients; @slack/socket-mode reconnects after 30 s without one.
+  const pinger = setInterval(() => sockets.forEach((s) => s.ping()), 5_000);
+  pinger.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (): number => (server.address() as AddressInfo).port;
+
+  const userMessage: FakeSlack['userMessage'] = (input) => {
+    const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
+    history.push(message);
+    const base = { ...message, event_ts: message.ts, team: bot.teamId, client_msg_id: `msg-${message.ts}` };
+    return envelope(input.kind === 'app_mention' ? { type: 'app_mention', ...base } : { type: 'message', channel_type: 'im', ...base });
+  };
+
+  return {
+    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, userMessage,
+    botMessage: (input) => {
+      const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
+      history.push(message);
+      return envelope({ type: 'message', channel_type: 'im', app_id: 'A0BATON', event_ts: message.ts, ...message });
+    },
+    deliver: async (body, deliverOptions = {}) => {
+      if (!options.events) throw new Error('fake-slack: no events target configured');
+      const raw = JSON.stringify(body);
+      const timestamp = String(deliverOptions.timestampS ?? Math.floor(Date.now() / 1000));
+      const secret = deliverOptions.signingSecret ?? options.events.signingSecret;
+      const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${raw}`).digest('hex')}`;
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature };
+      if (deliverOptions.retryNum !== undefined) {
+        headers['x-slack-retry-num'] = String(deliverOptions.retryNum);
+        headers['x-slack-retry-reason'] = 'http_timeout';
+      }
+      const started = performance.now();
+      const response = await fetch(options.events.url, { method: 'POST', headers, body: raw, signal: AbortSignal.timeout(10_000) });
+      await response.text();
+      return { status: response.status, elapsedMs: performance.now() - started };
+    },
+    deliverSocket: (body, timeoutMs) => new Promise<void>((resolve, reject) => {
+      const socket = [...sockets][0];
+      if (!socket) return reject(new Error('fake-slack: no Socket Mode connection'));
+      const envelopeId = `env-${body.event_id}-${Math.random().toString(16).slice(2)}`;
+      const timer = setTimeout(() => reject(new Error(`fake-slack: envelope ${envelopeId} not acknowledged within ${timeoutMs} ms`)), timeoutMs);
+      acks.set(envelopeId, () => {
+        clearTimeout(timer);
+        acks.delete(envelopeId);
+        resolve();
+      });
+      socket.send(JSON.stringify({ envelope_id: envelopeId, type: 'events_api', accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload: body }));
+    }),
+    failNext: (method, failure) => failures.set(method, [...(failures.get(method) ?? []), failure]),
+    delayNext: (method, delayMs) => delays.set(method, [...(delays.get(method) ?? []), delayMs]),
+    waitForPosted: (predicate, timeoutMs) => {
+      const seen = posted.find(predicate);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = (p: PostedMessage): boolean => {
+          if (!predicate(p)) return false;
+          waiters.delete(waiter);
+          clearTimeout(timer);
+          resolve(p);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          const list = posted.map((p, i) => `  ${i + 1}. ${p.message.channel} thread ${p.args.thread_ts ?? '-'}: ${JSON.stringify(p.args.text)}`).join('\n');
+          reject(new Error(`fake-slack: no matching chat.postMessage within ${timeoutMs} ms; posted so far:\n${list || '  (nothing)'}`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+    sockets: () => sockets.size,
+    dropSockets: () => sockets.forEach((s) => s.terminate()),
+    close: () => new Promise<void>((resolve) => {
+      clearInterval(pinger);
+      for (const socket of sockets) socket.terminate();
+      wss.close();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** What Slack displays for encoded text: the three entities decoded. */
+function decodeEntities(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/** Form-urlencoded (what @slack/web-api sends) or JSON arguments, as strings. */
+function parseArgs(raw: string, contentType: string): Record<string, string> {
+  if (contentType.startsWith('application/json')) {
+    const parsed = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  }
+  return Object.fromEntries(new URLSearchParams(raw));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
+  res.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+}

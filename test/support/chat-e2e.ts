@@ -1,0 +1,121 @@
+/**
+ * The world of a Slack / Discord (and mixed-platform) end-to-end test: `baton start` as a user
+ * starts it, a temp git repo inside the one workspace root, and a fake `codex` on PATH
+ * (test/fakes/fake-codex-chat.mjs, linked as `codex`) so the tests exercise the platforms, not
+ * the CLI. Each test brings its fake platform servers and the env that points baton at them.
+ */
+import { execa } from 'execa';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPostgresDatabase } from './db.js';
+import { startService, type ServiceProcess } from './service.js';
+
+/** The chat fake codex script. */
+export const FAKE_CHAT_CODEX = fileURLToPath(new URL('../fakes/fake-codex-chat.mjs', import.meta.url));
+/** Upper bound of every wait in these tests, in ms. */
+export const WAIT_MS = 30_000;
+
+/** Trust of one platform: `[channels.X]` owner and guests. */
+export interface ChannelTrustToml {
+  owner: string;
+  guests?: string[];
+}
+
+/** Options of {@link startChatE2E}. */
+export interface ChatE2EOptions {
+  /** `[channels.*]` tables to write. */
+  trust: Partial<Record<'telegram' | 'slack' | 'discord', ChannelTrustToml>>;
+  /** Platform variables (tokens, API URLs, ports). */
+  env: Record<string, string>;
+}
+
+/** A running world. */
+export interface ChatE2E {
+  service: ServiceProcess;
+  dir: string;
+  repo: string;
+  batonHome: string;
+  dispose(): Promise<void>;
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a listener baton opens itself). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Writes the config, links the fake codex and starts `baton start`; resolves once it is ready. */
+export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
+  const dir = await mkdtemp(join(tmpdir(), 'baton-chat-e2e-'));
+  const home = join(dir, 'home');
+  const root = join(dir, 'work');
+  const repo = join(root, 'repo');
+  const batonHome = join(dir, 'baton-home');
+  const bin = join(dir, 'bin');
+  for (const path of [home, repo, batonHome, bin]) await mkdir(path, { recursive: true });
+  await execa('git', ['init', '-q', repo]);
+  await symlink(FAKE_CHAT_CODEX, join(bin, 'codex'));
+
+  const trust = Object.entries(options.trust).flatMap(([platform, t]) => [
+    `[channels.${platform}]`,
+    `owner_user_id = ${JSON.stringify(t.owner)}`,
+    `allowed_user_ids = ${JSON.stringify(t.guests ?? [])}`,
+  ]);
+  await writeFile(
+    join(batonHome, 'config.toml'),
+    [
+      '[harness]',
+      'approved = true',
+      `codex_home = ${JSON.stringify(join(dir, 'codex-home'))}`,
+      '[workspace]',
+      `roots = [${JSON.stringify(root)}]`,
+      `default = ${JSON.stringify(repo)}`,
+      ...trust,
+      '',
+    ].join('\n'),
+  );
+
+  const env: Record<string, string> = {
+    HOME: home,
+    PATH: [bin, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
+    USER: process.env.USER ?? userInfo().username,
+    BATON_HOME: batonHome,
+    BATON_LOG_LEVEL: 'debug',
+    ...options.env,
+  };
+  let dropDatabase: (() => Promise<void>) | undefined;
+  if (process.env.DATABASE_URL) {
+    const created = await createPostgresDatabase(process.env.DATABASE_URL);
+    env.DATABASE_URL = created.url;
+    dropDatabase = created.drop;
+  }
+  const service = await startService(env);
+  return {
+    service,
+    dir,
+    repo,
+    batonHome,
+    dispose: async () => {
+      await service.stop();
+      await dropDatabase?.();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The `hr_…` id in a `[run …]` message. */
+export const runIdOf = (text: string): string => {
+  const match = /\[run (hr_[0-9a-f]{12})\]/.exec(text);
+  if (!match) throw new Error(`no [run …] tag in ${JSON.stringify(text)}`);
+  return match[1]!;
+};
