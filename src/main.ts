@@ -178,7 +178,11 @@ export async function startService(options: StartOptions): Promise<Service> {
     `  harness: ${describeHarness(config, detections)}`,
     ...channels.lines.map((line) => `  ${line}`),
     `  health: http://127.0.0.1:${health.port}/health/ready`,
-    ...(adapters.size === 0 ? ['  no channel is running: set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see .env.example) and restart'] : []),
+    ...(adapters.size > 0
+      ? []
+      : channels.all.size > 0
+        ? ['  no channel is connected yet: see the failures above; baton keeps retrying in the background']
+        : ['  no channel is configured: set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see .env.example) and restart']),
     'baton ready',
   ];
   for (const line of banner) print(line);

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { secretValues } from '../config/index.js';
 import { BatonError, isBatonError } from '../core/errors.js';
 import { loadInputs, loadPaths, startService } from '../main.js';
 import { approveCommand, doctorCommand, grantCommand } from './operator.js';
@@ -44,6 +45,14 @@ const print = (text: string): void => {
 
 async function start(): Promise<void> {
   const inputs = await loadInputs();
+  const secrets = secretValues(inputs.env);
+  // A stray rejection inside a chat SDK must not take the service down (PRODUCT.md §3): report
+  // it (without secrets) and keep serving.
+  process.on('unhandledRejection', (reason) => {
+    let text = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+    for (const secret of secrets) text = text.split(secret).join('[redacted]');
+    console.error(`baton: unhandled rejection, kept running: ${text}`);
+  });
   const service = await startService({ inputs });
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals): void => {

@@ -33,6 +33,9 @@ export interface OutboxDeps {
   policy: OutboxPolicy;
 }
 
+/** Smallest part length a malformed part is reshaped down to, in UTF-16 units. */
+const MIN_RESHAPE_LENGTH = 256;
+
 /** Backoff before retry number `attempt` (1-based): base·2^(attempt−1), capped. */
 export function backoffMs(attempt: number, policy: Pick<OutboxPolicy, 'backoffBaseMs' | 'backoffCapMs'>): number {
   return Math.min(policy.backoffCapMs, policy.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
@@ -50,12 +53,27 @@ export class Outbox {
   }
 
   /**
-   * Attempts one delivery row now, resuming after the parts already sent.
+   * Attempts one delivery row now, resuming after the parts already sent. Messages of one run
+   * are attempted in the order they were asked for, so a slow `started` is never overtaken by
+   * the run's outcome.
    *
    * @returns true when every part reached the platform. Never throws for a platform failure: the
    *   failure is recorded on the row (retry time or dead letter) and logged.
    */
-  async attempt(row: DeliveryRow): Promise<boolean> {
+  attempt(row: DeliveryRow): Promise<boolean> {
+    if (!row.runId) return this.attemptNow(row);
+    const previous = this.runQueues.get(row.runId) ?? Promise.resolve(true);
+    const current = previous.catch(() => false).then(() => this.attemptNow(row));
+    this.runQueues.set(row.runId, current);
+    void current.finally(() => {
+      if (this.runQueues.get(row.runId!) === current) this.runQueues.delete(row.runId!);
+    });
+    return current;
+  }
+
+  private readonly runQueues = new Map<string, Promise<boolean>>();
+
+  private async attemptNow(row: DeliveryRow): Promise<boolean> {
     const { store, clock, logger, adapters } = this.deps;
     const adapter = adapters.get(row.target.platform as Platform);
     if (!adapter) {
@@ -65,29 +83,49 @@ export class Outbox {
     const parts = splitMessage(row.body, adapter.maxMessageLength);
     for (let index = row.partsDelivered; index < parts.length; index++) {
       try {
-        const { messageId } = await adapter.send({
-          chatId: row.target.chatId,
-          ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
-          ...(row.target.replyToMessageId ? { replyToMessageId: row.target.replyToMessageId } : {}),
-          text: parts[index]!,
-        });
-        await store.recordPartsSent(row, index + 1, [messageId], index + 1 === parts.length, clock.now());
+        const messageIds = await this.sendPart(adapter, row, parts[index]!, adapter.maxMessageLength);
+        await store.recordPartsSent(row, index + 1, messageIds, index + 1 === parts.length, clock.now());
       } catch (err) {
         const retryAfterMs = err instanceof ChannelSendError ? err.retryAfterMs : undefined;
-        logger.warn({ deliveryId: row.id, runId: row.runId, err: describe(err) }, 'delivery attempt failed');
-        await this.fail(row, describe(err), retryAfterMs);
+        // A refusal about this message (blocked bot, unknown chat) will not change: dead-letter now.
+        const permanent = err instanceof ChannelSendError && !err.retryable;
+        logger.warn({ deliveryId: row.id, runId: row.runId, err: describe(err), permanent }, 'delivery attempt failed');
+        await this.fail(row, describe(err), retryAfterMs, permanent);
         return false;
       }
     }
     return true;
   }
 
-  private async fail(row: DeliveryRow, error: string, retryAfterMs: number | undefined): Promise<void> {
+  /**
+   * Sends one part. A part the platform rejects as malformed or too long is never retried
+   * unchanged: it is split in halves (down to {@link MIN_RESHAPE_LENGTH}) and sent again at once.
+   */
+  private async sendPart(adapter: ChannelAdapter, row: DeliveryRow, text: string, maxLength: number): Promise<string[]> {
+    try {
+      const { messageId } = await adapter.send({
+        chatId: row.target.chatId,
+        ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
+        ...(row.target.replyToMessageId ? { replyToMessageId: row.target.replyToMessageId } : {}),
+        text,
+      });
+      return [messageId];
+    } catch (err) {
+      const smaller = Math.floor(maxLength / 2);
+      if (!(err instanceof ChannelSendError) || err.kind !== 'malformed' || smaller < MIN_RESHAPE_LENGTH) throw err;
+      this.deps.logger.warn({ deliveryId: row.id, maxLength: smaller }, 'platform refused a part as malformed; resending it in smaller parts');
+      const ids: string[] = [];
+      for (const piece of splitMessage(text, smaller)) ids.push(...(await this.sendPart(adapter, row, piece, smaller)));
+      return ids;
+    }
+  }
+
+  private async fail(row: DeliveryRow, error: string, retryAfterMs: number | undefined, permanent = false): Promise<void> {
     const { policy, clock } = this.deps;
     const attempts = row.attempts + 1;
     const now = clock.nowMs();
     const delayMs = Math.max(retryAfterMs ?? 0, backoffMs(attempts, policy));
-    const dead = attempts >= policy.maxAttempts || now + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
+    const dead = permanent || attempts >= policy.maxAttempts || now + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
     await this.deps.store.recordAttemptFailed(row.id, error, new Date(now + delayMs), dead);
     if (dead) this.deps.logger.error({ deliveryId: row.id, runId: row.runId, attempts }, 'delivery dead-lettered');
   }

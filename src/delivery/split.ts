@@ -43,8 +43,9 @@ function chunkByLines(text: string, firstMax: number, restMax: number): string[]
       break;
     }
     // Keep the newline with the line it ends, so the parts concatenate back to the text exactly.
+    // A newline early in the window would leave a tiny part: cut hard instead.
     let cut = rest.lastIndexOf('\n', max - 1) + 1;
-    if (cut <= 0) {
+    if (cut <= max / 2) {
       cut = max;
       // Never separate a high surrogate from its low surrogate.
       if (isHighSurrogate(rest.charCodeAt(cut - 1))) cut -= 1;

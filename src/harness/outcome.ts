@@ -46,10 +46,13 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
     return { status: 'interrupted', reason: 'shutdown', errorMessage: 'baton was stopped while this run was active; the run was stopped and is not relaunched.' };
   }
   if (exit.timedOut) {
-    return { status: 'failed', reason: 'timeout', errorMessage: lastWords(stream) };
+    return { status: 'failed', reason: 'timeout', errorMessage: 'Timed out: the run reached its wall-clock limit and was stopped.' };
   }
-  if (exit.killedFor) {
-    return { status: 'failed', reason: exit.killedFor, errorMessage: lastWords(stream) };
+  if (exit.killedFor === 'protocol') {
+    return { status: 'failed', reason: 'protocol', errorMessage: 'The CLI printed more malformed lines than max_framing_errors allows; the run was stopped.' };
+  }
+  if (exit.killedFor === 'output_limit') {
+    return { status: 'failed', reason: 'output_limit', errorMessage: 'The CLI printed more than 4 times max_run_artifact_mb; the run was stopped.' };
   }
   if (exit.resumeSessionId) {
     const gone = /no rollout found|No conversation found/i;
@@ -70,7 +73,8 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   const terminal = stream.terminal;
   if (!terminal) {
-    return { status: 'failed', reason: 'no_terminal_event', errorMessage: lastWords(stream) ?? describeExit(exit) };
+    // Notices (retries, warnings) are not the cause; they stay in the diagnostics tail.
+    return { status: 'failed', reason: 'no_terminal_event', errorMessage: `The CLI ended without reporting an outcome: ${describeExit(exit)}.` };
   }
   if (terminal.kind === 'failed') {
     return { status: 'failed', reason: 'vendor_error', errorMessage: terminal.message };
@@ -79,10 +83,6 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
     return { status: 'failed', reason: 'exit_status', errorMessage: `The CLI reported success but ${describeExit(exit)}.` };
   }
   return { status: 'completed', reason: null, errorMessage: null };
-}
-
-function lastWords(stream: StreamFacts): string | null {
-  return stream.notices.at(-1) ?? null;
 }
 
 function describeExit(exit: ExitFacts): string {

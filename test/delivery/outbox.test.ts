@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { backoffMs, Outbox, type OutboxPolicy } from '../../src/delivery/outbox.js';
 import { startDeliveryWorker } from '../../src/delivery/worker.js';
 import { RunStore, INLINE_LEASE_MS } from '../../src/store/runs-repo.js';
+import { newRunId } from '../../src/core/ids.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 
@@ -163,6 +164,57 @@ describe(`outbox (${testEngine})`, () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('reshapes a part the platform rejects as malformed into smaller parts, at once', async () => {
+    const { channel, outbox, worker } = setup(1000);
+    try {
+      await worker.tick();
+      channel.failures.push({ kind: 'malformed' });
+      const body = `[run hr_0123456789ab] completed\n${'w'.repeat(900)}`;
+      const row = await outbox.send({ runId: null, kind: 'reply', target, body });
+      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', attempts: 0 });
+      expect(channel.sent.map((m) => m.text.length).every((n) => n <= 500)).toBe(true);
+      expect(channel.sent.length).toBeGreaterThan(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('dead-letters at once a message the platform refuses for good', async () => {
+    const { channel, outbox, worker } = setup();
+    try {
+      await worker.tick();
+      channel.failures.push({ kind: 'refused' });
+      const row = await outbox.send({ runId: null, kind: 'reply', target, body: 'blocked' });
+      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'dead', attempts: 1 });
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('sends the messages of one run in the order they were asked for', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-29T11:00:00Z'));
+    const order: string[] = [];
+    const slow = new RecordingChannel();
+    const original = slow.send.bind(slow);
+    slow.send = async (m) => {
+      if (m.text.includes('started')) await new Promise((r) => setTimeout(r, 200));
+      order.push(m.text);
+      return original(m);
+    };
+    const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', slow]]), policy });
+    const runId = newRunId();
+    await store.createRun(
+      { id: runId, vendor: 'codex', status: 'starting', task: 't', cwd: '/order', worktreeRoot: '/order', options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '42', senderId: '1', messageId: '7' }, supervisor: 'h:1', createdAt: clock.now() },
+      { runId, kind: 'noop', target, body: 'x' },
+      100,
+      clock.now(),
+    );
+    const started = await store.enqueue({ runId, kind: 'started', target, body: '[run hr_x] started' }, clock.now());
+    const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_x] completed' }, clock.now());
+    await Promise.all([outbox.attempt(started), outbox.attempt(outcome)]);
+    expect(order).toEqual(['[run hr_x] started', '[run hr_x] completed']);
   });
 
   it('never lets two workers send one row at the same time', async () => {

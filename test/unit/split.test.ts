@@ -49,6 +49,14 @@ describe('splitMessage', () => {
     expect(rejoin(parts)).toBe(text);
   });
 
+  it('does not leave a tiny first part when the only newline is early', () => {
+    const text = `${tag} completed · codex\n${'z'.repeat(10_000)}`;
+    const parts = splitMessage(text, TELEGRAM);
+    expect(parts[0]!.length).toBe(TELEGRAM);
+    expect(parts).toHaveLength(3);
+    expect(rejoin(parts)).toBe(text);
+  });
+
   it('numbers parts of a text without a run tag', () => {
     const parts = splitMessage('b'.repeat(250), 100);
     expect(parts.length).toBeGreaterThan(2);

@@ -16,7 +16,7 @@ describe('normalizeTelegramUpdate', () => {
   it('maps a private message', () => {
     expect(normalizeTelegramUpdate(update({}), bot, at)).toEqual({
       platform: 'telegram',
-      dedupeKey: '7',
+      dedupeKey: '42:7',
       chatId: '5',
       isDirect: true,
       messageId: '100',

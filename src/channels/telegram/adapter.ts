@@ -13,6 +13,14 @@ import { normalizeTelegramUpdate } from './normalize.js';
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
 
+/** Longest wait for each start-up call (getMe, deleteWebhook), in ms. */
+const START_TIMEOUT_MS = 30_000;
+
+/** grammY types its abort signal with a polyfill's type; the platform's signal is compatible. */
+function startSignal(): Parameters<Bot['api']['getMe']>[0] {
+  return AbortSignal.timeout(START_TIMEOUT_MS) as unknown as Parameters<Bot['api']['getMe']>[0];
+}
+
 /** Options of the {@link TelegramAdapter}. */
 export interface TelegramAdapterOptions {
   token: string;
@@ -62,8 +70,10 @@ export class TelegramAdapter implements ChannelAdapter {
   async start(handler: InboundHandler): Promise<void> {
     const { logger, clock } = this.options;
     try {
-      await this.bot.init();
-      await this.bot.api.deleteWebhook({ drop_pending_updates: false });
+      // One bounded getMe instead of bot.init(), which retries network errors forever and would
+      // hold up the service's start with no word (an unreachable TELEGRAM_API_ROOT).
+      this.bot.botInfo = await this.bot.api.getMe(startSignal());
+      await this.bot.api.deleteWebhook({ drop_pending_updates: false }, startSignal());
     } catch (err) {
       this.state = { state: 'failed', reason: describe(err, this.options.token) };
       throw classify(err, this.options.token);
@@ -135,7 +145,9 @@ function classify(err: unknown, token: string): ChannelSendError {
       const seconds = err.parameters.retry_after ?? 30;
       return new ChannelSendError('rate_limited', message, { cause: err, retryAfterMs: seconds * 1000 });
     }
-    if (err.error_code >= 500) return new ChannelSendError('network', message, { cause: err });
+    // 5xx: Telegram's side; 401: the token was revoked or changed — a channel problem that the
+    // owner fixes once, after which the pending messages should still go out.
+    if (err.error_code >= 500 || err.error_code === 401) return new ChannelSendError('network', message, { cause: err });
     if (err.error_code === 400 && /too long|parse entities|text must be non-empty/i.test(err.description)) {
       return new ChannelSendError('malformed', message, { cause: err });
     }

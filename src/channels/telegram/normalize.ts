@@ -27,7 +27,9 @@ export function normalizeTelegramUpdate(update: Update, bot: { id: number; usern
   const replyToBotText = replied?.from?.id === bot.id ? replied.text : undefined;
   return {
     platform: 'telegram',
-    dedupeKey: String(update.update_id),
+    // update_id is only unique per bot (and may restart after a week without updates), so the
+    // bot id is part of the key.
+    dedupeKey: `${bot.id}:${update.update_id}`,
     chatId: String(message.chat.id),
     isDirect: message.chat.type === 'private',
     ...(message.is_topic_message && message.message_thread_id !== undefined ? { threadId: String(message.message_thread_id) } : {}),
