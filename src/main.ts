@@ -21,7 +21,7 @@ import {
   type BatonEnv,
 } from './config/index.js';
 import { systemClock, type Clock } from './core/clock.js';
-import { createLogger, type Logger } from './core/logger.js';
+import { createServiceLogger, type Logger } from './core/logger.js';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/worker.js';
 import { collectDoctorReport, formatDoctorTable, type DoctorReport } from './doctor/index.js';
 import { startHealthServer } from './health.js';
@@ -105,7 +105,8 @@ export async function startService(options: StartOptions): Promise<Service> {
   const { inputs } = options;
   const { env, config, rawEnv } = inputs;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger({ level: env.logLevel, destination: process.stderr as never });
+  const serviceLogger = options.logger ? undefined : await createServiceLogger(env.logLevel, join(inputs.batonHome, 'logs'));
+  const logger = options.logger ?? serviceLogger!.logger;
   const print = options.print ?? ((line: string) => console.log(line));
 
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
@@ -199,6 +200,7 @@ export async function startService(options: StartOptions): Promise<Service> {
         await supervisor.shutdown();
         await worker.stop();
         await database.close();
+        serviceLogger?.close();
       })();
       return stopping;
     },

@@ -1,4 +1,6 @@
-import { pino, type Logger, type DestinationStream } from 'pino';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { multistream, pino, type DestinationStream, type Level, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -35,6 +37,35 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     options.destination,
   );
+}
+
+/** Rotation of the service's log file. */
+export const LOG_FILE_ROTATION = { sizeMb: 10, keepFiles: 5 } as const;
+
+/**
+ * The service logger: JSON lines to stdout and to `logsDir/baton.N.log`, rotated at
+ * {@link LOG_FILE_ROTATION} sizes (pino-roll keeps `current.log` pointing at the live file).
+ *
+ * @returns the logger and a `close()` that flushes the file.
+ */
+export async function createServiceLogger(level: string, logsDir: string): Promise<{ logger: Logger; close(): void }> {
+  const { default: pinoRoll } = await import('pino-roll');
+  await mkdir(logsDir, { recursive: true, mode: 0o700 });
+  const file = await pinoRoll({
+    mode: 0o600,
+    file: join(logsDir, 'baton'),
+    extension: '.log',
+    size: `${LOG_FILE_ROTATION.sizeMb}m`,
+    limit: { count: LOG_FILE_ROTATION.keepFiles },
+    symlink: true,
+    mkdir: true,
+  });
+  const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
+  const logger = pino(
+    { level, base: { service: 'baton' }, redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' } },
+    multistream([{ stream: process.stdout, level: streamLevel }, { stream: file, level: streamLevel }]),
+  );
+  return { logger, close: () => file.end() };
 }
 
 /** A logger that drops everything, for tests that assert on state rather than logs. */
