@@ -4,7 +4,8 @@
  * only. The chosen port is recorded in `$BATON_HOME/service.json` so `baton doctor` can ask the
  * running service for its live view.
  */
-import { createServer, type Server } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +19,15 @@ export interface ServiceState {
   /** Port of the health server on 127.0.0.1. */
   port: number;
   startedAt: string;
+  /**
+   * Bearer token of `POST /admin/command`. The file is 0600, so only the user baton runs as can
+   * read it and send commands; other local users reach the port but not the token.
+   */
+  adminToken: string;
 }
+
+/** Runs one owner command (`/runs`, `/cancel hr_…`, `/stop`) and returns the replies. */
+export type AdminCommand = (text: string) => Promise<string[]>;
 
 /** `$BATON_HOME/service.json`. */
 export function serviceStatePath(batonHome: string): string {
@@ -51,10 +60,17 @@ export async function startHealthServer(options: {
   host: string;
   startedAt: Date;
   report: () => Promise<DoctorReport>;
+  /** Owner commands for the CLI while embedded PGlite keeps the database to this process. */
+  admin: AdminCommand;
   logger: Logger;
 }): Promise<HealthServer> {
+  const adminToken = randomBytes(24).toString('hex');
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (path === '/admin/command') {
+      handleAdmin(req, res, adminToken, options.admin, options.logger);
+      return;
+    }
     if (req.method !== 'GET') {
       res.writeHead(405, { allow: 'GET' }).end();
       return;
@@ -82,7 +98,7 @@ export async function startHealthServer(options: {
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const state: ServiceState = { pid: process.pid, host: options.host, port, startedAt: options.startedAt.toISOString() };
+  const state: ServiceState = { pid: process.pid, host: options.host, port, startedAt: options.startedAt.toISOString(), adminToken };
   const path = serviceStatePath(options.batonHome);
   await writeFile(`${path}.tmp`, JSON.stringify(state), { mode: 0o600 });
   await rename(`${path}.tmp`, path);
@@ -95,4 +111,41 @@ export async function startHealthServer(options: {
       if (current?.pid === process.pid) await rm(path, { force: true });
     },
   };
+}
+
+/** Largest admin request body, in bytes. */
+const ADMIN_BODY_MAX_BYTES = 4096;
+
+function handleAdmin(req: IncomingMessage, res: ServerResponse, token: string, admin: AdminCommand, logger: Logger): void {
+  const given = Buffer.from(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
+  const expected = Buffer.from(token);
+  if (req.method !== 'POST' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    res.writeHead(req.method === 'POST' ? 401 : 405, { 'content-type': 'text/plain' }).end('refused\n');
+    return;
+  }
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk: string) => {
+    body += chunk;
+    if (body.length > ADMIN_BODY_MAX_BYTES) req.destroy();
+  });
+  req.on('end', () => {
+    let text: unknown;
+    try {
+      text = (JSON.parse(body) as { text?: unknown }).text;
+    } catch {
+      text = undefined;
+    }
+    if (typeof text !== 'string' || !/^\/(runs|cancel|stop)\b/.test(text)) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"text": "/runs | /cancel ID | /stop"}\n');
+      return;
+    }
+    admin(text).then(
+      (replies) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ replies })),
+      (err: unknown) => {
+        logger.error({ err }, 'admin command failed');
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('admin command failed\n');
+      },
+    );
+  });
 }

@@ -2,12 +2,14 @@
  * The composition root: load config → open storage → detect CLIs → build deps → start channels.
  * The only module that reads `process.env`.
  */
+import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { startChannels, type ChannelFactory } from './channels/start.js';
 import { discordChannel } from './channels/discord/factory.js';
 import { slackChannel } from './channels/slack/factory.js';
 import { telegramChannel } from './channels/telegram/factory.js';
+import { TerminalAdapter } from './channels/terminal/adapter.js';
 import {
   defaultConfigPath,
   ensureConfigFile,
@@ -168,7 +170,32 @@ export async function startService(options: StartOptions): Promise<Service> {
       startedWith: detections,
       secrets: secretValues(env),
     });
-  const health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, logger });
+  // `baton runs|cancel|stop` reach this process through the health server when embedded PGlite
+  // keeps the database to it; their answers come back through a terminal conversation per call.
+  const adminReplies = new Map<string, string[]>();
+  adapters.set('terminal', new TerminalAdapter((text, chatId) => adminReplies.get(chatId)?.push(text)));
+  const admin = async (text: string): Promise<string[]> => {
+    const chatId = `admin-${randomUUID()}`;
+    adminReplies.set(chatId, []);
+    try {
+      await dispatcher.handle({
+        platform: 'terminal',
+        dedupeKey: chatId,
+        chatId,
+        isDirect: true,
+        messageId: chatId,
+        senderId: 'owner',
+        senderName: 'baton CLI',
+        senderIsBot: false,
+        text,
+        receivedAt: clock.now(),
+      });
+      return adminReplies.get(chatId) ?? [];
+    } finally {
+      adminReplies.delete(chatId);
+    }
+  };
+  const health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, logger });
   const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
 
   const banner = [

@@ -10,10 +10,36 @@ import { formatRun, formatRunList } from '../dispatch/run-views.js';
 import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { RunStore } from '../store/runs-repo.js';
+import { readServiceState } from '../health.js';
 import { join } from 'node:path';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;
+
+/**
+ * With embedded PGlite the running service holds the database, so the command is sent to it
+ * (`POST /admin/command` on its health port, with the token from the 0600 `service.json`).
+ *
+ * @returns the service's replies, or undefined when the database is PostgreSQL or no service
+ *   answers (then the command opens the database itself).
+ */
+async function viaService(inputs: ServiceInputs, text: string): Promise<string[] | undefined> {
+  if (inputs.env.databaseUrl) return undefined;
+  const state = await readServiceState(inputs.batonHome);
+  if (!state) return undefined;
+  try {
+    const response = await fetch(`http://127.0.0.1:${state.port}/admin/command`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${state.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text }),
+      signal: AbortSignal.timeout(CANCEL_WAIT_MS + 10_000),
+    });
+    if (!response.ok) return undefined;
+    return ((await response.json()) as { replies: string[] }).replies;
+  } catch {
+    return undefined; // a stale service.json: no service is running
+  }
+}
 
 async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Promise<T>): Promise<T> {
   const database: Database = await openDatabase(
@@ -29,6 +55,11 @@ async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Pro
 /** Prints recent runs, or one run in detail. @returns the exit code. */
 export async function runsCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
   const [id] = argv;
+  const replies = await viaService(inputs, id ? `/runs ${id}` : '/runs');
+  if (replies) {
+    for (const reply of replies) out(reply);
+    return replies.some((r) => r.startsWith('No coding run found')) ? 1 : 0;
+  }
   return withStore(inputs, async (store) => {
     if (!id) {
       out(formatRunList(await store.recentRuns(20), await store.counts(), await store.deadLetters(20)));
@@ -52,6 +83,11 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
 export async function cancelCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
   const [id] = argv;
   if (!id) throw new BatonError('usage', 'Usage: baton cancel RUN_ID');
+  const replies = await viaService(inputs, `/cancel ${id}`);
+  if (replies) {
+    for (const reply of replies) out(reply);
+    return replies.some((r) => / cancelled\.$| cancel requested/.test(r)) ? 0 : 1;
+  }
   return withStore(inputs, async (store) => {
     const run = isRunId(id) ? await store.getRun(id) : undefined;
     if (!run) {
@@ -68,6 +104,11 @@ export async function cancelCommand(argv: readonly string[], inputs: ServiceInpu
 
 /** Cancels every active run. @returns 0, or 3 when a run was not confirmed in time. */
 export async function stopCommand(inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+  const replies = await viaService(inputs, '/stop');
+  if (replies) {
+    for (const reply of replies) out(reply);
+    return 0;
+  }
   return withStore(inputs, async (store) => {
     const active = await store.activeRuns();
     const requested: string[] = [];

@@ -5,13 +5,15 @@
  */
 import { execa } from 'execa';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { CLI } from '../support/cli.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
 
-// Two processes share a database only through a server: embedded PGlite is single-process.
-describe.runIf(process.env.DATABASE_URL)('baton cancel from a second process (postgres)', () => {
+// With PostgreSQL the CLI writes a cancel request to the shared database; with embedded PGlite
+// (single-process) it sends the command to the running service's admin endpoint.
+describe(`baton cancel from a second process (${process.env.DATABASE_URL ? 'postgres' : 'pglite'})`, () => {
   let world: TelegramE2E;
   beforeAll(async () => {
     world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')] });
@@ -36,7 +38,7 @@ describe.runIf(process.env.DATABASE_URL)('baton cancel from a second process (po
     const runId = await startSleepingRun(10);
     const result = await baton(['cancel', runId]);
     expect(result.exitCode).toBe(0);
-    expect(String(result.stdout)).toContain(`[run ${runId}] cancelled · owner_cancel`);
+    expect(String(result.stdout)).toMatch(new RegExp(`\\[run ${runId}\\] cancelled`));
     expect(await findRunProcesses(runId)).toEqual([]);
     const message = await world.telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
     expect(message.text).toContain('Nothing will be relaunched.');
@@ -45,12 +47,20 @@ describe.runIf(process.env.DATABASE_URL)('baton cancel from a second process (po
     expect(String(again.stdout)).toBe('That coding run has already finished.');
   });
 
+  it('refuses admin commands without the token from service.json', async () => {
+    const { port } = JSON.parse(await readFile(join(world.batonHome, 'service.json'), 'utf8')) as { port: number };
+    const post = (auth: string) =>
+      fetch(`http://127.0.0.1:${port}/admin/command`, { method: 'POST', headers: { authorization: auth }, body: JSON.stringify({ text: '/stop' }) });
+    expect((await post('Bearer wrong')).status).toBe(401);
+    expect((await post('')).status).toBe(401);
+  });
+
   it('stops every active run with baton stop', async () => {
     const runId = await startSleepingRun(20);
     const result = await baton(['stop']);
     expect(result.exitCode).toBe(0);
-    expect(String(result.stdout)).toContain('Stopping 1 active run.');
-    expect(String(result.stdout)).toContain(`[run ${runId}] cancelled · stop`);
+    expect(String(result.stdout)).toMatch(/Stop(ped|ping) 1 active run\./);
+    await world.telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
     expect(await findRunProcesses(runId)).toEqual([]);
   });
 });

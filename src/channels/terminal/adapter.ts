@@ -11,7 +11,8 @@ export class TerminalAdapter implements ChannelAdapter {
   readonly maxMessageLength = 1_048_576;
   private nextId = 1;
 
-  constructor(private readonly write: (text: string) => void) {}
+  /** @param write - receives each message's text and the conversation (chat id) it belongs to. */
+  constructor(private readonly write: (text: string, chatId: string) => void) {}
 
   async start(_handler: InboundHandler): Promise<void> {}
   async stop(): Promise<void> {}
@@ -20,7 +21,7 @@ export class TerminalAdapter implements ChannelAdapter {
   }
 
   async send(message: OutboundMessage): Promise<{ messageId: string }> {
-    this.write(message.text);
+    this.write(message.text, message.chatId);
     return { messageId: `terminal-${this.nextId++}` };
   }
 }
