@@ -57,10 +57,15 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger });
   runtime.adapters.set('terminal', new TerminalAdapter((text) => (values.json ? messages.push(text) : out(text))));
   let runId: RunId | undefined;
+  let stopRequested = false;
   const onSignal = (): void => {
+    stopRequested = true;
     if (runId) void runtime.supervisor.cancel(runId, 'owner_cancel');
   };
-  process.once('SIGINT', onSignal);
+  // Ctrl-C, a closed terminal (SIGHUP) and SIGTERM all cancel the run: its CLI lives in a
+  // process group of its own and would otherwise outlive `baton ask`, holding the worktree.
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, onSignal);
   try {
     // The terminal's natural directory is the one baton ask runs in.
     const cwd = resolve(values.cwd ?? process.cwd());
@@ -83,6 +88,8 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
       return ASK_EXIT.refused;
     }
     runId = result.runId;
+    // A signal that arrived while the run was being launched cancels it now.
+    if (stopRequested) void runtime.supervisor.cancel(runId, 'owner_cancel');
     await runtime.supervisor.idle();
     const run = await runtime.store.getRun(runId);
     if (values.json) {
@@ -101,7 +108,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     if (run?.status === 'completed') return ASK_EXIT.completed;
     return run?.status === 'cancelled' ? ASK_EXIT.interrupted : ASK_EXIT.failed;
   } finally {
-    process.off('SIGINT', onSignal);
+    for (const signal of signals) process.off(signal, onSignal);
     await runtime.supervisor.shutdown();
     await runtime.database.close();
   }

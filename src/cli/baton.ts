@@ -28,6 +28,7 @@ Commands:
   stop                  cancel every active run
   service install [--user]    write a systemd unit that runs baton start
   service uninstall [--user]  remove it
+  config-reference      print the table of every config.toml key
   help                  show this help
   version               print the version
 
@@ -93,6 +94,11 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** @throws BatonError `usage` when a command that takes no arguments got some. */
+function noMoreArgs(command: string, rest: readonly string[]): void {
+  if (rest.length > 0) throw new BatonError('usage', `baton ${command} takes no arguments (got: ${rest.join(' ')}).`);
+}
+
 /** Runs one command; resolves with its exit code (`start` resolves once the service is up). */
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -103,20 +109,24 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'ask':
       return ask(rest, await loadInputs());
     case 'runs':
+      if (rest.length > 1) throw new BatonError('usage', 'Usage: baton runs [RUN_ID]');
       return runsCommand(rest, await loadInputs(), print);
     case 'cancel':
       return cancelCommand(rest, await loadInputs(), print);
     case 'stop':
+      noMoreArgs(command, rest);
       return stopCommand(await loadInputs(), print);
     case 'service':
       return serviceCommand(rest);
     case 'doctor':
       return doctorCommand(rest, await loadPaths(), print);
     case 'approve':
+      noMoreArgs(command, rest);
       return approveCommand(await loadPaths(), print);
     case 'grant':
       return grantCommand(rest, await loadPaths(), print);
     case 'config-reference':
+      noMoreArgs(command, rest);
       print(renderConfigReference());
       return 0;
     case 'version':

@@ -3,8 +3,8 @@
  * `baton start` (PRODUCT.md §12). systemd facts: systemd.service(5), systemd.exec(5),
  * systemd.kill(5), loginctl(1) `enable-linger`.
  */
-import { mkdir, rm, writeFile, rename } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatonError } from '../core/errors.js';
 
@@ -44,11 +44,12 @@ export function renderUnit(target: ServiceTarget): string {
     'Type=simple',
     ...(target.user ? [] : [`User=${target.userName}`]),
     `ExecStart=${quote(target.nodePath)} ${quote(cli)} start`,
-    `WorkingDirectory=${quote(target.batonHome)}`,
+    // WorkingDirectory= and EnvironmentFile= take a bare path (quotes would make it relative).
+    `WorkingDirectory=${target.batonHome}`,
     `Environment=${quote(`BATON_HOME=${target.batonHome}`)}`,
-    `Environment=${quote(`PATH=${target.path}`)}`,
+    `Environment=${quote(`PATH=${servicePath(target.path)}`)}`,
     // Secrets stay in a 0600 file, never in the unit (which any local user may read).
-    `EnvironmentFile=-${quote(join(target.batonHome, '.env'))}`,
+    `EnvironmentFile=-${join(target.batonHome, '.env')}`,
     // SIGTERM to baton only, so it stops its runs and reports them; SIGKILL for the rest after the timeout.
     'KillMode=mixed',
     'TimeoutStopSec=30',
@@ -80,15 +81,28 @@ export async function installService(target: ServiceTarget, isRoot: boolean): Pr
     `Wrote ${path}`,
     `Start it now and at boot:  ${ctl} daemon-reload && ${ctl} enable --now baton`,
     ...(target.user ? [`Keep it running while you are logged out:  loginctl enable-linger ${target.userName}`] : []),
-    `Logs: journalctl ${target.user ? '--user ' : ''}-u baton -f, and ${join(target.batonHome, 'logs', 'baton.log')}`,
+    `Logs: journalctl ${target.user ? '--user ' : ''}-u baton -f, and ${join(target.batonHome, 'logs', 'current.log')}`,
     `Secrets go in ${join(target.batonHome, '.env')} (chmod 600), not in the unit.`,
   ];
+}
+
+/**
+ * The PATH a unit keeps: the install-time PATH without what npm/npx put in front of it
+ * (`node_modules/.bin`, `_npx` caches, node-gyp shims) and without relative entries, so the
+ * service never runs a `codex` from a directory someone else could create.
+ */
+export function servicePath(path: string): string {
+  const kept = path
+    .split(':')
+    .filter((dir) => isAbsolute(dir) && !/\/node_modules\/\.bin$|\/_npx\/|node-gyp-bin/.test(dir));
+  return [...new Set(kept)].join(':');
 }
 
 /** Removes the unit; returns the lines to print. */
 export async function uninstallService(target: Pick<ServiceTarget, 'user' | 'homeDir'>): Promise<string[]> {
   const path = unitPath(target);
   const ctl = target.user ? 'systemctl --user' : 'systemctl';
+  if (!(await stat(path).then(() => true, () => false))) return [`No baton unit at ${path}; nothing to remove.`];
   await rm(path, { force: true });
   return [`Removed ${path}`, `Stop it and forget it:  ${ctl} disable --now baton; ${ctl} daemon-reload`];
 }

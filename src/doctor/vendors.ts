@@ -59,7 +59,7 @@ function loginLabel(login: LoginState): string {
 
 /**
  * One vendor's row. With the harness disabled it is informational (`ok`); otherwise a missing
- * CLI, a failing `--version`, no login, or a needed restart is `warn` (never `fail`: the other
+ * CLI, a failing `--version`, a login that is missing or unverified, or a needed restart is `warn` (never `fail`: the other
  * vendor may still work).
  */
 export function vendorRow(finding: VendorFinding, harnessEnabled: boolean, serviceReported: boolean): DoctorRow {
@@ -72,7 +72,9 @@ export function vendorRow(finding: VendorFinding, harnessEnabled: boolean, servi
     details.unshift(version?.error ?? `${path} --version was not run`);
   } else cli = `${version.version} at ${path}`;
   if (finding.restart !== undefined) details.push(finding.restart);
-  const trouble = path === undefined || version === undefined || 'error' in version || login.state === 'not_authenticated' || finding.restart !== undefined;
+  // "unverified" is a warning too: on Linux there is no keychain, so a missing credentials file
+  // usually means the CLI is not logged in (seen: claude answering "Not logged in").
+  const trouble = path === undefined || version === undefined || 'error' in version || login.state !== 'authenticated' || finding.restart !== undefined;
   return {
     area: `vendor:${finding.name}`,
     status: harnessEnabled && trouble ? 'warn' : 'ok',

@@ -2,11 +2,13 @@
  * `baton ask`, the terminal channel, end to end: the built CLI, the real codex CLI, the fake
  * Responses API on 127.0.0.1.
  */
+import { execa } from 'execa';
 import { readFile } from 'node:fs/promises';
+import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
-import { makeCliHome, type CliHome } from '../support/cli.js';
+import { CLI, makeCliHome, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
 
 let model: FakeOpenAI;
@@ -60,13 +62,37 @@ describe('baton ask', () => {
     expect((await home.baton(['ask'])).exitCode).toBe(2);
   });
 
+  it('cancels its run when the terminal goes away (SIGTERM, SIGHUP), leaving no process behind', async () => {
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+      model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
+      const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+      let out = '';
+      child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3);
+      const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
+      child.kill(signal);
+      const result = await child;
+      expect(result.exitCode).toBe(130);
+      expect(String(result.stdout)).toContain(`[run ${runId}] cancelled · codex`);
+      expect(await findRunProcesses(runId)).toEqual([]);
+    }
+  });
+
   it('lists the runs it made with baton runs, and shows one', async () => {
     const list = await home.baton(['runs']);
     expect(list.exitCode).toBe(0);
     const ids = [...String(list.stdout).matchAll(/hr_[0-9a-f]{12}/g)].map((m) => m[0]);
     expect(ids.length).toBeGreaterThanOrEqual(2);
     const one = await home.baton(['runs', ids[0]!]);
-    expect(String(one.stdout)).toMatch(new RegExp(`^\\[run ${ids[0]}\\] (completed|failed)`));
+    expect(String(one.stdout)).toMatch(new RegExp(`^\\[run ${ids[0]}\\] (completed|failed|cancelled)`));
     expect((await home.baton(['runs', 'hr_000000000000'])).exitCode).toBe(1);
   });
 });
+
+async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await predicate()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not reached');
+}

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installService, renderUnit, uninstallService, unitPath, type ServiceTarget } from '../../src/cli/service.js';
+import { installService, renderUnit, servicePath, uninstallService, unitPath, type ServiceTarget } from '../../src/cli/service.js';
 
 let home: string;
 let target: ServiceTarget;
@@ -19,7 +19,8 @@ describe('systemd service', () => {
     expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node \S+\/cli\/baton\.js start$/m);
     expect(unit).toContain(`Environment="BATON_HOME=${join(home, '.baton dir')}"`);
     expect(unit).toContain('Environment=PATH=/opt/codex/bin:/usr/bin');
-    expect(unit).toContain(`EnvironmentFile=-"${join(home, '.baton dir', '.env')}"`);
+    expect(unit).toContain(`EnvironmentFile=-${join(home, '.baton dir', '.env')}`);
+    expect(unit).toContain(`WorkingDirectory=${join(home, '.baton dir')}`);
     expect(unit).toContain('KillMode=mixed');
     expect(unit).toContain('WantedBy=default.target');
     expect(unit).not.toMatch(/^User=/m);
@@ -35,6 +36,16 @@ describe('systemd service', () => {
     expect(lines.join('\n')).toContain('systemctl --user daemon-reload && systemctl --user enable --now baton');
     await uninstallService(target);
     await expect(stat(path)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('keeps the user PATH but drops what npm and npx put in front of it', () => {
+    expect(servicePath('/root/.npm/_npx/ab12/node_modules/.bin:/tmp/x/node_modules/.bin:relative:/opt/codex/bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/usr/bin:/usr/bin')).toBe(
+      '/opt/codex/bin:/usr/bin',
+    );
+  });
+
+  it('says so when there is nothing to uninstall', async () => {
+    expect(await uninstallService(target)).toEqual([`No baton unit at ${unitPath(target)}; nothing to remove.`]);
   });
 
   it('refuses a system unit without root', async () => {
