@@ -1,6 +1,7 @@
 /**
  * `baton approve`, `baton grant path DIR` and `baton doctor [--json]` (PRODUCT.md §11–§12).
  */
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig, secretValues } from '../config/index.js';
 import { approveConfig, grantPath } from '../config/edit.js';
@@ -48,21 +49,26 @@ export async function doctorCommand(argv: readonly string[], paths: ServicePaths
   const json = argv.includes('--json');
   const live = await fromService(paths.batonHome);
   if (live) {
-    out(json ? JSON.stringify(live, null, 2) : formatDoctorTable({ generatedAt: new Date(live.generatedAt), rows: live.rows as DoctorReport['rows'] }));
-    return live.exitCode;
+    out(json ? JSON.stringify(live.report, null, 2) : formatDoctorTable({ generatedAt: new Date(live.report.generatedAt), rows: live.report.rows as DoctorReport['rows'] }));
+    // The service reports the config it started with; an edit since (baton approve, grant) waits for a restart.
+    const edited = await stat(paths.configPath).then((s) => s.mtimeMs, () => 0);
+    if (!json && edited > Date.parse(live.startedAt)) {
+      out(`note: ${paths.configPath} changed after the running service started; restart baton to apply it.`);
+    }
+    return live.report.exitCode;
   }
   const report = await collectLocally(paths);
   out(json ? toDoctorJson(report) : formatDoctorTable(report));
   return exitCode(report);
 }
 
-async function fromService(batonHome: string): Promise<DoctorJson | undefined> {
+async function fromService(batonHome: string): Promise<{ report: DoctorJson; startedAt: string } | undefined> {
   const state = await readServiceState(batonHome);
   if (!state) return undefined;
   try {
     const response = await fetch(`http://127.0.0.1:${state.port}/health/ready`, { signal: AbortSignal.timeout(5_000) });
     if (response.status !== 200 && response.status !== 503) return undefined;
-    return (await response.json()) as DoctorJson;
+    return { report: (await response.json()) as DoctorJson, startedAt: state.startedAt };
   } catch {
     return undefined; // a stale state file: the service is gone
   }
