@@ -111,6 +111,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   const logger = options.logger ?? serviceLogger!.logger;
   const print = options.print ?? ((line: string) => console.log(line));
 
+  print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded PGlite; its first start takes a few seconds'})…`);
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
   let report: () => Promise<DoctorReport> = () => Promise.reject(new Error('the service is still starting'));
   const runtime = await buildRuntime({
