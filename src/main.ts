@@ -23,6 +23,7 @@ import {
   type BatonEnv,
 } from './config/index.js';
 import { systemClock, type Clock } from './core/clock.js';
+import { isProcessAlive } from './core/process.js';
 import { createServiceLogger, type Logger } from './core/logger.js';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/worker.js';
 import { collectDoctorReport, formatDoctorTable, type DoctorReport } from './doctor/index.js';
@@ -129,7 +130,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   // At start and every minute: runs whose service process on this host died are stopped and
   // reported (PRODUCT.md §10), so a crashed sibling never holds a worktree lock for good.
   const reconcile = (): Promise<DeliveryRow[]> =>
-    reconcileOrphanedRuns({ store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])), host, isAlive, killGraceMs: KILL_GRACE_MS });
+    reconcileOrphanedRuns({ store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])), host, isAlive: isProcessAlive, killGraceMs: KILL_GRACE_MS });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile();
   const reconcileTimer = setInterval(() => {
@@ -249,12 +250,4 @@ function describeHarness(config: BatonConfig, detections: readonly Detection[]):
   return [consent, ...clis, roots].join('; ');
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { BatonError } from '../core/errors.js';
+import { isProcessAlive } from '../core/process.js';
 import * as schema from './schema.js';
 
 /** The drizzle database both drivers produce; repositories take this type. */
@@ -147,7 +148,7 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isProcessAlive(holder)) {
         throw new BatonError(
           'database_unavailable',
           `The embedded database in ${dataDir} is in use by another baton process (pid ${holder}). ` +
@@ -161,14 +162,6 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   throw new BatonError('database_unavailable', `Could not lock the embedded database in ${dataDir}.`);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Host and database of a connection URL, without user or password, for banners and errors. */
 export function safeHost(url: string): string {
