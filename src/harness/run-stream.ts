@@ -44,10 +44,15 @@ export class RunStream {
   constructor(
     private readonly bounds: StreamBounds,
     private readonly reducer: StreamReducer,
-    private readonly spool: WriteStream | undefined,
+    private spool: WriteStream | undefined,
     private readonly callbacks: StreamCallbacks,
   ) {
     this.decoder = new JsonLineDecoder(bounds.maxEventBytes);
+  }
+
+  /** Stops spooling for good (the spool file failed); the run goes on. */
+  detachSpool(): void {
+    this.spool = undefined;
   }
 
   /** Whether spooling stopped at the cap. */

@@ -207,7 +207,13 @@ export class RunSupervisor {
       }
       events = createWriteStream(join(runDir, 'events.jsonl'), { mode: 0o600, flags: 'a' });
       const spool = events;
-      spool.on('error', (err) => deps.logger.warn({ err, runId }, 'events.jsonl write failed; the run continues'));
+      // A failing spool (disk full) must neither stop the run nor leave its output paused.
+      spool.once('error', (err) => {
+        deps.logger.warn({ err, runId }, 'events.jsonl write failed; spooling stops, the run continues');
+        stream?.detachSpool();
+        child.stdout?.resume();
+      });
+      spool.on('error', () => {}); // later errors of the same broken file: already reported once
 
       const child = execa(installed.binaryPath, argv, {
         cwd: run.cwd,
@@ -275,7 +281,7 @@ export class RunSupervisor {
       );
       const runStream = stream;
       child.stdout?.on('data', (chunk: Buffer) => {
-        if (!runStream.push(chunk) && !child.stdout?.isPaused()) {
+        if (!runStream.push(chunk) && !spool.errored && !child.stdout?.isPaused()) {
           child.stdout?.pause();
           spool.once('drain', () => child.stdout?.resume());
         }
