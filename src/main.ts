@@ -244,9 +244,9 @@ function describeDatabase(database: Database): string {
 
 function describeHarness(config: BatonConfig, detections: readonly Detection[]): string {
   if (!config.harness.enabled) return 'disabled ([harness] enabled = false)';
-  const consent = config.harness.approved ? 'approved' : 'NOT approved (set [harness] approved = true in config.toml, then restart)';
+  const consent = config.harness.approved ? 'approved' : 'NOT approved (run `baton approve`, then restart)';
   const clis = detections.map((d) => ('found' in d ? `${d.vendor} ${d.found.version} at ${d.found.binaryPath}` : `${d.vendor}: ${d.missing}`));
-  const roots = config.workspace.roots.length === 0 ? 'no workspace roots (add [workspace] roots in config.toml)' : `roots ${config.workspace.roots.join(', ')}`;
+  const roots = config.workspace.roots.length === 0 ? 'no workspace roots (run `baton grant path DIR`, then restart)' : `roots ${config.workspace.roots.join(', ')}`;
   return [consent, ...clis, roots].join('; ');
 }
 
