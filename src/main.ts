@@ -167,7 +167,11 @@ export async function startService(options: StartOptions): Promise<Service> {
       batonHome: inputs.batonHome,
       config: { path: inputs.configPath, result: { config, exists: true } },
       env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir },
-      database: { kind: database.kind, migrationsCurrent: true, counts: await store.counts() },
+      // An unreachable database is a row of the report (and a 503), not a failed report.
+      database: await store.counts().then(
+        (counts) => ({ kind: database.kind, migrationsCurrent: true, counts }),
+        (err: unknown) => ({ error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}` }),
+      ),
       channels: channels.probes(),
       startedWith: detections,
       secrets: secretValues(env),
