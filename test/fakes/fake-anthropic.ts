@@ -21,8 +21,8 @@
  * - The answer's `usage` becomes the `result.usage` claude prints, summed over the run's turns.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { listenOnLoopback, RequestLog } from './loopback.js';
 import { startSse, writeSseEvents, type SseEvent } from './sse.js';
 
 /** Token counts reported for one answer (Messages API `usage`). */
@@ -157,19 +157,13 @@ export function sessionIdOf(request: RecordedAnthropicRequest): string | undefin
 /** Starts the fake on an ephemeral port of 127.0.0.1. */
 export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const queue: FakeAnthropicTurn[] = [];
-  const requests: RecordedAnthropicRequest[] = [];
-  const waiters = new Set<{ predicate: (r: RecordedAnthropicRequest) => boolean; resolve: (r: RecordedAnthropicRequest) => void }>();
+  const log = new RequestLog<RecordedAnthropicRequest>('fake-anthropic');
+  const requests = log.requests;
   let fallback = options.fallback ?? ((): FakeAnthropicTurn => ({ kind: 'message', text: 'ok' }));
   let counter = 0;
 
   const record = (entry: RecordedAnthropicRequest): void => {
-    requests.push(entry);
-    for (const waiter of waiters) {
-      if (waiter.predicate(entry)) {
-        waiters.delete(waiter);
-        waiter.resolve(entry);
-      }
-    }
+    log.record(entry);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -216,36 +210,16 @@ export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     requests,
     enqueue: (...turns) => void queue.push(...turns),
     pendingTurns: () => queue.length,
     setFallback: (next) => void (fallback = next),
-    waitForRequest: (predicate, timeoutMs) => {
-      const seen = requests.find(predicate);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const waiter = { predicate, resolve: (r: RecordedAnthropicRequest) => { clearTimeout(timer); resolve(r); } };
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          const seenPaths = requests.map((r) => `${r.method} ${r.path} → ${r.status}`).join('\n  ');
-          reject(new Error(`fake-anthropic: no matching request within ${timeoutMs} ms; received:\n  ${seenPaths || '(none)'}`));
-        }, timeoutMs);
-        waiters.add(waiter);
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    waitForRequest: (predicate, timeoutMs) => log.waitFor(predicate, timeoutMs),
+    close: listening.close,
   };
 }
 

@@ -17,8 +17,8 @@
  * - codex sends no other request to the provider (no `/v1/models`) in `exec`.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { listenOnLoopback, RequestLog } from './loopback.js';
 import { startSse, writeSseEvents, type SseEvent } from './sse.js';
 
 /** Arguments of codex's shell tool `exec_command` (its schema as offered in `tools`). */
@@ -112,20 +112,14 @@ export function inputItemsOf(request: RecordedRequest): ResponseInputItem[] {
 /** Starts the fake on an ephemeral port of 127.0.0.1. */
 export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queue: FakeTurn[] = [];
-  const requests: RecordedRequest[] = [];
-  const waiters = new Set<{ predicate: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }>();
+  const log = new RequestLog<RecordedRequest>('fake-openai');
+  const requests = log.requests;
   let fallback = options.fallback ?? ((): FakeTurn => ({ kind: 'message', text: 'ok' }));
   let counter = 0;
 
   const record = (req: IncomingMessage, path: string, body: unknown, status: number): void => {
     const entry: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, status };
-    requests.push(entry);
-    for (const waiter of waiters) {
-      if (waiter.predicate(entry)) {
-        waiters.delete(waiter);
-        waiter.resolve(entry);
-      }
-    }
+    log.record(entry);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -173,36 +167,16 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     requests,
     enqueue: (...turns) => void queue.push(...turns),
     pendingTurns: () => queue.length,
     setFallback: (next) => void (fallback = next),
-    waitForRequest: (predicate, timeoutMs) => {
-      const seen = requests.find(predicate);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const waiter = { predicate, resolve: (r: RecordedRequest) => { clearTimeout(timer); resolve(r); } };
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          const seenPaths = requests.map((r) => `${r.method} ${r.path} → ${r.status}`).join('\n  ');
-          reject(new Error(`fake-openai: no matching request within ${timeoutMs} ms; received:\n  ${seenPaths || '(none)'}`));
-        }, timeoutMs);
-        waiters.add(waiter);
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    waitForRequest: (predicate, timeoutMs) => log.waitFor(predicate, timeoutMs),
+    close: listening.close,
   };
 }
 
