@@ -4,11 +4,10 @@
  * claude at fake model servers, and a fresh PostgreSQL database when `DATABASE_URL` is set.
  */
 import { execa } from 'execa';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPostgresDatabase } from './db.js';
+import { makeTestHome } from './home.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/baton.js', import.meta.url));
 
@@ -38,31 +37,12 @@ export interface CliHomeOptions {
 }
 
 export async function makeCliHome(options: CliHomeOptions): Promise<CliHome> {
-  const dir = await mkdtemp(join(tmpdir(), 'baton-cli-'));
-  const home = join(dir, 'home');
-  const root = join(dir, 'work');
-  const repo = join(root, 'repo');
-  const batonHome = join(dir, 'baton-home');
-  await mkdir(home, { recursive: true });
-  await mkdir(repo, { recursive: true });
-  await mkdir(batonHome, { recursive: true });
-  await execa('git', ['init', '-q', repo]);
+  const base = await makeTestHome('baton-cli-', options.binDirs);
+  const { dir, root, repo, batonHome, env } = base;
   await writeFile(
     join(batonHome, 'config.toml'),
     ['[harness]', 'approved = true', options.harnessToml, '[workspace]', `roots = [${JSON.stringify(root)}]`, ''].join('\n'),
   );
-  const env: Record<string, string> = {
-    HOME: home,
-    PATH: [...options.binDirs, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
-    USER: process.env.USER ?? userInfo().username,
-    BATON_HOME: batonHome,
-  };
-  let drop: (() => Promise<void>) | undefined;
-  if (process.env.DATABASE_URL) {
-    const created = await createPostgresDatabase(process.env.DATABASE_URL);
-    env.DATABASE_URL = created.url;
-    drop = created.drop;
-  }
   return {
     dir,
     repo,
@@ -79,9 +59,6 @@ export async function makeCliHome(options: CliHomeOptions): Promise<CliHome> {
       });
       return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
     },
-    dispose: async () => {
-      await drop?.();
-      await rm(dir, { recursive: true, force: true });
-    },
+    dispose: base.dispose,
   };
 }

@@ -3,9 +3,7 @@
  * vendors, a temp git repo inside the one workspace root, and `baton start` running as a user
  * starts it, with the pinned CLIs first on its PATH.
  */
-import { execa } from 'execa';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Update } from 'grammy/types';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
@@ -13,7 +11,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startFakeTelegram, type FakeTelegram, type SendMessageBody } from '../fakes/fake-telegram.js';
 import { makeClaudeConfigDir } from './claude-home.js';
 import { makeCodexHome } from './codex-home.js';
-import { createPostgresDatabase } from './db.js';
+import { makeTestHome } from './home.js';
 import { startService, type ServiceProcess } from './service.js';
 
 export const TOKEN = '123456:TEST-token-for-the-fake-bot-api-only';
@@ -59,15 +57,8 @@ export const replyTarget = (body: SendMessageBody): number | undefined =>
 export const runIdOf = (text: string): string => /\[run (hr_[0-9a-f]{12})\]/.exec(text)![1]!;
 
 export async function startTelegramE2E(options: TelegramE2EOptions): Promise<TelegramE2E> {
-  const dir = await mkdtemp(join(tmpdir(), 'baton-e2e-'));
-  const home = join(dir, 'home');
-  const root = join(dir, 'work');
-  const repo = join(root, 'repo');
-  const batonHome = join(dir, 'baton-home');
-  await mkdir(home, { recursive: true });
-  await mkdir(repo, { recursive: true });
-  await mkdir(batonHome, { recursive: true });
-  await execa('git', ['init', '-q', repo]);
+  const base = await makeTestHome('baton-e2e-', options.binDirs);
+  const { dir, root, repo, batonHome } = base;
 
   const telegram = await startFakeTelegram({ token: TOKEN });
   const openai = await startFakeOpenAI();
@@ -93,21 +84,12 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
   );
 
   const env: Record<string, string> = {
-    HOME: home,
-    PATH: [...options.binDirs, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
-    USER: process.env.USER ?? userInfo().username,
-    BATON_HOME: batonHome,
+    ...base.env,
     BATON_LOG_LEVEL: 'debug',
     TELEGRAM_BOT_TOKEN: TOKEN,
     TELEGRAM_API_ROOT: telegram.url,
     CANARY_SECRET: CANARY,
   };
-  let dropDatabase: (() => Promise<void>) | undefined;
-  if (process.env.DATABASE_URL) {
-    const created = await createPostgresDatabase(process.env.DATABASE_URL);
-    env.DATABASE_URL = created.url;
-    dropDatabase = created.drop;
-  }
   let service = await startService(env);
   let nextUpdateId = 900_000;
 
@@ -151,8 +133,7 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
       await telegram.close();
       await openai.close();
       await anthropic.close();
-      await dropDatabase?.();
-      await rm(dir, { recursive: true, force: true });
+      await base.dispose();
     },
   };
 }

@@ -1,0 +1,60 @@
+/**
+ * A throwaway machine for tests that run `baton` as a user would: a HOME, a workspace root with
+ * a git repo in it, a BATON_HOME, the base environment (the pinned CLIs first on PATH) and, when
+ * `DATABASE_URL` is set, a fresh PostgreSQL database of its own.
+ */
+import { execa } from 'execa';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { createPostgresDatabase } from './db.js';
+
+/** The directories and environment of a test home. */
+export interface TestHome {
+  dir: string;
+  home: string;
+  /** The one workspace root. */
+  root: string;
+  /** A git repo inside the root. */
+  repo: string;
+  batonHome: string;
+  /** HOME, PATH, USER, BATON_HOME (and DATABASE_URL on PostgreSQL); add to it before starting baton. */
+  env: Record<string, string>;
+  /** Drops the database and removes every file. */
+  dispose(): Promise<void>;
+}
+
+/** Creates a test home under the system temp dir; `prefix` names it. */
+export async function makeTestHome(prefix: string, binDirs: readonly string[]): Promise<TestHome> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const home = join(dir, 'home');
+  const root = join(dir, 'work');
+  const repo = join(root, 'repo');
+  const batonHome = join(dir, 'baton-home');
+  for (const path of [home, repo, batonHome]) await mkdir(path, { recursive: true });
+  await execa('git', ['init', '-q', repo]);
+  const env: Record<string, string> = {
+    HOME: home,
+    PATH: [...binDirs, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
+    USER: process.env.USER ?? userInfo().username,
+    BATON_HOME: batonHome,
+  };
+  let drop: (() => Promise<void>) | undefined;
+  if (process.env.DATABASE_URL) {
+    const created = await createPostgresDatabase(process.env.DATABASE_URL);
+    env.DATABASE_URL = created.url;
+    drop = created.drop;
+  }
+  return {
+    dir,
+    home,
+    root,
+    repo,
+    batonHome,
+    env,
+    dispose: async () => {
+      await drop?.();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
