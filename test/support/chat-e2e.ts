@@ -4,13 +4,11 @@
  * (test/fakes/fake-codex-chat.mjs, linked as `codex`) so the tests exercise the platforms, not
  * the CLI. Each test brings its fake platform servers and the env that points baton at them.
  */
-import { execa } from 'execa';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPostgresDatabase } from './db.js';
+import { makeTestHome } from './home.js';
 import { startService, type ServiceProcess } from './service.js';
 
 /** The chat fake codex script. */
@@ -56,14 +54,8 @@ export async function freePort(): Promise<number> {
 
 /** Writes the config, links the fake codex and starts `baton start`; resolves once it is ready. */
 export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
-  const dir = await mkdtemp(join(tmpdir(), 'baton-chat-e2e-'));
-  const home = join(dir, 'home');
-  const root = join(dir, 'work');
-  const repo = join(root, 'repo');
-  const batonHome = join(dir, 'baton-home');
-  const bin = join(dir, 'bin');
-  for (const path of [home, repo, batonHome, bin]) await mkdir(path, { recursive: true });
-  await execa('git', ['init', '-q', repo]);
+  const base = await makeTestHome('baton-chat-e2e-', []);
+  const { dir, root, repo, batonHome, bin } = base;
   await symlink(FAKE_CHAT_CODEX, join(bin, 'codex'));
 
   const trust = Object.entries(options.trust).flatMap(([platform, t]) => [
@@ -85,20 +77,7 @@ export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
     ].join('\n'),
   );
 
-  const env: Record<string, string> = {
-    HOME: home,
-    PATH: [bin, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
-    USER: process.env.USER ?? userInfo().username,
-    BATON_HOME: batonHome,
-    BATON_LOG_LEVEL: 'debug',
-    ...options.env,
-  };
-  let dropDatabase: (() => Promise<void>) | undefined;
-  if (process.env.DATABASE_URL) {
-    const created = await createPostgresDatabase(process.env.DATABASE_URL);
-    env.DATABASE_URL = created.url;
-    dropDatabase = created.drop;
-  }
+  const env: Record<string, string> = { ...base.env, BATON_LOG_LEVEL: 'debug', ...options.env };
   const service = await startService(env);
   return {
     service,
@@ -107,8 +86,7 @@ export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
     batonHome,
     dispose: async () => {
       await service.stop();
-      await dropDatabase?.();
-      await rm(dir, { recursive: true, force: true });
+      await base.dispose();
     },
   };
 }

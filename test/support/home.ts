@@ -18,6 +18,8 @@ export interface TestHome {
   /** A git repo inside the root. */
   repo: string;
   batonHome: string;
+  /** An empty directory first on PATH, for stand-in executables a test links in. */
+  bin: string;
   /** HOME, PATH, USER, BATON_HOME (and DATABASE_URL on PostgreSQL); add to it before starting baton. */
   env: Record<string, string>;
   /** Drops the database and removes every file. */
@@ -31,11 +33,12 @@ export async function makeTestHome(prefix: string, binDirs: readonly string[]): 
   const root = join(dir, 'work');
   const repo = join(root, 'repo');
   const batonHome = join(dir, 'baton-home');
-  for (const path of [home, repo, batonHome]) await mkdir(path, { recursive: true });
+  const bin = join(dir, 'bin');
+  for (const path of [home, repo, batonHome, bin]) await mkdir(path, { recursive: true });
   await execa('git', ['init', '-q', repo]);
   const env: Record<string, string> = {
     HOME: home,
-    PATH: [...binDirs, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
+    PATH: [bin, ...binDirs, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
     USER: process.env.USER ?? userInfo().username,
     BATON_HOME: batonHome,
   };
@@ -51,6 +54,7 @@ export async function makeTestHome(prefix: string, binDirs: readonly string[]): 
     root,
     repo,
     batonHome,
+    bin,
     env,
     dispose: async () => {
       await drop?.();
