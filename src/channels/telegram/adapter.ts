@@ -45,7 +45,9 @@ export class TelegramAdapter implements ChannelAdapter {
   constructor(private readonly options: TelegramAdapterOptions) {
     this.bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
     // Short rate-limit waits are absorbed inline; longer ones go back to the outbox's schedule.
-    this.bot.api.config.use(autoRetry({ maxRetryAttempts: 1, maxDelaySeconds: 5, rethrowHttpErrors: true }));
+    // 5xx and network errors go straight back to the outbox schedule: an inline wait would hold up
+    // every message behind this one.
+    this.bot.api.config.use(autoRetry({ maxRetryAttempts: 1, maxDelaySeconds: 5, rethrowHttpErrors: true, rethrowInternalServerErrors: true }));
     this.bot.api.config.use(async (prev, method, payload, signal) => {
       try {
         const result = await prev(method, payload, signal);
