@@ -20,6 +20,8 @@ export interface DeliveryWorkerOptions {
   batchSize?: number;
   /** How long a claim keeps other processes off a row, in ms. @default 300_000 */
   leaseMs?: number;
+  /** Rows sent at once; a run's own messages still go in order (the outbox queues them). @default 8 */
+  concurrency?: number;
 }
 
 /** A running worker; `stop()` waits for the tick in progress. */
@@ -39,7 +41,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const tick = (): Promise<number> => {
     running = running.then(async () => {
       const rows = await store.claimDueDeliveries(clock.now(), options.batchSize ?? 50, options.leaseMs ?? 300_000);
-      for (const row of rows) await outbox.attempt(row);
+      let next = 0;
+      const lane = async (): Promise<void> => {
+        while (next < rows.length) await outbox.attempt(rows[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 8, rows.length) }, lane));
       return rows.length;
     });
     return running;
