@@ -16,10 +16,13 @@ export interface ChannelDeps {
   logger: Logger;
 }
 
-/** Builds one platform's adapter from the environment, or says why it is not configured. */
+/**
+ * Builds one platform's adapter from the environment, or says why it is not configured. Async
+ * so a platform's SDK is loaded only when that platform is configured.
+ */
 export interface ChannelFactory {
   platform: ChannelPlatform;
-  create(deps: ChannelDeps): ChannelAdapter | { skipped: string };
+  create(deps: ChannelDeps): Promise<ChannelAdapter | { skipped: string }>;
 }
 
 /** Retry schedule of a channel that failed to start. */
@@ -81,7 +84,7 @@ export async function startChannels(
   };
 
   for (const factory of factories) {
-    const created = factory.create(deps);
+    const created = await factory.create(deps);
     if ('skipped' in created) {
       skipped.set(factory.platform, created.skipped);
       lines.push(`${factory.platform}: not started: ${created.skipped}`);

@@ -53,9 +53,16 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const loop = (): void => {
     if (stopped) return;
     tick()
-      .catch((err: unknown) => logger.error({ err }, 'delivery worker tick failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(loop, tickMs);
+      .then(
+        // A full batch means a backlog: drain it at once instead of 50 rows per tick.
+        (claimed) => claimed >= (options.batchSize ?? 50),
+        (err: unknown) => {
+          logger.error({ err }, 'delivery worker tick failed');
+          return false;
+        },
+      )
+      .then((backlog) => {
+        if (!stopped) timer = setTimeout(loop, backlog ? 0 : tickMs);
       });
   };
   let timer: NodeJS.Timeout | undefined = setTimeout(loop, 0);

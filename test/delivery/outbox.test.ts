@@ -217,6 +217,22 @@ describe(`outbox (${testEngine})`, () => {
     expect(order).toEqual(['[run hr_x] started', '[run hr_x] completed']);
   });
 
+  it('drains a backlog without waiting a tick between full batches', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-29T13:00:00Z'));
+    const channel = new RecordingChannel();
+    const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', channel]]), policy });
+    for (let i = 0; i < 120; i++) await store.enqueue({ runId: null, kind: 'reply', target, body: `backlog ${i}` }, clock.now());
+    clock.advance(INLINE_LEASE_MS);
+    // An hour between ticks: only the backlog rule can drain 120 rows in batches of 50.
+    const worker = startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000, batchSize: 50 });
+    try {
+      for (let i = 0; i < 400 && channel.sent.filter((m) => m.text.startsWith('backlog ')).length < 120; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(channel.sent.filter((m) => m.text.startsWith('backlog '))).toHaveLength(120);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('never lets two workers send one row at the same time', async () => {
     const clock = new ManualClock(Date.parse('2026-11-29T12:00:00Z'));
     const channel = new RecordingChannel();

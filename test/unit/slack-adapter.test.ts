@@ -131,15 +131,15 @@ describe('slackChannel factory', () => {
     logger: silentLogger(),
   });
 
-  it('is skipped without a bot token, or without a way to receive events', () => {
-    expect(slackChannel.create(deps({}))).toEqual({ skipped: 'SLACK_BOT_TOKEN not set' });
-    expect(slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: 'secret-without-port' }))).toEqual({
+  it('is skipped without a bot token, or without a way to receive events', async () => {
+    expect(await slackChannel.create(deps({}))).toEqual({ skipped: 'SLACK_BOT_TOKEN not set' });
+    expect(await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: 'secret-without-port' }))).toEqual({
       skipped: expect.stringMatching(/SLACK_APP_TOKEN \(Socket Mode\), or SLACK_SIGNING_SECRET and SLACK_PORT/) as unknown as string,
     });
   });
 
-  it('builds an adapter for Socket Mode or for the HTTP Events API', () => {
-    expect(slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_APP_TOKEN: APP_TOKEN }))).toBeInstanceOf(SlackAdapter);
-    expect(slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: 'secret', SLACK_PORT: '3000' }))).toBeInstanceOf(SlackAdapter);
+  it('builds an adapter for Socket Mode or for the HTTP Events API', async () => {
+    expect(await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_APP_TOKEN: APP_TOKEN }))).toBeInstanceOf(SlackAdapter);
+    expect(await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: 'secret', SLACK_PORT: '3000' }))).toBeInstanceOf(SlackAdapter);
   });
 });

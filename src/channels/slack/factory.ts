@@ -3,13 +3,14 @@
  * `SLACK_SIGNING_SECRET` and `SLACK_PORT` (HTTP Events API); `SLACK_API_URL` for a proxy.
  */
 import type { ChannelFactory } from '../start.js';
-import { SlackAdapter } from './adapter.js';
 
 /** Creates the Slack adapter when a bot token and one way of receiving events are set. */
 export const slackChannel: ChannelFactory = {
   platform: 'slack',
-  create: ({ env, clock, logger }) => {
+  create: async ({ env, clock, logger }) => {
     if (!env.slackBotToken) return { skipped: 'SLACK_BOT_TOKEN not set' };
+    // Bolt is loaded only when Slack is configured (it costs ~300 ms and tens of MB).
+    const { SlackAdapter } = await import('./adapter.js');
     const common = { token: env.slackBotToken, apiUrl: env.slackApiUrl, clock, logger };
     // Socket Mode wins when both are set: it needs no public URL.
     if (env.slackAppToken) return new SlackAdapter({ ...common, transport: { kind: 'socket', appToken: env.slackAppToken } });
