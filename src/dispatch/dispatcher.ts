@@ -10,7 +10,7 @@ import { findRunIdTag, isRunId, newRunId, type RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
-import { assertStorage } from '../harness/storage.js';
+import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow, Vendor as VendorName } from '../store/schema.js';
@@ -38,6 +38,8 @@ export interface DispatcherDeps {
 }
 
 const ANSWERED: DispatchResult = { kind: 'answered' };
+/** How long a passed storage check stands before the store is measured again, in ms. */
+const STORAGE_RECHECK_MS = 60_000;
 const UNKNOWN_COMMAND = 'Unknown command. Send /help for the commands.';
 
 /** Postures no chat option may ask for (PRODUCT.md §6 item 6). */
@@ -57,7 +59,17 @@ export type DispatchResult =
 
 /** The command router. */
 export class Dispatcher {
-  constructor(private readonly deps: DispatcherDeps) {}
+  private readonly storageGate: () => Promise<void>;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    const { harness } = deps.config;
+    this.storageGate = cachedStorageGate(
+      deps.runsDir,
+      { artifactQuotaBytes: harness.artifactQuotaBytes, minFreeBytes: harness.minFreeBytes },
+      STORAGE_RECHECK_MS,
+      () => deps.clock.nowMs(),
+    );
+  }
 
   /**
    * Handles one inbound message. Throws only on infrastructure failure (database down); every
@@ -182,7 +194,7 @@ export class Dispatcher {
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
-    await assertStorage(deps.runsDir, { artifactQuotaBytes: harness.artifactQuotaBytes, minFreeBytes: harness.minFreeBytes });
+    await this.storageGate();
 
     const now = deps.clock.now();
     const runId = (deps.newRunId ?? newRunId)();

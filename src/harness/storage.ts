@@ -22,6 +22,20 @@ export interface StorageUsage {
 }
 
 /**
+ * A storage gate that re-measures at most once per `maxAgeMs`: walking every run directory on
+ * each launch grows with the store (the soak benchmark saw launch latency climb with run count).
+ * A breach is re-checked on every launch until it clears, so freed space is seen at once.
+ */
+export function cachedStorageGate(runsDir: string, limits: StorageLimits, maxAgeMs: number, nowMs: () => number): () => Promise<void> {
+  let checkedAtMs = -Infinity;
+  return async () => {
+    if (nowMs() - checkedAtMs < maxAgeMs) return;
+    await assertStorage(runsDir, limits);
+    checkedAtMs = nowMs();
+  };
+}
+
+/**
  * Measures the store and refuses when a bound is breached.
  *
  * @param runsDir - `$BATON_HOME/harness/runs`; it need not exist yet (a fresh install is never
