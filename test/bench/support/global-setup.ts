@@ -1,0 +1,42 @@
+/**
+ * vitest globalSetup of the benchmarks (after test/support/global-setup.ts, which installs the
+ * pinned CLIs): clears parts left by an interrupted run; at teardown merges the scenario reports
+ * into the results file and prints the table.
+ */
+import { execFileSync } from 'node:child_process';
+import postgres from 'postgres';
+import { clearParts, formatTable, machineInfo, mergeParts, REPO_ROOT, SMOKE } from './results.js';
+
+export default async function setup(): Promise<() => Promise<void>> {
+  const machine = machineInfo();
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
+    machine.commit = `${head}${dirty ? '+dirty' : ''}`;
+    // Workers are forked after this setup and inherit it (as test/support/global-setup.ts relies on).
+    process.env.BENCH_COMMIT = machine.commit;
+  } catch {
+    // not a git checkout
+  }
+  if (process.env.DATABASE_URL) {
+    const sql = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+    try {
+      const [row] = await sql<{ version: string }[]>`select version()`;
+      if (row) machine.postgres = row.version;
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  }
+  await clearParts();
+  return async () => {
+    const { path, file, ranNow } = await mergeParts(machine);
+    if (ranNow.length === 0) {
+      console.log('bench: no scenario finished; results file left as it was');
+      return;
+    }
+    const reports = ranNow.map((id) => file.scenarios[id]!);
+    console.log(`\nbaton bench (${SMOKE ? 'smoke' : 'full'}) · ${machine.cores} cores · ${machine.memoryTotalMb} MiB · Node ${machine.node} · load at start ${machine.loadAverageAtStart.join('/')}`);
+    console.log(formatTable(reports));
+    console.log(`\nwrote ${path}`);
+  };
+}

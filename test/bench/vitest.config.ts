@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The benchmarks: `npx vitest run --config test/bench/vitest.config.ts` (full sizes, writes
+ * bench/results.json), with `BENCH_SMOKE=1` for the CI smoke (small sizes, bench/results.smoke.json).
+ * One file at a time: scenarios measure time, memory and CPU, and must not compete with each other.
+ */
+export default defineConfig({
+  root,
+  test: {
+    include: ['test/bench/**/*.bench.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'test/bench/support/global-setup.ts'],
+    fileParallelism: false,
+    maxWorkers: 1,
+    // A full scenario runs for many minutes (the soak, 2 × 200 × 2 real CLI runs).
+    testTimeout: 4 * 3_600_000,
+    hookTimeout: 600_000,
+  },
+});
