@@ -130,7 +130,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   // At start and every minute: runs whose service process on this host died are stopped and
   // reported (PRODUCT.md §10), so a crashed sibling never holds a worktree lock for good.
   const reconcile = (): Promise<DeliveryRow[]> =>
-    reconcileOrphanedRuns({ store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])), host, isAlive: isProcessAlive, killGraceMs: KILL_GRACE_MS });
+    reconcileOrphanedRuns({ store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])), host, isAlive: isProcessAlive, isSupervisedHere: (runId) => supervisor.supervises(runId), killGraceMs: KILL_GRACE_MS });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile();
   const reconcileTimer = setInterval(() => {

@@ -23,6 +23,8 @@ export interface ReconcileDeps {
   host: string;
   /** Whether a service pid on this host is alive. */
   isAlive: (pid: number) => boolean;
+  /** Whether this process supervises the run (its own runs are skipped). */
+  isSupervisedHere: (runId: string) => boolean;
   killGraceMs: number;
 }
 
@@ -30,6 +32,9 @@ export interface ReconcileDeps {
 export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<DeliveryRow[]> {
   const written: DeliveryRow[] = [];
   for (const run of await deps.store.activeRunsSupervisedBy(`${deps.host}:`)) {
+    // A run this process supervises is never an orphan (the periodic pass runs beside it); one
+    // recorded under our pid but not supervised here belongs to an earlier process with that pid.
+    if (deps.isSupervisedHere(run.id)) continue;
     const pid = Number(run.supervisor.slice(deps.host.length + 1));
     if (Number.isInteger(pid) && pid !== process.pid && deps.isAlive(pid)) continue;
     const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs });

@@ -81,6 +81,8 @@ interface ActiveRun {
 type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown'>>;
 
 const STDERR_TAIL_BYTES = 4096;
+/** Write buffer of `events.jsonl`, in bytes. */
+const SPOOL_BUFFER_BYTES = 1024 * 1024;
 /** A run whose total output passes this many times the spool cap is killed (PRODUCT.md §8). */
 const OUTPUT_LIMIT_FACTOR = 4;
 /** At most one progress notice per this many ms (PRODUCT.md §8). */
@@ -124,6 +126,11 @@ export class RunSupervisor {
   /** `host:pid` of this service process. */
   get supervisorId(): string {
     return this.deps.supervisorId;
+  }
+
+  /** Whether this process supervises `runId` right now. */
+  supervises(runId: string): boolean {
+    return this.active.has(runId as RunId);
   }
 
   /** Number of runs this process is supervising. */
@@ -205,7 +212,8 @@ export class RunSupervisor {
         Object.assign(exit, entry.stopBeforeSpawn);
         throw new StoppedBeforeSpawn();
       }
-      events = createWriteStream(join(runDir, 'events.jsonl'), { mode: 0o600, flags: 'a' });
+      // A 1 MiB buffer: with the 16 KiB default the child's output was paused after most chunks.
+      events = createWriteStream(join(runDir, 'events.jsonl'), { mode: 0o600, flags: 'a', highWaterMark: SPOOL_BUFFER_BYTES });
       const spool = events;
       // A failing spool (disk full) must neither stop the run nor leave its output paused.
       spool.once('error', (err) => {

@@ -8,6 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { RunStore } from '../../src/store/runs-repo.js';
+import { reconcileOrphanedRuns } from '../../src/harness/reconcile.js';
+import { codexVendor } from '../../src/harness/vendors/codex.js';
+import { systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/logger.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
 import { testEngine } from '../support/db.js';
 
@@ -128,6 +132,43 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     expect(run).toMatchObject({ status: 'cancelled', reason: 'stop', cancelRequested: 'stop' });
     expect(await findRunProcesses(runId)).toEqual([]);
     expect(await other.requestCancel(runId, 'stop')).toBe(false);
+  });
+
+  it('leaves its own active runs alone when reconciling, and interrupts a dead process run', async () => {
+    const runId = await launch('hang');
+    await waitFor(async () => (await findRunProcesses(runId)).length >= 2);
+    const host = h.supervisor.supervisorId.split(':')[0]!;
+    const reconcile = () =>
+      reconcileOrphanedRuns({
+        store: h.store,
+        clock: systemClock,
+        logger: silentLogger(),
+        vendors: new Map([['codex', codexVendor]]),
+        host,
+        isAlive: () => false,
+        isSupervisedHere: (id) => h.supervisor.supervises(id),
+        killGraceMs: 200,
+      });
+    // The periodic pass beside a live run: nothing to do.
+    expect(await reconcile()).toEqual([]);
+    expect((await h.store.getRun(runId))?.status).toBe('running');
+    expect((await findRunProcesses(runId)).length).toBeGreaterThanOrEqual(2);
+    // A run recorded under a dead process of this host is interrupted and its processes killed.
+    const orphan = newRunId();
+    const now = new Date();
+    const cwd = join(h.root, 'orphan');
+    await mkdir(cwd, { recursive: true });
+    await h.store.createRun(
+      { id: orphan, vendor: 'codex', status: 'running', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '9' }, supervisor: `${host}:999999`, createdAt: now },
+      { runId: orphan, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${orphan}] started` },
+      10,
+      now,
+    );
+    const rows = await reconcile();
+    expect(rows.map((r) => r.runId)).toEqual([orphan]);
+    expect(await h.store.getRun(orphan)).toMatchObject({ status: 'interrupted', reason: 'restart' });
+    expect((await h.store.getRun(runId))?.status).toBe('running');
+    await h.supervisor.cancel(runId, 'owner_cancel');
   });
 
   it('kills a run at its wall clock as failed/timeout, with every descendant', async () => {
