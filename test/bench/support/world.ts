@@ -208,15 +208,27 @@ export async function startBenchWorld(options: BenchWorldOptions): Promise<Bench
       return telegram.pushUpdate(update);
     },
     dispose: async () => {
-      await service?.stop();
-      await tap?.close();
-      await telegram.close();
-      await openai.close();
-      await anthropic.close();
-      await slack?.close();
-      await discord?.close();
-      await dropDatabase?.();
-      await rm(dir, { recursive: true, force: true });
+      // Everything is released even when one step fails; the first failure is rethrown.
+      const steps: (() => Promise<unknown> | undefined)[] = [
+        () => service?.stop(),
+        () => tap?.close(),
+        () => telegram.close(),
+        () => openai.close(),
+        () => anthropic.close(),
+        () => slack?.close(),
+        () => discord?.close(),
+        () => dropDatabase?.(),
+        () => rm(dir, { recursive: true, force: true }),
+      ];
+      let failure: unknown;
+      for (const step of steps) {
+        try {
+          await step();
+        } catch (err) {
+          failure ??= err;
+        }
+      }
+      if (failure !== undefined) throw failure;
     },
   };
 }
