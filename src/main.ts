@@ -129,12 +129,22 @@ export async function startService(options: StartOptions): Promise<Service> {
 
   // At start and every minute: runs whose service process on this host died are stopped and
   // reported (PRODUCT.md §10), so a crashed sibling never holds a worktree lock for good.
-  const reconcile = (): Promise<DeliveryRow[]> =>
-    reconcileOrphanedRuns({ store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])), host, isAlive: isProcessAlive, isSupervisedHere: (runId) => supervisor.supervises(runId), killGraceMs: KILL_GRACE_MS });
+  const reconcile = (startup: boolean): Promise<DeliveryRow[]> =>
+    reconcileOrphanedRuns({
+      store,
+      clock,
+      logger,
+      vendors: new Map(VENDORS.map((v) => [v.name, v])),
+      host,
+      isAlive: isProcessAlive,
+      isSupervisedHere: (runId) => supervisor.supervises(runId),
+      startup,
+      killGraceMs: KILL_GRACE_MS,
+    });
   // Their messages are sent once the channels are up.
-  const orphanMessages = await reconcile();
+  const orphanMessages = await reconcile(true);
   const reconcileTimer = setInterval(() => {
-    reconcile()
+    reconcile(false)
       .then(async (rows) => {
         for (const row of rows) await outbox.attempt(row);
       })

@@ -25,6 +25,8 @@ export interface ReconcileDeps {
   isAlive: (pid: number) => boolean;
   /** Whether this process supervises the run (its own runs are skipped). */
   isSupervisedHere: (runId: string) => boolean;
+  /** The pass at service start (before any launch), not a periodic one. */
+  startup: boolean;
   killGraceMs: number;
 }
 
@@ -32,10 +34,12 @@ export interface ReconcileDeps {
 export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<DeliveryRow[]> {
   const written: DeliveryRow[] = [];
   for (const run of await deps.store.activeRunsSupervisedBy(`${deps.host}:`)) {
-    // A run this process supervises is never an orphan (the periodic pass runs beside it); one
-    // recorded under our pid but not supervised here belongs to an earlier process with that pid.
+    // A run this process supervises is never an orphan. Nor, after start-up, is any run under our
+    // own pid: one may be between its row and its spawn. At start-up a run under our pid belongs
+    // to an earlier process that had the same pid.
     if (deps.isSupervisedHere(run.id)) continue;
     const pid = Number(run.supervisor.slice(deps.host.length + 1));
+    if (pid === process.pid && !deps.startup) continue;
     if (Number.isInteger(pid) && pid !== process.pid && deps.isAlive(pid)) continue;
     const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs });
     const endedAt = deps.clock.now();

@@ -147,6 +147,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
         host,
         isAlive: () => false,
         isSupervisedHere: (id) => h.supervisor.supervises(id),
+        startup: false,
         killGraceMs: 200,
       });
     // The periodic pass beside a live run: nothing to do.
