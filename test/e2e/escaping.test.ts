@@ -15,7 +15,7 @@ const TASK = `/codex in:${HOSTILE} task`;
 const REFUSAL = `"${HOSTILE}" is not a project alias.`;
 
 const TELEGRAM_TOKEN = '123456:TEST-token-for-the-escaping-test';
-const SLACK_TOKEN = 'xoxb-escaping-test-token';
+const SLACK_TOKEN = 'xoxb-escfake1';
 const SLACK_SECRET = 'escaping-test-signing-secret';
 const DISCORD_TOKEN = 'escaping.discord-token.for-tests';
 const TELEGRAM_OWNER = 111;

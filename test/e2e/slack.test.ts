@@ -8,7 +8,7 @@ import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
 import { startFakeSlack, type EventEnvelope, type FakeSlack, type PostedMessage } from '../fakes/fake-slack.js';
 import { WAIT_MS, freePort, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
 
-const TOKEN = 'xoxb-fake-bot-token-for-tests-only';
+const TOKEN = 'xoxb-e2efake1';
 const SIGNING_SECRET = 'fake-signing-secret-for-tests';
 const OWNER = 'UOWNER01';
 const GUEST = 'UGUEST01';

@@ -17,8 +17,7 @@
  * - codex sends no other request to the provider (no `/v1/models`) in `exec`.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { gunzipSync } from 'node:zlib';
-import { listenOnLoopback, RequestLog } from './loopback.js';
+import { isObject, listenOnLoopback, parseBody, readBody, RequestLog } from './loopback.js';
 import { startSse, writeSseEvents, type SseEvent } from './sse.js';
 
 /** Arguments of codex's shell tool `exec_command` (its schema as offered in `tools`). */
@@ -213,26 +212,6 @@ function modelOf(body: unknown): string {
   return isObject(body) && typeof body['model'] === 'string' ? body['model'] : 'fake-model';
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const raw = Buffer.concat(chunks);
-  return req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-}
-
-function parseBody(raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  const text = raw.toString('utf8');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });

@@ -2,8 +2,9 @@
  * Plumbing the fake model servers share: a request log that tests can wait on, and a server
  * listening on an ephemeral port of 127.0.0.1 that closes its keep-alive sockets on `close()`.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 
 /** What every recorded request has, for the timeout message. */
 interface LoggedRequest {
@@ -71,4 +72,28 @@ export async function listenOnLoopback(server: Server): Promise<{ url: string; c
         server.closeAllConnections();
       }),
   };
+}
+
+/** A plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A request body, gunzipped when the client compressed it (codex does). */
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks);
+  return req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+}
+
+/** The body as JSON; the raw text when it is not JSON; undefined when empty. */
+export function parseBody(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  const text = raw.toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }

@@ -12,7 +12,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
 
-const TOKEN = 'xoxb-unit-test-token';
+const TOKEN = 'xoxb-unitfake';
 const APP_TOKEN = 'xapp-unit-test-app-token';
 
 let slack: FakeSlack;
@@ -75,7 +75,7 @@ describe('SlackAdapter', () => {
   });
 
   it('fails to start on a refused token, saying why, never quoting the token', async () => {
-    const wrong = 'xoxb-wrong-token-value';
+    const wrong = 'xoxb-wrongfak';
     const refused = new SlackAdapter({ token: wrong, transport: { kind: 'http', signingSecret: 'unit-test-signing-secret', port: 1 }, apiUrl: slack.url, clock: systemClock, logger: silentLogger() });
     const error = await refused.start(async () => {}).then(() => undefined, (err: unknown) => err as ChannelSendError);
     expect(error).toMatchObject({ kind: 'refused', message: 'Slack start: invalid_auth' });

@@ -5,7 +5,7 @@
  * the timestamps are taken on the bench's own clock (`performance.now()`).
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../../fakes/loopback.js';
 
 /** How an injected `sendMessage` failure looks to the client. */
 export type InjectedFailure =
@@ -103,14 +103,10 @@ export async function startTelegramTap(upstreamUrl: string): Promise<TelegramTap
       forward(req, res, body);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     handedOutAtMs,
     get injectedFailures() {
       return injectedFailures;
@@ -121,11 +117,9 @@ export async function startTelegramTap(upstreamUrl: string): Promise<TelegramTap
     failSendMessages: (rate, kind) => {
       failure = { every: Math.max(1, Math.round(1 / rate)), kind, seen: 0 };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        agent.destroy();
-      }),
+    close: async () => {
+      await listening.close();
+      agent.destroy();
+    },
   };
 }

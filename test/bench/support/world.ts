@@ -22,7 +22,7 @@ import { startService, type ServiceProcess } from '../../support/service.js';
 import { startTelegramTap, type TelegramTap } from './telegram-tap.js';
 
 export const TELEGRAM_TOKEN = '123456:BENCH-token-for-the-fake-bot-api-only';
-export const SLACK_BOT_TOKEN = 'xoxb-bench-fake-bot-token';
+export const SLACK_BOT_TOKEN = 'xoxb-benchfake';
 export const SLACK_APP_TOKEN = 'xapp-bench-fake-app-token';
 export const DISCORD_TOKEN = 'bench.fake-discord-token.only';
 /** Telegram user id of the owner. */
