@@ -3,7 +3,7 @@
  * writer for it. The template must stay loadable (a unit test loads it) and mention every key.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, open, unlink } from 'node:fs/promises';
+import { chmod, link, mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Text of the starter `config.toml`: every key with its default or a commented-out example. */
@@ -103,13 +103,7 @@ export async function ensureConfigFile(configPath: string): Promise<boolean> {
   if (created !== undefined) await chmod(dir, 0o700);
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
-  try {
-    await handle.chmod(0o600);
-    await handle.writeFile(CONFIG_TEMPLATE, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeTemplateTo(handle);
   try {
     await link(temp, file);
     return true;
@@ -120,6 +114,17 @@ export async function ensureConfigFile(configPath: string): Promise<boolean> {
     throw err;
   } finally {
     await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** Writes the template through an open handle (0600, synced to disk) and closes it. */
+async function writeTemplateTo(handle: FileHandle): Promise<void> {
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(CONFIG_TEMPLATE, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
@@ -135,12 +140,6 @@ async function writeExclusive(file: string): Promise<boolean> {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
   }
-  try {
-    await handle.chmod(0o600);
-    await handle.writeFile(CONFIG_TEMPLATE, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeTemplateTo(handle);
   return true;
 }
