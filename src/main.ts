@@ -3,6 +3,7 @@
  * The only module that reads `process.env`.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { startChannels, type ChannelFactory } from './channels/start.js';
@@ -51,16 +52,18 @@ export interface ServiceInputs {
   configPath: string;
   config: BatonConfig;
   wroteConfig: boolean;
+  /** The `.env` files that existed and were read (absolute paths; today at most `$BATON_HOME/.env`). */
+  envFiles: string[];
 }
 
 /**
- * Reads `.env` files (`./.env`, then `$BATON_HOME/.env`; the real environment wins), validates the
+ * Reads `.env` files (see {@link loadPaths}; the real environment wins), validates the
  * environment, writes a starter config on first start and loads it.
  *
  * @throws BatonError `env_invalid`, `config_invalid`, `config_unreadable`.
  */
-export async function loadInputs(processEnv: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Promise<ServiceInputs> {
-  const paths = await loadPaths(processEnv, cwd);
+export async function loadInputs(processEnv: Readonly<Record<string, string | undefined>> = process.env): Promise<ServiceInputs> {
+  const paths = await loadPaths(processEnv);
   const wroteConfig = await ensureConfigFile(paths.configPath);
   const { config } = await loadConfig({ configPath: paths.configPath, homeDir: paths.homeDir });
   return { ...paths, config, wroteConfig };
@@ -70,17 +73,24 @@ export async function loadInputs(processEnv: Readonly<Record<string, string | un
 export type ServicePaths = Omit<ServiceInputs, 'config' | 'wroteConfig'>;
 
 /**
- * Reads `.env` files and the environment and resolves `$BATON_HOME` and the config path.
+ * Reads the environment and `$BATON_HOME/.env`, and resolves `$BATON_HOME` and the config path.
  *
- * @throws BatonError `env_invalid`.
+ * `$BATON_HOME/.env` is the only `.env` file baton reads, and `BATON_HOME` itself comes from the
+ * real environment only. Never the working directory: `baton ask` runs inside repositories, and a
+ * repository's `.env` is untrusted input that could otherwise move `BATON_HOME` (a different
+ * config, consent and roots) or `CODEX_HOME` (another model endpoint) (issue #18). The real
+ * environment wins over the file.
+ *
+ * @throws BatonError `env_invalid`, `config_unreadable` (a `.env` that exists but cannot be read).
  */
-export async function loadPaths(processEnv: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Promise<ServicePaths> {
+export async function loadPaths(processEnv: Readonly<Record<string, string | undefined>> = process.env): Promise<ServicePaths> {
   const homeDir = processEnv.HOME || homedir();
-  const first = mergeEnv(await readDotEnvFiles([join(cwd, '.env')]), processEnv);
-  const batonHome = resolveBatonHome(parseEnv(first), homeDir);
-  const rawEnv = mergeEnv(await readDotEnvFiles([join(cwd, '.env'), join(batonHome, '.env')]), processEnv);
+  const batonHome = resolveBatonHome(parseEnv({ BATON_HOME: processEnv.BATON_HOME }), homeDir);
+  const envFile = join(batonHome, '.env');
+  const rawEnv = mergeEnv(await readDotEnvFiles([envFile]), processEnv);
   const env = parseEnv(rawEnv);
-  return { env, rawEnv, batonHome, homeDir, configPath: defaultConfigPath(batonHome) };
+  const envFiles = existsSync(envFile) ? [envFile] : [];
+  return { env, rawEnv, batonHome, homeDir, configPath: defaultConfigPath(batonHome), envFiles };
 }
 
 /** A running service. */
@@ -175,7 +185,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       now: clock.now(),
       homeDir: inputs.homeDir,
       batonHome: inputs.batonHome,
-      config: { path: inputs.configPath, result: { config, exists: true } },
+      config: { path: inputs.configPath, result: { config, exists: true }, envFile: { path: join(inputs.batonHome, '.env'), loaded: inputs.envFiles.length > 0 } },
       env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir },
       // An unreachable database is a row of the report (and a 503), not a failed report.
       database: await store.counts().then(

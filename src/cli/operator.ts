@@ -87,7 +87,7 @@ async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
     now: new Date(),
     homeDir: paths.homeDir,
     batonHome: paths.batonHome,
-    config: { path: paths.configPath, result: configResult },
+    config: { path: paths.configPath, result: configResult, envFile: { path: join(paths.batonHome, '.env'), loaded: paths.envFiles.length > 0 } },
     env: { PATH: paths.rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir },
     database: await probeDatabase(paths),
     channels: {

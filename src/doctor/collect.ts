@@ -50,7 +50,7 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
   ]);
 
   const rows: DoctorRow[] = [
-    configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }),
+    configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }, sources.config.envFile),
     databaseRow(sources.database),
     ...channelRows(sources.channels),
     harnessRow(config, {

@@ -10,20 +10,21 @@ import type { DoctorRow } from './report.js';
 import type { ChannelProbe, DatabaseProbe } from './sources.js';
 
 /** The `config` row: `fail` when the file cannot be read or does not validate (the service refuses to start). */
-export function configRow(file: string, result: { exists: boolean } | { error: unknown }): DoctorRow {
+export function configRow(file: string, result: { exists: boolean } | { error: unknown }, envFile?: { path: string; loaded: boolean }): DoctorRow {
+  const envLine = envFile ? [envFile.loaded ? `.env read from ${envFile.path}` : `no .env file (baton reads only ${envFile.path})`] : [];
   if ('error' in result) {
     const message = result.error instanceof Error ? result.error.message : String(result.error);
     const [summary = 'cannot load the configuration', ...details] = message.split('\n').filter((line) => line.trim() !== '');
     const errorCode = isBatonError(result.error) ? result.error.code : null;
-    const rest = [...details.map((d) => d.trim()), 'the rows below assume the default settings'];
-    return { area: 'config', status: 'fail', summary, details: rest, facts: { file, exists: null, errorCode } };
+    const rest = [...details.map((d) => d.trim()), 'the rows below assume the default settings', ...envLine];
+    return { area: 'config', status: 'fail', summary, details: rest, facts: { file, exists: null, errorCode, envFile: envFile?.loaded ? envFile.path : null } };
   }
   return {
     area: 'config',
     status: 'ok',
     summary: result.exists ? file : `${file} does not exist: defaults apply`,
-    details: result.exists ? [] : ['`baton start` writes a commented starter file there'],
-    facts: { file, exists: result.exists, errorCode: null },
+    details: [...(result.exists ? [] : ['`baton start` writes a commented starter file there']), ...envLine],
+    facts: { file, exists: result.exists, errorCode: null, envFile: envFile?.loaded ? envFile.path : null },
   };
 }
 

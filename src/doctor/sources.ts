@@ -61,6 +61,8 @@ export interface DoctorSources {
   /** `config.toml`: its path and what `loadConfig` returned or threw. */
   readonly config: {
     readonly path: string;
+    /** `$BATON_HOME/.env`, the one `.env` baton reads, and whether it existed and was read. */
+    readonly envFile?: { readonly path: string; readonly loaded: boolean } | undefined;
     readonly result: { readonly config: BatonConfig; readonly exists: boolean } | { readonly error: unknown };
   };
   /** The service environment's PATH (CLI lookup) and vendor-home variables (for `resolveVendorHomes`). */
