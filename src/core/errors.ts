@@ -33,6 +33,7 @@ export type ErrorCode =
   // spawning and runs
   | 'spawn_failed'
   | 'user_unresolved'
+  | 'task_too_long'
   // channels
   | 'channel_refused'
   | 'channel_network'

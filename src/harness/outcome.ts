@@ -22,7 +22,7 @@ export interface ExitFacts {
   /** The last bytes of stderr, where codex says a session is gone. */
   stderrTail?: string;
   /** The run never got a process: ENOENT, E2BIG, no user, no CLI. */
-  spawnFailure?: { reason: 'spawn_failed' | 'user_unresolved' | 'vendor_missing'; message: string };
+  spawnFailure?: { reason: 'spawn_failed' | 'user_unresolved' | 'vendor_missing' | 'task_too_long'; message: string };
 }
 
 /** A terminal status with its reason code and the words to show. */

@@ -205,9 +205,9 @@ export class RunSupervisor {
       await mkdir(runDir, { recursive: true, mode: 0o700 });
       await chmod(runDir, 0o700);
       await writePrivate(join(runDir, 'prompt.md'), request.prompt);
-      const prompt = await this.spillLargePrompt(runDir, request.prompt);
+      const promptOnStdin = this.needsStdin(installed.vendor, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
-      const argv = installed.vendor.buildArgv({ ...request, prompt });
+      const argv = installed.vendor.buildArgv({ ...request, promptOnStdin }, { cwd: run.cwd });
       if (entry.stopBeforeSpawn) {
         Object.assign(exit, entry.stopBeforeSpawn);
         throw new StoppedBeforeSpawn();
@@ -227,7 +227,9 @@ export class RunSupervisor {
         cwd: run.cwd,
         env,
         extendEnv: false,
-        stdin: 'ignore', // an open stdin pipe hangs codex forever (VENDOR-CLI.md)
+        // An open stdin pipe hangs codex forever (VENDOR-CLI.md): a prompt sent there is written
+        // and stdin closed at once; otherwise there is none.
+        stdin: promptOnStdin ? 'pipe' : 'ignore',
         stdout: 'pipe',
         stderr: 'pipe',
         detached: true, // own session and process group, so a group signal reaches its tools
@@ -237,6 +239,11 @@ export class RunSupervisor {
         encoding: 'buffer',
       });
       entry.pid = child.pid;
+      if (promptOnStdin && child.stdin) {
+        // A CLI that exits before reading its prompt makes this EPIPE; its exit says why.
+        child.stdin.on('error', (err) => deps.logger.warn({ err, runId }, 'could not write the prompt to the CLI'));
+        child.stdin.end(request.prompt);
+      }
       let stopping: Promise<void> | undefined;
       entry.stop = (why) => {
         Object.assign(exit, why);
@@ -316,7 +323,7 @@ export class RunSupervisor {
       }
     } catch (err) {
       if (!(err instanceof StoppedBeforeSpawn)) {
-        const known = isBatonError(err, 'user_unresolved') ? 'user_unresolved' : isBatonError(err, 'vendor_missing') ? 'vendor_missing' : undefined;
+        const known = (['user_unresolved', 'vendor_missing', 'task_too_long'] as const).find((code) => isBatonError(err, code));
         exit.spawnFailure = known && err instanceof Error
           ? { reason: known, message: err.message }
           : { reason: 'spawn_failed', message: `Could not start the run: ${err instanceof Error ? err.message : String(err)}` };
@@ -423,11 +430,20 @@ export class RunSupervisor {
     };
   }
 
-  private async spillLargePrompt(runDir: string, prompt: string): Promise<string> {
-    if (Buffer.byteLength(prompt, 'utf8') <= this.deps.limits.promptArgvMaxBytes) return prompt;
-    const briefPath = join(runDir, 'brief.md');
-    await writePrivate(briefPath, prompt);
-    return `The task is too long to pass inline. Read the file ${briefPath} first: it holds the complete task. Then do that task.`;
+  /**
+   * Whether the prompt goes on stdin: it does when over `prompt_argv_max_kb`. On stdin the agent
+   * gets the whole task as its prompt, in every posture; a file it had to read was denied to
+   * claude outside its directories (issue #18).
+   *
+   * @throws BatonError `task_too_long` when the vendor cannot take that many characters at all.
+   */
+  private needsStdin(vendor: Vendor, prompt: string): boolean {
+    if (Buffer.byteLength(prompt, 'utf8') <= this.deps.limits.promptArgvMaxBytes) return false;
+    const max = vendor.maxStdinPromptChars;
+    if (max !== undefined && prompt.length > max) {
+      throw new BatonError('task_too_long', `The task is ${prompt.length.toLocaleString('en-US')} characters; ${vendor.name} accepts at most ${max.toLocaleString('en-US')}. Shorten it and send it again.`);
+    }
+    return true;
   }
 }
 

@@ -173,7 +173,7 @@ describe('dispatch overhead', () => {
       const before = new Set(v.server.requests);
       const arrival = firstModelCallAt(v.server, v.isModelCall, before);
       const env = buildChildEnv(v.vendor, { HOME: w.home, PATH: w.env.PATH!, TERM: undefined, USER: w.env.USER }, { codexHome: w.codexHome, claudeConfigDir: w.claudeConfigDir }, newRunId());
-      const argv = v.vendor.buildArgv({ prompt: `say ok ${roundNo}` });
+      const argv = v.vendor.buildArgv({ prompt: `say ok ${roundNo}` }, { cwd: w.repos.repo! });
       const t0 = performance.now();
       const child = execa(v.binaryPath, argv, {
         cwd: w.repos.repo!,

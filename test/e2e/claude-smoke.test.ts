@@ -69,7 +69,7 @@ describe('claude -p against the fake Anthropic server', () => {
         else framingErrors += 1;
       }
     };
-    const child = execa(claudeVendor.binaryName, claudeVendor.buildArgv(request), {
+    const child = execa(claudeVendor.binaryName, claudeVendor.buildArgv(request, { cwd: repo }), {
       cwd: repo,
       env: {
         HOME: join(scratch, 'home'),

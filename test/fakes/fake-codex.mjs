@@ -8,9 +8,8 @@ import { readFileSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
 let prompt = argv.at(-1) ?? '';
-// A spilled prompt points at brief.md: the scenario is the brief's first word.
-const brief = /Read the file (\S+brief\.md)/.exec(prompt);
-if (brief) prompt = readFileSync(brief[1], 'utf8');
+// `-` (as `codex exec -`): a long prompt arrives on stdin; the scenario is its first word.
+if (prompt === '-') prompt = readFileSync(0, 'utf8');
 const [scenario, arg] = prompt.split(' ');
 const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 const thread = () => emit({ type: 'thread.started', thread_id: 'fake-thread-1' });
@@ -69,6 +68,9 @@ switch (scenario) {
     break;
   case 'argv':
     thread(); answer(JSON.stringify(argv)); done();
+    break;
+  case 'prompt-length':
+    thread(); answer(String(prompt.length)); done();
     break;
   case 'hang':
   case 'hang-ignore-int': {

@@ -96,17 +96,20 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     }
   });
 
-  it('spills a 300 KB prompt to brief.md and still starts the run', async () => {
-    const big = `argv ${'x'.repeat(300 * 1024)}`;
-    const runId = await launch(big);
-    const run = await finished(runId);
-    expect(run.status).toBe('completed');
-    const argv = JSON.parse(run.finalMessage!) as string[];
-    const prompt = argv.at(-1)!;
-    expect(Buffer.byteLength(prompt)).toBeLessThan(1024);
-    expect(prompt).toContain(join(h.runsDir, runId, 'brief.md'));
-    expect(await readFile(join(h.runsDir, runId, 'brief.md'), 'utf8')).toBe(big);
-    expect((await stat(join(h.runsDir, runId, 'brief.md'))).mode & 0o777).toBe(0o600);
+  it('sends a 300 KB prompt on stdin, whole, and keeps it out of argv', async () => {
+    const big = `prompt-length ${'x'.repeat(300 * 1024)}`;
+    const run = await finished(await launch(big));
+    expect(run).toMatchObject({ status: 'completed', finalMessage: String(big.length) });
+    const argvRun = await finished(await launch(`argv ${'y'.repeat(300 * 1024)}`));
+    const argv = JSON.parse(argvRun.finalMessage!) as string[];
+    expect(argv.at(-1)).toBe('-');
+    expect(argv.every((arg) => Buffer.byteLength(arg) < 4096)).toBe(true);
+  });
+
+  it('refuses a task longer than the vendor reads on stdin, before spawning', async () => {
+    const run = await finished(await launch(`success ${'z'.repeat(1_048_576)}`));
+    expect(run).toMatchObject({ status: 'failed', reason: 'task_too_long', exitCode: null });
+    expect(run.errorMessage).toMatch(/^The task is 1,048,584 characters; codex accepts at most 1,048,576\./);
   });
 
   it('cancels a run and every descendant, including a tool in its own session', async () => {

@@ -214,13 +214,18 @@ describe('claude progress milestones', () => {
 });
 
 describe('claude argv, env and resume command', () => {
+  const ctx = { cwd: '/home/dev/app' };
+  const pinned = ['-p', '--output-format=stream-json', '--verbose', '--setting-sources=user', '--settings={"permissions":{"disableBypassPermissionsMode":"disable"}}'];
+
   it('puts every flag before -- and the prompt last, in --flag=value form', () => {
-    expect(claudeVendor.buildArgv({ prompt: 'fix the bug' })).toEqual([
-      '-p', '--output-format=stream-json', '--verbose', '--', 'fix the bug',
+    expect(claudeVendor.buildArgv({ prompt: 'fix the bug' }, ctx)).toEqual([...pinned, '--', 'fix the bug']);
+    expect(claudeVendor.buildArgv({ prompt: '-rf --help', model: 'claude-sonnet-4-5', posture: 'acceptEdits', resumeSessionId: 'abc-1' }, ctx)).toEqual([
+      ...pinned, '--model=claude-sonnet-4-5', '--permission-mode=acceptEdits', '--resume=abc-1', '--', '-rf --help',
     ]);
-    expect(claudeVendor.buildArgv({ prompt: '-rf --help', model: 'claude-sonnet-4-5', posture: 'acceptEdits', resumeSessionId: 'abc-1' })).toEqual([
-      '-p', '--output-format=stream-json', '--verbose', '--model=claude-sonnet-4-5', '--permission-mode=acceptEdits', '--resume=abc-1', '--', '-rf --help',
-    ]);
+  });
+
+  it('passes no prompt argument when the prompt goes on stdin', () => {
+    expect(claudeVendor.buildArgv({ prompt: 'long', promptOnStdin: true }, ctx)).toEqual(pinned);
   });
 
   it('declares only CLAUDE_CONFIG_DIR, never an API key', () => {

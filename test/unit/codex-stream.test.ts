@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { JsonLineDecoder, type JsonLine } from '../../src/harness/json-lines.js';
 import { classifyExit } from '../../src/harness/outcome.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
+import { codexVendor, untrustedProjects } from '../../src/harness/vendors/codex.js';
 
 // Copied from shared/fixtures/vendor-streams (real CLI captures) so a clone is self-contained.
 const FIXTURES = new URL('../fixtures/vendor-streams/', import.meta.url);
@@ -110,13 +110,26 @@ describe('JsonLineDecoder', () => {
 });
 
 describe('codex argv', () => {
+  const ctx = { cwd: '/home/dev/app' };
+  const untrusted = 'projects={"/home/dev/app"={trust_level="untrusted"},"/home/dev"={trust_level="untrusted"},"/home"={trust_level="untrusted"},"/"={trust_level="untrusted"}}';
+
   it('puts the prompt after -- and exec flags before resume', () => {
-    expect(codexVendor.buildArgv({ prompt: '-rf', model: 'm1', posture: 'read-only' })).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '-m', 'm1', '--sandbox', 'read-only', '--', '-rf',
+    expect(codexVendor.buildArgv({ prompt: '-rf', model: 'm1', posture: 'read-only' }, ctx)).toEqual([
+      'exec', '--json', '--skip-git-repo-check', '-c', untrusted, '-m', 'm1', '--sandbox', 'read-only', '--', '-rf',
     ]);
-    expect(codexVendor.buildArgv({ prompt: 'go on', posture: 'workspace-write', resumeSessionId: 'abc' })).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '-c', 'sandbox_mode="workspace-write"', 'resume', 'abc', '--', 'go on',
+    expect(codexVendor.buildArgv({ prompt: 'go on', posture: 'workspace-write', resumeSessionId: 'abc' }, ctx)).toEqual([
+      'exec', '--json', '--skip-git-repo-check', '-c', untrusted, '-c', 'sandbox_mode="workspace-write"', 'resume', 'abc', '--', 'go on',
     ]);
     expect(codexVendor.resumeCommand('/home/dev/my app', 'abc')).toBe("cd '/home/dev/my app' && codex exec resume abc --json");
+  });
+
+  it('reads a prompt sent on stdin from `-`', () => {
+    expect(codexVendor.buildArgv({ prompt: 'long', promptOnStdin: true }, ctx).slice(-2)).toEqual(['--', '-']);
+    expect(codexVendor.buildArgv({ prompt: 'long', promptOnStdin: true, resumeSessionId: 'abc' }, ctx).slice(-4)).toEqual(['resume', 'abc', '--', '-']);
+  });
+
+  it('marks every directory from the cwd up untrusted, quoting any path as a TOML string', () => {
+    expect(untrustedProjects('/')).toBe('projects={"/"={trust_level="untrusted"}}');
+    expect(untrustedProjects('/a "b"/c.d')).toBe('projects={"/a \\"b\\"/c.d"={trust_level="untrusted"},"/a \\"b\\""={trust_level="untrusted"},"/"={trust_level="untrusted"}}');
   });
 });

@@ -4,9 +4,11 @@
  */
 import type { UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
-import type { LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
+import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
 
 const MAX_NOTICES = 20;
+/** Flag settings (highest precedence below admin policy) that make bypass mode unavailable. */
+const NO_BYPASS_SETTINGS = JSON.stringify({ permissions: { disableBypassPermissionsMode: 'disable' } });
 /** Longest tool input echoed in a permission-denial notice, in characters. */
 const MAX_DENIAL_DETAIL_CHARS = 160;
 
@@ -27,17 +29,31 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  * `plan`, `bypassPermissions`). In `-p`, `default` blocks a Bash command that writes a file
  * (reported in `permission_denials`), `acceptEdits` and `auto` let it write inside the cwd,
  * `dontAsk` denies Bash outright.
+ *
+ * A repository is untrusted input (issue #18). Measured on 2.1.197 (and 2.1.332 for the first
+ * two): a repository's `.claude/settings.json` / `settings.local.json` can set `env`
+ * (`ANTHROPIC_BASE_URL`: the owner's key goes to a server the repository names), hooks that run
+ * at start, `permissions.defaultMode: "bypassPermissions"`, and enable the servers of its
+ * `.mcp.json`, which claude then starts. So every run gets:
+ * - `--setting-sources=user`: only the owner's `$CLAUDE_CONFIG_DIR/settings.json` loads (plus
+ *   admin policy, which claude always applies); project and local settings, and with them the
+ *   project's MCP servers, do not.
+ * - `--settings={"permissions":{"disableBypassPermissionsMode":"disable"}}`: bypass mode cannot be
+ *   switched on by any settings file, the owner's included, nor by `--permission-mode` (measured:
+ *   the run stays in `default`). baton refuses that posture anyway (PRODUCT.md §6).
+ *
+ * A prompt on stdin: no prompt argument, and claude reads stdin as the prompt (VENDOR-CLI.md).
  */
 export const claudeVendor: Vendor = {
   name: 'claude',
   binaryName: 'claude',
 
-  buildArgv(request: LaunchRequest): string[] {
-    const argv = ['-p', '--output-format=stream-json', '--verbose'];
+  buildArgv(request: LaunchRequest, _context: LaunchContext): string[] {
+    const argv = ['-p', '--output-format=stream-json', '--verbose', '--setting-sources=user', `--settings=${NO_BYPASS_SETTINGS}`];
     if (request.model) argv.push(`--model=${request.model}`);
     if (request.posture) argv.push(`--permission-mode=${request.posture}`);
     if (request.resumeSessionId) argv.push(`--resume=${request.resumeSessionId}`);
-    argv.push('--', request.prompt);
+    if (!request.promptOnStdin) argv.push('--', request.prompt);
     return argv;
   },
 

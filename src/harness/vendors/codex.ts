@@ -2,29 +2,46 @@
  * The Codex CLI (`codex exec --json`). Flags and events as measured on codex-cli 0.171.0
  * (shared/spec/VENDOR-CLI.md).
  */
+import { dirname } from 'node:path';
 import type { UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
-import type { LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
+import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
 
 const MAX_NOTICES = 20;
 
-/** The Codex vendor. */
+/**
+ * The Codex vendor.
+ *
+ * A repository's own `.codex/config.toml` is untrusted input. Measured on codex-cli 0.171.0:
+ * codex layers it over the owner's config once the owner has trusted that project
+ * (`[projects."<git root>"] trust_level = "trusted"` in `$CODEX_HOME/config.toml`), and then it
+ * can set `sandbox_mode = "danger-full-access"`, `notify`, and
+ * `sandbox_workspace_write.writable_roots` (which an explicit `--sandbox workspace-write` does not
+ * override). Every run therefore marks its working directory and each of its ancestors untrusted
+ * for this invocation only (`-c projects={…}`, merged over the owner's table; codex keys trust by
+ * project root, which is one of them), so no project layer loads and only the owner's own config
+ * and baton's flags apply. Nothing is written to the owner's config.
+ */
 export const codexVendor: Vendor = {
   name: 'codex',
   binaryName: 'codex',
+  // VENDOR-CLI.md: codex refuses more than 1,048,576 characters of input.
+  maxStdinPromptChars: 1_048_576,
 
-  buildArgv(request: LaunchRequest): string[] {
+  buildArgv(request: LaunchRequest, context: LaunchContext): string[] {
     // Exec-level flags must precede `resume` (after it, -s/-C are usage errors, rc 2).
-    const argv = ['exec', '--json', '--skip-git-repo-check'];
+    const argv = ['exec', '--json', '--skip-git-repo-check', '-c', untrustedProjects(context.cwd)];
     if (request.model) argv.push('-m', request.model);
+    // `-` reads the prompt from stdin (`codex exec --help`).
+    const prompt = request.promptOnStdin ? '-' : request.prompt;
     if (request.resumeSessionId) {
       if (request.posture) argv.push('-c', `sandbox_mode=${JSON.stringify(request.posture)}`);
-      argv.push('resume', request.resumeSessionId, '--', request.prompt);
+      argv.push('resume', request.resumeSessionId, '--', prompt);
       return argv;
     }
     if (request.posture) argv.push('--sandbox', request.posture);
     // `--` ends options, so a prompt beginning with `-` is never read as a flag.
-    argv.push('--', request.prompt);
+    argv.push('--', prompt);
     return argv;
   },
 
@@ -57,6 +74,22 @@ export const codexVendor: Vendor = {
     return undefined;
   },
 };
+
+/**
+ * The `-c` override that marks `cwd` and every ancestor of it untrusted: a TOML inline table,
+ * `projects={"/a/b"={trust_level="untrusted"},"/a"={…},"/"={…}}`. JSON string escapes are valid
+ * TOML basic-string escapes, so any path is quoted safely.
+ *
+ * @param cwd an absolute path.
+ */
+export function untrustedProjects(cwd: string): string {
+  const dirs: string[] = [];
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    dirs.push(dir);
+    if (dirname(dir) === dir) break;
+  }
+  return `projects={${dirs.map((dir) => `${JSON.stringify(dir)}={trust_level="untrusted"}`).join(',')}}`;
+}
 
 /** Folds `codex exec --json` events: `thread.started`, `item.*`, `turn.completed|failed`, `error`. */
 class CodexReducer implements StreamReducer {

@@ -14,6 +14,17 @@ export interface LaunchRequest {
   posture?: string;
   /** Resume this vendor session instead of starting a new one. */
   resumeSessionId?: string;
+  /**
+   * The prompt goes to the CLI's stdin instead of its argv (prompts over `prompt_argv_max_kb`:
+   * Linux caps one argv string at 128 KiB). The supervisor writes it and closes stdin.
+   */
+  promptOnStdin?: boolean;
+}
+
+/** Where a run happens, for flags that depend on it. */
+export interface LaunchContext {
+  /** Absolute, resolved working directory of the run (inside a workspace root). */
+  cwd: string;
 }
 
 /** Facts a vendor's stream reducer has gathered so far. */
@@ -46,8 +57,13 @@ export interface Vendor {
   readonly name: VendorName;
   /** Executable name looked up on PATH. */
   readonly binaryName: string;
-  /** argv after the executable (CLI flags per VENDOR-CLI.md). */
-  buildArgv(request: LaunchRequest): string[];
+  /**
+   * argv after the executable (CLI flags per VENDOR-CLI.md). The argv also pins what a file inside
+   * the repository must not change (posture, settings sources): a repository is untrusted input.
+   */
+  buildArgv(request: LaunchRequest, context: LaunchContext): string[];
+  /** Most characters the CLI accepts as a prompt on stdin; absent: no known limit. */
+  readonly maxStdinPromptChars?: number;
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
   vendorEnv(homes: VendorHomes): Record<string, string>;
   newReducer(): StreamReducer;
