@@ -12,6 +12,7 @@ import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
+import { detectCgroupSupport } from './harness/run-cgroup.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
 import { fileTracer } from './harness/traces.js';
 import { claudeVendor } from './harness/vendors/claude.js';
@@ -63,7 +64,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const database = await openDatabase(env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') });
   const store = new RunStore(database.db);
   const baseEnv: BaseEnv = { HOME: inputs.homeDir, PATH: rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: rawEnv.TERM, USER: rawEnv.USER };
-  const detections = await detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH });
+  const [detections, cgroups] = await Promise.all([detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }), detectCgroupSupport()]);
+  if ('unavailable' in cgroups) logger.info({ why: cgroups.unavailable }, 'runs are followed by their process tree: no cgroup v2 directory baton may write');
   const installed = new Map<VendorName, InstalledVendor>();
   for (const d of detections) if ('found' in d) installed.set(d.vendor, d.found);
 
@@ -96,6 +98,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
       inactivityMs: config.harness.inactivityMs,
     },
     supervisorId: `${host}:${process.pid}`,
+    cgroups,
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
   });
   const dispatcher = new Dispatcher({

@@ -27,10 +27,17 @@ export interface OutcomeFacts {
   diagnostics?: string;
   /** The exact command to resume by hand, or undefined when the run can't be resumed. */
   resumeCommand?: string | undefined;
+  /** Processes that may outlive the run, in words; shown whatever the status. */
+  processNote?: string | undefined;
 }
 
 /** The outcome message of a terminal run. */
 export function outcomeText(facts: OutcomeFacts): string {
+  const text = outcomeBody(facts);
+  return facts.processNote ? `${text}\n${facts.processNote}` : text;
+}
+
+function outcomeBody(facts: OutcomeFacts): string {
   const { run } = facts;
   const duration = formatDurationMs(facts.endedAt.getTime() - run.createdAt.getTime());
   const head = `[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}`;

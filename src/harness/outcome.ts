@@ -21,6 +21,8 @@ export interface ExitFacts {
   resumeSessionId?: string;
   /** The last bytes of stderr, where codex says a session is gone. */
   stderrTail?: string;
+  /** Processes that may outlive the run, in words (see supervisor.ts `processNote`). */
+  processNote?: string | undefined;
   /** The run never got a process: ENOENT, E2BIG, no user, no CLI. */
   spawnFailure?: { reason: 'spawn_failed' | 'user_unresolved' | 'vendor_missing' | 'task_too_long'; message: string };
 }

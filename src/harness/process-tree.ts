@@ -63,6 +63,8 @@ export interface TerminateOptions {
   graceMs: number;
   /** How often to look for survivors, in ms. @default 50 */
   pollMs?: number;
+  /** More pids of the run, from its cgroup or process tree (run-cgroup.ts). @default none */
+  trackedPids?: () => Promise<number[]>;
 }
 
 /**
@@ -74,18 +76,22 @@ export interface TerminateOptions {
  */
 export async function terminateRun(options: TerminateOptions): Promise<number[]> {
   const pollMs = options.pollMs ?? 50;
+  const find = async (): Promise<number[]> => {
+    const [byEnv, tracked] = await Promise.all([findRunProcesses(options.runId), options.trackedPids?.() ?? []]);
+    return [...new Set([...byEnv, ...tracked])].sort((a, b) => a - b);
+  };
   if (options.rootPid) signalQuietly(-options.rootPid, 'SIGINT');
   const graceEnd = performance.now() + options.graceMs;
   while (performance.now() < graceEnd) {
-    if ((await findRunProcesses(options.runId)).length === 0) return [];
+    if ((await find()).length === 0) return [];
     await sleep(pollMs);
   }
-  const survivors = await findRunProcesses(options.runId);
+  const survivors = await find();
   if (options.rootPid) signalQuietly(-options.rootPid, 'SIGKILL');
   for (const pid of survivors) signalQuietly(pid, 'SIGKILL');
   const killEnd = performance.now() + options.graceMs * 10;
   while (performance.now() < killEnd) {
-    const left = await findRunProcesses(options.runId);
+    const left = await find();
     if (left.length === 0) break;
     for (const pid of left) signalQuietly(pid, 'SIGKILL');
     await sleep(pollMs);

@@ -20,6 +20,7 @@ import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
 import { classifyExit, type ExitFacts } from './outcome.js';
 import { terminateRun } from './process-tree.js';
+import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-cgroup.js';
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
 import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
 
@@ -67,6 +68,8 @@ export interface SupervisorDeps {
   cancelPollMs?: number;
   /** Lifecycle traces. @default none */
   tracer?: Tracer;
+  /** Where run cgroups are made (`detectCgroupSupport()` at start). @default none: runs are followed by their process tree */
+  cgroups?: CgroupSupport;
 }
 
 interface ActiveRun {
@@ -239,6 +242,9 @@ export class RunSupervisor {
         encoding: 'buffer',
       });
       entry.pid = child.pid;
+      const processes: RunProcesses | undefined =
+        child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
+      if (processes?.fallbackReason) deps.logger.warn({ runId, why: processes.fallbackReason }, 'no cgroup for this run; following its process tree instead');
       if (promptOnStdin && child.stdin) {
         // A CLI that exits before reading its prompt makes this EPIPE; its exit says why.
         child.stdin.on('error', (err) => deps.logger.warn({ err, runId }, 'could not write the prompt to the CLI'));
@@ -247,7 +253,7 @@ export class RunSupervisor {
       let stopping: Promise<void> | undefined;
       entry.stop = (why) => {
         Object.assign(exit, why);
-        stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs }).then(() => undefined);
+        stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) }).then(() => undefined);
         return stopping;
       };
       const timer = setTimeout(() => void entry.stop({ timedOut: true }), timeoutMs);
@@ -314,6 +320,9 @@ export class RunSupervisor {
       clearTimeout(timer);
       stream.end();
       if (stopping) await stopping;
+      // Whatever the run started and left behind (a server, a `setsid` tool) ends with the run.
+      const survivors = (await processes?.killAll(deps.limits.killGraceMs)) ?? [];
+      exit.processNote = processNote(processes, survivors, Boolean(stopping));
       exit.exitCode = result.exitCode ?? null;
       exit.signal = result.signal ?? null;
       if (result.failed && result.exitCode === undefined && result.signal === undefined) {
@@ -357,6 +366,7 @@ export class RunSupervisor {
       usage: facts.usage ?? null,
       diagnostics,
       resumeCommand,
+      processNote: exit.processNote,
     });
     await writePrivate(join(runDir, 'result.txt'), classified.status === 'completed' ? (facts.finalMessage ?? '') : (classified.errorMessage ?? '')).catch(
       (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.txt'),
@@ -456,6 +466,19 @@ function diagnosticsTail(notices: readonly string[], stderr: string, shown: stri
     .map((line) => line.trim())
     .filter((line) => line !== '' && line !== shown && line !== 'Reading additional input from stdin...');
   return [...new Set(lines)].join('\n');
+}
+
+/**
+ * What the outcome says about processes that may outlive the run: the pids baton could not kill,
+ * or, where runs are followed only by their process tree and the run was stopped, that a process
+ * which left the tree may have survived (issue #18 item 4).
+ */
+function processNote(processes: RunProcesses | undefined, survivors: readonly number[], stopped: boolean): string | undefined {
+  if (survivors.length > 0) return `Processes of this run may still be running (pid ${survivors.join(', ')}): baton could not stop them.`;
+  if (stopped && processes?.mechanism === 'tree') {
+    return 'This machine gives baton no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived.';
+  }
+  return undefined;
 }
 
 /** Control flow: a cancel or shutdown arrived before the CLI was spawned, so it never is. */

@@ -83,6 +83,15 @@ switch (scenario) {
     setInterval(() => {}, 1000);
     break;
   }
+  case 'hang-escape': {
+    // A tool that drops both the session and the environment (and with it BATON_RUN_ID).
+    thread();
+    const tool = spawn('setsid', ['env', '-i', 'sleep', '1000'], { detached: true, stdio: 'ignore' });
+    tool.unref();
+    emit({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: 'setsid env -i sleep 1000', status: 'in_progress', tool_pid: tool.pid } });
+    setInterval(() => {}, 1000);
+    break;
+  }
   default:
     process.stderr.write(`fake-codex: unknown scenario ${JSON.stringify(prompt)}\n`);
     process.exitCode = 2;

@@ -2,6 +2,7 @@
  * The run supervisor with real processes (a fake codex script that succeeds, fails, hangs,
  * floods or prints garbage) on a real database.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,17 +20,17 @@ let h: TestHarness;
 let repoCounter = 0;
 
 /** Launches `/codex in:<fresh dir> <prompt>` as the owner and returns the run id. */
-async function launch(prompt: string, options = ''): Promise<RunId> {
-  const cwd = join(h.root, `repo${++repoCounter}`);
+async function launch(prompt: string, options = '', harness = h): Promise<RunId> {
+  const cwd = join(harness.root, `repo${++repoCounter}`);
   await mkdir(cwd, { recursive: true });
-  const result = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} ${options} ${prompt}`.replace(/\s+/g, ' ')));
+  const result = await harness.dispatcher.handle(inbound('1', `/codex in:${cwd} ${options} ${prompt}`.replace(/\s+/g, ' ')));
   if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
   return result.runId;
 }
 
-async function finished(runId: RunId) {
-  await h.supervisor.idle();
-  const run = await h.store.getRun(runId);
+async function finished(runId: RunId, harness = h) {
+  await harness.supervisor.idle();
+  const run = await harness.store.getRun(runId);
   return run!;
 }
 
@@ -125,6 +126,18 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     }
   });
 
+  it('stops a tool that dropped its session and BATON_RUN_ID (setsid env -i), and says nothing survived', async () => {
+    const runId = await launch('hang-escape');
+    const toolPid = await waitForToolPid(runId);
+    expect(await findRunProcesses(runId)).not.toContain(toolPid);
+    const reply = await h.dispatcher.handle(inbound('1', `/cancel ${runId}`));
+    expect(reply.kind).toBe('answered');
+    expect(isGone(toolPid)).toBe(true);
+    expect(await finished(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
+    const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled · codex`));
+    expect(outcome.text).not.toMatch(/may (still be running|have survived)/);
+  });
+
   it('honours a cancel requested through the database by another process', async () => {
     const runId = await launch('hang');
     await waitFor(async () => (await findRunProcesses(runId)).length >= 2);
@@ -212,10 +225,51 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
   });
 });
 
+describe('where no cgroup can be made (runs followed by their process tree)', () => {
+  let tree: TestHarness;
+  beforeAll(async () => {
+    tree = await createHarness({ cgroups: { unavailable: 'test: no cgroup' } });
+  });
+  afterAll(async () => {
+    await tree?.dispose();
+  });
+
+  it('still stops a setsid env -i tool it saw start, and the outcome says what may have survived', async () => {
+    const runId = await launch('hang-escape', '', tree);
+    const toolPid = await waitForToolPid(runId, tree);
+    expect((await tree.dispatcher.handle(inbound('1', `/cancel ${runId}`))).kind).toBe('answered');
+    expect(isGone(toolPid)).toBe(true);
+    expect(await finished(runId, tree)).toMatchObject({ status: 'cancelled' });
+    const outcome = await tree.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled · codex`));
+    expect(outcome.text).toContain('no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived');
+  });
+});
+
 async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 400; i++) {
     if (await predicate()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error('condition not reached');
+}
+
+/** The pid of the tool the fake CLI reported starting (`item.started` → `tool_pid`). */
+async function waitForToolPid(runId: string, harness = h): Promise<number> {
+  let pid: string | undefined;
+  await waitFor(async () => {
+    const text = await readFile(join(harness.runsDir, runId, 'events.jsonl'), 'utf8').catch(() => '');
+    pid = /"tool_pid":(\d+)/.exec(text)?.[1];
+    return pid !== undefined;
+  });
+  return Number(pid);
+}
+
+/** True when `pid` no longer runs (absent, or a zombie waiting for its reaper). */
+function isGone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
 }

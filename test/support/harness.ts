@@ -11,6 +11,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/delivery/outbox.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import { detectCgroupSupport, type CgroupSupport } from '../../src/harness/run-cgroup.js';
 import { RunSupervisor, type InstalledVendor, type RunLimits } from '../../src/harness/supervisor.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
@@ -49,6 +50,8 @@ export interface HarnessOptions {
   /** The codex executable. @default the fake codex script */
   codexBinary?: string | null;
   limits?: Partial<RunLimits>;
+  /** Run cgroups, e.g. `{ unavailable: 'test' }` to follow the process tree. @default detected */
+  cgroups?: CgroupSupport;
   /** Extra service env visible to the spawner (only HOME/PATH/TERM/USER are ever passed on). */
   baseEnv?: { PATH?: string; USER?: string | undefined; TERM?: string };
 }
@@ -99,6 +102,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     },
     supervisorId: `${hostname()}:${process.pid}`,
     cancelPollMs: 50,
+    cgroups: options.cgroups ?? (await detectCgroupSupport()),
     tracer: fileTracer(tracesDir, systemClock, logger),
   });
   const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home, runsDir });
