@@ -84,11 +84,14 @@ switch (scenario) {
     break;
   }
   case 'hang-escape': {
-    // A tool that drops both the session and the environment (and with it BATON_RUN_ID).
+    // A tool that drops both the session and the environment (and with it BATON_RUN_ID). Not
+    // detached, so setsid(1) need not fork and the tool's pid is the sleeper's; its unique
+    // duration lets a test find it whatever its pid.
     thread();
-    const tool = spawn('setsid', ['env', '-i', 'sleep', '1000'], { detached: true, stdio: 'ignore' });
+    const duration = `999.${process.pid}`;
+    const tool = spawn('setsid', ['env', '-i', 'sleep', duration], { stdio: 'ignore' });
     tool.unref();
-    emit({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: 'setsid env -i sleep 1000', status: 'in_progress', tool_pid: tool.pid } });
+    emit({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: `setsid env -i sleep ${duration}`, status: 'in_progress', tool_pid: tool.pid } });
     setInterval(() => {}, 1000);
     break;
   }

@@ -129,6 +129,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
   it('stops a tool that dropped its session and BATON_RUN_ID (setsid env -i), and says nothing survived', async () => {
     const runId = await launch('hang-escape');
     const toolPid = await waitForToolPid(runId);
+    await waitFor(async () => readFileSync(`/proc/${toolPid}/cmdline`, 'utf8').startsWith('sleep\0'));
     expect(await findRunProcesses(runId)).not.toContain(toolPid);
     const reply = await h.dispatcher.handle(inbound('1', `/cancel ${runId}`));
     expect(reply.kind).toBe('answered');
@@ -237,6 +238,7 @@ describe('where no cgroup can be made (runs followed by their process tree)', ()
   it('still stops a setsid env -i tool it saw start, and the outcome says what may have survived', async () => {
     const runId = await launch('hang-escape', '', tree);
     const toolPid = await waitForToolPid(runId, tree);
+    expect(isGone(toolPid)).toBe(false);
     expect((await tree.dispatcher.handle(inbound('1', `/cancel ${runId}`))).kind).toBe('answered');
     expect(isGone(toolPid)).toBe(true);
     expect(await finished(runId, tree)).toMatchObject({ status: 'cancelled' });
