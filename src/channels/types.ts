@@ -30,6 +30,11 @@ export interface InboundMessage {
    * so a reply finds its run by the `[run …]` tag even before the send was recorded.
    */
   replyToBotText?: string;
+  /**
+   * Forwarded from someone else (Telegram `forward_origin`, Discord forward references): somebody
+   * else's words, never a command of the sender's (issue #18).
+   */
+  forwarded?: boolean;
   receivedAt: Date;
 }
 

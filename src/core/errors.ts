@@ -30,6 +30,7 @@ export type ErrorCode =
   // command parsing
   | 'usage'
   | 'unknown_alias'
+  | 'forwarded_message'
   // spawning and runs
   | 'spawn_failed'
   | 'user_unresolved'

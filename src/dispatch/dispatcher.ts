@@ -19,6 +19,9 @@ import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 
+/** The answer to a command that was forwarded from someone else (issue #18). */
+export const FORWARDED_REFUSAL = 'That is a forwarded message: somebody else’s words are never run as your command. To run it, send the command yourself.';
+
 /** Dependencies of the {@link Dispatcher}. */
 export interface DispatcherDeps {
   config: BatonConfig;
@@ -100,6 +103,11 @@ export class Dispatcher {
     if (command instanceof BatonError) {
       await this.reply(message, command.message);
       return { kind: 'refused', code: command.code };
+    }
+    if (message.forwarded) {
+      deps.logger.info({ platform: message.platform }, 'forwarded command refused');
+      await this.reply(message, FORWARDED_REFUSAL);
+      return { kind: 'refused', code: 'forwarded_message' };
     }
     try {
       return await this.execute(command, message, role);

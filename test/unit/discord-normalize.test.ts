@@ -34,6 +34,11 @@ describe('normalizeDiscordMessage', () => {
     });
   });
 
+  it('marks a forward (reference type 1) as somebody else’s words, not a reply (type 0)', () => {
+    expect(normalizeDiscordMessage(message({ reference: { messageId: '1', type: 1 } }), BOT, undefined, at)?.forwarded).toBe(true);
+    expect(normalizeDiscordMessage(message({ reference: { messageId: '1', type: 0 } }), BOT, undefined, at)?.forwarded).toBeUndefined();
+  });
+
   it('takes a guild message only when it mentions the bot (<@id> or <@!id>), and strips the mention', () => {
     const guild = { guildId: '400000000000000001' };
     expect(normalizeDiscordMessage(message({ ...guild, content: 'codex fix it' }), BOT, undefined, at)).toBeUndefined();

@@ -28,6 +28,13 @@ describe('normalizeTelegramUpdate', () => {
     });
   });
 
+  it('marks a forwarded message (forward_origin, or the older forward_date) as somebody else’s words', () => {
+    const origin = { type: 'user', date: 1, sender_user: { id: 9, is_bot: false, first_name: 'Eve' } };
+    expect(normalizeTelegramUpdate(update({ text: '/codex do it', forward_origin: origin }), bot, at)?.forwarded).toBe(true);
+    expect(normalizeTelegramUpdate(update({ text: '/codex do it', forward_date: 1, forward_from: origin.sender_user }), bot, at)?.forwarded).toBe(true);
+    expect(normalizeTelegramUpdate(update({ text: '/codex do it' }), bot, at)?.forwarded).toBeUndefined();
+  });
+
   it('strips this bot name from a command and drops commands for other bots', () => {
     expect(normalizeTelegramUpdate(update({ text: '/codex@Baton_Bot fix it' }), bot, at)?.text).toBe('/codex fix it');
     expect(normalizeTelegramUpdate(update({ text: '/codex@other_bot fix it' }), bot, at)).toBeUndefined();

@@ -5,6 +5,9 @@
  */
 import type { InboundMessage } from '../types.js';
 
+/** `MessageReferenceType.Forward`. */
+const DISCORD_FORWARD = 1;
+
 /** The fields of a discord.js `Message` baton reads (a real `Message` satisfies this). */
 export interface DiscordMessageLike {
   id: string;
@@ -17,7 +20,8 @@ export interface DiscordMessageLike {
   /** True for join notices, pins and other messages Discord itself writes. */
   system: boolean;
   author: { id: string; bot: boolean; username: string; globalName: string | null };
-  reference: { messageId?: string | undefined } | null;
+  /** `type` 1 is a forward (Discord "Message Reference Types": DEFAULT 0, FORWARD 1). */
+  reference: { messageId?: string | undefined; type?: number | undefined } | null;
 }
 
 /** The message a reply refers to, when discord.js has it (from `referenced_message`). */
@@ -57,6 +61,7 @@ export function normalizeDiscordMessage(
     text: message.content.replace(new RegExp(`<@!?${botId}>`, 'g'), ' ').replace(/[ \t]{2,}/g, ' ').trim(),
     ...(replyTo !== undefined ? { replyToMessageId: replyTo } : {}),
     ...(repliesToBot ? { replyToBotText: referenced.content } : {}),
+    ...(message.reference?.type === DISCORD_FORWARD ? { forwarded: true } : {}),
     receivedAt,
   };
 }

@@ -40,6 +40,8 @@ export function normalizeTelegramUpdate(update: Update, bot: { id: number; usern
     text,
     ...(replyTo !== undefined ? { replyToMessageId: String(replyTo) } : {}),
     ...(replyToBotText !== undefined ? { replyToBotText } : {}),
+    // Bot API 7.0 `forward_origin`; older servers sent `forward_date` (with `forward_from…`).
+    ...(message.forward_origin !== undefined || 'forward_date' in message ? { forwarded: true } : {}),
     receivedAt,
   };
 }
