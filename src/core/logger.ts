@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { multistream, pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { multistream, pino, stdSerializers, type DestinationStream, type Level, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -19,6 +19,37 @@ export const REDACTED_LOG_PATHS: readonly string[] = [
   '*.headers.authorization',
 ];
 
+/** What stands in a log line where a failed query's parameters were. */
+const WITHHELD = 'params: [withheld]';
+
+/**
+ * pino's error serializer, minus the bound parameters of failed queries. drizzle-orm (0.45)
+ * wraps a database error as `DrizzleQueryError` whose message, stack and enumerable `params` hold
+ * every parameter: a task's full text, a chat message. postgres.js keeps `parameters` too
+ * (enumerable only with its `debug` option). Nothing of either may reach a log line (issue #18).
+ */
+export function serializeError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const withheld: string[] = [];
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    const params = (e as { params?: unknown }).params;
+    if (Array.isArray(params) && params.length > 0) withheld.push(`params: ${params.join(',')}`);
+  }
+  return scrub(stdSerializers.err(err), withheld, 0);
+}
+
+function scrub(value: unknown, withheld: readonly string[], depth: number): unknown {
+  if (typeof value === 'string') return withheld.reduce((text, params) => text.split(params).join(WITHHELD), value);
+  if (typeof value !== 'object' || value === null || depth > 10) return value;
+  if (Array.isArray(value)) return value.map((item) => scrub(item, withheld, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key === 'params' || key === 'parameters') continue;
+    out[key] = scrub(item, withheld, depth + 1);
+  }
+  return out;
+}
+
 /** Options for {@link createLogger}. */
 export interface LoggerOptions {
   /** pino level name. @default 'info' */
@@ -34,6 +65,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       level: options.level ?? 'info',
       base: { service: 'baton' },
       redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' },
+      serializers: { err: serializeError },
     },
     options.destination,
   );
@@ -62,7 +94,7 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
   });
   const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
   const logger = pino(
-    { level, base: { service: 'baton' }, redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' } },
+    { level, base: { service: 'baton' }, redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' }, serializers: { err: serializeError } },
     multistream([{ stream: process.stdout, level: streamLevel }, { stream: file, level: streamLevel }]),
   );
   return { logger, close: () => file.end() };

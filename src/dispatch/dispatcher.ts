@@ -19,6 +19,9 @@ import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 
+/** The answer to a message holding U+0000, which PostgreSQL cannot store in text (issue #18). */
+export const UNSTORABLE_TEXT = 'Your message contains a NUL character (U+0000), which baton cannot store. Remove it and send the message again.';
+
 /** The answer to a command that was forwarded from someone else (issue #18). */
 export const FORWARDED_REFUSAL = 'That is a forwarded message: somebody else’s words are never run as your command. To run it, send the command yourself.';
 
@@ -99,6 +102,10 @@ export class Dispatcher {
     if (!mayPerform(role, action, message.isDirect)) {
       await this.reply(message, GUEST_REFUSAL);
       return { kind: 'refused', code: 'not_authorized' };
+    }
+    if (message.text.includes('\u0000')) {
+      await this.reply(message, UNSTORABLE_TEXT);
+      return { kind: 'refused', code: 'text_unstorable' };
     }
     if (command instanceof BatonError) {
       await this.reply(message, command.message);

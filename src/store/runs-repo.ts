@@ -150,7 +150,7 @@ export class RunStore {
 
   /** Stores the vendor's session id as soon as the stream reveals it. */
   async setVendorSession(id: RunId, vendorSessionId: string): Promise<void> {
-    await this.db.update(runs).set({ vendorSessionId }).where(eq(runs.id, id));
+    await this.db.update(runs).set({ vendorSessionId: storableText(vendorSessionId) }).where(eq(runs.id, id));
   }
 
   /**
@@ -166,8 +166,8 @@ export class RunStore {
         .set({
           status: terminal.status,
           reason: terminal.reason,
-          finalMessage: terminal.finalMessage ?? null,
-          errorMessage: terminal.errorMessage ?? null,
+          finalMessage: storableOrNull(terminal.finalMessage),
+          errorMessage: storableOrNull(terminal.errorMessage),
           usage: terminal.usage ?? null,
           exitCode: terminal.exitCode ?? null,
           exitSignal: terminal.exitSignal ?? null,
@@ -356,7 +356,7 @@ export class RunStore {
       .update(deliveries)
       .set({
         attempts: sql`${deliveries.attempts} + 1`,
-        lastError: error.slice(0, 2000),
+        lastError: storableText(error.slice(0, 2000)),
         nextAttemptAt,
         ...(dead ? { status: 'dead' as const } : {}),
       })
@@ -370,12 +370,26 @@ export class RunStore {
  */
 export const INLINE_LEASE_MS = 60_000;
 
+/**
+ * Text the database can store: PostgreSQL `text` and `jsonb` refuse U+0000 ("invalid byte
+ * sequence for encoding UTF8: 0x00"), so a NUL a CLI printed or an error carried becomes U+FFFD
+ * instead of failing the write that ends a run. A NUL in what a person typed is refused earlier,
+ * with an answer (dispatcher).
+ */
+export function storableText(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+}
+
+function storableOrNull(text: string | null | undefined): string | null {
+  return text === null || text === undefined ? null : storableText(text);
+}
+
 function toDeliveryValues(delivery: NewDelivery, now: Date): typeof deliveries.$inferInsert {
   return {
     runId: delivery.runId,
     kind: delivery.kind,
     target: delivery.target,
-    body: delivery.body,
+    body: storableText(delivery.body),
     nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS),
     createdAt: now,
   };

@@ -5,7 +5,7 @@
  * plays the endpoint a hostile repository names.
  */
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -127,3 +127,32 @@ describe("somebody else's words", () => {
     expect(openai.requests.length).toBe(before);
   });
 });
+
+describe('text the database cannot store', () => {
+  it('a command holding a NUL gets a clear refusal, and its text reaches no log line', async () => {
+    const { telegram } = world;
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex tidy the nul\u0000marker 0c4d please', 60));
+    const answer = await telegram.waitForSent((m) => replyTarget(m) === 60, WAIT_MS);
+    expect(answer.text).toMatch(/^Your message contains a NUL character \(U\+0000\)/);
+    expect(await logText()).not.toContain('marker 0c4d');
+  });
+
+  it('a NUL in the agent’s answer still ends the run and delivers the outcome', async () => {
+    const { telegram, openai } = world;
+    openai.enqueue({ kind: 'message', text: 'before\u0000after' });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex answer with a nul', 61));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 61 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS);
+    expect(done.text).toMatch(new RegExp(`^\\[run ${runId}\\] completed`));
+    expect(done.text).toContain('before\uFFFDafter');
+  });
+});
+
+/** Everything the service logged: its stdout and the files under `$BATON_HOME/logs`. */
+async function logText(): Promise<string> {
+  const dir = join(world.batonHome, 'logs');
+  const files = (await readdir(dir)).filter((name) => name.endsWith('.log'));
+  const texts = await Promise.all(files.map((name) => readFile(join(dir, name), 'utf8')));
+  return [world.service.stdout(), ...texts].join('\n');
+}
