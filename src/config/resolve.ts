@@ -31,7 +31,7 @@ export interface HarnessConfig {
   readonly firstEventMs: number;
   /** Silence during a run before the inactivity notice, in ms. */
   readonly inactivityMs: number;
-  /** Largest prompt passed in argv, in UTF-8 bytes; larger ones spill to `brief.md`. */
+  /** Largest prompt passed in argv, in UTF-8 bytes; larger ones go to the CLI on stdin. */
   readonly promptArgvMaxBytes: number;
   /** Largest single vendor event line, in bytes. */
   readonly maxEventBytes: number;

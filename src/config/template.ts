@@ -31,7 +31,7 @@ first_event_seconds = 120
 # Minutes of silence from a running vendor before an advisory notice. The run continues.
 inactivity_minutes = 10
 # Largest prompt, in KiB of UTF-8, passed on the command line (at most 120: Linux caps one
-# argument at 128 KiB). Larger prompts are written to brief.md in the run directory.
+# argument at 128 KiB). Larger prompts go to the CLI on stdin.
 prompt_argv_max_kb = 100
 # Largest single vendor event (one JSON line), in bytes; longer lines are framing errors.
 max_event_bytes = 1048576
