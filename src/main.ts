@@ -150,6 +150,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       isSupervisedHere: (runId) => supervisor.supervises(runId),
       startup,
       killGraceMs: KILL_GRACE_MS,
+      cgroups: runtime.cgroups,
     });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile(true);

@@ -12,7 +12,7 @@ import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
-import { detectCgroupSupport } from './harness/run-cgroup.js';
+import { detectCgroupSupport, type CgroupSupport } from './harness/run-cgroup.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
 import { fileTracer } from './harness/traces.js';
 import { claudeVendor } from './harness/vendors/claude.js';
@@ -52,6 +52,8 @@ export interface Runtime {
   installed: ReadonlyMap<VendorName, InstalledVendor>;
   runsDir: string;
   host: string;
+  /** Where run cgroups are made, or why they cannot be. */
+  cgroups: CgroupSupport;
 }
 
 /**
@@ -113,5 +115,5 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     runsDir,
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
   });
-  return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host };
+  return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
 }

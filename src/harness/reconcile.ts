@@ -10,6 +10,7 @@ import { outcomeText } from '../dispatch/messages.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow } from '../store/schema.js';
 import { terminateRun } from './process-tree.js';
+import { existingRunCgroup, type CgroupSupport } from './run-cgroup.js';
 import { outcomeTarget } from './supervisor.js';
 import type { Vendor, VendorName } from './vendors/types.js';
 
@@ -28,6 +29,8 @@ export interface ReconcileDeps {
   /** The pass at service start (before any launch), not a periodic one. */
   startup: boolean;
   killGraceMs: number;
+  /** Where run cgroups live, to kill what a dead process's runs left in theirs. @default none */
+  cgroups?: CgroupSupport;
 }
 
 /** @returns the resume-guidance deliveries written, for the caller to attempt. */
@@ -41,7 +44,9 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     const pid = Number(run.supervisor.slice(deps.host.length + 1));
     if (pid === process.pid && !deps.startup) continue;
     if (Number.isInteger(pid) && pid !== process.pid && deps.isAlive(pid)) continue;
-    const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs });
+    const cgroup = deps.cgroups ? existingRunCgroup(deps.cgroups, run.id) : undefined;
+    const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs, ...(cgroup ? { trackedPids: cgroup.pids } : {}) });
+    await cgroup?.killAll(deps.killGraceMs);
     const endedAt = deps.clock.now();
     const vendor = deps.vendors.get(run.vendor);
     const resumeCommand = run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;

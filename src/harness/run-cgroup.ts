@@ -98,6 +98,21 @@ export function trackRunProcesses(support: CgroupSupport, runId: string, rootPid
   }
 }
 
+/**
+ * The cgroup a run got from an earlier baton process (restart reconciliation), so whatever is
+ * still inside can be killed; undefined when there is none.
+ */
+export function existingRunCgroup(support: CgroupSupport, runId: string): RunProcesses | undefined {
+  if ('unavailable' in support) return undefined;
+  const dir = join(support.parent, `baton-${runId}`);
+  try {
+    readFileSync(join(dir, 'cgroup.procs'));
+  } catch {
+    return undefined;
+  }
+  return cgroupTracker(dir);
+}
+
 function cgroupTracker(dir: string): RunProcesses {
   const pids = async (): Promise<number[]> => {
     try {

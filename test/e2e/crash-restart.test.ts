@@ -3,7 +3,7 @@
  * at restart the run becomes interrupted, its leftover processes are killed, and the chat gets
  * the outcome with the resume command (PRODUCT.md §10). Nothing is relaunched.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
@@ -18,7 +18,10 @@ afterAll(async () => world?.dispose());
 describe('crash and restart', () => {
   it('interrupts the orphaned run, kills its processes, and tells the chat how to resume', async () => {
     const { telegram, openai } = world;
-    openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
+    // The tool also starts a process that drops its session and BATON_RUN_ID; it must not
+    // outlive the restart either.
+    const escapee = 'sleep\u0000600.7319\u0000';
+    openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'setsid env -i sleep 600.7319 & sleep 600', yield_time_ms: 30_000 } });
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex wait a long time', 10));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 10 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
@@ -28,6 +31,7 @@ describe('crash and restart', () => {
       const cmdlines = await Promise.all((await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')));
       return cmdlines.some((c) => c.includes('sleep\u0000600') || c.includes('sleep 600'));
     });
+    await waitFor(async () => (await processesWithCmdline(escapee)).length > 0);
 
     await world.crashAndRestart();
     expect(world.service.stdout()).toContain('baton ready');
@@ -38,6 +42,7 @@ describe('crash and restart', () => {
     expect(interrupted.text).toContain('git status');
     expect(replyTarget(interrupted)).toBe(10);
     expect(await findRunProcesses(runId)).toEqual([]);
+    expect(await processesWithCmdline(escapee)).toEqual([]);
 
     // The worktree is free again: a new run starts and completes.
     openai.enqueue({ kind: 'message', text: 'After the crash.' });
@@ -55,4 +60,15 @@ async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('condition not reached');
+}
+
+/** Live (non-zombie) pids whose whole command line is `cmdline` (NUL-separated, as in /proc). */
+async function processesWithCmdline(cmdline: string): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  const found: number[] = [];
+  for (const pid of pids) {
+    const [cmd, stat] = await Promise.all([readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''), readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')]);
+    if (cmd === cmdline && !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) found.push(Number(pid));
+  }
+  return found;
 }

@@ -2,14 +2,16 @@
  * The run supervisor with real processes (a fake codex script that succeeds, fails, hangs,
  * floods or prints garbage) on a real database.
  */
-import { readFileSync } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { reconcileOrphanedRuns } from '../../src/harness/reconcile.js';
+import { detectCgroupSupport } from '../../src/harness/run-cgroup.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
@@ -187,6 +189,43 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     expect(await h.store.getRun(orphan)).toMatchObject({ status: 'interrupted', reason: 'restart' });
     expect((await h.store.getRun(runId))?.status).toBe('running');
     await h.supervisor.cancel(runId, 'owner_cancel');
+  });
+
+  it('at restart, kills what an orphaned run left in its cgroup, even without BATON_RUN_ID', async () => {
+    const support = await detectCgroupSupport();
+    if (!('parent' in support)) throw new Error(`this test needs a writable cgroup v2: ${support.unavailable}`);
+    const host = h.supervisor.supervisorId.split(':')[0]!;
+    const orphan = newRunId();
+    const now = new Date();
+    const cwd = join(h.root, 'orphan-cgroup');
+    await mkdir(cwd, { recursive: true });
+    await h.store.createRun(
+      { id: orphan, vendor: 'codex', status: 'running', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '9' }, supervisor: `${host}:999998`, createdAt: now },
+      { runId: orphan, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${orphan}] started` },
+      10,
+      now,
+    );
+    // What a dead baton process left: the run's cgroup with a tool that dropped its session and env.
+    const dir = join(support.parent, `baton-${orphan}`);
+    await mkdir(dir);
+    const tool = spawn('setsid', ['env', '-i', 'sleep', '598'], { stdio: 'ignore' });
+    await writeFile(join(dir, 'cgroup.procs'), String(tool.pid));
+    expect(await findRunProcesses(orphan)).toEqual([]);
+    const rows = await reconcileOrphanedRuns({
+      store: h.store,
+      clock: systemClock,
+      logger: silentLogger(),
+      vendors: new Map([['codex', codexVendor]]),
+      host,
+      isAlive: () => false,
+      isSupervisedHere: (id) => h.supervisor.supervises(id),
+      startup: false,
+      killGraceMs: 200,
+      cgroups: support,
+    });
+    expect(rows.map((r) => r.runId)).toEqual([orphan]);
+    await waitFor(async () => isGone(tool.pid!));
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('kills a run at its wall clock as failed/timeout, with every descendant', async () => {
