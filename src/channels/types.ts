@@ -4,6 +4,21 @@
  * commands and dedupe live in the dispatcher, which never sees an SDK type).
  */
 import { BatonError } from '../core/errors.js';
+import type { Readable } from 'node:stream';
+
+/** A file offered with a message, not yet downloaded. */
+export interface IncomingAttachment {
+  /** The name the sender gave it (shown, never trusted as a path or a type). */
+  name: string;
+  /** Size the platform announced, in bytes, when it did: lets an oversize file be refused before any download. */
+  sizeBytes?: number | undefined;
+  /**
+   * Opens the file's bytes (a platform download, or a local file for `baton ask`).
+   *
+   * @throws Error when the platform refuses or the network fails (the caller answers with it).
+   */
+  open(): Promise<Readable>;
+}
 
 /** Platforms baton talks to. `terminal` is `baton ask`. */
 export type Platform = 'telegram' | 'slack' | 'discord' | 'terminal';
@@ -35,6 +50,8 @@ export interface InboundMessage {
    * else's words, never a command of the sender's (issue #18).
    */
   forwarded?: boolean;
+  /** Files sent with the message (issue #13); downloaded only for the owner's launches. */
+  attachments?: IncomingAttachment[];
   receivedAt: Date;
 }
 

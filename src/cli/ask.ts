@@ -4,9 +4,11 @@
  * asked, and the outcome; exits 0 only when the run completed.
  */
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { open } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TerminalAdapter } from '../channels/terminal/adapter.js';
+import type { IncomingAttachment } from '../channels/types.js';
 import { systemClock } from '../core/clock.js';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
@@ -15,7 +17,7 @@ import type { ServiceInputs } from '../main.js';
 import { buildRuntime } from '../runtime.js';
 
 /** Usage text of `baton ask`. */
-export const ASK_USAGE = 'Usage: baton ask [--vendor codex|claude] [--cwd DIR] [--progress] [--json] TASK';
+export const ASK_USAGE = 'Usage: baton ask [--vendor codex|claude] [--cwd DIR] [--file FILE]... [--progress] [--json] TASK';
 
 function parseAskArgs(argv: readonly string[]) {
   try {
@@ -24,6 +26,7 @@ function parseAskArgs(argv: readonly string[]) {
       options: {
         vendor: { type: 'string' },
         cwd: { type: 'string' },
+        file: { type: 'string', multiple: true },
         progress: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
       },
@@ -81,6 +84,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
       senderName: 'terminal',
       senderIsBot: false,
       text: words.filter(Boolean).join(' '),
+      ...(values.file?.length ? { attachments: values.file.map(localAttachment) } : {}),
       receivedAt: systemClock.now(),
     });
     if (result.kind !== 'launched') {
@@ -112,4 +116,17 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     await runtime.supervisor.shutdown();
     await runtime.database.close();
   }
+}
+
+/**
+ * A file named with `--file`, as an attachment of the task: an image the model sees, or a text
+ * file made part of the task. Its name is what the owner typed.
+ *
+ * @throws Error from `open()` when the file cannot be read (the launch then refuses, naming it).
+ */
+function localAttachment(path: string): IncomingAttachment {
+  return {
+    name: basename(path),
+    open: async () => (await open(resolve(path), 'r')).createReadStream(),
+  };
 }

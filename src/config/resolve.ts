@@ -33,6 +33,8 @@ export interface HarnessConfig {
   readonly inactivityMs: number;
   /** Largest prompt passed in argv, in UTF-8 bytes; larger ones go to the CLI on stdin. */
   readonly promptArgvMaxBytes: number;
+  /** Largest attachment, in bytes (`max_attachment_mb`). */
+  readonly maxAttachmentBytes: number;
   /** Largest single vendor event line, in bytes. */
   readonly maxEventBytes: number;
   /** Framing errors tolerated before `failed/protocol`; 0 = none. */
@@ -142,6 +144,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       firstEventMs: h.first_event_seconds * MS_PER_SECOND,
       inactivityMs: h.inactivity_minutes * MS_PER_MINUTE,
       promptArgvMaxBytes: h.prompt_argv_max_kb * BYTES_PER_KIB,
+      maxAttachmentBytes: h.max_attachment_mb * BYTES_PER_MIB,
       maxEventBytes: h.max_event_bytes,
       maxFramingErrors: h.max_framing_errors,
       maxRunArtifactBytes: h.max_run_artifact_mb * BYTES_PER_MIB,

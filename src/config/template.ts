@@ -33,6 +33,8 @@ inactivity_minutes = 10
 # Largest prompt, in KiB of UTF-8, passed on the command line (at most 120: Linux caps one
 # argument at 128 KiB). Larger prompts go to the CLI on stdin.
 prompt_argv_max_kb = 100
+# Largest file, in MiB, that can go with a task (a screenshot, a log file); at most 10 per task.
+max_attachment_mb = 20
 # Largest single vendor event (one JSON line), in bytes; longer lines are framing errors.
 max_event_bytes = 1048576
 # Malformed or oversized vendor lines tolerated before the run fails (failed/protocol);

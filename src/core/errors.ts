@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'usage'
   | 'unknown_alias'
   | 'forwarded_message'
+  | 'attachment_refused'
   | 'text_unstorable'
   // spawning and runs
   | 'spawn_failed'

@@ -2,6 +2,8 @@
  * Routes every normalized inbound message: trust, dedupe, commands, launch gates (PRODUCT.md
  * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
  */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { InboundMessage } from '../channels/types.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
@@ -15,6 +17,7 @@ import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow, Vendor as VendorName } from '../store/schema.js';
 import { HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
+import { describeAttachments, MAX_ATTACHMENTS, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
 import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
@@ -211,8 +214,14 @@ export class Dispatcher {
     }
     await this.storageGate();
 
-    const now = deps.clock.now();
     const runId = (deps.newRunId ?? newRunId)();
+    // Downloaded before the run exists, so a refused file refuses the launch (owner only: only a
+    // launch downloads).
+    const attachmentsDir = join(deps.runsDir, runId, 'attachments');
+    const attachments = message.attachments?.length
+      ? await storeAttachments(message.attachments, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS })
+      : [];
+    const now = deps.clock.now();
     const timeoutMinutes = options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
     const target = { platform: message.platform, chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) };
     const run = {
@@ -228,18 +237,24 @@ export class Dispatcher {
       supervisor: deps.supervisor.supervisorId,
       createdAt: now,
     };
-    const started = await deps.store.createRun(
-      run,
-      { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body: startedText(run, parent?.id) },
-      harness.maxActive,
-      now,
-    );
+    const started = await deps.store
+      .createRun(
+        run,
+        { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body: startedText(run, parent?.id, describeAttachments(attachments)) },
+        harness.maxActive,
+        now,
+      )
+      .catch(async (err: unknown) => {
+        if (attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
+        throw err;
+      });
     deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
     const stored = await deps.store.getRun(runId);
     deps.supervisor.start(
       stored!,
       {
-        prompt: task,
+        prompt: taskWithTextAttachments(task, attachments),
+        ...(attachments.some((a) => a.kind === 'image') ? { images: attachments.flatMap((a) => (a.kind === 'image' ? [{ path: a.path, mediaType: a.mediaType }] : [])) } : {}),
         ...(model ? { model } : {}),
         ...(posture ? { posture } : {}),
         ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),

@@ -8,10 +8,11 @@ import type { RunRow, UsageJson } from '../store/schema.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
 
-/** `[run hr_…] started · codex · /path` */
-export function startedText(run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>, resumedFrom?: string): string {
+/** `[run hr_…] started · codex · /path[ · resuming hr_…][ · with shot.png (12 KB)]` */
+export function startedText(run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>, resumedFrom?: string, attachments?: string): string {
   const resumed = resumedFrom ? ` · resuming ${resumedFrom}` : '';
-  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}`;
+  const files = attachments ? ` · with ${attachments}` : '';
+  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}${files}`;
 }
 
 /** Facts of a finished run needed to describe it. */

@@ -210,7 +210,9 @@ export class RunSupervisor {
       await writePrivate(join(runDir, 'prompt.md'), request.prompt);
       const promptOnStdin = this.needsStdin(installed.vendor, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
-      const argv = installed.vendor.buildArgv({ ...request, promptOnStdin }, { cwd: run.cwd });
+      const launch = { ...request, promptOnStdin };
+      const argv = installed.vendor.buildArgv(launch, { cwd: run.cwd });
+      const stdinPayload = await installed.vendor.stdinPayload(launch);
       if (entry.stopBeforeSpawn) {
         Object.assign(exit, entry.stopBeforeSpawn);
         throw new StoppedBeforeSpawn();
@@ -232,7 +234,7 @@ export class RunSupervisor {
         extendEnv: false,
         // An open stdin pipe hangs codex forever (VENDOR-CLI.md): a prompt sent there is written
         // and stdin closed at once; otherwise there is none.
-        stdin: promptOnStdin ? 'pipe' : 'ignore',
+        stdin: stdinPayload === undefined ? 'ignore' : 'pipe',
         stdout: 'pipe',
         stderr: 'pipe',
         detached: true, // own session and process group, so a group signal reaches its tools
@@ -245,10 +247,10 @@ export class RunSupervisor {
       const processes: RunProcesses | undefined =
         child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
       if (processes?.fallbackReason) deps.logger.warn({ runId, why: processes.fallbackReason }, 'no cgroup for this run; following its process tree instead');
-      if (promptOnStdin && child.stdin) {
+      if (stdinPayload !== undefined && child.stdin) {
         // A CLI that exits before reading its prompt makes this EPIPE; its exit says why.
         child.stdin.on('error', (err) => deps.logger.warn({ err, runId }, 'could not write the prompt to the CLI'));
-        child.stdin.end(request.prompt);
+        child.stdin.end(stdinPayload);
       }
       let stopping: Promise<void> | undefined;
       entry.stop = (why) => {

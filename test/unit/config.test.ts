@@ -89,6 +89,7 @@ describe('loadConfig', () => {
       firstEventMs: 120_000,
       inactivityMs: 10 * 60_000,
       promptArgvMaxBytes: 100 * 1024,
+      maxAttachmentBytes: 20 * 1024 * 1024,
       maxEventBytes: 1_048_576,
       maxFramingErrors: 20,
       maxRunArtifactBytes: 64 * 1024 * 1024,

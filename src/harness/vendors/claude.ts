@@ -2,6 +2,7 @@
  * Claude Code (`claude -p --output-format stream-json --verbose`). Flags and events as measured on
  * claude 2.1.197 (shared/spec/VENDOR-CLI.md, and the notes below).
  */
+import { readFile } from 'node:fs/promises';
 import type { UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
@@ -53,8 +54,29 @@ export const claudeVendor: Vendor = {
     if (request.model) argv.push(`--model=${request.model}`);
     if (request.posture) argv.push(`--permission-mode=${request.posture}`);
     if (request.resumeSessionId) argv.push(`--resume=${request.resumeSessionId}`);
-    if (!request.promptOnStdin) argv.push('--', request.prompt);
+    if (request.images?.length) argv.push('--input-format=stream-json');
+    else if (!request.promptOnStdin) argv.push('--', request.prompt);
     return argv;
+  },
+
+  /**
+   * With images: one stream-json user message whose content is the prompt and an `image` block
+   * (base64) per image — claude has no image flag; measured on 2.1.197 (and 2.1.332) with
+   * `--input-format=stream-json`, the Messages request then carries the image bytes. Without:
+   * the plain prompt when it is too long for argv.
+   */
+  async stdinPayload(request: LaunchRequest): Promise<string | undefined> {
+    if (request.images?.length) {
+      const images = await Promise.all(
+        request.images.map(async (image) => ({
+          type: 'image',
+          source: { type: 'base64', media_type: image.mediaType, data: (await readFile(image.path)).toString('base64') },
+        })),
+      );
+      const message = { type: 'user', message: { role: 'user', content: [{ type: 'text', text: request.prompt }, ...images] } };
+      return `${JSON.stringify(message)}\n`;
+    }
+    return request.promptOnStdin ? request.prompt : undefined;
   },
 
   /** Only the config dir: `ANTHROPIC_API_KEY` is passed only in an API-key mode (PRODUCT.md §7). */

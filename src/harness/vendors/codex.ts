@@ -32,6 +32,11 @@ export const codexVendor: Vendor = {
     // Exec-level flags must precede `resume` (after it, -s/-C are usage errors, rc 2).
     const argv = ['exec', '--json', '--skip-git-repo-check', '-c', untrustedProjects(context.cwd)];
     if (request.model) argv.push('-m', request.model);
+    // `--image=FILE`, one per image: `-i` takes several values and would swallow the prompt
+    // (VENDOR-CLI.md, measured on 0.171.0; `exec resume` takes the same flag). codex decodes each
+    // image and silently leaves out one it cannot decode (measured: a PNG with a bad CRC), which
+    // is why baton only passes files whose magic bytes name an image type.
+    for (const image of request.images ?? []) argv.push(`--image=${image.path}`);
     // `-` reads the prompt from stdin (`codex exec --help`).
     const prompt = request.promptOnStdin ? '-' : request.prompt;
     if (request.resumeSessionId) {
@@ -47,6 +52,10 @@ export const codexVendor: Vendor = {
 
   vendorEnv(homes: VendorHomes): Record<string, string> {
     return { CODEX_HOME: homes.codexHome };
+  },
+
+  async stdinPayload(request: LaunchRequest): Promise<string | undefined> {
+    return request.promptOnStdin ? request.prompt : undefined;
   },
 
   newReducer(): StreamReducer {

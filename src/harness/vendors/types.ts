@@ -19,6 +19,8 @@ export interface LaunchRequest {
    * Linux caps one argv string at 128 KiB). The supervisor writes it and closes stdin.
    */
   promptOnStdin?: boolean;
+  /** Images the model sees as images (issue #13), stored in the run directory. */
+  images?: readonly { path: string; mediaType: string }[];
 }
 
 /** Where a run happens, for flags that depend on it. */
@@ -64,6 +66,11 @@ export interface Vendor {
   buildArgv(request: LaunchRequest, context: LaunchContext): string[];
   /** Most characters the CLI accepts as a prompt on stdin; absent: no known limit. */
   readonly maxStdinPromptChars?: number;
+  /**
+   * What the supervisor writes to the CLI's stdin before closing it, or undefined for no stdin
+   * at all (an open stdin hangs codex).
+   */
+  stdinPayload(request: LaunchRequest): Promise<string | undefined>;
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
   vendorEnv(homes: VendorHomes): Record<string, string>;
   newReducer(): StreamReducer;

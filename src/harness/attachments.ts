@@ -1,0 +1,148 @@
+/**
+ * Files that go with a task (issue #13): stored in the run directory, their type read from
+ * their content (never from the name), images handed to the model as images and text files made
+ * part of the task.
+ */
+import { createWriteStream } from 'node:fs';
+import { chmod, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { IncomingAttachment } from '../channels/types.js';
+import { BatonError } from '../core/errors.js';
+
+/** An image the model sees as an image. Media types Anthropic's Messages API and codex accept. */
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+
+/** A stored attachment. */
+export type StoredAttachment =
+  | { kind: 'image'; name: string; path: string; bytes: number; mediaType: ImageMediaType }
+  | { kind: 'text'; name: string; path: string; bytes: number; text: string };
+
+/** Limits on what goes with one task. */
+export interface AttachmentLimits {
+  /** Largest file, in bytes (`[harness] max_attachment_mb`). */
+  maxBytes: number;
+  /** Most files with one task. */
+  maxCount: number;
+}
+
+/** Most files with one task. */
+export const MAX_ATTACHMENTS = 10;
+/** Largest text file made part of the task, in bytes; larger text is refused. */
+export const MAX_TEXT_ATTACHMENT_BYTES = 1024 * 1024;
+
+/**
+ * The image type of `head` from its magic bytes (PNG, JPEG, GIF, WebP), or undefined.
+ *
+ * @param head the first bytes of the file (12 are enough).
+ */
+export function sniffImage(head: Buffer): ImageMediaType | undefined {
+  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+  if (head.length >= 6 && /^GIF8[79]a$/.test(head.subarray(0, 6).toString('latin1'))) return 'image/gif';
+  if (head.length >= 12 && head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
+/**
+ * Downloads every attachment into `dir` (created 0700; files 0600) and classifies each.
+ *
+ * @throws BatonError `attachment_refused` naming the file and why: too many files, over the size
+ *   cap, a type that is neither an image nor UTF-8 text, text over 1 MiB, or a failed download.
+ *   Whatever was stored is removed first.
+ */
+export async function storeAttachments(attachments: readonly IncomingAttachment[], dir: string, limits: AttachmentLimits): Promise<StoredAttachment[]> {
+  if (attachments.length > limits.maxCount) {
+    throw refused(`${attachments.length} files came with this task; at most ${limits.maxCount} can. Send fewer.`);
+  }
+  for (const attachment of attachments) {
+    if (attachment.sizeBytes !== undefined && attachment.sizeBytes > limits.maxBytes) throw tooLarge(attachment.name, limits.maxBytes);
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const stored: StoredAttachment[] = [];
+  try {
+    for (const [index, attachment] of attachments.entries()) stored.push(await storeOne(attachment, dir, index, limits));
+    return stored;
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function storeOne(attachment: IncomingAttachment, dir: string, index: number, limits: AttachmentLimits): Promise<StoredAttachment> {
+  const name = displayName(attachment.name, index);
+  // The stored name never comes from the sender alone: a number first, and no path separators.
+  const path = join(dir, `${index + 1}-${name.replace(/[^\w.-]+/g, '_').slice(0, 100)}`);
+  let bytes = 0;
+  const cap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      done(bytes > limits.maxBytes ? tooLarge(name, limits.maxBytes) : null, chunk);
+    },
+  });
+  try {
+    await pipeline(await attachment.open(), cap, createWriteStream(path, { mode: 0o600 }));
+  } catch (err) {
+    if (err instanceof BatonError) throw err;
+    throw refused(`Could not download ${name}: ${err instanceof Error ? err.message : String(err)}. Send it again.`, err);
+  }
+  const handle = await open(path, 'r');
+  const head = Buffer.alloc(12);
+  try {
+    await handle.read(head, 0, 12, 0);
+  } finally {
+    await handle.close();
+  }
+  const mediaType = sniffImage(head);
+  if (mediaType) return { kind: 'image', name, path, bytes, mediaType };
+  if (bytes > MAX_TEXT_ATTACHMENT_BYTES) {
+    throw refused(`${name} is neither an image (PNG, JPEG, GIF, WebP) nor a text file of at most 1 MB, so it cannot go with the task.`);
+  }
+  const raw = await readFile(path);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    text = '\u0000';
+  }
+  if (text.includes('\u0000')) {
+    throw refused(`${name} is neither an image (PNG, JPEG, GIF, WebP) nor UTF-8 text, so it cannot go with the task.`);
+  }
+  return { kind: 'text', name, path, bytes, text };
+}
+
+/**
+ * The task as the agent gets it: the owner's words, then each text attachment under a heading
+ * naming the file.
+ */
+export function taskWithTextAttachments(task: string, attachments: readonly StoredAttachment[]): string {
+  const texts = attachments.filter((a) => a.kind === 'text');
+  if (texts.length === 0) return task;
+  return [task, ...texts.map((a) => `\n\n--- Attached file: ${a.name} ---\n${a.text}`)].join('');
+}
+
+/** `shot.png (12 KB), notes.txt (1 KB)` for the `started` message. */
+export function describeAttachments(attachments: readonly Pick<StoredAttachment, 'name' | 'bytes'>[]): string {
+  return attachments.map((a) => `${a.name} (${formatSize(a.bytes)})`).join(', ');
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.ceil(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function displayName(name: string, index: number): string {
+  const clean = basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return clean === '' || clean === '.' || clean === '..' ? `file-${index + 1}` : clean.slice(0, 200);
+}
+
+function tooLarge(name: string, maxBytes: number): BatonError {
+  return refused(`${name} is larger than ${formatSize(maxBytes)} ([harness] max_attachment_mb), so it cannot go with the task.`);
+}
+
+function refused(message: string, cause?: unknown): BatonError {
+  return new BatonError('attachment_refused', message, cause === undefined ? {} : { cause });
+}
