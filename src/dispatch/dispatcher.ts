@@ -4,7 +4,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { InboundMessage } from '../channels/types.js';
+import type { IncomingAttachment, InboundMessage } from '../channels/types.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import { BatonError, isBatonError, type ErrorCode } from '../core/errors.js';
@@ -21,6 +21,13 @@ import { describeAttachments, MAX_ATTACHMENTS, storeAttachments, taskWithTextAtt
 import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
+
+/** How long files sent without a command wait for the next launch, in ms (issue #13). */
+export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
+
+function heldKey(message: InboundMessage): string {
+  return JSON.stringify([message.platform, message.chatId, message.threadId ?? '', message.senderId]);
+}
 
 /** The answer to a message holding U+0000, which PostgreSQL cannot store in text (issue #18). */
 export const UNSTORABLE_TEXT = 'Your message contains a NUL character (U+0000), which baton cannot store. Remove it and send the message again.';
@@ -69,6 +76,11 @@ export type DispatchResult =
 /** The command router. */
 export class Dispatcher {
   private readonly storageGate: () => Promise<void>;
+  /**
+   * Files sent without a command, by conversation and sender. In memory: a restart within the
+   * hold forgets them (the owner sends them again).
+   */
+  private readonly held = new Map<string, { attachments: IncomingAttachment[]; untilMs: number }>();
 
   constructor(private readonly deps: DispatcherDeps) {
     const { harness } = deps.config;
@@ -109,6 +121,11 @@ export class Dispatcher {
     if (message.text.includes('\u0000')) {
       await this.reply(message, UNSTORABLE_TEXT);
       return { kind: 'refused', code: 'text_unstorable' };
+    }
+    if (message.attachments?.length && message.text.trim() === '' && !message.replyToMessageId) {
+      this.holdAttachments(message, message.attachments);
+      await this.reply(message, `Got it — ${message.attachments.length === 1 ? 'it goes' : 'they go'} with your next /codex or /claude (within ${HOLD_ATTACHMENTS_MS / 60_000} minutes).`);
+      return { kind: 'answered' };
     }
     if (command instanceof BatonError) {
       await this.reply(message, command.message);
@@ -218,8 +235,9 @@ export class Dispatcher {
     // Downloaded before the run exists, so a refused file refuses the launch (owner only: only a
     // launch downloads).
     const attachmentsDir = join(deps.runsDir, runId, 'attachments');
-    const attachments = message.attachments?.length
-      ? await storeAttachments(message.attachments, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS })
+    const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
+    const attachments = incoming.length
+      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS })
       : [];
     const now = deps.clock.now();
     const timeoutMinutes = options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
@@ -346,6 +364,23 @@ export class Dispatcher {
   private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished'> {
     if (await this.deps.supervisor.cancel(runId, reason)) return 'cancelled';
     return (await this.deps.store.requestCancel(runId, reason)) ? 'requested' : 'finished';
+  }
+
+  /** Keeps files sent without a command for the same sender's next launch in this conversation. */
+  private holdAttachments(message: InboundMessage, attachments: readonly IncomingAttachment[]): void {
+    const key = heldKey(message);
+    const nowMs = this.deps.clock.nowMs();
+    const held = this.held.get(key);
+    const kept = held && held.untilMs > nowMs ? held.attachments : [];
+    this.held.set(key, { attachments: [...kept, ...attachments], untilMs: nowMs + HOLD_ATTACHMENTS_MS });
+  }
+
+  /** The files held for this sender and conversation (and forgets them), unless they expired. */
+  private takeHeldAttachments(message: InboundMessage): IncomingAttachment[] {
+    const key = heldKey(message);
+    const held = this.held.get(key);
+    this.held.delete(key);
+    return held && held.untilMs > this.deps.clock.nowMs() ? held.attachments : [];
   }
 
   private async reply(message: InboundMessage, body: string): Promise<void> {

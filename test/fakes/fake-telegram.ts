@@ -86,9 +86,18 @@ export interface FakeTelegram {
   waitForSent(predicate: (body: SendMessageBody) => boolean, timeoutMs: number): Promise<SendMessageBody>;
   /** Updates not yet confirmed through `offset`. */
   pendingUpdates(): number;
+  /**
+   * Stores a file users can send: `getFile` returns its `file_path`, and
+   * `GET /file/bot<token>/<file_path>` its bytes. Like the Bot API, `getFile` refuses a file over
+   * 20 MB ("Bad Request: file is too big").
+   */
+  addFile(bytes: Buffer): { file_id: string; file_unique_id: string; file_size: number };
   /** Answers a pending long poll with `[]`, stops listening, drops connections. */
   close(): Promise<void>;
 }
+
+/** The Bot API's download limit for bots (https://core.telegram.org/bots/api#getfile), in bytes. */
+export const TELEGRAM_GET_FILE_MAX_BYTES = 20 * 1024 * 1024;
 
 /** Options of {@link startFakeTelegram}. */
 export interface StartFakeTelegramOptions {
@@ -128,6 +137,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     can_manage_bots: false, supports_join_request_queries: false,
   };
   const calls: RecordedCall[] = [];
+  const files = new Map<string, { bytes: Buffer; uniqueId: string; path: string }>();
   const sent: SendMessageBody[] = [];
   const sentMessages: Message[] = [];
   const failures = new Map<string, FailureSpec[]>();
@@ -245,11 +255,24 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         return ok(true);
       case 'getmycommands': return ok(commands);
       case 'sendchataction': case 'close': case 'logout': return ok(true);
+      case 'getfile': {
+        const file = files.get(String(body['file_id']));
+        if (!file) return fail(400, 'Bad Request: invalid file_id');
+        if (file.bytes.length > TELEGRAM_GET_FILE_MAX_BYTES) return fail(400, 'Bad Request: file is too big');
+        return ok({ file_id: body['file_id'], file_unique_id: file.uniqueId, file_size: file.bytes.length, file_path: file.path });
+      }
       default: return fail(404, 'Not Found: method not found');
     }
   };
 
   const server = createServer((req, res) => {
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
+    if (download) {
+      const file = [...files.values()].find((f) => f.path === download[2]);
+      res.writeHead(download[1] !== token ? 401 : file ? 200 : 404, { 'content-type': 'application/octet-stream' });
+      res.end(download[1] === token && file ? file.bytes : undefined);
+      return;
+    }
     void readJson(req).then((parsed) => {
       const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
       if (!match) return send(res, fail(404, 'Not Found'));
@@ -274,6 +297,12 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
 
   return {
     url: `http://127.0.0.1:${port}`, botUser, calls, sent, sentMessages,
+    addFile: (bytes) => {
+      const n = files.size + 1;
+      const file = { bytes, uniqueId: `unique${n}`, path: `documents/file_${n}` };
+      files.set(`file-id-${n}`, file);
+      return { file_id: `file-id-${n}`, file_unique_id: file.uniqueId, file_size: bytes.length };
+    },
     pushMessage: (input) => {
       const type = input.chatType ?? (input.chatId > 0 ? 'private' : 'group');
       const from: User = { is_bot: false, first_name: 'Test', ...input.from };

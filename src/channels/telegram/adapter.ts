@@ -2,16 +2,19 @@
  * The Telegram channel: grammY long polling through @grammyjs/runner, plain-text replies to the
  * originating message. Bot API: https://core.telegram.org/bots/api
  */
+import { Readable } from 'node:stream';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { run, type RunnerHandle } from '@grammyjs/runner';
 import { Bot, GrammyError, HttpError } from 'grammy';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundMessage } from '../types.js';
-import { normalizeTelegramUpdate } from './normalize.js';
+import { ChannelSendError, type IncomingAttachment, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundMessage } from '../types.js';
+import { normalizeTelegramUpdate, type TelegramFileRef } from './normalize.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
+/** grammY's default API root. */
+const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
 /** Longest wait for each start-up call (getMe, deleteWebhook), in ms. */
 const START_TIMEOUT_MS = 30_000;
@@ -83,7 +86,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const me = { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
     const username = me.username;
     this.bot.on('message', async (ctx) => {
-      const message = normalizeTelegramUpdate(ctx.update, me, clock.now());
+      const message = normalizeTelegramUpdate(ctx.update, me, clock.now(), (file) => this.attachment(file));
       if (message) await handler(message);
     });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
@@ -109,6 +112,33 @@ export class TelegramAdapter implements ChannelAdapter {
       }, retryMs);
       this.restartTimer.unref();
     });
+  }
+
+  /**
+   * A file of a message, downloaded only when a launch asks for it: grammY's `getFile`, then a
+   * streamed GET of `<api root>/file/bot<token>/<file_path>` (Bot API "getFile"; files over 20 MB
+   * cannot be downloaded by bots). Not @grammyjs/files 1.2.0: its Node download is https-only (no
+   * self-hosted or loopback Bot API server) and streams an error page as if it were the file.
+   * Errors never carry the token, which the URL holds.
+   */
+  private attachment(file: TelegramFileRef): IncomingAttachment {
+    const { token, apiRoot } = this.options;
+    return {
+      name: file.name,
+      sizeBytes: file.sizeBytes,
+      open: async () => {
+        let response: Response;
+        try {
+          const { file_path: path } = await this.bot.api.getFile(file.fileId);
+          if (!path) throw new Error(`Telegram gave no file_path for ${file.name}`);
+          response = await fetch(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`);
+        } catch (err) {
+          throw new Error(describe(err, token));
+        }
+        if (!response.ok || !response.body) throw new Error(`the file download answered HTTP ${response.status}`);
+        return Readable.fromWeb(response.body as never);
+      },
+    };
   }
 
   async stop(): Promise<void> {

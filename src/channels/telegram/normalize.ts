@@ -2,19 +2,48 @@
  * Telegram update → {@link InboundMessage}. Bot API facts: https://core.telegram.org/bots/api
  * (Update, Message, MessageEntity `bot_command`; commands in groups may carry `@botname`).
  */
-import type { Update } from 'grammy/types';
-import type { InboundMessage } from '../types.js';
+import type { Message, Update } from 'grammy/types';
+import type { IncomingAttachment, InboundMessage } from '../types.js';
+
+/** A file a Telegram message carries, before download. */
+export interface TelegramFileRef {
+  fileId: string;
+  /** The document's own name, or `photo-<message id>.jpg` (Telegram re-encodes photos as JPEG). */
+  name: string;
+  /** `file_size` when Telegram announced it, in bytes. */
+  sizeBytes?: number | undefined;
+}
 
 /**
- * Normalizes a Telegram update, or returns undefined when it is not a text message for this bot
- * (service messages, photos without caption, a command addressed to another bot).
+ * The files of a message: the largest size of a `photo` (the last `PhotoSize`), a `document`.
+ * (Bot API "Message": `photo`, `document`; "PhotoSize" sizes come smallest first.)
+ */
+export function telegramFilesOf(message: Message): TelegramFileRef[] {
+  const files: TelegramFileRef[] = [];
+  const photo = message.photo?.at(-1);
+  if (photo) files.push({ fileId: photo.file_id, name: `photo-${message.message_id}.jpg`, sizeBytes: photo.file_size });
+  if (message.document) files.push({ fileId: message.document.file_id, name: message.document.file_name ?? `document-${message.message_id}`, sizeBytes: message.document.file_size });
+  return files;
+}
+
+/**
+ * Normalizes a Telegram update, or returns undefined when it is not a message for this bot
+ * (service messages, stickers and other media without text, a command addressed to another bot).
+ * A photo or document comes with its caption as the text (empty without one).
  *
  * @param bot - this bot's user id and username (from `getMe`), without `@`.
+ * @param attach - turns a file reference into an attachment that downloads it. @default files are ignored
  */
-export function normalizeTelegramUpdate(update: Update, bot: { id: number; username: string }, receivedAt: Date): InboundMessage | undefined {
+export function normalizeTelegramUpdate(
+  update: Update,
+  bot: { id: number; username: string },
+  receivedAt: Date,
+  attach?: (file: TelegramFileRef) => IncomingAttachment,
+): InboundMessage | undefined {
   const message = update.message;
   if (!message?.from) return undefined;
-  const raw = message.text ?? message.caption;
+  const files = attach ? telegramFilesOf(message) : [];
+  const raw = message.text ?? message.caption ?? (files.length > 0 ? '' : undefined);
   if (raw === undefined) return undefined;
   const text = stripBotName(raw, bot.username);
   if (text === undefined) return undefined;
@@ -42,6 +71,7 @@ export function normalizeTelegramUpdate(update: Update, bot: { id: number; usern
     ...(replyToBotText !== undefined ? { replyToBotText } : {}),
     // Bot API 7.0 `forward_origin`; older servers sent `forward_date` (with `forward_from…`).
     ...(message.forward_origin !== undefined || 'forward_date' in message ? { forwarded: true } : {}),
+    ...(attach && files.length > 0 ? { attachments: files.map(attach) } : {}),
     receivedAt,
   };
 }

@@ -1,0 +1,109 @@
+/**
+ * Screenshots and files from Telegram (issue #13) through `baton start`: the real grammY client
+ * downloads them from the fake Bot API (`getFile` + the file path), the real codex and claude
+ * CLIs send them to the fake model servers, all on 127.0.0.1.
+ */
+import type { Update } from 'grammy/types';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isMessagesCall } from '../fakes/fake-anthropic.js';
+import { OWNER, GUEST, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+
+/** A valid 1×1 PNG (codex decodes images and drops broken ones). */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+let world: TelegramE2E;
+
+beforeAll(async () => {
+  world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')] });
+});
+afterAll(async () => world?.dispose());
+
+/** A photo message (Telegram sends several sizes, smallest first) with an optional caption. */
+function photoMessage(userId: number, messageId: number, bytes: Buffer, caption?: string): Update {
+  const update = world.privateMessage(userId, caption ?? 'x', messageId);
+  const message = update.message as unknown as Record<string, unknown>;
+  delete message['text'];
+  delete message['entities'];
+  const file = world.telegram.addFile(bytes);
+  const thumb = world.telegram.addFile(Buffer.from('not the one'));
+  message['photo'] = [{ ...thumb, width: 1, height: 1 }, { ...file, width: 1, height: 1 }];
+  if (caption !== undefined) {
+    message['caption'] = caption;
+    if (caption.startsWith('/')) message['caption_entities'] = [{ type: 'bot_command', offset: 0, length: caption.split(' ')[0]!.length }];
+  }
+  return update;
+}
+
+function documentMessage(userId: number, messageId: number, bytes: Buffer, fileName: string): Update {
+  const update = world.privateMessage(userId, 'x', messageId);
+  const message = update.message as unknown as Record<string, unknown>;
+  delete message['text'];
+  delete message['entities'];
+  message['document'] = { ...world.telegram.addFile(bytes), file_name: fileName, mime_type: 'text/plain' };
+  return update;
+}
+
+describe('Telegram attachments', () => {
+  it('a photo captioned /codex reaches the model as an image, and started names it', async () => {
+    const { telegram, openai } = world;
+    openai.enqueue({ kind: 'message', text: 'I see the layout bug.' });
+    const before = openai.requests.length;
+    telegram.pushUpdate(photoMessage(OWNER, 10, PNG, '/codex fix the layout bug shown in this screenshot'));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 10 && m.text.includes('] started'), WAIT_MS);
+    expect(started.text).toMatch(new RegExp(`started · codex · \\S+ · with photo-10\\.jpg \\(${PNG.length} B\\)$`));
+    const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    expect(done.text).toContain('I see the layout bug.');
+    const sent = JSON.stringify(openai.requests.slice(before).map((r) => r.body));
+    expect(sent.includes(`data:image/png;base64,${PNG.toString('base64')}`), 'image bytes in the Responses request').toBe(true);
+  });
+
+  it('a photo alone is held and goes with the next /claude, as an image block', async () => {
+    const { telegram, anthropic } = world;
+    telegram.pushUpdate(photoMessage(OWNER, 20, PNG));
+    const held = await telegram.waitForSent((m) => replyTarget(m) === 20, WAIT_MS);
+    expect(held.text).toMatch(/^Got it — it goes with your next \/codex or \/claude/);
+    anthropic.enqueue({ kind: 'message', text: 'Claude sees it.' });
+    const before = anthropic.requests.length;
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude what is wrong in the screenshot', 21));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 21 && m.text.includes('] started'), WAIT_MS);
+    expect(started.text).toContain('· with photo-20.jpg');
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    const call = anthropic.requests.slice(before).filter(isMessagesCall).at(-1);
+    expect(JSON.stringify(call?.body).includes(`"data":"${PNG.toString('base64')}"`), 'image block in the Messages request').toBe(true);
+  });
+
+  it('a text document becomes part of the task', async () => {
+    const { telegram, openai } = world;
+    telegram.pushUpdate(documentMessage(OWNER, 30, Buffer.from('Error: the build fails on line 12\n'), 'build.log'));
+    await telegram.waitForSent((m) => replyTarget(m) === 30, WAIT_MS);
+    openai.enqueue({ kind: 'message', text: 'Read the log.' });
+    const before = openai.requests.length;
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex why does the build fail', 31));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 31 && m.text.includes('] started'), WAIT_MS);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    const sent = JSON.stringify(openai.requests.slice(before).map((r) => r.body));
+    expect(sent.includes('--- Attached file: build.log ---\\nError: the build fails on line 12'), 'file in the task').toBe(true);
+  });
+
+  it('a guest’s photo is never downloaded', async () => {
+    const { telegram } = world;
+    const downloads = () => telegram.calls.filter((c) => c.method === 'getFile').length;
+    const before = downloads();
+    telegram.pushUpdate(photoMessage(GUEST, 40, PNG, '/codex look at this'));
+    const answer = await telegram.waitForSent((m) => replyTarget(m) === 40, WAIT_MS);
+    expect(answer.text).toBe('Coding runs are available to the owner only.');
+    expect(downloads()).toBe(before);
+  });
+
+  it('a file over max_attachment_mb is refused by name before any download', async () => {
+    const { telegram } = world;
+    const update = photoMessage(OWNER, 50, PNG, '/codex look at this huge one');
+    const photos = (update.message as unknown as { photo: { file_size: number }[] }).photo;
+    photos.at(-1)!.file_size = 25 * 1024 * 1024;
+    const downloads = telegram.calls.filter((c) => c.method === 'getFile').length;
+    telegram.pushUpdate(update);
+    const answer = await telegram.waitForSent((m) => replyTarget(m) === 50, WAIT_MS);
+    expect(answer.text).toMatch(/^photo-50\.jpg is larger than 20\.0 MB \(\[harness\] max_attachment_mb\)/);
+    expect(telegram.calls.filter((c) => c.method === 'getFile').length).toBe(downloads);
+  });
+});
