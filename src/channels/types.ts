@@ -13,6 +13,11 @@ export interface IncomingAttachment {
   /** Size the platform announced, in bytes, when it did: lets an oversize file be refused before any download. */
   sizeBytes?: number | undefined;
   /**
+   * The file is the rest of the message: a chat client turned a long paste into it (Discord's
+   * `message.txt`). Its text joins the message text before the command is read.
+   */
+  pastedText?: boolean;
+  /**
    * Opens the file's bytes (a platform download, or a local file for `baton ask`).
    *
    * @throws Error when the platform refuses or the network fails (the caller answers with it).

@@ -17,13 +17,29 @@ import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow, Vendor as VendorName } from '../store/schema.js';
 import { HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
-import { describeAttachments, MAX_ATTACHMENTS, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
+import { describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
 import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 
 /** How long files sent without a command wait for the next launch, in ms (issue #13). */
 export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
+
+/** The text of a pasted-text file, or undefined when it is over 1 MiB or not UTF-8. */
+async function readPastedText(attachment: IncomingAttachment): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of await attachment.open()) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > MAX_TEXT_ATTACHMENT_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    return undefined;
+  }
+}
 
 function heldKey(message: InboundMessage): string {
   return JSON.stringify([message.platform, message.chatId, message.threadId ?? '', message.senderId]);
@@ -100,6 +116,8 @@ export class Dispatcher {
     const { deps } = this;
     if (message.senderIsBot) return { kind: 'ignored' };
     const role = this.roleOf(message);
+    // Only the owner's files are ever downloaded.
+    if (role === 'owner' && message.attachments?.some((a) => a.pastedText)) message = await this.joinPastedText(message);
     let command: Command | BatonError;
     try {
       command = parseCommand(message.text, message.platform === 'slack' || message.platform === 'discord');
@@ -364,6 +382,27 @@ export class Dispatcher {
   private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished'> {
     if (await this.deps.supervisor.cancel(runId, reason)) return 'cancelled';
     return (await this.deps.store.requestCancel(runId, reason)) ? 'requested' : 'finished';
+  }
+
+  /**
+   * A long paste a chat client turned into a file (Discord's `message.txt`) is the rest of the
+   * message: its text joins the message text before the command is read. One that cannot be read
+   * as UTF-8 text of at most 1 MiB stays an attachment, which the launch then accepts or refuses
+   * with a reason.
+   */
+  private async joinPastedText(message: InboundMessage): Promise<InboundMessage> {
+    let text = message.text;
+    const rest: IncomingAttachment[] = [];
+    for (const attachment of message.attachments ?? []) {
+      const pasted = attachment.pastedText ? await readPastedText(attachment).catch((err: unknown) => {
+        this.deps.logger.warn({ err, platform: message.platform }, 'could not read a pasted-text file; it stays an attachment');
+        return undefined;
+      }) : undefined;
+      if (pasted === undefined) rest.push(attachment);
+      else text = text.trim() === '' ? pasted : `${text}\n${pasted}`;
+    }
+    const { attachments: _replaced, ...others } = message;
+    return { ...others, text, ...(rest.length > 0 ? { attachments: rest } : {}) };
   }
 
   /** Keeps files sent without a command for the same sender's next launch in this conversation. */

@@ -28,6 +28,9 @@ if (long) {
   text = lines.join('\n').padEnd(total, 'x').slice(0, total);
 } else {
   text = resumed ? `resumed ${resumed}: ${prompt}` : `done: ${prompt}`;
+  // Images passed as `--image=FILE` are named, so a test sees what went with the task.
+  const images = argv.filter((a) => a.startsWith('--image=')).map((a) => a.slice('--image='.length).split('/').at(-1));
+  if (images.length > 0) text += ` [images: ${images.join(', ')}]`;
 }
 emit({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text } });
 emit({ type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 } });

@@ -45,6 +45,16 @@ export interface DiscordMessage {
   [field: string]: unknown;
 }
 
+/** A user's message; `attachments` are served from this fake as its CDN (`/attachments/…`). */
+export interface PushDiscordMessage {
+  channelId: string;
+  guildId?: string | undefined;
+  author: DiscordUser;
+  content: string;
+  replyTo?: string | undefined;
+  attachments?: { name: string; bytes: Buffer; contentType?: string }[];
+}
+
 /** An accepted Create Message: the JSON body as received and the message created. */
 export interface SentMessage {
   channelId: string;
@@ -70,7 +80,9 @@ export interface FakeDiscord {
   readonly identifies: readonly { intents: number }[];
   readonly sent: readonly SentMessage[];
   /** A user posts a message; dispatched as MESSAGE_CREATE to sessions that may see it. */
-  pushMessage(input: { channelId: string; guildId?: string; author: DiscordUser; content: string; replyTo?: string }): DiscordMessage;
+  pushMessage(input: PushDiscordMessage): DiscordMessage;
+  /** GET requests for attachment URLs (the CDN), in order. */
+  readonly attachmentDownloads: readonly string[];
   /** The next Create Message in `channelId` fails with this status (429: `retryAfterS`). */
   failNext(channelId: string, failure: { status: number; code?: number; retryAfterS?: number }): void;
   waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs: number): Promise<SentMessage>;
@@ -97,6 +109,8 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const failures = new Map<string, { status: number; code?: number; retryAfterS?: number }[]>();
   const waiters = new Set<(m: SentMessage) => boolean>();
   const sessions = new Map<WebSocket, { intents: number; seq: number }>();
+  const files = new Map<string, Buffer>();
+  const attachmentDownloads: string[] = [];
   let counter = 0n;
   const snowflake = (): string => String(((BigInt(Date.now()) - DISCORD_EPOCH_MS) << 22n) | (counter++ & 0xfffn));
 
@@ -116,13 +130,19 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     }
   };
 
-  const createMessage = (input: { channelId: string; guildId?: string | undefined; author: DiscordUser; content: string; replyTo?: string | undefined }): DiscordMessage => {
+  const createMessage = (input: PushDiscordMessage): DiscordMessage => {
+    const attachments = (input.attachments ?? []).map((file) => {
+      const id = snowflake();
+      const path = `/attachments/${input.channelId}/${id}/${encodeURIComponent(file.name)}`;
+      files.set(path, file.bytes);
+      return { id, filename: file.name, size: file.bytes.length, url: `http://127.0.0.1:${port()}${path}?ex=0&is=0&hm=fake`, proxy_url: `http://127.0.0.1:${port()}${path}`, ...(file.contentType ? { content_type: file.contentType } : {}) };
+    });
     const referenced = input.replyTo ? messages.get(input.replyTo) : undefined;
     const mentioned = [...input.content.matchAll(/<@!?(\d+)>/g)].map((m) => m[1]);
     const message: DiscordMessage = {
       id: snowflake(), channel_id: input.channelId, ...(input.guildId ? { guild_id: input.guildId } : {}),
       author: input.author, content: input.content, timestamp: new Date().toISOString(), edited_timestamp: null,
-      tts: false, mention_everyone: false, mention_roles: [], attachments: [], embeds: [], pinned: false, flags: 0,
+      tts: false, mention_everyone: false, mention_roles: [], attachments, embeds: [], pinned: false, flags: 0,
       mentions: mentioned.includes(botUser.id) ? [botUser] : [],
       type: referenced ? 19 : 0,
       ...(referenced ? { message_reference: { message_id: referenced.id, channel_id: input.channelId, ...(input.guildId ? { guild_id: input.guildId } : {}) }, referenced_message: withoutReference(referenced) } : {}),
@@ -163,6 +183,14 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   };
 
   const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'GET' && url.pathname.startsWith('/attachments/')) {
+      attachmentDownloads.push(url.pathname);
+      const bytes = files.get(url.pathname);
+      res.writeHead(bytes ? 200 : 404, { 'content-type': 'application/octet-stream' });
+      res.end(bytes);
+      return;
+    }
     void readJson(req).then(async (body) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/api\/v10/, '');
       if (req.headers.authorization !== `Bot ${options.token}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
@@ -207,7 +235,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const port = (): number => (server.address() as AddressInfo).port;
 
   return {
-    url: `http://127.0.0.1:${port()}/api`, botUser, identifies, sent,
+    url: `http://127.0.0.1:${port()}/api`, botUser, identifies, sent, attachmentDownloads,
     pushMessage: (input) => {
       const message = createMessage(input);
       broadcastMessage(message);

@@ -5,6 +5,7 @@
  * "Get Gateway Bot" (the gateway URL comes from the REST API), "Create Message" (`content` up to
  * 2000 characters, `message_reference`, `allowed_mentions`, flag SUPPRESS_EMBEDS).
  */
+import { Readable } from 'node:stream';
 import {
   Client,
   Events,
@@ -19,9 +20,9 @@ import {
 } from 'discord.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import type { ChannelAdapter, ChannelState, InboundHandler, OutboundMessage } from '../types.js';
+import type { ChannelAdapter, ChannelState, IncomingAttachment, InboundHandler, OutboundMessage } from '../types.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
-import { normalizeDiscordMessage } from './normalize.js';
+import { DISCORD_PASTE_FILE_NAME, normalizeDiscordMessage, type DiscordAttachmentLike } from './normalize.js';
 
 /** Longest `content` of one message, in characters ("Create Message": max 2000). */
 export const DISCORD_MAX_MESSAGE_LENGTH = 2000;
@@ -181,7 +182,7 @@ export class DiscordAdapter implements ChannelAdapter {
     // discord.js caches `referenced_message` from the MESSAGE_CREATE payload in the channel.
     const cached = refId ? message.channel.messages.cache.get(refId) : undefined;
     const referenced = cached ? { authorId: cached.author.id, content: cached.content } : undefined;
-    const inbound = normalizeDiscordMessage(message, botId, referenced, this.options.clock.now());
+    const inbound = normalizeDiscordMessage(message, botId, referenced, this.options.clock.now(), (file) => discordAttachment(file));
     if (inbound) await handler(inbound);
   }
 
@@ -202,4 +203,21 @@ export class DiscordAdapter implements ChannelAdapter {
     }, waitMs);
     this.reconnectTimer.unref();
   }
+}
+
+/**
+ * A Discord attachment, downloaded only when the dispatcher asks: a GET of its CDN URL (signed by
+ * Discord; no bot token is sent). discord.js has no download helper.
+ */
+function discordAttachment(file: DiscordAttachmentLike): IncomingAttachment {
+  return {
+    name: file.name,
+    sizeBytes: file.size,
+    ...(file.name === DISCORD_PASTE_FILE_NAME ? { pastedText: true } : {}),
+    open: async () => {
+      const response = await fetch(file.url);
+      if (!response.ok || !response.body) throw new Error(`the attachment download answered HTTP ${response.status}`);
+      return Readable.fromWeb(response.body as never);
+    },
+  };
 }

@@ -3,7 +3,7 @@
  * mentions are `<@id>`, the legacy nickname form `<@!id>`; "Message Resource": `message_reference`,
  * `referenced_message`, `webhook_id`; system message types).
  */
-import type { InboundMessage } from '../types.js';
+import type { IncomingAttachment, InboundMessage } from '../types.js';
 
 /** `MessageReferenceType.Forward`. */
 const DISCORD_FORWARD = 1;
@@ -22,7 +22,22 @@ export interface DiscordMessageLike {
   author: { id: string; bot: boolean; username: string; globalName: string | null };
   /** `type` 1 is a forward (Discord "Message Reference Types": DEFAULT 0, FORWARD 1). */
   reference: { messageId?: string | undefined; type?: number | undefined } | null;
+  /** Files of the message (discord.js `Collection<id, Attachment>`: `url`, `name`, `size` in bytes). */
+  attachments?: { values(): Iterable<DiscordAttachmentLike> } | undefined;
 }
+
+/** The fields of a discord.js `Attachment` baton reads. */
+export interface DiscordAttachmentLike {
+  url: string;
+  name: string;
+  size: number;
+}
+
+/**
+ * The name Discord's clients give a long message they turn into a file (over 2,000 characters,
+ * 4,000 with Nitro); its text is the rest of the message.
+ */
+export const DISCORD_PASTE_FILE_NAME = 'message.txt';
 
 /** The message a reply refers to, when discord.js has it (from `referenced_message`). */
 export interface DiscordReferencedMessage {
@@ -42,6 +57,7 @@ export function normalizeDiscordMessage(
   botId: string,
   referenced: DiscordReferencedMessage | undefined,
   receivedAt: Date,
+  attach?: (attachment: DiscordAttachmentLike) => IncomingAttachment,
 ): InboundMessage | undefined {
   if (message.system) return undefined;
   const isDirect = message.guildId === null;
@@ -49,6 +65,7 @@ export function normalizeDiscordMessage(
   const repliesToBot = referenced?.authorId === botId;
   if (!isDirect && !mentioned && !repliesToBot) return undefined;
   const replyTo = message.reference?.messageId;
+  const attachments = attach && message.attachments ? [...message.attachments.values()].map(attach) : [];
   return {
     platform: 'discord',
     dedupeKey: message.id,
@@ -62,6 +79,7 @@ export function normalizeDiscordMessage(
     ...(replyTo !== undefined ? { replyToMessageId: replyTo } : {}),
     ...(repliesToBot ? { replyToBotText: referenced.content } : {}),
     ...(message.reference?.type === DISCORD_FORWARD ? { forwarded: true } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
     receivedAt,
   };
 }
