@@ -82,7 +82,9 @@ export interface FakeSlack {
   readonly calls: readonly { method: string; args: Record<string, string> }[];
   readonly posted: readonly PostedMessage[];
   /** A user message: stored in the channel's history and returned as the event Slack would send. */
-  userMessage(input: { channel: string; user: string; text: string; threadTs?: string; kind: 'app_mention' | 'im' }): EventEnvelope;
+  userMessage(input: { channel: string; user: string; text: string; threadTs?: string; kind: 'app_mention' | 'im'; files?: { name: string; bytes: Buffer }[] }): EventEnvelope;
+  /** GETs of `url_private_download` URLs, with whether they carried the bot token. */
+  readonly fileDownloads: readonly { path: string; authorized: boolean }[];
   /** A `message.im` event for a message this app's bot posted itself. */
   botMessage(input: { channel: string; text: string; threadTs?: string }): EventEnvelope;
   /** POSTs an envelope to baton's request URL, signed. */
@@ -112,6 +114,8 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   const bot = { userId: 'UBATONBOT', botId: 'BBATONBOT', teamId: 'T0TEST' };
   const calls: { method: string; args: Record<string, string> }[] = [];
   const posted: PostedMessage[] = [];
+  const files_ = new Map<string, Buffer>();
+  const fileDownloads: { path: string; authorized: boolean }[] = [];
   const history: SlackMessage[] = [];
   const failures = new Map<string, ({ error: string } | { status: 429; retryAfterS: number })[]>();
   const delays = new Map<string, number[]>();
@@ -161,6 +165,16 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   };
 
   const server = createServer((req, res) => {
+    const filePath = new URL(req.url ?? '/', 'http://x').pathname;
+    if (req.method === 'GET' && filePath.startsWith('/files-pri/')) {
+      const authorized = req.headers.authorization === `Bearer ${options.botToken}`;
+      fileDownloads.push({ path: filePath, authorized });
+      const bytes = files_.get(filePath);
+      // Without the token Slack answers with its sign-in page, not the file.
+      res.writeHead(!authorized ? 302 : bytes ? 200 : 404, authorized ? { 'content-type': 'application/octet-stream' } : { location: 'https://fake.slack.test/?redir=signin' });
+      res.end(authorized ? bytes : undefined);
+      return;
+    }
     void readBody(req).then(async (raw) => {
       const method = /^\/api\/([\w.]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
       if (!method) return send(res, { status: 404, body: 'not found' });
@@ -203,12 +217,19 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   const userMessage: FakeSlack['userMessage'] = (input) => {
     const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
     history.push(message);
-    const base = { ...message, event_ts: message.ts, team: bot.teamId, client_msg_id: `msg-${message.ts}` };
+    // Slack "File object": a private download URL that needs the bot token (scope files:read).
+    const files = (input.files ?? []).map((file) => {
+      const id = `F${String(files_.size + 1).padStart(8, '0')}`;
+      const path = `/files-pri/${bot.teamId}-${id}/download/${encodeURIComponent(file.name)}`;
+      files_.set(path, file.bytes);
+      return { id, name: file.name, size: file.bytes.length, mimetype: 'application/octet-stream', url_private: `http://127.0.0.1:${port()}${path.replace('/download', '')}`, url_private_download: `http://127.0.0.1:${port()}${path}` };
+    });
+    const base = { ...message, event_ts: message.ts, team: bot.teamId, client_msg_id: `msg-${message.ts}`, ...(files.length > 0 ? { subtype: 'file_share', files } : {}) };
     return envelope(input.kind === 'app_mention' ? { type: 'app_mention', ...base } : { type: 'message', channel_type: 'im', ...base });
   };
 
   return {
-    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, userMessage,
+    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, userMessage, fileDownloads,
     botMessage: (input) => {
       const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
       history.push(message);

@@ -5,14 +5,18 @@
  * (HMAC signature, timestamps older than 5 minutes refused — done by Bolt's HTTPReceiver),
  * "Socket Mode" (`apps.connections.open`), `auth.test`, `chat.postMessage`, `conversations.replies`.
  */
+import { Readable } from 'node:stream';
 import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver } from '@slack/bolt';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import type { ChannelAdapter, ChannelState, InboundHandler, OutboundMessage } from '../types.js';
+import type { ChannelAdapter, ChannelState, IncomingAttachment, InboundHandler, OutboundMessage } from '../types.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
-import { needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope } from './normalize.js';
+import { needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
 import { decodeSlackText, escapeSlackText } from './text.js';
+
+/** Where Slack serves `url_private_download`. */
+const SLACK_FILES_ORIGIN = 'https://files.slack.com';
 
 /**
  * Longest text of one message, in UTF-16 code units, before escaping. `chat.postMessage` advises
@@ -126,6 +130,28 @@ export class SlackAdapter implements ChannelAdapter {
     return this.state;
   }
 
+  /**
+   * A shared file, downloaded only when the dispatcher asks: a GET of its `url_private_download`
+   * with the bot token (Slack "Downloading files": `Authorization: Bearer`, scope `files:read`).
+   * The token goes only to Slack's file host (`files.slack.com`) or the configured API server's
+   * origin; any other URL is refused.
+   */
+  private attachment(file: SlackFile): IncomingAttachment {
+    const name = file.name ?? file.id;
+    return {
+      name,
+      sizeBytes: file.size,
+      open: async () => {
+        const url = new URL(file.url_private_download ?? file.url_private ?? '');
+        const own = this.options.apiUrl ? new URL(this.options.apiUrl).origin : undefined;
+        if (url.origin !== SLACK_FILES_ORIGIN && url.origin !== own) throw new Error(`Slack gave ${name} a download URL outside ${SLACK_FILES_ORIGIN}; not sent the bot token`);
+        const response = await fetch(url, { headers: { authorization: `Bearer ${this.options.token}` }, redirect: 'error' });
+        if (!response.ok || !response.body) throw new Error(`the file download answered HTTP ${response.status}`);
+        return Readable.fromWeb(response.body as never);
+      },
+    };
+  }
+
   private clientOptions(): webApi.WebClientOptions {
     return {
       ...(this.options.apiUrl ? { slackApiUrl: this.options.apiUrl } : {}),
@@ -152,7 +178,7 @@ export class SlackAdapter implements ChannelAdapter {
     // botId and botUserId given: Bolt skips its own auth.test, whose failure would be unhandled.
     const app = new App({ token: this.options.token, botId: bot.botId, botUserId: bot.userId, receiver, logger: log, clientOptions, convoStore: false });
     const deliver = async (body: SlackEventEnvelope): Promise<void> => {
-      const message = normalizeSlackEvent(body, bot, clock.now());
+      const message = normalizeSlackEvent(body, bot, clock.now(), (file) => this.attachment(file));
       if (!message) return;
       const runText = needsThreadLookup(message) ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!) : undefined;
       await handler(runText === undefined ? message : { ...message, replyToBotText: runText });

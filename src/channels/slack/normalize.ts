@@ -4,7 +4,7 @@
  * channels; never sent for direct messages) and `message.im` (`message` with `channel_type: "im"`),
  * and "Message subtypes".
  */
-import type { InboundMessage } from '../types.js';
+import type { IncomingAttachment, InboundMessage } from '../types.js';
 import { decodeSlackText, stripBotMention } from './text.js';
 
 /** The fields of a Slack message-like event baton reads. */
@@ -21,6 +21,19 @@ export interface SlackMessageEvent {
   /** The thread's parent `ts`, when the message is in a thread. */
   thread_ts?: string | undefined;
   user_profile?: { display_name?: string | undefined; real_name?: string | undefined; name?: string | undefined } | undefined;
+  /** Files shared with the message (`file_share`; Slack "File object"). */
+  files?: SlackFile[] | undefined;
+}
+
+/** The fields of a Slack file object baton reads. */
+export interface SlackFile {
+  id: string;
+  name?: string | undefined;
+  /** In bytes. */
+  size?: number | undefined;
+  /** Download URL; needs the bot token and the `files:read` scope. */
+  url_private_download?: string | undefined;
+  url_private?: string | undefined;
 }
 
 /** The fields of an `event_callback` envelope baton reads. */
@@ -46,7 +59,12 @@ const POSTED_SUBTYPES = new Set([undefined, 'bot_message', 'file_share', 'thread
  * itself in a thread replies to its parent (`replyToMessageId` = `thread_ts`). The thread's run
  * message (`replyToBotText`) is the adapter's to look up; see {@link needsThreadLookup}.
  */
-export function normalizeSlackEvent(envelope: SlackEventEnvelope, bot: SlackBotIdentity, receivedAt: Date): InboundMessage | undefined {
+export function normalizeSlackEvent(
+  envelope: SlackEventEnvelope,
+  bot: SlackBotIdentity,
+  receivedAt: Date,
+  attach?: (file: SlackFile) => IncomingAttachment,
+): InboundMessage | undefined {
   const { event } = envelope;
   const isDirect = event.type === 'message' && event.channel_type === 'im';
   if (event.type !== 'app_mention' && !isDirect) return undefined;
@@ -67,6 +85,7 @@ export function normalizeSlackEvent(envelope: SlackEventEnvelope, bot: SlackBotI
     senderIsBot: event.bot_id !== undefined || event.subtype === 'bot_message' || senderId === bot.userId,
     text: decodeSlackText(stripBotMention(event.text ?? '', bot.userId)).trim(),
     ...(inThread ? { replyToMessageId: event.thread_ts! } : {}),
+    ...(attach && event.files?.length ? { attachments: event.files.map(attach) } : {}),
     receivedAt,
   };
 }
