@@ -14,8 +14,11 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 /** A pino level name. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** What a variable holds, which decides how it is checked and whether it is a secret. */
-export type EnvKind = 'secret' | 'http_url' | 'postgres_url' | 'port' | 'path' | 'log_level';
+/**
+ * What a variable holds, which decides how it is checked and whether it is a secret
+ * (`home_path`: absolute, or starting with `~/`).
+ */
+export type EnvKind = 'secret' | 'http_url' | 'postgres_url' | 'port' | 'path' | 'home_path' | 'log_level';
 
 /** One environment variable baton reads. */
 export interface EnvVarDoc {
@@ -40,8 +43,8 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
   { name: 'SLACK_API_URL', kind: 'http_url', description: 'Slack Web API base URL (a proxy); unset: https://slack.com/api/' },
   { name: 'DISCORD_BOT_TOKEN', kind: 'secret', description: 'Discord bot token; unset: Discord is skipped' },
   { name: 'DISCORD_API_URL', kind: 'http_url', description: 'Discord REST API base URL (a proxy); unset: https://discord.com/api' },
-  { name: 'CODEX_HOME', kind: 'path', description: 'CODEX_HOME for codex runs when [harness] codex_home is unset' },
-  { name: 'CLAUDE_CONFIG_DIR', kind: 'path', description: 'CLAUDE_CONFIG_DIR for claude runs when [harness] claude_config_dir is unset' },
+  { name: 'CODEX_HOME', kind: 'home_path', description: 'CODEX_HOME for codex runs when [harness] codex_home is unset (absolute, or ~/…)' },
+  { name: 'CLAUDE_CONFIG_DIR', kind: 'home_path', description: 'CLAUDE_CONFIG_DIR for claude runs when [harness] claude_config_dir is unset (absolute, or ~/…)' },
   { name: 'ANTHROPIC_API_KEY', kind: 'secret', description: 'Passed to claude only for runs that ask for API-key mode; never to codex' },
 ];
 
@@ -94,6 +97,11 @@ function check(kind: EnvKind, value: string): string | undefined {
       return /[\s\p{Cc}]/u.test(value) ? 'contains whitespace or control characters (a stray space or newline from pasting?)' : undefined;
     case 'path':
       return value.includes('\0') ? 'contains a NUL character' : undefined;
+    case 'home_path':
+      // A relative path would be resolved by the CLI against the run's directory: inside the
+      // repository, whose files are untrusted (issue #18).
+      if (value.includes('\0')) return 'contains a NUL character';
+      return path.isAbsolute(value) || value === '~' || value.startsWith('~/') ? undefined : 'must be an absolute path or start with ~/ (a relative one would point into the repository a run works in)';
     case 'log_level':
       return (LOG_LEVELS as readonly string[]).includes(value) ? undefined : `must be one of ${LOG_LEVELS.join(', ')}`;
     case 'port': {

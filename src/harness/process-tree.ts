@@ -80,6 +80,9 @@ export async function terminateRun(options: TerminateOptions): Promise<number[]>
     const [byEnv, tracked] = await Promise.all([findRunProcesses(options.runId), options.trackedPids?.() ?? []]);
     return [...new Set([...byEnv, ...tracked])].sort((a, b) => a - b);
   };
+  // Looked at once before any signal: a tree tracker must see the run's processes while their
+  // parents are alive, or a tool that leaves the tree when the CLI exits is never found.
+  await options.trackedPids?.();
   if (options.rootPid) signalQuietly(-options.rootPid, 'SIGINT');
   const graceEnd = performance.now() + options.graceMs;
   while (performance.now() < graceEnd) {

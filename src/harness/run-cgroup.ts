@@ -18,7 +18,7 @@
  * Linux only; elsewhere neither applies and the environment scan is all there is.
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signalQuietly } from './process-tree.js';
@@ -114,32 +114,49 @@ export function existingRunCgroup(support: CgroupSupport, runId: string): RunPro
 }
 
 function cgroupTracker(dir: string): RunProcesses {
-  const pids = async (): Promise<number[]> => {
-    try {
-      return (await readFile(join(dir, 'cgroup.procs'), 'utf8')).split('\n').filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  };
   return {
     mechanism: 'cgroup',
-    pids,
+    // A process may create child cgroups under the run's (it may write there): they count too.
+    pids: async () => (await subtree(dir)).flatMap((group) => group.pids),
     killAll: async (waitMs) => {
       const end = performance.now() + waitMs;
-      let left = await pids();
+      let left = (await subtree(dir)).flatMap((group) => group.pids);
       while (left.length > 0 && performance.now() < end) {
         try {
+          // Kills every process of the cgroup and of its descendants (cgroup v2, Linux ≥ 5.14).
           await writeFile(join(dir, 'cgroup.kill'), '1');
         } catch {
           for (const pid of left) signalQuietly(pid, 'SIGKILL');
         }
         await sleep(20);
-        left = await pids();
+        left = (await subtree(dir)).flatMap((group) => group.pids);
       }
-      if (left.length === 0) await rmdir(dir).catch(() => undefined);
+      if (left.length === 0) {
+        // Deepest first: a cgroup with children cannot be removed.
+        for (const group of (await subtree(dir)).reverse()) await rmdir(group.dir).catch(() => undefined);
+      }
       return left;
     },
   };
+}
+
+/** `dir` and every cgroup below it, parents before children, each with its pids. */
+async function subtree(dir: string): Promise<{ dir: string; pids: number[] }[]> {
+  const groups: { dir: string; pids: number[] }[] = [];
+  const visit = async (current: string, depth: number): Promise<void> => {
+    let procs: string;
+    try {
+      procs = await readFile(join(current, 'cgroup.procs'), 'utf8');
+    } catch {
+      return; // removed meanwhile
+    }
+    groups.push({ dir: current, pids: procs.split('\n').filter(Boolean).map(Number) });
+    if (depth >= 16) return;
+    const entries = await readdir(current, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) if (entry.isDirectory()) await visit(join(current, entry.name), depth + 1);
+  };
+  await visit(dir, 0);
+  return groups;
 }
 
 /** pid → start time (field 22 of `/proc/<pid>/stat`, clock ticks since boot). */

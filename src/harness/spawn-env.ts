@@ -24,14 +24,15 @@ export function resolveVendorHomes(
   env: { CODEX_HOME?: string | undefined; CLAUDE_CONFIG_DIR?: string | undefined },
   home: string,
 ): VendorHomes {
-  return {
-    codexHome: config.codexHome ?? nonEmpty(env.CODEX_HOME) ?? join(home, '.codex'),
-    claudeConfigDir: config.claudeConfigDir ?? nonEmpty(env.CLAUDE_CONFIG_DIR) ?? join(home, '.claude'),
+  const fromEnv = (value: string | undefined): string | undefined => {
+    if (value === undefined || value === '') return undefined;
+    // The CLI would not expand `~`: left as is, `~/.codex` names a directory inside the run's cwd.
+    return value === '~' ? home : value.startsWith('~/') ? join(home, value.slice(2)) : value;
   };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
+  return {
+    codexHome: config.codexHome ?? fromEnv(env.CODEX_HOME) ?? join(home, '.codex'),
+    claudeConfigDir: config.claudeConfigDir ?? fromEnv(env.CLAUDE_CONFIG_DIR) ?? join(home, '.claude'),
+  };
 }
 
 /**

@@ -452,8 +452,9 @@ export class RunSupervisor {
   private needsStdin(vendor: Vendor, prompt: string): boolean {
     if (Buffer.byteLength(prompt, 'utf8') <= this.deps.limits.promptArgvMaxBytes) return false;
     const max = vendor.maxStdinPromptChars;
-    if (max !== undefined && prompt.length > max) {
-      throw new BatonError('task_too_long', `The task is ${prompt.length.toLocaleString('en-US')} characters; ${vendor.name} accepts at most ${max.toLocaleString('en-US')}. Shorten it and send it again.`);
+    const chars = max === undefined ? 0 : codePoints(prompt);
+    if (max !== undefined && chars > max) {
+      throw new BatonError('task_too_long', `The task is ${chars.toLocaleString('en-US')} characters; ${vendor.name} accepts at most ${max.toLocaleString('en-US')}. Shorten it and send it again.`);
     }
     return true;
   }
@@ -481,6 +482,11 @@ function processNote(processes: RunProcesses | undefined, survivors: readonly nu
     return 'This machine gives baton no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived.';
   }
   return undefined;
+}
+
+/** Characters as the CLIs count them: Unicode code points (an emoji is one, not two UTF-16 units). */
+function codePoints(text: string): number {
+  return text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
 }
 
 /** Control flow: a cancel or shutdown arrived before the CLI was spawned, so it never is. */

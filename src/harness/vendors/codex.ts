@@ -86,8 +86,8 @@ export const codexVendor: Vendor = {
 
 /**
  * The `-c` override that marks `cwd` and every ancestor of it untrusted: a TOML inline table,
- * `projects={"/a/b"={trust_level="untrusted"},"/a"={…},"/"={…}}`. JSON string escapes are valid
- * TOML basic-string escapes, so any path is quoted safely.
+ * `projects={"/a/b"={trust_level="untrusted"},"/a"={…},"/"={…}}`, each path a TOML basic string
+ * ({@link tomlString}).
  *
  * @param cwd an absolute path.
  */
@@ -97,7 +97,16 @@ export function untrustedProjects(cwd: string): string {
     dirs.push(dir);
     if (dirname(dir) === dir) break;
   }
-  return `projects={${dirs.map((dir) => `${JSON.stringify(dir)}={trust_level="untrusted"}`).join(',')}}`;
+  return `projects={${dirs.map((dir) => `${tomlString(dir)}={trust_level="untrusted"}`).join(',')}}`;
+}
+
+/**
+ * A TOML basic string holding `text` exactly: `"` and `\` escaped, and every control character
+ * TOML forbids in a basic string (U+0000–U+001F and U+007F; JSON allows U+007F raw) as `\uXXXX`.
+ */
+export function tomlString(text: string): string {
+  const escaped = text.replace(/["\\\u0000-\u001f\u007f]/g, (c) => (c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return `"${escaped}"`;
 }
 
 /** Folds `codex exec --json` events: `thread.started`, `item.*`, `turn.completed|failed`, `error`. */

@@ -64,7 +64,7 @@ export interface Vendor {
    * the repository must not change (posture, settings sources): a repository is untrusted input.
    */
   buildArgv(request: LaunchRequest, context: LaunchContext): string[];
-  /** Most characters the CLI accepts as a prompt on stdin; absent: no known limit. */
+  /** Most characters (Unicode code points) the CLI accepts as a prompt on stdin; absent: no known limit. */
   readonly maxStdinPromptChars?: number;
   /**
    * What the supervisor writes to the CLI's stdin before closing it, or undefined for no stdin
