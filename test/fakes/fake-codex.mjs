@@ -95,6 +95,21 @@ switch (scenario) {
     setInterval(() => {}, 1000);
     break;
   }
+  case 'hang-cgroup-nest': {
+    // A tool that stays inside the run's cgroup but in a child cgroup it makes there (any process
+    // may, in a cgroup its user owns), then drops its session and environment like hang-escape.
+    thread();
+    const duration = `996.${process.pid}`;
+    const own = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((line) => line.startsWith('0::'))?.slice(3).trim() ?? '/';
+    const mount = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' - ')).find(([, after]) => after?.startsWith('cgroup2 '))?.[0]?.split(' ')[4] ?? '/sys/fs/cgroup';
+    const nested = `${mount}${own}/tool`.replace(/\/+/g, '/');
+    const script = `mkdir '${nested}' && echo $$ > '${nested}/cgroup.procs' && exec /bin/sleep ${duration}`;
+    const tool = spawn('setsid', ['env', '-i', '/bin/sh', '-c', script], { stdio: 'ignore' });
+    tool.unref();
+    emit({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: script, status: 'in_progress', tool_pid: tool.pid } });
+    setInterval(() => {}, 1000);
+    break;
+  }
   default:
     process.stderr.write(`fake-codex: unknown scenario ${JSON.stringify(prompt)}\n`);
     process.exitCode = 2;

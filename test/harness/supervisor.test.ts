@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
@@ -139,6 +139,33 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     expect(await finished(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
     const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled · codex`));
     expect(outcome.text).not.toMatch(/may (still be running|have survived)/);
+  });
+
+  it('stops a tool that moved into a child cgroup of the run cgroup, or says it may have survived', async () => {
+    // Still inside the run's cgroup (cgroup.kill would end it), but not in its cgroup.procs.
+    const support = await detectCgroupSupport();
+    if (!('parent' in support)) throw new Error(`this test needs a writable cgroup v2: ${support.unavailable}`);
+    const runId = await launch('hang-cgroup-nest');
+    const toolPid = await waitForToolPid(runId);
+    try {
+      await waitFor(async () => readFileSync(`/proc/${toolPid}/cmdline`, 'utf8').startsWith('/bin/sleep\0'));
+      expect(readFileSync(`/proc/${toolPid}/cgroup`, 'utf8')).toContain(`baton-${runId}/tool`);
+      const reply = await h.dispatcher.handle(inbound('1', `/cancel ${runId}`));
+      expect(reply.kind).toBe('answered');
+      expect(await finished(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
+      const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled · codex`));
+      expect({ gone: isGone(toolPid), warned: /may (still be running|have survived)/.test(outcome.text) }).not.toEqual({ gone: false, warned: false });
+      expect(isGone(toolPid)).toBe(true);
+      expect(existsSync(join(support.parent, `baton-${runId}`))).toBe(false);
+    } finally {
+      try {
+        process.kill(toolPid, 'SIGKILL');
+      } catch {
+        // Already gone: the attack was stopped.
+      }
+      await waitFor(async () => isGone(toolPid));
+      for (const dir of [join(support.parent, `baton-${runId}`, 'tool'), join(support.parent, `baton-${runId}`)]) await rmdir(dir).catch(() => undefined);
+    }
   });
 
   it('honours a cancel requested through the database by another process', async () => {
