@@ -115,6 +115,16 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     expect(run.errorMessage).toMatch(/^The task is 1,048,584 characters; codex accepts at most 1,048,576\./);
   });
 
+  it('counts a task in characters as codex does, not UTF-16 code units: 600,000 emoji are not too long', async () => {
+    // Measured on codex-cli 0.171.0: 600,000 × U+1F600 on stdin (600,000 characters, 2,400,000
+    // bytes) starts a turn; 1,048,577 ASCII characters get "Input exceeds the maximum length of
+    // 1048576 characters" (`actual_chars` counts Unicode scalar values). JavaScript's
+    // `length` counts each of these emoji twice.
+    const run = await finished(await launch(`success ${'\u{1F600}'.repeat(600_000)}`));
+    expect(run.errorMessage ?? '').not.toMatch(/characters; codex accepts at most/);
+    expect(run).toMatchObject({ status: 'completed' });
+  });
+
   it('cancels a run and every descendant, including a tool in its own session', async () => {
     for (const scenario of ['hang', 'hang-ignore-int']) {
       const runId = await launch(scenario);
