@@ -13,7 +13,10 @@ export function boltLogger(logger: Logger, secrets: readonly string[]): SlackLog
   let level: LogLevel = LogLevel.DEBUG;
   const text = (parts: unknown[]): string => redact(parts.map(stringify).join(' '), secrets);
   return {
-    debug: (...parts: unknown[]) => child.debug(text(parts)),
+    // Never logged, at any level: @slack/socket-mode's debug lines hold every received event whole
+    // and @slack/web-api's every API answer (a thread's messages), so a person's text, a task,
+    // would reach the log at BATON_LOG_LEVEL=debug (issue #18).
+    debug: () => {},
     info: (...parts: unknown[]) => child.info(text(parts)),
     warn: (...parts: unknown[]) => child.warn(text(parts)),
     error: (...parts: unknown[]) => child.error(text(parts)),
