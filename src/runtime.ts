@@ -10,6 +10,7 @@ import type { Clock } from './core/clock.js';
 import type { Logger } from './core/logger.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import { outcomeText } from './dispatch/messages.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
@@ -24,6 +25,11 @@ import { RunStore } from './store/runs-repo.js';
 export const VENDORS: readonly Vendor[] = [codexVendor, claudeVendor];
 /** SIGINT → SIGKILL grace when stopping a run, in ms. */
 export const KILL_GRACE_MS = 3_000;
+/**
+ * How long output is still read after a CLI has exited, in ms: a descendant that inherited its
+ * stdout can keep the pipe open for as long as it lives (PRODUCT.md §8).
+ */
+export const EXIT_DRAIN_MS = 2_000;
 
 /** What {@link buildRuntime} needs. */
 export interface RuntimeInputs {
@@ -94,7 +100,10 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
       maxRunArtifactBytes: config.harness.maxRunArtifactBytes,
       firstEventMs: config.harness.firstEventMs,
       inactivityMs: config.harness.inactivityMs,
+      finishGraceMs: config.harness.finishGraceMs,
+      exitDrainMs: EXIT_DRAIN_MS,
     },
+    describeOutcome: outcomeText,
     supervisorId: `${host}:${process.pid}`,
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
   });

@@ -102,6 +102,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
         finalMessage: run?.finalMessage ?? null,
         errorMessage: run?.errorMessage ?? null,
         usage: run?.usage ?? null,
+        denials: run?.denials ?? [],
         messages,
       }));
     }

@@ -29,6 +29,8 @@ export interface HarnessConfig {
   readonly defaultTimeoutMs: number;
   /** Silence after launch before the "no first event" notice, in ms. */
   readonly firstEventMs: number;
+  /** `finish_grace_seconds` in ms: how long a CLI may take to exit after its terminal event. */
+  readonly finishGraceMs: number;
   /** Silence during a run before the inactivity notice, in ms. */
   readonly inactivityMs: number;
   /** Largest prompt passed in argv, in UTF-8 bytes; larger ones spill to `brief.md`. */
@@ -141,6 +143,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       defaultTimeoutMs: h.default_timeout_minutes * MS_PER_MINUTE,
       firstEventMs: h.first_event_seconds * MS_PER_SECOND,
       inactivityMs: h.inactivity_minutes * MS_PER_MINUTE,
+      finishGraceMs: h.finish_grace_seconds * MS_PER_SECOND,
       promptArgvMaxBytes: h.prompt_argv_max_kb * BYTES_PER_KIB,
       maxEventBytes: h.max_event_bytes,
       maxFramingErrors: h.max_framing_errors,

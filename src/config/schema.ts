@@ -88,6 +88,8 @@ const harnessSection = z.strictObject({
     `Wall-clock limit of a run in minutes unless it asks for another with timeout:MINUTES (at most ${MAX_TIMEOUT_MINUTES}); past it the run is killed as failed/timeout.`),
   first_event_seconds: documented(int(1, MAX_TIMEOUT_MINUTES * 60).default(120), `integer seconds, 1 to ${MAX_TIMEOUT_MINUTES * 60}`,
     'Seconds without any vendor event after launch before an advisory notice (often auth or config trouble); the run continues.'),
+  finish_grace_seconds: documented(int(1, 600).default(10), 'integer seconds, 1 to 600',
+    "Seconds a vendor CLI may take to exit after its terminal event (codex turn.completed/turn.failed, claude's last result) before baton stops it and judges the run from that event."),
   inactivity_minutes: documented(int(1, MAX_TIMEOUT_MINUTES).default(10), `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
     'Minutes of silence from a running vendor before an advisory notice; the run continues.'),
   prompt_argv_max_kb: documented(int(1, PROMPT_ARGV_MAX_KB_CAP).default(100), `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,

@@ -28,6 +28,9 @@ default_timeout_minutes = 30
 # Seconds without any vendor event after launch before an advisory notice (often auth or
 # config trouble). The run continues.
 first_event_seconds = 120
+# Seconds a CLI may take to exit after it reported its outcome; then baton stops it and
+# judges the run from that outcome.
+finish_grace_seconds = 10
 # Minutes of silence from a running vendor before an advisory notice. The run continues.
 inactivity_minutes = 10
 # Largest prompt, in KiB of UTF-8, passed on the command line (at most 120: Linux caps one

@@ -11,6 +11,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/delivery/outbox.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import { outcomeText } from '../../src/dispatch/messages.js';
 import { RunSupervisor, type InstalledVendor, type RunLimits } from '../../src/harness/supervisor.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
@@ -95,10 +96,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
       maxRunArtifactBytes: 64 * 1024 * 1024,
       firstEventMs: 120_000,
       inactivityMs: 600_000,
+      finishGraceMs: 10_000,
+      exitDrainMs: 2_000,
       ...options.limits,
     },
     supervisorId: `${hostname()}:${process.pid}`,
     cancelPollMs: 50,
+    describeOutcome: outcomeText,
     tracer: fileTracer(tracesDir, systemClock, logger),
   });
   const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home, runsDir });

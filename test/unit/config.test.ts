@@ -87,6 +87,7 @@ describe('loadConfig', () => {
       maxActive: 2,
       defaultTimeoutMs: 30 * 60_000,
       firstEventMs: 120_000,
+      finishGraceMs: 10_000,
       inactivityMs: 10 * 60_000,
       promptArgvMaxBytes: 100 * 1024,
       maxEventBytes: 1_048_576,
