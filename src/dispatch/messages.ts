@@ -80,7 +80,9 @@ export function denialsText(denials: readonly DenialJson[]): string {
   const listed = denials.slice(0, MAX_LISTED_DENIALS).map((d) => `- ${d.tool}${d.detail ? `: ${d.detail}` : ''}`);
   const more = denials.length > MAX_LISTED_DENIALS ? [`- and ${denials.length - MAX_LISTED_DENIALS} more`] : [];
   return [
-    `The CLI denied ${denials.length === 1 ? 'this tool call' : `these ${denials.length} tool calls`}; what they were for was not done:`,
+    denials.length === 1
+      ? 'The CLI denied this tool call; what it was for was not done:'
+      : `The CLI denied these ${denials.length} tool calls; what they were for was not done:`,
     ...listed,
     ...more,
     'To let claude write files in the project, add mode:acceptEdits to the request (baton ask takes it too).',

@@ -13,6 +13,7 @@ import { Outbox } from '../../src/delivery/outbox.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { outcomeText } from '../../src/dispatch/messages.js';
 import { RunSupervisor, type InstalledVendor, type RunLimits } from '../../src/harness/supervisor.js';
+import { claudeVendor } from '../../src/harness/vendors/claude.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
 import { RunStore } from '../../src/store/runs-repo.js';
@@ -49,6 +50,8 @@ export interface HarnessOptions {
   replaceConfig?: (paths: { root: string; home: string }) => string;
   /** The codex executable. @default the fake codex script */
   codexBinary?: string | null;
+  /** The claude executable. @default none: claude is not installed */
+  claudeBinary?: string;
   limits?: Partial<RunLimits>;
   /** Extra service env visible to the spawner (only HOME/PATH/TERM/USER are ever passed on). */
   baseEnv?: { PATH?: string; USER?: string | undefined; TERM?: string };
@@ -77,6 +80,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
   const vendors = new Map<VendorName, InstalledVendor>();
   const codexBinary = options.codexBinary === undefined ? FAKE_CODEX : options.codexBinary;
   if (codexBinary) vendors.set('codex', { vendor: codexVendor, binaryPath: codexBinary, version: 'fake' });
+  if (options.claudeBinary) vendors.set('claude', { vendor: claudeVendor, binaryPath: options.claudeBinary, version: 'fake' });
   const runsDir = join(dir, 'baton', 'harness', 'runs');
   const tracesDir = join(dir, 'baton', 'traces');
   const supervisor = new RunSupervisor({
