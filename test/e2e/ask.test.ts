@@ -7,7 +7,9 @@ import { readFile } from 'node:fs/promises';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+import { makeClaudeConfigDir } from '../support/claude-home.js';
 import { CLI, makeCliHome, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
 
@@ -96,3 +98,42 @@ async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
   }
   throw new Error('condition not reached');
 }
+
+describe('baton ask with the real claude CLI', () => {
+  let anthropic: FakeAnthropic;
+  let claudeHome: CliHome;
+
+  beforeAll(async () => {
+    anthropic = await startFakeAnthropic();
+    const configDir = await makeClaudeConfigDir(join((await import('node:os')).tmpdir(), `ask-claude-${process.pid}`), anthropic.url);
+    claudeHome = await makeCliHome({ binDirs: [inject('claudeBinDir')], harnessToml: `claude_config_dir = ${JSON.stringify(configDir)}` });
+  });
+  afterAll(async () => {
+    await claudeHome?.dispose();
+    await anthropic?.close();
+  });
+
+  it('--json lists the tool calls claude denied, and the headline counts them', async () => {
+    anthropic.enqueue(
+      { kind: 'tool_use', name: 'Bash', input: { command: 'touch denied.txt' } },
+      { kind: 'message', text: 'Created denied.txt.' },
+    );
+    const result = await claudeHome.baton(['ask', '--vendor', 'claude', '--json', 'create denied.txt']);
+    const report = JSON.parse(result.stdout) as { status: string; denials: unknown[]; messages: string[] };
+    expect(report.status).toBe('completed');
+    expect(report.denials).toEqual([{ tool: 'Bash', detail: 'touch denied.txt' }]);
+    expect(report.messages.at(-1)?.split('\n')[0]).toMatch(/ · 1 tool call denied$/);
+    await expect(readFile(join(claudeHome.repo, 'denied.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('takes mode:acceptEdits in the task words, as the outcome advises, and then writes', async () => {
+    anthropic.enqueue(
+      { kind: 'tool_use', name: 'Bash', input: { command: 'touch allowed.txt' } },
+      { kind: 'message', text: 'Created allowed.txt.' },
+    );
+    const result = await claudeHome.baton(['ask', '--vendor', 'claude', '--json', 'mode:acceptEdits create allowed.txt']);
+    const report = JSON.parse(result.stdout) as { status: string; denials: unknown[] };
+    expect(report).toMatchObject({ status: 'completed', denials: [] });
+    await readFile(join(claudeHome.repo, 'allowed.txt'));
+  });
+});

@@ -143,7 +143,7 @@ describe('claude -p against the fake Anthropic server', () => {
 
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.outcome.status).toBe('completed');
-    expect(run.facts.notices).toEqual(['Denied: Bash: touch denied.txt']);
+    expect(run.facts.denials).toEqual([{ tool: 'Bash', detail: 'touch denied.txt' }]);
     await expect(readFile(join(repo, 'denied.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
