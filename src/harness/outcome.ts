@@ -34,7 +34,7 @@ export interface ExitFacts {
 export interface Classified {
   status: Exclude<RunStatus, 'starting' | 'running'>;
   /** Stable reason code, stored in `runs.reason`; null for a plain completion. */
-  reason: string | null;
+  reason: ReasonCode | null;
   /** The vendor's own words (or ours when the vendor said nothing), for failures. */
   errorMessage: string | null;
   /** A fact about how the run ended worth a line of its own, e.g. that the CLI had to be stopped after it finished. */
@@ -45,12 +45,20 @@ export interface Classified {
 export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it finished.';
 
 /**
- * Turns stream facts and exit facts into a terminal status. Reason codes (each means one thing;
- * the README lists them with what to do): `spawn_failed`, `user_unresolved`, `vendor_missing`,
- * `owner_cancel`, `stop`, `shutdown`, `timeout`, `protocol`, `output_limit`, `session_gone`,
- * `session_mismatch`, `no_terminal_event`, `vendor_error`, `max_turns`, `max_budget`,
- * `exit_status`; a completion has none.
+ * Every reason code a terminal run can carry, each with one meaning (the README's reason table
+ * lists them with what to do). `restart` is set by the reconciler, the rest by
+ * {@link classifyExit}; a plain completion has none.
  */
+export const REASON_CODES = [
+  'vendor_error', 'max_turns', 'max_budget', 'no_terminal_event', 'exit_status', 'timeout', 'protocol', 'output_limit',
+  'session_gone', 'session_mismatch', 'spawn_failed', 'vendor_missing', 'user_unresolved', 'owner_cancel', 'stop',
+  'shutdown', 'restart',
+] as const;
+
+/** One of {@link REASON_CODES}. */
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** Turns stream facts and exit facts into a terminal status. */
 export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   if (exit.spawnFailure) {
     return { status: 'failed', reason: exit.spawnFailure.reason, errorMessage: exit.spawnFailure.message };
