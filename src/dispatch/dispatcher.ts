@@ -46,7 +46,8 @@ const UNKNOWN_COMMAND = 'Unknown command. Send /help for the commands.';
 const REFUSED_POSTURES = new Set(['danger-full-access', 'bypassPermissions']);
 const POSTURES: Record<VendorName, readonly string[]> = {
   codex: ['read-only', 'workspace-write'],
-  claude: ['default', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
+  // claude 2.1.332 lists `manual` where 2.1.197 lists `default`; both are accepted (the vendor maps them).
+  claude: ['default', 'manual', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
 };
 
 /** What {@link Dispatcher.handle} did with a message, for callers and tests. */

@@ -133,13 +133,13 @@ describe('claude -p against the fake Anthropic server', () => {
     expect(toolResults).toContainEqual(expect.objectContaining({ type: 'tool_result', tool_use_id: 'toolu_fake_2' }));
   });
 
-  it('reports a Bash write the default permission mode denied, and still completes', async () => {
+  it.each([undefined, 'default', 'manual'])('reports a Bash write the default permission mode (asked as %s) denied, and still completes', async (posture) => {
     model.enqueue(
       { kind: 'tool_use', name: 'Bash', input: { command: 'touch denied.txt' } },
       { kind: 'message', text: 'Could not create it.' },
     );
 
-    const run = await runClaude({ prompt: 'create denied.txt' });
+    const run = await runClaude({ prompt: 'create denied.txt', ...(posture ? { posture } : {}) });
 
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.outcome.status).toBe('completed');

@@ -227,6 +227,11 @@ describe('claude progress milestones', () => {
 });
 
 describe('claude argv, env and resume command', () => {
+  it('passes manual (2.1.332) as default, the name both 2.1.197 and 2.1.332 accept', () => {
+    expect(claudeVendor.buildArgv({ prompt: 'p', posture: 'manual' })).toContain('--permission-mode=default');
+    expect(claudeVendor.buildArgv({ prompt: 'p', posture: 'default' })).toContain('--permission-mode=default');
+  });
+
   it('puts every flag before -- and the prompt last, in --flag=value form', () => {
     expect(claudeVendor.buildArgv({ prompt: 'fix the bug' })).toEqual([
       '-p', '--output-format=stream-json', '--verbose', '--', 'fix the bug',

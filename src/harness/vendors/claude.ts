@@ -24,7 +24,8 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  *   takes exactly one value; `--` ends them too.
  *
  * `posture` is passed as `--permission-mode` (`default`, `acceptEdits`, `auto`, `dontAsk`,
- * `plan`, `bypassPermissions`). In `-p`, `default` blocks a Bash command that writes a file
+ * `plan`, `bypassPermissions`); `manual`, 2.1.332's name for `default`, is passed as `default`,
+ * which 2.1.197 requires (it rejects `manual`, rc 1) and 2.1.332 keeps as an alias. In `-p`, `default` blocks a Bash command that writes a file
  * (reported in `permission_denials`), `acceptEdits` and `auto` let it write inside the cwd,
  * `dontAsk` denies Bash outright.
  */
@@ -35,7 +36,7 @@ export const claudeVendor: Vendor = {
   buildArgv(request: LaunchRequest): string[] {
     const argv = ['-p', '--output-format=stream-json', '--verbose'];
     if (request.model) argv.push(`--model=${request.model}`);
-    if (request.posture) argv.push(`--permission-mode=${request.posture}`);
+    if (request.posture) argv.push(`--permission-mode=${permissionMode(request.posture)}`);
     if (request.resumeSessionId) argv.push(`--resume=${request.resumeSessionId}`);
     argv.push('--', request.prompt);
     return argv;
@@ -67,6 +68,11 @@ export const claudeVendor: Vendor = {
     return milestones.length > 0 ? milestones.join('; ') : undefined;
   },
 };
+
+/** The `--permission-mode` value every supported claude version accepts for `posture`. */
+function permissionMode(posture: string): string {
+  return posture === 'manual' ? 'default' : posture;
+}
 
 /** A milestone for tools that change things or reach outside the repo; reads and searches are not worth one. */
 function describeToolUse(name: string, input: Record<string, unknown>): string | undefined {
