@@ -5,13 +5,14 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdapter, Platform } from './channels/types.js';
-import type { BatonConfig, BatonEnv } from './config/index.js';
+import { SECRET_ENV_NAMES, type BatonConfig, type BatonEnv } from './config/index.js';
 import type { Clock } from './core/clock.js';
 import type { Logger } from './core/logger.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { outcomeText } from './dispatch/messages.js';
 import { detectVendors, type Detection } from './harness/detect.js';
+import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
 import { fileTracer } from './harness/traces.js';
@@ -68,7 +69,13 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const { env, config, rawEnv, clock, logger } = inputs;
   const database = await openDatabase(env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') });
   const store = new RunStore(database.db);
-  const baseEnv: BaseEnv = { HOME: inputs.homeDir, PATH: rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: rawEnv.TERM, USER: rawEnv.USER };
+  const baseEnv: BaseEnv = {
+    HOME: inputs.homeDir,
+    PATH: withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
+    TERM: rawEnv.TERM,
+    USER: rawEnv.USER,
+    passed: selectPassEnv(config.harness.passEnv, rawEnv, SECRET_ENV_NAMES),
+  };
   const detections = await detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH });
   const installed = new Map<VendorName, InstalledVendor>();
   for (const d of detections) if ('found' in d) installed.set(d.vendor, d.found);

@@ -31,6 +31,8 @@ export interface HarnessConfig {
   readonly firstEventMs: number;
   /** `finish_grace_seconds` in ms: how long a CLI may take to exit after its terminal event. */
   readonly finishGraceMs: number;
+  /** `pass_env`: names (or `PREFIX*`) of the service environment also given to each run's CLI. */
+  readonly passEnv: readonly string[];
   /** Silence during a run before the inactivity notice, in ms. */
   readonly inactivityMs: number;
   /** Largest prompt passed in argv, in UTF-8 bytes; larger ones spill to `brief.md`. */
@@ -144,6 +146,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       firstEventMs: h.first_event_seconds * MS_PER_SECOND,
       inactivityMs: h.inactivity_minutes * MS_PER_MINUTE,
       finishGraceMs: h.finish_grace_seconds * MS_PER_SECOND,
+      passEnv: [...h.pass_env],
       promptArgvMaxBytes: h.prompt_argv_max_kb * BYTES_PER_KIB,
       maxEventBytes: h.max_event_bytes,
       maxFramingErrors: h.max_framing_errors,

@@ -4,6 +4,7 @@
  * its output into the {@link BatonConfig} the rest of baton reads.
  */
 import { z } from 'zod';
+import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../harness/pass-env.js';
 
 /** The vendor CLIs baton can drive (PRODUCT.md §1). */
 export const VENDOR_NAMES = ['codex', 'claude'] as const;
@@ -110,6 +111,8 @@ const harnessSection = z.strictObject({
     'Send attempts for one outbound message before it is dead-lettered (kept, never sent).'),
   delivery_max_age_hours: documented(int(1, 87_600).default(24), 'integer hours, 1 to 87600',
     'Hours an outbound message may stay unsent before it is dead-lettered.'),
+  pass_env: documented(z.array(z.string().regex(PASS_ENV_ENTRY, 'an environment variable name, or a prefix ending in *')).default([...DEFAULT_PASS_ENV]), 'array of names',
+    `Service environment names also given to each run's CLI when set (values are never shown); NAME* matches a prefix but never a name that looks secret, which passes only when listed exactly; service secrets (DATABASE_URL, chat tokens) never pass. Default: the proxy, CA-bundle and locale names ${DEFAULT_PASS_ENV.join(', ')}.`),
   codex_home: documented(pathString.optional(), 'path',
     "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default."),
   claude_config_dir: documented(pathString.optional(), 'path',

@@ -5,6 +5,7 @@
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { BatonError } from '../core/errors.js';
+import { withoutNpmRunScriptDirs } from './pass-env.js';
 import type { Vendor, VendorHomes } from './vendors/types.js';
 
 /** The few service-environment values a child may see. */
@@ -13,6 +14,8 @@ export interface BaseEnv {
   PATH: string;
   TERM?: string | undefined;
   USER?: string | undefined;
+  /** The `pass_env` entries that are set (see `selectPassEnv`); the fixed names above win. */
+  passed?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -51,14 +54,17 @@ export function resolveUser(base: BaseEnv, lookup: () => string = () => userInfo
 }
 
 /**
- * Builds the complete environment of a run's child.
+ * Builds the complete environment of a run's child: the `pass_env` names that are set, then
+ * `HOME`, `PATH` (without npm's run-script directories), `TERM`, `USER`, `BATON_RUN_ID` and the
+ * vendor's own names.
  *
  * @throws BatonError `user_unresolved` (see {@link resolveUser}).
  */
 export function buildChildEnv(vendor: Vendor, base: BaseEnv, homes: VendorHomes, runId: string): Record<string, string> {
   return {
+    ...base.passed,
     HOME: base.HOME,
-    PATH: base.PATH,
+    PATH: withoutNpmRunScriptDirs(base.PATH),
     TERM: base.TERM || 'dumb',
     USER: resolveUser(base),
     BATON_RUN_ID: runId,

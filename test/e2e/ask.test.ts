@@ -3,7 +3,7 @@
  * Responses API on 127.0.0.1.
  */
 import { execa } from 'execa';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -135,5 +135,59 @@ describe('baton ask with the real claude CLI', () => {
     const report = JSON.parse(result.stdout) as { status: string; denials: unknown[] };
     expect(report).toMatchObject({ status: 'completed', denials: [] });
     await readFile(join(claudeHome.repo, 'allowed.txt'));
+  });
+});
+
+describe('baton ask on a network with a proxy and a corporate CA', () => {
+  let envHome: CliHome;
+
+  beforeAll(async () => {
+    envHome = await makeCliHome({ binDirs: [], harnessToml: 'pass_env = ["HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "LANG", "LC_*", "MY_PROXY_TOKEN"]' });
+    // A stand-in codex whose answer is the environment it was given.
+    const fake = join(envHome.dir, 'fake-bin', 'codex');
+    await mkdir(join(envHome.dir, 'fake-bin'), { recursive: true });
+    await writeFile(fake, [
+      `#!${process.execPath}`,
+      "if (process.argv[2] === '--version') { console.log('codex-cli 0.171.0'); process.exit(0); }",
+      "const emit = (e) => process.stdout.write(JSON.stringify(e) + '\\n');",
+      "emit({ type: 'thread.started', thread_id: 't-env' });",
+      "emit({ type: 'item.completed', item: { id: 'i', type: 'agent_message', text: JSON.stringify(process.env) } });",
+      "emit({ type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } });",
+    ].join('\n'));
+    await chmod(fake, 0o755);
+    envHome.env.PATH = [join(envHome.dir, 'node_modules', '.bin'), '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin', join(envHome.dir, 'fake-bin'), envHome.env.PATH].join(':');
+  });
+  afterAll(async () => envHome?.dispose());
+
+  it('gives the CLI the proxy, CA and locale names that are set, secrets only when listed exactly, never service secrets, and no npm run-script PATH', async () => {
+    Object.assign(envHome.env, {
+      HTTPS_PROXY: 'http://proxy.corp.example:3128',
+      NO_PROXY: '127.0.0.1,localhost',
+      SSL_CERT_FILE: '/etc/corp/ca.pem',
+      NODE_EXTRA_CA_CERTS: '/etc/corp/ca.pem',
+      LANG: 'de_DE.UTF-8',
+      LC_ALL: 'de_DE.UTF-8',
+      LC_SECRET_TOKEN: 'wildcard-must-not-pass-this',
+      MY_PROXY_TOKEN: 'listed-exactly',
+      TELEGRAM_BOT_TOKEN: '123:not-for-children',
+    });
+    const result = await envHome.baton(['ask', '--json', 'show env']);
+    const report = JSON.parse(result.stdout) as { status: string; finalMessage: string };
+    expect(report.status).toBe('completed');
+    const env = JSON.parse(report.finalMessage) as Record<string, string>;
+    expect(env).toMatchObject({
+      HTTPS_PROXY: 'http://proxy.corp.example:3128',
+      NO_PROXY: '127.0.0.1,localhost',
+      SSL_CERT_FILE: '/etc/corp/ca.pem',
+      NODE_EXTRA_CA_CERTS: '/etc/corp/ca.pem',
+      LANG: 'de_DE.UTF-8',
+      LC_ALL: 'de_DE.UTF-8',
+      MY_PROXY_TOKEN: 'listed-exactly',
+    });
+    expect(env).not.toHaveProperty('LC_SECRET_TOKEN');
+    expect(env).not.toHaveProperty('TELEGRAM_BOT_TOKEN');
+    expect(env).not.toHaveProperty('DATABASE_URL');
+    expect(env.PATH).not.toMatch(/node_modules\/\.bin|node-gyp-bin/);
+    expect(env.PATH).toContain(join(envHome.dir, 'fake-bin'));
   });
 });
