@@ -71,7 +71,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const store = new RunStore(database.db);
   const baseEnv: BaseEnv = {
     HOME: inputs.homeDir,
-    PATH: withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
+    PATH: withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', rawEnv),
     TERM: rawEnv.TERM,
     USER: rawEnv.USER,
     passed: selectPassEnv(config.harness.passEnv, rawEnv, SECRET_ENV_NAMES),

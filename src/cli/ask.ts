@@ -56,6 +56,9 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never });
   const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger });
   runtime.adapters.set('terminal', new TerminalAdapter((text) => (values.json ? messages.push(text) : out(text))));
+  // `baton cancel ID`, `baton stop` and chat /stop from another process reach this run through
+  // the database, like a run of the service.
+  runtime.supervisor.watchCancelRequests();
   let runId: RunId | undefined;
   let stopRequested = false;
   const onSignal = (): void => {

@@ -315,7 +315,8 @@ export class Dispatcher {
    * @returns `finished` when the run was no longer active.
    */
   private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished'> {
-    if (await this.deps.supervisor.cancel(runId, reason)) return 'cancelled';
+    const here = await this.deps.supervisor.cancel(runId, reason);
+    if (here) return here;
     return (await this.deps.store.requestCancel(runId, reason)) ? 'requested' : 'finished';
   }
 

@@ -68,13 +68,16 @@ export function selectPassEnv(
 }
 
 /**
- * `PATH` without npm's run-script directories: under `npm start` npm puts every
- * `node_modules/.bin` up the tree and its own `node-gyp-bin` first, which would let the
- * project's dependencies shadow the user's tools inside a run.
+ * `PATH` without npm's run-script directories: under `npm start` (npm sets
+ * `npm_lifecycle_event`) npm puts every `node_modules/.bin` up the tree and its own
+ * `node-gyp-bin` in front of `PATH` (npm's `@npmcli/run-script`), which would let the project's
+ * dependencies shadow the user's tools inside a run. Only that leading run of entries is dropped,
+ * and only under npm: a CLI installed into some `node_modules/.bin` later on `PATH` stays.
  */
-export function withoutNpmRunScriptDirs(path: string): string {
-  return path
-    .split(':')
-    .filter((dir) => dir !== '' && !/(^|\/)node_modules\/\.bin\/?$/.test(dir) && !/\/node-gyp-bin\/?$/.test(dir))
-    .join(':');
+export function withoutNpmRunScriptDirs(path: string, env: Readonly<Record<string, string | undefined>>): string {
+  if (!env['npm_lifecycle_event']) return path;
+  const dirs = path.split(':');
+  let first = 0;
+  while (first < dirs.length && /(^|\/)node_modules\/\.bin\/?$|\/node-gyp-bin\/?$/.test(dirs[first]!)) first += 1;
+  return dirs.slice(first).join(':');
 }

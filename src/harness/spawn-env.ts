@@ -5,7 +5,6 @@
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { BatonError } from '../core/errors.js';
-import { withoutNpmRunScriptDirs } from './pass-env.js';
 import type { Vendor, VendorHomes } from './vendors/types.js';
 
 /** The few service-environment values a child may see. */
@@ -55,7 +54,7 @@ export function resolveUser(base: BaseEnv, lookup: () => string = () => userInfo
 
 /**
  * Builds the complete environment of a run's child: the `pass_env` names that are set, then
- * `HOME`, `PATH` (without npm's run-script directories), `TERM`, `USER`, `BATON_RUN_ID` and the
+ * `HOME`, `PATH` (the caller drops npm's run-script directories), `TERM`, `USER`, `BATON_RUN_ID` and the
  * vendor's own names.
  *
  * @throws BatonError `user_unresolved` (see {@link resolveUser}).
@@ -64,7 +63,7 @@ export function buildChildEnv(vendor: Vendor, base: BaseEnv, homes: VendorHomes,
   return {
     ...base.passed,
     HOME: base.HOME,
-    PATH: withoutNpmRunScriptDirs(base.PATH),
+    PATH: base.PATH,
     TERM: base.TERM || 'dumb',
     USER: resolveUser(base),
     BATON_RUN_ID: runId,

@@ -86,6 +86,8 @@ interface ActiveRun {
   runId: RunId;
   pid: number | undefined;
   stopBeforeSpawn?: StopReason;
+  /** Set when the run ends as cancelled, so a cancel can tell "cancelled" from "had already finished". */
+  cancelled?: boolean;
   stop: (why: StopReason) => Promise<void>;
   done: Promise<void>;
 }
@@ -174,14 +176,16 @@ export class RunSupervisor {
   /**
    * Cancels a run this process supervises and waits until none of its processes is left.
    *
-   * @returns false when this process does not supervise that run.
+   * @returns `cancelled` when the cancel ended the run; `finished` when the run had already
+   *   finished on its own (its CLI exited, or was being stopped after its terminal event), so its
+   *   own outcome stands; false when this process does not supervise that run.
    */
-  async cancel(runId: RunId, by: 'owner_cancel' | 'stop'): Promise<boolean> {
+  async cancel(runId: RunId, by: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'finished' | false> {
     const entry = this.active.get(runId);
     if (!entry) return false;
     await entry.stop({ cancelledBy: by });
     await entry.done;
-    return true;
+    return entry.cancelled ? 'cancelled' : 'finished';
   }
 
   /** Stops every run (service shutdown); each ends `interrupted` with resume guidance. */
@@ -252,11 +256,20 @@ export class RunSupervisor {
       // From here to the readers below there is no await: execa resumes an unbuffered pipe, so
       // a chunk that arrives before its 'data' listener is gone (a CLI that prints its whole
       // stream at once lost it, and its session id and stderr with it).
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      // Once the CLI has exited on its own, or is being stopped after its terminal event, the run
+      // has finished: a cancel or shutdown arriving then must not relabel its outcome.
+      let finishedOnItsOwn = false;
+      const exited = new Promise<void>((resolve) =>
+        child.once('exit', () => {
+          if (!stopping) finishedOnItsOwn = true;
+          resolve();
+        }),
+      );
       entry.pid = child.pid;
       let stopping: Promise<void> | undefined;
       entry.stop = (why) => {
-        Object.assign(exit, why);
+        // Leftover processes are stopped either way; only a run still working is relabelled.
+        if (!finishedOnItsOwn && !exit.stoppedAfterTerminal) Object.assign(exit, why);
         stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs }).then(() => undefined);
         return stopping;
       };
@@ -367,6 +380,7 @@ export class RunSupervisor {
       await closeStream(events);
     }
 
+    entry.cancelled = exit.cancelledBy !== undefined && exit.spawnFailure === undefined;
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
     exit.stderrTail = stderrTail.toString('utf8');
     await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir);

@@ -80,6 +80,30 @@ describe('baton ask', () => {
     }
   });
 
+  // Through the database: a second process can reach a baton ask run only on PostgreSQL
+  // (embedded PGlite is held by one process).
+  it.skipIf(!process.env.DATABASE_URL)('is cancelled by baton cancel and stopped by baton stop from another process; a finished run is "already finished"', async () => {
+    for (const command of [['cancel'], ['stop']]) {
+      model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
+      const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+      let out = '';
+      child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3);
+      const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
+      const stopped = await home.baton(command[0] === 'cancel' ? ['cancel', runId] : ['stop']);
+      expect(stopped.exitCode, stopped.stdout).toBe(0);
+      expect(stopped.stdout).toContain(`[run ${runId}] cancelled`);
+      const result = await child;
+      expect(result.exitCode).toBe(130);
+      expect(String(result.stdout)).toContain(`[run ${runId}] cancelled · codex`);
+      expect(await findRunProcesses(runId)).toEqual([]);
+    }
+    const list = await home.baton(['runs']);
+    const completed = /(hr_[0-9a-f]{12}) · completed/.exec(list.stdout)![1]!;
+    const again = await home.baton(['cancel', completed]);
+    expect(again).toMatchObject({ exitCode: 1, stdout: 'That coding run has already finished.' });
+  });
+
   it('lists the runs it made with baton runs, and shows one', async () => {
     const list = await home.baton(['runs']);
     expect(list.exitCode).toBe(0);
@@ -155,7 +179,7 @@ describe('baton ask on a network with a proxy and a corporate CA', () => {
       "emit({ type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } });",
     ].join('\n'));
     await chmod(fake, 0o755);
-    envHome.env.PATH = [join(envHome.dir, 'node_modules', '.bin'), '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin', join(envHome.dir, 'fake-bin'), envHome.env.PATH].join(':');
+    envHome.env.PATH = [join(envHome.dir, 'node_modules', '.bin'), join(envHome.dir, 'npm/node_modules/@npmcli/run-script/lib/node-gyp-bin'), join(envHome.dir, 'fake-bin'), envHome.env.PATH].join(':');
   });
   afterAll(async () => envHome?.dispose());
 
@@ -170,6 +194,7 @@ describe('baton ask on a network with a proxy and a corporate CA', () => {
       LC_SECRET_TOKEN: 'wildcard-must-not-pass-this',
       MY_PROXY_TOKEN: 'listed-exactly',
       TELEGRAM_BOT_TOKEN: '123:not-for-children',
+      npm_lifecycle_event: 'start', // as under `npm start`, which put the run-script dirs first
     });
     const result = await envHome.baton(['ask', '--json', 'show env']);
     const report = JSON.parse(result.stdout) as { status: string; finalMessage: string };
@@ -187,7 +212,9 @@ describe('baton ask on a network with a proxy and a corporate CA', () => {
     expect(env).not.toHaveProperty('LC_SECRET_TOKEN');
     expect(env).not.toHaveProperty('TELEGRAM_BOT_TOKEN');
     expect(env).not.toHaveProperty('DATABASE_URL');
-    expect(env.PATH).not.toMatch(/node_modules\/\.bin|node-gyp-bin/);
-    expect(env.PATH).toContain(join(envHome.dir, 'fake-bin'));
+    // npm's leading run-script dirs are gone; the PATH starts where the user's own began.
+    expect(env.PATH!.split(':')[0]).toBe(join(envHome.dir, 'fake-bin'));
+    expect(env.PATH).not.toContain(join(envHome.dir, 'node_modules', '.bin'));
+    expect(env.PATH).not.toContain(join(envHome.dir, 'npm/node_modules/@npmcli/run-script/lib/node-gyp-bin'));
   });
 });

@@ -42,8 +42,9 @@ describe('pass_env', () => {
     expect(changesAccount('codex', 'HTTPS_PROXY')).toBe(false);
   });
 
-  it("drops npm's run-script directories from PATH, keeping the rest in order", () => {
-    const path = '/home/u/app/node_modules/.bin:/home/u/node_modules/.bin:/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/home/u/.local/bin:/usr/bin:/bin';
-    expect(withoutNpmRunScriptDirs(path)).toBe('/home/u/.local/bin:/usr/bin:/bin');
+  it("under npm, drops the run-script directories npm put in front of PATH, keeping the rest in order", () => {
+    const path = '/home/u/app/node_modules/.bin:/home/u/node_modules/.bin:/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/home/u/.local/bin:/opt/tools/node_modules/.bin:/usr/bin';
+    expect(withoutNpmRunScriptDirs(path, { npm_lifecycle_event: 'start' })).toBe('/home/u/.local/bin:/opt/tools/node_modules/.bin:/usr/bin');
+    expect(withoutNpmRunScriptDirs(path, {})).toBe(path);
   });
 });
