@@ -58,7 +58,7 @@ describe('Telegram → codex → outcome', () => {
     const body = (await response.json()) as { schema: string; rows: { area: string; status: string; summary: string }[] };
     expect(body.schema).toBe('baton.doctor/1');
     expect(body.rows.find((r) => r.area === 'channel:telegram')).toMatchObject({ status: 'ok' });
-    expect(body.rows.find((r) => r.area === 'vendor:codex')?.summary).toContain('0.171.0');
+    expect(body.rows.find((r) => r.area === 'vendor:codex')?.summary).toContain(inject('codexVersion'));
     expect(JSON.stringify(body)).not.toContain(TOKEN);
 
     const doctor = await execa(process.execPath, [CLI, 'doctor', '--json'], { env: world.env, extendEnv: false, reject: false });
