@@ -1,6 +1,6 @@
 /**
  * Claude Code through baton end to end: `/claude` from the owner on the fake Bot API, the real
- * claude CLI (pinned 2.1.197) against the fake Anthropic Messages API, all on 127.0.0.1.
+ * claude CLI (the pinned version) against the fake Anthropic Messages API, all on 127.0.0.1.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

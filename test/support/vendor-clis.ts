@@ -26,7 +26,7 @@ import { execa } from 'execa';
  * `BATON_TEST_CLAUDE_VERSION` (`npm run test:vendors` with them set checks vendor drift; see the
  * README's "Development").
  */
-export const PINNED_CLI_VERSIONS = { codex: '0.171.0', claude: '2.1.197' } as const;
+export const PINNED_CLI_VERSIONS = { codex: '0.171.0', claude: '2.1.332' } as const;
 
 /** A version as npm takes it: digits and dots, optionally a prerelease tag. */
 function cliVersion(envName: string, pinned: string): string {
@@ -38,7 +38,7 @@ function cliVersion(envName: string, pinned: string): string {
 
 /** The `@openai/codex` version the tests run (`codex --version` → `codex-cli 0.171.0`). */
 export const CODEX_CLI_VERSION = cliVersion('BATON_TEST_CODEX_VERSION', PINNED_CLI_VERSIONS.codex);
-/** The `@anthropic-ai/claude-code` version the tests run (`claude --version` → `2.1.197 (Claude Code)`). */
+/** The `@anthropic-ai/claude-code` version the tests run (`claude --version` → `2.1.332 (Claude Code)`). */
 export const CLAUDE_CLI_VERSION = cliVersion('BATON_TEST_CLAUDE_VERSION', PINNED_CLI_VERSIONS.claude);
 
 /** A CLI installed by {@link ensureCodexCli} or {@link ensureClaudeCli}. */
