@@ -80,9 +80,9 @@ describe('baton ask', () => {
     }
   });
 
-  // Through the database: a second process can reach a baton ask run only on PostgreSQL
-  // (embedded PGlite is held by one process).
-  it.skipIf(!process.env.DATABASE_URL)('is cancelled by baton cancel and stopped by baton stop from another process; a finished run is "already finished"', async () => {
+  // With PostgreSQL through the database; with embedded PGlite, which baton ask holds, through
+  // the admin endpoint baton ask serves like the service.
+  it('is cancelled by baton cancel and stopped by baton stop from another process; a finished run is "already finished"', async () => {
     for (const command of [['cancel'], ['stop']]) {
       model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
       const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
@@ -92,15 +92,17 @@ describe('baton ask', () => {
       const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
       const stopped = await home.baton(command[0] === 'cancel' ? ['cancel', runId] : ['stop']);
       expect(stopped.exitCode, stopped.stdout).toBe(0);
-      expect(stopped.stdout).toContain(`[run ${runId}] cancelled`);
+      expect(stopped.stdout).toMatch(command[0] === 'cancel' ? new RegExp(`\\[run ${runId}\\] cancelled`) : /\[run hr_[0-9a-f]{12}\] cancelled|Stopped 1 active run\./);
       const result = await child;
       expect(result.exitCode).toBe(130);
       expect(String(result.stdout)).toContain(`[run ${runId}] cancelled · codex`);
       expect(await findRunProcesses(runId)).toEqual([]);
     }
-    const list = await home.baton(['runs']);
-    const completed = /(hr_[0-9a-f]{12}) · completed/.exec(list.stdout)![1]!;
-    const again = await home.baton(['cancel', completed]);
+    model.enqueue({ kind: 'message', text: 'quick' });
+    const quick = await home.baton(['ask', '--json', 'quick one']);
+    const completed = (JSON.parse(quick.stdout) as { runId: string; status: string });
+    expect(completed.status).toBe('completed');
+    const again = await home.baton(['cancel', completed.runId]);
     expect(again).toMatchObject({ exitCode: 1, stdout: 'That coding run has already finished.' });
   });
 
