@@ -187,7 +187,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       homeDir: inputs.homeDir,
       batonHome: inputs.batonHome,
       config: { path: inputs.configPath, result: { config, exists: true }, envFile: { path: join(inputs.batonHome, '.env'), loaded: inputs.envFiles.length > 0 } },
-      env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir },
+      env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: rawEnv },
       // An unreachable database is a row of the report (and a 503), not a failed report.
       database: await store.counts().then(
         (counts) => ({ kind: database.kind, migrationsCurrent: true, counts }),

@@ -5,12 +5,14 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdapter, Platform } from './channels/types.js';
-import type { BatonConfig, BatonEnv } from './config/index.js';
+import { SECRET_ENV_NAMES, type BatonConfig, type BatonEnv } from './config/index.js';
 import type { Clock } from './core/clock.js';
 import type { Logger } from './core/logger.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
+import { outcomeText } from './dispatch/messages.js';
 import { detectVendors, type Detection } from './harness/detect.js';
+import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { detectCgroupSupport, type CgroupSupport } from './harness/run-cgroup.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
@@ -25,6 +27,11 @@ import { RunStore } from './store/runs-repo.js';
 export const VENDORS: readonly Vendor[] = [codexVendor, claudeVendor];
 /** SIGINT → SIGKILL grace when stopping a run, in ms. */
 export const KILL_GRACE_MS = 3_000;
+/**
+ * How long output is still read after a CLI has exited, in ms: a descendant that inherited its
+ * stdout can keep the pipe open for as long as it lives (PRODUCT.md §8).
+ */
+export const EXIT_DRAIN_MS = 2_000;
 
 /** What {@link buildRuntime} needs. */
 export interface RuntimeInputs {
@@ -65,7 +72,13 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const { env, config, rawEnv, clock, logger } = inputs;
   const database = await openDatabase(env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') });
   const store = new RunStore(database.db);
-  const baseEnv: BaseEnv = { HOME: inputs.homeDir, PATH: rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: rawEnv.TERM, USER: rawEnv.USER };
+  const baseEnv: BaseEnv = {
+    HOME: inputs.homeDir,
+    PATH: withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', rawEnv),
+    TERM: rawEnv.TERM,
+    USER: rawEnv.USER,
+    passed: selectPassEnv(config.harness.passEnv, rawEnv, SECRET_ENV_NAMES),
+  };
   const [detections, cgroups] = await Promise.all([detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }), detectCgroupSupport()]);
   if ('unavailable' in cgroups) logger.info({ why: cgroups.unavailable }, 'runs are followed by their process tree: no cgroup v2 directory baton may write');
   const installed = new Map<VendorName, InstalledVendor>();
@@ -98,7 +111,10 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
       maxRunArtifactBytes: config.harness.maxRunArtifactBytes,
       firstEventMs: config.harness.firstEventMs,
       inactivityMs: config.harness.inactivityMs,
+      finishGraceMs: config.harness.finishGraceMs,
+      exitDrainMs: EXIT_DRAIN_MS,
     },
+    describeOutcome: outcomeText,
     supervisorId: `${host}:${process.pid}`,
     cgroups,
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),

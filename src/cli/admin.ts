@@ -114,23 +114,37 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
     const requested: string[] = [];
     for (const run of active) if (await store.requestCancel(run.id, 'stop')) requested.push(run.id);
     out(`Stopping ${requested.length} active run${requested.length === 1 ? '' : 's'}.`);
-    return requested.length === 0 ? 0 : waitForEnd(store, requested, out);
+    // A run that finished on its own meanwhile is reported as such; only an unconfirmed stop fails.
+    return requested.length === 0 || (await waitForEnd(store, requested, out)) !== 3 ? 0 : 3;
   });
 }
 
+/**
+ * Waits until the runs asked to cancel have ended. A run that ended otherwise than cancelled
+ * finished on its own meanwhile (its outcome stands) and is reported as already finished.
+ *
+ * @returns 0 when every run ended cancelled; 1 when one had already finished; 3 when one was
+ *   not confirmed in time.
+ */
 async function waitForEnd(store: RunStore, ids: readonly string[], out: (text: string) => void): Promise<number> {
   const deadline = performance.now() + CANCEL_WAIT_MS;
   let pending = [...ids];
+  let finishedOnItsOwn = false;
   while (pending.length > 0 && performance.now() < deadline) {
     const still: string[] = [];
     for (const id of pending) {
       const run = await store.getRun(id);
       if (run && (run.status === 'starting' || run.status === 'running')) still.push(id);
-      else out(`[run ${id}] ${run?.status ?? 'gone'}${run?.reason ? ` · ${run.reason}` : ''}`);
+      else if (run?.status === 'cancelled') out(`[run ${id}] cancelled${run.reason ? ` · ${run.reason}` : ''}`);
+      else {
+        finishedOnItsOwn = true;
+        out(`[run ${id}] had already finished: ${run?.status ?? 'gone'}${run?.reason ? ` · ${run.reason}` : ''}.`);
+      }
     }
     pending = still;
     if (pending.length > 0) await sleep(250);
   }
   for (const id of pending) out(`[run ${id}] cancel requested, but no baton process confirmed it within ${CANCEL_WAIT_MS / 1000}s (is the service that started it running?).`);
-  return pending.length === 0 ? 0 : 3;
+  if (pending.length > 0) return 3;
+  return finishedOnItsOwn ? 1 : 0;
 }

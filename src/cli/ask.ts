@@ -14,6 +14,7 @@ import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import { createLogger } from '../core/logger.js';
 import type { ServiceInputs } from '../main.js';
+import { startHealthServer, type HealthServer } from '../health.js';
 import { buildRuntime } from '../runtime.js';
 
 /** Usage text of `baton ask`. */
@@ -58,7 +59,19 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   const messages: string[] = [];
   const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never });
   const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger });
-  runtime.adapters.set('terminal', new TerminalAdapter((text) => (values.json ? messages.push(text) : out(text))));
+  // Replies to owner commands from another terminal go back to that command, the rest is ours.
+  const adminReplies = new Map<string, string[]>();
+  runtime.adapters.set('terminal', new TerminalAdapter((text, chatId) => {
+    const replies = adminReplies.get(chatId);
+    if (replies) replies.push(text);
+    else if (values.json) messages.push(text);
+    else out(text);
+  }));
+  // `baton cancel ID`, `baton stop` and chat /stop from another process reach this run through
+  // the database, like a run of the service. Embedded PGlite is held by this process alone, so
+  // there `baton runs|cancel|stop` are served here, as the service serves them.
+  runtime.supervisor.watchCancelRequests();
+  let admin: HealthServer | undefined;
   let runId: RunId | undefined;
   let stopRequested = false;
   const onSignal = (): void => {
@@ -70,6 +83,27 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, onSignal);
   try {
+    if (!inputs.env.databaseUrl) admin = await startHealthServer({
+      port: 0,
+      batonHome: inputs.batonHome,
+      host: runtime.host,
+      startedAt: systemClock.now(),
+      report: () => Promise.reject(new BatonError('usage', 'baton ask answers owner commands only; run baton doctor for a report.')),
+      admin: async (text) => {
+        const chatId = `admin-${randomUUID()}`;
+        adminReplies.set(chatId, []);
+        try {
+          await runtime.dispatcher.handle({
+            platform: 'terminal', dedupeKey: chatId, chatId, isDirect: true, messageId: chatId,
+            senderId: 'owner', senderName: 'baton CLI', senderIsBot: false, text, receivedAt: systemClock.now(),
+          });
+          return adminReplies.get(chatId) ?? [];
+        } finally {
+          adminReplies.delete(chatId);
+        }
+      },
+      logger,
+    });
     // The terminal's natural directory is the one baton ask runs in.
     const cwd = resolve(values.cwd ?? process.cwd());
     if (cwd.includes('"')) throw new BatonError('usage', `The directory ${cwd} contains a double quote, which the command grammar cannot carry.`);
@@ -106,6 +140,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
         finalMessage: run?.finalMessage ?? null,
         errorMessage: run?.errorMessage ?? null,
         usage: run?.usage ?? null,
+        denials: run?.denials ?? [],
         messages,
       }));
     }
@@ -113,6 +148,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     return run?.status === 'cancelled' ? ASK_EXIT.interrupted : ASK_EXIT.failed;
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
+    await admin?.close();
     await runtime.supervisor.shutdown();
     await runtime.database.close();
   }

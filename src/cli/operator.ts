@@ -88,7 +88,7 @@ async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
     homeDir: paths.homeDir,
     batonHome: paths.batonHome,
     config: { path: paths.configPath, result: configResult, envFile: { path: join(paths.batonHome, '.env'), loaded: paths.envFiles.length > 0 } },
-    env: { PATH: paths.rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir },
+    env: { PATH: paths.rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: paths.rawEnv },
     database: await probeDatabase(paths),
     channels: {
       telegram: channel(env.telegramBotToken, 'TELEGRAM_BOT_TOKEN'),

@@ -29,6 +29,10 @@ export interface HarnessConfig {
   readonly defaultTimeoutMs: number;
   /** Silence after launch before the "no first event" notice, in ms. */
   readonly firstEventMs: number;
+  /** `finish_grace_seconds` in ms: how long a CLI may take to exit after its terminal event. */
+  readonly finishGraceMs: number;
+  /** `pass_env`: names (or `PREFIX*`) of the service environment also given to each run's CLI. */
+  readonly passEnv: readonly string[];
   /** Silence during a run before the inactivity notice, in ms. */
   readonly inactivityMs: number;
   /** Largest prompt passed in argv, in UTF-8 bytes; larger ones go to the CLI on stdin. */
@@ -143,6 +147,8 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       defaultTimeoutMs: h.default_timeout_minutes * MS_PER_MINUTE,
       firstEventMs: h.first_event_seconds * MS_PER_SECOND,
       inactivityMs: h.inactivity_minutes * MS_PER_MINUTE,
+      finishGraceMs: h.finish_grace_seconds * MS_PER_SECOND,
+      passEnv: [...h.pass_env],
       promptArgvMaxBytes: h.prompt_argv_max_kb * BYTES_PER_KIB,
       maxAttachmentBytes: h.max_attachment_mb * BYTES_PER_MIB,
       maxEventBytes: h.max_event_bytes,

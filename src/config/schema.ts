@@ -4,6 +4,7 @@
  * its output into the {@link BatonConfig} the rest of baton reads.
  */
 import { z } from 'zod';
+import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../harness/pass-env.js';
 
 /** The vendor CLIs baton can drive (PRODUCT.md §1). */
 export const VENDOR_NAMES = ['codex', 'claude'] as const;
@@ -88,6 +89,8 @@ const harnessSection = z.strictObject({
     `Wall-clock limit of a run in minutes unless it asks for another with timeout:MINUTES (at most ${MAX_TIMEOUT_MINUTES}); past it the run is killed as failed/timeout.`),
   first_event_seconds: documented(int(1, MAX_TIMEOUT_MINUTES * 60).default(120), `integer seconds, 1 to ${MAX_TIMEOUT_MINUTES * 60}`,
     'Seconds without any vendor event after launch before an advisory notice (often auth or config trouble); the run continues.'),
+  finish_grace_seconds: documented(int(1, 600).default(10), 'integer seconds, 1 to 600',
+    "Seconds a vendor CLI may take to exit after its terminal event (codex turn.completed/turn.failed, claude's last result) before baton stops it and judges the run from that event."),
   inactivity_minutes: documented(int(1, MAX_TIMEOUT_MINUTES).default(10), `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
     'Minutes of silence from a running vendor before an advisory notice; the run continues.'),
   prompt_argv_max_kb: documented(int(1, PROMPT_ARGV_MAX_KB_CAP).default(100), `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,
@@ -110,6 +113,8 @@ const harnessSection = z.strictObject({
     'Send attempts for one outbound message before it is dead-lettered (kept, never sent).'),
   delivery_max_age_hours: documented(int(1, 87_600).default(24), 'integer hours, 1 to 87600',
     'Hours an outbound message may stay unsent before it is dead-lettered.'),
+  pass_env: documented(z.array(z.string().regex(PASS_ENV_ENTRY, 'an environment variable name, or a prefix ending in *')).default([...DEFAULT_PASS_ENV]), 'array of names',
+    `Service environment names also given to each run's CLI when set (values are never shown); NAME* matches a prefix but never a name that looks secret, which passes only when listed exactly; service secrets (DATABASE_URL, chat tokens) never pass. Default: the proxy, CA-bundle and locale names ${DEFAULT_PASS_ENV.join(', ')}.`),
   codex_home: documented(pathString.optional(), 'path',
     "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default."),
   claude_config_dir: documented(pathString.optional(), 'path',

@@ -28,6 +28,9 @@ default_timeout_minutes = 30
 # Seconds without any vendor event after launch before an advisory notice (often auth or
 # config trouble). The run continues.
 first_event_seconds = 120
+# Seconds a CLI may take to exit after it reported its outcome; then baton stops it and
+# judges the run from that outcome.
+finish_grace_seconds = 10
 # Minutes of silence from a running vendor before an advisory notice. The run continues.
 inactivity_minutes = 10
 # Largest prompt, in KiB of UTF-8, passed on the command line (at most 120: Linux caps one
@@ -52,6 +55,11 @@ artifact_retention_days = 30
 delivery_max_attempts = 20
 # Hours a chat message may stay unsent before it is dead-lettered.
 delivery_max_age_hours = 24
+# Service environment names also given to each run's CLI when set (values are never shown;
+# baton doctor lists the names). NAME* matches a prefix but never a secret-looking name; list
+# a secret by its exact name to pass it. Service secrets (DATABASE_URL, chat tokens) never pass.
+# The default: the proxy, CA-bundle and locale names.
+# pass_env = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "LANG", "LANGUAGE", "LC_*"]
 # CODEX_HOME for codex runs (config and login). Unset: the service's CODEX_HOME, else ~/.codex.
 # codex_home = "~/.codex"
 # CLAUDE_CONFIG_DIR for claude runs (config, login, sessions). Unset: the service's

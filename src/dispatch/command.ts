@@ -113,7 +113,7 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
       return;
     }
     case 'sandbox':
-      if (vendor === 'claude') throw usage('sandbox: is a codex option; claude takes mode:default|acceptEdits|auto|dontAsk|plan.');
+      if (vendor === 'claude') throw usage('sandbox: is a codex option; claude takes mode:default|manual|acceptEdits|auto|dontAsk|plan.');
       options.posture = value;
       return;
     case 'mode':
@@ -133,7 +133,7 @@ export const HELP_TEXT = [
   '',
   '/codex TASK, /claude TASK, /run TASK: launch a run (/run uses the default vendor)',
   '  options before TASK: in:ALIAS|PATH (quote a path with spaces: in:"/my dir")  timeout:MINUTES  model:NAME  progress',
-  '  sandbox:read-only|workspace-write (codex)  mode:default|acceptEdits|auto|dontAsk|plan (claude)',
+  '  sandbox:read-only|workspace-write (codex)  mode:default|manual|acceptEdits|auto|dontAsk|plan (claude)',
   'Reply to a [run …] message with a task to resume that run.',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',

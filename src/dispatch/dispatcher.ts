@@ -78,7 +78,8 @@ const UNKNOWN_COMMAND = 'Unknown command. Send /help for the commands.';
 const REFUSED_POSTURES = new Set(['danger-full-access', 'bypassPermissions']);
 const POSTURES: Record<VendorName, readonly string[]> = {
   codex: ['read-only', 'workspace-write'],
-  claude: ['default', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
+  // claude 2.1.332 lists `manual` where 2.1.197 lists `default`; both are accepted (the vendor maps them).
+  claude: ['default', 'manual', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
 };
 
 /** What {@link Dispatcher.handle} did with a message, for callers and tests. */
@@ -380,7 +381,8 @@ export class Dispatcher {
    * @returns `finished` when the run was no longer active.
    */
   private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished'> {
-    if (await this.deps.supervisor.cancel(runId, reason)) return 'cancelled';
+    const here = await this.deps.supervisor.cancel(runId, reason);
+    if (here) return here;
     return (await this.deps.store.requestCancel(runId, reason)) ? 'requested' : 'finished';
   }
 

@@ -4,7 +4,8 @@
  * break formatting.
  */
 import { formatDurationMs } from '../core/clock.js';
-import type { RunRow, UsageJson } from '../store/schema.js';
+import type { OutcomeFacts } from '../harness/outcome.js';
+import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
 
@@ -15,24 +16,20 @@ export function startedText(run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>, resumedF
   return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}${files}`;
 }
 
-/** Facts of a finished run needed to describe it. */
-export interface OutcomeFacts {
-  run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'>;
-  status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
-  reason: string | null;
-  endedAt: Date;
-  finalMessage?: string | null;
-  errorMessage?: string | null;
-  usage?: UsageJson | null;
-  /** Last lines of stderr and notices, for failures. */
-  diagnostics?: string;
-  /** The exact command to resume by hand, or undefined when the run can't be resumed. */
-  resumeCommand?: string | undefined;
-  /** Processes that may outlive the run, in words; shown whatever the status. */
-  processNote?: string | undefined;
-}
+export type { OutcomeFacts } from '../harness/outcome.js';
 
-/** The outcome message of a terminal run. */
+/** Most denied tool calls listed in a message; the count covers them all. */
+export const MAX_LISTED_DENIALS = 5;
+/** Most lines of the last agent message a failed run's outcome shows. */
+const LAST_MESSAGE_LINES = 6;
+/** Most characters of the last agent message a failed run's outcome shows. */
+const LAST_MESSAGE_CHARS = 600;
+
+/**
+ * The outcome message of a terminal run (PRODUCT.md §9). Denied tool calls are counted in the
+ * headline and listed in the body whatever the status, so a run that "completed" after the CLI
+ * refused its writes never reads as done in silence.
+ */
 export function outcomeText(facts: OutcomeFacts): string {
   const text = outcomeBody(facts);
   return facts.processNote ? `${text}\n${facts.processNote}` : text;
@@ -41,21 +38,32 @@ export function outcomeText(facts: OutcomeFacts): string {
 function outcomeBody(facts: OutcomeFacts): string {
   const { run } = facts;
   const duration = formatDurationMs(facts.endedAt.getTime() - run.createdAt.getTime());
-  const head = `[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}`;
+  const denials = facts.denials ?? [];
+  const denied = denials.length > 0 ? ` · ${deniedCount(denials.length)}` : '';
   switch (facts.status) {
     case 'completed': {
       const tokens = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
+      const head = `[run ${run.id}] completed · ${run.vendor} · ${run.cwd} · ${duration}${tokens}${denied}`;
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
-      return `${head}${tokens}\n\n${answer}`;
+      const lines = [head];
+      if (facts.note) lines.push(facts.note);
+      if (denials.length > 0) lines.push(denialsText(denials));
+      return `${lines.join('\n')}\n\n${answer}`;
     }
-    case 'cancelled':
+    case 'cancelled': {
+      const head = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · ${duration}${denied}`;
       return `${head}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.\n${GIT_STATUS_ADVICE}`;
+    }
     case 'failed':
     case 'interrupted':
     case 'blocked': {
-      const lines = [head];
+      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}${denied}`];
       if (facts.errorMessage) lines.push(facts.errorMessage.trim());
       lines.push(`Reason: ${facts.reason ?? 'unknown'}`);
+      if (facts.note) lines.push(facts.note);
+      const last = facts.finalMessage?.trim();
+      if (last) lines.push(`Last agent message:\n${clipLines(last, LAST_MESSAGE_LINES, LAST_MESSAGE_CHARS)}`);
+      if (denials.length > 0) lines.push(denialsText(denials));
       const tail = facts.diagnostics?.trim();
       if (tail) lines.push(`Diagnostics:\n${tail.slice(-DIAGNOSTICS_TAIL_CHARS)}`);
       lines.push(facts.resumeCommand ? `Resume: ${facts.resumeCommand}` : 'Not resumable.');
@@ -63,6 +71,40 @@ function outcomeBody(facts: OutcomeFacts): string {
       return lines.join('\n');
     }
   }
+}
+
+/** `1 tool call denied`, `3 tool calls denied`. */
+export function deniedCount(count: number): string {
+  return `${count} tool call${count === 1 ? '' : 's'} denied`;
+}
+
+/**
+ * The denied calls, at most {@link MAX_LISTED_DENIALS}, one line each, with how to allow writes.
+ * The mode names are claude's `--permission-mode` values (claude 2.1.197 and 2.1.332).
+ */
+export function denialsText(denials: readonly DenialJson[]): string {
+  const listed = denials.slice(0, MAX_LISTED_DENIALS).map((d) => `- ${d.tool}${d.detail ? `: ${d.detail}` : ''}`);
+  const more = denials.length > MAX_LISTED_DENIALS ? [`- and ${denials.length - MAX_LISTED_DENIALS} more`] : [];
+  return [
+    denials.length === 1
+      ? 'The CLI denied this tool call; what it was for was not done:'
+      : `The CLI denied these ${denials.length} tool calls; what they were for was not done:`,
+    ...listed,
+    ...more,
+    'To let claude write files in the project, add mode:acceptEdits to the request (baton ask takes it too).',
+  ].join('\n');
+}
+
+/** The first `maxLines` lines of `text`, at most `maxChars` characters, marked when cut. */
+function clipLines(text: string, maxLines: number, maxChars: number): string {
+  const lines = text.split('\n');
+  let clipped = lines.slice(0, maxLines).join('\n');
+  let cut = lines.length > maxLines;
+  if (clipped.length > maxChars) {
+    clipped = clipped.slice(0, maxChars - 1);
+    cut = true;
+  }
+  return cut ? `${clipped.trimEnd()}…` : clipped;
 }
 
 const GIT_STATUS_ADVICE = 'A stopped run may have left partial changes: check `git status` before redoing work.';

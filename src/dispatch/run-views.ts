@@ -1,7 +1,7 @@
 /** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
 import { formatDurationMs } from '../core/clock.js';
 import type { DeliveryRow, RunRow } from '../store/schema.js';
-import { formatTokens } from './messages.js';
+import { deniedCount, denialsText, formatTokens } from './messages.js';
 
 /** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
 export const RESULT_TAIL_BYTES = 4096;
@@ -25,10 +25,10 @@ export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLe
   return out.join('\n');
 }
 
-/** One run in detail, with the tail of its result. */
+/** One run in detail, with the tail of its result and the tool calls the CLI denied. */
 export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[]): string {
   const lines = [
-    `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}`,
+    `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
     `cwd: ${run.cwd}`,
     `created: ${run.createdAt.toISOString()}`,
@@ -42,6 +42,7 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[]): stri
   lines.push(`deliveries: ${deliveries.length - pending - dead} delivered, ${pending} pending, ${dead} dead`);
   const result = run.status === 'completed' ? run.finalMessage : run.errorMessage;
   if (result) lines.push('', tailBytes(result, RESULT_TAIL_BYTES));
+  if (run.denials.length > 0) lines.push('', denialsText(run.denials));
   return lines.join('\n');
 }
 

@@ -7,7 +7,12 @@ import { parseConfigToml } from '../config/load.js';
 import { VENDOR_NAMES } from '../config/schema.js';
 import { isBatonError } from '../core/errors.js';
 import { findOnPath } from '../harness/detect.js';
+import { SECRET_ENV_NAMES } from '../config/env.js';
+import { changesAccount, selectPassEnv } from '../harness/pass-env.js';
 import { resolveVendorHomes } from '../harness/spawn-env.js';
+
+/** Names every run's child gets besides its vendor home and `pass_env` (PRODUCT.md §7). */
+const FIXED_CHILD_ENV = ['HOME', 'PATH', 'TERM', 'USER', 'BATON_RUN_ID'];
 import { measureStorage, type StorageUsage } from '../harness/storage.js';
 import type { DoctorFact, DoctorReport, DoctorRow } from './report.js';
 import { channelRows, configRow, databaseRow, harnessRow, storageRow, type StorageProbe } from './rows.js';
@@ -31,6 +36,7 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
   const readVersion = sources.readVersion ?? readCliVersion;
   const started = sources.startedWith;
   const runsDir = path.join(sources.batonHome, 'harness', 'runs');
+  const passedNames = Object.keys(selectPassEnv(config.harness.passEnv, sources.env.passable ?? {}, SECRET_ENV_NAMES));
 
   const [findings, storage] = await Promise.all([
     Promise.all(
@@ -43,7 +49,16 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
         ]);
         // A service that reported detections but none for this vendor did not find it.
         const atStart = started === undefined ? undefined : (started.find((d) => d.vendor === name) ?? { vendor: name, missing: 'not detected' });
-        return { name, binaryName, home, path: binPath, version, login, restart: restartHint({ path: binPath, version }, atStart) };
+        const childEnv = [...FIXED_CHILD_ENV, name === 'codex' ? 'CODEX_HOME' : 'CLAUDE_CONFIG_DIR', ...passedNames].sort();
+        // Two runs at once on one CODEX_HOME with a ChatGPT login can race on the token refresh
+        // (openai/codex#10332): both refresh, one refresh token is spent, the other run fails.
+        const sharedHome = name === 'codex' && login.state === 'authenticated' && login.method === 'chatgpt' && config.harness.maxActive > 1
+          ? `max_active = ${config.harness.maxActive} lets codex runs share ${home} with a ChatGPT login; concurrent token refreshes can log one of them out (openai/codex#10332). Use an API-key login for codex, or set max_active = 1.`
+          : undefined;
+        return {
+          name, binaryName, home, path: binPath, version, login, restart: restartHint({ path: binPath, version }, atStart),
+          childEnv, accountChanging: passedNames.filter((n) => changesAccount(name, n)), sharedHome,
+        };
       }),
     ),
     probeStorage(sources.measureStorage ?? measureStorage, runsDir, config.harness.minFreeBytes > 0),

@@ -70,6 +70,8 @@ export interface DoctorSources {
     readonly PATH: string;
     readonly CODEX_HOME?: string | undefined;
     readonly CLAUDE_CONFIG_DIR?: string | undefined;
+    /** The whole service environment, from which `[harness] pass_env` picks; only its names are reported. @default none */
+    readonly passable?: Readonly<Record<string, string | undefined>> | undefined;
   };
   readonly database: DatabaseProbe;
   readonly channels: Readonly<Record<ChannelPlatform, ChannelProbe>>;

@@ -21,6 +21,12 @@ export interface VendorFinding {
   readonly login: LoginState;
   /** Why a restart is needed to use the CLI on PATH now; undefined when not needed or unknown. */
   readonly restart: string | undefined;
+  /** Names of the environment a run's child gets (never values), sorted. */
+  readonly childEnv?: readonly string[] | undefined;
+  /** Those of {@link childEnv} that change the CLI's login, endpoint or billing. */
+  readonly accountChanging?: readonly string[] | undefined;
+  /** Why concurrent runs sharing this CLI's home are a risk; undefined when they are not. */
+  readonly sharedHome?: string | undefined;
 }
 
 /** The login state of `vendor` read from its home directory. */
@@ -72,9 +78,16 @@ export function vendorRow(finding: VendorFinding, harnessEnabled: boolean, servi
     details.unshift(version?.error ?? `${path} --version was not run`);
   } else cli = `${version.version} at ${path}`;
   if (finding.restart !== undefined) details.push(finding.restart);
+  if (finding.childEnv) details.push(`each run gets: ${finding.childEnv.join(', ')}`);
+  const accountChanging = finding.accountChanging ?? [];
+  if (accountChanging.length > 0) {
+    details.push(`[harness] pass_env gives ${finding.name} ${accountChanging.join(', ')}, which change${accountChanging.length === 1 ? 's' : ''} its login, endpoint or billing; remove ${accountChanging.length === 1 ? 'it' : 'them'} from pass_env unless that is meant`);
+  }
+  if (finding.sharedHome !== undefined) details.push(finding.sharedHome);
   // "unverified" is a warning too: on Linux there is no keychain, so a missing credentials file
   // usually means the CLI is not logged in (seen: claude answering "Not logged in").
-  const trouble = path === undefined || version === undefined || 'error' in version || login.state !== 'authenticated' || finding.restart !== undefined;
+  const trouble = path === undefined || version === undefined || 'error' in version || login.state !== 'authenticated' || finding.restart !== undefined
+    || accountChanging.length > 0 || finding.sharedHome !== undefined;
   return {
     area: `vendor:${finding.name}`,
     status: harnessEnabled && trouble ? 'warn' : 'ok',
@@ -87,6 +100,9 @@ export function vendorRow(finding: VendorFinding, harnessEnabled: boolean, servi
       loginMethod: login.state === 'authenticated' ? login.method : null,
       home: finding.home,
       restartNeeded: serviceReported ? finding.restart !== undefined : null,
+      childEnv: finding.childEnv ? finding.childEnv.join(' ') : null,
+      accountChangingEnv: accountChanging.join(' '),
+      sharedHomeRisk: finding.sharedHome !== undefined,
     },
   };
 }

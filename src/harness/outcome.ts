@@ -2,7 +2,7 @@
  * The one place a child's exit becomes a terminal run status (PRODUCT.md §8): the outcome comes
  * only from the vendor's terminal event plus the exit status.
  */
-import type { RunStatus } from '../store/schema.js';
+import type { DenialJson, RunRow, RunStatus, UsageJson } from '../store/schema.js';
 import type { StreamFacts } from './vendors/types.js';
 
 /** How a run's process ended, as the supervisor saw it. */
@@ -23,6 +23,11 @@ export interface ExitFacts {
   stderrTail?: string;
   /** Processes that may outlive the run, in words (see supervisor.ts `processNote`). */
   processNote?: string | undefined;
+  /**
+   * The CLI sent its terminal event but had not exited after the grace period, so the supervisor
+   * stopped it: the outcome is judged from the terminal event, not from the exit status.
+   */
+  stoppedAfterTerminal?: boolean;
   /** The run never got a process: ENOENT, E2BIG, no user, no CLI. */
   spawnFailure?: { reason: 'spawn_failed' | 'user_unresolved' | 'vendor_missing' | 'task_too_long'; message: string };
 }
@@ -31,10 +36,29 @@ export interface ExitFacts {
 export interface Classified {
   status: Exclude<RunStatus, 'starting' | 'running'>;
   /** Stable reason code, stored in `runs.reason`; null for a plain completion. */
-  reason: string | null;
+  reason: ReasonCode | null;
   /** The vendor's own words (or ours when the vendor said nothing), for failures. */
   errorMessage: string | null;
+  /** A fact about how the run ended worth a line of its own, e.g. that the CLI had to be stopped after it finished. */
+  note?: string;
 }
+
+/** The note of a run whose CLI did not exit on its own after its terminal event. */
+export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it finished.';
+
+/**
+ * Every reason code a terminal run can carry, each with one meaning (the README's reason table
+ * lists them with what to do). `restart` is set by the reconciler, the rest by
+ * {@link classifyExit}; a plain completion has none.
+ */
+export const REASON_CODES = [
+  'vendor_error', 'max_turns', 'max_budget', 'no_terminal_event', 'exit_status', 'timeout', 'protocol', 'output_limit',
+  'session_gone', 'session_mismatch', 'spawn_failed', 'vendor_missing', 'user_unresolved', 'task_too_long', 'owner_cancel', 'stop',
+  'shutdown', 'restart',
+] as const;
+
+/** One of {@link REASON_CODES}. */
+export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** Turns stream facts and exit facts into a terminal status. */
 export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
@@ -75,12 +99,17 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   const terminal = stream.terminal;
   if (!terminal) {
-    // Notices (retries, warnings) are not the cause; they stay in the diagnostics tail.
-    return { status: 'failed', reason: 'no_terminal_event', errorMessage: `The CLI ended without reporting an outcome: ${describeExit(exit)}.` };
+    // The vendor's last error line is its own words about the end, so it leads the headline;
+    // other notices (retries, warnings) stay in the diagnostics tail.
+    const words = stream.lastError?.trim();
+    const ended = `The CLI ended without reporting an outcome: ${describeExit(exit)}.`;
+    return { status: 'failed', reason: 'no_terminal_event', errorMessage: words ? `${words}\n${ended}` : ended };
   }
+  const note = exit.stoppedAfterTerminal ? { note: STOPPED_AFTER_FINISH_NOTE } : {};
   if (terminal.kind === 'failed') {
-    return { status: 'failed', reason: 'vendor_error', errorMessage: terminal.message };
+    return { status: 'failed', reason: terminal.reason ?? 'vendor_error', errorMessage: terminal.message, ...note };
   }
+  if (exit.stoppedAfterTerminal) return { status: 'completed', reason: null, errorMessage: null, ...note };
   if (exit.exitCode !== 0) {
     return { status: 'failed', reason: 'exit_status', errorMessage: `The CLI reported success but ${describeExit(exit)}.` };
   }
@@ -91,3 +120,31 @@ function describeExit(exit: ExitFacts): string {
   if (exit.signal) return `the process was killed by ${exit.signal}`;
   return `the process exited with code ${exit.exitCode ?? 'unknown'}`;
 }
+
+/**
+ * Everything known about a finished run, as facts: what the harness reports, for the layer above
+ * it to put into words (`outcomeText` in dispatch/messages.ts).
+ */
+export interface OutcomeFacts {
+  run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'>;
+  status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
+  reason: string | null;
+  endedAt: Date;
+  /** The last agent message: the answer of a completed run, the last words of any other. */
+  finalMessage?: string | null;
+  errorMessage?: string | null;
+  usage?: UsageJson | null;
+  /** Tool calls the CLI denied, in order. */
+  denials?: readonly DenialJson[];
+  /** See {@link Classified.note}. */
+  note?: string | undefined;
+  /** Last lines of stderr and notices, for failures. */
+  diagnostics?: string;
+  /** The exact command to resume by hand, or undefined when the run can't be resumed. */
+  resumeCommand?: string | undefined;
+  /** Processes that may outlive the run, in words; shown whatever the status. */
+  processNote?: string | undefined;
+}
+
+/** Puts a finished run's facts into the words of its outcome message. */
+export type DescribeOutcome = (facts: OutcomeFacts) => string;

@@ -13,6 +13,8 @@ export interface BaseEnv {
   PATH: string;
   TERM?: string | undefined;
   USER?: string | undefined;
+  /** The `pass_env` entries that are set (see `selectPassEnv`); the fixed names above win. */
+  passed?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -52,12 +54,15 @@ export function resolveUser(base: BaseEnv, lookup: () => string = () => userInfo
 }
 
 /**
- * Builds the complete environment of a run's child.
+ * Builds the complete environment of a run's child: the `pass_env` names that are set, then
+ * `HOME`, `PATH` (the caller drops npm's run-script directories), `TERM`, `USER`, `BATON_RUN_ID` and the
+ * vendor's own names.
  *
  * @throws BatonError `user_unresolved` (see {@link resolveUser}).
  */
 export function buildChildEnv(vendor: Vendor, base: BaseEnv, homes: VendorHomes, runId: string): Record<string, string> {
   return {
+    ...base.passed,
     HOME: base.HOME,
     PATH: base.PATH,
     TERM: base.TERM || 'dumb',

@@ -6,19 +6,19 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { execa } from 'execa';
 import { formatDurationMs, type Clock } from '../core/clock.js';
 import { BatonError, isBatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
-import { outcomeText } from '../dispatch/messages.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
 import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
-import { classifyExit, type ExitFacts } from './outcome.js';
+import { classifyExit, type DescribeOutcome, type ExitFacts } from './outcome.js';
 import { terminateRun } from './process-tree.js';
 import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-cgroup.js';
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
@@ -48,6 +48,17 @@ export interface RunLimits {
   firstEventMs: number;
   /** Advisory notice after this many ms of silence. */
   inactivityMs: number;
+  /**
+   * How long the CLI may take to exit after its terminal event, in ms; then it is stopped and the
+   * run judged from that event (PRODUCT.md §8). Any later event restarts the wait: claude can
+   * start another turn after a `result`.
+   */
+  finishGraceMs: number;
+  /**
+   * How long stdout and stderr are still read after the CLI has exited, in ms; a descendant that
+   * inherited them may hold them open, and is stopped after this (PRODUCT.md §8).
+   */
+  exitDrainMs: number;
 }
 
 /** Dependencies of the {@link RunSupervisor}. */
@@ -66,6 +77,8 @@ export interface SupervisorDeps {
   supervisorId: string;
   /** How often to look for cancel requests from other processes, in ms. @default 1_000 */
   cancelPollMs?: number;
+  /** Puts a finished run's facts into its outcome message (the chat layer's words). */
+  describeOutcome: DescribeOutcome;
   /** Lifecycle traces. @default none */
   tracer?: Tracer;
   /** Where run cgroups are made (`detectCgroupSupport()` at start). @default none: runs are followed by their process tree */
@@ -76,12 +89,14 @@ interface ActiveRun {
   runId: RunId;
   pid: number | undefined;
   stopBeforeSpawn?: StopReason;
+  /** Set when the run ends as cancelled, so a cancel can tell "cancelled" from "had already finished". */
+  cancelled?: boolean;
   stop: (why: StopReason) => Promise<void>;
   done: Promise<void>;
 }
 
 /** Why the supervisor stops a run. */
-type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown'>>;
+type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown' | 'stoppedAfterTerminal'>>;
 
 const STDERR_TAIL_BYTES = 4096;
 /** Write buffer of `events.jsonl`, in bytes. */
@@ -164,14 +179,16 @@ export class RunSupervisor {
   /**
    * Cancels a run this process supervises and waits until none of its processes is left.
    *
-   * @returns false when this process does not supervise that run.
+   * @returns `cancelled` when the cancel ended the run; `finished` when the run had already
+   *   finished on its own (its CLI exited, or was being stopped after its terminal event), so its
+   *   own outcome stands; false when this process does not supervise that run.
    */
-  async cancel(runId: RunId, by: 'owner_cancel' | 'stop'): Promise<boolean> {
+  async cancel(runId: RunId, by: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'finished' | false> {
     const entry = this.active.get(runId);
     if (!entry) return false;
     await entry.stop({ cancelledBy: by });
     await entry.done;
-    return true;
+    return entry.cancelled ? 'cancelled' : 'finished';
   }
 
   /** Stops every run (service shutdown); each ends `interrupted` with resume guidance. */
@@ -243,6 +260,18 @@ export class RunSupervisor {
         buffer: false,
         encoding: 'buffer',
       });
+      // From here to the readers below there is no await: execa resumes an unbuffered pipe, so
+      // a chunk that arrives before its 'data' listener is gone (a CLI that prints its whole
+      // stream at once lost it, and its session id and stderr with it).
+      // Once the CLI has exited on its own, or is being stopped after its terminal event, the run
+      // has finished: a cancel or shutdown arriving then must not relabel its outcome.
+      let finishedOnItsOwn = false;
+      const exited = new Promise<void>((resolve) =>
+        child.once('exit', () => {
+          if (!stopping) finishedOnItsOwn = true;
+          resolve();
+        }),
+      );
       entry.pid = child.pid;
       const processes: RunProcesses | undefined =
         child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
@@ -254,18 +283,20 @@ export class RunSupervisor {
       }
       let stopping: Promise<void> | undefined;
       entry.stop = (why) => {
-        Object.assign(exit, why);
+        // Leftover processes are stopped either way; only a run still working is relabelled.
+        if (!finishedOnItsOwn && !exit.stoppedAfterTerminal) Object.assign(exit, why);
         stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) }).then(() => undefined);
         return stopping;
       };
       const timer = setTimeout(() => void entry.stop({ timedOut: true }), timeoutMs);
       timer.unref();
-
-      if (child.pid !== undefined) {
-        this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
-        await deps.store.markRunning(runId, child.pid, deps.clock.now());
-        deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd }, 'run started');
-      }
+      // After the terminal event the CLI gets a grace to exit; any later event restarts it.
+      let finishTimer: NodeJS.Timeout | undefined;
+      const armFinishGrace = (): void => {
+        if (finishTimer) clearTimeout(finishTimer);
+        finishTimer = setTimeout(() => void entry.stop({ stoppedAfterTerminal: true }), deps.limits.finishGraceMs);
+        finishTimer.unref();
+      };
 
       const watchdog = startWatchdog({
         firstEventMs: deps.limits.firstEventMs,
@@ -278,7 +309,9 @@ export class RunSupervisor {
       stopWatchdog = () => {
         watchdog.stop();
         progress?.stop();
+        if (finishTimer) clearTimeout(finishTimer);
       };
+      const runReducer = reducer!;
       stream = new RunStream(
         {
           maxEventBytes: deps.limits.maxEventBytes,
@@ -286,12 +319,13 @@ export class RunSupervisor {
           maxSpoolBytes: deps.limits.maxRunArtifactBytes,
           maxOutputBytes: deps.limits.maxRunArtifactBytes * OUTPUT_LIMIT_FACTOR,
         },
-        reducer!,
+        runReducer,
         spool,
         {
           onEvent: (event) => {
             watchdog.event();
             progress?.onEvent(event);
+            if (finishTimer || runReducer.facts().terminal) armFinishGrace();
           },
           onSession: (sessionId) =>
             void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
@@ -313,12 +347,31 @@ export class RunSupervisor {
         stderrTail = Buffer.concat([stderrTail, chunk]);
         if (stderrTail.length > STDERR_TAIL_BYTES) stderrTail = stderrTail.subarray(-STDERR_TAIL_BYTES);
       });
-
       // Every byte the child printed is read before its outcome is judged: the exit can be
       // observed before the last 'data' events of its pipes are delivered.
-      const drained = [child.stdout, child.stderr].map((stream) => (stream ? finished(stream).catch((err: unknown) => deps.logger.warn({ err, runId }, 'reading the child output failed')) : undefined));
+      const drained = Promise.all(
+        [child.stdout, child.stderr].map((pipe) => (pipe ? finished(pipe).catch((err: unknown) => deps.logger.warn({ err, runId }, 'reading the child output failed')) : undefined)),
+      );
+
+      if (child.pid !== undefined) {
+        this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
+        await deps.store.markRunning(runId, child.pid, deps.clock.now());
+        deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd }, 'run started');
+      }
+
+      // A CLI that has exited is judged once its pipes are drained, or after a short drain when a
+      // descendant still holds them: the descendants are stopped and the pipes closed.
+      const heldOpen = await Promise.race([
+        drained.then(() => false),
+        exited.then(() => Promise.race([drained.then(() => false), delay(deps.limits.exitDrainMs, undefined, { ref: false }).then(() => true)])),
+      ]);
+      if (heldOpen) {
+        deps.logger.warn({ runId, drainMs: deps.limits.exitDrainMs }, 'the CLI exited but a descendant still holds its output; stopping the run\'s leftover processes');
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        await terminateRun({ rootPid: undefined, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) });
+      }
       const result = await child;
-      await Promise.all(drained);
       clearTimeout(timer);
       stream.end();
       if (stopping) await stopping;
@@ -345,6 +398,7 @@ export class RunSupervisor {
       await closeStream(events);
     }
 
+    entry.cancelled = exit.cancelledBy !== undefined && exit.spawnFailure === undefined;
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
     exit.stderrTail = stderrTail.toString('utf8');
     await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir);
@@ -358,7 +412,8 @@ export class RunSupervisor {
     const sessionId = facts.sessionId;
     const resumeCommand = sessionId && installed ? installed.vendor.resumeCommand(run.cwd, sessionId) : undefined;
     const diagnostics = diagnosticsTail(facts.notices, stderr, classified.errorMessage);
-    const body = outcomeText({
+    const denials = facts.denials ?? [];
+    const body = deps.describeOutcome({
       run,
       status: classified.status,
       reason: classified.reason,
@@ -366,6 +421,8 @@ export class RunSupervisor {
       finalMessage: facts.finalMessage ?? null,
       errorMessage: classified.errorMessage,
       usage: facts.usage ?? null,
+      denials,
+      note: classified.note,
       diagnostics,
       resumeCommand,
       processNote: exit.processNote,
@@ -381,6 +438,7 @@ export class RunSupervisor {
         finalMessage: facts.finalMessage ?? null,
         errorMessage: classified.errorMessage,
         usage: facts.usage ?? null,
+        denials,
         vendorSessionId: sessionId ?? null,
         exitCode: exit.exitCode,
         exitSignal: exit.signal,

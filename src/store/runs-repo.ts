@@ -19,6 +19,7 @@ import {
   type NewRunRow,
   type RunRow,
   type RunStatus,
+  type DenialJson,
   type UsageJson,
 } from './schema.js';
 
@@ -45,6 +46,8 @@ export interface RunTerminal {
   finalMessage?: string | null;
   errorMessage?: string | null;
   usage?: UsageJson | null;
+  /** Tool calls the CLI denied; stored as given, none when absent. */
+  denials?: readonly DenialJson[];
   vendorSessionId?: string | null;
   exitCode?: number | null;
   exitSignal?: string | null;
@@ -169,6 +172,7 @@ export class RunStore {
           finalMessage: storableOrNull(terminal.finalMessage),
           errorMessage: storableOrNull(terminal.errorMessage),
           usage: terminal.usage ?? null,
+          denials: [...(terminal.denials ?? [])],
           exitCode: terminal.exitCode ?? null,
           exitSignal: terminal.exitSignal ?? null,
           endedAt: terminal.endedAt,

@@ -52,6 +52,15 @@ export interface UsageJson {
   costUsd?: number;
 }
 
+/**
+ * One tool call the vendor CLI denied (claude `result.permission_denials[]`, 2.1.332
+ * `system/permission_denied`): the tool's name and its command, path or URL on one line, if any.
+ */
+export interface DenialJson {
+  tool: string;
+  detail?: string;
+}
+
 /** Per-run options the owner asked for. */
 export interface RunOptionsJson {
   model?: string;
@@ -85,6 +94,8 @@ export const runs = pgTable(
     finalMessage: text('final_message'),
     errorMessage: text('error_message'),
     usage: jsonb('usage').$type<UsageJson>(),
+    /** Tool calls the CLI denied during the run; empty when none (PRODUCT.md §8). */
+    denials: jsonb('denials').$type<DenialJson[]>().notNull().default([]),
     exitCode: integer('exit_code'),
     exitSignal: text('exit_signal'),
     pid: integer('pid'),

@@ -3,11 +3,13 @@
  * Responses API on 127.0.0.1.
  */
 import { execa } from 'execa';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+import { makeClaudeConfigDir } from '../support/claude-home.js';
 import { CLI, makeCliHome, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
 
@@ -78,6 +80,32 @@ describe('baton ask', () => {
     }
   });
 
+  // With PostgreSQL through the database; with embedded PGlite, which baton ask holds, through
+  // the admin endpoint baton ask serves like the service.
+  it('is cancelled by baton cancel and stopped by baton stop from another process; a finished run is "already finished"', async () => {
+    for (const command of [['cancel'], ['stop']]) {
+      model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
+      const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+      let out = '';
+      child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3);
+      const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
+      const stopped = await home.baton(command[0] === 'cancel' ? ['cancel', runId] : ['stop']);
+      expect(stopped.exitCode, stopped.stdout).toBe(0);
+      expect(stopped.stdout).toMatch(command[0] === 'cancel' ? new RegExp(`\\[run ${runId}\\] cancelled`) : /\[run hr_[0-9a-f]{12}\] cancelled|Stopped 1 active run\./);
+      const result = await child;
+      expect(result.exitCode).toBe(130);
+      expect(String(result.stdout)).toContain(`[run ${runId}] cancelled · codex`);
+      expect(await findRunProcesses(runId)).toEqual([]);
+    }
+    model.enqueue({ kind: 'message', text: 'quick' });
+    const quick = await home.baton(['ask', '--json', 'quick one']);
+    const completed = (JSON.parse(quick.stdout) as { runId: string; status: string });
+    expect(completed.status).toBe('completed');
+    const again = await home.baton(['cancel', completed.runId]);
+    expect(again).toMatchObject({ exitCode: 1, stdout: 'That coding run has already finished.' });
+  }, 180_000); // six baton processes in a row: slow on a loaded machine, never a timing assertion
+
   it('lists the runs it made with baton runs, and shows one', async () => {
     const list = await home.baton(['runs']);
     expect(list.exitCode).toBe(0);
@@ -96,3 +124,99 @@ async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
   }
   throw new Error('condition not reached');
 }
+
+describe('baton ask with the real claude CLI', () => {
+  let anthropic: FakeAnthropic;
+  let claudeHome: CliHome;
+
+  beforeAll(async () => {
+    anthropic = await startFakeAnthropic();
+    const configDir = await makeClaudeConfigDir(join((await import('node:os')).tmpdir(), `ask-claude-${process.pid}`), anthropic.url);
+    claudeHome = await makeCliHome({ binDirs: [inject('claudeBinDir')], harnessToml: `claude_config_dir = ${JSON.stringify(configDir)}` });
+  });
+  afterAll(async () => {
+    await claudeHome?.dispose();
+    await anthropic?.close();
+  });
+
+  it('--json lists the tool calls claude denied, and the headline counts them', async () => {
+    anthropic.enqueue(
+      { kind: 'tool_use', name: 'Bash', input: { command: 'touch denied.txt' } },
+      { kind: 'message', text: 'Created denied.txt.' },
+    );
+    const result = await claudeHome.baton(['ask', '--vendor', 'claude', '--json', 'create denied.txt']);
+    const report = JSON.parse(result.stdout) as { status: string; denials: unknown[]; messages: string[] };
+    expect(report.status).toBe('completed');
+    expect(report.denials).toEqual([{ tool: 'Bash', detail: 'touch denied.txt' }]);
+    expect(report.messages.at(-1)?.split('\n')[0]).toMatch(/ · 1 tool call denied$/);
+    await expect(readFile(join(claudeHome.repo, 'denied.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('takes mode:acceptEdits in the task words, as the outcome advises, and then writes', async () => {
+    anthropic.enqueue(
+      { kind: 'tool_use', name: 'Bash', input: { command: 'touch allowed.txt' } },
+      { kind: 'message', text: 'Created allowed.txt.' },
+    );
+    const result = await claudeHome.baton(['ask', '--vendor', 'claude', '--json', 'mode:acceptEdits create allowed.txt']);
+    const report = JSON.parse(result.stdout) as { status: string; denials: unknown[] };
+    expect(report).toMatchObject({ status: 'completed', denials: [] });
+    await readFile(join(claudeHome.repo, 'allowed.txt'));
+  });
+});
+
+describe('baton ask on a network with a proxy and a corporate CA', () => {
+  let envHome: CliHome;
+
+  beforeAll(async () => {
+    envHome = await makeCliHome({ binDirs: [], harnessToml: 'pass_env = ["HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "LANG", "LC_*", "MY_PROXY_TOKEN"]' });
+    // A stand-in codex whose answer is the environment it was given.
+    const fake = join(envHome.dir, 'fake-bin', 'codex');
+    await mkdir(join(envHome.dir, 'fake-bin'), { recursive: true });
+    await writeFile(fake, [
+      `#!${process.execPath}`,
+      "if (process.argv[2] === '--version') { console.log('codex-cli 0.171.0'); process.exit(0); }",
+      "const emit = (e) => process.stdout.write(JSON.stringify(e) + '\\n');",
+      "emit({ type: 'thread.started', thread_id: 't-env' });",
+      "emit({ type: 'item.completed', item: { id: 'i', type: 'agent_message', text: JSON.stringify(process.env) } });",
+      "emit({ type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } });",
+    ].join('\n'));
+    await chmod(fake, 0o755);
+    envHome.env.PATH = [join(envHome.dir, 'node_modules', '.bin'), join(envHome.dir, 'npm/node_modules/@npmcli/run-script/lib/node-gyp-bin'), join(envHome.dir, 'fake-bin'), envHome.env.PATH].join(':');
+  });
+  afterAll(async () => envHome?.dispose());
+
+  it('gives the CLI the proxy, CA and locale names that are set, secrets only when listed exactly, never service secrets, and no npm run-script PATH', async () => {
+    Object.assign(envHome.env, {
+      HTTPS_PROXY: 'http://proxy.corp.example:3128',
+      NO_PROXY: '127.0.0.1,localhost',
+      SSL_CERT_FILE: '/etc/corp/ca.pem',
+      NODE_EXTRA_CA_CERTS: '/etc/corp/ca.pem',
+      LANG: 'de_DE.UTF-8',
+      LC_ALL: 'de_DE.UTF-8',
+      LC_SECRET_TOKEN: 'wildcard-must-not-pass-this',
+      MY_PROXY_TOKEN: 'listed-exactly',
+      TELEGRAM_BOT_TOKEN: '123:not-for-children',
+      npm_lifecycle_event: 'start', // as under `npm start`, which put the run-script dirs first
+    });
+    const result = await envHome.baton(['ask', '--json', 'show env']);
+    const report = JSON.parse(result.stdout) as { status: string; finalMessage: string };
+    expect(report.status).toBe('completed');
+    const env = JSON.parse(report.finalMessage) as Record<string, string>;
+    expect(env).toMatchObject({
+      HTTPS_PROXY: 'http://proxy.corp.example:3128',
+      NO_PROXY: '127.0.0.1,localhost',
+      SSL_CERT_FILE: '/etc/corp/ca.pem',
+      NODE_EXTRA_CA_CERTS: '/etc/corp/ca.pem',
+      LANG: 'de_DE.UTF-8',
+      LC_ALL: 'de_DE.UTF-8',
+      MY_PROXY_TOKEN: 'listed-exactly',
+    });
+    expect(env).not.toHaveProperty('LC_SECRET_TOKEN');
+    expect(env).not.toHaveProperty('TELEGRAM_BOT_TOKEN');
+    expect(env).not.toHaveProperty('DATABASE_URL');
+    // npm's leading run-script dirs are gone; the PATH starts where the user's own began.
+    expect(env.PATH!.split(':')[0]).toBe(join(envHome.dir, 'fake-bin'));
+    expect(env.PATH).not.toContain(join(envHome.dir, 'node_modules', '.bin'));
+    expect(env.PATH).not.toContain(join(envHome.dir, 'npm/node_modules/@npmcli/run-script/lib/node-gyp-bin'));
+  });
+});

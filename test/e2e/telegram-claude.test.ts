@@ -1,6 +1,6 @@
 /**
  * Claude Code through baton end to end: `/claude` from the owner on the fake Bot API, the real
- * claude CLI (pinned 2.1.197) against the fake Anthropic Messages API, all on 127.0.0.1.
+ * claude CLI (the pinned version) against the fake Anthropic Messages API, all on 127.0.0.1.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -69,6 +69,30 @@ describe('Telegram → claude → outcome', () => {
     expect(failed.text.split('\n')[1]).toBe(String(result?.result).trim());
     expect(failed.text).toContain('Reason: vendor_error');
     expect(failed.text).toMatch(/Resume: cd \S+ && claude --resume [0-9a-f-]+/);
+  });
+
+  it('never reports a run whose write claude denied as plainly completed (chat and /runs)', async () => {
+    const { telegram, anthropic, repo } = world;
+    // The model "does" the work through Bash, the default permission mode denies it, and the
+    // model then claims success; claude's result says success with permission_denials.
+    anthropic.enqueue(
+      { kind: 'tool_use', name: 'Bash', input: { command: 'touch denied.txt' } },
+      { kind: 'message', text: 'Created denied.txt.' },
+    );
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude create denied.txt', 50));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 50 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS);
+    const lines = done.text.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^\\[run ${runId}\\] completed · claude · .* · 1 tool call denied$`));
+    expect(lines[2]).toBe('- Bash: touch denied.txt');
+    expect(done.text).toContain('mode:acceptEdits');
+    await expect(readFile(join(repo, 'denied.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+
+    telegram.pushUpdate(world.privateMessage(OWNER, `/runs ${runId}`, 51));
+    const view = await telegram.waitForSent((m) => replyTarget(m) === 51, WAIT_MS);
+    expect(view.text.split('\n')[0]).toBe(`[run ${runId}] completed · 1 tool call denied`);
+    expect(view.text).toContain('- Bash: touch denied.txt');
   });
 
   it('refuses bypassPermissions from chat', async () => {

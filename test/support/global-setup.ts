@@ -18,6 +18,8 @@ declare module 'vitest' {
     codexVersion: string;
     /** Directory holding the pinned `claude` launcher. */
     claudeBinDir: string;
+    /** The pinned claude version, e.g. `2.1.332`. */
+    claudeVersion: string;
   }
 }
 
@@ -25,6 +27,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<void> {
   const [codex, claude] = await Promise.all([ensureCodexCli(), ensureClaudeCli()]);
   project.provide('claudeBinDir', claude.binDir);
+  project.provide('claudeVersion', claude.version);
   process.env['BATON_TEST_CLAUDE_BIN_DIR'] = claude.binDir;
   project.provide('codexBinDir', codex.binDir);
   project.provide('codexVersion', codex.version);

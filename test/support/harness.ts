@@ -12,7 +12,9 @@ import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/delivery/outbox.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { detectCgroupSupport, type CgroupSupport } from '../../src/harness/run-cgroup.js';
+import { outcomeText } from '../../src/dispatch/messages.js';
 import { RunSupervisor, type InstalledVendor, type RunLimits } from '../../src/harness/supervisor.js';
+import { claudeVendor } from '../../src/harness/vendors/claude.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
 import { RunStore } from '../../src/store/runs-repo.js';
@@ -49,6 +51,8 @@ export interface HarnessOptions {
   replaceConfig?: (paths: { root: string; home: string }) => string;
   /** The codex executable. @default the fake codex script */
   codexBinary?: string | null;
+  /** The claude executable. @default none: claude is not installed */
+  claudeBinary?: string;
   limits?: Partial<RunLimits>;
   /** Run cgroups, e.g. `{ unavailable: 'test' }` to follow the process tree. @default detected */
   cgroups?: CgroupSupport;
@@ -79,6 +83,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
   const vendors = new Map<VendorName, InstalledVendor>();
   const codexBinary = options.codexBinary === undefined ? FAKE_CODEX : options.codexBinary;
   if (codexBinary) vendors.set('codex', { vendor: codexVendor, binaryPath: codexBinary, version: 'fake' });
+  if (options.claudeBinary) vendors.set('claude', { vendor: claudeVendor, binaryPath: options.claudeBinary, version: 'fake' });
   const runsDir = join(dir, 'baton', 'harness', 'runs');
   const tracesDir = join(dir, 'baton', 'traces');
   const supervisor = new RunSupervisor({
@@ -98,11 +103,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
       maxRunArtifactBytes: 64 * 1024 * 1024,
       firstEventMs: 120_000,
       inactivityMs: 600_000,
+      finishGraceMs: 10_000,
+      exitDrainMs: 2_000,
       ...options.limits,
     },
     supervisorId: `${hostname()}:${process.pid}`,
     cancelPollMs: 50,
     cgroups: options.cgroups ?? (await detectCgroupSupport()),
+    describeOutcome: outcomeText,
     tracer: fileTracer(tracesDir, systemClock, logger),
   });
   const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home, runsDir });

@@ -20,10 +20,26 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 
-/** The `@openai/codex` version the tests pin (`codex --version` → `codex-cli 0.171.0`). */
-export const CODEX_CLI_VERSION = '0.171.0';
-/** The `@anthropic-ai/claude-code` version the tests pin (`claude --version` → `2.1.197 (Claude Code)`). */
-export const CLAUDE_CLI_VERSION = '2.1.197';
+/**
+ * The vendor CLI versions the tests pin: the one place they live. Every test that runs a real
+ * CLI runs the versions below, or the ones named by `BATON_TEST_CODEX_VERSION` /
+ * `BATON_TEST_CLAUDE_VERSION` (`npm run test:vendors` with them set checks vendor drift; see the
+ * README's "Development").
+ */
+export const PINNED_CLI_VERSIONS = { codex: '0.171.0', claude: '2.1.332' } as const;
+
+/** A version as npm takes it: digits and dots, optionally a prerelease tag. */
+function cliVersion(envName: string, pinned: string): string {
+  const asked = process.env[envName]?.trim();
+  if (!asked) return pinned;
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(asked)) throw new Error(`${envName}=${JSON.stringify(asked)} is not a version such as ${pinned}`);
+  return asked;
+}
+
+/** The `@openai/codex` version the tests run (`codex --version` → `codex-cli 0.171.0`). */
+export const CODEX_CLI_VERSION = cliVersion('BATON_TEST_CODEX_VERSION', PINNED_CLI_VERSIONS.codex);
+/** The `@anthropic-ai/claude-code` version the tests run (`claude --version` → `2.1.332 (Claude Code)`). */
+export const CLAUDE_CLI_VERSION = cliVersion('BATON_TEST_CLAUDE_VERSION', PINNED_CLI_VERSIONS.claude);
 
 /** A CLI installed by {@link ensureCodexCli} or {@link ensureClaudeCli}. */
 export interface InstalledCli {

@@ -52,7 +52,8 @@ describe('claude stream on real captures', () => {
       usage: { inputTokens: 2300, cachedInputTokens: 200, outputTokens: 70, costUsd: 0.012475 },
       terminal: { kind: 'completed' },
     });
-    expect(facts.notices).toEqual(['Denied: Bash: echo hi from bash > b.txt; cat b.txt']);
+    expect(facts.denials).toEqual([{ tool: 'Bash', detail: 'echo hi from bash > b.txt; cat b.txt' }]);
+    expect(facts.notices).toEqual([]);
     expect(classifyExit(facts, exited(0))).toEqual({ status: 'completed', reason: null, errorMessage: null });
   });
 
@@ -73,12 +74,12 @@ describe('claude stream on real captures', () => {
 
   it('claude-max-turns (rc 1): errors[] are the words when there is no result text', () => {
     const { facts } = reduce(fixture('claude-max-turns.jsonl'));
-    expect(facts.terminal).toEqual({ kind: 'failed', message: 'Reached maximum number of turns (2)' });
+    expect(facts.terminal).toEqual({ kind: 'failed', message: 'Reached maximum number of turns (2)', reason: 'max_turns' });
     expect(facts.usage).toEqual({ inputTokens: 2300, cachedInputTokens: 200, outputTokens: 100, costUsd: 0.013225 });
     expect(facts.finalMessage).toBeUndefined();
     expect(classifyExit(facts, exited(1))).toEqual({
       status: 'failed',
-      reason: 'vendor_error',
+      reason: 'max_turns',
       errorMessage: 'Reached maximum number of turns (2)',
     });
   });
@@ -110,14 +111,26 @@ describe('claude stream on real captures', () => {
 describe('claude reducer on edge shapes', () => {
   const init = { type: 'system', subtype: 'init', session_id: 's-1' };
 
-  it('only the first result is terminal', () => {
+  it('judges by the last result: a later failed turn fails the run in its own words', () => {
     const facts = reduceEvents([
       init,
       { type: 'result', subtype: 'success', is_error: false, result: 'first' },
-      { type: 'result', subtype: 'success', is_error: true, result: 'second' },
+      { type: 'result', subtype: 'success', is_error: true, result: 'API Error: 500 overloaded' },
     ]);
-    expect(facts.terminal).toEqual({ kind: 'completed' });
+    expect(facts.terminal).toEqual({ kind: 'failed', message: 'API Error: 500 overloaded' });
     expect(facts.finalMessage).toBe('first');
+    expect(classifyExit(facts, exited(1))).toEqual({ status: 'failed', reason: 'vendor_error', errorMessage: 'API Error: 500 overloaded' });
+  });
+
+  it('a later successful result completes a run whose earlier turn failed', () => {
+    const facts = reduceEvents([
+      init,
+      { type: 'result', subtype: 'error_during_execution', is_error: true, errors: ['interrupted'] },
+      { type: 'assistant', parent_tool_use_id: null, message: { model: 'm', content: [{ type: 'text', text: 'background job done' }] } },
+      { type: 'result', subtype: 'success', is_error: false, result: 'background job done' },
+    ]);
+    expect(classifyExit(facts, exited(0))).toEqual({ status: 'completed', reason: null, errorMessage: null });
+    expect(facts.finalMessage).toBe('background job done');
   });
 
   it('fails a non-success subtype even without is_error, in the subtype words when nothing else is given', () => {
@@ -166,10 +179,10 @@ describe('claude reducer on edge shapes', () => {
         ],
       },
     ]);
-    expect(facts.notices[0]).toBe('Denied: Write: /repo/a.txt');
-    expect(facts.notices[1]).toMatch(/^Denied: Bash: echo x{20,}…$/);
-    expect(facts.notices[1]?.length).toBeLessThanOrEqual('Denied: Bash: '.length + 160);
-    expect(facts.notices[2]).toBe('Denied: WebFetch');
+    expect(facts.denials?.[0]).toEqual({ tool: 'Write', detail: '/repo/a.txt' });
+    expect(facts.denials?.[1]?.detail).toMatch(/^echo x{20,}…$/);
+    expect(facts.denials?.[1]?.detail?.length).toBeLessThanOrEqual(160);
+    expect(facts.denials?.[2]).toEqual({ tool: 'WebFetch' });
   });
 
   it('keeps at most 20 notices, newest last', () => {
@@ -217,6 +230,11 @@ describe('claude argv, env and resume command', () => {
   const ctx = { cwd: '/home/dev/app' };
   const pinned = ['-p', '--output-format=stream-json', '--verbose', '--setting-sources=user', '--settings={"permissions":{"disableBypassPermissionsMode":"disable"}}'];
 
+  it('passes manual (2.1.332) as default, the name both 2.1.197 and 2.1.332 accept', () => {
+    expect(claudeVendor.buildArgv({ prompt: 'p', posture: 'manual' }, ctx)).toContain('--permission-mode=default');
+    expect(claudeVendor.buildArgv({ prompt: 'p', posture: 'default' }, ctx)).toContain('--permission-mode=default');
+  });
+
   it('puts every flag before -- and the prompt last, in --flag=value form', () => {
     expect(claudeVendor.buildArgv({ prompt: 'fix the bug' }, ctx)).toEqual([...pinned, '--', 'fix the bug']);
     expect(claudeVendor.buildArgv({ prompt: '-rf --help', model: 'claude-sonnet-4-5', posture: 'acceptEdits', resumeSessionId: 'abc-1' }, ctx)).toEqual([
@@ -236,5 +254,83 @@ describe('claude argv, env and resume command', () => {
     expect(claudeVendor.resumeCommand('/home/dev/my app', 'abc-1')).toBe("cd '/home/dev/my app' && claude --resume abc-1");
     expect(claudeVendor.name).toBe('claude');
     expect(claudeVendor.binaryName).toBe('claude');
+  });
+});
+
+// Real captures of claude 2.1.197 and 2.1.332 against a loopback fake Messages API (README there).
+const VERSIONS = ['claude-2.1.197-more', 'claude-2.1.332'] as const;
+
+describe.each(VERSIONS)('claude stream, %s captures', (dir) => {
+  const capture = (name: string) => reduce(fixture(`${dir}/${name}.jsonl`)).facts;
+
+  it.each(['denied-default', 'denied-dontAsk', 'denied-noflag', ...(dir === 'claude-2.1.332' ? ['denied-manual'] : [])])(
+    '%s: the run "succeeds" but the denied Bash call is a fact, once',
+    (name) => {
+      const facts = capture(name);
+      expect(facts.terminal).toEqual({ kind: 'completed' });
+      expect(facts.finalMessage).toBe('Could not create it.');
+      expect(facts.denials).toEqual([{ tool: 'Bash', detail: 'touch denied.txt' }]);
+    },
+  );
+
+  it('tool-acceptEdits: nothing denied', () => {
+    expect(capture('tool-acceptEdits').denials).toBeUndefined();
+  });
+
+  it('max-turns-1: its own reason, max_turns', () => {
+    expect(classifyExit(capture('max-turns-1'), exited(1))).toEqual({ status: 'failed', reason: 'max_turns', errorMessage: 'Reached maximum number of turns (1)' });
+  });
+
+  it('max-budget: its own reason, max_budget', () => {
+    expect(classifyExit(capture('max-budget'), exited(1))).toMatchObject({ status: 'failed', reason: 'max_budget' });
+  });
+
+  it('api-500: vendor_error in the API words', () => {
+    const classified = classifyExit(capture('api-500'), exited(1));
+    expect(classified).toMatchObject({ status: 'failed', reason: 'vendor_error' });
+    expect(classified.errorMessage).toMatch(/500/);
+  });
+
+  it('resume-2: the cost is this run\'s, not the whole session\'s', () => {
+    // 2.1.332 reports total_cost_usd 0.00884 for the session of two runs; this run cost 0.00442.
+    // 2.1.197 reports per process.
+    expect(capture('resume-2').usage?.costUsd).toBe(dir === 'claude-2.1.332' ? 0.00442 : 0.005549999999999999);
+  });
+});
+
+describe('claude runs with several results', () => {
+  /** The captured denied-default run of `dir`, with a second turn appended (a background shell woke it). */
+  function twoTurns(dir: string, second: Record<string, unknown>): unknown[] {
+    const events = fixture(`${dir}/denied-default.jsonl`).toString('utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const first = events.find((e) => e['type'] === 'result')!;
+    return [...events, { ...first, ...second }];
+  }
+
+  it.each(VERSIONS)('%s: usage is summed over every result', (dir) => {
+    const facts = reduceEvents(twoTurns(dir, { usage: { input_tokens: 1000, cache_creation_input_tokens: 0, cache_read_input_tokens: 100, output_tokens: 20 } }));
+    // First result: 2000 + 200 cache read in, 70 out; second: 1000 + 100 in, 20 out.
+    expect(facts.usage).toMatchObject({ inputTokens: 3300, cachedInputTokens: 300, outputTokens: 90 });
+  });
+
+  it.each(VERSIONS)('%s: a failing last turn fails the run with the API error, not "reported success but exited 1"', (dir) => {
+    const facts = reduceEvents(twoTurns(dir, { is_error: true, result: 'API Error: 500 {"type":"error"}', permission_denials: [] }));
+    const classified = classifyExit(facts, exited(1));
+    expect(classified).toEqual({ status: 'failed', reason: 'vendor_error', errorMessage: 'API Error: 500 {"type":"error"}' });
+    // The first turn's denial is still reported, once.
+    expect(facts.denials).toEqual([{ tool: 'Bash', detail: 'touch denied.txt' }]);
+  });
+
+  it('2.1.332: cost is the sum of model_usage_since_last_result', () => {
+    const facts = reduceEvents(twoTurns('claude-2.1.332', { total_cost_usd: 0.02, model_usage_since_last_result: { a: { costUSD: 0.001 }, b: { costUSD: 0.002 } } }));
+    expect(facts.usage?.costUsd).toBeCloseTo(0.00944 + 0.003, 10);
+  });
+
+  it('a live permission_denied without a result is still reported, with its command', () => {
+    const facts = reduceEvents([
+      { type: "system", subtype: "init", session_id: "s-1" },
+      { type: 'assistant', parent_tool_use_id: null, message: { model: 'm', content: [{ type: 'tool_use', id: 'toolu_9', name: 'Edit', input: { file_path: '/repo/a.ts' } }] } },
+      { type: 'system', subtype: 'permission_denied', tool_name: 'Edit', tool_use_id: 'toolu_9', message: 'needs approval' },
+    ]);
+    expect(facts.denials).toEqual([{ tool: 'Edit', detail: '/repo/a.ts' }]);
   });
 });

@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { DEFAULT_PASS_ENV } from '../../src/harness/pass-env.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -87,6 +88,8 @@ describe('loadConfig', () => {
       maxActive: 2,
       defaultTimeoutMs: 30 * 60_000,
       firstEventMs: 120_000,
+      finishGraceMs: 10_000,
+      passEnv: [...DEFAULT_PASS_ENV],
       inactivityMs: 10 * 60_000,
       promptArgvMaxBytes: 100 * 1024,
       maxAttachmentBytes: 20 * 1024 * 1024,

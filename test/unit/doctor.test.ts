@@ -34,7 +34,8 @@ const CHATGPT_AUTH = {
 };
 const APIKEY_AUTH = { auth_mode: 'apikey', OPENAI_API_KEY: SECRETS.apiKey };
 const CLAUDE_CREDENTIALS = { claudeAiOauth: { accessToken: SECRETS.claudeAccess, refreshToken: SECRETS.claudeRefresh, expiresAt: 1 } };
-const HEALTHY_TOML = '[harness]\napproved = true\nmin_free_gb = 0.0001\n\n[workspace]\nroots = ["~/code"]\n';
+// max_active = 1: with the ChatGPT login of the healthy machine, more would share CODEX_HOME.
+const HEALTHY_TOML = '[harness]\napproved = true\nmax_active = 1\nmin_free_gb = 0.0001\n\n[workspace]\nroots = ["~/code"]\n';
 
 let root: string;
 let home: string;
@@ -151,6 +152,30 @@ describe('collectDoctorReport', () => {
     expect(row(report, 'vendor:codex').facts).toMatchObject({ path: path.join(binDir, 'codex'), version: 'codex-cli 0.171.0', login: 'authenticated', loginMethod: 'chatgpt' });
     expect(row(report, 'vendor:claude').facts).toMatchObject({ version: '2.1.197 (Claude Code)', login: 'authenticated', home: path.join(home, '.claude') });
     expect(row(report, 'database').facts).toMatchObject({ engine: 'pglite', activeRuns: 1, deadLetters: 0 });
+  });
+
+  it('warns that concurrent codex runs share CODEX_HOME with a ChatGPT login when max_active > 1, not with an API key', async () => {
+    await healthyMachine();
+    const shared = await collectDoctorReport(sources({ toml: HEALTHY_TOML.replace('max_active = 1', 'max_active = 3') }));
+    expect(row(shared, 'vendor:codex')).toMatchObject({ status: 'warn', facts: { sharedHomeRisk: true } });
+    expect(row(shared, 'vendor:codex').details.join('\n')).toMatch(/max_active = 3 lets codex runs share .* ChatGPT login.*openai\/codex#10332/);
+    await writeJson(path.join(home, '.codex', 'auth.json'), APIKEY_AUTH);
+    const apiKey = await collectDoctorReport(sources({ toml: HEALTHY_TOML.replace('max_active = 1', 'max_active = 3') }));
+    expect(row(apiKey, 'vendor:codex')).toMatchObject({ status: 'ok', facts: { sharedHomeRisk: false } });
+  });
+
+  it("lists per vendor the environment names each run gets, never values, and flags login- or billing-changing ones", async () => {
+    await healthyMachine();
+    const toml = HEALTHY_TOML.replace('[harness]\n', '[harness]\npass_env = ["HTTPS_PROXY", "LANG", "ANTHROPIC_BASE_URL", "DATABASE_URL"]\n');
+    const passable = { HTTPS_PROXY: 'http://proxy-value:3128', LANG: 'C.UTF-8', ANTHROPIC_BASE_URL: 'http://gateway-value', DATABASE_URL: 'postgres://x' };
+    const report = await collectDoctorReport(sources({ toml, env: { PATH: binDir, passable } }));
+    const codex = row(report, 'vendor:codex');
+    const claude = row(report, 'vendor:claude');
+    expect(codex).toMatchObject({ status: 'ok', facts: { childEnv: 'ANTHROPIC_BASE_URL BATON_RUN_ID CODEX_HOME HOME HTTPS_PROXY LANG PATH TERM USER', accountChangingEnv: '' } });
+    expect(claude).toMatchObject({ status: 'warn', facts: { childEnv: 'ANTHROPIC_BASE_URL BATON_RUN_ID CLAUDE_CONFIG_DIR HOME HTTPS_PROXY LANG PATH TERM USER', accountChangingEnv: 'ANTHROPIC_BASE_URL' } });
+    expect(claude.details.join('\n')).toContain('pass_env gives claude ANTHROPIC_BASE_URL, which changes its login, endpoint or billing');
+    const text = JSON.stringify(report);
+    for (const value of Object.values(passable)) expect(text).not.toContain(value);
   });
 
   it('reads the vendor homes through the run resolver: config key, then env, then default', async () => {

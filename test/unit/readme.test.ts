@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_END, REFERENCE_START, renderConfigReference } from '../../src/config/reference.js';
 import { CONFIG_KEYS } from '../../src/config/schema.js';
+import { REASON_CODES } from '../../src/harness/outcome.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -19,6 +20,13 @@ describe('README', () => {
 
   it('documents every config key', () => {
     for (const key of CONFIG_KEYS) expect(readme).toContain(`\`${key.key}\``);
+  });
+
+  it('lists every reason code in its reason table, and no code the harness does not set', () => {
+    const table = readme.slice(readme.indexOf('| status · reason |'));
+    const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
+    const documented = rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/· ([a-z_]+)`/g)].map((m) => m[1]));
+    expect([...documented].sort()).toEqual([...REASON_CODES].sort());
   });
 
   it('shows the two commands a newcomer needs', () => {

@@ -18,6 +18,7 @@ const run = {
   finalMessage: `${'é'.repeat(3000)}END`,
   errorMessage: null,
   usage: { inputTokens: 1200, cachedInputTokens: 0, outputTokens: 300 },
+  denials: [],
   exitCode: 0,
   exitSignal: null,
   pid: 1,
@@ -46,6 +47,15 @@ describe('run views', () => {
     const tail = text.slice(text.indexOf('\n\n') + 2);
     expect(Buffer.byteLength(tail.replace(/^…/, ''))).toBeLessThanOrEqual(RESULT_TAIL_BYTES);
     expect(tail.endsWith('END')).toBe(true);
+  });
+
+  it('counts denied tool calls in the headline and lists at most 5, one line each, with how to allow writes', () => {
+    const denials = Array.from({ length: 7 }, (_, i) => ({ tool: 'Bash', detail: `touch f${i}.txt` }));
+    const text = formatRun({ ...run, finalMessage: 'I created the files.', denials }, []);
+    expect(text.split('\n')[0]).toBe('[run hr_0123456789ab] completed · 7 tool calls denied');
+    expect(text).toContain('- Bash: touch f0.txt\n- Bash: touch f1.txt\n- Bash: touch f2.txt\n- Bash: touch f3.txt\n- Bash: touch f4.txt\n- and 2 more');
+    expect(text).not.toContain('f5.txt');
+    expect(text).toContain('mode:acceptEdits');
   });
 
   it('never cuts a character when tailing bytes', () => {

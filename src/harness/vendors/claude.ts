@@ -3,7 +3,7 @@
  * claude 2.1.197 (shared/spec/VENDOR-CLI.md, and the notes below).
  */
 import { readFile } from 'node:fs/promises';
-import type { UsageJson } from '../../store/schema.js';
+import type { DenialJson, UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
 
@@ -27,7 +27,8 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  *   takes exactly one value; `--` ends them too.
  *
  * `posture` is passed as `--permission-mode` (`default`, `acceptEdits`, `auto`, `dontAsk`,
- * `plan`, `bypassPermissions`). In `-p`, `default` blocks a Bash command that writes a file
+ * `plan`, `bypassPermissions`); `manual`, 2.1.332's name for `default`, is passed as `default`,
+ * which 2.1.197 requires (it rejects `manual`, rc 1) and 2.1.332 keeps as an alias. In `-p`, `default` blocks a Bash command that writes a file
  * (reported in `permission_denials`), `acceptEdits` and `auto` let it write inside the cwd,
  * `dontAsk` denies Bash outright.
  *
@@ -52,7 +53,7 @@ export const claudeVendor: Vendor = {
   buildArgv(request: LaunchRequest, _context: LaunchContext): string[] {
     const argv = ['-p', '--output-format=stream-json', '--verbose', '--setting-sources=user', `--settings=${NO_BYPASS_SETTINGS}`];
     if (request.model) argv.push(`--model=${request.model}`);
-    if (request.posture) argv.push(`--permission-mode=${request.posture}`);
+    if (request.posture) argv.push(`--permission-mode=${permissionMode(request.posture)}`);
     if (request.resumeSessionId) argv.push(`--resume=${request.resumeSessionId}`);
     if (request.images?.length) argv.push('--input-format=stream-json');
     else if (!request.promptOnStdin) argv.push('--', request.prompt);
@@ -106,6 +107,11 @@ export const claudeVendor: Vendor = {
   },
 };
 
+/** The `--permission-mode` value every supported claude version accepts for `posture`. */
+function permissionMode(posture: string): string {
+  return posture === 'manual' ? 'default' : posture;
+}
+
 /** A milestone for tools that change things or reach outside the repo; reads and searches are not worth one. */
 function describeToolUse(name: string, input: Record<string, unknown>): string | undefined {
   const field = (key: string): string | undefined => {
@@ -146,24 +152,35 @@ function describeToolUse(name: string, input: Record<string, unknown>): string |
 
 /**
  * Folds `claude -p --output-format stream-json --verbose` messages: `system/init`,
- * `system/api_retry`, `assistant`, `user` and the terminal `result`.
+ * `system/api_retry`, `system/permission_denied`, `assistant`, `user` and the terminal `result`.
  *
- * - The first `result` is terminal and `is_error` decides, not `subtype`: API errors arrive as
- *   `subtype:"success"` with `is_error:true` (VENDOR-CLI.md). A result completes the run only
- *   when `is_error` is `false` and the subtype is `success` (or absent).
+ * - A run can print several `result` lines: one per turn it ends, and background shells (2.1.197)
+ *   and background sub-agents (2.1.332) start more turns (fixtures `claude-2.1.332/`,
+ *   `claude-2.1.197-more/`). The last `result` is terminal (PRODUCT.md §8), and `is_error`
+ *   decides, not `subtype`: API errors arrive as `subtype:"success"` with `is_error:true`
+ *   (VENDOR-CLI.md). A result completes the run only when `is_error` is `false` and the subtype
+ *   is `success` (or absent). `error_max_turns` and `error_max_budget_usd` name their own reason.
  * - The final message is the last text of a top-level assistant message; `result.result` when
  *   there was none. Synthetic assistant messages (`model:"<synthetic>"`, the CLI's own error
  *   text) and sub-agent messages (`parent_tool_use_id` set) are not the run's answer.
- * - Usage comes from `result.usage`, summed over the run by claude. Anthropic's `input_tokens`
- *   counts only uncached input, so `inputTokens` = `input_tokens` + `cache_creation_input_tokens`
- *   + `cache_read_input_tokens`, every prompt token, which is what codex's `input_tokens` means;
- *   `cachedInputTokens` = `cache_read_input_tokens` (a part of `inputTokens`, as for codex);
- *   `costUsd` = `total_cost_usd`. No reasoning-token count is reported.
- * - `permission_denials` of the result become one notice each, `Denied: <tool>[: <command or
- *   path>]` (PRODUCT.md §8: denied tool calls are reported in the outcome).
+ * - Usage is summed over every `result.usage` of the run. Anthropic's `input_tokens` counts only
+ *   uncached input, so `inputTokens` = `input_tokens` + `cache_creation_input_tokens` +
+ *   `cache_read_input_tokens`, every prompt token, which is what codex's `input_tokens` means;
+ *   `cachedInputTokens` = `cache_read_input_tokens` (a part of `inputTokens`, as for codex).
+ *   No reasoning-token count is reported.
+ * - Cost is this run's: 2.1.332's `total_cost_usd` covers the whole (resumed) session, so where a
+ *   result carries `model_usage_since_last_result` its `costUSD` values are summed; 2.1.197 has
+ *   no such field and its `total_cost_usd` covers this process, so its last value is kept.
+ * - Denied tool calls come from `result.permission_denials` and, on 2.1.332, from
+ *   `system/permission_denied` as each happens; each `tool_use_id` counts once.
  */
 class ClaudeReducer implements StreamReducer {
   private readonly state: StreamFacts = { notices: [], eventCount: 0 };
+  /** Inputs of the run's tool calls by `tool_use_id`, to describe a `system/permission_denied`. */
+  private readonly toolInputs = new Map<string, Record<string, unknown>>();
+  private readonly denials = new Map<string, DenialJson>();
+  private costIncrementsUsd: number | undefined;
+  private processCostUsd: number | undefined;
 
   push(event: unknown): void {
     this.state.eventCount += 1;
@@ -176,7 +193,7 @@ class ClaudeReducer implements StreamReducer {
         this.assistant(event);
         break;
       case 'result':
-        if (!this.state.terminal) this.result(event);
+        this.result(event);
         break;
       default:
         // `user` (tool results), `stream_event`, and types this build doesn't know are tolerated.
@@ -189,7 +206,15 @@ class ClaudeReducer implements StreamReducer {
   }
 
   facts(): StreamFacts {
-    return { ...this.state, notices: [...this.state.notices] };
+    const facts: StreamFacts = { ...this.state, notices: [...this.state.notices] };
+    if (this.state.usage) {
+      const usage: UsageJson = { ...this.state.usage };
+      const cost = this.costIncrementsUsd ?? this.processCostUsd;
+      if (cost !== undefined) usage.costUsd = cost;
+      facts.usage = usage;
+    }
+    if (this.denials.size > 0) facts.denials = [...this.denials.values()].map((d) => ({ ...d }));
+    return facts;
   }
 
   private system(event: Record<string, unknown>): void {
@@ -197,14 +222,23 @@ class ClaudeReducer implements StreamReducer {
       if (typeof event['session_id'] === 'string') this.state.sessionId = event['session_id'];
     } else if (event['subtype'] === 'api_retry') {
       this.notice(describeRetry(event));
+    } else if (event['subtype'] === 'permission_denied') {
+      const id = typeof event['tool_use_id'] === 'string' ? event['tool_use_id'] : `denial-${this.denials.size}`;
+      const tool = typeof event['tool_name'] === 'string' ? event['tool_name'] : undefined;
+      this.deny(id, tool, this.toolInputs.get(id));
     }
   }
 
   private assistant(event: Record<string, unknown>): void {
     const message = event['message'];
     if (!isRecord(message) || message['model'] === '<synthetic>') return;
-    if (event['parent_tool_use_id'] !== null && event['parent_tool_use_id'] !== undefined) return;
     const content = Array.isArray(message['content']) ? message['content'] : [];
+    for (const block of content) {
+      if (isRecord(block) && block['type'] === 'tool_use' && typeof block['id'] === 'string' && isRecord(block['input'])) {
+        this.toolInputs.set(block['id'], block['input']);
+      }
+    }
+    if (event['parent_tool_use_id'] !== null && event['parent_tool_use_id'] !== undefined) return;
     const texts = content.flatMap((block) => (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string' ? [block['text']] : []));
     const text = texts.join('\n\n');
     if (text.trim() !== '') this.state.finalMessage = text;
@@ -218,12 +252,28 @@ class ClaudeReducer implements StreamReducer {
       this.state.terminal = { kind: 'completed' };
       if (this.state.finalMessage === undefined && resultText !== undefined) this.state.finalMessage = resultText;
     } else {
-      this.state.terminal = { kind: 'failed', message: resultText ?? joinErrors(event['errors']) ?? describeSubtype(subtype, event['is_error']) };
+      const message = resultText ?? joinErrors(event['errors']) ?? describeSubtype(subtype, event['is_error']);
+      const reason = subtype === 'error_max_turns' ? 'max_turns' : subtype === 'error_max_budget_usd' ? 'max_budget' : undefined;
+      this.state.terminal = reason ? { kind: 'failed', message, reason } : { kind: 'failed', message };
     }
-    if (isRecord(event['usage'])) this.state.usage = readUsage(event['usage'], event['total_cost_usd']);
+    if (isRecord(event['usage'])) this.state.usage = addUsage(this.state.usage, readUsage(event['usage']));
+    const increment = costSinceLastResult(event['model_usage_since_last_result']);
+    if (increment !== undefined) this.costIncrementsUsd = (this.costIncrementsUsd ?? 0) + increment;
+    if (typeof event['total_cost_usd'] === 'number' && Number.isFinite(event['total_cost_usd'])) this.processCostUsd = event['total_cost_usd'];
     if (Array.isArray(event['permission_denials'])) {
-      for (const denial of event['permission_denials']) this.notice(describeDenial(denial));
+      for (const raw of event['permission_denials']) {
+        const denial = isRecord(raw) ? raw : {};
+        const id = typeof denial['tool_use_id'] === 'string' ? denial['tool_use_id'] : `denial-${this.denials.size}`;
+        this.deny(id, typeof denial['tool_name'] === 'string' ? denial['tool_name'] : undefined, isRecord(denial['tool_input']) ? denial['tool_input'] : undefined);
+      }
     }
+  }
+
+  private deny(toolUseId: string, tool: string | undefined, input: Record<string, unknown> | undefined): void {
+    const known = this.denials.get(toolUseId);
+    const denial = describeDenial(tool ?? known?.tool, input);
+    // The result's entry carries the input that a live `permission_denied` may have lacked.
+    if (!known || (known.detail === undefined && denial.detail !== undefined)) this.denials.set(toolUseId, denial);
   }
 
   private notice(message: string): void {
@@ -240,13 +290,28 @@ function describeRetry(event: Record<string, unknown>): string {
   return `API retry ${attempt}${max}:${status}${error}`.replace(/:$/, '');
 }
 
-function describeDenial(raw: unknown): string {
-  const denial = isRecord(raw) ? raw : {};
-  const tool = typeof denial['tool_name'] === 'string' ? denial['tool_name'] : 'a tool';
-  const input = isRecord(denial['tool_input']) ? denial['tool_input'] : {};
-  const detail = [input['command'], input['file_path'], input['path'], input['url']].find((v): v is string => typeof v === 'string');
-  if (detail === undefined) return `Denied: ${tool}`;
-  return `Denied: ${tool}: ${truncate(oneLine(detail), MAX_DENIAL_DETAIL_CHARS)}`;
+/** A denied call as the owner reads it: the tool, and its command, path or URL cut to one line. */
+function describeDenial(tool: string | undefined, input: Record<string, unknown> | undefined): DenialJson {
+  const fields = input ?? {};
+  const detail = [fields['command'], fields['file_path'], fields['notebook_path'], fields['path'], fields['url'], fields['pattern']].find((v): v is string => typeof v === 'string');
+  const denial: DenialJson = { tool: tool ?? 'a tool' };
+  if (detail !== undefined) denial.detail = truncate(oneLine(detail), MAX_DENIAL_DETAIL_CHARS);
+  return denial;
+}
+
+/** Sum of `costUSD` over the models of 2.1.332's `model_usage_since_last_result`, or undefined without it. */
+function costSinceLastResult(raw: unknown): number | undefined {
+  if (!isRecord(raw)) return undefined;
+  let sum = 0;
+  for (const model of Object.values(raw)) {
+    if (isRecord(model) && typeof model['costUSD'] === 'number' && Number.isFinite(model['costUSD'])) sum += model['costUSD'];
+  }
+  return sum;
+}
+
+function addUsage(a: UsageJson | undefined, b: UsageJson): UsageJson {
+  if (!a) return b;
+  return { inputTokens: a.inputTokens + b.inputTokens, cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens, outputTokens: a.outputTokens + b.outputTokens };
 }
 
 function oneLine(text: string): string {
@@ -280,7 +345,7 @@ function describeSubtype(subtype: string | undefined, isError: unknown): string 
   }
 }
 
-function readUsage(u: Record<string, unknown>, cost: unknown): UsageJson {
+function readUsage(u: Record<string, unknown>): UsageJson {
   const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const cacheRead = num(u['cache_read_input_tokens']);
   const usage: UsageJson = {
@@ -288,7 +353,6 @@ function readUsage(u: Record<string, unknown>, cost: unknown): UsageJson {
     cachedInputTokens: cacheRead,
     outputTokens: num(u['output_tokens']),
   };
-  if (typeof cost === 'number' && Number.isFinite(cost)) usage.costUsd = cost;
   return usage;
 }
 

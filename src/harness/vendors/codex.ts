@@ -134,8 +134,12 @@ class CodexReducer implements StreamReducer {
         break;
       }
       case 'error':
-        // Retries ("Reconnecting... 1/5") and warnings: notices, never fatal by themselves.
-        if (typeof e.message === 'string') this.notice(e.message);
+        // Retries ("Reconnecting... 1/5") and warnings: notices, never fatal by themselves. The
+        // last one is codex's own words for a run that then ends without a terminal event.
+        if (typeof e.message === 'string') {
+          this.notice(e.message);
+          this.state.lastError = e.message;
+        }
         break;
       default:
         // turn.started, item.started/updated and types this build doesn't know are tolerated.

@@ -2,9 +2,16 @@
  * The vendor port: everything baton knows about one coding CLI lives behind this interface, so no
  * flag or event name of a vendor leaks into the dispatcher or the run supervisor.
  */
-import type { UsageJson, Vendor as VendorName } from '../../store/schema.js';
+import type { DenialJson, UsageJson, Vendor as VendorName } from '../../store/schema.js';
 
 export type { VendorName };
+
+/**
+ * Why a vendor's terminal event says the run failed, where the vendor names a cause of its own:
+ * `max_turns` (claude `error_max_turns`), `max_budget` (claude `error_max_budget_usd`). Any other
+ * failure is `vendor_error`.
+ */
+export type VendorFailureReason = 'vendor_error' | 'max_turns' | 'max_budget';
 
 /** What the owner asked for, in vendor-neutral terms. */
 export interface LaunchRequest {
@@ -34,9 +41,17 @@ export interface StreamFacts {
   sessionId?: string;
   /** The last agent message, the run's answer. */
   finalMessage?: string;
+  /** Summed over every terminal event of the run (claude prints one `result` per turn it ends). */
   usage?: UsageJson;
-  /** Set only by the vendor's terminal event (PRODUCT.md §8). */
-  terminal?: { kind: 'completed' } | { kind: 'failed'; message: string };
+  /**
+   * Set only by the vendor's terminal event (PRODUCT.md §8); a later terminal event replaces an
+   * earlier one: the run is judged by its last. `reason` absent means `vendor_error`.
+   */
+  terminal?: { kind: 'completed' } | { kind: 'failed'; message: string; reason?: VendorFailureReason };
+  /** Tool calls the CLI denied, in order, each once (claude only). */
+  denials?: DenialJson[];
+  /** The vendor's own words from its last error line (codex `error`), for a run that ends without a terminal event. */
+  lastError?: string;
   /** Non-fatal warnings and retry announcements, newest last (bounded). */
   notices: string[];
   eventCount: number;

@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "denials" jsonb DEFAULT '[]'::jsonb NOT NULL;

@@ -1,0 +1,83 @@
+/**
+ * Which names of the service's environment a run's child may also get (`[harness] pass_env`,
+ * PRODUCT.md §7): the environment is rebuilt from nothing, which also dropped the proxy, CA-bundle
+ * and locale settings a run needs on a corporate network. Names only ever travel here; values go
+ * straight from the service environment to the child.
+ */
+import type { VendorName } from './vendors/types.js';
+
+/**
+ * The default `pass_env`: the standard proxy names (both cases, as curl, Node's undici and Rust's
+ * reqwest read them), CA-bundle names (OpenSSL `SSL_CERT_FILE`/`SSL_CERT_DIR`, Node
+ * `NODE_EXTRA_CA_CERTS`, Python requests, curl) and locale names. A name ending in `*` matches
+ * every name with that prefix.
+ */
+export const DEFAULT_PASS_ENV: readonly string[] = [
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
+  'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE',
+  'LANG', 'LANGUAGE', 'LC_*',
+];
+
+/** A `pass_env` entry: an environment name, or a prefix followed by `*`. */
+export const PASS_ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
+
+/** Names whose value looks like a credential; they pass only when listed by their exact name. */
+const SECRET_LOOKING = /(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE|_KEY$|^KEY$|AUTH|COOKIE|SESSION)/i;
+
+/** Whether `name` looks like it holds a secret (so a wildcard never passes it). */
+export function looksSecret(name: string): boolean {
+  return SECRET_LOOKING.test(name);
+}
+
+/**
+ * Names that change which account a vendor CLI uses, where it sends requests, or who is billed:
+ * worth a doctor flag when a child gets them (codex: OpenAI API key and base URL; claude:
+ * Anthropic key/token/base URL, Bedrock and Vertex switches, per each CLI's documented env).
+ */
+const ACCOUNT_CHANGING: Record<VendorName, RegExp> = {
+  codex: /^(OPENAI_API_KEY|CODEX_API_KEY|OPENAI_BASE_URL|OPENAI_ORG_ID|OPENAI_ORGANIZATION|OPENAI_PROJECT|AZURE_OPENAI_API_KEY|CODEX_CA_CERTIFICATE)$/,
+  claude: /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|ANTHROPIC_BASE_URL|ANTHROPIC_MODEL|CLAUDE_CODE_OAUTH_TOKEN|CLAUDE_CODE_USE_BEDROCK|CLAUDE_CODE_USE_VERTEX|AWS_.*|GOOGLE_APPLICATION_CREDENTIALS|CLOUD_ML_REGION|ANTHROPIC_VERTEX_PROJECT_ID)$/,
+};
+
+/** Whether giving `name` to `vendor`'s CLI changes its login, endpoint or billing. */
+export function changesAccount(vendor: VendorName, name: string): boolean {
+  return ACCOUNT_CHANGING[vendor].test(name);
+}
+
+/**
+ * The entries of the service environment that `passEnv` lets through, sorted by name. An exact
+ * entry passes its name when set (even one that looks secret: the owner listed it); a `PREFIX*`
+ * entry passes every set name with that prefix except ones that look secret. `never` names (the
+ * service's own secrets) never pass.
+ */
+export function selectPassEnv(
+  passEnv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  never: readonly string[],
+): Record<string, string> {
+  const exact = new Set(passEnv.filter((e) => !e.endsWith('*')));
+  const prefixes = passEnv.filter((e) => e.endsWith('*')).map((e) => e.slice(0, -1));
+  const blocked = new Set(never);
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (value === undefined || blocked.has(name) || name.startsWith('BATON_')) continue;
+    if (exact.has(name) || (prefixes.some((p) => name.startsWith(p)) && !looksSecret(name))) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * `PATH` without npm's run-script directories: under `npm start` (npm sets
+ * `npm_lifecycle_event`) npm puts every `node_modules/.bin` up the tree and its own
+ * `node-gyp-bin` in front of `PATH` (npm's `@npmcli/run-script`), which would let the project's
+ * dependencies shadow the user's tools inside a run. Only that leading run of entries is dropped,
+ * and only under npm: a CLI installed into some `node_modules/.bin` later on `PATH` stays.
+ */
+export function withoutNpmRunScriptDirs(path: string, env: Readonly<Record<string, string | undefined>>): string {
+  if (!env['npm_lifecycle_event']) return path;
+  const dirs = path.split(':');
+  let first = 0;
+  while (first < dirs.length && /(^|\/)node_modules\/\.bin\/?$|\/node-gyp-bin\/?$/.test(dirs[first]!)) first += 1;
+  return dirs.slice(first).join(':');
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { outcomeText } from '../../src/dispatch/messages.js';
+import { classifyExit } from '../../src/harness/outcome.js';
+
+const run = { id: 'hr_0123456789ab', vendor: 'claude' as const, cwd: '/repo', createdAt: new Date('2026-11-30T10:00:00Z') };
+const endedAt = new Date('2026-11-30T10:01:05Z');
+const longMessage = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of what the agent said`).join('\n');
+
+describe('outcome text', () => {
+  it.each([
+    ['failed', 'timeout', 'Timed out: the run reached its wall-clock limit and was stopped.'],
+    ['interrupted', 'shutdown', 'baton was stopped while this run was active; the run was stopped and is not relaunched.'],
+    ['failed', 'vendor_error', 'API Error: 500 overloaded'],
+  ] as const)('a %s/%s run shows the last agent message, labelled and cut to a few lines', (status, reason, errorMessage) => {
+    const text = outcomeText({ run, status, reason, endedAt, errorMessage, finalMessage: longMessage });
+    const lines = text.split('\n');
+    expect(lines[1]).toBe(errorMessage);
+    expect(lines[2]).toBe(`Reason: ${reason}`);
+    expect(lines[3]).toBe('Last agent message:');
+    expect(lines.slice(4, 10)).toEqual(longMessage.split('\n').slice(0, 6).map((l, i) => (i === 5 ? `${l}…` : l)));
+    expect(text).not.toContain('line 7 of');
+  });
+
+  it('a max_turns failure says so in its reason, with claude\'s words first', () => {
+    const facts = { notices: [], eventCount: 1, terminal: { kind: 'failed' as const, message: 'Reached maximum number of turns (1)', reason: 'max_turns' as const } };
+    const classified = classifyExit(facts, { exitCode: 1, signal: null, timedOut: false });
+    const text = outcomeText({ run, status: 'failed', reason: classified.reason, endedAt, errorMessage: classified.errorMessage });
+    expect(text.split('\n').slice(1, 3)).toEqual(['Reached maximum number of turns (1)', 'Reason: max_turns']);
+  });
+
+  it('a completed run without denials reads as before: headline, blank line, answer', () => {
+    const text = outcomeText({ run, status: 'completed', reason: null, endedAt, finalMessage: 'Done.', usage: { inputTokens: 10, cachedInputTokens: 0, outputTokens: 5 } });
+    expect(text).toBe('[run hr_0123456789ab] completed · claude · /repo · 1m 05s · 15 tokens (10 in, 5 out)\n\nDone.');
+  });
+});
