@@ -80,6 +80,12 @@ export interface FakeTelegram {
   pushMessage(input: PushMessageInput): number;
   /** Queues any update as is; an already confirmed `update_id` is handed out once more. */
   pushUpdate(update: Update): number;
+  /**
+   * Queues every update `push` adds and hands them out together: a pending long poll is answered
+   * once, with all of them in one `getUpdates` result (as Telegram does when several messages
+   * arrive between polls). Returns what `push` returns.
+   */
+  batch<T>(push: () => T): T;
   /** The next call of `method` fails as given (queued per method, in order). */
   failNext(method: string, failure: FailureSpec): void;
   /** Resolves with the first sent body matching `predicate` (already sent or later). */
@@ -140,6 +146,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   let allowed: Set<string> | undefined;
   let poll: LongPoll | undefined;
   let commands: unknown[] = [];
+  let batching = false;
 
   const storeMessage = (chatId: number, build: (id: number) => Message): Message => {
     const id = (lastMessageId.get(chatId) ?? 0) + 1;
@@ -170,11 +177,13 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const enqueue = (update: Update): number => {
     queue.push({ update, redelivery: update.update_id < nextUpdateId, delivered: false });
     nextUpdateId = Math.max(nextUpdateId, update.update_id + 1);
-    if (poll) {
-      const batch = take(poll.limit);
-      if (batch.length > 0) answerPoll(batch);
-    }
+    if (!batching) flush();
     return update.update_id;
+  };
+  const flush = (): void => {
+    if (!poll) return;
+    const batch = take(poll.limit);
+    if (batch.length > 0) answerPoll(batch);
   };
 
   const getUpdates = (body: Record<string, unknown>, res: ServerResponse, call: RecordedCall): Reply | undefined => {
@@ -293,6 +302,15 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       return enqueue({ update_id: nextUpdateId, message } as Update);
     },
     pushUpdate: (update) => enqueue(update),
+    batch: (push) => {
+      batching = true;
+      try {
+        return push();
+      } finally {
+        batching = false;
+        flush();
+      }
+    },
     failNext: (method, failure) => {
       const list = failures.get(method.toLowerCase()) ?? [];
       list.push(failure);

@@ -28,6 +28,8 @@ export interface TelegramE2E {
   anthropic: FakeAnthropic;
   service: ServiceProcess;
   dir: string;
+  /** The one workspace root (holds {@link repo}). */
+  root: string;
   repo: string;
   batonHome: string;
   /** A private-chat text message from `userId`, optionally replying to a message the bot sent. */
@@ -106,6 +108,7 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
       service = await startService(env);
     },
     dir,
+    root,
     repo,
     batonHome,
     privateMessage: (userId, text, messageId, replyTo) => {

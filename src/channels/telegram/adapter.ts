@@ -3,8 +3,9 @@
  * originating message. Bot API: https://core.telegram.org/bots/api
  */
 import { autoRetry } from '@grammyjs/auto-retry';
-import { run, type RunnerHandle } from '@grammyjs/runner';
+import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import { Bot, GrammyError, HttpError } from 'grammy';
+import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundMessage } from '../types.js';
@@ -82,6 +83,10 @@ export class TelegramAdapter implements ChannelAdapter {
     }
     const me = { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
     const username = me.username;
+    // The runner handles the updates of one getUpdates answer concurrently; one conversation
+    // (a chat, or a forum topic in it) is handled strictly in arrival order, so `/codex …` then
+    // `/stop`, or `/use B` then `/codex …`, act as sent. Other conversations stay concurrent.
+    this.bot.use(sequentialize(conversationKey));
     this.bot.on('message', async (ctx) => {
       const message = normalizeTelegramUpdate(ctx.update, me, clock.now());
       if (message) await handler(message);
@@ -137,6 +142,17 @@ export class TelegramAdapter implements ChannelAdapter {
   status(): ChannelState {
     return this.state;
   }
+}
+
+/**
+ * The conversation an update belongs to, `chat:topic` (topic empty outside forum topics), or
+ * undefined for updates without a chat (handled without ordering).
+ */
+export function conversationKey(ctx: { update: Update }): string | undefined {
+  const message = ctx.update.message ?? ctx.update.edited_message;
+  if (!message) return undefined;
+  const topic = message.is_topic_message && message.message_thread_id !== undefined ? String(message.message_thread_id) : '';
+  return `${message.chat.id}:${topic}`;
 }
 
 /** Maps grammY errors to send failures (Bot API "Making requests": error_code, parameters.retry_after in seconds). */
