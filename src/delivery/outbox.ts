@@ -7,7 +7,7 @@ import type { ChannelAdapter, Platform } from '../channels/types.js';
 import { ChannelSendError } from '../channels/types.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { NewDelivery, RunStore } from '../store/runs-repo.js';
+import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow } from '../store/schema.js';
 import { splitMessage } from './split.js';
 
@@ -53,32 +53,50 @@ export class Outbox {
   }
 
   /**
-   * Attempts one delivery row now, resuming after the parts already sent. Messages of one run
-   * are attempted in the order they were asked for, so a slow `started` is never overtaken by
-   * the run's outcome.
+   * Attempts one delivery row now, resuming after the parts already sent. A run's messages go out
+   * in the order they were written: a row waits (stays pending, no attempt counted) while an
+   * earlier row of its run is pending, and once a row of a run is delivered or dead-lettered the
+   * next pending row of that run is sent at once. Rows of other runs are never held up.
    *
    * @returns true when every part reached the platform. Never throws for a platform failure: the
    *   failure is recorded on the row (retry time or dead letter) and logged.
    */
   attempt(row: DeliveryRow): Promise<boolean> {
-    if (!row.runId) return this.attemptNow(row);
-    const previous = this.runQueues.get(row.runId) ?? Promise.resolve(true);
-    const current = previous.catch(() => false).then(() => this.attemptNow(row));
-    this.runQueues.set(row.runId, current);
+    const runId = row.runId;
+    if (!runId) return this.attemptNow(row).then((state) => state === 'delivered');
+    // In this process, one run's rows are attempted one at a time; across processes the claim
+    // in claimInRunOrder decides.
+    const previous = this.runQueues.get(runId) ?? Promise.resolve(true);
+    const current = previous.catch(() => false).then(() => this.attemptInRunOrder(row));
+    this.runQueues.set(runId, current);
     void current.finally(() => {
-      if (this.runQueues.get(row.runId!) === current) this.runQueues.delete(row.runId!);
+      if (this.runQueues.get(runId) === current) this.runQueues.delete(runId);
     });
     return current;
   }
 
   private readonly runQueues = new Map<string, Promise<boolean>>();
 
-  private async attemptNow(row: DeliveryRow): Promise<boolean> {
+  private async attemptInRunOrder(seen: DeliveryRow): Promise<boolean> {
+    const { store, clock, logger } = this.deps;
+    const row = await store.claimInRunOrder(seen, clock.now(), INLINE_LEASE_MS);
+    if (!row) {
+      logger.debug({ deliveryId: seen.id, runId: seen.runId }, 'delivery waits for an earlier message of its run (or was taken)');
+      return false;
+    }
+    const state = await this.attemptNow(row);
+    if (state !== 'pending') {
+      const next = await store.firstPendingOfRun(row.runId!);
+      if (next) await this.attemptInRunOrder(next);
+    }
+    return state === 'delivered';
+  }
+
+  private async attemptNow(row: DeliveryRow): Promise<'delivered' | 'pending' | 'dead'> {
     const { store, clock, logger, adapters } = this.deps;
     const adapter = adapters.get(row.target.platform as Platform);
     if (!adapter) {
-      await this.fail(row, `channel ${row.target.platform} is not running`, undefined);
-      return false;
+      return this.fail(row, `channel ${row.target.platform} is not running`, undefined);
     }
     const parts = splitMessage(row.body, adapter.maxMessageLength);
     for (let index = row.partsDelivered; index < parts.length; index++) {
@@ -90,11 +108,10 @@ export class Outbox {
         // A refusal about this message (blocked bot, unknown chat) will not change: dead-letter now.
         const permanent = err instanceof ChannelSendError && !err.retryable;
         logger.warn({ deliveryId: row.id, runId: row.runId, err: describe(err), permanent }, 'delivery attempt failed');
-        await this.fail(row, describe(err), retryAfterMs, permanent);
-        return false;
+        return this.fail(row, describe(err), retryAfterMs, permanent);
       }
     }
-    return true;
+    return 'delivered';
   }
 
   /**
@@ -120,7 +137,8 @@ export class Outbox {
     }
   }
 
-  private async fail(row: DeliveryRow, error: string, retryAfterMs: number | undefined, permanent = false): Promise<void> {
+  /** Records a failed attempt; returns the row's new state. */
+  private async fail(row: DeliveryRow, error: string, retryAfterMs: number | undefined, permanent = false): Promise<'pending' | 'dead'> {
     const { policy, clock } = this.deps;
     const attempts = row.attempts + 1;
     const now = clock.nowMs();
@@ -128,6 +146,7 @@ export class Outbox {
     const dead = permanent || attempts >= policy.maxAttempts || now + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
     await this.deps.store.recordAttemptFailed(row.id, error, new Date(now + delayMs), dead);
     if (dead) this.deps.logger.error({ deliveryId: row.id, runId: row.runId, attempts }, 'delivery dead-lettered');
+    return dead ? 'dead' : 'pending';
   }
 }
 

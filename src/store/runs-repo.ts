@@ -51,6 +51,15 @@ export interface RunTerminal {
   endedAt: Date;
 }
 
+/**
+ * True for a delivery with no earlier pending delivery of the same run (rows of no run always).
+ * Raw SQL so the outer `deliveries` columns are qualified whatever statement embeds it; the status
+ * is a literal, not a parameter, so the planner sees the partial index's predicate.
+ */
+const NO_EARLIER_PENDING = sql.raw(
+  `not exists (select 1 from deliveries as earlier where earlier.run_id = deliveries.run_id and earlier.id < deliveries.id and earlier.status = 'pending')`,
+);
+
 /** Advisory lock key that serializes launches, so the `max_active` count can't be raced. */
 const LAUNCH_LOCK_KEY = 715042;
 
@@ -214,25 +223,56 @@ export class RunStore {
 
   /**
    * Claims up to `limit` due pending deliveries for sending: rows locked by another process are
-   * skipped (`FOR UPDATE SKIP LOCKED`) and each claimed row's next attempt moves `leaseMs` ahead,
-   * so no other process picks it up while this one sends it.
+   * skipped (`FOR UPDATE SKIP LOCKED`), a row of a run waits while an earlier row of the same run
+   * is pending (other runs are not held up), and each claimed row's next attempt moves `leaseMs`
+   * ahead, so no other process picks it up while this one sends it. The rows come back with that
+   * new `nextAttemptAt`, which {@link claimInRunOrder} checks.
    */
   async claimDueDeliveries(now: Date, limit: number, leaseMs: number): Promise<DeliveryRow[]> {
     return this.db.transaction(async (tx) => {
       const due = await tx
         .select()
         .from(deliveries)
-        .where(and(eq(deliveries.status, 'pending'), lte(deliveries.nextAttemptAt, now)))
+        .where(and(eq(deliveries.status, 'pending'), lte(deliveries.nextAttemptAt, now), NO_EARLIER_PENDING))
         .orderBy(deliveries.nextAttemptAt)
         .limit(limit)
         .for('update', { skipLocked: true });
       if (due.length === 0) return [];
+      const leaseUntil = new Date(now.getTime() + leaseMs);
       await tx
         .update(deliveries)
-        .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
+        .set({ nextAttemptAt: leaseUntil })
         .where(inArray(deliveries.id, due.map((d) => d.id)));
-      return due;
+      return due.map((d) => ({ ...d, nextAttemptAt: leaseUntil }));
     });
+  }
+
+  /**
+   * Takes a run's delivery for sending now, in run order: succeeds only while the row is still
+   * pending, no earlier row of its run is pending, and its `nextAttemptAt` is still the one the
+   * caller saw (so of two processes racing for it, one wins). Moves its next attempt `leaseMs`
+   * ahead.
+   *
+   * @returns the current row, or undefined when it is not (or no longer) this caller's to send.
+   */
+  async claimInRunOrder(row: DeliveryRow, now: Date, leaseMs: number): Promise<DeliveryRow | undefined> {
+    const [claimed] = await this.db
+      .update(deliveries)
+      .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
+      .where(and(eq(deliveries.id, row.id), eq(deliveries.status, 'pending'), eq(deliveries.nextAttemptAt, row.nextAttemptAt), NO_EARLIER_PENDING))
+      .returning();
+    return claimed;
+  }
+
+  /** The oldest pending delivery of a run, or undefined. */
+  async firstPendingOfRun(runId: string): Promise<DeliveryRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(deliveries)
+      .where(and(eq(deliveries.runId, runId), eq(deliveries.status, 'pending')))
+      .orderBy(deliveries.id)
+      .limit(1);
+    return row;
   }
 
   /** Writes a message that no run state change caused (command answers, refusals). */

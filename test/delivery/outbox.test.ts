@@ -46,6 +46,18 @@ function setup(maxMessageLength = 4096) {
   return { clock, channel, outbox, worker };
 }
 
+/** A run in its own worktree `cwd` whose `started` row says `startedBody`. */
+async function createTestRun(clock: ManualClock, cwd: string, startedBody: string): Promise<ReturnType<typeof newRunId>> {
+  const runId = newRunId();
+  await store.createRun(
+    { id: runId, vendor: 'codex', status: 'starting', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '42', senderId: '1', messageId: '7' }, supervisor: 'h:1', createdAt: clock.now() },
+    { runId, kind: 'started', target, body: startedBody },
+    100,
+    clock.now(),
+  );
+  return runId;
+}
+
 describe(`outbox (${testEngine})`, () => {
   it('doubles the backoff from 30 s and caps it at 30 min', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffMs(n, policy) / 1000)).toEqual([30, 60, 120, 240, 480, 960, 1800, 1800]);
@@ -204,17 +216,66 @@ describe(`outbox (${testEngine})`, () => {
       return original(m);
     };
     const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', slow]]), policy });
-    const runId = newRunId();
-    await store.createRun(
-      { id: runId, vendor: 'codex', status: 'starting', task: 't', cwd: '/order', worktreeRoot: '/order', options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '42', senderId: '1', messageId: '7' }, supervisor: 'h:1', createdAt: clock.now() },
-      { runId, kind: 'noop', target, body: 'x' },
-      100,
-      clock.now(),
-    );
-    const started = await store.enqueue({ runId, kind: 'started', target, body: '[run hr_x] started' }, clock.now());
+    const runId = await createTestRun(clock, '/order', '[run hr_x] started');
+    const started = (await store.deliveriesOfRun(runId))[0]!;
     const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_x] completed' }, clock.now());
     await Promise.all([outbox.attempt(started), outbox.attempt(outcome)]);
     expect(order).toEqual(['[run hr_x] started', '[run hr_x] completed']);
+  });
+
+  it('holds a run\'s later message while its earlier one waits for a retry, then sends both in order', async () => {
+    const { clock, channel, outbox, worker } = setup();
+    try {
+      await worker.tick();
+      // `started` meets a 5xx twice (retries at +30 s, then +90 s); the outcome is written meanwhile.
+      channel.failures.push({ kind: 'network' });
+      const runId = await createTestRun(clock, '/held', '[run hr_held] started');
+      const started = (await store.deliveriesOfRun(runId))[0]!;
+      expect(await outbox.attempt(started)).toBe(false);
+      const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_held] completed' }, clock.now());
+      expect(await outbox.attempt(outcome)).toBe(false);
+      // Another run's message is not held up.
+      const otherRun = await createTestRun(clock, '/other', '[run hr_other] started');
+      expect(await outbox.attempt((await store.deliveriesOfRun(otherRun))[0]!)).toBe(true);
+      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_other] started']);
+      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'pending', attempts: 0 });
+
+      clock.advance(30_000);
+      channel.failures.push({ kind: 'network' });
+      expect(await worker.tick()).toBe(1); // only `started`; it fails again
+      clock.advance(30_000);
+      // The outcome is due by its own time now (+60 s), yet still waits for `started` (+90 s).
+      expect(await worker.tick()).toBe(0);
+      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_other] started']);
+
+      clock.advance(30_000);
+      expect(await worker.tick()).toBe(1);
+      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_other] started', '[run hr_held] started', '[run hr_held] completed']);
+      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'delivered', attempts: 0 });
+      clock.advance(3_600_000);
+      expect(await worker.tick()).toBe(0);
+      expect(channel.sent).toHaveLength(3);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('releases a run\'s later message when the earlier one is dead-lettered', async () => {
+    const { channel, outbox, worker } = setup();
+    try {
+      await worker.tick();
+      const runId = await createTestRun(new ManualClock(Date.parse('2026-11-29T10:00:00Z')), '/dead', '[run hr_dead] started');
+      const started = (await store.deliveriesOfRun(runId))[0]!;
+      const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_dead] completed' }, started.createdAt);
+      channel.failures.push({ kind: 'refused' });
+      await outbox.attempt(started);
+      await outbox.attempt(outcome);
+      expect(await store.getDelivery(started.id)).toMatchObject({ status: 'dead' });
+      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'delivered' });
+      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_dead] completed']);
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('drains a backlog without waiting a tick between full batches', async () => {
