@@ -143,6 +143,12 @@ export async function startService(options: StartOptions): Promise<Service> {
     });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile(true);
+  // Inbound events a dead process on this host claimed but never answered go back to the inbox
+  // (an earlier process may have had our pid), to be handled when the channels start.
+  await store.releaseInboundClaims(`${host}:`, (claimant) => {
+    const pid = Number(claimant.slice(host.length + 1));
+    return pid === process.pid || !Number.isInteger(pid) || !isProcessAlive(pid);
+  });
   const reconcileTimer = setInterval(() => {
     reconcile(false)
       .then(async (rows) => {
@@ -166,7 +172,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     async (message) => {
       await dispatcher.handle(message);
     },
-    { env, config, clock, logger },
+    { env, config, clock, logger, inbox: store },
     adapters,
   );
   for (const row of orphanMessages) await outbox.attempt(row);

@@ -41,6 +41,29 @@ export interface OutboundMessage {
   text: string;
 }
 
+/** One raw update held by the {@link InboundInbox}. */
+export interface InboxUpdate {
+  /** The key the normalized message will carry as {@link InboundMessage.dedupeKey}. */
+  dedupeKey: string;
+  receivedAt: Date;
+  /** The platform's update as received (JSON). */
+  payload: unknown;
+}
+
+/**
+ * Where a polling channel stores raw updates before it confirms them to the platform, so an
+ * update fetched by a process that dies is still handled after the restart (issue #10). The
+ * dispatcher claims and marks the same rows by dedupe key.
+ */
+export interface InboundInbox {
+  /** Stores updates as received; already known keys are left alone. */
+  recordInbox(platform: Platform, updates: readonly InboxUpdate[]): Promise<void>;
+  /** Updates stored but not claimed by anyone, oldest first. */
+  receivedInbound(platform: Platform): Promise<InboxUpdate[]>;
+  /** Drops a stored update that will never be acted on (baton ignores that kind of update). */
+  forgetInbound(platform: Platform, dedupeKey: string): Promise<void>;
+}
+
 /** Called by an adapter for every normalized message; errors are the adapter's to log. */
 export type InboundHandler = (message: InboundMessage) => Promise<void>;
 

@@ -74,25 +74,45 @@ export class Dispatcher {
   /**
    * Handles one inbound message. Throws only on infrastructure failure (database down); every
    * user-facing refusal becomes a reply.
+   *
+   * Inbox (PRODUCT.md §9, issue #10): the event is claimed under this process's id before anything
+   * is acted on, and marked handled once answered (a launch marks it in the run's own
+   * transaction). A process that dies in between leaves the claim, which the next start releases
+   * so the event is handled then; the dedupe key still allows one run at most.
    */
   async handle(message: InboundMessage): Promise<DispatchResult> {
     const { deps } = this;
-    if (message.senderIsBot) return { kind: 'ignored' };
+    const { platform, dedupeKey } = message;
+    if (message.senderIsBot) {
+      await deps.store.forgetInbound(platform, dedupeKey);
+      return { kind: 'ignored' };
+    }
     const role = this.roleOf(message);
     let command: Command | BatonError;
     try {
-      command = parseCommand(message.text, message.platform === 'slack' || message.platform === 'discord');
+      command = parseCommand(message.text, platform === 'slack' || platform === 'discord');
     } catch (err) {
       if (!isBatonError(err)) throw err;
       command = err;
     }
     const action: Action = command instanceof BatonError ? 'launch' : actionOf(command);
-    // Authorization comes before anything is written: a stranger leaves no trace.
-    if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) return { kind: 'ignored' };
-    if (!(await deps.store.recordInbound(message.platform, message.dedupeKey, message.receivedAt))) {
-      deps.logger.info({ platform: message.platform, dedupeKey: message.dedupeKey }, 'duplicate inbound event ignored');
+    // Authorization comes before anything is written: a stranger leaves no trace (the inbox
+    // forgets the raw update it stored).
+    if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) {
+      await deps.store.forgetInbound(platform, dedupeKey);
+      return { kind: 'ignored' };
+    }
+    if (!(await deps.store.recordInbound(platform, dedupeKey, message.receivedAt, deps.supervisor.supervisorId))) {
+      deps.logger.info({ platform, dedupeKey }, 'duplicate inbound event ignored');
       return { kind: 'duplicate' };
     }
+    const result = await this.act(message, role, action, command);
+    if (result.kind !== 'launched' && result.kind !== 'duplicate') await deps.store.markInboundHandled(platform, dedupeKey);
+    return result;
+  }
+
+  private async act(message: InboundMessage, role: Role, action: Action, command: Command | BatonError): Promise<DispatchResult> {
+    const { deps } = this;
     if (!mayPerform(role, action, message.isDirect)) {
       await this.reply(message, GUEST_REFUSAL);
       return { kind: 'refused', code: 'not_authorized' };
@@ -105,6 +125,10 @@ export class Dispatcher {
       return await this.execute(command, message, role);
     } catch (err) {
       if (!isBatonError(err)) throw err;
+      if (err.code === 'duplicate_inbound') {
+        deps.logger.info({ platform: message.platform, dedupeKey: message.dedupeKey }, 'inbound event already launched a run; ignored');
+        return { kind: 'duplicate' };
+      }
       deps.logger.info({ code: err.code, platform: message.platform }, 'command refused');
       await this.reply(message, err.message);
       return { kind: 'refused', code: err.code };
@@ -218,6 +242,7 @@ export class Dispatcher {
       { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body: startedText(run, parent?.id) },
       harness.maxActive,
       now,
+      { platform: message.platform, dedupeKey: message.dedupeKey },
     );
     deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
     const stored = await deps.store.getRun(runId);

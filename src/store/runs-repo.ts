@@ -22,6 +22,21 @@ import {
   type UsageJson,
 } from './schema.js';
 
+/** One raw inbound update for the inbox. */
+export interface InboxEntry {
+  /** The same key the channel's normalized message carries (Telegram: `botId:update_id`). */
+  dedupeKey: string;
+  receivedAt: Date;
+  /** The platform's update as received (JSON). */
+  payload: unknown;
+}
+
+/** Identifies the inbound event that asked for something. */
+export interface InboundKey {
+  platform: string;
+  dedupeKey: string;
+}
+
 /** A message to write to the outbox. */
 export interface NewDelivery {
   runId: RunId | null;
@@ -68,17 +83,83 @@ export class RunStore {
   constructor(private readonly db: Db) {}
 
   /**
-   * Records an inbound event by its dedupe key before anything acts on it.
-   *
-   * @returns true when the event is new; false when it was seen before (do nothing).
+   * Stores raw inbound updates in the inbox as `received`, before the platform is told they
+   * arrived (Telegram: before the next `getUpdates` offset confirms them). Updates already known
+   * are left as they are.
    */
-  async recordInbound(platform: string, dedupeKey: string, receivedAt: Date): Promise<boolean> {
-    const inserted = await this.db
+  async recordInbox(platform: string, entries: readonly InboxEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db
       .insert(inboundEvents)
-      .values({ platform, dedupeKey, receivedAt })
-      .onConflictDoNothing()
+      .values(entries.map((e) => ({ platform, dedupeKey: e.dedupeKey, receivedAt: e.receivedAt, state: 'received' as const, payload: e.payload })))
+      .onConflictDoNothing();
+  }
+
+  /**
+   * Claims an inbound event by its dedupe key before anything acts on it: a new event, or one the
+   * inbox holds as `received`, becomes `claimed` by `claimant` (`host:pid`).
+   *
+   * @returns true when this caller may act on the event; false when it was claimed or handled
+   *   before (do nothing).
+   */
+  async recordInbound(platform: string, dedupeKey: string, receivedAt: Date, claimant = ''): Promise<boolean> {
+    const claimed = await this.db
+      .insert(inboundEvents)
+      .values({ platform, dedupeKey, receivedAt, state: 'claimed', claimedBy: claimant })
+      .onConflictDoUpdate({
+        target: [inboundEvents.platform, inboundEvents.dedupeKey],
+        set: { state: 'claimed', claimedBy: claimant },
+        setWhere: sql`${inboundEvents.state} = 'received'`,
+      })
       .returning({ key: inboundEvents.dedupeKey });
-    return inserted.length === 1;
+    return claimed.length === 1;
+  }
+
+  /** Marks a claimed inbound event handled (never acted on again) and drops its raw payload. */
+  async markInboundHandled(platform: string, dedupeKey: string): Promise<void> {
+    await this.db
+      .update(inboundEvents)
+      .set({ state: 'handled', payload: null })
+      .where(and(eq(inboundEvents.platform, platform), eq(inboundEvents.dedupeKey, dedupeKey)));
+  }
+
+  /** Deletes an inbox row nobody will act on (a stranger's message, an update baton ignores). */
+  async forgetInbound(platform: string, dedupeKey: string): Promise<void> {
+    await this.db
+      .delete(inboundEvents)
+      .where(and(eq(inboundEvents.platform, platform), eq(inboundEvents.dedupeKey, dedupeKey), sql`${inboundEvents.state} <> 'handled'`));
+  }
+
+  /** Raw updates of `platform` stored but not yet claimed, oldest first (replayed at start). */
+  async receivedInbound(platform: string): Promise<InboxEntry[]> {
+    const rows = await this.db
+      .select({ dedupeKey: inboundEvents.dedupeKey, receivedAt: inboundEvents.receivedAt, payload: inboundEvents.payload })
+      .from(inboundEvents)
+      .where(and(eq(inboundEvents.platform, platform), sql`${inboundEvents.state} = 'received'`, sql`${inboundEvents.payload} is not null`))
+      .orderBy(inboundEvents.receivedAt);
+    return rows;
+  }
+
+  /**
+   * Returns the claims of service processes that died (`isDead(claimant)`) to `received`, so the
+   * inbox hands those events out again. Only claimants whose id starts with `claimantPrefix`
+   * (this host) are considered.
+   *
+   * @returns how many events were released.
+   */
+  async releaseInboundClaims(claimantPrefix: string, isDead: (claimant: string) => boolean): Promise<number> {
+    const claimants = await this.db
+      .selectDistinct({ claimedBy: inboundEvents.claimedBy })
+      .from(inboundEvents)
+      .where(and(sql`${inboundEvents.state} = 'claimed'`, sql`starts_with(${inboundEvents.claimedBy}, ${claimantPrefix})`));
+    const dead = claimants.map((c) => c.claimedBy ?? '').filter((c) => c !== '' && isDead(c));
+    if (dead.length === 0) return 0;
+    const released = await this.db
+      .update(inboundEvents)
+      .set({ state: 'received', claimedBy: null })
+      .where(and(sql`${inboundEvents.state} = 'claimed'`, inArray(inboundEvents.claimedBy, dead)))
+      .returning({ key: inboundEvents.dedupeKey });
+    return released.length;
   }
 
   /**
@@ -86,10 +167,14 @@ export class RunStore {
    * domain: one active run per worktree root (a partial unique index) and at most `maxActive`
    * active runs (counted under a transaction-scoped advisory lock).
    *
+   * When `inbound` is given, that event is marked handled in the same transaction, so a replay
+   * of it after a crash can never launch a second run.
+   *
    * @throws BatonError `worktree_busy` when another run is active in the same worktree root;
-   *   `max_active` when `maxActive` runs are already active.
+   *   `max_active` when `maxActive` runs are already active; `duplicate_inbound` when `inbound`
+   *   was already handled.
    */
-  async createRun(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date): Promise<DeliveryRow> {
+  async createRun(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date, inbound?: InboundKey): Promise<DeliveryRow> {
     try {
       return await this.db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
@@ -109,6 +194,14 @@ export class RunStore {
             `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
               'Wait for one to finish, /cancel one, or raise [harness] max_active and restart.',
           );
+        }
+        if (inbound) {
+          const marked = await tx
+            .update(inboundEvents)
+            .set({ state: 'handled', payload: null })
+            .where(and(eq(inboundEvents.platform, inbound.platform), eq(inboundEvents.dedupeKey, inbound.dedupeKey), sql`${inboundEvents.state} <> 'handled'`))
+            .returning({ key: inboundEvents.dedupeKey });
+          if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
         }
         await tx.insert(runs).values(run);
         const [row] = await tx.insert(deliveries).values(toDeliveryValues(started, now)).returning();

@@ -133,15 +133,34 @@ export const deliveries = pgTable(
   ],
 );
 
-/** Inbound events seen, by platform and dedupe key, recorded before anything is acted on. */
+/**
+ * Inbox states: `received` (the raw update is stored, nobody handles it yet), `claimed` (a
+ * service process, `claimed_by`, is handling it), `handled` (acted on; never again). The default
+ * is `handled` so rows written before the inbox existed are never replayed.
+ */
+export const inboundStateEnum = pgEnum('inbound_state', ['received', 'claimed', 'handled']);
+
+/**
+ * The inbox: inbound events by platform and dedupe key. A channel that polls (Telegram) stores
+ * each raw update here before its poll offset moves past it; every message is claimed here before
+ * anything is acted on, so the dedupe key also guarantees no second run.
+ */
 export const inboundEvents = pgTable(
   'inbound_events',
   {
     platform: text('platform').notNull(),
     dedupeKey: text('dedupe_key').notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
+    state: inboundStateEnum('state').notNull().default('handled'),
+    /** `host:pid` of the service process handling a `claimed` event. */
+    claimedBy: text('claimed_by'),
+    /** The platform's raw update while it is not yet handled (cleared once handled). */
+    payload: jsonb('payload'),
   },
-  (t) => [primaryKey({ columns: [t.platform, t.dedupeKey] })],
+  (t) => [
+    primaryKey({ columns: [t.platform, t.dedupeKey] }),
+    index('inbound_events_open').on(t.platform).where(sql`${t.state} <> 'handled'`),
+  ],
 );
 
 /** Platform message ids of messages baton sent about a run, so a reply can find its run. */

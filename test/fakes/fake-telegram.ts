@@ -86,6 +86,12 @@ export interface FakeTelegram {
    * arrive between polls). Returns what `push` returns.
    */
   batch<T>(push: () => T): T;
+  /**
+   * Calls `hook` once, synchronously, when a `getUpdates` arrives whose `offset` confirms
+   * `updateId` (the moment Telegram forgets it), before that call is answered. For crash tests:
+   * the hook can SIGKILL the poller right there.
+   */
+  onConfirm(updateId: number, hook: () => void): void;
   /** The next call of `method` fails as given (queued per method, in order). */
   failNext(method: string, failure: FailureSpec): void;
   /** Resolves with the first sent body matching `predicate` (already sent or later). */
@@ -147,6 +153,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   let poll: LongPoll | undefined;
   let commands: unknown[] = [];
   let batching = false;
+  const confirmHooks: { updateId: number; hook: () => void }[] = [];
 
   const storeMessage = (chatId: number, build: (id: number) => Message): Message => {
     const id = (lastMessageId.get(chatId) ?? 0) + 1;
@@ -189,6 +196,11 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const getUpdates = (body: Record<string, unknown>, res: ServerResponse, call: RecordedCall): Reply | undefined => {
     answerPoll(undefined, fail(409, STATUS_TEXT[409] ?? 'Conflict'));
     const offset = typeof body['offset'] === 'number' ? body['offset'] : undefined;
+    for (const entry of [...confirmHooks]) {
+      if (offset === undefined || offset <= entry.updateId) continue;
+      confirmHooks.splice(confirmHooks.indexOf(entry), 1);
+      entry.hook();
+    }
     if (offset !== undefined && offset < 0) queue = queue.slice(offset);
     else if (offset !== undefined) {
       queue = queue.filter((p) => p.update.update_id >= offset || (p.redelivery && !p.delivered));
@@ -310,6 +322,9 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         batching = false;
         flush();
       }
+    },
+    onConfirm: (updateId, hook) => {
+      confirmHooks.push({ updateId, hook });
     },
     failNext: (method, failure) => {
       const list = failures.get(method.toLowerCase()) ?? [];

@@ -8,8 +8,8 @@ import { Bot, GrammyError, HttpError } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundMessage } from '../types.js';
-import { normalizeTelegramUpdate } from './normalize.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
+import { normalizeTelegramUpdate, telegramDedupeKey } from './normalize.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
@@ -29,6 +29,12 @@ export interface TelegramAdapterOptions {
   apiRoot?: string | undefined;
   clock: Clock;
   logger: Logger;
+  /**
+   * Where each `getUpdates` answer is stored before the runner asks for the next one (whose
+   * `offset` confirms it to Telegram), and where updates left unhandled by a process that died are
+   * found at start. @default none (an update fetched by a process that dies is lost)
+   */
+  inbox?: InboundInbox | undefined;
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
 }
@@ -62,6 +68,20 @@ export class TelegramAdapter implements ChannelAdapter {
         throw err;
       }
     });
+    // The inbox write sits inside the getUpdates call: the runner computes the next offset only
+    // from an answer this returns, so no update is confirmed before it is stored. A failed write
+    // fails the poll, and the runner fetches the same updates again.
+    this.bot.api.config.use(async (prev, method, payload, signal) => {
+      const response = await prev(method, payload, signal);
+      const { inbox, clock } = this.options;
+      if (method === 'getUpdates' && inbox && response.ok && this.bot.isInited()) {
+        const botId = this.bot.botInfo.id;
+        const receivedAt = clock.now();
+        const updates = response.result as unknown as Update[];
+        await inbox.recordInbox('telegram', updates.map((u) => ({ dedupeKey: telegramDedupeKey(botId, u.update_id), receivedAt, payload: u })));
+      }
+      return response;
+    });
   }
 
   /**
@@ -90,11 +110,30 @@ export class TelegramAdapter implements ChannelAdapter {
     this.bot.on('message', async (ctx) => {
       const message = normalizeTelegramUpdate(ctx.update, me, clock.now());
       if (message) await handler(message);
+      else await this.options.inbox?.forgetInbound('telegram', telegramDedupeKey(me.id, ctx.update.update_id));
     });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
+    await this.replayInbox();
     this.launchRunner();
     this.state = { state: 'connected' };
     logger.info({ channel: 'telegram', bot: username }, 'telegram connected');
+  }
+
+  /**
+   * Hands the updates stored but never handled (a process died between storing and handling
+   * them) to the handlers again, oldest first, ahead of anything polled now. Each conversation's
+   * order holds because they pass through the same sequentializer.
+   */
+  private async replayInbox(): Promise<void> {
+    const { inbox, logger } = this.options;
+    if (!inbox) return;
+    const stored = await inbox.receivedInbound('telegram');
+    const updates = stored.map((s) => s.payload as Update).sort((a, b) => a.update_id - b.update_id);
+    if (updates.length > 0) logger.info({ channel: 'telegram', updates: updates.length }, 'handling updates stored before a restart');
+    for (const update of updates) {
+      // Not awaited: a long handler must not hold up polling; bot.catch logs failures.
+      void this.bot.handleUpdate(update).catch((err: unknown) => logger.error({ channel: 'telegram', err }, 'telegram update handler failed'));
+    }
   }
 
   private launchRunner(): void {
