@@ -8,8 +8,8 @@ import { ChannelSendError } from '../channels/types.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-repo.js';
-import type { DeliveryRow } from '../store/schema.js';
-import { splitMessage } from './split.js';
+import type { DeliveryRow, ReshapeJson } from '../store/schema.js';
+import { resplitFrom, splitMessage } from './split.js';
 
 /** Retry schedule and caps. */
 export interface OutboxPolicy {
@@ -35,6 +35,16 @@ export interface OutboxDeps {
 
 /** Smallest part length a malformed part is reshaped down to, in UTF-16 units. */
 const MIN_RESHAPE_LENGTH = 256;
+
+/**
+ * The parts of a delivery as they are (or were) sent: the platform-sized split, then each stored
+ * re-split in order, so a retry resumes on the same layout.
+ */
+export function layoutParts(body: string, maxLength: number, reshapes: readonly ReshapeJson[]): string[] {
+  let parts = splitMessage(body, maxLength);
+  for (const reshape of reshapes) parts = resplitFrom(parts, reshape.fromPart, reshape.maxLength);
+  return parts;
+}
 
 /** Backoff before retry number `attempt` (1-based): base·2^(attempt−1), capped. */
 export function backoffMs(attempt: number, policy: Pick<OutboxPolicy, 'backoffBaseMs' | 'backoffCapMs'>): number {
@@ -98,12 +108,26 @@ export class Outbox {
     if (!adapter) {
       return this.fail(row, `channel ${row.target.platform} is not running`, undefined);
     }
-    const parts = splitMessage(row.body, adapter.maxMessageLength);
+    let reshapes = row.reshapes;
+    let parts = layoutParts(row.body, adapter.maxMessageLength, reshapes);
     for (let index = row.partsDelivered; index < parts.length; index++) {
       try {
-        const messageIds = await this.sendPart(adapter, row, parts[index]!, adapter.maxMessageLength);
-        await store.recordPartsSent(row, index + 1, messageIds, index + 1 === parts.length, clock.now());
+        const messageId = await this.sendPart(adapter, row, parts[index]!);
+        await store.recordPartsSent(row, index + 1, [messageId], index + 1 === parts.length, clock.now());
       } catch (err) {
+        // A part the platform refuses as malformed or too long is never retried unchanged: the
+        // rest of the message is re-split in halves (down to MIN_RESHAPE_LENGTH) and sent at once,
+        // numbered as finally sent.
+        const current = reshapes.at(-1)?.maxLength ?? adapter.maxMessageLength;
+        const smaller = Math.floor(Math.min(current, parts[index]!.length) / 2);
+        if (err instanceof ChannelSendError && err.kind === 'malformed' && smaller >= MIN_RESHAPE_LENGTH) {
+          logger.warn({ deliveryId: row.id, part: index + 1, maxLength: smaller }, 'platform refused a part as malformed; re-splitting the rest smaller');
+          reshapes = [...reshapes, { fromPart: index, maxLength: smaller }];
+          await store.recordReshapes(row.id, reshapes);
+          parts = resplitFrom(parts, index, smaller);
+          index -= 1;
+          continue;
+        }
         const retryAfterMs = err instanceof ChannelSendError ? err.retryAfterMs : undefined;
         // A refusal about this message (blocked bot, unknown chat) will not change: dead-letter now.
         const permanent = err instanceof ChannelSendError && !err.retryable;
@@ -114,27 +138,14 @@ export class Outbox {
     return 'delivered';
   }
 
-  /**
-   * Sends one part. A part the platform rejects as malformed or too long is never retried
-   * unchanged: it is split in halves (down to {@link MIN_RESHAPE_LENGTH}) and sent again at once.
-   */
-  private async sendPart(adapter: ChannelAdapter, row: DeliveryRow, text: string, maxLength: number): Promise<string[]> {
-    try {
-      const { messageId } = await adapter.send({
-        chatId: row.target.chatId,
-        ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
-        ...(row.target.replyToMessageId ? { replyToMessageId: row.target.replyToMessageId } : {}),
-        text,
-      });
-      return [messageId];
-    } catch (err) {
-      const smaller = Math.floor(maxLength / 2);
-      if (!(err instanceof ChannelSendError) || err.kind !== 'malformed' || smaller < MIN_RESHAPE_LENGTH) throw err;
-      this.deps.logger.warn({ deliveryId: row.id, maxLength: smaller }, 'platform refused a part as malformed; resending it in smaller parts');
-      const ids: string[] = [];
-      for (const piece of splitMessage(text, smaller)) ids.push(...(await this.sendPart(adapter, row, piece, smaller)));
-      return ids;
-    }
+  private async sendPart(adapter: ChannelAdapter, row: DeliveryRow, text: string): Promise<string> {
+    const { messageId } = await adapter.send({
+      chatId: row.target.chatId,
+      ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
+      ...(row.target.replyToMessageId ? { replyToMessageId: row.target.replyToMessageId } : {}),
+      text,
+    });
+    return messageId;
   }
 
   /** Records a failed attempt; returns the row's new state. */

@@ -17,6 +17,7 @@ import {
   type DeliveryRow,
   type DeliveryTargetJson,
   type NewRunRow,
+  type ReshapeJson,
   type RunRow,
   type RunStatus,
   type UsageJson,
@@ -481,6 +482,11 @@ export class RunStore {
           .onConflictDoNothing();
       }
     });
+  }
+
+  /** Stores the re-splits of a delivery (see `deliveries.reshapes`). */
+  async recordReshapes(id: number, reshapes: readonly ReshapeJson[]): Promise<void> {
+    await this.db.update(deliveries).set({ reshapes: [...reshapes] }).where(eq(deliveries.id, id));
   }
 
   /** Records a failed attempt; the row stays `pending` until `nextAttemptAt`, or goes `dead`. */

@@ -60,6 +60,12 @@ export interface RunOptionsJson {
   progress: boolean;
 }
 
+/** One re-split of a delivery: from part `fromPart` (0-based) on, parts of at most `maxLength` UTF-16 units. */
+export interface ReshapeJson {
+  fromPart: number;
+  maxLength: number;
+}
+
 /** Where a delivery goes: a chat, optionally a thread, optionally as a reply. */
 export interface DeliveryTargetJson {
   platform: string;
@@ -121,6 +127,11 @@ export const deliveries = pgTable(
     attempts: integer('attempts').notNull().default(0),
     /** How many split parts have reached the platform, so a retry resumes after them. */
     partsDelivered: integer('parts_delivered').notNull().default(0),
+    /**
+     * Re-splits after the platform refused a part as too long, in order: from part `fromPart` on,
+     * parts are at most `maxLength`. Kept so a retry lays the message out exactly as before.
+     */
+    reshapes: jsonb('reshapes').$type<ReshapeJson[]>().notNull().default([]),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull(),
     lastError: text('last_error'),
     platformMessageIds: jsonb('platform_message_ids').$type<string[]>().notNull().default([]),

@@ -11,6 +11,7 @@ import { startDeliveryWorker } from '../../src/delivery/worker.js';
 import { RunStore, INLINE_LEASE_MS } from '../../src/store/runs-repo.js';
 import { newRunId } from '../../src/core/ids.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
+import { ChannelSendError } from '../../src/channels/types.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 
 class ManualClock implements Clock {
@@ -188,6 +189,35 @@ describe(`outbox (${testEngine})`, () => {
       expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', attempts: 0 });
       expect(channel.sent.map((m) => m.text.length).every((n) => n <= 500)).toBe(true);
       expect(channel.sent.length).toBeGreaterThan(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('numbers re-split parts as finally sent (1/n … n/n) and resumes on the same layout', async () => {
+    const { clock, channel, outbox, worker } = setup(1000);
+    try {
+      await worker.tick();
+      const body = `[run hr_0123456789ab] completed\n${Array.from({ length: 60 }, (_, i) => `line ${i} ${'z'.repeat(20)}`).join('\n')}`;
+      const original = channel.send.bind(channel);
+      let calls = 0;
+      channel.send = async (m) => {
+        calls += 1;
+        // Part 2 is refused as too long once; later the network drops once after two more parts.
+        if (calls === 2) throw new ChannelSendError('malformed', 'Bad Request: message is too long');
+        if (calls === 5) throw new ChannelSendError('network', 'reset');
+        return original(m);
+      };
+      const row = await outbox.send({ runId: null, kind: 'reply', target, body });
+      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'pending', partsDelivered: 3 });
+      clock.advance(30_000);
+      await worker.tick();
+      const texts = channel.sent.map((m) => m.text);
+      const n = texts.length;
+      expect(n).toBeGreaterThan(3);
+      expect(texts.slice(1).map((t) => t.split('\n')[0])).toEqual(Array.from({ length: n - 1 }, (_, i) => `[run hr_0123456789ab] (${i + 2}/${n})`));
+      expect(texts.map((t, i) => (i === 0 ? t : t.slice(t.indexOf('\n') + 1))).join('')).toBe(body);
+      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', partsDelivered: n });
     } finally {
       await worker.stop();
     }

@@ -47,6 +47,8 @@ export interface FailureSpec {
   status: number;
   /** @default `{ok:false, error_code: status, description: <Telegram's text for it>}` */
   body?: TelegramErrorBody | string;
+  /** Only a call whose JSON body matches fails (the first such call). @default any call */
+  when?: (body: Record<string, unknown>) => boolean;
 }
 
 /** The JSON body of a `sendMessage` call, as received. */
@@ -92,7 +94,10 @@ export interface FakeTelegram {
    * the hook can SIGKILL the poller right there.
    */
   onConfirm(updateId: number, hook: () => void): void;
-  /** The next call of `method` fails as given (queued per method, in order). */
+  /**
+   * The next call of `method` (the next one matching `failure.when`, if given) fails as given;
+   * failures are queued per method, in order.
+   */
   failNext(method: string, failure: FailureSpec): void;
   /** Resolves with the first sent body matching `predicate` (already sent or later). */
   waitForSent(predicate: (body: SendMessageBody) => boolean, timeoutMs: number): Promise<SendMessageBody>;
@@ -279,7 +284,9 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       if (parsed === undefined) return send(res, fail(400, 'Bad Request: fake-telegram reads JSON bodies only'));
       const call: RecordedCall = { method, body: parsed, status: 200 };
       calls.push(call);
-      const failure = failures.get(method.toLowerCase())?.shift();
+      const queued = failures.get(method.toLowerCase()) ?? [];
+      const index = queued.findIndex((f) => !f.when || f.when(parsed));
+      const failure = index >= 0 ? queued.splice(index, 1)[0] : undefined;
       const reply = failure ? injected(failure) : dispatch(call, res);
       if (reply) {
         call.status = reply.status;

@@ -1,0 +1,1 @@
+ALTER TABLE "deliveries" ADD COLUMN "reshapes" jsonb DEFAULT '[]'::jsonb NOT NULL;

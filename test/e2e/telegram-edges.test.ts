@@ -1,0 +1,64 @@
+/**
+ * Edges a new user meets on a phone, through `baton start` and the real grammY client (issue #10):
+ * smart quotes around a path with spaces (item 6), and a long outcome whose second part Telegram
+ * refuses as too long, re-split and numbered as finally sent (item 7).
+ */
+import { execa } from 'execa';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+
+let world: TelegramE2E;
+let spaced: string;
+
+beforeAll(async () => {
+  world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')] });
+  spaced = join(world.root, 'my project');
+  await mkdir(spaced, { recursive: true });
+  await execa('git', ['init', '-q', spaced]);
+});
+afterAll(async () => world?.dispose());
+
+describe('Telegram edges', () => {
+  it.each([
+    ['“', '”'],
+    ['„', '“'],
+    ['‘', '’'],
+    ['«', '»'],
+  ])('reads in:%s…%s like in:"…"', async (open, close) => {
+    const { telegram, openai } = world;
+    openai.setFallback(() => ({ kind: 'message', text: 'Here.' }));
+    const id = 200 + [...'“„‘«'].indexOf(open);
+    telegram.pushUpdate(world.privateMessage(OWNER, `/codex in:${open}${spaced}${close} where am i`, id));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === id, WAIT_MS);
+    expect(started.text).toBe(`[run ${runIdOf(started.text)}] started · codex · ${spaced}`);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+  }, 120_000);
+
+  it('numbers a re-split outcome 1/n … n/n after Telegram refuses a part as too long', async () => {
+    const { telegram, openai } = world;
+    const finalText = Array.from({ length: 200 }, (_, i) => `result line ${i} ${'r'.repeat(30)}`).join('\n');
+    openai.setFallback(() => ({ kind: 'message', text: finalText }));
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex write a long report', 300));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 300, WAIT_MS);
+    const runId = runIdOf(started.text);
+    // Telegram counts some texts longer than baton does: it refuses the outcome's second part once.
+    telegram.failNext('sendMessage', {
+      status: 400,
+      body: { ok: false, error_code: 400, description: 'Bad Request: message is too long' },
+      when: (body) => typeof body['text'] === 'string' && body['text'].startsWith(`[run ${runId}] (2/`),
+    });
+    const first = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    const firstIndex = telegram.sent.indexOf(first);
+    // Wait for the last part: its header says k/k.
+    await telegram.waitForSent((m) => /^\[run hr_[0-9a-f]{12}\] \((\d+)\/\1\)\n/.test(m.text) && m.text.startsWith(`[run ${runId}]`), WAIT_MS);
+    const rest = telegram.sent.slice(firstIndex + 1).filter((m) => m.text.startsWith(`[run ${runId}] (`));
+    const n = rest.length + 1;
+    expect(n).toBeGreaterThan(2);
+    expect(rest.map((m) => m.text.split('\n')[0])).toEqual(Array.from({ length: n - 1 }, (_, i) => `[run ${runId}] (${i + 2}/${n})`));
+    expect(rest.every((m) => m.text.length <= 4096)).toBe(true);
+    const joined = [first, ...rest].map((m, i) => (i === 0 ? m.text : m.text.slice(m.text.indexOf('\n') + 1))).join('');
+    expect(joined).toContain(finalText);
+  }, 120_000);
+});
