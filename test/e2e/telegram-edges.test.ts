@@ -61,4 +61,17 @@ describe('Telegram edges', () => {
     const joined = [first, ...rest].map((m, i) => (i === 0 ? m.text : m.text.slice(m.text.indexOf('\n') + 1))).join('');
     expect(joined).toContain(finalText);
   }, 120_000);
+
+  it('keeps a run\'s messages in creation order when `started` meets a 500 (item 3)', async () => {
+    const { telegram, openai } = world;
+    openai.setFallback(() => ({ kind: 'message', text: 'Quick.' }));
+    telegram.failNext('sendMessage', { status: 500, when: (body) => replyTarget(body as never) === 400 && String(body['text']).includes('] started') });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex be quick', 400));
+    // The retry worker sends `started` on its schedule (30 s backoff, 30 s ticks); `completed` waits.
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 400 && m.text.includes('] started'), 150_000);
+    const runId = runIdOf(started.text);
+    const completed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(telegram.sent.indexOf(started)).toBeLessThan(telegram.sent.indexOf(completed));
+    expect(telegram.calls.filter((c) => c.method === 'sendMessage' && c.status === 500)).toHaveLength(1);
+  }, 240_000);
 });
