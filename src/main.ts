@@ -172,7 +172,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     async (message) => {
       await dispatcher.handle(message);
     },
-    { env, config, clock, logger, inbox: store },
+    { env, config, clock, logger, inbox: store, conversations: store },
     adapters,
   );
   for (const row of orphanMessages) await outbox.attempt(row);

@@ -64,6 +64,14 @@ export interface InboundInbox {
   forgetInbound(platform: Platform, dedupeKey: string): Promise<void>;
 }
 
+/**
+ * Moves everything baton keeps about a conversation to the chat's new id (a Telegram group
+ * upgraded to a supergroup): pending and later messages, the `/use` default, run origins.
+ */
+export interface ConversationMover {
+  moveConversation(platform: Platform, fromChatId: string, toChatId: string): Promise<void>;
+}
+
 /** Called by an adapter for every normalized message; errors are the adapter's to log. */
 export type InboundHandler = (message: InboundMessage) => Promise<void>;
 
@@ -101,11 +109,17 @@ export class ChannelSendError extends BatonError {
   readonly kind: SendFailureKind;
   /** How long the platform asked us to wait (ms), for `rate_limited`. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * The chat id the conversation moved to, for a `refused` send to a chat that no longer exists
+   * under its old id (a Telegram group upgraded to a supergroup: `parameters.migrate_to_chat_id`).
+   */
+  readonly movedToChatId: string | undefined;
 
-  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number } = {}) {
+  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number; movedToChatId?: string } = {}) {
     super(kind === 'network' ? 'channel_network' : 'channel_refused', message, { cause: options.cause });
     this.kind = kind;
     this.retryAfterMs = options.retryAfterMs;
+    this.movedToChatId = options.movedToChatId;
   }
 
   /** Whether sending the same payload again later can succeed. */

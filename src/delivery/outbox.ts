@@ -102,7 +102,9 @@ export class Outbox {
     return state === 'delivered';
   }
 
-  private async attemptNow(row: DeliveryRow): Promise<'delivered' | 'pending' | 'dead'> {
+  private async attemptNow(claimed: DeliveryRow): Promise<'delivered' | 'pending' | 'dead'> {
+    let row = claimed;
+    let moves = 0;
     const { store, clock, logger, adapters } = this.deps;
     const adapter = adapters.get(row.target.platform as Platform);
     if (!adapter) {
@@ -125,6 +127,15 @@ export class Outbox {
           reshapes = [...reshapes, { fromPart: index, maxLength: smaller }];
           await store.recordReshapes(row.id, reshapes);
           parts = resplitFrom(parts, index, smaller);
+          index -= 1;
+          continue;
+        }
+        // The chat moved (group → supergroup): the conversation follows it, and this part goes
+        // to the new chat at once.
+        if (err instanceof ChannelSendError && err.movedToChatId !== undefined && err.movedToChatId !== row.target.chatId && moves++ < 3) {
+          logger.warn({ deliveryId: row.id, from: row.target.chatId, to: err.movedToChatId }, 'chat moved; sending to its new id');
+          await store.moveConversation(row.target.platform as Platform, row.target.chatId, err.movedToChatId);
+          row = { ...row, target: { ...row.target, chatId: err.movedToChatId } };
           index -= 1;
           continue;
         }

@@ -484,6 +484,31 @@ export class RunStore {
     });
   }
 
+  /**
+   * Moves a conversation to a new chat id (a Telegram group upgraded to a supergroup): pending
+   * deliveries to the old chat, run origins (so later outcomes and thread lookups follow), and
+   * `/use` defaults (one already set in the new chat wins). One transaction.
+   */
+  async moveConversation(platform: string, fromChatId: string, toChatId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx
+        .update(deliveries)
+        .set({ target: sql`jsonb_set(${deliveries.target}, '{chatId}', to_jsonb(${toChatId}::text))` })
+        .where(and(eq(deliveries.status, 'pending'), sql`${deliveries.target}->>'platform' = ${platform}`, sql`${deliveries.target}->>'chatId' = ${fromChatId}`));
+      await tx
+        .update(runs)
+        .set({ origin: sql`jsonb_set(${runs.origin}, '{chatId}', to_jsonb(${toChatId}::text))` })
+        .where(and(sql`${runs.origin}->>'platform' = ${platform}`, sql`${runs.origin}->>'chatId' = ${fromChatId}`));
+      await tx.execute(sql`
+        update conversation_defaults as d set chat_id = ${toChatId}
+        where d.platform = ${platform} and d.chat_id = ${fromChatId}
+          and not exists (select 1 from conversation_defaults n where n.platform = d.platform and n.chat_id = ${toChatId} and n.thread_id = d.thread_id)`);
+      await tx
+        .delete(conversationDefaults)
+        .where(and(eq(conversationDefaults.platform, platform), eq(conversationDefaults.chatId, fromChatId)));
+    });
+  }
+
   /** Stores the re-splits of a delivery (see `deliveries.reshapes`). */
   async recordReshapes(id: number, reshapes: readonly ReshapeJson[]): Promise<void> {
     await this.db.update(deliveries).set({ reshapes: [...reshapes] }).where(eq(deliveries.id, id));

@@ -74,4 +74,42 @@ describe('Telegram edges', () => {
     expect(telegram.sent.indexOf(started)).toBeLessThan(telegram.sent.indexOf(completed));
     expect(telegram.calls.filter((c) => c.method === 'sendMessage' && c.status === 500)).toHaveLength(1);
   }, 240_000);
+
+  it('follows a group upgraded to a supergroup: the refused outcome and the /use default move (item 4)', async () => {
+    const { telegram, openai } = world;
+    const group = -4001;
+    const supergroup = -1_004_001;
+    telegram.pushMessage({ chatId: group, chatType: 'group', from: { id: OWNER }, text: `/use “${spaced}”` });
+    await telegram.waitForSent((m) => Number(m.chat_id) === group && m.text.startsWith('Runs in this conversation now default to'), WAIT_MS);
+    openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 2' } }, { kind: 'message', text: 'Moved along.' });
+    telegram.pushMessage({ chatId: group, chatType: 'group', from: { id: OWNER }, text: '/codex slow one' });
+    const started = await telegram.waitForSent((m) => Number(m.chat_id) === group && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    // Upgraded while the run works, without the service messages: only the 400 tells baton.
+    telegram.migrateGroup(group, supergroup);
+    const outcome = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(Number(outcome.chat_id)).toBe(supergroup);
+    expect(outcome.text).toContain('Moved along.');
+    openai.enqueue({ kind: 'message', text: 'Here.' });
+    telegram.pushMessage({ chatId: supergroup, chatType: 'supergroup', from: { id: OWNER }, text: '/codex where am i' });
+    const again = await telegram.waitForSent((m) => Number(m.chat_id) === supergroup && m.text.includes('] started'), WAIT_MS);
+    expect(again.text.endsWith(` · ${spaced}`)).toBe(true);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(again.text)}] completed`), WAIT_MS);
+  }, 120_000);
+
+  it('moves the conversation on the migrate service messages, before the new chat\'s next message (item 4)', async () => {
+    const { telegram, openai } = world;
+    const group = -4002;
+    const supergroup = -1_004_002;
+    telegram.pushMessage({ chatId: group, chatType: 'group', from: { id: OWNER }, text: `/use ${JSON.stringify(spaced)}` });
+    await telegram.waitForSent((m) => Number(m.chat_id) === group && m.text.startsWith('Runs in this conversation now default to'), WAIT_MS);
+    openai.enqueue({ kind: 'message', text: 'Here.' });
+    telegram.batch(() => {
+      telegram.migrateGroup(group, supergroup, { announce: true, by: OWNER });
+      telegram.pushMessage({ chatId: supergroup, chatType: 'supergroup', from: { id: OWNER }, text: '/codex where am i' });
+    });
+    const started = await telegram.waitForSent((m) => Number(m.chat_id) === supergroup && m.text.includes('] started'), WAIT_MS);
+    expect(started.text.endsWith(` · ${spaced}`)).toBe(true);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+  }, 120_000);
 });

@@ -89,6 +89,13 @@ export interface FakeTelegram {
    */
   batch<T>(push: () => T): T;
   /**
+   * Upgrades group `fromChatId` to supergroup `toChatId`, as Telegram does: from now on a send to
+   * the old id fails with 400 and `parameters.migrate_to_chat_id`; with `announce`, the service
+   * messages (`migrate_to_chat_id` in the old chat, `migrate_from_chat_id` in the new) are queued
+   * as updates.
+   */
+  migrateGroup(fromChatId: number, toChatId: number, options?: { announce?: boolean; by?: number }): void;
+  /**
    * Calls `hook` once, synchronously, when a `getUpdates` arrives whose `offset` confirms
    * `updateId` (the moment Telegram forgets it), before that call is answered. For crash tests:
    * the hook can SIGKILL the poller right there.
@@ -158,6 +165,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   let poll: LongPoll | undefined;
   let commands: unknown[] = [];
   let batching = false;
+  const migrated = new Map<number, number>();
   const confirmHooks: { updateId: number; hook: () => void }[] = [];
 
   const storeMessage = (chatId: number, build: (id: number) => Message): Message => {
@@ -236,6 +244,8 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     if (visible.length > 4096) return fail(400, 'Bad Request: message is too long');
     const chatId = Number(body['chat_id']);
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
+    const movedTo = migrated.get(chatId);
+    if (movedTo !== undefined) return fail(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: movedTo });
     const chat = chats.get(chatId) ?? defaultChat(chatId);
     const params = (body['reply_parameters'] ?? {}) as { message_id?: number; allow_sending_without_reply?: boolean };
     const replyId = params.message_id ?? (body['reply_to_message_id'] as number | undefined);
@@ -329,6 +339,18 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         batching = false;
         flush();
       }
+    },
+    migrateGroup: (fromChatId, toChatId, options = {}) => {
+      migrated.set(fromChatId, toChatId);
+      const from: User = { id: options.by ?? 1, is_bot: false, first_name: 'Test' };
+      const supergroup = { id: toChatId, type: 'supergroup', title: `Test supergroup ${toChatId}` } as Chat;
+      chats.set(toChatId, supergroup);
+      if (!options.announce) return;
+      const old = chats.get(fromChatId) ?? defaultChat(fromChatId);
+      const leaving = storeMessage(fromChatId, (message_id) => ({ message_id, from, chat: old, date: nowS(), migrate_to_chat_id: toChatId }) as Message);
+      const arriving = storeMessage(toChatId, (message_id) => ({ message_id, from, chat: supergroup, date: nowS(), migrate_from_chat_id: fromChatId }) as Message);
+      enqueue({ update_id: nextUpdateId, message: leaving } as Update);
+      enqueue({ update_id: nextUpdateId, message: arriving } as Update);
     },
     onConfirm: (updateId, hook) => {
       confirmHooks.push({ updateId, hook });

@@ -8,7 +8,7 @@ import { Bot, GrammyError, HttpError } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConversationMover, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
 import { normalizeTelegramUpdate, telegramDedupeKey } from './normalize.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
@@ -35,6 +35,11 @@ export interface TelegramAdapterOptions {
    * found at start. @default none (an update fetched by a process that dies is lost)
    */
   inbox?: InboundInbox | undefined;
+  /**
+   * Told when a group is upgraded to a supergroup (the `migrate_to_chat_id` service message), so
+   * the conversation follows it to the new chat id. @default none
+   */
+  conversations?: ConversationMover | undefined;
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
 }
@@ -108,6 +113,15 @@ export class TelegramAdapter implements ChannelAdapter {
     // `/stop`, or `/use B` then `/codex …`, act as sent. Other conversations stay concurrent.
     this.bot.use(sequentialize(conversationKey));
     this.bot.on('message', async (ctx) => {
+      // A group upgraded to a supergroup: Telegram posts migrate_to_chat_id in the old chat and
+      // migrate_from_chat_id in the new one. Acting on either (the move is idempotent) puts the
+      // move ahead of later messages of the new chat, which share its conversation order.
+      const { migrate_to_chat_id: movedTo, migrate_from_chat_id: movedFrom, chat } = ctx.message;
+      const move = movedTo !== undefined ? [chat.id, movedTo] : movedFrom !== undefined ? [movedFrom, chat.id] : undefined;
+      if (move) {
+        logger.info({ channel: 'telegram', from: move[0], to: move[1] }, 'group upgraded to a supergroup; its conversation moves');
+        await this.options.conversations?.moveConversation('telegram', String(move[0]), String(move[1]));
+      }
       const message = normalizeTelegramUpdate(ctx.update, me, clock.now());
       if (message) await handler(message);
       else await this.options.inbox?.forgetInbound('telegram', telegramDedupeKey(me.id, ctx.update.update_id));
@@ -205,6 +219,9 @@ function classify(err: unknown, token: string): ChannelSendError {
     // 5xx: Telegram's side; 401: the token was revoked or changed — a channel problem that the
     // owner fixes once, after which the pending messages should still go out.
     if (err.error_code >= 500 || err.error_code === 401) return new ChannelSendError('network', message, { cause: err });
+    // Bot API: a group upgraded to a supergroup answers 400 with parameters.migrate_to_chat_id.
+    const movedTo = err.parameters.migrate_to_chat_id;
+    if (movedTo !== undefined) return new ChannelSendError('refused', message, { cause: err, movedToChatId: String(movedTo) });
     if (err.error_code === 400 && /too long|parse entities|text must be non-empty/i.test(err.description)) {
       return new ChannelSendError('malformed', message, { cause: err });
     }
