@@ -30,6 +30,7 @@ import { collectDoctorReport, formatDoctorTable, type DoctorReport } from './doc
 import { startHealthServer } from './health.js';
 import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
+import { PasteJoiner } from './dispatch/paste-joiner.js';
 import { sweepArtifacts } from './harness/retention.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import type { Database } from './store/database.js';
@@ -167,11 +168,11 @@ export async function startService(options: StartOptions): Promise<Service> {
   const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
+  // A long paste the chat app split into several messages reaches the dispatcher as one.
+  const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger });
   const channels = await startChannels(
     CHANNELS,
-    async (message) => {
-      await dispatcher.handle(message);
-    },
+    (message) => pastes.handle(message),
     { env, config, clock, logger, inbox: store, conversations: store },
     adapters,
   );

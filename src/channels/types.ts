@@ -30,6 +30,11 @@ export interface InboundMessage {
    * so a reply finds its run by the `[run …]` tag even before the send was recorded.
    */
   replyToBotText?: string;
+  /**
+   * Dedupe keys of later messages joined into this one (a long paste the client split); they are
+   * claimed and marked handled with it.
+   */
+  continuationKeys?: string[];
   receivedAt: Date;
 }
 

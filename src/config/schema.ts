@@ -108,6 +108,8 @@ const harnessSection = z.strictObject({
     'Send attempts for one outbound message before it is dead-lettered (kept, never sent).'),
   delivery_max_age_hours: documented(int(1, 87_600).default(24), 'integer hours, 1 to 87600',
     'Hours an outbound message may stay unsent before it is dead-lettered.'),
+  paste_join_ms: documented(int(0, 60_000).default(1500), 'integer ms, 0 to 60000',
+    "Milliseconds to wait, after a message that reaches the platform's length limit (a paste the client split, Telegram 4096), for the same sender's next parts in that conversation; they are joined into one task. 0 joins nothing."),
   codex_home: documented(pathString.optional(), 'path',
     "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default."),
   claude_config_dir: documented(pathString.optional(), 'path',

@@ -50,6 +50,8 @@ artifact_retention_days = 30
 delivery_max_attempts = 20
 # Hours a chat message may stay unsent before it is dead-lettered.
 delivery_max_age_hours = 24
+# Milliseconds to wait for the rest of a long paste the chat app split into several messages.
+paste_join_ms = 1500
 # CODEX_HOME for codex runs (config and login). Unset: the service's CODEX_HOME, else ~/.codex.
 # codex_home = "~/.codex"
 # CLAUDE_CONFIG_DIR for claude runs (config, login, sessions). Unset: the service's

@@ -106,8 +106,12 @@ export class Dispatcher {
       deps.logger.info({ platform, dedupeKey }, 'duplicate inbound event ignored');
       return { kind: 'duplicate' };
     }
+    // The later parts of a joined paste are claimed with it, so a replay never handles them alone.
+    const continuations = message.continuationKeys ?? [];
+    for (const key of continuations) await deps.store.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
     const result = await this.act(message, role, action, command);
     if (result.kind !== 'launched' && result.kind !== 'duplicate') await deps.store.markInboundHandled(platform, dedupeKey);
+    for (const key of continuations) await deps.store.markInboundHandled(platform, key);
     return result;
   }
 
@@ -239,7 +243,12 @@ export class Dispatcher {
     };
     const started = await deps.store.createRun(
       run,
-      { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body: startedText(run, parent?.id) },
+      {
+        runId,
+        kind: 'started',
+        target: { ...target, replyToMessageId: message.messageId },
+        body: startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }),
+      },
       harness.maxActive,
       now,
       { platform: message.platform, dedupeKey: message.dedupeKey },

@@ -9,10 +9,18 @@ import type { RunRow, UsageJson } from '../store/schema.js';
 const DIAGNOSTICS_TAIL_CHARS = 800;
 
 /** `[run hr_…] started · codex · /path` */
-export function startedText(run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>, resumedFrom?: string): string {
+export function startedText(run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>, resumedFrom?: string, task?: { length: number; messages: number }): string {
   const resumed = resumedFrom ? ` · resuming ${resumedFrom}` : '';
-  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}`;
+  // A long task (or one joined from a split paste) states its size, so a cut paste is visible.
+  const size =
+    task && (task.messages > 1 || task.length >= LONG_TASK_LENGTH)
+      ? ` · task: ${task.length.toLocaleString('en-US')} characters${task.messages > 1 ? ` from ${task.messages} messages` : ''}`
+      : '';
+  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}${size}`;
 }
+
+/** Tasks from this many characters on have their length stated in the `started` message. */
+export const LONG_TASK_LENGTH = 1000;
 
 /** Facts of a finished run needed to describe it. */
 export interface OutcomeFacts {

@@ -112,4 +112,28 @@ describe('Telegram edges', () => {
     expect(started.text.endsWith(` · ${spaced}`)).toBe(true);
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
   }, 120_000);
+
+  it('joins a paste the client split at 4096 characters into one task, and says so (item 5)', async () => {
+    const { telegram, openai } = world;
+    openai.setFallback(() => ({ kind: 'message', text: 'Read it all.' }));
+    const head = '/codex summarize this log:\n';
+    const line = 'log line with some words in it\n';
+    let first = head;
+    while (first.length + line.length <= 4096) first += line;
+    first += 'x'.repeat(4096 - first.length);
+    expect(first.length).toBe(4096);
+    const second = 'and the rest of it: END-OF-PASTE-MARKER';
+    telegram.batch(() => {
+      telegram.pushUpdate(world.privateMessage(OWNER, first, 500));
+      telegram.pushUpdate(world.privateMessage(OWNER, second, 501));
+    });
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 500, WAIT_MS);
+    const taskLength = first.length - '/codex '.length + 1 + second.length;
+    expect(started.text).toContain(`· task: ${taskLength.toLocaleString('en-US')} characters from 2 messages`);
+    const runId = runIdOf(started.text);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(openai.requests.some((r) => JSON.stringify(r.body).includes('END-OF-PASTE-MARKER'))).toBe(true);
+    // The second part got no answer of its own ("Send /help …").
+    expect(telegram.sent.filter((m) => replyTarget(m) === 501)).toEqual([]);
+  }, 120_000);
 });

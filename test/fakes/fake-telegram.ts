@@ -108,6 +108,8 @@ export interface FakeTelegram {
   failNext(method: string, failure: FailureSpec): void;
   /** Resolves with the first sent body matching `predicate` (already sent or later). */
   waitForSent(predicate: (body: SendMessageBody) => boolean, timeoutMs: number): Promise<SendMessageBody>;
+  /** The highest `update_id` queued so far (0 before any). */
+  lastUpdateId(): number;
   /** Updates not yet confirmed through `offset`. */
   pendingUpdates(): number;
   /** Answers a pending long poll with `[]`, stops listening, drops connections. */
@@ -380,6 +382,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       });
     },
     pendingUpdates: () => queue.length,
+    lastUpdateId: () => nextUpdateId - 1,
     close: () => new Promise<void>((resolve) => {
       answerPoll([]);
       server.close(() => resolve());

@@ -113,6 +113,8 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
     batonHome,
     privateMessage: (userId, text, messageId, replyTo) => {
       const replied = replyTo ? telegram.sentMessages[telegram.sent.indexOf(replyTo)] : undefined;
+      // Above every id the fake handed out too (pushMessage), as Telegram's ids only grow.
+      nextUpdateId = Math.max(nextUpdateId, telegram.lastUpdateId() + 1);
       return {
         update_id: nextUpdateId++,
         message: {
