@@ -327,7 +327,9 @@ export class RunStore {
       const due = await tx
         .select()
         .from(deliveries)
-        .where(and(eq(deliveries.status, 'pending'), lte(deliveries.nextAttemptAt, now), NO_EARLIER_PENDING))
+        // The status is a literal, not a bound parameter: a cached generic plan can then prove the
+        // partial index's predicate (deliveries_due … where status = 'pending') and use it.
+        .where(and(sql`${deliveries.status} = 'pending'`, lte(deliveries.nextAttemptAt, now), NO_EARLIER_PENDING))
         .orderBy(deliveries.nextAttemptAt)
         .limit(limit)
         .for('update', { skipLocked: true });
