@@ -31,6 +31,7 @@ import { collectDoctorReport, formatDoctorTable, type DoctorReport } from './doc
 import { startHealthServer } from './health.js';
 import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
+import { PasteJoiner } from './dispatch/paste-joiner.js';
 import { sweepArtifacts } from './harness/retention.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import type { Database } from './store/database.js';
@@ -154,6 +155,12 @@ export async function startService(options: StartOptions): Promise<Service> {
     });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile(true);
+  // Inbound events a dead process on this host claimed but never answered go back to the inbox
+  // (an earlier process may have had our pid), to be handled when the channels start.
+  await store.releaseInboundClaims(`${host}:`, (claimant) => {
+    const pid = Number(claimant.slice(host.length + 1));
+    return pid === process.pid || !Number.isInteger(pid) || !isProcessAlive(pid);
+  });
   const reconcileTimer = setInterval(() => {
     reconcile(false)
       .then(async (rows) => {
@@ -172,12 +179,12 @@ export async function startService(options: StartOptions): Promise<Service> {
   const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
+  // A long paste the chat app split into several messages reaches the dispatcher as one.
+  const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger });
   const channels = await startChannels(
     CHANNELS,
-    async (message) => {
-      await dispatcher.handle(message);
-    },
-    { env, config, clock, logger },
+    (message) => pastes.handle(message),
+    { env, config, clock, logger, inbox: store, conversations: store },
     adapters,
   );
   for (const row of orphanMessages) await outbox.attempt(row);

@@ -6,7 +6,7 @@
 import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelAdapter, ChannelState, InboundHandler, Platform } from './types.js';
+import type { ChannelAdapter, ChannelState, ConversationMover, InboundHandler, InboundInbox, Platform } from './types.js';
 
 /** What a channel factory receives. */
 export interface ChannelDeps {
@@ -14,6 +14,10 @@ export interface ChannelDeps {
   config: BatonConfig;
   clock: Clock;
   logger: Logger;
+  /** The inbox a polling channel stores raw updates in before confirming them. @default none */
+  inbox?: InboundInbox;
+  /** Where a channel reports that a conversation moved to a new chat id. @default none */
+  conversations?: ConversationMover;
 }
 
 /**

@@ -57,6 +57,11 @@ export interface InboundMessage {
   forwarded?: boolean;
   /** Files sent with the message (issue #13); downloaded only for the owner's launches. */
   attachments?: IncomingAttachment[];
+  /**
+   * Dedupe keys of later messages joined into this one (a long paste the client split); they are
+   * claimed and marked handled with it.
+   */
+  continuationKeys?: string[];
   receivedAt: Date;
 }
 
@@ -66,6 +71,37 @@ export interface OutboundMessage {
   threadId?: string;
   replyToMessageId?: string;
   text: string;
+}
+
+/** One raw update held by the {@link InboundInbox}. */
+export interface InboxUpdate {
+  /** The key the normalized message will carry as {@link InboundMessage.dedupeKey}. */
+  dedupeKey: string;
+  receivedAt: Date;
+  /** The platform's update as received (JSON). */
+  payload: unknown;
+}
+
+/**
+ * Where a polling channel stores raw updates before it confirms them to the platform, so an
+ * update fetched by a process that dies is still handled after the restart (issue #10). The
+ * dispatcher claims and marks the same rows by dedupe key.
+ */
+export interface InboundInbox {
+  /** Stores updates as received; already known keys are left alone. */
+  recordInbox(platform: Platform, updates: readonly InboxUpdate[]): Promise<void>;
+  /** Updates stored but not claimed by anyone, oldest first. */
+  receivedInbound(platform: Platform): Promise<InboxUpdate[]>;
+  /** Drops a stored update that will never be acted on (baton ignores that kind of update). */
+  forgetInbound(platform: Platform, dedupeKey: string): Promise<void>;
+}
+
+/**
+ * Moves everything baton keeps about a conversation to the chat's new id (a Telegram group
+ * upgraded to a supergroup): pending and later messages, the `/use` default, run origins.
+ */
+export interface ConversationMover {
+  moveConversation(platform: Platform, fromChatId: string, toChatId: string): Promise<void>;
 }
 
 /** Called by an adapter for every normalized message; errors are the adapter's to log. */
@@ -105,11 +141,17 @@ export class ChannelSendError extends BatonError {
   readonly kind: SendFailureKind;
   /** How long the platform asked us to wait (ms), for `rate_limited`. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * The chat id the conversation moved to, for a `refused` send to a chat that no longer exists
+   * under its old id (a Telegram group upgraded to a supergroup: `parameters.migrate_to_chat_id`).
+   */
+  readonly movedToChatId: string | undefined;
 
-  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number } = {}) {
+  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number; movedToChatId?: string } = {}) {
     super(kind === 'network' ? 'channel_network' : 'channel_refused', message, { cause: options.cause });
     this.kind = kind;
     this.retryAfterMs = options.retryAfterMs;
+    this.movedToChatId = options.movedToChatId;
   }
 
   /** Whether sending the same payload again later can succeed. */

@@ -53,6 +53,8 @@ export interface HarnessConfig {
   readonly artifactRetentionMs: number;
   /** Send attempts before a delivery is dead-lettered. */
   readonly deliveryMaxAttempts: number;
+  /** Wait for the next parts of a split paste, in ms; 0 joins nothing. */
+  readonly pasteJoinMs: number;
   /** Age past which an unsent delivery is dead-lettered, in ms. */
   readonly deliveryMaxAgeMs: number;
   /** Absolute `CODEX_HOME` for runs, or undefined to fall back to the service env / vendor default. */
@@ -158,6 +160,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       minFreeBytes: Math.floor(h.min_free_gb * BYTES_PER_GIB),
       artifactRetentionMs: h.artifact_retention_days * MS_PER_DAY,
       deliveryMaxAttempts: h.delivery_max_attempts,
+      pasteJoinMs: h.paste_join_ms,
       deliveryMaxAgeMs: h.delivery_max_age_hours * MS_PER_HOUR,
       codexHome: optionalPath(h.codex_home),
       claudeConfigDir: optionalPath(h.claude_config_dir),

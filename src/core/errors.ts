@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'storage_unprobeable'
   | 'worktree_busy'
   | 'max_active'
+  | 'duplicate_inbound'
   // command parsing
   | 'usage'
   | 'unknown_alias'

@@ -28,6 +28,35 @@ export function splitMessage(text: string, maxLength: number): string[] {
   }
 }
 
+/**
+ * Re-splits the parts of a message from index `from` on into parts of at most `maxLength`, after
+ * the platform refused part `from` (e.g. Telegram counts a part longer than we do). Parts before
+ * `from` are kept as they are (they were sent); the new parts continue their numbering, and the
+ * total in every new header is the message's final count, so the reader sees 1/n … n/n with no
+ * number repeated.
+ *
+ * @param parts - the parts as laid out so far (from {@link splitMessage} or an earlier re-split).
+ * @throws RangeError when `maxLength` is below 64.
+ */
+export function resplitFrom(parts: readonly string[], from: number, maxLength: number): string[] {
+  if (maxLength < 64) throw new RangeError(`maxLength must be at least 64, got ${maxLength}`);
+  const kept = parts.slice(0, from);
+  // Headers are a line of their own; the rest of each part is the message text itself.
+  const rest = parts
+    .slice(from)
+    .map((part, k) => (from + k === 0 ? part : part.slice(part.indexOf('\n') + 1)))
+    .join('');
+  const tag = findRunIdTag(parts[0] ?? rest);
+  for (let digits = 1; ; digits++) {
+    const headerLength = header(tag, 10 ** digits - 1, 10 ** digits - 1).length;
+    const chunks = chunkByLines(rest, from === 0 ? maxLength : maxLength - headerLength, maxLength - headerLength);
+    const total = from + chunks.length;
+    if (String(total).length <= digits) {
+      return [...kept, ...chunks.map((chunk, k) => (from + k === 0 ? chunk : header(tag, from + k + 1, total) + chunk))];
+    }
+  }
+}
+
 function header(tag: string | undefined, part: number, total: number): string {
   return tag ? `[run ${tag}] (${part}/${total})\n` : `(${part}/${total})\n`;
 }

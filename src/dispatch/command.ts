@@ -68,7 +68,7 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
       return { kind: 'doctor' };
     case 'use':
       if (!rest) throw usage('/use needs a project alias or a path: /use app');
-      return { kind: 'use', target: rest };
+      return { kind: 'use', target: unquote(rest) };
     default:
       return hasSlash ? { kind: 'unknown', name } : { kind: 'text', text: trimmed };
   }
@@ -78,11 +78,10 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
   const options: LaunchOptions = { progress: false };
   let remaining = rest;
   for (;;) {
-    // An option value may be double-quoted to hold spaces: in:"/home/me/my project".
-    const option = /^(in|timeout|model|sandbox|mode):(?:"([^"]*)"|(\S*))(?:\s+|$)/.exec(remaining);
+    const option = readOption(remaining);
     if (option) {
-      applyOption(options, option[1]!, option[2] ?? option[3] ?? '', vendor);
-      remaining = remaining.slice(option[0].length);
+      applyOption(options, option.key, option.value, vendor);
+      remaining = remaining.slice(option.length);
       continue;
     }
     const word = /^progress(?:\s+|$)/.exec(remaining);
@@ -93,6 +92,53 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
   const task = remaining.trim();
   if (!task) throw usage(`/${name} needs a task, e.g. /${name} in:app fix the failing test`);
   return { kind: 'launch', vendor, options, task };
+}
+
+/**
+ * Quotes an option value may be wrapped in, opening mark → the marks that may close it. Phones
+ * type typographic quotes by default (iOS "Smart Punctuation" turns `"` into “ ”), and languages
+ * pair them differently: „…“ (German), «…» (French), »…« (Danish), ‚…‘.
+ */
+const QUOTE_CLOSERS: Readonly<Record<string, string>> = {
+  '"': '"',
+  '“': '”“',
+  '”': '”',
+  '„': '“”',
+  '‘': '’',
+  '’': '’',
+  '‚': '‘’',
+  '«': '»',
+  '»': '«',
+};
+
+/**
+ * Reads one `key:value` option at the start of `text`; a value may be quoted to hold spaces
+ * (`in:"/home/me/my project"`, also with any mark of {@link QUOTE_CLOSERS}).
+ *
+ * @returns the option and how many characters it took (with the whitespace after it), or
+ *   undefined when `text` does not start with an option.
+ */
+function readOption(text: string): { key: string; value: string; length: number } | undefined {
+  const head = /^(in|timeout|model|sandbox|mode):/.exec(text);
+  if (!head) return undefined;
+  const key = head[1]!;
+  const start = head[0].length;
+  const closers = QUOTE_CLOSERS[text.charAt(start)];
+  if (closers) {
+    for (let end = start + 1; end < text.length; end++) {
+      if (!closers.includes(text.charAt(end))) continue;
+      const after = /^(?:\s+|$)/.exec(text.slice(end + 1));
+      if (after) return { key, value: text.slice(start + 1, end), length: end + 1 + after[0].length };
+    }
+  }
+  const plain = /^(\S*)(?:\s+|$)/.exec(text.slice(start))!;
+  return { key, value: plain[1]!, length: start + plain[0].length };
+}
+
+/** A `/use` target wholly wrapped in one pair of quotes, without them. */
+export function unquote(text: string): string {
+  const closers = QUOTE_CLOSERS[text.charAt(0)];
+  return closers && text.length >= 2 && closers.includes(text.charAt(text.length - 1)) ? text.slice(1, -1) : text;
 }
 
 function applyOption(options: LaunchOptions, key: string, value: string, vendor: 'codex' | 'claude' | 'default'): void {

@@ -112,27 +112,51 @@ export class Dispatcher {
   /**
    * Handles one inbound message. Throws only on infrastructure failure (database down); every
    * user-facing refusal becomes a reply.
+   *
+   * Inbox (PRODUCT.md §9, issue #10): the event is claimed under this process's id before anything
+   * is acted on, and marked handled once answered (a launch marks it in the run's own
+   * transaction). A process that dies in between leaves the claim, which the next start releases
+   * so the event is handled then; the dedupe key still allows one run at most.
    */
   async handle(message: InboundMessage): Promise<DispatchResult> {
     const { deps } = this;
-    if (message.senderIsBot) return { kind: 'ignored' };
+    const { platform, dedupeKey } = message;
+    if (message.senderIsBot) {
+      await deps.store.forgetInbound(platform, dedupeKey);
+      return { kind: 'ignored' };
+    }
     const role = this.roleOf(message);
     // Only the owner's files are ever downloaded.
     if (role === 'owner' && message.attachments?.some((a) => a.pastedText)) message = await this.joinPastedText(message);
     let command: Command | BatonError;
     try {
-      command = parseCommand(message.text, message.platform === 'slack' || message.platform === 'discord');
+      command = parseCommand(message.text, platform === 'slack' || platform === 'discord');
     } catch (err) {
       if (!isBatonError(err)) throw err;
       command = err;
     }
     const action: Action = command instanceof BatonError ? 'launch' : actionOf(command);
-    // Authorization comes before anything is written: a stranger leaves no trace.
-    if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) return { kind: 'ignored' };
-    if (!(await deps.store.recordInbound(message.platform, message.dedupeKey, message.receivedAt))) {
-      deps.logger.info({ platform: message.platform, dedupeKey: message.dedupeKey }, 'duplicate inbound event ignored');
+    // Authorization comes before anything is written: a stranger leaves no trace (the inbox
+    // forgets the raw update it stored).
+    if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) {
+      await deps.store.forgetInbound(platform, dedupeKey);
+      return { kind: 'ignored' };
+    }
+    if (!(await deps.store.recordInbound(platform, dedupeKey, message.receivedAt, deps.supervisor.supervisorId))) {
+      deps.logger.info({ platform, dedupeKey }, 'duplicate inbound event ignored');
       return { kind: 'duplicate' };
     }
+    // The later parts of a joined paste are claimed with it, so a replay never handles them alone.
+    const continuations = message.continuationKeys ?? [];
+    for (const key of continuations) await deps.store.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
+    const result = await this.act(message, role, action, command);
+    if (result.kind !== 'launched' && result.kind !== 'duplicate') await deps.store.markInboundHandled(platform, dedupeKey);
+    for (const key of continuations) await deps.store.markInboundHandled(platform, key);
+    return result;
+  }
+
+  private async act(message: InboundMessage, role: Role, action: Action, command: Command | BatonError): Promise<DispatchResult> {
+    const { deps } = this;
     if (!mayPerform(role, action, message.isDirect)) {
       await this.reply(message, GUEST_REFUSAL);
       return { kind: 'refused', code: 'not_authorized' };
@@ -159,6 +183,10 @@ export class Dispatcher {
       return await this.execute(command, message, role);
     } catch (err) {
       if (!isBatonError(err)) throw err;
+      if (err.code === 'duplicate_inbound') {
+        deps.logger.info({ platform: message.platform, dedupeKey: message.dedupeKey }, 'inbound event already launched a run; ignored');
+        return { kind: 'duplicate' };
+      }
       deps.logger.info({ code: err.code, platform: message.platform }, 'command refused');
       await this.reply(message, err.message);
       return { kind: 'refused', code: err.code };
@@ -277,9 +305,15 @@ export class Dispatcher {
     const started = await deps.store
       .createRun(
         run,
-        { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body: startedText(run, parent?.id, describeAttachments(attachments)) },
+        {
+          runId,
+          kind: 'started',
+          target: { ...target, replyToMessageId: message.messageId },
+          body: startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments)),
+        },
         harness.maxActive,
         now,
+        { platform: message.platform, dedupeKey: message.dedupeKey },
       )
       .catch(async (err: unknown) => {
         if (attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });

@@ -9,12 +9,27 @@ import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
 
-/** `[run hr_…] started · codex · /path[ · resuming hr_…][ · with shot.png (12 KB)]` */
-export function startedText(run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>, resumedFrom?: string, attachments?: string): string {
+/**
+ * `[run hr_…] started · codex · /path[ · resuming hr_…][ · task: N characters[ from M messages]][ · with shot.png (12 KB)]`
+ */
+export function startedText(
+  run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>,
+  resumedFrom?: string,
+  task?: { length: number; messages: number },
+  attachments?: string,
+): string {
   const resumed = resumedFrom ? ` · resuming ${resumedFrom}` : '';
+  // A long task (or one joined from a split paste) states its size, so a cut paste is visible.
+  const size =
+    task && (task.messages > 1 || task.length >= LONG_TASK_LENGTH)
+      ? ` · task: ${task.length.toLocaleString('en-US')} characters${task.messages > 1 ? ` from ${task.messages} messages` : ''}`
+      : '';
   const files = attachments ? ` · with ${attachments}` : '';
-  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}${files}`;
+  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}${size}${files}`;
 }
+
+/** Tasks from this many characters on have their length stated in the `started` message. */
+export const LONG_TASK_LENGTH = 1000;
 
 export type { OutcomeFacts } from '../harness/outcome.js';
 

@@ -17,11 +17,27 @@ import {
   type DeliveryRow,
   type DeliveryTargetJson,
   type NewRunRow,
+  type ReshapeJson,
   type RunRow,
   type RunStatus,
   type DenialJson,
   type UsageJson,
 } from './schema.js';
+
+/** One raw inbound update for the inbox. */
+export interface InboxEntry {
+  /** The same key the channel's normalized message carries (Telegram: `botId:update_id`). */
+  dedupeKey: string;
+  receivedAt: Date;
+  /** The platform's update as received (JSON). */
+  payload: unknown;
+}
+
+/** Identifies the inbound event that asked for something. */
+export interface InboundKey {
+  platform: string;
+  dedupeKey: string;
+}
 
 /** A message to write to the outbox. */
 export interface NewDelivery {
@@ -54,6 +70,15 @@ export interface RunTerminal {
   endedAt: Date;
 }
 
+/**
+ * True for a delivery with no earlier pending delivery of the same run (rows of no run always).
+ * Raw SQL so the outer `deliveries` columns are qualified whatever statement embeds it; the status
+ * is a literal, not a parameter, so the planner sees the partial index's predicate.
+ */
+const NO_EARLIER_PENDING = sql.raw(
+  `not exists (select 1 from deliveries as earlier where earlier.run_id = deliveries.run_id and earlier.id < deliveries.id and earlier.status = 'pending')`,
+);
+
 /** Advisory lock key that serializes launches, so the `max_active` count can't be raced. */
 const LAUNCH_LOCK_KEY = 715042;
 
@@ -62,17 +87,83 @@ export class RunStore {
   constructor(private readonly db: Db) {}
 
   /**
-   * Records an inbound event by its dedupe key before anything acts on it.
-   *
-   * @returns true when the event is new; false when it was seen before (do nothing).
+   * Stores raw inbound updates in the inbox as `received`, before the platform is told they
+   * arrived (Telegram: before the next `getUpdates` offset confirms them). Updates already known
+   * are left as they are.
    */
-  async recordInbound(platform: string, dedupeKey: string, receivedAt: Date): Promise<boolean> {
-    const inserted = await this.db
+  async recordInbox(platform: string, entries: readonly InboxEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db
       .insert(inboundEvents)
-      .values({ platform, dedupeKey, receivedAt })
-      .onConflictDoNothing()
+      .values(entries.map((e) => ({ platform, dedupeKey: e.dedupeKey, receivedAt: e.receivedAt, state: 'received' as const, payload: e.payload })))
+      .onConflictDoNothing();
+  }
+
+  /**
+   * Claims an inbound event by its dedupe key before anything acts on it: a new event, or one the
+   * inbox holds as `received`, becomes `claimed` by `claimant` (`host:pid`).
+   *
+   * @returns true when this caller may act on the event; false when it was claimed or handled
+   *   before (do nothing).
+   */
+  async recordInbound(platform: string, dedupeKey: string, receivedAt: Date, claimant = ''): Promise<boolean> {
+    const claimed = await this.db
+      .insert(inboundEvents)
+      .values({ platform, dedupeKey, receivedAt, state: 'claimed', claimedBy: claimant })
+      .onConflictDoUpdate({
+        target: [inboundEvents.platform, inboundEvents.dedupeKey],
+        set: { state: 'claimed', claimedBy: claimant },
+        setWhere: sql`${inboundEvents.state} = 'received'`,
+      })
       .returning({ key: inboundEvents.dedupeKey });
-    return inserted.length === 1;
+    return claimed.length === 1;
+  }
+
+  /** Marks a claimed inbound event handled (never acted on again) and drops its raw payload. */
+  async markInboundHandled(platform: string, dedupeKey: string): Promise<void> {
+    await this.db
+      .update(inboundEvents)
+      .set({ state: 'handled', payload: null })
+      .where(and(eq(inboundEvents.platform, platform), eq(inboundEvents.dedupeKey, dedupeKey)));
+  }
+
+  /** Deletes an inbox row nobody will act on (a stranger's message, an update baton ignores). */
+  async forgetInbound(platform: string, dedupeKey: string): Promise<void> {
+    await this.db
+      .delete(inboundEvents)
+      .where(and(eq(inboundEvents.platform, platform), eq(inboundEvents.dedupeKey, dedupeKey), sql`${inboundEvents.state} <> 'handled'`));
+  }
+
+  /** Raw updates of `platform` stored but not yet claimed, oldest first (replayed at start). */
+  async receivedInbound(platform: string): Promise<InboxEntry[]> {
+    const rows = await this.db
+      .select({ dedupeKey: inboundEvents.dedupeKey, receivedAt: inboundEvents.receivedAt, payload: inboundEvents.payload })
+      .from(inboundEvents)
+      .where(and(eq(inboundEvents.platform, platform), sql`${inboundEvents.state} = 'received'`, sql`${inboundEvents.payload} is not null`))
+      .orderBy(inboundEvents.receivedAt);
+    return rows;
+  }
+
+  /**
+   * Returns the claims of service processes that died (`isDead(claimant)`) to `received`, so the
+   * inbox hands those events out again. Only claimants whose id starts with `claimantPrefix`
+   * (this host) are considered.
+   *
+   * @returns how many events were released.
+   */
+  async releaseInboundClaims(claimantPrefix: string, isDead: (claimant: string) => boolean): Promise<number> {
+    const claimants = await this.db
+      .selectDistinct({ claimedBy: inboundEvents.claimedBy })
+      .from(inboundEvents)
+      .where(and(sql`${inboundEvents.state} = 'claimed'`, sql`starts_with(${inboundEvents.claimedBy}, ${claimantPrefix})`));
+    const dead = claimants.map((c) => c.claimedBy ?? '').filter((c) => c !== '' && isDead(c));
+    if (dead.length === 0) return 0;
+    const released = await this.db
+      .update(inboundEvents)
+      .set({ state: 'received', claimedBy: null })
+      .where(and(sql`${inboundEvents.state} = 'claimed'`, inArray(inboundEvents.claimedBy, dead)))
+      .returning({ key: inboundEvents.dedupeKey });
+    return released.length;
   }
 
   /**
@@ -80,10 +171,14 @@ export class RunStore {
    * domain: one active run per worktree root (a partial unique index) and at most `maxActive`
    * active runs (counted under a transaction-scoped advisory lock).
    *
+   * When `inbound` is given, that event is marked handled in the same transaction, so a replay
+   * of it after a crash can never launch a second run.
+   *
    * @throws BatonError `worktree_busy` when another run is active in the same worktree root;
-   *   `max_active` when `maxActive` runs are already active.
+   *   `max_active` when `maxActive` runs are already active; `duplicate_inbound` when `inbound`
+   *   was already handled.
    */
-  async createRun(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date): Promise<DeliveryRow> {
+  async createRun(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date, inbound?: InboundKey): Promise<DeliveryRow> {
     try {
       return await this.db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
@@ -103,6 +198,14 @@ export class RunStore {
             `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
               'Wait for one to finish, /cancel one, or raise [harness] max_active and restart.',
           );
+        }
+        if (inbound) {
+          const marked = await tx
+            .update(inboundEvents)
+            .set({ state: 'handled', payload: null })
+            .where(and(eq(inboundEvents.platform, inbound.platform), eq(inboundEvents.dedupeKey, inbound.dedupeKey), sql`${inboundEvents.state} <> 'handled'`))
+            .returning({ key: inboundEvents.dedupeKey });
+          if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
         }
         await tx.insert(runs).values(run);
         const [row] = await tx.insert(deliveries).values(toDeliveryValues(started, now)).returning();
@@ -218,25 +321,58 @@ export class RunStore {
 
   /**
    * Claims up to `limit` due pending deliveries for sending: rows locked by another process are
-   * skipped (`FOR UPDATE SKIP LOCKED`) and each claimed row's next attempt moves `leaseMs` ahead,
-   * so no other process picks it up while this one sends it.
+   * skipped (`FOR UPDATE SKIP LOCKED`), a row of a run waits while an earlier row of the same run
+   * is pending (other runs are not held up), and each claimed row's next attempt moves `leaseMs`
+   * ahead, so no other process picks it up while this one sends it. The rows come back with that
+   * new `nextAttemptAt`, which {@link claimInRunOrder} checks.
    */
   async claimDueDeliveries(now: Date, limit: number, leaseMs: number): Promise<DeliveryRow[]> {
     return this.db.transaction(async (tx) => {
       const due = await tx
         .select()
         .from(deliveries)
-        .where(and(eq(deliveries.status, 'pending'), lte(deliveries.nextAttemptAt, now)))
+        // The status is a literal, not a bound parameter: a cached generic plan can then prove the
+        // partial index's predicate (deliveries_due … where status = 'pending') and use it.
+        .where(and(sql`${deliveries.status} = 'pending'`, lte(deliveries.nextAttemptAt, now), NO_EARLIER_PENDING))
         .orderBy(deliveries.nextAttemptAt)
         .limit(limit)
         .for('update', { skipLocked: true });
       if (due.length === 0) return [];
+      const leaseUntil = new Date(now.getTime() + leaseMs);
       await tx
         .update(deliveries)
-        .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
+        .set({ nextAttemptAt: leaseUntil })
         .where(inArray(deliveries.id, due.map((d) => d.id)));
-      return due;
+      return due.map((d) => ({ ...d, nextAttemptAt: leaseUntil }));
     });
+  }
+
+  /**
+   * Takes a run's delivery for sending now, in run order: succeeds only while the row is still
+   * pending, no earlier row of its run is pending, and its `nextAttemptAt` is still the one the
+   * caller saw (so of two processes racing for it, one wins). Moves its next attempt `leaseMs`
+   * ahead.
+   *
+   * @returns the current row, or undefined when it is not (or no longer) this caller's to send.
+   */
+  async claimInRunOrder(row: DeliveryRow, now: Date, leaseMs: number): Promise<DeliveryRow | undefined> {
+    const [claimed] = await this.db
+      .update(deliveries)
+      .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
+      .where(and(eq(deliveries.id, row.id), eq(deliveries.status, 'pending'), eq(deliveries.nextAttemptAt, row.nextAttemptAt), NO_EARLIER_PENDING))
+      .returning();
+    return claimed;
+  }
+
+  /** The oldest pending delivery of a run, or undefined. */
+  async firstPendingOfRun(runId: string): Promise<DeliveryRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(deliveries)
+      .where(and(eq(deliveries.runId, runId), eq(deliveries.status, 'pending')))
+      .orderBy(deliveries.id)
+      .limit(1);
+    return row;
   }
 
   /** Writes a message that no run state change caused (command answers, refusals). */
@@ -352,6 +488,36 @@ export class RunStore {
           .onConflictDoNothing();
       }
     });
+  }
+
+  /**
+   * Moves a conversation to a new chat id (a Telegram group upgraded to a supergroup): pending
+   * deliveries to the old chat, run origins (so later outcomes and thread lookups follow), and
+   * `/use` defaults (one already set in the new chat wins). One transaction.
+   */
+  async moveConversation(platform: string, fromChatId: string, toChatId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx
+        .update(deliveries)
+        .set({ target: sql`jsonb_set(${deliveries.target}, '{chatId}', to_jsonb(${toChatId}::text))` })
+        .where(and(eq(deliveries.status, 'pending'), sql`${deliveries.target}->>'platform' = ${platform}`, sql`${deliveries.target}->>'chatId' = ${fromChatId}`));
+      await tx
+        .update(runs)
+        .set({ origin: sql`jsonb_set(${runs.origin}, '{chatId}', to_jsonb(${toChatId}::text))` })
+        .where(and(sql`${runs.origin}->>'platform' = ${platform}`, sql`${runs.origin}->>'chatId' = ${fromChatId}`));
+      await tx.execute(sql`
+        update conversation_defaults as d set chat_id = ${toChatId}
+        where d.platform = ${platform} and d.chat_id = ${fromChatId}
+          and not exists (select 1 from conversation_defaults n where n.platform = d.platform and n.chat_id = ${toChatId} and n.thread_id = d.thread_id)`);
+      await tx
+        .delete(conversationDefaults)
+        .where(and(eq(conversationDefaults.platform, platform), eq(conversationDefaults.chatId, fromChatId)));
+    });
+  }
+
+  /** Stores the re-splits of a delivery (see `deliveries.reshapes`). */
+  async recordReshapes(id: number, reshapes: readonly ReshapeJson[]): Promise<void> {
+    await this.db.update(deliveries).set({ reshapes: [...reshapes] }).where(eq(deliveries.id, id));
   }
 
   /** Records a failed attempt; the row stays `pending` until `nextAttemptAt`, or goes `dead`. */

@@ -8,6 +8,7 @@ import {
   boolean,
   index,
   integer,
+  json,
   jsonb,
   pgEnum,
   pgTable,
@@ -67,6 +68,12 @@ export interface RunOptionsJson {
   sandbox?: string;
   timeoutMinutes: number;
   progress: boolean;
+}
+
+/** One re-split of a delivery: from part `fromPart` (0-based) on, parts of at most `maxLength` UTF-16 units. */
+export interface ReshapeJson {
+  fromPart: number;
+  maxLength: number;
 }
 
 /** Where a delivery goes: a chat, optionally a thread, optionally as a reply. */
@@ -132,6 +139,11 @@ export const deliveries = pgTable(
     attempts: integer('attempts').notNull().default(0),
     /** How many split parts have reached the platform, so a retry resumes after them. */
     partsDelivered: integer('parts_delivered').notNull().default(0),
+    /**
+     * Re-splits after the platform refused a part as too long, in order: from part `fromPart` on,
+     * parts are at most `maxLength`. Kept so a retry lays the message out exactly as before.
+     */
+    reshapes: jsonb('reshapes').$type<ReshapeJson[]>().notNull().default([]),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull(),
     lastError: text('last_error'),
     platformMessageIds: jsonb('platform_message_ids').$type<string[]>().notNull().default([]),
@@ -144,15 +156,38 @@ export const deliveries = pgTable(
   ],
 );
 
-/** Inbound events seen, by platform and dedupe key, recorded before anything is acted on. */
+/**
+ * Inbox states: `received` (the raw update is stored, nobody handles it yet), `claimed` (a
+ * service process, `claimed_by`, is handling it), `handled` (acted on; never again). The default
+ * is `handled` so rows written before the inbox existed are never replayed.
+ */
+export const inboundStateEnum = pgEnum('inbound_state', ['received', 'claimed', 'handled']);
+
+/**
+ * The inbox: inbound events by platform and dedupe key. A channel that polls (Telegram) stores
+ * each raw update here before its poll offset moves past it; every message is claimed here before
+ * anything is acted on, so the dedupe key also guarantees no second run.
+ */
 export const inboundEvents = pgTable(
   'inbound_events',
   {
     platform: text('platform').notNull(),
     dedupeKey: text('dedupe_key').notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
+    state: inboundStateEnum('state').notNull().default('handled'),
+    /** `host:pid` of the service process handling a `claimed` event. */
+    claimedBy: text('claimed_by'),
+    /**
+     * The platform's raw update while it is not yet handled (cleared once handled). `json`, not
+     * `jsonb`: jsonb refuses `\u0000`, so a message holding a NUL would fail its own save and
+     * block the poll behind it; json keeps the text as sent (the dispatcher then refuses it).
+     */
+    payload: json('payload'),
   },
-  (t) => [primaryKey({ columns: [t.platform, t.dedupeKey] })],
+  (t) => [
+    primaryKey({ columns: [t.platform, t.dedupeKey] }),
+    index('inbound_events_open').on(t.platform).where(sql`${t.state} <> 'handled'`),
+  ],
 );
 
 /** Platform message ids of messages baton sent about a run, so a reply can find its run. */

@@ -285,14 +285,14 @@ describe('delivery', () => {
       const updateParams = [nowIso, ...ids];
       const updateQuery = { query: update.query.replace(/in \(\$2(, \$\d+)*\)/, () => `in (${ids.map((_, i) => `$${i + 2}`).join(', ')})`), params: updateParams };
       const lease = await explain(updateQuery, updateParams);
-      // drizzle binds 'pending' as $1: a cached generic plan cannot prove the partial index's predicate.
+      // The claim writes 'pending' as a literal, so a cached generic plan can use the partial index.
       const generic = await (async () => {
         let nodes: ReturnType<typeof planNodes> | undefined;
         await client
           .begin(async (tx) => {
             await tx.unsafe(`prepare bench_claim as ${select.query}`);
             await tx.unsafe('set local plan_cache_mode = force_generic_plan');
-            const out = await tx.unsafe(`explain (format json) execute bench_claim('pending', '${nowIso}', 50)`);
+            const out = await tx.unsafe(`explain (format json) execute bench_claim('${nowIso}', 50)`);
             nodes = planNodes(((out[0] as Record<string, unknown>)['QUERY PLAN'] as { Plan: unknown }[])[0]!.Plan);
             throw new RollbackSignal();
           })
@@ -307,7 +307,7 @@ describe('delivery', () => {
         await client
           .begin(async (tx) => {
             await tx.unsafe(`prepare bench_claim_auto as ${select.query}`);
-            for (let i = 0; i < 10; i++) await tx.unsafe(`execute bench_claim_auto('pending', '${nowIso}', 50)`);
+            for (let i = 0; i < 10; i++) await tx.unsafe(`execute bench_claim_auto('${nowIso}', 50)`);
             const rows = await tx.unsafe(`select generic_plans::int, custom_plans::int from pg_prepared_statements where name = 'bench_claim_auto'`);
             counts = rows[0] as unknown as { generic_plans: number; custom_plans: number };
             throw new RollbackSignal();

@@ -294,7 +294,7 @@ describe('soak', () => {
     ];
     if (unanswered.length > 0) {
       notes.push(
-        `${unanswered.length} request(s) got no reply at all: their inbound event was recorded (Dispatcher.handle → recordInbound) before the crash, but no run was created; after the restart the redelivered update is a duplicate and is ignored. Inbound handling is at-most-once across a crash.`,
+        `${unanswered.length} request(s) got no reply at all, though Telegram updates go to the inbox (inbound_events, state received) before the poll offset confirms them and a restart replays unclaimed ones and releases dead processes' claims; look for their rows in inbound_events.`,
       );
     }
     if (lostOutcomes.length > 0) notes.push(`${lostOutcomes.length} run(s) ended without any outcome reaching the chat or waiting in the outbox (examples in numbers.examples.lost).`);

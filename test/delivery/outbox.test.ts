@@ -11,6 +11,7 @@ import { startDeliveryWorker } from '../../src/delivery/worker.js';
 import { RunStore, INLINE_LEASE_MS } from '../../src/store/runs-repo.js';
 import { newRunId } from '../../src/core/ids.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
+import { ChannelSendError } from '../../src/channels/types.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 
 class ManualClock implements Clock {
@@ -44,6 +45,18 @@ function setup(maxMessageLength = 4096) {
   const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', channel]]), policy });
   const worker = startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000 });
   return { clock, channel, outbox, worker };
+}
+
+/** A run in its own worktree `cwd` whose `started` row says `startedBody`. */
+async function createTestRun(clock: ManualClock, cwd: string, startedBody: string): Promise<ReturnType<typeof newRunId>> {
+  const runId = newRunId();
+  await store.createRun(
+    { id: runId, vendor: 'codex', status: 'starting', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '42', senderId: '1', messageId: '7' }, supervisor: 'h:1', createdAt: clock.now() },
+    { runId, kind: 'started', target, body: startedBody },
+    100,
+    clock.now(),
+  );
+  return runId;
 }
 
 describe(`outbox (${testEngine})`, () => {
@@ -181,6 +194,35 @@ describe(`outbox (${testEngine})`, () => {
     }
   });
 
+  it('numbers re-split parts as finally sent (1/n … n/n) and resumes on the same layout', async () => {
+    const { clock, channel, outbox, worker } = setup(1000);
+    try {
+      await worker.tick();
+      const body = `[run hr_0123456789ab] completed\n${Array.from({ length: 60 }, (_, i) => `line ${i} ${'z'.repeat(20)}`).join('\n')}`;
+      const original = channel.send.bind(channel);
+      let calls = 0;
+      channel.send = async (m) => {
+        calls += 1;
+        // Part 2 is refused as too long once; later the network drops once after two more parts.
+        if (calls === 2) throw new ChannelSendError('malformed', 'Bad Request: message is too long');
+        if (calls === 5) throw new ChannelSendError('network', 'reset');
+        return original(m);
+      };
+      const row = await outbox.send({ runId: null, kind: 'reply', target, body });
+      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'pending', partsDelivered: 3 });
+      clock.advance(30_000);
+      await worker.tick();
+      const texts = channel.sent.map((m) => m.text);
+      const n = texts.length;
+      expect(n).toBeGreaterThan(3);
+      expect(texts.slice(1).map((t) => t.split('\n')[0])).toEqual(Array.from({ length: n - 1 }, (_, i) => `[run hr_0123456789ab] (${i + 2}/${n})`));
+      expect(texts.map((t, i) => (i === 0 ? t : t.slice(t.indexOf('\n') + 1))).join('')).toBe(body);
+      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', partsDelivered: n });
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('dead-letters at once a message the platform refuses for good', async () => {
     const { channel, outbox, worker } = setup();
     try {
@@ -204,17 +246,66 @@ describe(`outbox (${testEngine})`, () => {
       return original(m);
     };
     const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', slow]]), policy });
-    const runId = newRunId();
-    await store.createRun(
-      { id: runId, vendor: 'codex', status: 'starting', task: 't', cwd: '/order', worktreeRoot: '/order', options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '42', senderId: '1', messageId: '7' }, supervisor: 'h:1', createdAt: clock.now() },
-      { runId, kind: 'noop', target, body: 'x' },
-      100,
-      clock.now(),
-    );
-    const started = await store.enqueue({ runId, kind: 'started', target, body: '[run hr_x] started' }, clock.now());
+    const runId = await createTestRun(clock, '/order', '[run hr_x] started');
+    const started = (await store.deliveriesOfRun(runId))[0]!;
     const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_x] completed' }, clock.now());
     await Promise.all([outbox.attempt(started), outbox.attempt(outcome)]);
     expect(order).toEqual(['[run hr_x] started', '[run hr_x] completed']);
+  });
+
+  it('holds a run\'s later message while its earlier one waits for a retry, then sends both in order', async () => {
+    const { clock, channel, outbox, worker } = setup();
+    try {
+      await worker.tick();
+      // `started` meets a 5xx twice (retries at +30 s, then +90 s); the outcome is written meanwhile.
+      channel.failures.push({ kind: 'network' });
+      const runId = await createTestRun(clock, '/held', '[run hr_held] started');
+      const started = (await store.deliveriesOfRun(runId))[0]!;
+      expect(await outbox.attempt(started)).toBe(false);
+      const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_held] completed' }, clock.now());
+      expect(await outbox.attempt(outcome)).toBe(false);
+      // Another run's message is not held up.
+      const otherRun = await createTestRun(clock, '/other', '[run hr_other] started');
+      expect(await outbox.attempt((await store.deliveriesOfRun(otherRun))[0]!)).toBe(true);
+      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_other] started']);
+      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'pending', attempts: 0 });
+
+      clock.advance(30_000);
+      channel.failures.push({ kind: 'network' });
+      expect(await worker.tick()).toBe(1); // only `started`; it fails again
+      clock.advance(30_000);
+      // The outcome is due by its own time now (+60 s), yet still waits for `started` (+90 s).
+      expect(await worker.tick()).toBe(0);
+      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_other] started']);
+
+      clock.advance(30_000);
+      expect(await worker.tick()).toBe(1);
+      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_other] started', '[run hr_held] started', '[run hr_held] completed']);
+      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'delivered', attempts: 0 });
+      clock.advance(3_600_000);
+      expect(await worker.tick()).toBe(0);
+      expect(channel.sent).toHaveLength(3);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('releases a run\'s later message when the earlier one is dead-lettered', async () => {
+    const { channel, outbox, worker } = setup();
+    try {
+      await worker.tick();
+      const runId = await createTestRun(new ManualClock(Date.parse('2026-11-29T10:00:00Z')), '/dead', '[run hr_dead] started');
+      const started = (await store.deliveriesOfRun(runId))[0]!;
+      const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_dead] completed' }, started.createdAt);
+      channel.failures.push({ kind: 'refused' });
+      await outbox.attempt(started);
+      await outbox.attempt(outcome);
+      expect(await store.getDelivery(started.id)).toMatchObject({ status: 'dead' });
+      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'delivered' });
+      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_dead] completed']);
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('drains a backlog without waiting a tick between full batches', async () => {

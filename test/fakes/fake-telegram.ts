@@ -47,6 +47,8 @@ export interface FailureSpec {
   status: number;
   /** @default `{ok:false, error_code: status, description: <Telegram's text for it>}` */
   body?: TelegramErrorBody | string;
+  /** Only a call whose JSON body matches fails (the first such call). @default any call */
+  when?: (body: Record<string, unknown>) => boolean;
 }
 
 /** The JSON body of a `sendMessage` call, as received. */
@@ -80,10 +82,34 @@ export interface FakeTelegram {
   pushMessage(input: PushMessageInput): number;
   /** Queues any update as is; an already confirmed `update_id` is handed out once more. */
   pushUpdate(update: Update): number;
-  /** The next call of `method` fails as given (queued per method, in order). */
+  /**
+   * Queues every update `push` adds and hands them out together: a pending long poll is answered
+   * once, with all of them in one `getUpdates` result (as Telegram does when several messages
+   * arrive between polls). Returns what `push` returns.
+   */
+  batch<T>(push: () => T): T;
+  /**
+   * Upgrades group `fromChatId` to supergroup `toChatId`, as Telegram does: from now on a send to
+   * the old id fails with 400 and `parameters.migrate_to_chat_id`; with `announce`, the service
+   * messages (`migrate_to_chat_id` in the old chat, `migrate_from_chat_id` in the new) are queued
+   * as updates.
+   */
+  migrateGroup(fromChatId: number, toChatId: number, options?: { announce?: boolean; by?: number }): void;
+  /**
+   * Calls `hook` once, synchronously, when a `getUpdates` arrives whose `offset` confirms
+   * `updateId` (the moment Telegram forgets it), before that call is answered. For crash tests:
+   * the hook can SIGKILL the poller right there.
+   */
+  onConfirm(updateId: number, hook: () => void): void;
+  /**
+   * The next call of `method` (the next one matching `failure.when`, if given) fails as given;
+   * failures are queued per method, in order.
+   */
   failNext(method: string, failure: FailureSpec): void;
   /** Resolves with the first sent body matching `predicate` (already sent or later). */
   waitForSent(predicate: (body: SendMessageBody) => boolean, timeoutMs: number): Promise<SendMessageBody>;
+  /** The highest `update_id` queued so far (0 before any). */
+  lastUpdateId(): number;
   /** Updates not yet confirmed through `offset`. */
   pendingUpdates(): number;
   /**
@@ -150,6 +176,9 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   let allowed: Set<string> | undefined;
   let poll: LongPoll | undefined;
   let commands: unknown[] = [];
+  let batching = false;
+  const migrated = new Map<number, number>();
+  const confirmHooks: { updateId: number; hook: () => void }[] = [];
 
   const storeMessage = (chatId: number, build: (id: number) => Message): Message => {
     const id = (lastMessageId.get(chatId) ?? 0) + 1;
@@ -180,16 +209,23 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const enqueue = (update: Update): number => {
     queue.push({ update, redelivery: update.update_id < nextUpdateId, delivered: false });
     nextUpdateId = Math.max(nextUpdateId, update.update_id + 1);
-    if (poll) {
-      const batch = take(poll.limit);
-      if (batch.length > 0) answerPoll(batch);
-    }
+    if (!batching) flush();
     return update.update_id;
+  };
+  const flush = (): void => {
+    if (!poll) return;
+    const batch = take(poll.limit);
+    if (batch.length > 0) answerPoll(batch);
   };
 
   const getUpdates = (body: Record<string, unknown>, res: ServerResponse, call: RecordedCall): Reply | undefined => {
     answerPoll(undefined, fail(409, STATUS_TEXT[409] ?? 'Conflict'));
     const offset = typeof body['offset'] === 'number' ? body['offset'] : undefined;
+    for (const entry of [...confirmHooks]) {
+      if (offset === undefined || offset <= entry.updateId) continue;
+      confirmHooks.splice(confirmHooks.indexOf(entry), 1);
+      entry.hook();
+    }
     if (offset !== undefined && offset < 0) queue = queue.slice(offset);
     else if (offset !== undefined) {
       queue = queue.filter((p) => p.update.update_id >= offset || (p.redelivery && !p.delivered));
@@ -220,6 +256,8 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     if (visible.length > 4096) return fail(400, 'Bad Request: message is too long');
     const chatId = Number(body['chat_id']);
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
+    const movedTo = migrated.get(chatId);
+    if (movedTo !== undefined) return fail(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: movedTo });
     const chat = chats.get(chatId) ?? defaultChat(chatId);
     const params = (body['reply_parameters'] ?? {}) as { message_id?: number; allow_sending_without_reply?: boolean };
     const replyId = params.message_id ?? (body['reply_to_message_id'] as number | undefined);
@@ -281,7 +319,9 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       if (parsed === undefined) return send(res, fail(400, 'Bad Request: fake-telegram reads JSON bodies only'));
       const call: RecordedCall = { method, body: parsed, status: 200 };
       calls.push(call);
-      const failure = failures.get(method.toLowerCase())?.shift();
+      const queued = failures.get(method.toLowerCase()) ?? [];
+      const index = queued.findIndex((f) => !f.when || f.when(parsed));
+      const failure = index >= 0 ? queued.splice(index, 1)[0] : undefined;
       const reply = failure ? injected(failure) : dispatch(call, res);
       if (reply) {
         call.status = reply.status;
@@ -322,6 +362,30 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       return enqueue({ update_id: nextUpdateId, message } as Update);
     },
     pushUpdate: (update) => enqueue(update),
+    batch: (push) => {
+      batching = true;
+      try {
+        return push();
+      } finally {
+        batching = false;
+        flush();
+      }
+    },
+    migrateGroup: (fromChatId, toChatId, options = {}) => {
+      migrated.set(fromChatId, toChatId);
+      const from: User = { id: options.by ?? 1, is_bot: false, first_name: 'Test' };
+      const supergroup = { id: toChatId, type: 'supergroup', title: `Test supergroup ${toChatId}` } as Chat;
+      chats.set(toChatId, supergroup);
+      if (!options.announce) return;
+      const old = chats.get(fromChatId) ?? defaultChat(fromChatId);
+      const leaving = storeMessage(fromChatId, (message_id) => ({ message_id, from, chat: old, date: nowS(), migrate_to_chat_id: toChatId }) as Message);
+      const arriving = storeMessage(toChatId, (message_id) => ({ message_id, from, chat: supergroup, date: nowS(), migrate_from_chat_id: fromChatId }) as Message);
+      enqueue({ update_id: nextUpdateId, message: leaving } as Update);
+      enqueue({ update_id: nextUpdateId, message: arriving } as Update);
+    },
+    onConfirm: (updateId, hook) => {
+      confirmHooks.push({ updateId, hook });
+    },
     failNext: (method, failure) => {
       const list = failures.get(method.toLowerCase()) ?? [];
       list.push(failure);
@@ -347,6 +411,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       });
     },
     pendingUpdates: () => queue.length,
+    lastUpdateId: () => nextUpdateId - 1,
     close: () => new Promise<void>((resolve) => {
       answerPoll([]);
       server.close(() => resolve());

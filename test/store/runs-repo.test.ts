@@ -44,6 +44,38 @@ describe(`RunStore on ${testEngine}`, () => {
     expect(await store.recordInbound('slack', 'u-1', now)).toBe(true);
   });
 
+  it('inbox: a stored update is claimed once, a dead claimant\'s claim is released, a launch marks it handled', async () => {
+    await store.recordInbox('telegram', [
+      { dedupeKey: 'ib-1', receivedAt: now, payload: { update_id: 1 } },
+      { dedupeKey: 'ib-2', receivedAt: now, payload: { update_id: 2 } },
+      { dedupeKey: 'ib-3', receivedAt: now, payload: { update_id: 3 } },
+    ]);
+    // Stored again (a poll repeated after a failed write): nothing changes.
+    await store.recordInbox('telegram', [{ dedupeKey: 'ib-1', receivedAt: now, payload: { update_id: 1 } }]);
+    expect((await store.receivedInbound('telegram')).map((e) => e.dedupeKey).sort()).toEqual(['ib-1', 'ib-2', 'ib-3']);
+
+    expect(await store.recordInbound('telegram', 'ib-1', now, 'host-a:100')).toBe(true);
+    expect(await store.recordInbound('telegram', 'ib-1', now, 'host-a:200')).toBe(false);
+    await store.forgetInbound('telegram', 'ib-3');
+    expect((await store.receivedInbound('telegram')).map((e) => e.dedupeKey)).toEqual(['ib-2']);
+
+    // host-a:100 died before answering ib-1: its claim goes back to the inbox; live claims stay.
+    expect(await store.recordInbound('telegram', 'ib-2', now, 'host-a:300')).toBe(true);
+    expect(await store.releaseInboundClaims('host-a:', (claimant) => claimant === 'host-a:100')).toBe(1);
+    expect((await store.receivedInbound('telegram')).map((e) => e.dedupeKey)).toEqual(['ib-1']);
+    expect(await store.recordInbound('telegram', 'ib-1', now, 'host-a:400')).toBe(true);
+
+    // A launch marks its event handled in the run's transaction: a replay can't launch again.
+    const run = newRun({ worktreeRoot: '/repo/inbox', cwd: '/repo/inbox' });
+    await store.createRun(run, started(run.id), 5, now, { platform: 'telegram', dedupeKey: 'ib-1' });
+    expect(await store.releaseInboundClaims('host-a:', () => true)).toBe(1); // only ib-2 was still claimed
+    expect(await store.recordInbound('telegram', 'ib-1', now, 'host-a:500')).toBe(false);
+    const again = newRun({ worktreeRoot: '/repo/inbox-again', cwd: '/repo/inbox-again' });
+    await expect(store.createRun(again, started(again.id), 5, now, { platform: 'telegram', dedupeKey: 'ib-1' })).rejects.toMatchObject({ code: 'duplicate_inbound' });
+    expect(await store.getRun(again.id)).toBeUndefined();
+    expect(await store.receivedInbound('telegram')).toEqual([{ dedupeKey: 'ib-2', receivedAt: now, payload: { update_id: 2 } }]);
+  });
+
   it('writes a run and its started message together, and round-trips timestamps', async () => {
     const run = newRun({ worktreeRoot: '/repo/rt', cwd: '/repo/rt' });
     const delivery = await store.createRun(run, started(run.id), 5, now);

@@ -28,6 +28,8 @@ export interface TelegramE2E {
   anthropic: FakeAnthropic;
   service: ServiceProcess;
   dir: string;
+  /** The one workspace root (holds {@link repo}). */
+  root: string;
   repo: string;
   batonHome: string;
   /** A private-chat text message from `userId`, optionally replying to a message the bot sent. */
@@ -106,10 +108,13 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
       service = await startService(env);
     },
     dir,
+    root,
     repo,
     batonHome,
     privateMessage: (userId, text, messageId, replyTo) => {
       const replied = replyTo ? telegram.sentMessages[telegram.sent.indexOf(replyTo)] : undefined;
+      // Above every id the fake handed out too (pushMessage), as Telegram's ids only grow.
+      nextUpdateId = Math.max(nextUpdateId, telegram.lastUpdateId() + 1);
       return {
         update_id: nextUpdateId++,
         message: {

@@ -18,6 +18,31 @@ describe('parseCommand', () => {
     });
   });
 
+  it.each([
+    ['“/home/me/my project”', 'iOS smart quotes'],
+    ['”/home/me/my project”', 'two closing marks'],
+    ['„/home/me/my project“', 'German'],
+    ['‘/home/me/my project’', 'single smart quotes'],
+    ['«/home/me/my project»', 'guillemets'],
+    ['»/home/me/my project«', 'Danish guillemets'],
+  ])('reads %s (%s) like a double-quoted value', (quoted) => {
+    expect(parseCommand(`/codex in:${quoted} timeout:5 fix “this” now`)).toMatchObject({
+      options: { in: '/home/me/my project', timeoutMinutes: 5 },
+      task: 'fix “this” now',
+    });
+  });
+
+  it('keeps a quote that closes nothing as part of the value', () => {
+    expect(parseCommand('/codex in:“/a b fix it')).toMatchObject({ options: { in: '“/a' }, task: 'b fix it' });
+    expect(parseCommand('/codex in:"a"b fix it')).toMatchObject({ options: { in: '"a"b' }, task: 'fix it' });
+  });
+
+  it('takes a quoted /use target without its quotes', () => {
+    expect(parseCommand('/use “/home/me/my project”')).toEqual({ kind: 'use', target: '/home/me/my project' });
+    expect(parseCommand('/use "/home/me/my project"')).toEqual({ kind: 'use', target: '/home/me/my project' });
+    expect(parseCommand('/use app')).toEqual({ kind: 'use', target: 'app' });
+  });
+
   it('stops reading options at the first word that is not one', () => {
     expect(parseCommand('/run explain in:app')).toMatchObject({ vendor: 'default', options: { progress: false }, task: 'explain in:app' });
   });

@@ -101,6 +101,7 @@ describe('loadConfig', () => {
       artifactRetentionMs: 30 * 86_400_000,
       deliveryMaxAttempts: 20,
       deliveryMaxAgeMs: 24 * 3_600_000,
+      pasteJoinMs: 1500,
       codexHome: '/home/owner/.codex',
       claudeConfigDir: '/home/owner/.claude',
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitMessage } from '../../src/delivery/split.js';
+import { resplitFrom, splitMessage } from '../../src/delivery/split.js';
 
 const TELEGRAM = 4096;
 const tag = '[run hr_0123456789ab]';
@@ -66,5 +66,24 @@ describe('splitMessage', () => {
 
   it('refuses a limit too small to hold a header', () => {
     expect(() => splitMessage('x', 10)).toThrow(RangeError);
+  });
+
+  it('re-splits from a refused part and numbers every part as finally sent, no number repeated', () => {
+    const text = `${tag} completed\n${Array.from({ length: 60 }, (_, i) => `line ${i} ${'y'.repeat(20)}`).join('\n')}`;
+    const parts = splitMessage(text, 1000);
+    expect(parts).toHaveLength(2);
+    // The platform refused part 2 (index 1): the rest is laid out again in parts of 400.
+    const again = resplitFrom(parts, 1, 400);
+    expect(again[0]).toBe(parts[0]);
+    const headers = again.slice(1).map((p) => p.split('\n')[0]);
+    const n = again.length;
+    expect(n).toBeGreaterThan(2);
+    expect(headers).toEqual(Array.from({ length: n - 1 }, (_, i) => `${tag} (${i + 2}/${n})`));
+    expect(again.every((p) => p.length <= 1000) && again.slice(1).every((p) => p.length <= 400)).toBe(true);
+    expect(rejoin(again)).toBe(text);
+    // A refusal of the first part re-splits the whole message: 1/n stays header-less as before.
+    const whole = resplitFrom(parts, 0, 300);
+    expect(rejoin(whole)).toBe(text);
+    expect(whole.slice(1).map((p) => p.split('\n')[0])).toEqual(Array.from({ length: whole.length - 1 }, (_, i) => `${tag} (${i + 2}/${whole.length})`));
   });
 });

@@ -20,6 +20,7 @@ import {
 } from 'discord.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { ConversationQueue } from '../conversation-queue.js';
 import type { ChannelAdapter, ChannelState, IncomingAttachment, InboundHandler, OutboundMessage } from '../types.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
 import { DISCORD_PASTE_FILE_NAME, normalizeDiscordMessage, type DiscordAttachmentLike } from './normalize.js';
@@ -58,6 +59,7 @@ export class DiscordAdapter implements ChannelAdapter {
   private client: Client | undefined;
   private handler: InboundHandler | undefined;
   private state: ChannelState = { state: 'stopped' };
+  private readonly conversations = new ConversationQueue();
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
 
@@ -183,7 +185,9 @@ export class DiscordAdapter implements ChannelAdapter {
     const cached = refId ? message.channel.messages.cache.get(refId) : undefined;
     const referenced = cached ? { authorId: cached.author.id, content: cached.content } : undefined;
     const inbound = normalizeDiscordMessage(message, botId, referenced, this.options.clock.now(), (file) => discordAttachment(file));
-    if (inbound) await handler(inbound);
+    // discord.js emits messageCreate without waiting for the listener: one channel (a thread is
+    // its own channel) is handled strictly in arrival order.
+    if (inbound) await this.conversations.run(message.channelId, () => handler(inbound));
   }
 
   /** The gateway gave up on this session: report it and log in again later. */

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver } from '@slack/bolt';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { ConversationQueue } from '../conversation-queue.js';
 import type { ChannelAdapter, ChannelState, IncomingAttachment, InboundHandler, OutboundMessage } from '../types.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
@@ -62,6 +63,7 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly client: webApi.WebClient;
   private app: App | undefined;
   private state: ChannelState = { state: 'stopped' };
+  private readonly conversations = new ConversationQueue();
   private socketRetryMs = SOCKET_RETRY_FIRST_MS;
   private socketRetryTimer: NodeJS.Timeout | undefined;
 
@@ -177,11 +179,16 @@ export class SlackAdapter implements ChannelAdapter {
     if (receiver instanceof SocketModeReceiver) this.watchSocket(receiver);
     // botId and botUserId given: Bolt skips its own auth.test, whose failure would be unhandled.
     const app = new App({ token: this.options.token, botId: bot.botId, botUserId: bot.userId, receiver, logger: log, clientOptions, convoStore: false });
-    const deliver = async (body: SlackEventEnvelope): Promise<void> => {
+    // Bolt runs listeners of different events concurrently: one conversation (a channel's top
+    // level, or one thread) is handled strictly in arrival order, the thread lookup included.
+    const deliver = (body: SlackEventEnvelope): Promise<void> => {
       const message = normalizeSlackEvent(body, bot, clock.now(), (file) => this.attachment(file));
-      if (!message) return;
-      const runText = needsThreadLookup(message) ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!) : undefined;
-      await handler(runText === undefined ? message : { ...message, replyToBotText: runText });
+      if (!message) return Promise.resolve();
+      const key = `${body.event.channel}:${body.event.thread_ts ?? ''}`;
+      return this.conversations.run(key, async () => {
+        const runText = needsThreadLookup(message) ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!) : undefined;
+        await handler(runText === undefined ? message : { ...message, replyToBotText: runText });
+      });
     };
     app.event('app_mention', async ({ body }) => deliver(body as unknown as SlackEventEnvelope));
     app.event('message', async ({ event, body }) => {

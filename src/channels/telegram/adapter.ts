@@ -4,12 +4,13 @@
  */
 import { Readable } from 'node:stream';
 import { autoRetry } from '@grammyjs/auto-retry';
-import { run, type RunnerHandle } from '@grammyjs/runner';
+import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import { Bot, GrammyError, HttpError } from 'grammy';
+import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type IncomingAttachment, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundMessage } from '../types.js';
-import { normalizeTelegramUpdate, type TelegramFileRef } from './normalize.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
+import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
@@ -31,6 +32,17 @@ export interface TelegramAdapterOptions {
   apiRoot?: string | undefined;
   clock: Clock;
   logger: Logger;
+  /**
+   * Where each `getUpdates` answer is stored before the runner asks for the next one (whose
+   * `offset` confirms it to Telegram), and where updates left unhandled by a process that died are
+   * found at start. @default none (an update fetched by a process that dies is lost)
+   */
+  inbox?: InboundInbox | undefined;
+  /**
+   * Told when a group is upgraded to a supergroup (the `migrate_to_chat_id` service message), so
+   * the conversation follows it to the new chat id. @default none
+   */
+  conversations?: ConversationMover | undefined;
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
 }
@@ -64,6 +76,20 @@ export class TelegramAdapter implements ChannelAdapter {
         throw err;
       }
     });
+    // The inbox write sits inside the getUpdates call: the runner computes the next offset only
+    // from an answer this returns, so no update is confirmed before it is stored. A failed write
+    // fails the poll, and the runner fetches the same updates again.
+    this.bot.api.config.use(async (prev, method, payload, signal) => {
+      const response = await prev(method, payload, signal);
+      const { inbox, clock } = this.options;
+      if (method === 'getUpdates' && inbox && response.ok && this.bot.isInited()) {
+        const botId = this.bot.botInfo.id;
+        const receivedAt = clock.now();
+        const updates = response.result as unknown as Update[];
+        await inbox.recordInbox('telegram', updates.map((u) => ({ dedupeKey: telegramDedupeKey(botId, u.update_id), receivedAt, payload: u })));
+      }
+      return response;
+    });
   }
 
   /**
@@ -85,14 +111,46 @@ export class TelegramAdapter implements ChannelAdapter {
     }
     const me = { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
     const username = me.username;
+    // The runner handles the updates of one getUpdates answer concurrently; one conversation
+    // (a chat, or a forum topic in it) is handled strictly in arrival order, so `/codex …` then
+    // `/stop`, or `/use B` then `/codex …`, act as sent. Other conversations stay concurrent.
+    this.bot.use(sequentialize(conversationKey));
     this.bot.on('message', async (ctx) => {
+      // A group upgraded to a supergroup: Telegram posts migrate_to_chat_id in the old chat and
+      // migrate_from_chat_id in the new one. Acting on either (the move is idempotent) puts the
+      // move ahead of later messages of the new chat, which share its conversation order.
+      const { migrate_to_chat_id: movedTo, migrate_from_chat_id: movedFrom, chat } = ctx.message;
+      const move = movedTo !== undefined ? [chat.id, movedTo] : movedFrom !== undefined ? [movedFrom, chat.id] : undefined;
+      if (move) {
+        logger.info({ channel: 'telegram', from: move[0], to: move[1] }, 'group upgraded to a supergroup; its conversation moves');
+        await this.options.conversations?.moveConversation('telegram', String(move[0]), String(move[1]));
+      }
       const message = normalizeTelegramUpdate(ctx.update, me, clock.now(), (file) => this.attachment(file));
       if (message) await handler(message);
+      else await this.options.inbox?.forgetInbound('telegram', telegramDedupeKey(me.id, ctx.update.update_id));
     });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
+    await this.replayInbox();
     this.launchRunner();
     this.state = { state: 'connected' };
     logger.info({ channel: 'telegram', bot: username }, 'telegram connected');
+  }
+
+  /**
+   * Hands the updates stored but never handled (a process died between storing and handling
+   * them) to the handlers again, oldest first, ahead of anything polled now. Each conversation's
+   * order holds because they pass through the same sequentializer.
+   */
+  private async replayInbox(): Promise<void> {
+    const { inbox, logger } = this.options;
+    if (!inbox) return;
+    const stored = await inbox.receivedInbound('telegram');
+    const updates = stored.map((s) => s.payload as Update).sort((a, b) => a.update_id - b.update_id);
+    if (updates.length > 0) logger.info({ channel: 'telegram', updates: updates.length }, 'handling updates stored before a restart');
+    for (const update of updates) {
+      // Not awaited: a long handler must not hold up polling; bot.catch logs failures.
+      void this.bot.handleUpdate(update).catch((err: unknown) => logger.error({ channel: 'telegram', err }, 'telegram update handler failed'));
+    }
   }
 
   private launchRunner(): void {
@@ -169,6 +227,17 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 }
 
+/**
+ * The conversation an update belongs to, `chat:topic` (topic empty outside forum topics), or
+ * undefined for updates without a chat (handled without ordering).
+ */
+export function conversationKey(ctx: { update: Update }): string | undefined {
+  const message = ctx.update.message ?? ctx.update.edited_message;
+  if (!message) return undefined;
+  const topic = message.is_topic_message && message.message_thread_id !== undefined ? String(message.message_thread_id) : '';
+  return `${message.chat.id}:${topic}`;
+}
+
 /** Maps grammY errors to send failures (Bot API "Making requests": error_code, parameters.retry_after in seconds). */
 function classify(err: unknown, token: string): ChannelSendError {
   if (err instanceof GrammyError) {
@@ -180,6 +249,9 @@ function classify(err: unknown, token: string): ChannelSendError {
     // 5xx: Telegram's side; 401: the token was revoked or changed — a channel problem that the
     // owner fixes once, after which the pending messages should still go out.
     if (err.error_code >= 500 || err.error_code === 401) return new ChannelSendError('network', message, { cause: err });
+    // Bot API: a group upgraded to a supergroup answers 400 with parameters.migrate_to_chat_id.
+    const movedTo = err.parameters.migrate_to_chat_id;
+    if (movedTo !== undefined) return new ChannelSendError('refused', message, { cause: err, movedToChatId: String(movedTo) });
     if (err.error_code === 400 && /too long|parse entities|text must be non-empty/i.test(err.description)) {
       return new ChannelSendError('malformed', message, { cause: err });
     }

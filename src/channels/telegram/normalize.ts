@@ -58,7 +58,7 @@ export function normalizeTelegramUpdate(
     platform: 'telegram',
     // update_id is only unique per bot (and may restart after a week without updates), so the
     // bot id is part of the key.
-    dedupeKey: `${bot.id}:${update.update_id}`,
+    dedupeKey: telegramDedupeKey(bot.id, update.update_id),
     chatId: String(message.chat.id),
     isDirect: message.chat.type === 'private',
     ...(message.is_topic_message && message.message_thread_id !== undefined ? { threadId: String(message.message_thread_id) } : {}),
@@ -74,6 +74,11 @@ export function normalizeTelegramUpdate(
     ...(attach && files.length > 0 ? { attachments: files.map(attach) } : {}),
     receivedAt,
   };
+}
+
+/** The dedupe key of a Telegram update: `botId:update_id`. */
+export function telegramDedupeKey(botId: number, updateId: number): string {
+  return `${botId}:${updateId}`;
 }
 
 /** `/cmd@thisbot rest` → `/cmd rest`; `/cmd@otherbot …` → undefined (not for us). */
