@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BatonError } from './core/errors.js';
 import type { Logger } from './core/logger.js';
 import { exitCode, toDoctorJson, type DoctorReport } from './doctor/index.js';
 
@@ -52,7 +53,7 @@ export interface HealthServer {
 /**
  * Listens on 127.0.0.1:`port` (0 = any free port) and writes the state file.
  *
- * @throws Error when the port is taken (EADDRINUSE).
+ * @throws BatonError `port_unavailable` when the port is taken (EADDRINUSE) or privileged (EACCES).
  */
 export async function startHealthServer(options: {
   port: number;
@@ -93,10 +94,23 @@ export async function startHealthServer(options: {
         res.writeHead(500, { 'content-type': 'text/plain' }).end('health report failed\n');
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, '127.0.0.1', () => resolve());
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      throw new BatonError(
+        'port_unavailable',
+        `BATON_HTTP_PORT=${options.port}: 127.0.0.1:${options.port} is ${code === 'EADDRINUSE' ? 'already in use' : 'not allowed for this user'}. ` +
+          'Pick another port, or unset BATON_HTTP_PORT to use a free one.',
+        { cause: err, details: { port: options.port } },
+      );
+    }
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const state: ServiceState = { pid: process.pid, host: options.host, port, startedAt: options.startedAt.toISOString(), adminToken };
   const path = serviceStatePath(options.batonHome);

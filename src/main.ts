@@ -211,7 +211,19 @@ export async function startService(options: StartOptions): Promise<Service> {
       adminReplies.delete(chatId);
     }
   };
-  const health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, logger });
+  let health: Awaited<ReturnType<typeof startHealthServer>>;
+  try {
+    health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, logger });
+  } catch (err) {
+    // e.g. BATON_HTTP_PORT taken: release what started so the process exits with one clear line.
+    clearInterval(reconcileTimer);
+    clearInterval(sweepTimer);
+    await channels.stop();
+    await supervisor.shutdown();
+    await database.close();
+    serviceLogger?.close();
+    throw err;
+  }
   const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
 
   const banner = [

@@ -41,6 +41,15 @@ export function databaseRow(probe: DatabaseProbe): DoctorRow {
   }
   const { kind, counts } = probe;
   const where = kind.engine === 'pglite' ? `embedded PGlite in ${kind.dataDir}` : `PostgreSQL at ${kind.host}`;
+  if (probe.notCreated) {
+    return {
+      area: 'database',
+      status: 'ok',
+      summary: `${where} · not created yet: the first \`baton start\` or \`baton ask\` creates it`,
+      details: [],
+      facts: { engine: kind.engine, location: kind.engine === 'pglite' ? kind.dataDir : kind.host, migrationsCurrent: null, activeRuns: 0, pendingDeliveries: 0, deadLetters: 0, error: null },
+    };
+  }
   const details: string[] = [];
   if (!probe.migrationsCurrent) details.push('migrations pending: the service applies them at its next start');
   if (counts.deadLetters > 0) details.push(`${counts.deadLetters} dead-lettered message(s) were never delivered; \`baton runs\` lists them`);

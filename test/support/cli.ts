@@ -25,7 +25,7 @@ export interface CliHome {
   batonHome: string;
   env: Record<string, string>;
   /** Runs `baton ARGS…` to completion (never rejects; inspect `exitCode`). */
-  baton(args: string[], options?: { cwd?: string; timeoutMs?: number }): Promise<CliResult>;
+  baton(args: string[], options?: { cwd?: string; timeoutMs?: number; env?: Record<string, string> }): Promise<CliResult>;
   dispose(): Promise<void>;
 }
 
@@ -50,7 +50,7 @@ export async function makeCliHome(options: CliHomeOptions): Promise<CliHome> {
     env,
     baton: async (args, runOptions = {}) => {
       const result = await execa(process.execPath, [CLI, ...args], {
-        env,
+        env: { ...env, ...runOptions.env },
         extendEnv: false,
         cwd: runOptions.cwd ?? repo,
         stdin: 'ignore',
