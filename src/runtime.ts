@@ -8,6 +8,7 @@ import type { ChannelAdapter, Platform } from './channels/types.js';
 import type { BatonConfig, BatonEnv } from './config/index.js';
 import type { Clock } from './core/clock.js';
 import type { Logger } from './core/logger.js';
+import type { DispatcherDeps } from './dispatch/dispatcher.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { detectVendors, type Detection } from './harness/detect.js';
@@ -36,6 +37,8 @@ export interface RuntimeInputs {
   logger: Logger;
   /** The doctor table for `/doctor` in chat; absent where there is no service to report on. */
   doctor?: () => Promise<string>;
+  /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
+  configPerCommand?: boolean;
 }
 
 /** The shared core, ready to dispatch. */
@@ -109,6 +112,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     homeDir: inputs.homeDir,
     runsDir,
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
+    configPerCommand: inputs.configPerCommand ?? false,
   });
   return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host };
 }

@@ -54,7 +54,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
 
   const messages: string[] = [];
   const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never });
-  const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger });
+  const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger, configPerCommand: true });
   runtime.adapters.set('terminal', new TerminalAdapter((text) => (values.json ? messages.push(text) : out(text))));
   let runId: RunId | undefined;
   let stopRequested = false;

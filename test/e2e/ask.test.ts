@@ -53,6 +53,8 @@ describe('baton ask', () => {
     const result = await home.baton(['ask', '--cwd', '/usr', 'anything']);
     expect(result.exitCode).toBe(2);
     expect(String(result.stdout)).toMatch(/^\/usr is outside the workspace\. Grant it with `baton grant path DIR`/);
+    // baton ask reads config.toml anew: the fix applies at once, with no restart.
+    expect(String(result.stdout)).not.toMatch(/restart/);
   });
 
   it('refuses bad arguments with a usage error', async () => {
