@@ -22,6 +22,7 @@ import {
   type BatonConfig,
   type BatonEnv,
 } from './config/index.js';
+import { workspaceWarnings } from './config/workspace-check.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { isProcessAlive } from './core/process.js';
 import { createServiceLogger, type Logger } from './core/logger.js';
@@ -232,6 +233,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     `  config: ${inputs.configPath}`,
     `  database: ${describeDatabase(database)}`,
     `  harness: ${describeHarness(config, detections)}`,
+    ...(config.harness.enabled ? (await workspaceWarnings(config)).map((warning) => `  warning: ${warning}`) : []),
     ...channels.lines.map((line) => `  ${line}`),
     `  health: http://127.0.0.1:${health.port}/health/ready`,
     ...(adapters.size > 0

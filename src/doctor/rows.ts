@@ -101,11 +101,14 @@ export interface HarnessFindings {
   readonly installed: readonly string[];
   /** Vendors whose CLI differs from what the running service found at start; null when unknown. */
   readonly restartFor: readonly string[] | null;
+  /** Workspace settings that cannot work (from `workspaceWarnings`); each is a warning. */
+  readonly workspace?: readonly string[] | undefined;
 }
 
 /**
  * The `harness` row: consent and workspace (§6 gates 1, 2, 5). Not approved, no workspace root,
- * no CLI while enabled, or a stale start-time CLI are `warn`; a disabled harness is `ok`.
+ * a root, default or alias that points nowhere or outside the roots, no CLI while enabled, or a
+ * stale start-time CLI are `warn`; a disabled harness is `ok`.
  */
 export function harnessRow(config: BatonConfig, findings: HarnessFindings): DoctorRow {
   const { enabled, approved, defaultVendor } = config.harness;
@@ -118,6 +121,7 @@ export function harnessRow(config: BatonConfig, findings: HarnessFindings): Doct
   const details: string[] = [];
   if (!approved) details.push('not yet approved: run `baton approve` (or set [harness] approved = true), then restart');
   if (roots === 0) details.push('no workspace roots, so no run can launch: run `baton grant path DIR`, then restart');
+  details.push(...(findings.workspace ?? []));
   if (findings.installed.length === 0) details.push('no vendor CLI on PATH: install codex or claude, then restart');
   else if (!findings.installed.includes(defaultVendor)) details.push(`/run uses ${defaultVendor}, which is not installed: install it or change [harness] default_vendor`);
   if (findings.restartFor !== null && findings.restartFor.length > 0) details.push(`restart baton to pick up ${findings.restartFor.join(', ')}`);

@@ -4,10 +4,11 @@
  */
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCliHome, type CliHome } from '../support/cli.js';
+import { startService } from '../support/service.js';
 
 let home: CliHome;
 
@@ -74,5 +75,41 @@ describe('looking at an empty home', () => {
     expect(doctor.exitCode).toBe(0);
     expect((await home.baton(['cancel', 'hr_0123456789ab'], { env })).exitCode).toBe(1);
     await expect(stat(join(emptyHome, 'pgdata'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('workspace settings that point nowhere', () => {
+  it('are doctor warnings and banner lines, not silently accepted', async () => {
+    const batonHome = join(home.dir, 'odd-baton-home');
+    await mkdir(batonHome, { recursive: true });
+    const root = join(home.dir, 'work');
+    const gone = join(home.dir, 'not-mounted');
+    await writeFile(
+      join(batonHome, 'config.toml'),
+      [
+        '[harness]',
+        'approved = true',
+        '[workspace]',
+        `roots = [${JSON.stringify(root)}, ${JSON.stringify(gone)}]`,
+        'default = "/usr"',
+        '[projects]',
+        `ghost = ${JSON.stringify(join(root, 'ghost'))}`,
+        '',
+      ].join('\n'),
+    );
+    const expected = [
+      new RegExp(`workspace root ${gone} does not exist`),
+      /\[workspace\] default \/usr is outside every workspace root/,
+      new RegExp(`\\[projects\\] ghost = ${join(root, 'ghost')} does not exist`),
+    ];
+    const doctor = await home.baton(['doctor'], { env: { BATON_HOME: batonHome } });
+    for (const pattern of expected) expect(doctor.stdout).toMatch(pattern);
+    const service = await startService({ ...home.env, BATON_HOME: batonHome });
+    try {
+      const banner = service.stdout();
+      for (const pattern of expected) expect(banner).toMatch(new RegExp(`^  warning: ${pattern.source}`, 'm'));
+    } finally {
+      await service.stop();
+    }
   });
 });
