@@ -72,6 +72,7 @@ async function healthyMachine(): Promise<void> {
   await fakeCli('claude', '2.1.197 (Claude Code)');
   await writeJson(path.join(home, '.codex', 'auth.json'), CHATGPT_AUTH);
   await writeJson(path.join(home, '.claude', '.credentials.json'), CLAUDE_CREDENTIALS);
+  await mkdir(path.join(home, 'code'), { recursive: true }); // the workspace root exists
 }
 
 function sources(overrides: Partial<DoctorSources> & { toml?: string } = {}): DoctorSources {
