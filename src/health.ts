@@ -30,6 +30,14 @@ export interface ServiceState {
 /** Runs one owner command (`/runs`, `/cancel hr_…`, `/stop`) and returns the replies. */
 export type AdminCommand = (text: string) => Promise<string[]>;
 
+/**
+ * One `baton ask` run carried out by the service (embedded PGlite keeps the database to it):
+ * `onMessage` gets each message of the conversation as it is sent; the promise resolves with the
+ * `--json` report once the run has ended and its messages went out. `signal` aborts when the
+ * client goes away, and the run is then cancelled.
+ */
+export type AdminAsk = (text: string, onMessage: (text: string) => void, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
 /** `$BATON_HOME/service.json`. */
 export function serviceStatePath(batonHome: string): string {
   return join(batonHome, 'service.json');
@@ -63,6 +71,8 @@ export async function startHealthServer(options: {
   report: () => Promise<DoctorReport>;
   /** Owner commands for the CLI while embedded PGlite keeps the database to this process. */
   admin: AdminCommand;
+  /** `baton ask` through this process, for the same reason. */
+  ask?: AdminAsk;
   logger: Logger;
 }): Promise<HealthServer> {
   const adminToken = randomBytes(24).toString('hex');
@@ -70,6 +80,10 @@ export async function startHealthServer(options: {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/admin/command') {
       handleAdmin(req, res, adminToken, options.admin, options.logger);
+      return;
+    }
+    if (path === '/admin/ask' && options.ask) {
+      handleAsk(req, res, adminToken, options.ask, options.logger);
       return;
     }
     if (req.method !== 'GET') {
@@ -130,7 +144,8 @@ export async function startHealthServer(options: {
 /** Largest admin request body, in bytes. */
 const ADMIN_BODY_MAX_BYTES = 4096;
 
-function handleAdmin(req: IncomingMessage, res: ServerResponse, token: string, admin: AdminCommand, logger: Logger): void {
+/** Checks the bearer token and reads the `{"text": …}` body; answers 401/405 itself. */
+function readAdminText(req: IncomingMessage, res: ServerResponse, token: string, use: (text: unknown) => void): void {
   const given = Buffer.from(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
   const expected = Buffer.from(token);
   if (req.method !== 'POST' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
@@ -150,6 +165,34 @@ function handleAdmin(req: IncomingMessage, res: ServerResponse, token: string, a
     } catch {
       text = undefined;
     }
+    use(text);
+  });
+}
+
+function handleAsk(req: IncomingMessage, res: ServerResponse, token: string, ask: AdminAsk, logger: Logger): void {
+  readAdminText(req, res, token, (text) => {
+    if (typeof text !== 'string' || !/^\/(run|codex|claude)\s/.test(text)) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"text": "/run|/codex|/claude in:\\"DIR\\" TASK"}\n');
+      return;
+    }
+    // Newline-delimited JSON: {"message": …} per message, then {"report": …}.
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    ask(text, (message) => res.write(`${JSON.stringify({ message })}\n`), gone.signal).then(
+      (report) => res.end(`${JSON.stringify({ report })}\n`),
+      (err: unknown) => {
+        logger.error({ err }, 'ask through the service failed');
+        res.end();
+      },
+    );
+  });
+}
+
+function handleAdmin(req: IncomingMessage, res: ServerResponse, token: string, admin: AdminCommand, logger: Logger): void {
+  readAdminText(req, res, token, (text) => {
     if (typeof text !== 'string' || !/^\/(runs|cancel|stop)\b/.test(text)) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"text": "/runs | /cancel ID | /stop"}\n');
       return;

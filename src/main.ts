@@ -3,6 +3,7 @@
  * The only module that reads `process.env`.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { startChannels, type ChannelFactory } from './channels/start.js';
@@ -33,6 +34,7 @@ import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
 import { sweepArtifacts } from './harness/retention.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
+import { askReport } from './cli/ask.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
 
@@ -40,6 +42,8 @@ import type { DeliveryRow } from './store/schema.js';
 const CHANNELS: readonly ChannelFactory[] = [telegramChannel, slackChannel, discordChannel];
 /** How often expired artifacts are swept, in ms (daily). */
 const SWEEP_INTERVAL_MS = 24 * 3_600_000;
+/** How often a `baton ask` served here checks whether its run has ended, in ms. */
+const ASK_POLL_MS = 200;
 /** How often to look for runs orphaned by a dead service process, in ms. */
 const RECONCILE_INTERVAL_MS = 60_000;
 
@@ -190,7 +194,11 @@ export async function startService(options: StartOptions): Promise<Service> {
   // `baton runs|cancel|stop` reach this process through the health server when embedded PGlite
   // keeps the database to it; their answers come back through a terminal conversation per call.
   const adminReplies = new Map<string, string[]>();
-  adapters.set('terminal', new TerminalAdapter((text, chatId) => adminReplies.get(chatId)?.push(text)));
+  const askListeners = new Map<string, (text: string) => void>();
+  adapters.set('terminal', new TerminalAdapter((text, chatId) => {
+    adminReplies.get(chatId)?.push(text);
+    askListeners.get(chatId)?.(text);
+  }));
   const admin = async (text: string): Promise<string[]> => {
     const chatId = `admin-${randomUUID()}`;
     adminReplies.set(chatId, []);
@@ -212,9 +220,49 @@ export async function startService(options: StartOptions): Promise<Service> {
       adminReplies.delete(chatId);
     }
   };
+  // `baton ask` with embedded PGlite: the run is this process's, its messages stream back.
+  const ask = async (text: string, onMessage: (text: string) => void, gone: AbortSignal): Promise<Record<string, unknown>> => {
+    const chatId = `ask-${randomUUID()}`;
+    const messages: string[] = [];
+    askListeners.set(chatId, (message) => {
+      messages.push(message);
+      onMessage(message);
+    });
+    try {
+      const result = await dispatcher.handle({
+        platform: 'terminal',
+        dedupeKey: chatId,
+        chatId,
+        isDirect: true,
+        messageId: 'ask',
+        senderId: 'owner',
+        senderName: 'baton ask',
+        senderIsBot: false,
+        text,
+        receivedAt: clock.now(),
+      });
+      if (result.kind !== 'launched') return { status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages };
+      const runId = result.runId;
+      const cancel = (): void => void supervisor.cancel(runId, 'owner_cancel');
+      if (gone.aborted) cancel();
+      else gone.addEventListener('abort', cancel, { once: true });
+      // Wait for the run to end and its messages to go out (a condition, polled; no deadline).
+      for (;;) {
+        const run = await store.getRun(runId);
+        const ended = run !== undefined && run.status !== 'starting' && run.status !== 'running';
+        if (ended && (await store.deliveriesOfRun(runId)).every((d) => d.status !== 'pending')) {
+          gone.removeEventListener('abort', cancel);
+          return askReport(runId, run, messages) as unknown as Record<string, unknown>;
+        }
+        await sleep(ASK_POLL_MS);
+      }
+    } finally {
+      askListeners.delete(chatId);
+    }
+  };
   let health: Awaited<ReturnType<typeof startHealthServer>>;
   try {
-    health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, logger });
+    health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, ask, logger });
   } catch (err) {
     // e.g. BATON_HTTP_PORT taken: release what started so the process exits with one clear line.
     clearInterval(reconcileTimer);

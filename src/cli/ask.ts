@@ -13,6 +13,8 @@ import type { RunId } from '../core/ids.js';
 import { createLogger } from '../core/logger.js';
 import type { ServiceInputs } from '../main.js';
 import { buildRuntime } from '../runtime.js';
+import { readServiceState } from '../health.js';
+import type { RunRow } from '../store/schema.js';
 
 /** Usage text of `baton ask`. */
 export const ASK_USAGE = 'Usage: baton ask [--vendor codex|claude] [--cwd DIR] [--progress] [--json] TASK';
@@ -52,9 +54,23 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     throw new BatonError('usage', `--vendor must be codex or claude, not "${values.vendor}". ${ASK_USAGE}`);
   }
 
+  // The terminal's natural directory is the one baton ask runs in.
+  const cwd = resolve(values.cwd ?? process.cwd());
+  if (cwd.includes('"')) throw new BatonError('usage', `The directory ${cwd} contains a double quote, which the command grammar cannot carry.`);
+  const text = [`/${values.vendor ?? 'run'}`, `in:"${cwd}"`, values.progress ? 'progress' : '', task].filter(Boolean).join(' ');
+
+  // With embedded PGlite a running service holds the database: the run goes through it.
+  const viaService = await askViaService(inputs, text, (line) => (values.json ? undefined : out(line)));
+  if (viaService) {
+    if (values.json) out(JSON.stringify(viaService));
+    return viaService.status === 'refused' ? ASK_EXIT.refused : exitOf(viaService.status);
+  }
+
   const messages: string[] = [];
   const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never });
   const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger, configPerCommand: true });
+  // `baton cancel` / `baton stop` from another terminal (PostgreSQL) reach this run through the database.
+  runtime.supervisor.watchCancelRequests();
   runtime.adapters.set('terminal', new TerminalAdapter((text) => (values.json ? messages.push(text) : out(text))));
   let runId: RunId | undefined;
   let stopRequested = false;
@@ -67,10 +83,6 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, onSignal);
   try {
-    // The terminal's natural directory is the one baton ask runs in.
-    const cwd = resolve(values.cwd ?? process.cwd());
-    if (cwd.includes('"')) throw new BatonError('usage', `The directory ${cwd} contains a double quote, which the command grammar cannot carry.`);
-    const words = [`/${values.vendor ?? 'run'}`, `in:"${cwd}"`, values.progress ? 'progress' : '', task];
     const result = await runtime.dispatcher.handle({
       platform: 'terminal',
       dedupeKey: randomUUID(),
@@ -80,7 +92,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
       senderId: 'owner',
       senderName: 'terminal',
       senderIsBot: false,
-      text: words.filter(Boolean).join(' '),
+      text,
       receivedAt: systemClock.now(),
     });
     if (result.kind !== 'launched') {
@@ -92,24 +104,109 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     if (stopRequested) void runtime.supervisor.cancel(runId, 'owner_cancel');
     await runtime.supervisor.idle();
     const run = await runtime.store.getRun(runId);
-    if (values.json) {
-      out(JSON.stringify({
-        runId,
-        status: run?.status,
-        reason: run?.reason ?? null,
-        vendor: run?.vendor,
-        cwd: run?.cwd,
-        finalMessage: run?.finalMessage ?? null,
-        errorMessage: run?.errorMessage ?? null,
-        usage: run?.usage ?? null,
-        messages,
-      }));
-    }
-    if (run?.status === 'completed') return ASK_EXIT.completed;
-    return run?.status === 'cancelled' ? ASK_EXIT.interrupted : ASK_EXIT.failed;
+    const report = askReport(runId, run, messages);
+    if (values.json) out(JSON.stringify(report));
+    return exitOf(report.status);
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
     await runtime.supervisor.shutdown();
     await runtime.database.close();
   }
+}
+
+/** What `baton ask --json` prints for a run that launched (and, via the service, for a refusal). */
+export interface AskReport {
+  runId?: string;
+  status: string | undefined;
+  code?: string;
+  reason?: string | null;
+  vendor?: string | undefined;
+  cwd?: string | undefined;
+  finalMessage?: string | null;
+  errorMessage?: string | null;
+  usage?: unknown;
+  messages: string[];
+}
+
+/** The `--json` report of a finished run. */
+export function askReport(runId: RunId, run: RunRow | undefined, messages: string[]): AskReport {
+  return {
+    runId,
+    status: run?.status,
+    reason: run?.reason ?? null,
+    vendor: run?.vendor,
+    cwd: run?.cwd,
+    finalMessage: run?.finalMessage ?? null,
+    errorMessage: run?.errorMessage ?? null,
+    usage: run?.usage ?? null,
+    messages,
+  };
+}
+
+function exitOf(status: string | undefined): number {
+  if (status === 'completed') return ASK_EXIT.completed;
+  return status === 'cancelled' ? ASK_EXIT.interrupted : ASK_EXIT.failed;
+}
+
+/**
+ * Runs the task through the running service (`POST /admin/ask` on its local port, with the token
+ * from the 0600 `service.json`) when the database is embedded PGlite, which only one process may
+ * open. The service streams each message as a JSON line, then the report. A signal (Ctrl-C, a
+ * closed terminal) closes the request, and the service cancels the run.
+ *
+ * @returns the report, or undefined with PostgreSQL or when no service answers (then `baton ask`
+ *   opens the database itself).
+ */
+async function askViaService(inputs: ServiceInputs, text: string, print: (line: string) => void): Promise<AskReport | undefined> {
+  if (inputs.env.databaseUrl) return undefined;
+  const state = await readServiceState(inputs.batonHome);
+  if (!state) return undefined;
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort();
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  let response: Response;
+  try {
+    response = await fetch(`http://127.0.0.1:${state.port}/admin/ask`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${state.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text }),
+      signal: abort.signal,
+    });
+  } catch {
+    return undefined; // a stale service.json: no service is running
+  }
+  if (!response.ok || !response.body) return undefined;
+  for (const signal of signals) process.on(signal, onSignal);
+  const messages: string[] = [];
+  let report: AskReport | undefined;
+  let cancelled = false;
+  try {
+    let buffered = '';
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) {
+        buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          if (!line) continue;
+          const event = JSON.parse(line) as { message?: string; report?: AskReport };
+          if (event.message !== undefined) {
+            messages.push(event.message);
+            print(event.message);
+          }
+          if (event.report) report = event.report;
+        }
+      }
+    } catch (err) {
+      if (!abort.signal.aborted) throw err;
+      cancelled = true;
+    }
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal);
+  }
+  if (cancelled) return { status: 'cancelled', messages };
+  if (!report) throw new BatonError('database_unavailable', 'The running baton service ended the request without an outcome; see its log.');
+  return { ...report, messages };
 }
