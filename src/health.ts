@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BatonError } from './core/errors.js';
 import type { Logger } from './core/logger.js';
 import { exitCode, toDoctorJson, type DoctorReport } from './doctor/index.js';
 
@@ -28,6 +29,14 @@ export interface ServiceState {
 
 /** Runs one owner command (`/runs`, `/cancel hr_…`, `/stop`) and returns the replies. */
 export type AdminCommand = (text: string) => Promise<string[]>;
+
+/**
+ * One `baton ask` run carried out by the service (embedded PGlite keeps the database to it):
+ * `onMessage` gets each message of the conversation as it is sent; the promise resolves with the
+ * `--json` report once the run has ended and its messages went out. `signal` aborts when the
+ * client goes away, and the run is then cancelled.
+ */
+export type AdminAsk = (text: string, files: readonly string[], onMessage: (text: string) => void, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
 /** `$BATON_HOME/service.json`. */
 export function serviceStatePath(batonHome: string): string {
@@ -52,7 +61,7 @@ export interface HealthServer {
 /**
  * Listens on 127.0.0.1:`port` (0 = any free port) and writes the state file.
  *
- * @throws Error when the port is taken (EADDRINUSE).
+ * @throws BatonError `port_unavailable` when the port is taken (EADDRINUSE) or privileged (EACCES).
  */
 export async function startHealthServer(options: {
   port: number;
@@ -62,6 +71,8 @@ export async function startHealthServer(options: {
   report: () => Promise<DoctorReport>;
   /** Owner commands for the CLI while embedded PGlite keeps the database to this process. */
   admin: AdminCommand;
+  /** `baton ask` through this process, for the same reason. */
+  ask?: AdminAsk;
   logger: Logger;
 }): Promise<HealthServer> {
   const adminToken = randomBytes(24).toString('hex');
@@ -69,6 +80,10 @@ export async function startHealthServer(options: {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/admin/command') {
       handleAdmin(req, res, adminToken, options.admin, options.logger);
+      return;
+    }
+    if (path === '/admin/ask' && options.ask) {
+      handleAsk(req, res, adminToken, options.ask, options.logger);
       return;
     }
     if (req.method !== 'GET') {
@@ -93,10 +108,23 @@ export async function startHealthServer(options: {
         res.writeHead(500, { 'content-type': 'text/plain' }).end('health report failed\n');
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, '127.0.0.1', () => resolve());
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      throw new BatonError(
+        'port_unavailable',
+        `BATON_HTTP_PORT=${options.port}: 127.0.0.1:${options.port} is ${code === 'EADDRINUSE' ? 'already in use' : 'not allowed for this user'}. ` +
+          'Pick another port, or unset BATON_HTTP_PORT to use a free one.',
+        { cause: err, details: { port: options.port } },
+      );
+    }
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const state: ServiceState = { pid: process.pid, host: options.host, port, startedAt: options.startedAt.toISOString(), adminToken };
   const path = serviceStatePath(options.batonHome);
@@ -113,10 +141,14 @@ export async function startHealthServer(options: {
   };
 }
 
-/** Largest admin request body, in bytes. */
-const ADMIN_BODY_MAX_BYTES = 4096;
+/**
+ * Largest admin request body, in bytes: a `baton ask` task may be long (codex reads up to
+ * 1,048,576 characters, up to 4 bytes each).
+ */
+const ADMIN_BODY_MAX_BYTES = 8 * 1024 * 1024;
 
-function handleAdmin(req: IncomingMessage, res: ServerResponse, token: string, admin: AdminCommand, logger: Logger): void {
+/** Checks the bearer token and reads the `{"text": …, "files"?: […]}` body; answers 401/405 itself. */
+function readAdminText(req: IncomingMessage, res: ServerResponse, token: string, use: (text: unknown, files: unknown) => void): void {
   const given = Buffer.from(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
   const expected = Buffer.from(token);
   if (req.method !== 'POST' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
@@ -130,12 +162,41 @@ function handleAdmin(req: IncomingMessage, res: ServerResponse, token: string, a
     if (body.length > ADMIN_BODY_MAX_BYTES) req.destroy();
   });
   req.on('end', () => {
-    let text: unknown;
+    let parsed: { text?: unknown; files?: unknown } = {};
     try {
-      text = (JSON.parse(body) as { text?: unknown }).text;
+      parsed = JSON.parse(body) as { text?: unknown; files?: unknown };
     } catch {
-      text = undefined;
+      parsed = {};
     }
+    use(parsed.text, parsed.files);
+  });
+}
+
+function handleAsk(req: IncomingMessage, res: ServerResponse, token: string, ask: AdminAsk, logger: Logger): void {
+  readAdminText(req, res, token, (text, files) => {
+    const paths = files === undefined ? [] : files;
+    if (typeof text !== 'string' || !/^\/(run|codex|claude)\s/.test(text) || !Array.isArray(paths) || !paths.every((f) => typeof f === 'string' && f.startsWith('/'))) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"text": "/run|/codex|/claude in:\\"DIR\\" TASK", "files"?: ["/absolute/path", …]}\n');
+      return;
+    }
+    // Newline-delimited JSON: {"message": …} per message, then {"report": …}.
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    ask(text, paths as string[], (message) => res.write(`${JSON.stringify({ message })}\n`), gone.signal).then(
+      (report) => res.end(`${JSON.stringify({ report })}\n`),
+      (err: unknown) => {
+        logger.error({ err }, 'ask through the service failed');
+        res.end();
+      },
+    );
+  });
+}
+
+function handleAdmin(req: IncomingMessage, res: ServerResponse, token: string, admin: AdminCommand, logger: Logger): void {
+  readAdminText(req, res, token, (text) => {
     if (typeof text !== 'string' || !/^\/(runs|cancel|stop)\b/.test(text)) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"text": "/runs | /cancel ID | /stop"}\n');
       return;

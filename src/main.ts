@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { startChannels, type ChannelFactory } from './channels/start.js';
@@ -11,6 +12,7 @@ import { discordChannel } from './channels/discord/factory.js';
 import { slackChannel } from './channels/slack/factory.js';
 import { telegramChannel } from './channels/telegram/factory.js';
 import { TerminalAdapter } from './channels/terminal/adapter.js';
+import { localAttachment } from './channels/terminal/local-file.js';
 import {
   defaultConfigPath,
   ensureConfigFile,
@@ -23,6 +25,7 @@ import {
   type BatonConfig,
   type BatonEnv,
 } from './config/index.js';
+import { workspaceWarnings } from './config/workspace-check.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { isProcessAlive } from './core/process.js';
 import { createServiceLogger, type Logger } from './core/logger.js';
@@ -34,6 +37,7 @@ import { reconcileOrphanedRuns } from './harness/reconcile.js';
 import { PasteJoiner } from './dispatch/paste-joiner.js';
 import { sweepArtifacts } from './harness/retention.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
+import { askReport } from './cli/ask.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
 
@@ -41,6 +45,8 @@ import type { DeliveryRow } from './store/schema.js';
 const CHANNELS: readonly ChannelFactory[] = [telegramChannel, slackChannel, discordChannel];
 /** How often expired artifacts are swept, in ms (daily). */
 const SWEEP_INTERVAL_MS = 24 * 3_600_000;
+/** How often a `baton ask` served here checks whether its run has ended, in ms. */
+const ASK_POLL_MS = 200;
 /** How often to look for runs orphaned by a dead service process, in ms. */
 const RECONCILE_INTERVAL_MS = 60_000;
 
@@ -207,7 +213,11 @@ export async function startService(options: StartOptions): Promise<Service> {
   // `baton runs|cancel|stop` reach this process through the health server when embedded PGlite
   // keeps the database to it; their answers come back through a terminal conversation per call.
   const adminReplies = new Map<string, string[]>();
-  adapters.set('terminal', new TerminalAdapter((text, chatId) => adminReplies.get(chatId)?.push(text)));
+  const askListeners = new Map<string, (text: string) => void>();
+  adapters.set('terminal', new TerminalAdapter((text, chatId) => {
+    adminReplies.get(chatId)?.push(text);
+    askListeners.get(chatId)?.(text);
+  }));
   const admin = async (text: string): Promise<string[]> => {
     const chatId = `admin-${randomUUID()}`;
     adminReplies.set(chatId, []);
@@ -229,7 +239,61 @@ export async function startService(options: StartOptions): Promise<Service> {
       adminReplies.delete(chatId);
     }
   };
-  const health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, logger });
+  // `baton ask` with embedded PGlite: the run is this process's, its messages stream back.
+  const ask = async (text: string, files: readonly string[], onMessage: (text: string) => void, gone: AbortSignal): Promise<Record<string, unknown>> => {
+    const chatId = `ask-${randomUUID()}`;
+    const messages: string[] = [];
+    askListeners.set(chatId, (message) => {
+      messages.push(message);
+      onMessage(message);
+    });
+    try {
+      const result = await dispatcher.handle({
+        platform: 'terminal',
+        dedupeKey: chatId,
+        chatId,
+        isDirect: true,
+        messageId: 'ask',
+        senderId: 'owner',
+        senderName: 'baton ask',
+        senderIsBot: false,
+        text,
+        // The owner's own files, named with `baton ask --file` (the admin token proves the owner).
+        ...(files.length > 0 ? { attachments: files.map(localAttachment) } : {}),
+        receivedAt: clock.now(),
+      });
+      if (result.kind !== 'launched') return { status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages };
+      const runId = result.runId;
+      const cancel = (): void => void supervisor.cancel(runId, 'owner_cancel');
+      if (gone.aborted) cancel();
+      else gone.addEventListener('abort', cancel, { once: true });
+      // Wait for the run to end and its messages to go out (a condition, polled; no deadline).
+      for (;;) {
+        const run = await store.getRun(runId);
+        const ended = run !== undefined && run.status !== 'starting' && run.status !== 'running';
+        if (ended && (await store.deliveriesOfRun(runId)).every((d) => d.status !== 'pending')) {
+          gone.removeEventListener('abort', cancel);
+          return askReport(runId, run, messages) as unknown as Record<string, unknown>;
+        }
+        await sleep(ASK_POLL_MS);
+      }
+    } finally {
+      askListeners.delete(chatId);
+    }
+  };
+  let health: Awaited<ReturnType<typeof startHealthServer>>;
+  try {
+    health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, ask, logger });
+  } catch (err) {
+    // e.g. BATON_HTTP_PORT taken: release what started so the process exits with one clear line.
+    clearInterval(reconcileTimer);
+    clearInterval(sweepTimer);
+    await channels.stop();
+    await supervisor.shutdown();
+    await database.close();
+    serviceLogger?.close();
+    throw err;
+  }
   const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
 
   const banner = [
@@ -238,6 +302,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     `  config: ${inputs.configPath}`,
     `  database: ${describeDatabase(database)}`,
     `  harness: ${describeHarness(config, detections)}`,
+    ...(config.harness.enabled ? (await workspaceWarnings(config)).map((warning) => `  warning: ${warning}`) : []),
     ...channels.lines.map((line) => `  ${line}`),
     `  health: http://127.0.0.1:${health.port}/health/ready`,
     ...(adapters.size > 0

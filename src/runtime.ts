@@ -8,6 +8,7 @@ import type { ChannelAdapter, Platform } from './channels/types.js';
 import { SECRET_ENV_NAMES, type BatonConfig, type BatonEnv } from './config/index.js';
 import type { Clock } from './core/clock.js';
 import type { Logger } from './core/logger.js';
+import type { DispatcherDeps } from './dispatch/dispatcher.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { outcomeText } from './dispatch/messages.js';
@@ -44,6 +45,8 @@ export interface RuntimeInputs {
   logger: Logger;
   /** The doctor table for `/doctor` in chat; absent where there is no service to report on. */
   doctor?: () => Promise<string>;
+  /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
+  configPerCommand?: boolean;
 }
 
 /** The shared core, ready to dispatch. */
@@ -130,6 +133,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     homeDir: inputs.homeDir,
     runsDir,
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
+    configPerCommand: inputs.configPerCommand ?? false,
   });
   return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
 }

@@ -11,6 +11,7 @@ import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { RunStore } from '../store/runs-repo.js';
 import { readServiceState } from '../health.js';
+import { exists } from './operator.js';
 import { join } from 'node:path';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
@@ -41,7 +42,12 @@ async function viaService(inputs: ServiceInputs, text: string): Promise<string[]
   }
 }
 
-async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Promise<T>): Promise<T> {
+/**
+ * Opens the database for one command. With embedded PGlite and no data directory yet there are
+ * no runs: `none()` answers, and nothing is created (looking must not initialize a database).
+ */
+async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Promise<T>, none: () => T): Promise<T> {
+  if (!inputs.env.databaseUrl && !(await exists(join(inputs.batonHome, 'pgdata')))) return none();
   const database: Database = await openDatabase(
     inputs.env.databaseUrl ? { url: inputs.env.databaseUrl, maxConnections: 2 } : { dataDir: join(inputs.batonHome, 'pgdata') },
   );
@@ -72,6 +78,9 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
     }
     out(formatRun(run, await store.deliveriesOfRun(run.id as RunId)));
     return 0;
+  }, () => {
+    out(id ? 'No coding run found for that id.' : `No coding runs yet (the embedded database in ${join(inputs.batonHome, 'pgdata')} is created by the first \`baton start\` or \`baton ask\`).`);
+    return id ? 1 : 0;
   });
 }
 
@@ -99,6 +108,9 @@ export async function cancelCommand(argv: readonly string[], inputs: ServiceInpu
       return 1;
     }
     return waitForEnd(store, [run.id], out);
+  }, () => {
+    out('No coding run found for that id.');
+    return 1;
   });
 }
 
@@ -116,6 +128,9 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
     out(`Stopping ${requested.length} active run${requested.length === 1 ? '' : 's'}.`);
     // A run that finished on its own meanwhile is reported as such; only an unconfirmed stop fails.
     return requested.length === 0 || (await waitForEnd(store, requested, out)) !== 3 ? 0 : 3;
+  }, () => {
+    out('Stopping 0 active runs.');
+    return 0;
   });
 }
 

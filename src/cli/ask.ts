@@ -1,21 +1,21 @@
 /**
- * `baton ask [--vendor V] [--cwd DIR] [--progress] [--json] TASK`: the terminal channel
+ * `baton ask [--vendor V] [--cwd DIR] [--file FILE]... [--progress] [--json] TASK`: the terminal channel
  * (PRODUCT.md §12). The same dispatcher as chat, with owner trust; prints `started`, progress if
  * asked, and the outcome; exits 0 only when the run completed.
  */
 import { randomUUID } from 'node:crypto';
-import { open } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TerminalAdapter } from '../channels/terminal/adapter.js';
-import type { IncomingAttachment } from '../channels/types.js';
+import { localAttachment } from '../channels/terminal/local-file.js';
 import { systemClock } from '../core/clock.js';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import { createLogger } from '../core/logger.js';
 import type { ServiceInputs } from '../main.js';
-import { startHealthServer, type HealthServer } from '../health.js';
 import { buildRuntime } from '../runtime.js';
+import { readServiceState, startHealthServer, type HealthServer } from '../health.js';
+import type { RunRow } from '../store/schema.js';
 
 /** Usage text of `baton ask`. */
 export const ASK_USAGE = 'Usage: baton ask [--vendor codex|claude] [--cwd DIR] [--file FILE]... [--progress] [--json] TASK';
@@ -56,20 +56,35 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     throw new BatonError('usage', `--vendor must be codex or claude, not "${values.vendor}". ${ASK_USAGE}`);
   }
 
+  // The terminal's natural directory is the one baton ask runs in.
+  const cwd = resolve(values.cwd ?? process.cwd());
+  if (cwd.includes('"')) throw new BatonError('usage', `The directory ${cwd} contains a double quote, which the command grammar cannot carry.`);
+  const text = [`/${values.vendor ?? 'run'}`, `in:"${cwd}"`, values.progress ? 'progress' : '', task].filter(Boolean).join(' ');
+
+  // With embedded PGlite a running service holds the database: the run goes through it.
+  // Absolute, so the service (another process, maybe another working directory) finds them.
+  const files = (values.file ?? []).map((file) => resolve(file));
+  const viaService = await askViaService(inputs, text, files, (line) => (values.json ? undefined : out(line)));
+  if (viaService) {
+    if (values.json) out(JSON.stringify(viaService));
+    return viaService.status === 'refused' ? ASK_EXIT.refused : exitOf(viaService.status);
+  }
+
   const messages: string[] = [];
   const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never });
-  const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger });
+  const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger, configPerCommand: true });
   // Replies to owner commands from another terminal go back to that command, the rest is ours.
   const adminReplies = new Map<string, string[]>();
-  runtime.adapters.set('terminal', new TerminalAdapter((text, chatId) => {
+  runtime.adapters.set('terminal', new TerminalAdapter((reply, chatId) => {
     const replies = adminReplies.get(chatId);
-    if (replies) replies.push(text);
-    else if (values.json) messages.push(text);
-    else out(text);
+    if (replies) replies.push(reply);
+    else if (values.json) messages.push(reply);
+    else out(reply);
   }));
   // `baton cancel ID`, `baton stop` and chat /stop from another process reach this run through
-  // the database, like a run of the service. Embedded PGlite is held by this process alone, so
-  // there `baton runs|cancel|stop` are served here, as the service serves them.
+  // the database, like a run of the service. Embedded PGlite is held by this process alone (no
+  // service runs, or the run would have gone through it), so there `baton runs|cancel|stop` are
+  // served here, as the service serves them.
   runtime.supervisor.watchCancelRequests();
   let admin: HealthServer | undefined;
   let runId: RunId | undefined;
@@ -89,13 +104,13 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
       host: runtime.host,
       startedAt: systemClock.now(),
       report: () => Promise.reject(new BatonError('usage', 'baton ask answers owner commands only; run baton doctor for a report.')),
-      admin: async (text) => {
+      admin: async (command) => {
         const chatId = `admin-${randomUUID()}`;
         adminReplies.set(chatId, []);
         try {
           await runtime.dispatcher.handle({
             platform: 'terminal', dedupeKey: chatId, chatId, isDirect: true, messageId: chatId,
-            senderId: 'owner', senderName: 'baton CLI', senderIsBot: false, text, receivedAt: systemClock.now(),
+            senderId: 'owner', senderName: 'baton CLI', senderIsBot: false, text: command, receivedAt: systemClock.now(),
           });
           return adminReplies.get(chatId) ?? [];
         } finally {
@@ -104,10 +119,6 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
       },
       logger,
     });
-    // The terminal's natural directory is the one baton ask runs in.
-    const cwd = resolve(values.cwd ?? process.cwd());
-    if (cwd.includes('"')) throw new BatonError('usage', `The directory ${cwd} contains a double quote, which the command grammar cannot carry.`);
-    const words = [`/${values.vendor ?? 'run'}`, `in:"${cwd}"`, values.progress ? 'progress' : '', task];
     const result = await runtime.dispatcher.handle({
       platform: 'terminal',
       dedupeKey: randomUUID(),
@@ -117,8 +128,8 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
       senderId: 'owner',
       senderName: 'terminal',
       senderIsBot: false,
-      text: words.filter(Boolean).join(' '),
-      ...(values.file?.length ? { attachments: values.file.map(localAttachment) } : {}),
+      text,
+      ...(files.length > 0 ? { attachments: files.map(localAttachment) } : {}),
       receivedAt: systemClock.now(),
     });
     if (result.kind !== 'launched') {
@@ -130,22 +141,9 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     if (stopRequested) void runtime.supervisor.cancel(runId, 'owner_cancel');
     await runtime.supervisor.idle();
     const run = await runtime.store.getRun(runId);
-    if (values.json) {
-      out(JSON.stringify({
-        runId,
-        status: run?.status,
-        reason: run?.reason ?? null,
-        vendor: run?.vendor,
-        cwd: run?.cwd,
-        finalMessage: run?.finalMessage ?? null,
-        errorMessage: run?.errorMessage ?? null,
-        usage: run?.usage ?? null,
-        denials: run?.denials ?? [],
-        messages,
-      }));
-    }
-    if (run?.status === 'completed') return ASK_EXIT.completed;
-    return run?.status === 'cancelled' ? ASK_EXIT.interrupted : ASK_EXIT.failed;
+    const report = askReport(runId, run, messages);
+    if (values.json) out(JSON.stringify(report));
+    return exitOf(report.status);
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
     await admin?.close();
@@ -154,15 +152,102 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   }
 }
 
-/**
- * A file named with `--file`, as an attachment of the task: an image the model sees, or a text
- * file made part of the task. Its name is what the owner typed.
- *
- * @throws Error from `open()` when the file cannot be read (the launch then refuses, naming it).
- */
-function localAttachment(path: string): IncomingAttachment {
+/** What `baton ask --json` prints for a run that launched (and, via the service, for a refusal). */
+export interface AskReport {
+  runId?: string;
+  status: string | undefined;
+  code?: string;
+  reason?: string | null;
+  vendor?: string | undefined;
+  cwd?: string | undefined;
+  finalMessage?: string | null;
+  errorMessage?: string | null;
+  usage?: unknown;
+  /** Tool calls the CLI denied (claude). */
+  denials?: unknown[];
+  messages: string[];
+}
+
+/** The `--json` report of a finished run. */
+export function askReport(runId: RunId, run: RunRow | undefined, messages: string[]): AskReport {
   return {
-    name: basename(path),
-    open: async () => (await open(resolve(path), 'r')).createReadStream(),
+    runId,
+    status: run?.status,
+    reason: run?.reason ?? null,
+    vendor: run?.vendor,
+    cwd: run?.cwd,
+    finalMessage: run?.finalMessage ?? null,
+    errorMessage: run?.errorMessage ?? null,
+    usage: run?.usage ?? null,
+    denials: run?.denials ?? [],
+    messages,
   };
+}
+
+function exitOf(status: string | undefined): number {
+  if (status === 'completed') return ASK_EXIT.completed;
+  return status === 'cancelled' ? ASK_EXIT.interrupted : ASK_EXIT.failed;
+}
+
+/**
+ * Runs the task through the running service (`POST /admin/ask` on its local port, with the token
+ * from the 0600 `service.json`) when the database is embedded PGlite, which only one process may
+ * open. The service streams each message as a JSON line, then the report. A signal (Ctrl-C, a
+ * closed terminal) closes the request, and the service cancels the run.
+ *
+ * @returns the report, or undefined with PostgreSQL or when no service answers (then `baton ask`
+ *   opens the database itself).
+ */
+async function askViaService(inputs: ServiceInputs, text: string, files: readonly string[], print: (line: string) => void): Promise<AskReport | undefined> {
+  if (inputs.env.databaseUrl) return undefined;
+  const state = await readServiceState(inputs.batonHome);
+  if (!state) return undefined;
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort();
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  let response: Response;
+  try {
+    response = await fetch(`http://127.0.0.1:${state.port}/admin/ask`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${state.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text, files }),
+      signal: abort.signal,
+    });
+  } catch {
+    return undefined; // a stale service.json: no service is running
+  }
+  if (!response.ok || !response.body) return undefined;
+  for (const signal of signals) process.on(signal, onSignal);
+  const messages: string[] = [];
+  let report: AskReport | undefined;
+  let cancelled = false;
+  try {
+    let buffered = '';
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) {
+        buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          if (!line) continue;
+          const event = JSON.parse(line) as { message?: string; report?: AskReport };
+          if (event.message !== undefined) {
+            messages.push(event.message);
+            print(event.message);
+          }
+          if (event.report) report = event.report;
+        }
+      }
+    } catch (err) {
+      if (!abort.signal.aborted) throw err;
+      cancelled = true;
+    }
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal);
+  }
+  if (cancelled) return { status: 'cancelled', messages };
+  if (!report) throw new BatonError('database_unavailable', 'The running baton service ended the request without an outcome; see its log.');
+  return { ...report, messages };
 }

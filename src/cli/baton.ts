@@ -5,6 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { dirname } from 'node:path';
+import { findOnPath } from '../harness/detect.js';
+import { VENDORS } from '../runtime.js';
 import { secretValues } from '../config/index.js';
 import { BatonError, isBatonError } from '../core/errors.js';
 import { loadInputs, loadPaths, startService } from '../main.js';
@@ -22,7 +25,8 @@ Commands:
                         (${ASK_USAGE.replace('Usage: baton ask ', '')})
   doctor [--json]       check config, database, channels, CLIs and storage
   approve               consent to coding agents on this machine ([harness] approved = true)
-  grant path DIR        add DIR to the workspace roots runs may use
+  grant path [--force] DIR  add DIR to the workspace roots runs may use
+                        (/, your home and above need --force)
   runs [RUN_ID]         list recent runs, or show one
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
@@ -83,10 +87,14 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
   }
   const inputs = await loadInputs();
   const user = flags.includes('--user');
+  const path = inputs.rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin';
+  // The unit keeps the directories the CLIs are found in now, even ones servicePath would drop.
+  const found = await Promise.all(VENDORS.map((vendor) => findOnPath(vendor.binaryName, path)));
+  const keepDirs = [dirname(process.execPath), ...found.filter((p): p is string => p !== undefined).map((p) => dirname(p))];
   const lines =
     action === 'install'
       ? await installService(
-          { user, homeDir: inputs.homeDir, batonHome: inputs.batonHome, path: inputs.rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', nodePath: process.execPath, userName: userInfo().username },
+          { user, homeDir: inputs.homeDir, batonHome: inputs.batonHome, path, keepDirs, nodePath: process.execPath, userName: userInfo().username },
           process.getuid?.() === 0,
         )
       : await uninstallService({ user, homeDir: inputs.homeDir });
@@ -104,6 +112,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'start':
+      noMoreArgs(command, rest);
       await start();
       return 0;
     case 'ask':

@@ -13,6 +13,14 @@ import type { ServicePaths } from '../main.js';
 import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { RunStore } from '../store/runs-repo.js';
 
+/** Whether `path` exists. */
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Sets `[harness] approved = true`. @returns the exit code. */
 export async function approveCommand(paths: ServicePaths, out: (text: string) => void): Promise<number> {
   const edit = await approveConfig(paths.configPath, { homeDir: paths.homeDir });
@@ -26,9 +34,10 @@ export async function approveCommand(paths: ServicePaths, out: (text: string) =>
 
 /** Appends a workspace root. @returns the exit code. */
 export async function grantCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
-  const [kind, dir, ...rest] = argv;
-  if (kind !== 'path' || !dir || rest.length > 0) throw new BatonError('usage', 'Usage: baton grant path DIR');
-  const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd() });
+  const force = argv.includes('--force');
+  const [kind, dir, ...rest] = argv.filter((a) => a !== '--force');
+  if (kind !== 'path' || !dir || rest.length > 0) throw new BatonError('usage', 'Usage: baton grant path [--force] DIR');
+  const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd(), force });
   if (!edit.changed) {
     out(`${edit.root} is already a workspace root in ${paths.configPath}.`);
     return 0;
@@ -100,9 +109,14 @@ async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
 }
 
 async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
+  const dataDir = join(paths.batonHome, 'pgdata');
+  if (!paths.env.databaseUrl && !(await exists(dataDir))) {
+    // Looking must not create: opening PGlite would initialize a database in an empty home.
+    return { kind: { engine: 'pglite', dataDir }, migrationsCurrent: false, notCreated: true, counts: { active: 0, pendingDeliveries: 0, deadLetters: 0 } };
+  }
   try {
     const database = await openDatabase(
-      paths.env.databaseUrl ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false } : { dataDir: join(paths.batonHome, 'pgdata'), migrate: false },
+      paths.env.databaseUrl ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false } : { dataDir, migrate: false },
     );
     try {
       const current = await migrationsCurrent(database);

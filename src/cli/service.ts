@@ -18,6 +18,11 @@ export interface ServiceTarget {
   path: string;
   /** Absolute path of the Node.js binary. */
   nodePath: string;
+  /**
+   * Directories the unit's PATH keeps whatever {@link servicePath} would drop: where `codex` and
+   * `claude` were found at install time, and Node's own (both CLIs start with `env node`).
+   */
+  keepDirs?: readonly string[];
   /** User name for a system unit's `User=`. */
   userName: string;
 }
@@ -47,7 +52,7 @@ export function renderUnit(target: ServiceTarget): string {
     // WorkingDirectory= and EnvironmentFile= take a bare path (quotes would make it relative).
     `WorkingDirectory=${target.batonHome}`,
     `Environment=${quote(`BATON_HOME=${target.batonHome}`)}`,
-    `Environment=${quote(`PATH=${servicePath(target.path)}`)}`,
+    `Environment=${quote(`PATH=${servicePath(target.path, target.keepDirs)}`)}`,
     // Secrets stay in a 0600 file, never in the unit (which any local user may read).
     `EnvironmentFile=-${join(target.batonHome, '.env')}`,
     // SIGTERM to baton only, so it stops its runs and reports them; SIGKILL for the rest after the timeout.
@@ -89,12 +94,16 @@ export async function installService(target: ServiceTarget, isRoot: boolean): Pr
 /**
  * The PATH a unit keeps: the install-time PATH without what npm/npx put in front of it
  * (`node_modules/.bin`, `_npx` caches, node-gyp shims) and without relative entries, so the
- * service never runs a `codex` from a directory someone else could create.
+ * service never runs a `codex` from a directory someone else could create — except `keepDirs`
+ * (where the CLIs were found when the owner installed the unit), which always stay.
  */
-export function servicePath(path: string): string {
+export function servicePath(path: string, keepDirs: readonly string[] = []): string {
+  const keep = new Set(keepDirs.filter((dir) => isAbsolute(dir)));
   const kept = path
     .split(':')
-    .filter((dir) => isAbsolute(dir) && !/\/node_modules\/\.bin$|\/_npx\/|node-gyp-bin/.test(dir));
+    .filter((dir) => keep.has(dir) || (isAbsolute(dir) && !/\/node_modules\/\.bin$|\/_npx\/|node-gyp-bin/.test(dir)));
+  // A kept directory that was not on PATH (Node's own, reached by absolute path) goes last.
+  for (const dir of keep) if (!kept.includes(dir)) kept.push(dir);
   return [...new Set(kept)].join(':');
 }
 

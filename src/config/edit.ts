@@ -29,6 +29,8 @@ export interface GrantPathOptions {
   readonly homeDir: string;
   /** Absolute directory a relative `dir` is taken from. @default process.cwd() */
   readonly cwd?: string | undefined;
+  /** Grant a root that covers the whole disk or the home directory anyway (`--force`). @default false */
+  readonly force?: boolean | undefined;
 }
 
 /**
@@ -62,10 +64,22 @@ export async function approveConfig(configPath: string, options: { readonly home
  *
  * @returns `root`: the real path that is (now) a workspace root.
  * @throws BatonError `cwd_missing` when `dir` does not exist, cannot be resolved or is not a directory.
+ * @throws BatonError `root_too_broad` when `dir` is `/`, the home directory or above it, unless `force`.
  * @throws BatonError `config_invalid`, `config_unreadable` as for {@link approveConfig}.
  */
 export async function grantPath(configPath: string, dir: string, options: GrantPathOptions): Promise<ConfigEdit & { readonly root: string }> {
   const root = await realDirectory(resolveUserPath(dir, { homeDir: options.homeDir, baseDir: options.cwd ?? process.cwd() }));
+  if (!options.force) {
+    const home = await realpath(options.homeDir).catch(() => path.resolve(options.homeDir));
+    if (coversAll(root, home)) {
+      throw new BatonError(
+        'root_too_broad',
+        `${root} covers ${root === path.parse(root).root ? 'the whole disk' : `your whole home directory (${home})`}: agents could then work on any file there. ` +
+          'Grant the directory that holds your checkouts, e.g. `baton grant path ~/code`, or add --force if you mean it.',
+        { details: { path: root } },
+      );
+    }
+  }
   const edit = await editConfig(configPath, options.homeDir, `add ${JSON.stringify(root)} to [workspace] roots`, async (text, config) => {
     const granted = await Promise.all(config.workspace.roots.map((r) => realpath(r).catch(() => r)));
     if (granted.includes(root)) return undefined;
@@ -78,6 +92,13 @@ export async function grantPath(configPath: string, dir: string, options: GrantP
     };
   });
   return { ...edit, root };
+}
+
+/** True when `root` is the filesystem root, the home directory, or a directory above home. */
+function coversAll(root: string, home: string): boolean {
+  if (root === path.parse(root).root) return true;
+  const rel = path.relative(root, home);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 async function realDirectory(dir: string): Promise<string> {

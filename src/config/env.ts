@@ -31,8 +31,8 @@ export interface EnvVarDoc {
 /** Every variable baton reads, in `.env.example` order. */
 export const ENV_VARS: readonly EnvVarDoc[] = [
   { name: 'BATON_HOME', kind: 'path', description: 'State directory (config.toml, pgdata/, harness/runs/, traces/, logs/); default ~/.baton' },
-  { name: 'BATON_LOG_LEVEL', kind: 'log_level', description: 'fatal, error, warn, info, debug, trace or silent; default info' },
-  { name: 'BATON_HTTP_PORT', kind: 'port', description: "Port of baton's own HTTP listener, 1-65535; unset: none" },
+  { name: 'BATON_LOG_LEVEL', kind: 'log_level', description: 'Log level: fatal, error, warn, info, debug, trace or silent; default info' },
+  { name: 'BATON_HTTP_PORT', kind: 'port', description: "Port of baton's health and admin listener on 127.0.0.1, 1-65535; unset: a free port, recorded in $BATON_HOME/service.json" },
   { name: 'DATABASE_URL', kind: 'postgres_url', description: 'postgres:// or postgresql:// URL; unset: embedded PGlite in $BATON_HOME/pgdata' },
   { name: 'TELEGRAM_BOT_TOKEN', kind: 'secret', description: 'Telegram bot token from @BotFather; unset: Telegram is skipped' },
   { name: 'TELEGRAM_API_ROOT', kind: 'http_url', description: 'Self-hosted Bot API server root; unset: https://api.telegram.org' },
@@ -45,12 +45,12 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
   { name: 'DISCORD_API_URL', kind: 'http_url', description: 'Discord REST API base URL (a proxy); unset: https://discord.com/api' },
   { name: 'CODEX_HOME', kind: 'home_path', description: 'CODEX_HOME for codex runs when [harness] codex_home is unset (absolute, or ~/…)' },
   { name: 'CLAUDE_CONFIG_DIR', kind: 'home_path', description: 'CLAUDE_CONFIG_DIR for claude runs when [harness] claude_config_dir is unset (absolute, or ~/…)' },
-  { name: 'ANTHROPIC_API_KEY', kind: 'secret', description: 'Passed to claude only for runs that ask for API-key mode; never to codex' },
+  { name: 'ANTHROPIC_API_KEY', kind: 'secret', description: 'Never passed to runs (each CLI uses its own login); read only so its value is kept out of logs and messages' },
 ];
 
 /**
  * Names whose values are secrets: never logged, never shown, never passed to a vendor child
- * (ANTHROPIC_API_KEY only to a claude run that asks for API-key mode).
+ * (this build passes ANTHROPIC_API_KEY to no run).
  */
 export const SECRET_ENV_NAMES: readonly string[] = ['DATABASE_URL', ...ENV_VARS.filter((v) => v.kind === 'secret').map((v) => v.name)];
 

@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'config_invalid'
   | 'config_unreadable'
   | 'env_invalid'
+  | 'port_unavailable'
+  | 'root_too_broad'
   // storage
   | 'database_unavailable'
   | 'migration_failed'

@@ -67,6 +67,11 @@ export interface DispatcherDeps {
   /** The doctor table, for `/doctor`. */
   doctor?: () => Promise<string>;
   newRunId?: () => RunId;
+  /**
+   * True where the config is read anew for every command (`baton ask`): a refusal's fix then
+   * applies at once, so its ", then restart" is left out. @default false (the service)
+   */
+  configPerCommand?: boolean;
 }
 
 const ANSWERED: DispatchResult = { kind: 'answered' };
@@ -188,7 +193,7 @@ export class Dispatcher {
         return { kind: 'duplicate' };
       }
       deps.logger.info({ code: err.code, platform: message.platform }, 'command refused');
-      await this.reply(message, err.message);
+      await this.reply(message, deps.configPerCommand ? withoutRestart(err.message) : err.message);
       return { kind: 'refused', code: err.code };
     }
   }
@@ -490,6 +495,11 @@ function actionOf(command: Command): Action {
     case 'text':
       return 'read';
   }
+}
+
+/** A refusal's text without its ", then restart" step, for front ends that read the config per command. */
+export function withoutRestart(text: string): string {
+  return text.replace(/,? then restart(?: baton| the service)?\./g, '.');
 }
 
 /** @throws BatonError `posture_refused` for dangerous or unknown postures. */

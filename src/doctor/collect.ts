@@ -15,6 +15,7 @@ import { resolveVendorHomes } from '../harness/spawn-env.js';
 const FIXED_CHILD_ENV = ['HOME', 'PATH', 'TERM', 'USER', 'BATON_RUN_ID'];
 import { measureStorage, type StorageUsage } from '../harness/storage.js';
 import type { DoctorFact, DoctorReport, DoctorRow } from './report.js';
+import { workspaceWarnings } from '../config/workspace-check.js';
 import { channelRows, configRow, databaseRow, harnessRow, storageRow, type StorageProbe } from './rows.js';
 import { readCliVersion, type DoctorSources } from './sources.js';
 import { loginState, restartHint, vendorRow, type VendorFinding } from './vendors.js';
@@ -71,6 +72,7 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
     harnessRow(config, {
       installed: findings.filter((f) => f.path !== undefined).map((f) => f.name),
       restartFor: started === undefined ? null : findings.filter((f) => f.restart !== undefined).map((f) => f.name),
+      workspace: await workspaceWarnings(config),
     }),
     ...findings.map((f) => vendorRow(f, config.harness.enabled, started !== undefined)),
     storageRow(runsDir, config.harness, storage),

@@ -42,6 +42,15 @@ export function databaseRow(probe: DatabaseProbe): DoctorRow {
   }
   const { kind, counts } = probe;
   const where = kind.engine === 'pglite' ? `embedded PGlite in ${kind.dataDir}` : `PostgreSQL at ${kind.host}`;
+  if (probe.notCreated) {
+    return {
+      area: 'database',
+      status: 'ok',
+      summary: `${where} · not created yet: the first \`baton start\` or \`baton ask\` creates it`,
+      details: [],
+      facts: { engine: kind.engine, location: kind.engine === 'pglite' ? kind.dataDir : kind.host, migrationsCurrent: null, activeRuns: 0, pendingDeliveries: 0, deadLetters: 0, error: null },
+    };
+  }
   const details: string[] = [];
   if (!probe.migrationsCurrent) details.push('migrations pending: the service applies them at its next start');
   if (counts.deadLetters > 0) details.push(`${counts.deadLetters} dead-lettered message(s) were never delivered; \`baton runs\` lists them`);
@@ -93,11 +102,14 @@ export interface HarnessFindings {
   readonly installed: readonly string[];
   /** Vendors whose CLI differs from what the running service found at start; null when unknown. */
   readonly restartFor: readonly string[] | null;
+  /** Workspace settings that cannot work (from `workspaceWarnings`); each is a warning. */
+  readonly workspace?: readonly string[] | undefined;
 }
 
 /**
  * The `harness` row: consent and workspace (§6 gates 1, 2, 5). Not approved, no workspace root,
- * no CLI while enabled, or a stale start-time CLI are `warn`; a disabled harness is `ok`.
+ * a root, default or alias that points nowhere or outside the roots, no CLI while enabled, or a
+ * stale start-time CLI are `warn`; a disabled harness is `ok`.
  */
 export function harnessRow(config: BatonConfig, findings: HarnessFindings): DoctorRow {
   const { enabled, approved, defaultVendor } = config.harness;
@@ -110,6 +122,7 @@ export function harnessRow(config: BatonConfig, findings: HarnessFindings): Doct
   const details: string[] = [];
   if (!approved) details.push('not yet approved: run `baton approve` (or set [harness] approved = true), then restart');
   if (roots === 0) details.push('no workspace roots, so no run can launch: run `baton grant path DIR`, then restart');
+  details.push(...(findings.workspace ?? []));
   if (findings.installed.length === 0) details.push('no vendor CLI on PATH: install codex or claude, then restart');
   else if (!findings.installed.includes(defaultVendor)) details.push(`/run uses ${defaultVendor}, which is not installed: install it or change [harness] default_vendor`);
   if (findings.restartFor !== null && findings.restartFor.length > 0) details.push(`restart baton to pick up ${findings.restartFor.join(', ')}`);

@@ -16,6 +16,8 @@ export type DatabaseProbe =
       readonly kind: DatabaseKind;
       /** False when migrations under `migrations/` are not all applied (the service applies them at start). */
       readonly migrationsCurrent: boolean;
+      /** True when the embedded data directory does not exist yet (nothing was opened or created). */
+      readonly notCreated?: boolean | undefined;
       readonly counts: {
         /** Runs `starting` or `running`. */
         readonly active: number;

@@ -55,7 +55,7 @@ export function restartHint(now: { path: string | undefined; version: VersionPro
 function loginLabel(login: LoginState): string {
   switch (login.state) {
     case 'authenticated':
-      return `authenticated (${login.method === 'chatgpt' ? 'ChatGPT login' : login.method === 'api_key' ? 'API key' : 'credentials file'})`;
+      return `authenticated (${login.method === 'chatgpt' ? 'ChatGPT login' : login.method === 'api_key' ? 'API key' : login.method === 'model_provider' ? 'model provider' : 'credentials file'})`;
     case 'unverified':
       return 'login unverified';
     case 'not_authenticated':

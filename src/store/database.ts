@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { BatonError } from '../core/errors.js';
 import { isProcessAlive, processToken } from '../core/process.js';
+import { pgliteOptions, prepareDataDir } from './pglite-tuning.js';
 import * as schema from './schema.js';
 
 /** The drizzle database both drivers produce; repositories take this type. */
@@ -109,7 +110,8 @@ async function openPglite(options: { dataDir: string } | { memory: true }): Prom
   }
   let client: InstanceType<typeof PGlite>;
   try {
-    client = new PGlite(dataDir === 'memory://' ? undefined : dataDir);
+    if (dataDir !== 'memory://') await prepareDataDir(dataDir);
+    client = new PGlite(dataDir === 'memory://' ? undefined : dataDir, pgliteOptions());
     await client.waitReady;
   } catch (err) {
     await release();

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { makeClaudeConfigDir } from '../support/claude-home.js';
-import { CLI, makeCliHome, type CliHome } from '../support/cli.js';
+import { CLI, makeCliHome, reapOnTestEnd, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
 
 let model: FakeOpenAI;
@@ -55,6 +55,8 @@ describe('baton ask', () => {
     const result = await home.baton(['ask', '--cwd', '/usr', 'anything']);
     expect(result.exitCode).toBe(2);
     expect(String(result.stdout)).toMatch(/^\/usr is outside the workspace\. Grant it with `baton grant path DIR`/);
+    // baton ask reads config.toml anew: the fix applies at once, with no restart.
+    expect(String(result.stdout)).not.toMatch(/restart/);
   });
 
   it('refuses bad arguments with a usage error', async () => {
@@ -64,13 +66,14 @@ describe('baton ask', () => {
     expect((await home.baton(['ask'])).exitCode).toBe(2);
   });
 
-  it('cancels its run when the terminal goes away (SIGTERM, SIGHUP), leaving no process behind', async () => {
+  it('cancels its run when the terminal goes away (SIGTERM, SIGHUP), leaving no process behind', async ({ signal: testEnded }) => {
     for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
       model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
       const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+      reapOnTestEnd(child, child);
       let out = '';
       child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3);
+      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3, testEnded);
       const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
       child.kill(signal);
       const result = await child;
@@ -82,13 +85,14 @@ describe('baton ask', () => {
 
   // With PostgreSQL through the database; with embedded PGlite, which baton ask holds, through
   // the admin endpoint baton ask serves like the service.
-  it('is cancelled by baton cancel and stopped by baton stop from another process; a finished run is "already finished"', async () => {
+  it('is cancelled by baton cancel and stopped by baton stop from another process; a finished run is "already finished"', async ({ signal }) => {
     for (const command of [['cancel'], ['stop']]) {
       model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
       const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+      reapOnTestEnd(child, child);
       let out = '';
       child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3);
+      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3, signal);
       const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
       const stopped = await home.baton(command[0] === 'cancel' ? ['cancel', runId] : ['stop']);
       expect(stopped.exitCode, stopped.stdout).toBe(0);
@@ -117,12 +121,13 @@ describe('baton ask', () => {
   });
 });
 
-async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+/** Polls `predicate` until it holds; no deadline of its own (the test's timeout ends it via `until`). */
+async function waitFor(predicate: () => Promise<boolean>, until: AbortSignal): Promise<void> {
+  while (!until.aborted) {
     if (await predicate()) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('condition not reached');
+  throw new Error('the test ended before the condition was reached');
 }
 
 describe('baton ask with the real claude CLI', () => {

@@ -31,7 +31,7 @@ export class RecordingChannel implements ChannelAdapter {
   }
 
   /** Resolves once a sent text matches, polling every 10 ms for up to `timeoutMs`. */
-  async waitForText(pattern: RegExp, timeoutMs = 20_000): Promise<OutboundMessage> {
+  async waitForText(pattern: RegExp, timeoutMs = 100_000): Promise<OutboundMessage> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const hit = this.sent.find((m) => pattern.test(m.text));

@@ -5,16 +5,18 @@
  */
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunId } from '../../src/core/ids.js';
 import { createHarness, inbound, type HarnessOptions, type TestHarness } from '../support/harness.js';
-import { testEngine } from '../support/db.js';
+import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 
 const MiB = 1024 * 1024;
 let h: TestHarness | undefined;
 
+let database: TestDatabase | undefined;
+
 async function run(prompt: string, options: HarnessOptions = {}, launchOptions = ''): Promise<{ h: TestHarness; runId: RunId }> {
-  h = await createHarness(options);
+  h = await createHarness({ ...options, database: database! });
   const cwd = join(h.root, 'repo');
   await mkdir(cwd);
   const result = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} ${launchOptions} ${prompt}`.replace(/\s+/g, ' ')));
@@ -22,9 +24,15 @@ async function run(prompt: string, options: HarnessOptions = {}, launchOptions =
   return { h, runId: result.runId };
 }
 
+// A fresh database per test, opened in a hook: under load that is the slow part, not what is tested.
+beforeEach(async () => {
+  database = await openTestDatabase();
+});
 afterEach(async () => {
   await h?.dispose();
   h = undefined;
+  await database?.dispose();
+  database = undefined;
 });
 
 describe(`stream bounds (${testEngine})`, () => {

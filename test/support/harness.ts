@@ -58,6 +58,11 @@ export interface HarnessOptions {
   cgroups?: CgroupSupport;
   /** Extra service env visible to the spawner (only HOME/PATH/TERM/USER are ever passed on). */
   baseEnv?: { PATH?: string; USER?: string | undefined; TERM?: string };
+  /**
+   * A fresh database the caller opened (e.g. in `beforeEach`, so its cost under load falls in a
+   * hook, not in the test's time) and disposes itself. @default one opened here, disposed with the harness
+   */
+  database?: TestDatabase;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<TestHarness> {
@@ -69,7 +74,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
   const base = `[harness]\napproved = true\nmax_active = 5\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\nallowed_user_ids = ["2"]\n`;
   const toml = options.replaceConfig ? options.replaceConfig({ root, home }) : base + (options.configToml?.({ root, home }) ?? '');
   const config = parseConfigToml(toml, { configPath: join(dir, 'config.toml'), homeDir: home });
-  const database = await openTestDatabase();
+  const database = options.database ?? (await openTestDatabase());
+  const ownsDatabase = options.database === undefined;
   const store = new RunStore(database.db);
   const channel = new RecordingChannel();
   const logger = silentLogger();
@@ -128,7 +134,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     tracesDir,
     dispose: async () => {
       await supervisor.shutdown();
-      await database.dispose();
+      if (ownsDatabase) await database.dispose();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -41,7 +41,11 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
   const exited = child.then((result) => result.exitCode);
 
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`baton did not become ready in ${readyTimeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`)), readyTimeoutMs);
+    const timer = setTimeout(() => {
+      // A service left behind would hold its database (the PGlite lock) for the tests after it.
+      child.kill('SIGKILL');
+      reject(new Error(`baton did not become ready in ${readyTimeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`));
+    }, readyTimeoutMs);
     const check = (): void => {
       if (out.includes('baton ready')) {
         clearTimeout(timer);

@@ -193,11 +193,14 @@ describe('.env.example', () => {
   it('lists every variable baton reads, each with a comment and no secret value', async () => {
     const text = await readFile(new URL('../../.env.example', import.meta.url), 'utf8');
     const lines = text.split('\n');
-    for (const { name } of ENV_VARS) {
+    for (const { name, description } of ENV_VARS) {
       const index = lines.findIndex((l) => l.startsWith(`${name}=`));
       expect(index, name).toBeGreaterThan(0);
-      expect(lines[index - 1], name).toMatch(/^# \S/);
+      // Exact: the comment is the description the code documents, so the two cannot drift.
+      expect(lines[index - 1], name).toBe(`# ${description}`);
       if (SECRET_ENV_NAMES.includes(name)) expect(lines[index], name).toBe(`${name}=`);
     }
+    // Nothing it says may be false: unset BATON_HTTP_PORT picks a free port; no run reads ANTHROPIC_API_KEY.
+    expect(text).not.toMatch(/unset: none|API-key mode/);
   });
 });

@@ -73,6 +73,7 @@ async function healthyMachine(): Promise<void> {
   await fakeCli('claude', '2.1.197 (Claude Code)');
   await writeJson(path.join(home, '.codex', 'auth.json'), CHATGPT_AUTH);
   await writeJson(path.join(home, '.claude', '.credentials.json'), CLAUDE_CREDENTIALS);
+  await mkdir(path.join(home, 'code'), { recursive: true }); // the workspace root exists
 }
 
 function sources(overrides: Partial<DoctorSources> & { toml?: string } = {}): DoctorSources {
@@ -115,6 +116,30 @@ describe('codex login state (CODEX_HOME/auth.json)', () => {
     for (const secret of Object.values(SECRETS)) expect(state.detail).not.toContain(secret);
   });
 
+  it.each([
+    ['a provider with its key in experimental_bearer_token', 'experimental_bearer_token = "sk-provider-secret"', { state: 'authenticated', method: 'model_provider' }],
+    ['a provider that asks for no key', '', { state: 'authenticated', method: 'model_provider' }],
+    ['a provider whose key comes from an environment variable runs never get', 'env_key = "PROVIDER_KEY"', { state: 'not_authenticated' }],
+  ])('understands a custom model_provider in config.toml: %s', async (_name, keyLine, expected) => {
+    const codexHome = path.join(root, 'codex-provider');
+    await mkdir(codexHome, { recursive: true });
+    await writeFile(
+      path.join(codexHome, 'config.toml'),
+      ['model_provider = "corp"', '', '[model_providers.corp]', 'name = "corp"', 'base_url = "https://llm.example/v1"', keyLine, ''].join('\n'),
+    );
+    const state = await codexLoginState(codexHome);
+    expect(state).toMatchObject(expected);
+    expect(state.detail).toContain('model provider "corp"');
+    expect(state.detail).not.toContain('sk-provider-secret');
+  });
+
+  it('uses auth.json when the provider is openai or requires OpenAI auth', async () => {
+    const codexHome = path.join(root, 'codex-openai');
+    await mkdir(codexHome, { recursive: true });
+    await writeFile(path.join(codexHome, 'config.toml'), 'model_provider = "corp"\n[model_providers.corp]\nrequires_openai_auth = true\n');
+    await expect(codexLoginState(codexHome)).resolves.toMatchObject({ state: 'not_authenticated' });
+  });
+
   it('is not authenticated without auth.json, and says how to log in', async () => {
     const state = await codexLoginState(path.join(root, 'nowhere'));
     expect(state).toMatchObject({ state: 'not_authenticated' });
@@ -133,6 +158,15 @@ describe('claude login state (CLAUDE_CONFIG_DIR)', () => {
     const dir = path.join(root, 'claude');
     await mkdir(dir);
     await expect(claudeLoginState(dir)).resolves.toMatchObject({ state: 'unverified' });
+  });
+
+  it('mentions a keychain only on macOS; elsewhere it says how to log in', async () => {
+    const dir = path.join(root, 'claude');
+    await mkdir(dir);
+    const linux = await claudeLoginState(dir, 'linux');
+    expect(linux.detail).not.toMatch(/keychain/i);
+    expect(linux.detail).toContain('log in');
+    expect((await claudeLoginState(dir, 'darwin')).detail).toMatch(/macOS keychain/);
   });
 
   it('is not authenticated with nothing', async () => {

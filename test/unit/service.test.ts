@@ -44,6 +44,10 @@ describe('systemd service', () => {
     );
   });
 
+  it('keeps the directories where codex and claude were found, even ones it would drop', () => {
+    expect(servicePath('/work/app/node_modules/.bin:/usr/bin', ['/work/app/node_modules/.bin', '/opt/node/bin'])).toBe('/work/app/node_modules/.bin:/usr/bin:/opt/node/bin');
+  });
+
   it('says so when there is nothing to uninstall', async () => {
     expect(await uninstallService(target)).toEqual([`No baton unit at ${unitPath(target)}; nothing to remove.`]);
   });
