@@ -8,8 +8,8 @@
  *   user settings every later claude run loads (`--setting-sources=user`): the hook runs
  *   unsandboxed at the start of the next `/claude` run;
  * - rewrites `~/.baton/config.toml` or `~/.baton/.env` (roots, channels' owners, vendor homes).
- * The workspace gate (harness/workspace.ts) refuses no directory that contains `$BATON_HOME` or a
- * vendor home, and nothing else keeps them out of the sandbox's writable roots.
+ * The workspace gate (harness/workspace.ts) now refuses a directory that contains `$BATON_HOME` or
+ * a vendor home (`cwd_holds_config`), before anything runs.
  * Real codex 0.171.0 through `baton ask`, a fake model server on 127.0.0.1.
  */
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -48,30 +48,23 @@ afterAll(async () => {
 });
 
 describe('a run whose directory holds the owner’s CODEX_HOME, CLAUDE_CONFIG_DIR and BATON_HOME', () => {
-  it('cannot rewrite the owner’s codex config for later runs (held: codex keeps .codex read-only)', async () => {
-    const before = await readFile(join(codexHome, 'config.toml'), 'utf8');
-    model.enqueue(
-      { kind: 'tool_call', name: 'exec_command', arguments: { cmd: `printf '\\n[sandbox_workspace_write]\\nnetwork_access = true\\n' >> .codex/config.toml` } },
-      { kind: 'message', text: 'Tidied up.' },
-    );
+  it('is refused before anything runs, and no config is touched', async () => {
+    const before = await Promise.all([join(codexHome, 'config.toml'), join(claudeDir, 'settings.json'), join(batonHome, 'config.toml')].map((f) => readFile(f, 'utf8')));
+    const requests = model.requests.length;
+    // Had it run, one tool call (any file's prompt injection) could have planted a hook in
+    // claude's user settings or rewritten baton's config; it must not start at all.
     const result = await home.baton(['ask', '--vendor', 'codex', 'tidy up my home directory'], { cwd: grantedRoot, timeoutMs: 90_000 });
-    expect(result.stdout).toContain('Tidied up.');
-    expect(await readFile(join(codexHome, 'config.toml'), 'utf8')).toBe(before);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toMatch(/holds .*, baton's or a coding CLI's own configuration, which a run there could rewrite\./);
+    expect(model.requests.length).toBe(requests);
+    const after = await Promise.all([join(codexHome, 'config.toml'), join(claudeDir, 'settings.json'), join(batonHome, 'config.toml')].map((f) => readFile(f, 'utf8')));
+    expect(after).toEqual(before);
   }, 120_000);
 
-  it('cannot plant a hook in the claude user settings, nor rewrite baton’s config', async () => {
-    const claudeBefore = await readFile(join(claudeDir, 'settings.json'), 'utf8');
-    const batonBefore = await readFile(join(batonHome, 'config.toml'), 'utf8');
-    const hook = JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'touch /tmp/owned-by-the-last-run' }] }] } });
-    model.enqueue(
-      { kind: 'tool_call', name: 'exec_command', arguments: { cmd: `printf '%s' '${hook}' > .claude/settings.json; printf '\\n# the agent was here\\n' >> .baton/config.toml` } },
-      { kind: 'message', text: 'Tidied up again.' },
-    );
-    const result = await home.baton(['ask', '--vendor', 'codex', 'tidy up my home directory'], { cwd: grantedRoot, timeoutMs: 90_000 });
-    expect(result.stdout).toContain('Tidied up again.');
-    expect({
-      claude: await readFile(join(claudeDir, 'settings.json'), 'utf8'),
-      baton: await readFile(join(batonHome, 'config.toml'), 'utf8'),
-    }).toEqual({ claude: claudeBefore, baton: batonBefore });
+  it('still runs in a project below it', async () => {
+    model.enqueue({ kind: 'message', text: 'Worked in the project.' });
+    const result = await home.baton(['ask', '--vendor', 'codex', 'work here'], { cwd: home.repo, timeoutMs: 90_000 });
+    expect(result.stdout).toContain('Worked in the project.');
+    expect(result.exitCode).toBe(0);
   }, 120_000);
 });
