@@ -14,7 +14,7 @@ import { Dispatcher } from './dispatch/dispatcher.js';
 import { outcomeText } from './dispatch/messages.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
-import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
+import { absolutePath, resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { detectCgroupSupport, type CgroupSupport } from './harness/run-cgroup.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
 import { fileTracer } from './harness/traces.js';
@@ -77,7 +77,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const store = new RunStore(database.db);
   const baseEnv: BaseEnv = {
     HOME: inputs.homeDir,
-    PATH: withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', rawEnv),
+    // Only absolute entries, for the `--version` probes below as for every run (see absolutePath).
+    PATH: absolutePath(withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', rawEnv)),
     TERM: rawEnv.TERM,
     USER: rawEnv.USER,
     passed: selectPassEnv(config.harness.passEnv, rawEnv, SECRET_ENV_NAMES),
@@ -97,13 +98,14 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   });
   const host = hostname();
   const runsDir = join(inputs.batonHome, 'harness', 'runs');
+  const homes = resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir);
   const supervisor = new RunSupervisor({
     store,
     outbox,
     clock,
     logger,
     vendors: installed,
-    homes: resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir),
+    homes,
     baseEnv,
     runsDir,
     limits: {
@@ -132,6 +134,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     vendors: installed,
     homeDir: inputs.homeDir,
     runsDir,
+    protectedDirs: [inputs.batonHome, homes.codexHome, homes.claudeConfigDir],
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
   });

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'vendor_missing'
   | 'not_authorized'
   | 'outside_workspace'
+  | 'cwd_holds_config'
   | 'cwd_missing'
   | 'posture_refused'
   | 'resume_refused'

@@ -30,12 +30,26 @@ const WITHHELD = 'params: [withheld]';
  */
 export function serializeError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
+  return scrub(stdSerializers.err(err), withheldParams(err), 0);
+}
+
+/**
+ * An error's message for a log line or a state text, with a failed query's parameters withheld
+ * (see {@link serializeError}): for code that flattens an error to a string before logging it.
+ */
+export function safeErrorMessage(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return scrub(err.message, withheldParams(err), 0) as string;
+}
+
+/** `params: …` texts of the failed queries in `err`'s cause chain (drizzle's message format). */
+function withheldParams(err: Error): string[] {
   const withheld: string[] = [];
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
     const params = (e as { params?: unknown }).params;
     if (Array.isArray(params) && params.length > 0) withheld.push(`params: ${params.join(',')}`);
   }
-  return scrub(stdSerializers.err(err), withheld, 0);
+  return withheld;
 }
 
 function scrub(value: unknown, withheld: readonly string[], depth: number): unknown {

@@ -63,6 +63,8 @@ export interface DispatcherDeps {
   vendors: ReadonlyMap<VendorName, InstalledVendor>;
   homeDir: string;
   /** `$BATON_HOME/harness/runs`, measured by the storage gate. */
+  /** Directories no run may contain or lie in (`$BATON_HOME`, the CLI homes). @default none */
+  protectedDirs?: readonly string[];
   runsDir: string;
   /** The doctor table, for `/doctor`. */
   doctor?: () => Promise<string>;
@@ -390,7 +392,7 @@ export class Dispatcher {
 
   private workspaceSettings() {
     const { config, homeDir } = this.deps;
-    return { roots: config.workspace.roots, defaultCwd: config.workspace.defaultCwd, projects: config.projects, homeDir };
+    return { roots: config.workspace.roots, defaultCwd: config.workspace.defaultCwd, projects: config.projects, homeDir, protectedDirs: this.deps.protectedDirs ?? [] };
   }
 
   private async describeRun(id: string): Promise<string> {

@@ -4,6 +4,7 @@
  * `--version` call have real defaults that tests may swap.
  */
 import { execa } from 'execa';
+import { absolutePath } from '../harness/spawn-env.js';
 import type { ChannelState } from '../channels/types.js';
 import type { BatonConfig } from '../config/resolve.js';
 import type { ChannelPlatform, VendorName } from '../config/schema.js';
@@ -101,8 +102,11 @@ export const VERSION_TIMEOUT_MS = 10_000;
  */
 export async function readCliVersion(binaryPath: string, env: { HOME: string; PATH: string }): Promise<VersionProbe> {
   try {
+    // In HOME with only absolute PATH entries: doctor may run inside a repository, whose own
+    // `node` an empty PATH entry would otherwise start.
     const result = await execa(binaryPath, ['--version'], {
-      env,
+      env: { ...env, PATH: absolutePath(env.PATH) },
+      cwd: env.HOME,
       extendEnv: false,
       stdin: 'ignore',
       reject: false,

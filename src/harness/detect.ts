@@ -6,6 +6,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { execa } from 'execa';
+import { absolutePath } from './spawn-env.js';
 import type { InstalledVendor } from './supervisor.js';
 import type { Vendor, VendorName } from './vendors/types.js';
 
@@ -38,7 +39,8 @@ export async function detectVendors(vendors: readonly Vendor[], env: Record<stri
     vendors.map(async (vendor): Promise<Detection> => {
       const binaryPath = await findOnPath(vendor.binaryName, env.PATH ?? '');
       if (!binaryPath) return { vendor: vendor.name, missing: `${vendor.binaryName} not found on PATH` };
-      const result = await execa(binaryPath, ['--version'], { env, extendEnv: false, stdin: 'ignore', reject: false, timeout: 10_000 });
+      // In HOME, never in the caller's directory: `baton ask` runs inside repositories.
+      const result = await execa(binaryPath, ['--version'], { env: { ...env, PATH: absolutePath(env.PATH ?? '') }, cwd: env.HOME ?? '/', extendEnv: false, stdin: 'ignore', reject: false, timeout: 10_000 });
       const version = String(result.stdout ?? '').trim().split('\n')[0] ?? '';
       if (result.exitCode !== 0 || !version) {
         return { vendor: vendor.name, missing: `${binaryPath} --version failed (${result.exitCode ?? result.signal ?? result.code ?? 'no exit code'})` };

@@ -64,10 +64,20 @@ export function buildChildEnv(vendor: Vendor, base: BaseEnv, homes: VendorHomes,
   return {
     ...base.passed,
     HOME: base.HOME,
-    PATH: base.PATH,
+    PATH: absolutePath(base.PATH),
     TERM: base.TERM || 'dumb',
     USER: resolveUser(base),
     BATON_RUN_ID: runId,
     ...vendor.vendorEnv(homes),
   };
+}
+
+/**
+ * `PATH` without empty or relative entries. POSIX reads an empty entry (a stray `:` from
+ * `$EXTRA:$PATH` with `EXTRA` unset) as the current directory, and a relative one against it:
+ * for a run that is the repository, whose own `node` would then start codex's
+ * `#!/usr/bin/env node` launcher, unsandboxed (issue #18).
+ */
+export function absolutePath(pathEnv: string): string {
+  return pathEnv.split(':').filter((entry) => entry.startsWith('/')).join(':');
 }

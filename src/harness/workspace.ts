@@ -17,6 +17,11 @@ export interface WorkspaceSettings {
   projects: ReadonlyMap<string, string>;
   /** Home directory for `~` in chat-given paths. */
   homeDir: string;
+  /**
+   * Absolute directories no run's directory may contain or lie in: `$BATON_HOME`, `CODEX_HOME`,
+   * `CLAUDE_CONFIG_DIR`. @default none
+   */
+  protectedDirs?: readonly string[];
 }
 
 /** A run directory that passed the gate. */
@@ -53,6 +58,7 @@ export async function resolveWorkspace(requested: string | undefined, conversati
   }
   const cwd = await realDirectory(path);
   await assertInsideRoots(cwd, settings.roots);
+  await assertHoldsNoConfig(cwd, settings.protectedDirs ?? []);
   return { cwd, worktreeRoot: await findWorktreeRoot(cwd) };
 }
 
@@ -71,6 +77,28 @@ export async function assertInsideRoots(path: string, roots: readonly string[]):
     `${path} is outside the workspace. Grant it with \`baton grant path DIR\` (or add it to [workspace] roots in config.toml), then restart.`,
     { details: { path } },
   );
+}
+
+/**
+ * Refuses a run directory that contains, or lies in, baton's home or a CLI's home: the agent may
+ * write below its directory (codex `workspace-write`, claude `acceptEdits`), and one tool call
+ * there could plant a hook in claude's user settings (run unsandboxed by the next claude run) or
+ * rewrite baton's config (issue #18). codex keeps only `.codex` and `.git` read-only.
+ *
+ * @param cwd the run's directory, already real.
+ * @throws BatonError `cwd_holds_config`.
+ */
+export async function assertHoldsNoConfig(cwd: string, protectedDirs: readonly string[]): Promise<void> {
+  for (const dir of protectedDirs) {
+    const real = await realpath(dir).catch(() => resolve(dir));
+    if (isInside(real, cwd) || isInside(cwd, real)) {
+      throw new BatonError(
+        'cwd_holds_config',
+        `${cwd} holds ${real}, baton's or a coding CLI's own configuration, which a run there could rewrite. Run in a project directory below it instead (e.g. in:~/code/app).`,
+        { details: { cwd, protectedDir: real } },
+      );
+    }
+  }
 }
 
 /** True when `path` equals `root` or lies below it. Both must be normalized absolute paths. */

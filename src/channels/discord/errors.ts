@@ -7,6 +7,7 @@
  */
 import { DiscordAPIError, DiscordjsError, DiscordjsErrorCodes, HTTPError, RateLimitError } from 'discord.js';
 import { ChannelSendError } from '../types.js';
+import { safeErrorMessage } from '../../core/logger.js';
 
 /** JSON error codes that mean the payload itself is wrong: reshape, never resend unchanged. */
 const MALFORMED_CODES = new Set([50035, 50006, 40005]);
@@ -72,7 +73,7 @@ export function gatewayCloseReason(code: number): string {
 
 /** A one-line, token-free description of any error, for logs and channel status. */
 export function describeDiscordError(err: unknown, token: string): string {
-  return redact(err instanceof Error ? err.message : String(err), token);
+  return redact(safeErrorMessage(err), token);
 }
 
 /** Replaces the token in `text` with `[redacted]`. */

@@ -7,6 +7,7 @@
  */
 import { webApi } from '@slack/bolt';
 import { ChannelSendError } from '../types.js';
+import { safeErrorMessage } from '../../core/logger.js';
 
 /** Platform error codes that mean the payload itself is wrong: reshape it, never resend it as is. */
 const MALFORMED = new Set(['msg_too_long', 'no_text', 'invalid_blocks', 'invalid_blocks_format', 'too_many_attachments', 'invalid_arguments', 'invalid_form_data', 'invalid_json']);
@@ -53,7 +54,7 @@ export function classifySlackError(err: unknown, method: string, secrets: readon
 export function describeSlackError(err: unknown, secrets: readonly string[]): string {
   if (err instanceof webApi.WebAPIPlatformError) return redact(err.data.error, secrets);
   if (err instanceof webApi.WebAPIRequestError) return redact(err.original.message || err.message, secrets);
-  return redact(err instanceof Error ? err.message : String(err), secrets);
+  return redact(safeErrorMessage(err), secrets);
 }
 
 /** Replaces every secret value in `text` with `[redacted]`. */

@@ -11,6 +11,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
+import { safeErrorMessage } from '../../core/logger.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
@@ -264,7 +265,7 @@ function classify(err: unknown, token: string): ChannelSendError {
 
 function describe(err: unknown, token: string): string {
   if (err instanceof GrammyError) return redact(`${err.error_code} ${err.description}`, token);
-  return redact(err instanceof Error ? err.message : String(err), token);
+  return redact(safeErrorMessage(err), token);
 }
 
 /** The bot token is part of every Bot API URL; never let it into a message or log line. */
