@@ -8,6 +8,7 @@ import { userInfo } from 'node:os';
 import { secretValues } from '../config/index.js';
 import { BatonError, isBatonError } from '../core/errors.js';
 import { loadInputs, loadPaths, startService } from '../main.js';
+import { isDriverFault } from '../store/driver-faults.js';
 import { approveCommand, doctorCommand, grantCommand } from './operator.js';
 import { cancelCommand, runsCommand, stopCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
@@ -53,6 +54,19 @@ async function start(): Promise<void> {
     let text = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
     for (const secret of secrets) text = text.split(secret).join('[redacted]');
     console.error(`baton: unhandled rejection, kept running: ${text}`);
+  });
+  // A fault thrown from inside the PostgreSQL driver's own timers ends one connection, not the
+  // service (issue #18 item 7; see src/store/driver-faults.ts): one line, no stack, keep serving.
+  // Anything else uncaught is a bug of baton's: it is printed and ends the process as before.
+  process.on('uncaughtException', (err) => {
+    if (isDriverFault(err)) {
+      let text = `${err.name}: ${err.message}`;
+      for (const secret of secrets) text = text.split(secret).join('[redacted]');
+      console.error(`baton: the PostgreSQL driver failed on a lost connection, kept running (it reconnects): ${text}`);
+      return;
+    }
+    console.error('baton: unexpected error, exiting:', err);
+    process.exit(1);
   });
   const service = await startService({ inputs });
   let signals = 0;
