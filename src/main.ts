@@ -124,6 +124,9 @@ export async function startService(options: StartOptions): Promise<Service> {
     clock,
     logger,
     doctor: async () => formatDoctorTable(await report()),
+    // Under systemd a database that is still starting (or briefly away) is waited for here, one
+    // line per attempt in the journal, rather than a restart loop (issue #18 item 10).
+    openRetry: { say: (line) => console.error(line), nowMs: () => clock.nowMs() },
   });
   const { database, store, outbox, supervisor, dispatcher, adapters, detections, host } = runtime;
 
@@ -140,6 +143,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       isSupervisedHere: (runId) => supervisor.supervises(runId),
       startup,
       killGraceMs: KILL_GRACE_MS,
+      runsDir: runtime.runsDir,
     });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile(true);

@@ -9,7 +9,9 @@ import type { Logger } from '../core/logger.js';
 import { outcomeText } from '../dispatch/messages.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow } from '../store/schema.js';
+import { join } from 'node:path';
 import { terminateRun } from './process-tree.js';
+import { readTerminalRecord } from './terminal-write.js';
 import { outcomeTarget } from './supervisor.js';
 import type { Vendor, VendorName } from './vendors/types.js';
 
@@ -28,6 +30,8 @@ export interface ReconcileDeps {
   /** The pass at service start (before any launch), not a periodic one. */
   startup: boolean;
   killGraceMs: number;
+  /** `$BATON_HOME/harness/runs`: a run that ended before the restart left `terminal.json` there. */
+  runsDir: string;
 }
 
 /** @returns the resume-guidance deliveries written, for the caller to attempt. */
@@ -42,6 +46,15 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     if (pid === process.pid && !deps.startup) continue;
     if (Number.isInteger(pid) && pid !== process.pid && deps.isAlive(pid)) continue;
     const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs });
+    // A run whose end its supervisor recorded on disk but could not write to the database (an
+    // outage, then a stop or crash) ended as recorded: it is not `interrupted` (issue #18 item 8).
+    const recorded = await readTerminalRecord(join(deps.runsDir, run.id), run.id, deps.logger);
+    if (recorded) {
+      const row = await deps.store.finishRun(run.id as RunId, recorded.terminal, recorded.outcome, deps.clock.now());
+      deps.logger.warn({ runId: run.id, status: recorded.terminal.status, leftoverPids: killed }, 'run had ended before the restart; its recorded end is written now');
+      if (row) written.push(row);
+      continue;
+    }
     const endedAt = deps.clock.now();
     const vendor = deps.vendors.get(run.vendor);
     const resumeCommand = run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;

@@ -149,6 +149,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
         isSupervisedHere: (id) => h.supervisor.supervises(id),
         startup: false,
         killGraceMs: 200,
+        runsDir: h.runsDir,
       });
     // The periodic pass beside a live run: nothing to do.
     expect(await reconcile()).toEqual([]);
