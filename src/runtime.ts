@@ -17,7 +17,8 @@ import { fileTracer } from './harness/traces.js';
 import { claudeVendor } from './harness/vendors/claude.js';
 import { codexVendor } from './harness/vendors/codex.js';
 import type { Vendor, VendorName } from './harness/vendors/types.js';
-import { openDatabase, type Database } from './store/database.js';
+import { openDatabase, type Database, type OpenDatabaseOptions } from './store/database.js';
+import { openDatabaseWithRetry, type OpenRetryDeps } from './store/open-retry.js';
 import { RunStore } from './store/runs-repo.js';
 
 /** Vendors this build can drive. */
@@ -36,6 +37,8 @@ export interface RuntimeInputs {
   logger: Logger;
   /** The doctor table for `/doctor` in chat; absent where there is no service to report on. */
   doctor?: () => Promise<string>;
+  /** Wait for an unreachable PostgreSQL at start (the service); absent: fail at once (`baton ask`). */
+  openRetry?: OpenRetryDeps;
 }
 
 /** The shared core, ready to dispatch. */
@@ -60,7 +63,8 @@ export interface Runtime {
  */
 export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const { env, config, rawEnv, clock, logger } = inputs;
-  const database = await openDatabase(env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') });
+  const options: OpenDatabaseOptions = env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') };
+  const database = inputs.openRetry ? await openDatabaseWithRetry(options, inputs.openRetry) : await openDatabase(options);
   const store = new RunStore(database.db);
   const baseEnv: BaseEnv = { HOME: inputs.homeDir, PATH: rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: rawEnv.TERM, USER: rawEnv.USER };
   const detections = await detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH });
