@@ -11,8 +11,12 @@ export interface TcpProxy {
   port: number;
   /** `url` with its host and port replaced by the proxy's. */
   rewrite(url: string): string;
-  /** Destroys every open client and upstream socket; resolves with how many pairs were cut. */
-  cut(): number;
+  /**
+   * Cuts every open connection; returns how many were cut. `reset` (the default) resets the
+   * client side, as a dropped host or NAT entry does (the client sees ECONNRESET); `close` ends it
+   * with a FIN, as a server or pooler closing it does (the client sees a plain close).
+   */
+  cut(how?: 'reset' | 'close'): number;
   /** From now on new connections are reset as soon as they arrive. */
   refuse(): void;
   /** New connections are forwarded again. */
@@ -65,12 +69,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       parsed.port = String(port);
       return parsed.toString();
     },
-    cut: () => {
+    cut: (how = 'reset') => {
       const n = pairs.size;
-      // A reset, as when a server host or a NAT drops the connection: the client sees ECONNRESET
-      // (or EPIPE on its next write) rather than a polite FIN.
       for (const pair of [...pairs]) {
-        pair.client.resetAndDestroy();
+        if (how === 'reset') pair.client.resetAndDestroy();
+        else pair.client.destroy();
         pair.upstream.destroy();
         pairs.delete(pair);
       }
