@@ -79,7 +79,10 @@ async function outage(): Promise<void> {
   await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name <> ${ADMIN_APP}`;
 }
 
-describe.skipIf(!onPostgres)('the database may blink', () => {
+/** Each test waits through an outage and a few real codex runs. */
+const TEST_MS = 4 * WAIT_MS;
+
+describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () => {
   it('a transaction cut mid-flight does not end the service, and it reconnects (item 7)', async () => {
     const { telegram, openai, service } = world;
     // postgres.js 3.4.9 sends `rollback` on the closed connection of a failed transaction and
@@ -158,15 +161,17 @@ describe.skipIf(!onPostgres)('the database may blink', () => {
   });
 });
 
-describe.skipIf(!onPostgres)('start while the database is down (item 10)', () => {
+describe.skipIf(!onPostgres)('start while the database is down (item 10)', { timeout: TEST_MS }, () => {
   it('waits for the database, says why in one line per attempt, and starts when it answers', async () => {
     const home = await makeTestHome('baton-dbdown-', []);
     const server = new URL(home.env.DATABASE_URL!);
     const refusing = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
     refusing.refuse();
     try {
-      const starting = startService({ ...home.env, DATABASE_URL: refusing.rewrite(home.env.DATABASE_URL!) });
-      await waitFor('two refused attempts', () => refusing.refused >= 2);
+      let settled = false;
+      const starting = startService({ ...home.env, DATABASE_URL: refusing.rewrite(home.env.DATABASE_URL!) }).finally(() => (settled = true));
+      starting.catch(() => {}); // awaited below
+      await waitFor('two refused attempts', () => refusing.refused >= 2 || settled);
       refusing.accept();
       const service = await starting;
       try {

@@ -51,6 +51,8 @@ export interface HarnessOptions {
   limits?: Partial<RunLimits>;
   /** Extra service env visible to the spawner (only HOME/PATH/TERM/USER are ever passed on). */
   baseEnv?: { PATH?: string; USER?: string | undefined; TERM?: string };
+  /** Changes the PostgreSQL URL the harness opens (e.g. through a TCP proxy). */
+  rewriteDatabaseUrl?: (url: string) => string;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<TestHarness> {
@@ -62,7 +64,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
   const base = `[harness]\napproved = true\nmax_active = 5\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\nallowed_user_ids = ["2"]\n`;
   const toml = options.replaceConfig ? options.replaceConfig({ root, home }) : base + (options.configToml?.({ root, home }) ?? '');
   const config = parseConfigToml(toml, { configPath: join(dir, 'config.toml'), homeDir: home });
-  const database = await openTestDatabase();
+  const database = await openTestDatabase(options.rewriteDatabaseUrl);
   const store = new RunStore(database.db);
   const channel = new RecordingChannel();
   const logger = silentLogger();
