@@ -86,6 +86,8 @@ export async function loadPaths(processEnv: Readonly<Record<string, string | und
 /** A running service. */
 export interface Service {
   stop(): Promise<void>;
+  /** Replaces the PostgreSQL pool after a driver fault ({@link Database.recycle}). */
+  recycleDatabase(): Promise<void>;
   banner: string[];
 }
 
@@ -238,6 +240,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   let stopping: Promise<void> | undefined;
   return {
     banner,
+    recycleDatabase: () => database.recycle(),
     stop: () => {
       stopping ??= (async () => {
         await health.close();
