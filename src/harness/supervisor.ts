@@ -362,6 +362,9 @@ export class RunSupervisor {
   private async finish(run: RunRow, installed: InstalledVendor | undefined, facts: StreamFacts, exit: ExitFacts, stderr: string, runDir: string, entry?: ActiveRun): Promise<void> {
     const { deps } = this;
     const runId = run.id as RunId;
+    // The CLI has exited: a cancel that arrives while the end is written (which can take as long
+    // as a database outage) must not signal a process group whose id may have been reused.
+    if (entry) entry.stop = async () => {};
     const classified = classifyExit(facts, exit);
     const endedAt = deps.clock.now();
     const sessionId = facts.sessionId;
