@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunId } from '../../src/core/ids.js';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
@@ -62,5 +63,42 @@ describe.skipIf(!onPostgres)('supervisor during a database outage', { timeout: 1
     const outcomes = (await h.store.deliveriesOfRun(runId)).filter((d) => d.kind === 'outcome');
     expect(outcomes).toHaveLength(1);
     await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled`));
+  });
+
+  it('/cancel says the cancel is not recorded while the database cannot take the run end', async () => {
+    const cwd = join(h.root, 'locked-repo');
+    await mkdir(cwd, { recursive: true });
+    const launched = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} hang`));
+    if (launched.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(launched)}`);
+    const runId = launched.runId;
+    await waitFor('the run processes', async () => (await findRunProcesses(runId)).length >= 2);
+
+    // Another session holds the run's row: the end cannot be written, while reads still work.
+    const other = postgres(h.database.url!, { max: 2, onnotice: () => {} });
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked = (): void => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const transaction = other.begin(async (tx) => {
+      await tx`select id from runs where id = ${runId} for update`;
+      locked();
+      await held;
+    });
+    try {
+      await isLocked;
+      await h.dispatcher.handle(inbound('1', `/cancel ${runId}`));
+      const reply = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] its processes are stopped`));
+      expect(reply.text).toContain('the cancel is not recorded yet');
+      expect(h.channel.sent.some((m) => m.text === `[run ${runId}] cancelled.`)).toBe(false);
+      expect((await other<{ status: string }[]>`select status from runs where id = ${runId}`)[0]?.status).toBe('running');
+      expect(await findRunProcesses(runId)).toEqual([]);
+    } finally {
+      release();
+      await transaction;
+    }
+    await h.supervisor.idle();
+    expect(await h.store.getRun(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
+    expect((await h.store.deliveriesOfRun(runId)).filter((d) => d.kind === 'outcome')).toHaveLength(1);
+    await other.end();
   });
 });
