@@ -103,6 +103,8 @@ export async function loadPaths(processEnv: Readonly<Record<string, string | und
 /** A running service. */
 export interface Service {
   stop(): Promise<void>;
+  /** Replaces the PostgreSQL pool after a driver fault ({@link Database.recycle}). */
+  recycleDatabase(): Promise<void>;
   banner: string[];
 }
 
@@ -141,6 +143,9 @@ export async function startService(options: StartOptions): Promise<Service> {
     clock,
     logger,
     doctor: async () => formatDoctorTable(await report()),
+    // Under systemd a database that is still starting (or briefly away) is waited for here, one
+    // line per attempt in the journal, rather than a restart loop (issue #18 item 10).
+    openRetry: { say: (line) => console.error(line), nowMs: () => clock.nowMs() },
   });
   const { database, store, outbox, supervisor, dispatcher, adapters, detections, host } = runtime;
 
@@ -158,6 +163,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       startup,
       killGraceMs: KILL_GRACE_MS,
       cgroups: runtime.cgroups,
+      runsDir: runtime.runsDir,
     });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile(true);
@@ -317,6 +323,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   let stopping: Promise<void> | undefined;
   return {
     banner,
+    recycleDatabase: () => database.recycle(),
     stop: () => {
       stopping ??= (async () => {
         await health.close();

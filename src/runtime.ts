@@ -21,7 +21,8 @@ import { fileTracer } from './harness/traces.js';
 import { claudeVendor } from './harness/vendors/claude.js';
 import { codexVendor } from './harness/vendors/codex.js';
 import type { Vendor, VendorName } from './harness/vendors/types.js';
-import { openDatabase, type Database } from './store/database.js';
+import { openDatabase, type Database, type OpenDatabaseOptions } from './store/database.js';
+import { openDatabaseWithRetry, type OpenRetryDeps } from './store/open-retry.js';
 import { RunStore } from './store/runs-repo.js';
 
 /** Vendors this build can drive. */
@@ -47,6 +48,8 @@ export interface RuntimeInputs {
   doctor?: () => Promise<string>;
   /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
   configPerCommand?: boolean;
+  /** Wait for an unreachable PostgreSQL at start (the service); absent: fail at once (`baton ask`). */
+  openRetry?: OpenRetryDeps;
 }
 
 /** The shared core, ready to dispatch. */
@@ -73,7 +76,8 @@ export interface Runtime {
  */
 export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const { env, config, rawEnv, clock, logger } = inputs;
-  const database = await openDatabase(env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') });
+  const options: OpenDatabaseOptions = env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') };
+  const database = inputs.openRetry ? await openDatabaseWithRetry(options, inputs.openRetry) : await openDatabase(options);
   const store = new RunStore(database.db);
   const baseEnv: BaseEnv = {
     HOME: inputs.homeDir,

@@ -10,7 +10,8 @@ import { findOnPath } from '../harness/detect.js';
 import { VENDORS } from '../runtime.js';
 import { secretValues } from '../config/index.js';
 import { BatonError, isBatonError } from '../core/errors.js';
-import { loadInputs, loadPaths, startService } from '../main.js';
+import { loadInputs, loadPaths, startService, type Service } from '../main.js';
+import { isDriverFault } from '../store/driver-faults.js';
 import { approveCommand, doctorCommand, grantCommand } from './operator.js';
 import { cancelCommand, runsCommand, stopCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
@@ -58,7 +59,26 @@ async function start(): Promise<void> {
     for (const secret of secrets) text = text.split(secret).join('[redacted]');
     console.error(`baton: unhandled rejection, kept running: ${text}`);
   });
-  const service = await startService({ inputs });
+  // A fault thrown from inside the PostgreSQL driver's own timers ends one connection, not the
+  // service (issue #18 item 7; see src/store/driver-faults.ts): one line, no stack, keep serving.
+  // Anything else uncaught is a bug of baton's: it is printed and ends the process as before.
+  // The faulted connection can never send again, so the whole pool is replaced.
+  let service: Service | undefined;
+  process.on('uncaughtException', (err) => {
+    if (isDriverFault(err)) {
+      let text = `${err.name}: ${err.message}`;
+      for (const secret of secrets) text = text.split(secret).join('[redacted]');
+      console.error(`baton: the PostgreSQL driver failed on a lost connection, kept running (it reconnects): ${text}`);
+      service?.recycleDatabase().catch((recycleErr: unknown) =>
+        console.error(`baton: replacing the PostgreSQL connections failed: ${recycleErr instanceof Error ? recycleErr.message : String(recycleErr)}`),
+      );
+      return;
+    }
+    console.error('baton: unexpected error, exiting:', err);
+    process.exit(1);
+  });
+  service = await startService({ inputs });
+  const started = service;
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals): void => {
     signals += 1;
@@ -67,7 +87,7 @@ async function start(): Promise<void> {
       process.exit(130);
     }
     console.log(`baton: ${signal} received, stopping (active runs are stopped and reported as interrupted)`);
-    service.stop().then(
+    started.stop().then(
       () => process.exit(0),
       (err: unknown) => {
         console.error('baton: error while stopping:', err);

@@ -44,6 +44,8 @@ export function renderUnit(target: ServiceTarget): string {
     'Description=baton: coding agents from chat',
     'After=network-online.target',
     'Wants=network-online.target',
+    // A database that stays down for long must not make systemd stop restarting baton for good.
+    'StartLimitIntervalSec=0',
     '',
     '[Service]',
     'Type=simple',
@@ -59,7 +61,9 @@ export function renderUnit(target: ServiceTarget): string {
     'KillMode=mixed',
     'TimeoutStopSec=30',
     'Restart=on-failure',
-    'RestartSec=5',
+    // baton itself waits up to a minute for an unreachable database before it exits; the unit
+    // then waits 30 s more per restart, and StartLimitIntervalSec=0 (above) keeps it restarting.
+    'RestartSec=30',
     '',
     '[Install]',
     `WantedBy=${target.user ? 'default.target' : 'multi-user.target'}`,

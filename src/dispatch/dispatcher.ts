@@ -234,8 +234,17 @@ export class Dispatcher {
       case 'stop': {
         const active = await deps.store.activeRuns();
         let stopped = 0;
-        for (const run of active) if ((await this.cancelRun(run.id as RunId, 'stop')) !== 'finished') stopped += 1;
-        await this.reply(message, `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.`);
+        const unrecorded: string[] = [];
+        for (const run of active) {
+          const result = await this.cancelRun(run.id as RunId, 'stop');
+          if (result === 'cancelled' || result === 'requested') stopped += 1;
+          if (result === 'unrecorded') unrecorded.push(run.id);
+        }
+        await this.reply(
+          message,
+          `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
+            (unrecorded.length > 0 ? ` ${unrecorded.map((id) => `[run ${id}]`).join(', ')}: ${UNRECORDED}` : ''),
+        );
         return ANSWERED;
       }
       case 'use':
@@ -412,6 +421,8 @@ export class Dispatcher {
         return `[run ${run.id}] cancel requested from the baton process running it; its outcome follows.`;
       case 'finished':
         return 'That coding run has already finished.';
+      case 'unrecorded':
+        return `[run ${run.id}] ${UNRECORDED}`;
     }
   }
 
@@ -419,11 +430,13 @@ export class Dispatcher {
    * Cancels a run here when this process supervises it (waiting until none of its processes is
    * left), else asks its supervising process through the database.
    *
-   * @returns `finished` when the run was no longer active.
+   * @returns `finished` when the run was no longer active (or ended another way before the cancel
+   *   landed: its outcome says how); `unrecorded` when its processes are stopped but the database
+   *   has not taken its end yet — never claimed as cancelled (issue #18 item 8).
    */
-  private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished'> {
+  private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished' | 'unrecorded'> {
     const here = await this.deps.supervisor.cancel(runId, reason);
-    if (here) return here;
+    if (here) return here.kind === 'cancelled' ? 'cancelled' : here.kind === 'ended' ? 'finished' : 'unrecorded';
     return (await this.deps.store.requestCancel(runId, reason)) ? 'requested' : 'finished';
   }
 
@@ -479,6 +492,10 @@ export class Dispatcher {
     });
   }
 }
+
+/** The answer for a cancel whose run end has not reached the database yet. */
+const UNRECORDED =
+  'its processes are stopped, but the database is not answering, so the cancel is not recorded yet. baton keeps retrying; the outcome follows once it is written.';
 
 function actionOf(command: Command): Action {
   switch (command.kind) {

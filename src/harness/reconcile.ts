@@ -9,8 +9,10 @@ import type { Logger } from '../core/logger.js';
 import { outcomeText } from '../dispatch/messages.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow } from '../store/schema.js';
+import { join } from 'node:path';
 import { terminateRun } from './process-tree.js';
 import { existingRunCgroup, type CgroupSupport } from './run-cgroup.js';
+import { readTerminalRecord } from './terminal-write.js';
 import { outcomeTarget } from './supervisor.js';
 import type { Vendor, VendorName } from './vendors/types.js';
 
@@ -31,6 +33,8 @@ export interface ReconcileDeps {
   killGraceMs: number;
   /** Where run cgroups live, to kill what a dead process's runs left in theirs. @default none */
   cgroups?: CgroupSupport;
+  /** `$BATON_HOME/harness/runs`: a run that ended before the restart left `terminal.json` there. */
+  runsDir: string;
 }
 
 /** @returns the resume-guidance deliveries written, for the caller to attempt. */
@@ -47,6 +51,15 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     const cgroup = deps.cgroups ? existingRunCgroup(deps.cgroups, run.id) : undefined;
     const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs, ...(cgroup ? { trackedPids: cgroup.pids } : {}) });
     await cgroup?.killAll(deps.killGraceMs);
+    // A run whose end its supervisor recorded on disk but could not write to the database (an
+    // outage, then a stop or crash) ended as recorded: it is not `interrupted` (issue #18 item 8).
+    const recorded = await readTerminalRecord(join(deps.runsDir, run.id), run.id, deps.logger);
+    if (recorded) {
+      const row = await deps.store.finishRun(run.id as RunId, recorded.terminal, recorded.outcome, deps.clock.now());
+      deps.logger.warn({ runId: run.id, status: recorded.terminal.status, leftoverPids: killed }, 'run had ended before the restart; its recorded end is written now');
+      if (row) written.push(row);
+      continue;
+    }
     const endedAt = deps.clock.now();
     const vendor = deps.vendors.get(run.vendor);
     const resumeCommand = run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;

@@ -14,7 +14,7 @@ import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { RunRow } from '../store/schema.js';
+import type { DeliveryRow, RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
 import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
@@ -22,6 +22,7 @@ import { classifyExit, type DescribeOutcome, type ExitFacts } from './outcome.js
 import { terminateRun } from './process-tree.js';
 import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-cgroup.js';
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
+import { persistTerminal, writeTerminalRecord, type TerminalRecord, type TerminalWritePolicy } from './terminal-write.js';
 import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
 
 /** A vendor CLI found on PATH at start. */
@@ -83,17 +84,29 @@ export interface SupervisorDeps {
   tracer?: Tracer;
   /** Where run cgroups are made (`detectCgroupSupport()` at start). @default none: runs are followed by their process tree */
   cgroups?: CgroupSupport;
+  /** Backoff of the run-end write while the database is away. @default TERMINAL_WRITE_POLICY */
+  terminalWrite?: TerminalWritePolicy;
 }
 
 interface ActiveRun {
   runId: RunId;
   pid: number | undefined;
   stopBeforeSpawn?: StopReason;
-  /** Set when the run ends as cancelled, so a cancel can tell "cancelled" from "had already finished". */
-  cancelled?: boolean;
   stop: (why: StopReason) => Promise<void>;
   done: Promise<void>;
+  /** Set once the run's end is in the database: its status, or `already_ended` when it was not active any more. */
+  ended?: RunRow['status'] | 'already_ended';
 }
+
+/**
+ * What {@link RunSupervisor.cancel} achieved: `cancelled` is recorded in the database; `ended`
+ * means the run had already ended another way (its outcome says how); `unrecorded` means its
+ * processes are stopped but the database has not taken the run's end yet (it is retried).
+ */
+export type CancelResult = { kind: 'cancelled' } | { kind: 'ended'; status: RunRow['status'] | 'already_ended' } | { kind: 'unrecorded' };
+
+/** How long a cancel waits for the run's end to reach the database before it answers, in ms. */
+const CANCEL_RECORD_WAIT_MS = 10_000;
 
 /** Why the supervisor stops a run. */
 type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown' | 'stoppedAfterTerminal'>>;
@@ -110,6 +123,8 @@ const PROGRESS_INTERVAL_MS = 60_000;
 export class RunSupervisor {
   private readonly active = new Map<RunId, ActiveRun>();
   private cancelPoll: NodeJS.Timeout | undefined;
+  /** Aborted at shutdown: pending run-end writes stop retrying and stay in `terminal.json`. */
+  private readonly stopping = new AbortController();
 
   private readonly tracer: Tracer;
 
@@ -177,24 +192,32 @@ export class RunSupervisor {
   }
 
   /**
-   * Cancels a run this process supervises and waits until none of its processes is left.
+   * Cancels a run this process supervises, waits until none of its processes is left, then up to
+   * 10 s for its end to reach the database.
    *
-   * @returns `cancelled` when the cancel ended the run; `finished` when the run had already
-   *   finished on its own (its CLI exited, or was being stopped after its terminal event), so its
-   *   own outcome stands; false when this process does not supervise that run.
+   * @returns false when this process does not supervise that run; else what was achieved
+   *   ({@link CancelResult}): only `cancelled` means the cancel is recorded.
    */
-  async cancel(runId: RunId, by: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'finished' | false> {
+  async cancel(runId: RunId, by: 'owner_cancel' | 'stop'): Promise<CancelResult | false> {
     const entry = this.active.get(runId);
     if (!entry) return false;
     await entry.stop({ cancelledBy: by });
-    await entry.done;
-    return entry.cancelled ? 'cancelled' : 'finished';
+    let timer: NodeJS.Timeout | undefined;
+    const recorded = await Promise.race([
+      entry.done.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), CANCEL_RECORD_WAIT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (!recorded || entry.ended === undefined) return { kind: 'unrecorded' };
+    return entry.ended === 'cancelled' ? { kind: 'cancelled' } : { kind: 'ended', status: entry.ended };
   }
 
   /** Stops every run (service shutdown); each ends `interrupted` with resume guidance. */
   async shutdown(): Promise<void> {
     if (this.cancelPoll) clearTimeout(this.cancelPoll);
     this.cancelPoll = undefined;
+    this.stopping.abort(new Error('the service is stopping'));
     await Promise.all([...this.active.values()].map(async (entry) => {
       await entry.stop({ shutdown: true });
       await entry.done;
@@ -398,15 +421,17 @@ export class RunSupervisor {
       await closeStream(events);
     }
 
-    entry.cancelled = exit.cancelledBy !== undefined && exit.spawnFailure === undefined;
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
     exit.stderrTail = stderrTail.toString('utf8');
-    await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir);
+    await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir, entry);
   }
 
-  private async finish(run: RunRow, installed: InstalledVendor | undefined, facts: StreamFacts, exit: ExitFacts, stderr: string, runDir: string): Promise<void> {
+  private async finish(run: RunRow, installed: InstalledVendor | undefined, facts: StreamFacts, exit: ExitFacts, stderr: string, runDir: string, entry?: ActiveRun): Promise<void> {
     const { deps } = this;
     const runId = run.id as RunId;
+    // The CLI has exited: a cancel that arrives while the end is written (which can take as long
+    // as a database outage) must not signal a process group whose id may have been reused.
+    if (entry) entry.stop = async () => {};
     const classified = classifyExit(facts, exit);
     const endedAt = deps.clock.now();
     const sessionId = facts.sessionId;
@@ -430,9 +455,9 @@ export class RunSupervisor {
     await writePrivate(join(runDir, 'result.txt'), classified.status === 'completed' ? (facts.finalMessage ?? '') : (classified.errorMessage ?? '')).catch(
       (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.txt'),
     );
-    const outcome = await deps.store.finishRun(
+    const record: TerminalRecord = {
       runId,
-      {
+      terminal: {
         status: classified.status,
         reason: classified.reason,
         finalMessage: facts.finalMessage ?? null,
@@ -444,9 +469,20 @@ export class RunSupervisor {
         exitSignal: exit.signal,
         endedAt,
       },
-      { runId, kind: 'outcome', target: outcomeTarget(run), body },
-      endedAt,
-    );
+      outcome: { runId, kind: 'outcome', target: outcomeTarget(run), body },
+    };
+    // The database may be away right now (issue #18 item 8): the record goes to the run directory
+    // first, and the database write is retried until it lands or the service stops.
+    await writeTerminalRecord(runDir, record).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write terminal.json'));
+    let outcome: DeliveryRow | null;
+    try {
+      outcome = await persistTerminal({ store: deps.store, logger: deps.logger, now: () => deps.clock.now(), ...(deps.terminalWrite ? { policy: deps.terminalWrite } : {}) }, record, this.stopping.signal);
+    } catch (err) {
+      if (!this.stopping.signal.aborted) throw err;
+      deps.logger.warn({ runId, status: classified.status }, 'service stopping before the run end reached the database; the next start records it from terminal.json');
+      return;
+    }
+    if (entry) entry.ended = outcome ? classified.status : 'already_ended';
     deps.logger.info({ runId, status: classified.status, reason: classified.reason }, 'run finished');
     this.tracer.trace(classified.status === 'completed' ? 'run_complete' : 'run_error', {
       runId,

@@ -23,6 +23,12 @@ export interface Database {
   db: Db;
   kind: DatabaseKind;
   close(): Promise<void>;
+  /**
+   * Replaces every pooled PostgreSQL connection with a fresh pool behind the same `db`; the old
+   * pool ends once its queries settle (at most 5 s). For after a driver fault that can leave a
+   * connection unable to send (src/store/driver-faults.ts). A no-op on PGlite.
+   */
+  recycle(): Promise<void>;
 }
 
 interface OpenedDatabase extends Database {
@@ -47,7 +53,7 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.m
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const database = 'url' in options ? await openPostgres(options.url, options.maxConnections) : await openPglite(options);
-  if (options.migrate === false) return { db: database.db, kind: database.kind, close: database.close };
+  if (options.migrate === false) return { db: database.db, kind: database.kind, close: database.close, recycle: database.recycle };
   try {
     await migrate(database);
   } catch (err) {
@@ -59,14 +65,30 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       { cause: err },
     );
   }
-  return { db: database.db, kind: database.kind, close: database.close };
+  return { db: database.db, kind: database.kind, close: database.close, recycle: database.recycle };
 }
 
 async function openPostgres(url: string, maxConnections = 10): Promise<OpenedDatabase> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const host = safeHost(url);
-  const client = postgres(url, { max: maxConnections, onnotice: () => {}, connect_timeout: 10 });
+  const newPool = () => {
+    const pool = postgres(url, { max: maxConnections, onnotice: () => {}, connect_timeout: 10 });
+    // drizzle sets its type parsers on the pool's options when it wraps one: a fresh pool gets
+    // them the same way before it replaces the old one.
+    drizzle(pool, { schema });
+    return pool;
+  };
+  let client = newPool();
+  // drizzle keeps the object it was given; this stand-in forwards to whichever pool is current,
+  // so `recycle()` can swap pools under every repository holding `db`.
+  const current = new Proxy(client, {
+    get: (_target, key) => {
+      const value: unknown = Reflect.get(client, key);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(client) : value;
+    },
+    apply: (_target, thisArg, args) => Reflect.apply(client, thisArg, args),
+  });
   try {
     await client`select 1`;
   } catch (err) {
@@ -78,10 +100,15 @@ async function openPostgres(url: string, maxConnections = 10): Promise<OpenedDat
       { cause: err, details: { host } },
     );
   }
-  const db = drizzle(client, { schema }) as unknown as Db;
+  const db = drizzle(current, { schema }) as unknown as Db;
   return {
     db,
     kind: { engine: 'postgres', host },
+    recycle: async () => {
+      const old = client;
+      client = newPool();
+      await old.end({ timeout: 5 });
+    },
     // Several service processes may start at once on one server: a session advisory lock on a
     // reserved connection serializes their migrations.
     migrate: async (run) => {
@@ -126,6 +153,7 @@ async function openPglite(options: { dataDir: string } | { memory: true }): Prom
     db,
     kind: { engine: 'pglite', dataDir },
     migrate: (run) => run(),
+    recycle: async () => {},
     close: async () => {
       await client.close();
       await release();

@@ -205,6 +205,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
         isSupervisedHere: (id) => h.supervisor.supervises(id),
         startup: false,
         killGraceMs: 200,
+        runsDir: h.runsDir,
       });
     // The periodic pass beside a live run: nothing to do.
     expect(await reconcile()).toEqual([]);
@@ -258,6 +259,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
       isSupervisedHere: (id) => h.supervisor.supervises(id),
       startup: false,
       killGraceMs: 200,
+      runsDir: h.runsDir,
       cgroups: support,
     });
     expect(rows.map((r) => r.runId)).toEqual([orphan]);

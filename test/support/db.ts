@@ -34,15 +34,18 @@ export async function createPostgresDatabase(adminUrl: string): Promise<{ url: s
   };
 }
 
-/** Opens a fresh migrated database on the suite's engine. */
-export async function openTestDatabase(): Promise<TestDatabase> {
+/**
+ * Opens a fresh migrated database on the suite's engine. `rewriteUrl` changes the URL the
+ * database is opened through (e.g. a TCP proxy); the database is created and dropped directly.
+ */
+export async function openTestDatabase(rewriteUrl: (url: string) => string = (url) => url): Promise<TestDatabase> {
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
     const database = await openDatabase({ memory: true });
     return { ...database, url: undefined, dispose: () => database.close() };
   }
   const created = await createPostgresDatabase(adminUrl);
-  const database = await openDatabase({ url: created.url, maxConnections: 4 });
+  const database = await openDatabase({ url: rewriteUrl(created.url), maxConnections: 4 });
   return {
     ...database,
     url: created.url,

@@ -63,6 +63,8 @@ export interface HarnessOptions {
    * hook, not in the test's time) and disposes itself. @default one opened here, disposed with the harness
    */
   database?: TestDatabase;
+  /** Changes the PostgreSQL URL the harness opens (e.g. through a TCP proxy). */
+  rewriteDatabaseUrl?: (url: string) => string;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<TestHarness> {
@@ -74,7 +76,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
   const base = `[harness]\napproved = true\nmax_active = 5\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\nallowed_user_ids = ["2"]\n`;
   const toml = options.replaceConfig ? options.replaceConfig({ root, home }) : base + (options.configToml?.({ root, home }) ?? '');
   const config = parseConfigToml(toml, { configPath: join(dir, 'config.toml'), homeDir: home });
-  const database = options.database ?? (await openTestDatabase());
+  const database = options.database ?? (await openTestDatabase(options.rewriteDatabaseUrl));
   const ownsDatabase = options.database === undefined;
   const store = new RunStore(database.db);
   const channel = new RecordingChannel();

@@ -13,6 +13,8 @@ export interface ServiceProcess {
   stdout(): string;
   stderr(): string;
   pid: number;
+  /** The exit code once the process has exited (null when a signal ended it); undefined while it runs. */
+  exitCode(): number | null | undefined;
   /** SIGTERM, then waits for exit; resolves with the exit code. */
   stop(): Promise<number | undefined>;
   /** SIGKILL (a crash), then waits for exit. */
@@ -38,7 +40,11 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const exited = child.then((result) => result.exitCode);
+  let exitCode: number | null | undefined;
+  const exited = child.then((result) => {
+    exitCode = result.exitCode ?? null;
+    return result.exitCode;
+  });
 
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -63,6 +69,7 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
     stdout: () => out,
     stderr: () => err,
     pid: child.pid!,
+    exitCode: () => exitCode,
     stop: async () => {
       child.kill('SIGTERM');
       return exited;

@@ -49,6 +49,8 @@ export interface TelegramE2EOptions {
   binDirs: string[];
   /** Extra `[harness]` lines. */
   harnessToml?: string;
+  /** Last changes to the service's environment (e.g. `DATABASE_URL` through a proxy). */
+  adjustEnv?: (env: Record<string, string>) => Record<string, string>;
 }
 
 /** Reply target (`reply_parameters.message_id`) of a sent message. */
@@ -85,13 +87,14 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
     ].join('\n'),
   );
 
-  const env: Record<string, string> = {
+  const plainEnv: Record<string, string> = {
     ...base.env,
     BATON_LOG_LEVEL: 'debug',
     TELEGRAM_BOT_TOKEN: TOKEN,
     TELEGRAM_API_ROOT: telegram.url,
     CANARY_SECRET: CANARY,
   };
+  const env = options.adjustEnv ? options.adjustEnv(plainEnv) : plainEnv;
   let service = await startService(env);
   let nextUpdateId = 900_000;
 

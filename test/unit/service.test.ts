@@ -27,6 +27,15 @@ describe('systemd service', () => {
     expect(renderUnit({ ...target, user: false })).toMatch(/^User=dev$/m);
   });
 
+  it('spaces restarts while the database is down and never stops restarting (issue #18 item 10)', () => {
+    const unit = renderUnit(target);
+    const section = (name: string): string => unit.split(/^\[/m).find((part) => part.startsWith(`${name}]`)) ?? '';
+    // StartLimitIntervalSec= belongs to [Unit] (systemd.unit(5)); RestartSec= to [Service] (systemd.service(5)).
+    expect(section('Unit')).toMatch(/^StartLimitIntervalSec=0$/m);
+    expect(section('Service')).toMatch(/^Restart=on-failure$/m);
+    expect(section('Service')).toMatch(/^RestartSec=30$/m);
+  });
+
   it('installs a user unit with the linger hint, and uninstalls it', async () => {
     const lines = await installService(target, false);
     const path = unitPath(target);
