@@ -159,6 +159,24 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     expect(outcome.text).toContain('Finished before the crash.');
     expect(await statusOf(runId)).toBe('completed');
   });
+  it('commands received during an outage are answered after it, each once (item 9)', async () => {
+    const { telegram, openai } = world;
+    await outage();
+    const polls = telegram.calls.filter((c) => c.method === 'getUpdates').length;
+    telegram.pushUpdate(world.privateMessage(OWNER, '/runs', 60));
+    openai.enqueue({ kind: 'message', text: 'Started after the outage.' });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex sent while the database was away', 61));
+    // baton fetches them, but cannot save them to the inbox, so the poll offset does not move past them.
+    await waitFor('baton to fetch the updates while the database is away', () => telegram.calls.filter((c) => c.method === 'getUpdates').length > polls);
+    expect(telegram.sent.some((m) => replyTarget(m) === 60 || replyTarget(m) === 61)).toBe(false);
+
+    proxy.accept();
+    await telegram.waitForSent((m) => replyTarget(m) === 60, WAIT_MS);
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 61 && m.text.includes('] started'), WAIT_MS);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    expect(telegram.sent.filter((m) => replyTarget(m) === 60)).toHaveLength(1);
+    expect(telegram.sent.filter((m) => replyTarget(m) === 61 && m.text.includes('] started'))).toHaveLength(1);
+  });
 });
 
 describe.skipIf(!onPostgres)('start while the database is down (item 10)', { timeout: TEST_MS }, () => {

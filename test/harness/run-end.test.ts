@@ -140,7 +140,7 @@ describe(`judging a run's end (${testEngine})`, () => {
         const left = await findRunProcesses(runId);
         return rootPid !== null && left.length > 0 && !left.includes(rootPid);
       });
-      expect(await harness.supervisor.cancel(runId, 'owner_cancel')).toBe('finished');
+      expect(await harness.supervisor.cancel(runId, 'owner_cancel')).toEqual({ kind: 'ended', status: 'completed' });
       expect(await finished(harness, runId)).toMatchObject({ status: 'completed', finalMessage: 'burst done' });
       expect(await findRunProcesses(runId)).toEqual([]);
     } finally {
