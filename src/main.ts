@@ -196,7 +196,19 @@ export async function startService(options: StartOptions): Promise<Service> {
   const channels = await startChannels(
     CHANNELS,
     (message) => pastes.handle(message),
-    { env, config, clock, logger, inbox: store, conversations: store },
+    {
+      env,
+      config,
+      clock,
+      logger,
+      inbox: {
+        recordInbox: (platform, updates) => store.recordInbox(platform, updates),
+        receivedInbound: (platform) => store.receivedInbound(platform),
+        forgetInbound: (platform, dedupeKey) => store.forgetInbound(platform, dedupeKey),
+        releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
+      },
+      conversations: store,
+    },
     adapters,
   );
   for (const row of orphanMessages) await outbox.attempt(row);

@@ -94,6 +94,13 @@ export interface InboundInbox {
   receivedInbound(platform: Platform): Promise<InboxUpdate[]>;
   /** Drops a stored update that will never be acted on (baton ignores that kind of update). */
   forgetInbound(platform: Platform, dedupeKey: string): Promise<void>;
+  /**
+   * Returns this process's claims on stored updates to `received`, except `inFlight` (being
+   * handled now): a handling that failed on a database error is then handed out again.
+   *
+   * @returns how many were released.
+   */
+  releaseOwnClaims(platform: Platform, inFlight: readonly string[]): Promise<number>;
 }
 
 /**

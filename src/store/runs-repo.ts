@@ -3,7 +3,7 @@
  * delivery row in the same transaction (PRODUCT.md §9), so an outcome is never lost between the
  * two writes.
  */
-import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Db } from './database.js';
@@ -132,6 +132,29 @@ export class RunStore {
     await this.db
       .delete(inboundEvents)
       .where(and(eq(inboundEvents.platform, platform), eq(inboundEvents.dedupeKey, dedupeKey), sql`${inboundEvents.state} <> 'handled'`));
+  }
+
+  /**
+   * Returns `claimant`'s claims on stored updates of `platform` (raw payload kept) to
+   * `received`, except the dedupe keys in `inFlight`.
+   *
+   * @returns how many were released.
+   */
+  async releaseClaimsOf(platform: string, claimant: string, inFlight: readonly string[]): Promise<number> {
+    const released = await this.db
+      .update(inboundEvents)
+      .set({ state: 'received', claimedBy: null })
+      .where(
+        and(
+          eq(inboundEvents.platform, platform),
+          eq(inboundEvents.claimedBy, claimant),
+          sql`${inboundEvents.state} = 'claimed'`,
+          sql`${inboundEvents.payload} is not null`,
+          inFlight.length > 0 ? notInArray(inboundEvents.dedupeKey, [...inFlight]) : undefined,
+        ),
+      )
+      .returning({ key: inboundEvents.dedupeKey });
+    return released.length;
   }
 
   /** Raw updates of `platform` stored but not yet claimed, oldest first (replayed at start). */

@@ -15,6 +15,8 @@ import { safeErrorMessage } from '../../core/logger.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
+/** How often stored updates whose handling failed are handed out again, in ms. */
+const INBOX_RETRY_MS = 10_000;
 /** grammY's default API root. */
 const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
@@ -57,6 +59,9 @@ export class TelegramAdapter implements ChannelAdapter {
   private state: ChannelState = { state: 'stopped' };
   private stopped = false;
   private restartTimer: NodeJS.Timeout | undefined;
+  private inboxSweep: NodeJS.Timeout | undefined;
+  /** Dedupe keys of updates being handled now (their claims are not released). */
+  private readonly inFlight = new Set<string>();
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
@@ -127,12 +132,23 @@ export class TelegramAdapter implements ChannelAdapter {
         await this.options.conversations?.moveConversation('telegram', String(move[0]), String(move[1]));
       }
       const message = normalizeTelegramUpdate(ctx.update, me, clock.now(), (file) => this.attachment(file));
-      if (message) await handler(message);
-      else await this.options.inbox?.forgetInbound('telegram', telegramDedupeKey(me.id, ctx.update.update_id));
+      const key = telegramDedupeKey(me.id, ctx.update.update_id);
+      if (!message) return this.options.inbox?.forgetInbound('telegram', key);
+      this.inFlight.add(key);
+      try {
+        await handler(message);
+      } finally {
+        this.inFlight.delete(key);
+      }
     });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
     await this.replayInbox();
     this.launchRunner();
+    // A handling that failed on a database error (an outage) left its claim: hand it out again.
+    this.inboxSweep = setInterval(() => {
+      void this.retryFailedUpdates().catch((err: unknown) => logger.warn({ channel: 'telegram', err }, 'could not retry stored updates; trying again later'));
+    }, INBOX_RETRY_MS);
+    this.inboxSweep.unref();
     this.state = { state: 'connected' };
     logger.info({ channel: 'telegram', bot: username }, 'telegram connected');
   }
@@ -147,11 +163,20 @@ export class TelegramAdapter implements ChannelAdapter {
     if (!inbox) return;
     const stored = await inbox.receivedInbound('telegram');
     const updates = stored.map((s) => s.payload as Update).sort((a, b) => a.update_id - b.update_id);
-    if (updates.length > 0) logger.info({ channel: 'telegram', updates: updates.length }, 'handling updates stored before a restart');
+    if (updates.length > 0) logger.info({ channel: 'telegram', updates: updates.length }, 'handling stored updates not yet answered');
     for (const update of updates) {
       // Not awaited: a long handler must not hold up polling; bot.catch logs failures.
       void this.bot.handleUpdate(update).catch((err: unknown) => logger.error({ channel: 'telegram', err }, 'telegram update handler failed'));
     }
+  }
+
+  /** Releases this process's claims whose handling ended without an answer, and replays them. */
+  private async retryFailedUpdates(): Promise<void> {
+    const { inbox, logger } = this.options;
+    if (!inbox) return;
+    const released = await inbox.releaseOwnClaims('telegram', [...this.inFlight]);
+    if (released > 0) logger.info({ channel: 'telegram', updates: released }, 'retrying updates whose handling failed');
+    await this.replayInbox();
   }
 
   private launchRunner(): void {
@@ -202,6 +227,7 @@ export class TelegramAdapter implements ChannelAdapter {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.inboxSweep) clearInterval(this.inboxSweep);
     if (this.restartTimer) clearTimeout(this.restartTimer);
     if (this.runner?.isRunning()) await this.runner.stop();
     this.state = { state: 'stopped' };
