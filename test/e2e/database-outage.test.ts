@@ -167,12 +167,13 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
   it('commands received during an outage are answered after it, each once (item 9)', async () => {
     const { telegram, openai } = world;
     await outage();
-    const polls = telegram.calls.filter((c) => c.method === 'getUpdates').length;
+    const refusedBefore = proxy.refused;
     telegram.pushUpdate(world.privateMessage(OWNER, '/runs', 60));
     openai.enqueue({ kind: 'message', text: 'Started after the outage.' });
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex sent while the database was away', 61));
-    // baton fetches them, but cannot save them to the inbox, so the poll offset does not move past them.
-    await waitFor('baton to fetch the updates while the database is away', () => telegram.calls.filter((c) => c.method === 'getUpdates').length > polls);
+    // While the database is away baton cannot save them to its inbox, so the poll offset does not
+    // move past them (Telegram keeps them) and nothing is answered.
+    await waitFor('the service to try the database', () => proxy.refused > refusedBefore);
     expect(telegram.sent.some((m) => replyTarget(m) === 60 || replyTarget(m) === 61)).toBe(false);
 
     proxy.accept();
