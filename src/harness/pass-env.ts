@@ -4,6 +4,7 @@
  * and locale settings a run needs on a corporate network. Names only ever travel here; values go
  * straight from the service environment to the child.
  */
+import { dirname, join } from 'node:path';
 import type { VendorName } from './vendors/types.js';
 
 /**
@@ -72,12 +73,22 @@ export function selectPassEnv(
  * `npm_lifecycle_event`) npm puts every `node_modules/.bin` up the tree and its own
  * `node-gyp-bin` in front of `PATH` (npm's `@npmcli/run-script`), which would let the project's
  * dependencies shadow the user's tools inside a run. Only that leading run of entries is dropped,
- * and only under npm: a CLI installed into some `node_modules/.bin` later on `PATH` stays.
+ * only under npm, and only the `node_modules/.bin` of the package's own directory and its
+ * ancestors (from `npm_package_json`): a user whose PATH begins with some other
+ * `node_modules/.bin` (a CLI installed there) keeps it.
  */
 export function withoutNpmRunScriptDirs(path: string, env: Readonly<Record<string, string | undefined>>): string {
   if (!env['npm_lifecycle_event']) return path;
+  const npmDirs = new Set<string>();
+  const packageJson = env['npm_package_json'];
+  if (packageJson) {
+    for (let dir = dirname(packageJson); ; dir = dirname(dir)) {
+      npmDirs.add(join(dir, 'node_modules', '.bin'));
+      if (dirname(dir) === dir) break;
+    }
+  }
   const dirs = path.split(':');
   let first = 0;
-  while (first < dirs.length && /(^|\/)node_modules\/\.bin\/?$|\/node-gyp-bin\/?$/.test(dirs[first]!)) first += 1;
+  while (first < dirs.length && (npmDirs.has(dirs[first]!.replace(/\/+$/, '')) || /\/node-gyp-bin\/?$/.test(dirs[first]!))) first += 1;
   return dirs.slice(first).join(':');
 }

@@ -44,7 +44,14 @@ describe('pass_env', () => {
 
   it("under npm, drops the run-script directories npm put in front of PATH, keeping the rest in order", () => {
     const path = '/home/u/app/node_modules/.bin:/home/u/node_modules/.bin:/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/home/u/.local/bin:/opt/tools/node_modules/.bin:/usr/bin';
-    expect(withoutNpmRunScriptDirs(path, { npm_lifecycle_event: 'start' })).toBe('/home/u/.local/bin:/opt/tools/node_modules/.bin:/usr/bin');
+    const npm = { npm_lifecycle_event: 'start', npm_package_json: '/home/u/app/package.json' };
+    expect(withoutNpmRunScriptDirs(path, npm)).toBe('/home/u/.local/bin:/opt/tools/node_modules/.bin:/usr/bin');
     expect(withoutNpmRunScriptDirs(path, {})).toBe(path);
+  });
+
+  it('keeps a node_modules/.bin that begins the user’s own PATH (a CLI installed there), found by a newcomer', () => {
+    const npm = { npm_lifecycle_event: 'start', npm_package_json: '/home/u/baton/package.json' };
+    const path = '/home/u/baton/node_modules/.bin:/home/u/node_modules/.bin:/node_modules/.bin:/home/u/tools/codex/node_modules/.bin:/usr/bin';
+    expect(withoutNpmRunScriptDirs(path, npm)).toBe('/home/u/tools/codex/node_modules/.bin:/usr/bin');
   });
 });
