@@ -201,7 +201,9 @@ describe('baton ask on a network with a proxy and a corporate CA', () => {
       LC_SECRET_TOKEN: 'wildcard-must-not-pass-this',
       MY_PROXY_TOKEN: 'listed-exactly',
       TELEGRAM_BOT_TOKEN: '123:not-for-children',
-      npm_lifecycle_event: 'start', // as under `npm start`, which put the run-script dirs first
+      // As under `npm start` of a package in envHome.dir, which put the run-script dirs first.
+      npm_lifecycle_event: 'start',
+      npm_package_json: join(envHome.dir, 'package.json'),
     });
     const result = await envHome.baton(['ask', '--json', 'show env']);
     const report = JSON.parse(result.stdout) as { status: string; finalMessage: string };
