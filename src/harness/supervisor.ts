@@ -335,6 +335,7 @@ export class RunSupervisor {
         if (finishTimer) clearTimeout(finishTimer);
       };
       const runReducer = reducer!;
+      let retryNoticed = false;
       stream = new RunStream(
         {
           maxEventBytes: deps.limits.maxEventBytes,
@@ -348,6 +349,11 @@ export class RunSupervisor {
           onEvent: (event) => {
             watchdog.event();
             progress?.onEvent(event);
+            const retry = retryNoticed ? undefined : installed.vendor.describeRetry?.(event);
+            if (retry) {
+              retryNoticed = true;
+              this.notify(run, `${run.vendor} is retrying: ${retry.split('\n')[0]!.slice(0, 300)}. The run continues; /cancel ${runId} to stop it.`);
+            }
             if (finishTimer || runReducer.facts().terminal) armFinishGrace();
           },
           onSession: (sessionId) =>

@@ -69,6 +69,13 @@ switch (scenario) {
   case 'argv':
     thread(); answer(JSON.stringify(argv)); done();
     break;
+  case 'reconnecting':
+    // As codex 0.171.0 prints while it cannot reach its model, then succeeds.
+    thread();
+    emit({ type: 'error', message: 'Reconnecting... 1/5 (stream disconnected before completion)' });
+    emit({ type: 'error', message: 'Reconnecting... 2/5 (stream disconnected before completion)' });
+    answer('reached the model at last'); done();
+    break;
   case 'prompt-length':
     thread(); answer(String(prompt.length)); done();
     break;

@@ -178,6 +178,16 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     }
   });
 
+  it('tells the owner once when the CLI retries its model, instead of staying silent', async () => {
+    const runId = await launch('reconnecting');
+    expect(await finished(runId)).toMatchObject({ status: 'completed', finalMessage: 'reached the model at last' });
+    await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
+    const notices = h.channel.sent.filter((m) => m.text.startsWith(`[run ${runId}] codex is retrying`));
+    expect(notices.map((m) => m.text)).toEqual([
+      `[run ${runId}] codex is retrying: Reconnecting... 1/5 (stream disconnected before completion). The run continues; /cancel ${runId} to stop it.`,
+    ]);
+  });
+
   it('honours a cancel requested through the database by another process', async () => {
     const runId = await launch('hang');
     await waitFor(async () => (await findRunProcesses(runId)).length >= 2);

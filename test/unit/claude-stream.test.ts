@@ -334,3 +334,13 @@ describe('claude runs with several results', () => {
     expect(facts.denials).toEqual([{ tool: 'Edit', detail: '/repo/a.ts' }]);
   });
 });
+
+describe('claude retries, for the owner', () => {
+  it('names the api_retry events of a captured run (2.1.332), and nothing else', () => {
+    const events = fixture('claude-2.1.332/api-retry-then-ok.jsonl').toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
+    const retries = events.map((event) => claudeVendor.describeRetry?.(event)).filter((text) => text !== undefined);
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries.length).toBe(events.filter((e) => (e as { subtype?: unknown }).subtype === 'api_retry').length);
+    for (const text of retries) expect(text).toMatch(/^API retry \d+/);
+  });
+});

@@ -93,6 +93,11 @@ export const claudeVendor: Vendor = {
     return `cd ${shellQuote(cwd)} && claude --resume ${shellQuote(sessionId)}`;
   },
 
+  /** `system/api_retry` events (VENDOR-CLI.md), in the words the outcome's notices use. */
+  describeRetry(event: unknown): string | undefined {
+    return isRecord(event) && event['type'] === 'system' && event['subtype'] === 'api_retry' ? describeRetry(event) : undefined;
+  },
+
   /** Milestones from the `tool_use` blocks of `assistant` messages (tool names as offered by claude 2.1.197). */
   describeProgress(event: unknown): string | undefined {
     if (!isRecord(event) || event['type'] !== 'assistant' || !isRecord(event['message'])) return undefined;

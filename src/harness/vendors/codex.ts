@@ -66,6 +66,12 @@ export const codexVendor: Vendor = {
     return `cd ${shellQuote(cwd)} && codex exec resume ${shellQuote(sessionId)} --json`;
   },
 
+  /** codex's `error` lines while it retries ("Reconnecting... 2/5 …"); measured on 0.171.0. */
+  describeRetry(event: unknown): string | undefined {
+    const e = event as { type?: unknown; message?: unknown };
+    return e.type === 'error' && typeof e.message === 'string' && /^Reconnecting/i.test(e.message) ? e.message : undefined;
+  },
+
   describeProgress(event: unknown): string | undefined {
     const e = event as { type?: unknown; item?: Record<string, unknown> };
     const item = e.item;

@@ -91,6 +91,11 @@ export interface Vendor {
   newReducer(): StreamReducer;
   /** A one-line milestone for `progress` runs (a command started, files changed), or undefined. */
   describeProgress?(event: unknown): string | undefined;
+  /**
+   * The CLI's own words when `event` says it is retrying the model (no network, an overloaded
+   * API), or undefined. The owner is told once per run, so a run that only retries is not silent.
+   */
+  describeRetry?(event: unknown): string | undefined;
   /** The exact command a person runs to resume `sessionId` by hand. */
   resumeCommand(cwd: string, sessionId: string): string;
 }
