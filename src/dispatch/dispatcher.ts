@@ -465,6 +465,8 @@ export class Dispatcher {
   private holdAttachments(message: InboundMessage, attachments: readonly IncomingAttachment[]): void {
     const key = heldKey(message);
     const nowMs = this.deps.clock.nowMs();
+    // Files nobody launched with expire; drop them so the map stays small.
+    for (const [other, entry] of this.held) if (entry.untilMs <= nowMs) this.held.delete(other);
     const held = this.held.get(key);
     const kept = held && held.untilMs > nowMs ? held.attachments : [];
     this.held.set(key, { attachments: [...kept, ...attachments], untilMs: nowMs + HOLD_ATTACHMENTS_MS });
