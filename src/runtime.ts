@@ -14,7 +14,7 @@ import { Dispatcher } from './dispatch/dispatcher.js';
 import { outcomeText } from './dispatch/messages.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
-import { absolutePath, resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
+import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { detectCgroupSupport, type CgroupSupport } from './harness/run-cgroup.js';
 import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
 import { fileTracer } from './harness/traces.js';
@@ -81,8 +81,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const store = new RunStore(database.db);
   const baseEnv: BaseEnv = {
     HOME: inputs.homeDir,
-    // Only absolute entries, for the `--version` probes below as for every run (see absolutePath).
-    PATH: absolutePath(withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', rawEnv)),
+    // Relative and empty entries are dropped where a process is spawned (buildChildEnv, detectVendors).
+    PATH: withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', rawEnv),
     TERM: rawEnv.TERM,
     USER: rawEnv.USER,
     passed: selectPassEnv(config.harness.passEnv, rawEnv, SECRET_ENV_NAMES),

@@ -17,7 +17,7 @@ import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow, Vendor as VendorName } from '../store/schema.js';
 import { HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
-import { describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
+import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
 import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
@@ -34,11 +34,7 @@ async function readPastedText(attachment: IncomingAttachment): Promise<string | 
     if (bytes > MAX_TEXT_ATTACHMENT_BYTES) return undefined;
     chunks.push(chunk as Buffer);
   }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    return undefined;
-  }
+  return decodeUtf8(Buffer.concat(chunks));
 }
 
 function heldKey(message: InboundMessage): string {

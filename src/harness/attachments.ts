@@ -100,17 +100,20 @@ async function storeOne(attachment: IncomingAttachment, dir: string, index: numb
   if (bytes > MAX_TEXT_ATTACHMENT_BYTES) {
     throw refused(`${name} is neither an image (PNG, JPEG, GIF, WebP) nor a text file of at most 1 MB, so it cannot go with the task.`);
   }
-  const raw = await readFile(path);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    text = '\u0000';
-  }
-  if (text.includes('\u0000')) {
+  const text = decodeUtf8(await readFile(path));
+  if (text === undefined || text.includes('\u0000')) {
     throw refused(`${name} is neither an image (PNG, JPEG, GIF, WebP) nor UTF-8 text, so it cannot go with the task.`);
   }
   return { kind: 'text', name, path, bytes, text };
+}
+
+/** `bytes` as UTF-8 text, or undefined when they are not valid UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
