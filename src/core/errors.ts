@@ -41,6 +41,7 @@ export type ErrorCode =
   | 'spawn_failed'
   | 'user_unresolved'
   | 'task_too_long'
+  | 'git_failed'
   // channels
   | 'channel_refused'
   | 'channel_network'

@@ -1,0 +1,144 @@
+/**
+ * Runs `git` in a repository baton does not trust.
+ *
+ * A repository's own `.git/config` (and any file it includes) can name commands that git runs on
+ * ordinary operations: `core.fsmonitor` (on `add`, `status`, `diff`), filter drivers'
+ * `clean` / `smudge` / `process` (on `add`, `checkout`, `worktree add`), hooks through
+ * `core.hooksPath` or `.git/hooks` (`post-checkout` on `worktree add`), `diff.external` and
+ * `diff.<driver>.command` / `textconv` (on `diff`). An agent that could write `.git/config`
+ * during a run would otherwise get a command run by baton, outside the agent's sandbox, after
+ * the run. Every call here therefore:
+ * - starts from an environment built from nothing (no inherited `GIT_*`; system config off,
+ *   `GIT_CONFIG_GLOBAL` kept only when the caller passes it),
+ * - disables fsmonitor, hooks, external diff and pagers on the command line (`-c` wins over
+ *   every config file),
+ * - lists the filter drivers every config scope defines (includes followed) and blanks each
+ *   one's commands (git treats an empty filter command as "no filter"; git 2.39 `convert.c`),
+ * - never recurses into submodules.
+ *
+ * Source of the config keys: git-config(1), gitattributes(5), githooks(5), git 2.39.
+ */
+import { execa } from 'execa';
+import { BatonError } from '../core/errors.js';
+import { absolutePath } from './spawn-env.js';
+
+/** Options for {@link runGit}. */
+export interface GitOptions {
+  /** Directory git runs in (the repository or worktree). */
+  cwd: string;
+  /** `PATH` used to find `git`; only absolute entries are kept. Default: this process's `PATH`. */
+  path?: string;
+  /** Extra environment (e.g. `GIT_INDEX_FILE` for a private index). `GIT_*` only. */
+  env?: Record<string, string>;
+  /** Kill git after this many ms. Default 60,000. */
+  timeoutMs?: number;
+  /** Return a non-zero exit as a result instead of throwing. Default false. */
+  allowFailure?: boolean;
+  /** Bytes of stdout kept (default 64 MiB); more fails with `git_failed`. */
+  maxBufferBytes?: number;
+}
+
+/** What {@link runGit} returns. */
+export interface GitResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `-c` options that switch off every command a config file can name for the operations baton runs. */
+const HARDENING = [
+  '-c', 'core.fsmonitor=false',
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'diff.external=',
+  '-c', 'core.pager=cat',
+  '-c', 'submodule.recurse=false',
+  '-c', 'core.sshCommand=false',
+  '-c', 'protocol.allow=never',
+  '-c', 'credential.helper=',
+  '-c', 'gc.auto=0',
+  '-c', 'maintenance.auto=false',
+];
+
+function gitEnv(options: GitOptions): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: absolutePath(options.path ?? process.env.PATH ?? '/usr/bin:/bin'),
+    HOME: process.env.HOME ?? '/',
+    LC_ALL: 'C',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_OPTIONAL_LOCKS: '0',
+  };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (!key.startsWith('GIT_')) throw new TypeError(`runGit: only GIT_* variables may be passed, got ${key}`);
+    env[key] = value;
+  }
+  return env;
+}
+
+async function exec(args: string[], options: GitOptions): Promise<GitResult> {
+  const result = await execa('git', args, {
+    cwd: options.cwd,
+    env: gitEnv(options),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: options.timeoutMs ?? 60_000,
+    maxBuffer: options.maxBufferBytes ?? 64 * 1024 * 1024,
+    stripFinalNewline: false,
+  });
+  const stdout = typeof result.stdout === 'string' ? result.stdout : '';
+  const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+  if (result.failed && result.exitCode === undefined) {
+    throw new BatonError('git_failed', `git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} could not run: ${result.shortMessage}. Check that git is installed and on PATH.`, {
+      cause: result,
+      details: { cwd: options.cwd },
+    });
+  }
+  return { exitCode: result.exitCode ?? 1, stdout, stderr };
+}
+
+/**
+ * The `-c` options that blank every filter driver defined in any config scope git would read in
+ * `cwd` (includes followed). Empty when none is defined.
+ */
+async function filterOverrides(options: GitOptions): Promise<string[]> {
+  const listed = await exec([...HARDENING, 'config', '--includes', '--name-only', '--get-regexp', '^filter\\.'], options);
+  // Exit 1: no key matched. Anything else is a broken config git will refuse anyway.
+  if (listed.exitCode !== 0) return [];
+  const drivers = new Set<string>();
+  for (const line of listed.stdout.split('\n')) {
+    const match = /^filter\.(.+)\.[^.]+$/.exec(line.trim());
+    if (match?.[1]) drivers.add(match[1]);
+  }
+  const out: string[] = [];
+  for (const name of drivers) {
+    for (const key of ['clean', 'smudge', 'process']) out.push('-c', `filter.${name}.${key}=`);
+    out.push('-c', `filter.${name}.required=false`);
+  }
+  return out;
+}
+
+/**
+ * Runs `git ARGS` in `options.cwd` with every config-named command switched off (see the module
+ * comment). `diff`, `log` and `show` also get `--no-ext-diff --no-textconv` from the caller's
+ * args being checked here.
+ *
+ * @returns exit code, stdout and stderr (UTF-8 text).
+ * @throws BatonError `git_failed` when git cannot be started, times out, or exits non-zero
+ *   (unless `allowFailure`); the message carries git's first stderr line.
+ */
+export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const sub = args[0];
+  if ((sub === 'diff' || sub === 'log' || sub === 'show') && !(args.includes('--no-ext-diff') && args.includes('--no-textconv'))) {
+    throw new TypeError(`runGit: git ${sub} needs --no-ext-diff and --no-textconv`);
+  }
+  const full = [...HARDENING, ...(await filterOverrides(options)), ...args];
+  const result = await exec(full, options);
+  if (result.exitCode !== 0 && !options.allowFailure) {
+    const first = result.stderr.split('\n').find((l) => l.trim()) ?? `exit ${result.exitCode}`;
+    throw new BatonError('git_failed', `git ${sub ?? ''} failed in ${options.cwd}: ${first.trim()}`, {
+      details: { cwd: options.cwd, exitCode: result.exitCode },
+    });
+  }
+  return result;
+}
