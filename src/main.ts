@@ -37,6 +37,8 @@ import { reconcileOrphanedRuns } from './harness/reconcile.js';
 import { PasteJoiner } from './dispatch/paste-joiner.js';
 import { sweepArtifacts } from './harness/retention.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
+import { DatabaseLease, leaseKey } from './fleet/lease.js';
+import { describeNodes, NodeRegistry } from './fleet/nodes.js';
 import { askReport } from './cli/ask.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
@@ -134,6 +136,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded PGlite; its first start takes a few seconds'})…`);
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
   let report: () => Promise<DoctorReport> = () => Promise.reject(new Error('the service is still starting'));
+  let fleet: NodeRegistry | undefined;
   const runtime = await buildRuntime({
     env,
     rawEnv,
@@ -143,6 +146,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     clock,
     logger,
     doctor: async () => formatDoctorTable(await report()),
+    nodes: async () => (fleet ? describeNodes(await fleet.list()) : []),
     // Under systemd a database that is still starting (or briefly away) is waited for here, one
     // line per attempt in the journal, rather than a restart loop (issue #18 item 10).
     openRetry: { say: (line) => console.error(line), nowMs: () => clock.nowMs() },
@@ -191,6 +195,11 @@ export async function startService(options: StartOptions): Promise<Service> {
   const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
+  // This process's row in the fleet's nodes table (issue #16); with one database shared by
+  // several nodes, only one of them polls each bot token (a lease in the database).
+  fleet = new NodeRegistry({ db: database.db, name: config.node.name, roots: config.workspace.roots, heartbeatMs: config.node.heartbeatMs, deadAfterMs: config.node.deadAfterMs, logger });
+  await fleet.start();
+
   // A long paste the chat app split into several messages reaches the dispatcher as one.
   const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger });
   const channels = await startChannels(
@@ -208,6 +217,13 @@ export async function startService(options: StartOptions): Promise<Service> {
         releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
       },
       conversations: store,
+      lease: (platform, token) => new DatabaseLease({ db: database.db, key: leaseKey(platform, token), holder: fleet.instance, nodeName: fleet.name, logger }),
+      notifyOwner: (platform, text) => {
+        // A private chat with a Telegram user has the user's id as its chat id.
+        const owner = config.channels[platform].owner;
+        if (!owner) return;
+        void outbox.send({ runId: null, kind: 'notice', target: { platform, chatId: owner }, body: text }).catch((err: unknown) => logger.error({ err, platform }, 'could not tell the owner'));
+      },
     },
     adapters,
   );
@@ -225,6 +241,7 @@ export async function startService(options: StartOptions): Promise<Service> {
         (err: unknown) => ({ error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}` }),
       ),
       channels: channels.probes(),
+      nodes: await fleet.list().catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) })),
       startedWith: detections,
       secrets: secretValues(env),
     });
@@ -308,6 +325,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     clearInterval(sweepTimer);
     await channels.stop();
     await supervisor.shutdown();
+    await fleet.stop();
     await database.close();
     serviceLogger?.close();
     throw err;
@@ -319,6 +337,10 @@ export async function startService(options: StartOptions): Promise<Service> {
     `  home: ${inputs.batonHome}${inputs.wroteConfig ? ` (wrote a starter ${inputs.configPath})` : ''}`,
     `  config: ${inputs.configPath}`,
     `  database: ${describeDatabase(database)}`,
+    ...(await fleet.list().then(
+      (list) => (list.length > 1 ? ['  nodes:', ...describeNodes(list).map((line) => `    ${line}`)] : [`  node: ${fleet.name}`]),
+      (err: unknown) => [`  node: ${fleet.name} (could not list the fleet: ${err instanceof Error ? err.message : String(err)})`],
+    )),
     `  harness: ${describeHarness(config, detections)}`,
     ...(config.harness.enabled ? (await workspaceWarnings(config)).map((warning) => `  warning: ${warning}`) : []),
     ...channels.lines.map((line) => `  ${line}`),
@@ -344,6 +366,7 @@ export async function startService(options: StartOptions): Promise<Service> {
         await channels.stop();
         await supervisor.shutdown();
         await worker.stop();
+        await fleet.stop();
         await database.close();
         serviceLogger?.close();
       })();

@@ -46,6 +46,8 @@ export interface RuntimeInputs {
   logger: Logger;
   /** The doctor table for `/doctor` in chat; absent where there is no service to report on. */
   doctor?: () => Promise<string>;
+  /** The fleet's nodes for `/runs`; absent outside the service. */
+  nodes?: () => Promise<string[]>;
   /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
   configPerCommand?: boolean;
   /** Wait for an unreachable PostgreSQL at start (the service); absent: fail at once (`baton ask`). */
@@ -140,6 +142,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     runsDir,
     protectedDirs: [inputs.batonHome, homes.codexHome, homes.claudeConfigDir],
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
+    ...(inputs.nodes ? { nodes: inputs.nodes } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
   });
   return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };

@@ -6,7 +6,7 @@
 import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelAdapter, ChannelState, ConversationMover, InboundHandler, InboundInbox, Platform } from './types.js';
+import type { ChannelAdapter, ChannelState, ConnectionLease, ConversationMover, InboundHandler, InboundInbox, Platform } from './types.js';
 
 /** What a channel factory receives. */
 export interface ChannelDeps {
@@ -18,6 +18,13 @@ export interface ChannelDeps {
   inbox?: InboundInbox;
   /** Where a channel reports that a conversation moved to a new chat id. @default none */
   conversations?: ConversationMover;
+  /**
+   * The fleet's lease on a connection only one process may hold, keyed by platform and token
+   * (issue #16). @default none (this process always connects)
+   */
+  lease?: (platform: Platform, token: string) => ConnectionLease;
+  /** Tells the platform's owner something once (e.g. a poller outside the fleet). @default none */
+  notifyOwner?: (platform: ChannelPlatform, text: string) => void;
 }
 
 /**
@@ -69,8 +76,10 @@ export async function startChannels(
   const attempt = async (adapter: ChannelAdapter, waitMs: number): Promise<string> => {
     try {
       await adapter.start(handler);
+      // A standby (another node of the fleet polls this bot) still sends through this adapter.
       adapters.set(adapter.platform, adapter);
-      return 'connected';
+      const now = adapter.status();
+      return now.state === 'standby' ? `standby: ${now.reason}` : 'connected';
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       deps.logger.error({ channel: adapter.platform, reason, retryInMs: waitMs }, 'channel failed to start; retrying');

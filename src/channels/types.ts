@@ -111,6 +111,20 @@ export interface ConversationMover {
   moveConversation(platform: Platform, fromChatId: string, toChatId: string): Promise<void>;
 }
 
+/**
+ * A lease on a connection only one process of a fleet may hold (a bot token's long poll, issue
+ * #16): the adapter connects when it is taken and disconnects when it is lost.
+ * Implemented by src/fleet/lease.ts `DatabaseLease`.
+ */
+export interface ConnectionLease {
+  /** Starts trying; resolves after the first try. */
+  start(callbacks: { onAcquired(): void | Promise<void>; onLost(reason: string): void | Promise<void> }): Promise<void>;
+  /** Stops trying and gives a held lease back. */
+  stop(): Promise<void>;
+  /** `holding`, `standby` (with the holder's node name) or `unknown` (with why). */
+  state(): { state: 'holding' } | { state: 'standby'; holder: string } | { state: 'unknown'; reason: string };
+}
+
 /** Called by an adapter for every normalized message; errors are the adapter's to log. */
 export type InboundHandler = (message: InboundMessage) => Promise<void>;
 
@@ -119,6 +133,8 @@ export type ChannelState =
   | { state: 'connected' }
   | { state: 'reconnecting'; reason: string }
   | { state: 'failed'; reason: string }
+  /** Another node of the fleet holds this connection's lease (issue #16); this one takes over if it dies. */
+  | { state: 'standby'; reason: string }
   | { state: 'stopped' };
 
 /** What every chat platform adapter provides. */

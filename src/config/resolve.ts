@@ -5,6 +5,7 @@
  * launch time, so a root that does not exist yet is not a load error.
  */
 import path from 'node:path';
+import { hostname } from 'node:os';
 import { CHANNEL_PLATFORMS, type ChannelPlatform, type ConfigFile, type VendorName } from './schema.js';
 
 const MS_PER_SECOND = 1000;
@@ -71,6 +72,16 @@ export interface WorkspaceConfig {
   readonly defaultCwd: string | undefined;
 }
 
+/** `[node]`, resolved: this process's identity in a fleet sharing one database (issue #16). */
+export interface NodeConfig {
+  /** Node name; the host name when `[node] name` is unset. */
+  readonly name: string;
+  /** Heartbeat period, in ms. */
+  readonly heartbeatMs: number;
+  /** A node whose heartbeat is older than this is dead, in ms. */
+  readonly deadAfterMs: number;
+}
+
 /** Who may do what on one platform (PRODUCT.md §4). */
 export interface ChannelTrust {
   /** The one user id allowed to launch and stop runs; undefined when none is configured. */
@@ -83,6 +94,7 @@ export interface ChannelTrust {
 export interface BatonConfig {
   readonly harness: HarnessConfig;
   readonly workspace: WorkspaceConfig;
+  readonly node: NodeConfig;
   /** Alias → absolute path, from `[projects]`. A Map, so `constructor` is just another alias. */
   readonly projects: ReadonlyMap<string, string>;
   /** Trust per platform; a platform without a `[channels.*]` table has no owner and no guests. */
@@ -168,6 +180,11 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
     workspace: {
       roots: [...new Set(file.workspace.roots.map(resolvePath))],
       defaultCwd: optionalPath(file.workspace.default),
+    },
+    node: {
+      name: file.node.name ?? hostname(),
+      heartbeatMs: file.node.heartbeat_seconds * MS_PER_SECOND,
+      deadAfterMs: file.node.dead_after_seconds * MS_PER_SECOND,
     },
     projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, resolvePath(p)])),
     channels,

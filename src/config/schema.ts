@@ -131,6 +131,15 @@ const workspaceSection = z.strictObject({
     'Working directory of a run that names none and whose conversation set none with /use; must lie inside a root.'),
 });
 
+const nodeSection = z.strictObject({
+  name: documented(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'letters, digits, "_", "." or "-", starting with a letter or digit, at most 63').optional(), 'string',
+    "This baton process's node name in a fleet sharing one PostgreSQL database; unset: the host name. Shown by /runs, doctor and /health/ready."),
+  heartbeat_seconds: documented(int(1, 60).default(5), 'integer seconds, 1 to 60',
+    'How often this node writes its heartbeat to the database.'),
+  dead_after_seconds: documented(int(3, 3600).default(20), 'integer seconds, 3 to 3600',
+    'A node whose last heartbeat is older than this is shown as dead.'),
+});
+
 const projectsSection = documented(
   z.record(z.string().regex(PROJECT_ALIAS_PATTERN), pathString).default({}),
   'path',
@@ -159,6 +168,7 @@ const channelsSection = z.strictObject({
 export const configFileSchema = z.strictObject({
   harness: harnessSection.prefault({}),
   workspace: workspaceSection.prefault({}),
+  node: nodeSection.prefault({}),
   projects: projectsSection,
   channels: channelsSection.prefault({}),
 });
@@ -215,9 +225,10 @@ function sectionDocs(section: string, shape: Record<string, z.ZodType>): ConfigK
 export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('harness', harnessSection.shape),
   ...sectionDocs('workspace', workspaceSection.shape),
+  ...sectionDocs('node', nodeSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
 ];
 
 /** The top-level tables of `config.toml`, in file order. */
-export const CONFIG_SECTIONS = ['harness', 'workspace', 'projects', 'channels'] as const;
+export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'projects', 'channels'] as const;

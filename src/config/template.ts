@@ -76,6 +76,14 @@ roots = []                     # for example: roots = ["~/code"]
 # must lie inside a root.
 # default = "~/code/app"
 
+[node]
+# This process's name in a fleet of baton services sharing one PostgreSQL database (see
+# "Running several nodes" in the README). Unset: the host name.
+# name = "buildbox"
+# How often this node writes its heartbeat, and when a silent node counts as dead, in seconds.
+heartbeat_seconds = 5
+dead_after_seconds = 20
+
 [projects]
 # Aliases usable as in:NAME or /use NAME. A name starts with a letter or digit, then
 # letters, digits, "_", "." or "-".

@@ -64,6 +64,8 @@ export interface DispatcherDeps {
   runsDir: string;
   /** The doctor table, for `/doctor`. */
   doctor?: () => Promise<string>;
+  /** One line per node of the fleet sharing this database, for `/runs` (issue #16). @default none */
+  nodes?: () => Promise<string[]>;
   newRunId?: () => RunId;
   /**
    * True where the config is read anew for every command (`baton ask`): a refusal's fix then
@@ -221,7 +223,8 @@ export class Dispatcher {
           message,
           command.runId
             ? await this.describeRun(command.runId)
-            : formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), await deps.store.deadLetters(5)),
+            : formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), await deps.store.deadLetters(5)) +
+                (deps.nodes ? await deps.nodes().then((lines) => (lines.length > 1 ? `\n\nNodes:\n${lines.join('\n')}` : '')) : ''),
         );
         return ANSWERED;
       case 'cancel':

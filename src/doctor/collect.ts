@@ -16,7 +16,7 @@ const FIXED_CHILD_ENV = ['HOME', 'PATH', 'TERM', 'USER', 'BATON_RUN_ID'];
 import { measureStorage, type StorageUsage } from '../harness/storage.js';
 import type { DoctorFact, DoctorReport, DoctorRow } from './report.js';
 import { workspaceWarnings } from '../config/workspace-check.js';
-import { channelRows, configRow, databaseRow, harnessRow, storageRow, type StorageProbe } from './rows.js';
+import { channelRows, configRow, databaseRow, harnessRow, nodesRow, storageRow, type StorageProbe } from './rows.js';
 import { readCliVersion, type DoctorSources } from './sources.js';
 import { loginState, restartHint, vendorRow, type VendorFinding } from './vendors.js';
 
@@ -69,6 +69,7 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
     configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }, sources.config.envFile),
     databaseRow(sources.database),
     ...channelRows(sources.channels),
+    ...(sources.nodes === undefined ? [] : [nodesRow(sources.nodes)]),
     harnessRow(config, {
       installed: findings.filter((f) => f.path !== undefined).map((f) => f.name),
       restartFor: started === undefined ? null : findings.filter((f) => f.restart !== undefined).map((f) => f.name),

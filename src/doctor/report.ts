@@ -12,8 +12,8 @@ import type { ChannelPlatform, VendorName } from '../config/schema.js';
  */
 export type DoctorStatus = 'ok' | 'warn' | 'fail';
 
-/** The areas, in report order: `config`, `database`, one `channel:*` per platform, `harness`, one `vendor:*` per CLI, `storage`. */
-export type DoctorArea = 'config' | 'database' | `channel:${ChannelPlatform}` | 'harness' | `vendor:${VendorName}` | 'storage';
+/** The areas, in report order: `config`, `database`, one `channel:*` per platform, `nodes` (from a running service), `harness`, one `vendor:*` per CLI, `storage`. */
+export type DoctorArea = 'config' | 'database' | `channel:${ChannelPlatform}` | 'nodes' | 'harness' | `vendor:${VendorName}` | 'storage';
 
 /** A machine-readable fact; `null` when it could not be determined. Sizes are bytes. */
 export type DoctorFact = string | number | boolean | null;

@@ -2,6 +2,7 @@
  * Row builders for the doctor areas that need no process: config, database, channels, harness
  * consent, storage. Each takes plain facts and returns one {@link DoctorRow}.
  */
+import { describeNodes, type NodeView } from '../fleet/nodes.js';
 import type { BatonConfig } from '../config/resolve.js';
 import { CHANNEL_PLATFORMS, type ChannelPlatform } from '../config/schema.js';
 import { isBatonError } from '../core/errors.js';
@@ -92,7 +93,7 @@ export function channelRows(channels: Readonly<Record<ChannelPlatform, ChannelPr
       return { area, status: 'ok', summary: 'configured (connection state unknown: no running service reported it)', details, facts: { configured: true, state: null } };
     }
     const summary = state.state === 'connected' || state.state === 'stopped' ? state.state : `${state.state}: ${state.reason}`;
-    return { area, status: state.state === 'connected' ? 'ok' : 'warn', summary, details, facts: { configured: true, state: state.state } };
+    return { area, status: state.state === 'connected' || state.state === 'standby' ? 'ok' : 'warn', summary, details, facts: { configured: true, state: state.state } };
   });
 }
 
@@ -170,5 +171,23 @@ export function storageRow(runsDir: string, limits: { artifactQuotaBytes: number
     summary: `artifacts ${formatBytes(artifactBytes)} of ${formatBytes(limits.artifactQuotaBytes)} quota (${percent}%) · ${free}`,
     details,
     facts: { ...base, artifactBytes, quotaBreached: breached, freeBytes: freeBytes ?? null },
+  };
+}
+
+/**
+ * The `nodes` row (issue #16): the fleet of baton processes sharing this database, as the running
+ * service sees it. `warn` when a node is dead or two live nodes share a name.
+ */
+export function nodesRow(probe: readonly NodeView[] | { error: string }): DoctorRow {
+  if ('error' in probe) return { area: 'nodes', status: 'warn', summary: `could not list the nodes: ${probe.error}`, details: [], facts: { nodes: null, alive: null } };
+  const lines = describeNodes(probe);
+  const alive = probe.filter((n) => n.alive).length;
+  const trouble = lines.some((l) => l.includes('dead (') || l.includes('share this name'));
+  return {
+    area: 'nodes',
+    status: trouble ? 'warn' : 'ok',
+    summary: `${alive} of ${probe.length} node${probe.length === 1 ? '' : 's'} alive`,
+    details: lines,
+    facts: { nodes: probe.length, alive },
   };
 }

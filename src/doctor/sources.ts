@@ -3,6 +3,7 @@
  * the running service for `GET /health/ready`) gathers what it has; filesystem probes and the
  * `--version` call have real defaults that tests may swap.
  */
+import type { NodeView } from '../fleet/nodes.js';
 import { execa } from 'execa';
 import { absolutePath } from '../harness/spawn-env.js';
 import type { ChannelState } from '../channels/types.js';
@@ -78,6 +79,8 @@ export interface DoctorSources {
   };
   readonly database: DatabaseProbe;
   readonly channels: Readonly<Record<ChannelPlatform, ChannelProbe>>;
+  /** The fleet's nodes as the running service lists them (issue #16); absent outside the service. */
+  readonly nodes?: readonly NodeView[] | { error: string };
   /** What a running service found at start, per vendor; absent when none is running or it is unknown. */
   readonly startedWith?: readonly StartDetection[] | undefined;
   /** Secret values (e.g. `secretValues(env)`) scrubbed from every text of the report, as a last guard. */

@@ -218,6 +218,38 @@ export const conversationDefaults = pgTable(
   (t) => [primaryKey({ columns: [t.platform, t.chatId, t.threadId] })],
 );
 
+/**
+ * The nodes of a fleet sharing this database (issue #16): one row per service process life,
+ * written at start and refreshed every `[node] heartbeat_seconds`. A node whose heartbeat is
+ * older than `dead_after_seconds` is dead. Rows of stopped processes are deleted.
+ */
+export const nodes = pgTable('nodes', {
+  /** `host:pid:random`, unique per process life. */
+  instance: text('instance').primaryKey(),
+  name: text('name').notNull(),
+  host: text('host').notNull(),
+  pid: integer('pid').notNull(),
+  /** The node's `[workspace] roots`, absolute. */
+  roots: jsonb('roots').$type<string[]>().notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+/**
+ * Leases on connections only one process of the fleet may hold (a bot token's long poll): keyed
+ * by the platform and a hash of the token (never the token), held by a node instance until
+ * `expires_at` (database time), renewed well before then.
+ */
+export const leases = pgTable('leases', {
+  key: text('key').primaryKey(),
+  /** The holder's {@link nodes} instance. */
+  holder: text('holder').notNull(),
+  nodeName: text('node_name').notNull(),
+  acquiredAt: timestamp('acquired_at', { withTimezone: true, mode: 'date' }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+export type NodeRow = typeof nodes.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
 export type NewRunRow = typeof runs.$inferInsert;
 export type DeliveryRow = typeof deliveries.$inferSelect;

@@ -9,7 +9,7 @@ import { Bot, GrammyError, HttpError } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
+import { ChannelSendError, type ConnectionLease, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 import { safeErrorMessage } from '../../core/logger.js';
 
@@ -48,6 +48,16 @@ export interface TelegramAdapterOptions {
   conversations?: ConversationMover | undefined;
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
+  /**
+   * The fleet's lease on this bot token's long poll (issue #16): this process polls only while it
+   * holds it, and stands by otherwise. @default none (always poll)
+   */
+  lease?: ConnectionLease | undefined;
+  /**
+   * Told once per episode when Telegram answers 409 Conflict although this process holds the
+   * fleet's lease (a poller outside the fleet uses the token). @default none
+   */
+  onConflict?: ((reason: string) => void) | undefined;
 }
 
 /** Telegram via grammY. */
@@ -62,6 +72,10 @@ export class TelegramAdapter implements ChannelAdapter {
   private inboxSweep: NodeJS.Timeout | undefined;
   /** Dedupe keys of updates being handled now (their claims are not released). */
   private readonly inFlight = new Set<string>();
+  /** False while another node holds the fleet's lease on this token (no lease: always true). */
+  private mayPoll = true;
+  /** A 409 episode was already reported to the owner. */
+  private conflictReported = false;
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
@@ -72,7 +86,10 @@ export class TelegramAdapter implements ChannelAdapter {
     this.bot.api.config.use(async (prev, method, payload, signal) => {
       try {
         const result = await prev(method, payload, signal);
-        if (method === 'getUpdates' && this.state.state === 'reconnecting') this.state = { state: 'connected' };
+        if (method === 'getUpdates') {
+          if (this.state.state === 'reconnecting' || this.state.state === 'failed') this.state = { state: 'connected' };
+          this.conflictReported = false;
+        }
         return result;
       } catch (err) {
         if (method === 'getUpdates' && !this.stopped && !signal?.aborted) {
@@ -142,15 +159,43 @@ export class TelegramAdapter implements ChannelAdapter {
       }
     });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
-    await this.replayInbox();
-    this.launchRunner();
+    const lease = this.options.lease;
+    if (lease) {
+      // In a fleet only the lease holder polls (Telegram allows one getUpdates per token); a
+      // standby takes over within the lease's expiry after the holder dies, and handles what the
+      // dead holder stored but never answered.
+      this.mayPoll = false;
+      await lease.start({
+        onAcquired: async () => {
+          this.mayPoll = true;
+          this.state = { state: 'connected' };
+          await this.replayInbox();
+          if (!this.stopped) this.launchRunner();
+        },
+        onLost: async (reason) => {
+          this.mayPoll = false;
+          if (this.restartTimer) clearTimeout(this.restartTimer);
+          this.state = { state: 'standby', reason };
+          if (this.runner?.isRunning()) await this.runner.stop();
+        },
+      });
+      const held = lease.state();
+      if (held.state !== 'holding') this.state = { state: 'standby', reason: held.state === 'standby' ? `node ${held.holder} polls this bot; this node takes over if it stops` : `waiting for the fleet lease: ${held.reason}` };
+    } else {
+      await this.replayInbox();
+      this.launchRunner();
+    }
     // A handling that failed on a database error (an outage) left its claim: hand it out again.
     this.inboxSweep = setInterval(() => {
       void this.retryFailedUpdates().catch((err: unknown) => logger.warn({ channel: 'telegram', err }, 'could not retry stored updates; trying again later'));
     }, INBOX_RETRY_MS);
     this.inboxSweep.unref();
-    this.state = { state: 'connected' };
-    logger.info({ channel: 'telegram', bot: username }, 'telegram connected');
+    if (this.mayPoll) {
+      this.state = { state: 'connected' };
+      logger.info({ channel: 'telegram', bot: username }, 'telegram connected');
+    } else {
+      logger.info({ channel: 'telegram', bot: username }, 'telegram on standby: another node polls this bot');
+    }
   }
 
   /**
@@ -176,10 +221,12 @@ export class TelegramAdapter implements ChannelAdapter {
     if (!inbox) return;
     const released = await inbox.releaseOwnClaims('telegram', [...this.inFlight]);
     if (released > 0) logger.info({ channel: 'telegram', updates: released }, 'retrying updates whose handling failed');
-    await this.replayInbox();
+    // A standby never handles stored updates: the poller does, in conversation order.
+    if (this.mayPoll) await this.replayInbox();
   }
 
   private launchRunner(): void {
+    if (!this.mayPoll) return;
     const runner = run(this.bot, { runner: { silent: true, retryInterval: 'exponential', maxRetryTime: 24 * 3600_000, fetch: { allowed_updates: ['message'] } } });
     this.runner = runner;
     runner.task()?.catch((err: unknown) => {
@@ -189,8 +236,13 @@ export class TelegramAdapter implements ChannelAdapter {
       const reason = conflict
         ? '409 Conflict: another process is polling this bot token (only one may); stop it, then baton resumes polling'
         : describe(err, this.options.token);
+      if (!this.mayPoll) return;
       this.state = { state: 'failed', reason };
       this.options.logger.error({ channel: 'telegram', reason, retryInMs: retryMs }, 'telegram polling stopped');
+      if (conflict && !this.conflictReported) {
+        this.conflictReported = true;
+        this.options.onConflict?.(reason);
+      }
       this.restartTimer = setTimeout(() => {
         if (!this.stopped) this.launchRunner();
       }, retryMs);
@@ -230,6 +282,7 @@ export class TelegramAdapter implements ChannelAdapter {
     if (this.inboxSweep) clearInterval(this.inboxSweep);
     if (this.restartTimer) clearTimeout(this.restartTimer);
     if (this.runner?.isRunning()) await this.runner.stop();
+    await this.options.lease?.stop();
     this.state = { state: 'stopped' };
   }
 

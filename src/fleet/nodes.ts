@@ -1,0 +1,140 @@
+/**
+ * Node identity in a fleet of baton processes sharing one PostgreSQL database (issue #16 item 1).
+ * Each service process registers a row in `nodes` at start, refreshes its heartbeat every
+ * `[node] heartbeat_seconds`, and deletes its row when it stops. A node whose heartbeat is older
+ * than `dead_after_seconds` (database time) is dead. On embedded PGlite the fleet is this one
+ * process.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Logger } from '../core/logger.js';
+import type { Db } from '../store/database.js';
+import { nodes } from '../store/schema.js';
+
+/** One node as /runs, doctor and /health/ready show it. */
+export interface NodeView {
+  name: string;
+  host: string;
+  pid: number;
+  /** `[workspace] roots` of the node, absolute. */
+  roots: string[];
+  startedAt: Date;
+  heartbeatAt: Date;
+  /** Seconds since the last heartbeat, by database time. */
+  silentSeconds: number;
+  alive: boolean;
+  /** This process. */
+  self: boolean;
+}
+
+/** Options of {@link NodeRegistry}. */
+export interface NodeRegistryOptions {
+  db: Db;
+  name: string;
+  roots: readonly string[];
+  /** Heartbeat period, in ms. */
+  heartbeatMs: number;
+  /** A node silent longer than this is dead, in ms. */
+  deadAfterMs: number;
+  logger: Logger;
+}
+
+/** This process's row in `nodes`, kept fresh while the service runs. */
+export class NodeRegistry {
+  /** `host:pid:random`, unique per process life; the holder id of this process's leases. */
+  readonly instance = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private timer: NodeJS.Timeout | undefined;
+  private failing = false;
+
+  constructor(private readonly options: NodeRegistryOptions) {}
+
+  /** The node name (`[node] name`, else the host name). */
+  get name(): string {
+    return this.options.name;
+  }
+
+  /**
+   * Writes this node's row and starts the heartbeat.
+   *
+   * @throws the database error when the first write fails (start-up fails with it).
+   */
+  async start(): Promise<void> {
+    await this.insertRow();
+    this.timer = setInterval(() => void this.beat(), this.options.heartbeatMs);
+    this.timer.unref();
+  }
+
+  private async insertRow(): Promise<void> {
+    const { db, name, roots } = this.options;
+    await db.insert(nodes).values({
+      instance: this.instance,
+      name,
+      host: hostname(),
+      pid: process.pid,
+      roots: [...roots],
+      startedAt: sql`now()` as unknown as Date,
+      heartbeatAt: sql`now()` as unknown as Date,
+    });
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      const updated = await this.options.db.update(nodes).set({ heartbeatAt: sql`now()` as unknown as Date }).where(eq(nodes.instance, this.instance)).returning({ instance: nodes.instance });
+      // Removed by hand or by a cleanup: write it again, so the fleet sees this node.
+      if (updated.length === 0) await this.insertRow();
+      if (this.failing) this.options.logger.info({ node: this.name }, 'node heartbeat written again');
+      this.failing = false;
+    } catch (err) {
+      if (!this.failing) this.options.logger.warn({ err, node: this.name }, 'node heartbeat failed; retrying every beat');
+      this.failing = true;
+    }
+  }
+
+  /**
+   * Every node with a row, oldest start first, with liveness by database time.
+   *
+   * @throws the database error.
+   */
+  async list(): Promise<NodeView[]> {
+    const deadAfterS = this.options.deadAfterMs / 1000;
+    const rows = await this.options.db
+      .select({
+        instance: nodes.instance,
+        name: nodes.name,
+        host: nodes.host,
+        pid: nodes.pid,
+        roots: nodes.roots,
+        startedAt: nodes.startedAt,
+        heartbeatAt: nodes.heartbeatAt,
+        silent: sql<string>`extract(epoch from now() - ${nodes.heartbeatAt})`,
+      })
+      .from(nodes)
+      .orderBy(asc(nodes.startedAt));
+    return rows.map((r) => {
+      const silentSeconds = Math.max(0, Math.round(Number(r.silent)));
+      return { name: r.name, host: r.host, pid: r.pid, roots: r.roots, startedAt: r.startedAt, heartbeatAt: r.heartbeatAt, silentSeconds, alive: Number(r.silent) <= deadAfterS, self: r.instance === this.instance };
+    });
+  }
+
+  /** Stops the heartbeat and deletes this node's row (best effort: a failure is logged). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.options.db.delete(nodes).where(eq(nodes.instance, this.instance)).catch((err: unknown) => this.options.logger.warn({ err }, 'could not remove this node from the nodes table'));
+  }
+}
+
+/**
+ * One line per node for `/runs` and the banner: `name (this) · host pid · alive|dead Ns`.
+ * Two live nodes with one name are flagged (routing by name needs names to be unique).
+ */
+export function describeNodes(list: readonly NodeView[]): string[] {
+  const liveNames = new Map<string, number>();
+  for (const n of list) if (n.alive) liveNames.set(n.name, (liveNames.get(n.name) ?? 0) + 1);
+  return list.map((n) => {
+    const state = n.alive ? 'alive' : `dead (silent ${n.silentSeconds} s)`;
+    const clash = n.alive && (liveNames.get(n.name) ?? 0) > 1 ? ' — two live nodes share this name; give each its own [node] name' : '';
+    return `${n.name}${n.self ? ' (this)' : ''} · ${n.host} pid ${n.pid} · ${state}${clash}`;
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * The fleet's lease on a single connection (src/fleet/lease.ts, issue #16 item 2) on the suite's
+ * database engine: one holder at a time, a standby takes an expired lease and the old holder is
+ * told it lost it, a stopped holder gives it back, and a holder that cannot reach the database
+ * gives the connection up before its lease can expire. The node registry lists nodes by
+ * database time.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import { silentLogger } from '../../src/core/logger.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseLease, leaseKey } from '../../src/fleet/lease.js';
+import { describeNodes, NodeRegistry } from '../../src/fleet/nodes.js';
+import { openDatabase } from '../../src/store/database.js';
+import { leases } from '../../src/store/schema.js';
+import { startTcpProxy } from '../fakes/tcp-proxy.js';
+import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+
+const logger = silentLogger();
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(async () => database?.dispose());
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 2_000; i++) {
+    if (await check()) return;
+    await sleep(25);
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+function watched(lease: DatabaseLease): { events: string[]; start(): Promise<void> } {
+  const events: string[] = [];
+  return {
+    events,
+    start: () => lease.start({ onAcquired: () => void events.push('acquired'), onLost: (why) => void events.push(`lost: ${why}`) }),
+  };
+}
+
+describe(`fleet lease (${testEngine})`, () => {
+  it('the key is a hash of the token, never the token', () => {
+    const key = leaseKey('telegram', '123456:SECRET-token');
+    expect(key).toMatch(/^telegram:[0-9a-f]{16}$/);
+    expect(key).not.toContain('SECRET');
+    expect(leaseKey('telegram', 'other')).not.toBe(key);
+  });
+
+  it('one holder; an expired lease goes to a standby; a holder whose lease was taken is told', async () => {
+    const key = leaseKey('telegram', 'token-a');
+    // alpha held the lease and died: it stops renewing, and the row runs out by database time.
+    await database.db.execute(sql`insert into leases (key, holder, node_name, acquired_at, expires_at) values (${key}, 'alpha:dead', 'alpha', now(), now() + interval '300 milliseconds')`);
+    const b = new DatabaseLease({ db: database.db, key, holder: 'b:1', nodeName: 'beta', logger, renewMs: 50, ttlMs: 60_000 });
+    const c = new DatabaseLease({ db: database.db, key, holder: 'c:1', nodeName: 'gamma', logger, renewMs: 50, ttlMs: 60_000 });
+    const wb = watched(b);
+    const wc = watched(c);
+    await wb.start();
+    expect(b.state()).toEqual({ state: 'standby', holder: 'alpha' });
+    expect(wb.events).toEqual([]);
+    await until(() => wb.events.includes('acquired'), 'beta takes the expired lease');
+    await wc.start();
+    expect(c.state()).toEqual({ state: 'standby', holder: 'beta' });
+    expect(wc.events).toEqual([]);
+
+    // Someone else holds it now (e.g. beta was too slow and the lease was taken): beta lets go.
+    await database.db.execute(sql`update leases set holder = 'delta:1', node_name = 'delta' where key = ${key}`);
+    await until(() => wb.events.length === 2, 'beta is told it lost the lease');
+    expect(wb.events[1]).toMatch(/^lost: node delta took the lease/);
+    expect(wc.events).toEqual([]);
+
+    // A holder that stops gives the lease back at once; a standby takes it at its next try.
+    await database.db.execute(sql`update leases set holder = 'b:1', node_name = 'beta' where key = ${key}`);
+    await until(() => wb.events.length === 3, 'beta holds it again');
+    await b.stop();
+    await until(() => wc.events.includes('acquired'), 'gamma takes it once beta gave it back');
+    await c.stop();
+    const left = await database.db.select().from(leases);
+    expect(left.filter((l) => l.key === key)).toEqual([]);
+  });
+
+  it.runIf(testEngine === 'postgres')('a holder that cannot reach the database disconnects before its lease can expire', async () => {
+    const key = leaseKey('telegram', 'token-b');
+    // A pool of its own behind a TCP proxy that then refuses and cuts: every renewal fails.
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(database.url!).port || 5432) });
+    const own = await openDatabase({ url: proxy.rewrite(database.url!), maxConnections: 1, migrate: false });
+    let clock = 0;
+    const a = new DatabaseLease({ db: own.db, key, holder: 'a:2', nodeName: 'alpha', logger, renewMs: 50, ttlMs: 1_000, nowMs: () => clock });
+    const wa = watched(a);
+    await wa.start();
+    expect(wa.events).toEqual(['acquired']);
+    proxy.refuse();
+    proxy.cut();
+    // Renewals fail; not yet ttl - renew since the last success: still held.
+    clock = 900;
+    await sleep(300);
+    expect(wa.events).toEqual(['acquired']);
+    // From ttl - renew on, the next failed renewal lets go, while the lease may still be ours.
+    clock = 950;
+    await until(() => wa.events.length === 2, 'alpha lets go');
+    expect(wa.events[1]).toMatch(/could not be renewed in time/);
+    await a.stop();
+    await Promise.race([own.close().catch(() => undefined), sleep(2_000)]);
+    await proxy.close();
+  });
+
+  it('nodes: listed with liveness by database time; two live nodes with one name are flagged', async () => {
+    const one = new NodeRegistry({ db: database.db, name: 'alpha', roots: ['/srv/a'], heartbeatMs: 60_000, deadAfterMs: 20_000, logger });
+    const two = new NodeRegistry({ db: database.db, name: 'alpha', roots: ['/srv/b'], heartbeatMs: 60_000, deadAfterMs: 20_000, logger });
+    await one.start();
+    await two.start();
+    let list = await one.list();
+    expect(list.filter((n) => n.alive)).toHaveLength(2);
+    expect(describeNodes(list).join('\n')).toMatch(/two live nodes share this name/);
+    await database.db.execute(sql`update nodes set heartbeat_at = now() - interval '60 seconds' where instance = ${two.instance}`);
+    list = await one.list();
+    const dead = list.find((n) => !n.self)!;
+    expect(dead.alive).toBe(false);
+    expect(dead.silentSeconds).toBeGreaterThanOrEqual(59);
+    expect(describeNodes(list).join('\n')).toMatch(/alpha \(this\).*alive\n.*dead \(silent/);
+    await two.stop();
+    await one.stop();
+    expect(await one.list()).toEqual([]);
+  });
+});
