@@ -39,6 +39,7 @@ import { sweepArtifacts } from './harness/retention.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import { DatabaseLease, leaseKey } from './fleet/lease.js';
 import { describeNodes, NodeRegistry } from './fleet/nodes.js';
+import { reconcileLostNodes, stopLeftoversOfLostRuns } from './fleet/node-loss.js';
 import { askReport } from './cli/ask.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
@@ -199,6 +200,20 @@ export async function startService(options: StartOptions): Promise<Service> {
   // several nodes, only one of them polls each bot token (a lease in the database).
   fleet = new NodeRegistry({ db: database.db, name: config.node.name, roots: config.workspace.roots, heartbeatMs: config.node.heartbeatMs, deadAfterMs: config.node.deadAfterMs, logger });
   await fleet.start();
+  // Runs of this host that another node ended `node_lost` while this host was cut off: stop
+  // what may still run of them (issue #16 item 4).
+  await stopLeftoversOfLostRuns({ store, host, killGraceMs: KILL_GRACE_MS, cgroups: runtime.cgroups, logger, since: new Date(clock.nowMs() - 7 * 24 * 3600_000) }).catch((err: unknown) =>
+    logger.error({ err }, 'could not look for processes of runs declared lost'),
+  );
+  const registry = fleet;
+  const nodeLossTimer = setInterval(() => {
+    reconcileLostNodes({ registry, store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])) })
+      .then(async (rows) => {
+        for (const row of rows) await outbox.attempt(row);
+      })
+      .catch((err: unknown) => logger.error({ err }, 'reconciling lost nodes failed'));
+  }, Math.max(1_000, config.node.heartbeatMs));
+  nodeLossTimer.unref();
 
   // A long paste the chat app split into several messages reaches the dispatcher as one.
   const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger });
@@ -321,6 +336,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, ask, logger });
   } catch (err) {
     // e.g. BATON_HTTP_PORT taken: release what started so the process exits with one clear line.
+    clearInterval(nodeLossTimer);
     clearInterval(reconcileTimer);
     clearInterval(sweepTimer);
     await channels.stop();
@@ -361,6 +377,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     stop: () => {
       stopping ??= (async () => {
         await health.close();
+        clearInterval(nodeLossTimer);
         clearInterval(reconcileTimer);
         clearInterval(sweepTimer);
         await channels.stop();

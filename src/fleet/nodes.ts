@@ -46,6 +46,8 @@ export class NodeRegistry {
   readonly instance = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private timer: NodeJS.Timeout | undefined;
   private failing = false;
+  /** Monotonic ms since which every heartbeat succeeded; undefined while they fail. */
+  private freshSince: number | undefined;
 
   constructor(private readonly options: NodeRegistryOptions) {}
 
@@ -61,6 +63,7 @@ export class NodeRegistry {
    */
   async start(): Promise<void> {
     await this.insertRow();
+    this.freshSince = performance.now();
     this.timer = setInterval(() => void this.beat(), this.options.heartbeatMs);
     this.timer.unref();
   }
@@ -85,9 +88,11 @@ export class NodeRegistry {
       if (updated.length === 0) await this.insertRow();
       if (this.failing) this.options.logger.info({ node: this.name }, 'node heartbeat written again');
       this.failing = false;
+      this.freshSince ??= performance.now();
     } catch (err) {
       if (!this.failing) this.options.logger.warn({ err, node: this.name }, 'node heartbeat failed; retrying every beat');
       this.failing = true;
+      this.freshSince = undefined;
     }
   }
 
@@ -97,6 +102,10 @@ export class NodeRegistry {
    * @throws the database error.
    */
   async list(): Promise<NodeView[]> {
+    return (await this.listWithInstances()).map(({ instance: _instance, ...view }) => view);
+  }
+
+  private async listWithInstances(): Promise<(NodeView & { instance: string })[]> {
     const deadAfterS = this.options.deadAfterMs / 1000;
     const rows = await this.options.db
       .select({
@@ -113,8 +122,28 @@ export class NodeRegistry {
       .orderBy(asc(nodes.startedAt));
     return rows.map((r) => {
       const silentSeconds = Math.max(0, Math.round(Number(r.silent)));
-      return { name: r.name, host: r.host, pid: r.pid, roots: r.roots, startedAt: r.startedAt, heartbeatAt: r.heartbeatAt, silentSeconds, alive: Number(r.silent) <= deadAfterS, self: r.instance === this.instance };
+      return { instance: r.instance, name: r.name, host: r.host, pid: r.pid, roots: r.roots, startedAt: r.startedAt, heartbeatAt: r.heartbeatAt, silentSeconds, alive: Number(r.silent) <= deadAfterS, self: r.instance === this.instance };
     });
+  }
+
+  /**
+   * Nodes to declare lost: silent longer than `dead_after_seconds` by database time. Empty
+   * unless this node's own heartbeats have all succeeded for at least that long plus one beat —
+   * after a database outage every node is silent, and none may judge the others before they had
+   * the time to beat again.
+   *
+   * @throws the database error.
+   */
+  async lostNodes(): Promise<(NodeView & { instance: string })[]> {
+    const { deadAfterMs, heartbeatMs } = this.options;
+    if (this.freshSince === undefined || performance.now() - this.freshSince < deadAfterMs + heartbeatMs) return [];
+    const list = await this.listWithInstances();
+    return list.filter((n) => !n.alive && !n.self);
+  }
+
+  /** Removes a lost node's row once its runs are reconciled (a later beat of it writes it again). */
+  async forget(instance: string): Promise<void> {
+    await this.options.db.delete(nodes).where(eq(nodes.instance, instance));
   }
 
   /** Stops the heartbeat and deletes this node's row (best effort: a failure is logged). */

@@ -54,7 +54,7 @@ export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it fin
 export const REASON_CODES = [
   'vendor_error', 'max_turns', 'max_budget', 'no_terminal_event', 'exit_status', 'timeout', 'protocol', 'output_limit',
   'session_gone', 'session_mismatch', 'spawn_failed', 'vendor_missing', 'user_unresolved', 'task_too_long', 'owner_cancel', 'stop',
-  'shutdown', 'restart',
+  'shutdown', 'restart', 'node_lost',
 ] as const;
 
 /** One of {@link REASON_CODES}. */

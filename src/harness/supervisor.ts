@@ -142,6 +142,14 @@ export class RunSupervisor {
       for (const request of await this.deps.store.pendingCancels(ids)) {
         void this.cancel(request.id as RunId, request.reason);
       }
+      // Another node declared this one lost and ended these runs (issue #16 item 4): stop what
+      // still runs of them; their end is written already, so nothing more is sent.
+      for (const id of await this.deps.store.endedAmong(ids)) {
+        const entry = this.active.get(id as RunId);
+        if (!entry || entry.ended !== undefined) continue;
+        this.deps.logger.warn({ runId: id }, 'run was ended by another node (this node was declared lost); stopping it here');
+        void entry.stop({ cancelledBy: 'stop' });
+      }
     };
     const loop = (): void => {
       this.cancelPoll = setTimeout(() => {

@@ -272,6 +272,38 @@ export class RunStore {
     return rows.map((r) => ({ id: r.id, reason: r.reason === 'stop' ? 'stop' : 'owner_cancel' }));
   }
 
+  /**
+   * Of `ids` (runs this process supervises), those the database already shows ended: another
+   * node declared this one lost and ended them `interrupted · node_lost` (issue #16 item 4).
+   */
+  async endedAmong(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(inArray(runs.id, [...ids]), notInArray(runs.status, [...ACTIVE_RUN_STATUSES])));
+    return rows.map((r) => r.id);
+  }
+
+  /** Active runs supervised by exactly `supervisor` (`host:pid`). */
+  async activeRunsOf(supervisor: string): Promise<RunRow[]> {
+    return this.db
+      .select()
+      .from(runs)
+      .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), eq(runs.supervisor, supervisor)));
+  }
+
+  /**
+   * Runs ended `interrupted · node_lost` whose supervisor was on `host` (`host:` prefix), ended
+   * after `since`: a node that comes back stops what may still run of them.
+   */
+  async lostRunsOnHost(host: string, since: Date): Promise<RunRow[]> {
+    return this.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.status, 'interrupted'), eq(runs.reason, 'node_lost'), sql`starts_with(${runs.supervisor}, ${`${host}:`})`, sql`${runs.endedAt} >= ${since.toISOString()}::timestamptz`));
+  }
+
   /** Flags that a run's event spool stopped at its cap. */
   async markArtifactTruncated(id: RunId): Promise<void> {
     await this.db.update(runs).set({ artifactTruncated: true }).where(eq(runs.id, id));
