@@ -21,7 +21,7 @@ import {
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
-import type { ChannelAdapter, ChannelState, IncomingAttachment, InboundHandler, OutboundMessage } from '../types.js';
+import type { ChannelAdapter, ChannelState, ConnectionLease, IncomingAttachment, InboundHandler, OutboundMessage } from '../types.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
 import { DISCORD_PASTE_FILE_NAME, normalizeDiscordMessage, type DiscordAttachmentLike } from './normalize.js';
 
@@ -49,6 +49,12 @@ export interface DiscordAdapterOptions {
   readyTimeoutMs?: number;
   /** Wait before logging in again after the gateway gave up (e.g. close code 4014), in ms. @default 300_000 */
   reconnectAfterMs?: number;
+  /**
+   * The fleet's lease on this bot token's gateway session (issue #16): a second session would
+   * receive every message again, so only the holder connects; others stand by and still send
+   * through REST. @default none (always connect)
+   */
+  lease?: ConnectionLease | undefined;
 }
 
 /** Discord via discord.js. */
@@ -62,6 +68,8 @@ export class DiscordAdapter implements ChannelAdapter {
   private readonly conversations = new ConversationQueue();
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** False while another node holds the fleet's lease on this token (no lease: always true). */
+  private leaseHeld = true;
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.rest = new REST({ ...this.restOptions() }).setToken(options.token);
@@ -75,6 +83,31 @@ export class DiscordAdapter implements ChannelAdapter {
   async start(handler: InboundHandler): Promise<void> {
     this.handler = handler;
     this.stopped = false;
+    const lease = this.options.lease;
+    if (lease) {
+      this.leaseHeld = false;
+      await lease.start({
+        onAcquired: async () => {
+          this.leaseHeld = true;
+          if (this.stopped) return;
+          await this.connect().catch((err: unknown) => this.scheduleReconnect(describeDiscordError(err, this.options.token)));
+        },
+        onLost: async (reason) => {
+          this.leaseHeld = false;
+          if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+          this.reconnectTimer = undefined;
+          const client = this.client;
+          this.client = undefined;
+          this.state = { state: 'standby', reason };
+          await client?.destroy().catch(() => undefined);
+        },
+      });
+      const held = lease.state();
+      if (held.state !== 'holding') {
+        this.state = { state: 'standby', reason: held.state === 'standby' ? `node ${held.holder} holds this bot's gateway session; this node takes over if it stops` : `waiting for the fleet lease: ${held.reason}` };
+      }
+      return;
+    }
     try {
       await this.connect();
     } catch (err) {
@@ -91,6 +124,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.client = undefined;
     this.state = { state: 'stopped' };
     await client?.destroy();
+    await this.options.lease?.stop();
   }
 
   /** Creates one message replying to the request; no mention in it can ping anyone. */
@@ -141,6 +175,11 @@ export class DiscordAdapter implements ChannelAdapter {
       throw err;
     } finally {
       clearTimeout(timer);
+    }
+    if (!this.leaseHeld || this.stopped) {
+      // The lease was lost (or the service stopped) while logging in.
+      await client.destroy().catch(() => undefined);
+      return;
     }
     this.watch(client);
     this.client = client;
@@ -202,7 +241,7 @@ export class DiscordAdapter implements ChannelAdapter {
     void old?.destroy().catch(() => undefined);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
-      if (this.stopped) return;
+      if (this.stopped || !this.leaseHeld) return;
       this.connect().catch((err: unknown) => this.scheduleReconnect(describeDiscordError(err, this.options.token)));
     }, waitMs);
     this.reconnectTimer.unref();
