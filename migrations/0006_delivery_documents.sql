@@ -1,0 +1,1 @@
+ALTER TABLE "deliveries" ADD COLUMN "documents" jsonb DEFAULT '[]'::jsonb NOT NULL;
