@@ -145,7 +145,10 @@ describe('Telegram files out', () => {
   it('the snapshot runs no command the repository config names (fsmonitor, filter driver, hooks)', async () => {
     const { telegram, openai } = world;
     const marker = join(world.dir, 'hostile-ran');
-    const touch = `touch ${marker}`;
+    // codex itself runs git in the repository (with these commands live: that is the agent's
+    // posture, not baton's); only a run outside the agent's environment, i.e. baton's own git,
+    // leaves the marker. BATON_RUN_ID is in every agent process's environment, never in baton's.
+    const touch = `[ -n "$BATON_RUN_ID" ] || touch ${marker}`;
     await git(['config', 'core.fsmonitor', touch]);
     await git(['config', 'filter.evil.clean', `${touch}; cat`]);
     await git(['config', 'filter.evil.process', touch]);
