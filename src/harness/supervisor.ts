@@ -436,7 +436,12 @@ export class RunSupervisor {
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
     exit.stderrTail = stderrTail.toString('utf8');
-    await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir, entry, exit.spawnFailure ? undefined : snapshot);
+    // A CLI that never started changed nothing: no diff, and its snapshot index goes.
+    const diffFrom = exit.spawnFailure ? undefined : snapshot;
+    if (snapshot && !diffFrom) {
+      await removeSnapshotIndexes(runDir).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not remove the snapshot index'));
+    }
+    await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir, entry, diffFrom);
   }
 
   /**
