@@ -124,6 +124,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
       inactivityMs: config.harness.inactivityMs,
       finishGraceMs: config.harness.finishGraceMs,
       exitDrainMs: EXIT_DRAIN_MS,
+      maxPatchBytes: config.harness.maxPatchBytes,
     },
     describeOutcome: outcomeText,
     supervisorId: `${host}:${process.pid}`,

@@ -73,6 +73,19 @@ export interface OutboundMessage {
   text: string;
 }
 
+/** One file to send (issue #13): a long answer's `result.md`, a run's `.patch`. */
+export interface OutboundDocument {
+  chatId: string;
+  threadId?: string;
+  replyToMessageId?: string;
+  /** The name shown, e.g. `result.md`. */
+  filename: string;
+  /** The file's bytes. */
+  content: Buffer;
+  /** A short text shown with the file; within the platform's caption limit (≤ 1024 characters on Telegram). */
+  caption?: string;
+}
+
 /** One raw update held by the {@link InboundInbox}. */
 export interface InboxUpdate {
   /** The key the normalized message will carry as {@link InboundMessage.dedupeKey}. */
@@ -153,6 +166,15 @@ export interface ChannelAdapter {
    * @throws ChannelSendError classified by where it failed and whether a retry can help.
    */
   send(message: OutboundMessage): Promise<{ messageId: string }>;
+  /**
+   * Sends one file (issue #13). An adapter without it gets the text instead (the outbox falls
+   * back to the message's remaining parts).
+   *
+   * @returns the platform's id of the message that carries the file.
+   * @throws ChannelSendError as {@link send}; `refused` / `malformed` when the platform will not
+   *   take this file (too large, type refused), which the outbox does not retry.
+   */
+  sendDocument?(document: OutboundDocument): Promise<{ messageId: string }>;
   status(): ChannelState;
 }
 

@@ -40,6 +40,8 @@ export interface HarnessConfig {
   readonly promptArgvMaxBytes: number;
   /** Largest attachment, in bytes (`max_attachment_mb`). */
   readonly maxAttachmentBytes: number;
+  /** Largest `hr_….patch` sent with an outcome, in bytes (`max_patch_kb`). */
+  readonly maxPatchBytes: number;
   /** Largest single vendor event line, in bytes. */
   readonly maxEventBytes: number;
   /** Framing errors tolerated before `failed/protocol`; 0 = none. */
@@ -165,6 +167,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       passEnv: [...h.pass_env],
       promptArgvMaxBytes: h.prompt_argv_max_kb * BYTES_PER_KIB,
       maxAttachmentBytes: h.max_attachment_mb * BYTES_PER_MIB,
+      maxPatchBytes: h.max_patch_kb * BYTES_PER_KIB,
       maxEventBytes: h.max_event_bytes,
       maxFramingErrors: h.max_framing_errors,
       maxRunArtifactBytes: h.max_run_artifact_mb * BYTES_PER_MIB,

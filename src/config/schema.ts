@@ -97,6 +97,8 @@ const harnessSection = z.strictObject({
     'Largest prompt in KiB (UTF-8 bytes / 1024) passed as a command-line argument; larger prompts go to the CLI on stdin.'),
   max_attachment_mb: documented(int(1, 2048).default(20), 'integer MiB, 1 to 2048',
     "Largest file that can go with a task (a screenshot, a log), in MiB; 20 is Telegram's Bot API download limit. At most 10 files per task."),
+  max_patch_kb: documented(int(1, 1_048_576).default(1024), 'integer KiB, 1 to 1048576',
+    "Largest diff, in KiB, sent as a run's hr_….patch file; over it the outcome says so and carries the diff stat only."),
   max_event_bytes: documented(int(1024, 2 ** 30).default(1_048_576), 'integer bytes, 1024 to 1073741824',
     'Largest single vendor event (one JSON line) in bytes; a longer line counts as a framing error.'),
   max_framing_errors: documented(int(0, 1_000_000).default(20), 'integer, 0 to 1000000',

@@ -38,6 +38,8 @@ inactivity_minutes = 10
 prompt_argv_max_kb = 100
 # Largest file, in MiB, that can go with a task (a screenshot, a log file); at most 10 per task.
 max_attachment_mb = 20
+# Largest diff, in KiB, sent as the run's hr_….patch file; over it only the diff stat is sent.
+max_patch_kb = 1024
 # Largest single vendor event (one JSON line), in bytes; longer lines are framing errors.
 max_event_bytes = 1048576
 # Malformed or oversized vendor lines tolerated before the run fails (failed/protocol);

@@ -3,12 +3,13 @@
  * then attempted once inline; a failure leaves it pending with a backoff for the retry worker, or
  * dead-letters it past the attempt or age cap. Parts already sent are never sent again.
  */
+import { readFile } from 'node:fs/promises';
 import type { ChannelAdapter, Platform } from '../channels/types.js';
 import { ChannelSendError } from '../channels/types.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-repo.js';
-import type { DeliveryRow, ReshapeJson } from '../store/schema.js';
+import { LONG_BODY_PARTS, type DeliveryRow, type DocumentJson, type ReshapeJson } from '../store/schema.js';
 import { resplitFrom, splitMessage } from './split.js';
 
 /** Retry schedule and caps. */
@@ -44,6 +45,36 @@ export function layoutParts(body: string, maxLength: number, reshapes: readonly 
   let parts = splitMessage(body, maxLength);
   for (const reshape of reshapes) parts = resplitFrom(parts, reshape.fromPart, reshape.maxLength);
   return parts;
+}
+
+/**
+ * One thing a delivery sends, in order: a text part, or a file (issue #13). `partsDelivered`
+ * counts these items.
+ */
+export type DeliveryItem =
+  | { kind: 'text'; text: string }
+  | { kind: 'document'; document: DocumentJson; /** Index in the row's `documents`. */ documentIndex: number };
+
+/**
+ * What a delivery sends, in order. A body longer than {@link LONG_BODY_PARTS} messages with a
+ * `long_body` file that was not refused goes as its first part then that file; otherwise as all
+ * its parts. Files used `always` follow the text. Text parts come first, so a text item's index is
+ * its part index (the one reshapes name). A refused file drops out of the list and the items
+ * after it move up by one, so `partsDelivered` then points at what comes next: the second text
+ * part when `result.md` was refused.
+ */
+export function deliveryItems(row: Pick<DeliveryRow, 'body' | 'reshapes' | 'documents'>, maxLength: number): DeliveryItem[] {
+  const parts = layoutParts(row.body, maxLength, row.reshapes);
+  const documents = row.documents ?? [];
+  const longBody = documents.findIndex((d) => d.use === 'long_body' && !d.refused);
+  const items: DeliveryItem[] =
+    longBody >= 0 && splitMessage(row.body, maxLength).length > LONG_BODY_PARTS
+      ? [{ kind: 'text', text: parts[0]! }, { kind: 'document', document: documents[longBody]!, documentIndex: longBody }]
+      : parts.map((text) => ({ kind: 'text', text }));
+  documents.forEach((document, documentIndex) => {
+    if (document.use === 'always' && !document.refused) items.push({ kind: 'document', document, documentIndex });
+  });
+  return items;
 }
 
 /** Backoff before retry number `attempt` (1-based): base·2^(attempt−1), capped. */
@@ -111,22 +142,37 @@ export class Outbox {
       return this.fail(row, `channel ${row.target.platform} is not running`, undefined);
     }
     let reshapes = row.reshapes;
-    let parts = layoutParts(row.body, adapter.maxMessageLength, reshapes);
-    for (let index = row.partsDelivered; index < parts.length; index++) {
+    let items = deliveryItems(row, adapter.maxMessageLength);
+    let recordedDone = false;
+    for (let index = row.partsDelivered; index < items.length; index++) {
+      const item = items[index]!;
       try {
-        const messageId = await this.sendPart(adapter, row, parts[index]!);
-        await store.recordPartsSent(row, index + 1, [messageId], index + 1 === parts.length, clock.now());
+        const messageId = item.kind === 'text' ? await this.sendPart(adapter, row, item.text) : await this.sendDocument(adapter, row, item.document);
+        recordedDone = index + 1 === items.length;
+        await store.recordPartsSent(row, index + 1, [messageId], recordedDone, clock.now());
       } catch (err) {
+        // A file the platform will not take (or cannot be read, or would dead-letter the row) is
+        // marked refused and the message goes on without it: a refused result.md gives way to the
+        // remaining text parts, so the text is never lost.
+        if (item.kind === 'document' && !(err instanceof ChannelSendError && err.movedToChatId !== undefined) && this.givesUpOnDocument(row, err)) {
+          logger.warn({ deliveryId: row.id, runId: row.runId, file: item.document.filename, err: describe(err) }, 'file not sent; the message goes on without it');
+          const documents = row.documents.map((d, i) => (i === item.documentIndex ? { ...d, refused: true } : d));
+          await store.recordDocuments(row.id, documents);
+          row = { ...row, documents };
+          items = deliveryItems({ ...row, reshapes }, adapter.maxMessageLength);
+          index -= 1;
+          continue;
+        }
         // A part the platform refuses as malformed or too long is never retried unchanged: the
         // rest of the message is re-split in halves (down to MIN_RESHAPE_LENGTH) and sent at once,
         // numbered as finally sent.
         const current = reshapes.at(-1)?.maxLength ?? adapter.maxMessageLength;
-        const smaller = Math.floor(Math.min(current, parts[index]!.length) / 2);
+        const smaller = item.kind === 'text' ? Math.floor(Math.min(current, item.text.length) / 2) : 0;
         if (err instanceof ChannelSendError && err.kind === 'malformed' && smaller >= MIN_RESHAPE_LENGTH) {
           logger.warn({ deliveryId: row.id, part: index + 1, maxLength: smaller }, 'platform refused a part as malformed; re-splitting the rest smaller');
           reshapes = [...reshapes, { fromPart: index, maxLength: smaller }];
           await store.recordReshapes(row.id, reshapes);
-          parts = resplitFrom(parts, index, smaller);
+          items = deliveryItems({ ...row, reshapes }, adapter.maxMessageLength);
           index -= 1;
           continue;
         }
@@ -146,7 +192,45 @@ export class Outbox {
         return this.fail(row, describe(err), retryAfterMs, permanent);
       }
     }
+    // Nothing was left to send (the last item was a refused file): the row is done.
+    if (!recordedDone) await store.recordPartsSent(row, items.length, [], true, clock.now());
     return 'delivered';
+  }
+
+  /**
+   * Whether a file that failed to go is given up on now: the platform refused it for good, or
+   * this failure would dead-letter the row (then the text goes instead).
+   */
+  private givesUpOnDocument(row: DeliveryRow, err: unknown): boolean {
+    if (err instanceof DocumentUnavailable) return true;
+    if (err instanceof ChannelSendError && !err.retryable) return true;
+    const { policy, clock } = this.deps;
+    const delayMs = Math.max(err instanceof ChannelSendError ? (err.retryAfterMs ?? 0) : 0, backoffMs(row.attempts + 1, policy));
+    return row.attempts + 1 >= policy.maxAttempts || clock.nowMs() + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
+  }
+
+  /**
+   * Sends one file of a delivery, read from disk now.
+   *
+   * @throws DocumentUnavailable when the adapter sends no files or the file cannot be read.
+   */
+  private async sendDocument(adapter: ChannelAdapter, row: DeliveryRow, document: DocumentJson): Promise<string> {
+    if (!adapter.sendDocument) throw new DocumentUnavailable(`${adapter.platform} sends no files`);
+    let content: Buffer;
+    try {
+      content = await readFile(document.path);
+    } catch (err) {
+      throw new DocumentUnavailable(`cannot read ${document.path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const { messageId } = await adapter.sendDocument({
+      chatId: row.target.chatId,
+      ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
+      ...(row.target.replyToMessageId ? { replyToMessageId: row.target.replyToMessageId } : {}),
+      filename: document.filename,
+      content,
+      ...(document.caption ? { caption: document.caption } : {}),
+    });
+    return messageId;
   }
 
   private async sendPart(adapter: ChannelAdapter, row: DeliveryRow, text: string): Promise<string> {
@@ -171,6 +255,9 @@ export class Outbox {
     return dead ? 'dead' : 'pending';
   }
 }
+
+/** A delivery's file cannot be sent at all: the adapter sends no files, or the file is gone. */
+class DocumentUnavailable extends Error {}
 
 function describe(err: unknown): string {
   if (err instanceof ChannelSendError) return `${err.kind}: ${err.message}`;

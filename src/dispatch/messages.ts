@@ -4,7 +4,7 @@
  * break formatting.
  */
 import { formatDurationMs } from '../core/clock.js';
-import type { OutcomeFacts } from '../harness/outcome.js';
+import type { OutcomeDiff, OutcomeFacts } from '../harness/outcome.js';
 import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
@@ -63,11 +63,13 @@ function outcomeBody(facts: OutcomeFacts): string {
       const lines = [head];
       if (facts.note) lines.push(facts.note);
       if (denials.length > 0) lines.push(denialsText(denials));
+      if (facts.diff) lines.push(diffText(facts.diff));
       return `${lines.join('\n')}\n\n${answer}`;
     }
     case 'cancelled': {
       const head = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · ${duration}${denied}`;
-      return `${head}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.\n${GIT_STATUS_ADVICE}`;
+      const diff = facts.diff ? `\n${diffText(facts.diff)}` : '';
+      return `${head}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${diff}\n${GIT_STATUS_ADVICE}`;
     }
     case 'failed':
     case 'interrupted':
@@ -81,11 +83,21 @@ function outcomeBody(facts: OutcomeFacts): string {
       if (denials.length > 0) lines.push(denialsText(denials));
       const tail = facts.diagnostics?.trim();
       if (tail) lines.push(`Diagnostics:\n${tail.slice(-DIAGNOSTICS_TAIL_CHARS)}`);
+      if (facts.diff) lines.push(diffText(facts.diff));
       lines.push(facts.resumeCommand ? `Resume: ${facts.resumeCommand}` : 'Not resumable.');
       lines.push(GIT_STATUS_ADVICE);
       return lines.join('\n');
     }
   }
+}
+
+/**
+ * What the run changed: `Changes (full diff in hr_….patch):` and the `git diff --stat` lines, or
+ * why the patch is not attached.
+ */
+export function diffText(diff: OutcomeDiff): string {
+  const where = diff.patchFilename ? ` (full diff in ${diff.patchFilename})` : diff.patchMissing ? ` (${diff.patchMissing})` : '';
+  return `Changes${where}:\n${diff.stat}`;
 }
 
 /** `1 tool call denied`, `3 tool calls denied`. */

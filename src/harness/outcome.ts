@@ -144,6 +144,18 @@ export interface OutcomeFacts {
   resumeCommand?: string | undefined;
   /** Processes that may outlive the run, in words; shown whatever the status. */
   processNote?: string | undefined;
+  /** What the run changed in its git working tree (issue #13); undefined when nothing, or not a checkout. */
+  diff?: OutcomeDiff | undefined;
+}
+
+/** A run's change, for its outcome message. */
+export interface OutcomeDiff {
+  /** `git diff --stat` lines (a few files and the summary line). */
+  stat: string;
+  /** The name of the patch file sent with the outcome (`hr_….patch`), when one is. */
+  patchFilename?: string | undefined;
+  /** Why no patch file is sent, in words, when none is. */
+  patchMissing?: string | undefined;
 }
 
 /** Puts a finished run's facts into the words of its outcome message. */

@@ -18,7 +18,9 @@ import type { DeliveryRow, RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
 import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
-import { classifyExit, type DescribeOutcome, type ExitFacts } from './outcome.js';
+import { classifyExit, type DescribeOutcome, type ExitFacts, type OutcomeDiff } from './outcome.js';
+import { diffSinceSnapshot, removeSnapshotIndexes, snapshotTree, SNAPSHOT_FILES, type TreeSnapshot } from './diff.js';
+import type { DocumentJson } from '../store/schema.js';
 import { terminateRun } from './process-tree.js';
 import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-cgroup.js';
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
@@ -60,6 +62,8 @@ export interface RunLimits {
    * inherited them may hold them open, and is stopped after this (PRODUCT.md §8).
    */
   exitDrainMs: number;
+  /** Largest `hr_….patch` sent with an outcome, in bytes; over it only the stat is sent. */
+  maxPatchBytes: number;
 }
 
 /** Dependencies of the {@link RunSupervisor}. */
@@ -248,6 +252,7 @@ export class RunSupervisor {
     let events: WriteStream | undefined;
     let stream: RunStream | undefined;
     let stopWatchdog = (): void => {};
+    let snapshot: TreeSnapshot | undefined;
 
     try {
       if (!installed) {
@@ -261,6 +266,8 @@ export class RunSupervisor {
       const launch = { ...request, promptOnStdin };
       const argv = installed.vendor.buildArgv(launch, { cwd: run.cwd });
       const stdinPayload = await installed.vendor.stdinPayload(launch);
+      // Before the CLI exists, so nothing it writes is taken for what was already there.
+      snapshot = await this.snapshot(run, runDir);
       if (entry.stopBeforeSpawn) {
         Object.assign(exit, entry.stopBeforeSpawn);
         throw new StoppedBeforeSpawn();
@@ -437,10 +444,58 @@ export class RunSupervisor {
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
     exit.stderrTail = stderrTail.toString('utf8');
-    await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir, entry);
+    // A CLI that never started changed nothing: no diff, and its snapshot index goes.
+    const diffFrom = exit.spawnFailure ? undefined : snapshot;
+    if (snapshot && !diffFrom) {
+      await removeSnapshotIndexes(runDir).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not remove the snapshot index'));
+    }
+    await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir, entry, diffFrom);
   }
 
-  private async finish(run: RunRow, installed: InstalledVendor | undefined, facts: StreamFacts, exit: ExitFacts, stderr: string, runDir: string, entry?: ActiveRun): Promise<void> {
+  /**
+   * The launch snapshot of the run's working tree (see diff.ts); undefined outside a git checkout
+   * or when git failed (logged: the run goes on without a diff).
+   */
+  private async snapshot(run: RunRow, runDir: string): Promise<TreeSnapshot | undefined> {
+    const started = performance.now();
+    try {
+      const snapshot = await snapshotTree(run.cwd, join(runDir, SNAPSHOT_FILES.start));
+      this.deps.logger.debug({ runId: run.id, ms: Math.round(performance.now() - started), git: Boolean(snapshot) }, 'working tree snapshot taken');
+      return snapshot;
+    } catch (err) {
+      this.deps.logger.warn({ err, runId: run.id }, 'could not snapshot the working tree; the outcome will carry no diff');
+      return undefined;
+    }
+  }
+
+  /** The run's change since `snapshot`, with its patch written to `<run id>.patch`; undefined when none. */
+  private async runDiff(run: RunRow, runDir: string, snapshot: TreeSnapshot): Promise<{ facts: OutcomeDiff; patchPath?: string } | undefined> {
+    try {
+      const filename = `${run.id}.patch`;
+      const diff = await diffSinceSnapshot(snapshot, join(runDir, SNAPSHOT_FILES.end), join(runDir, filename), this.deps.limits.maxPatchBytes, this.deps.logger);
+      if (!diff) return undefined;
+      return {
+        facts: { stat: diff.stat, ...(diff.patchPath ? { patchFilename: filename } : { patchMissing: diff.patchMissing }) },
+        ...(diff.patchPath ? { patchPath: diff.patchPath } : {}),
+      };
+    } catch (err) {
+      this.deps.logger.warn({ err, runId: run.id }, 'could not diff the working tree; the outcome carries no diff');
+      return undefined;
+    } finally {
+      await removeSnapshotIndexes(runDir).catch((err: unknown) => this.deps.logger.warn({ err, runId: run.id }, 'could not remove the snapshot indexes'));
+    }
+  }
+
+  private async finish(
+    run: RunRow,
+    installed: InstalledVendor | undefined,
+    facts: StreamFacts,
+    exit: ExitFacts,
+    stderr: string,
+    runDir: string,
+    entry?: ActiveRun,
+    snapshot?: TreeSnapshot,
+  ): Promise<void> {
     const { deps } = this;
     const runId = run.id as RunId;
     // The CLI has exited: a cancel that arrives while the end is written (which can take as long
@@ -452,6 +507,7 @@ export class RunSupervisor {
     const resumeCommand = sessionId && installed ? installed.vendor.resumeCommand(run.cwd, sessionId) : undefined;
     const diagnostics = diagnosticsTail(facts.notices, stderr, classified.errorMessage);
     const denials = facts.denials ?? [];
+    const diff = snapshot ? await this.runDiff(run, runDir, snapshot) : undefined;
     const body = deps.describeOutcome({
       run,
       status: classified.status,
@@ -465,7 +521,19 @@ export class RunSupervisor {
       diagnostics,
       resumeCommand,
       processNote: exit.processNote,
+      diff: diff?.facts,
     });
+    // The whole outcome as result.md: the outbox sends it instead of the later parts when the
+    // outcome would take more than LONG_BODY_PARTS messages on the platform.
+    const documents: DocumentJson[] = [];
+    const resultPath = join(runDir, 'result.md');
+    await writePrivate(resultPath, body).then(
+      () => documents.push({ path: resultPath, filename: 'result.md', use: 'long_body', caption: `[run ${runId}] The whole answer: result.md` }),
+      (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.md; a long outcome goes as text parts'),
+    );
+    if (diff?.patchPath) {
+      documents.push({ path: diff.patchPath, filename: `${runId}.patch`, use: 'always', caption: `[run ${runId}] The run's diff: git apply ${runId}.patch` });
+    }
     await writePrivate(join(runDir, 'result.txt'), classified.status === 'completed' ? (facts.finalMessage ?? '') : (classified.errorMessage ?? '')).catch(
       (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.txt'),
     );
@@ -483,7 +551,7 @@ export class RunSupervisor {
         exitSignal: exit.signal,
         endedAt,
       },
-      outcome: { runId, kind: 'outcome', target: outcomeTarget(run), body },
+      outcome: { runId, kind: 'outcome', target: outcomeTarget(run), body, ...(documents.length > 0 ? { documents } : {}) },
     };
     // The database may be away right now (issue #18 item 8): the record goes to the run directory
     // first, and the database write is retried until it lands or the service stops.

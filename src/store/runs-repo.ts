@@ -16,6 +16,7 @@ import {
   runs,
   type DeliveryRow,
   type DeliveryTargetJson,
+  type DocumentJson,
   type NewRunRow,
   type ReshapeJson,
   type RunRow,
@@ -46,6 +47,8 @@ export interface NewDelivery {
   kind: string;
   target: DeliveryTargetJson;
   body: string;
+  /** Files sent after the text (issue #13). @default none */
+  documents?: DocumentJson[];
 }
 
 /** Identifies a conversation: a chat, or a thread in it. */
@@ -575,6 +578,11 @@ export class RunStore {
     await this.db.update(deliveries).set({ reshapes: [...reshapes] }).where(eq(deliveries.id, id));
   }
 
+  /** Records the delivery's files, e.g. one the platform refused for good (`refused: true`). */
+  async recordDocuments(id: number, documents: readonly DocumentJson[]): Promise<void> {
+    await this.db.update(deliveries).set({ documents: [...documents] }).where(eq(deliveries.id, id));
+  }
+
   /** Records a failed attempt; the row stays `pending` until `nextAttemptAt`, or goes `dead`. */
   async recordAttemptFailed(id: number, error: string, nextAttemptAt: Date, dead: boolean): Promise<void> {
     await this.db
@@ -615,6 +623,7 @@ function toDeliveryValues(delivery: NewDelivery, now: Date): typeof deliveries.$
     kind: delivery.kind,
     target: delivery.target,
     body: storableText(delivery.body),
+    ...(delivery.documents?.length ? { documents: delivery.documents } : {}),
     nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS),
     createdAt: now,
   };

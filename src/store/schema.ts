@@ -76,6 +76,30 @@ export interface ReshapeJson {
   maxLength: number;
 }
 
+/**
+ * A file sent with a delivery (issue #13): its bytes are on disk in the run directory (0600), so
+ * a row that waits across a restart still has them.
+ * - `long_body`: the delivery's whole body as a file (`result.md`). Used only when the body would
+ *   take more than {@link LONG_BODY_PARTS} messages on the platform: then the first part goes as
+ *   text, then this file, instead of the other parts.
+ * - `always`: sent after the text (a run's `hr_….patch`).
+ * `refused` is set once the platform refused the file for good (or it is gone from disk): a
+ * `long_body` file then falls back to the remaining text parts, an `always` file is skipped.
+ */
+export interface DocumentJson {
+  /** Absolute path of the file. */
+  path: string;
+  /** The name the platform shows, e.g. `result.md`, `hr_0123456789ab.patch`. */
+  filename: string;
+  use: 'long_body' | 'always';
+  /** A short text sent with the file (Telegram caption, Slack initial comment, Discord content). */
+  caption?: string;
+  refused?: boolean;
+}
+
+/** Messages a body may take before it goes as its first part plus `result.md` (about three chat messages). */
+export const LONG_BODY_PARTS = 3;
+
 /** Where a delivery goes: a chat, optionally a thread, optionally as a reply. */
 export interface DeliveryTargetJson {
   platform: string;
@@ -147,6 +171,8 @@ export const deliveries = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull(),
     lastError: text('last_error'),
     platformMessageIds: jsonb('platform_message_ids').$type<string[]>().notNull().default([]),
+    /** Files sent with the message, after its text (see {@link DocumentJson}); empty for most rows. */
+    documents: jsonb('documents').$type<DocumentJson[]>().notNull().default([]),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
   },

@@ -11,7 +11,11 @@
  * MESSAGE_CONTENT unless it is a DM or mentions the bot; the bot's own messages are dispatched
  * too; replies carry `message_reference` and `referenced_message`. REST: "Create Message" refuses
  * empty or over-2000-character content with 50035 Invalid Form Body; a 429 carries
- * `Retry-After` and `retry_after` (seconds).
+ * `Retry-After` and `retry_after` (seconds). A message with files is multipart/form-data
+ * ("Uploading Files"): a `payload_json` field with the JSON body and `files[n]` file parts; every
+ * `attachments[].id` must name a `files[n]` part; a file over 10 MiB (the default limit without
+ * server boosts) or a request over 25 MiB is refused with 413 / code 40005; content may then be
+ * empty.
  * Simplified: no resume (op 6 answers invalid session), no permissions, any channel id works.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -60,6 +64,8 @@ export interface SentMessage {
   channelId: string;
   body: Record<string, unknown>;
   message: DiscordMessage;
+  /** The files sent with it (multipart `files[n]`), in order; empty for a JSON body. */
+  files: { filename: string; content: Buffer }[];
 }
 
 /** Options of {@link startFakeDiscord}. */
@@ -151,7 +157,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     return message;
   };
 
-  const rest = async (method: string, path: string, body: Record<string, unknown>): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> => {
+  const rest = async (method: string, path: string, body: Record<string | symbol, unknown>): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> => {
     if (method === 'GET' && path === '/gateway/bot') {
       return { status: 200, body: { url: `ws://127.0.0.1:${port()}`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
     }
@@ -166,14 +172,25 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       }
       if (failure) return { status: failure.status, body: { message: 'Injected failure', code: failure.code ?? 0 } };
       const content = typeof body.content === 'string' ? body.content : '';
-      if (content === '' || content.length > 2000) {
+      const files = (body[FILES] ?? []) as { field: string; filename: string; content: Buffer }[];
+      if (files.length > 0) {
+        const tooLarge = { status: 413, body: { message: 'Request entity too large', code: 40005 } };
+        if (files.some((f) => f.content.length > DISCORD_FILE_MAX_BYTES) || (body[REQUEST_BYTES] as number) > DISCORD_REQUEST_MAX_BYTES) return tooLarge;
+        const ids = new Set(files.map((f) => /^files\[(\d+)\]$/.exec(f.field)?.[1]));
+        const listed = Array.isArray(body.attachments) ? (body.attachments as { id?: unknown }[]) : [];
+        if (ids.has(undefined) || listed.some((a) => !ids.has(String(a.id)))) {
+          return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { attachments: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Unknown attachment' }] } } } };
+        }
+      }
+      if ((content === '' && files.length === 0) || content.length > 2000) {
         const error = content === '' ? 'BASE_TYPE_REQUIRED' : 'BASE_TYPE_MAX_LENGTH';
         return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: error, message: 'Must be 2000 or fewer in length.' }] } } } };
       }
       const reference = body.message_reference as { message_id?: string } | undefined;
       const guildId = [...messages.values()].find((m) => m.channel_id === channelId)?.guild_id;
       const message = createMessage({ channelId, guildId, author: botUser, content, replyTo: reference?.message_id });
-      const entry = { channelId, body, message };
+      if (files.length > 0) message.attachments = files.map((f, i) => ({ id: `${message.id}${i}`, filename: f.filename, size: f.content.length, url: `http://127.0.0.1:${port()}/attachments/sent/${message.id}/${f.filename}`, proxy_url: '', content_type: 'application/octet-stream' }));
+      const entry = { channelId, body, message, files: files.map((f) => ({ filename: f.filename, content: f.content })) };
       sent.push(entry);
       for (const waiter of waiters) waiter(entry);
       broadcastMessage(message);
@@ -294,10 +311,38 @@ function guildCreate(guild: { id: string; name: string; channelIds: string[] }, 
   };
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** Where {@link readJson} puts the file parts of a multipart body, and the request's size. */
+const FILES = Symbol('files');
+const REQUEST_BYTES = Symbol('requestBytes');
+/** Discord's default per-file limit without server boosts, and the request limit ("Uploading Files"). */
+export const DISCORD_FILE_MAX_BYTES = 10 * 1024 * 1024;
+export const DISCORD_REQUEST_MAX_BYTES = 25 * 1024 * 1024;
+
+/**
+ * The JSON body, or for multipart/form-data (parsed by undici's `Request.formData()`, the same
+ * FormData encoding @discordjs/rest sends) the `payload_json` object with the file parts under
+ * {@link FILES}.
+ */
+async function readJson(req: IncomingMessage): Promise<Record<string | symbol, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
+  const raw = Buffer.concat(chunks);
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('multipart/form-data')) {
+    const form = await new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();
+    const payload = form.get('payload_json');
+    const body = (typeof payload === 'string' ? JSON.parse(payload) : {}) as Record<string | symbol, unknown>;
+    const files: { field: string; filename: string; content: Buffer }[] = [];
+    for (const [field, value] of form.entries()) {
+      if (typeof value === 'string') continue;
+      const blob = value as Blob & { name?: string };
+      files.push({ field, filename: blob.name ?? '', content: Buffer.from(await blob.arrayBuffer()) });
+    }
+    body[FILES] = files;
+    body[REQUEST_BYTES] = raw.length;
+    return body;
+  }
+  const text = raw.toString('utf8');
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 

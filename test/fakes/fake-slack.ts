@@ -13,6 +13,13 @@
  * `event_callback` envelopes signed `v0=HMAC-SHA256(secret, "v0:{ts}:{body}")` ("Verifying
  * requests from Slack"); Socket Mode: `apps.connections.open` (app token) → `wss` URL, `hello`,
  * `events_api` envelopes acknowledged by `envelope_id`.
+ * File uploads (what `files.uploadV2` of @slack/web-api does): `files.getUploadURLExternal`
+ * needs `filename` and a positive integer `length` and answers an `upload_url` on this server
+ * and a `file_id`; the upload URL takes one POST of the bytes (multipart field, as the SDK sends
+ * it, or a raw body); `files.completeUploadExternal` needs `files` (a JSON array of `{id}`),
+ * every id known and uploaded with exactly the announced length (else `invalid_arguments` —
+ * the fake's choice of error name), and shares the file into `channel_id` / `thread_ts` with
+ * `initial_comment`.
  * Simplified: any channel id may be posted to; no scopes, no membership checks.
  */
 import { createHmac } from 'node:crypto';
@@ -34,6 +41,15 @@ export interface SlackMessage {
 export interface PostedMessage {
   args: Record<string, string>;
   message: SlackMessage;
+}
+
+/** A file shared by `files.completeUploadExternal`. */
+export interface UploadedFile {
+  id: string;
+  filename: string;
+  content: Buffer;
+  /** The completion's arguments (`channel_id`, `thread_ts`, `initial_comment`, `files`). */
+  args: Record<string, string>;
 }
 
 /** An Events API `event_callback` envelope. */
@@ -95,6 +111,8 @@ export interface FakeSlack {
   failNext(method: string, failure: { error: string } | { status: 429; retryAfterS: number }): void;
   /** The next call of `method` is answered after `delayMs`. */
   delayNext(method: string, delayMs: number): void;
+  /** Files shared through the upload flow, in order. */
+  readonly uploads: readonly UploadedFile[];
   /** Resolves with the first posted message matching `predicate` (already posted or later). */
   waitForPosted(predicate: (p: PostedMessage) => boolean, timeoutMs: number): Promise<PostedMessage>;
   /** Open Socket Mode connections. */
@@ -116,6 +134,9 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   const posted: PostedMessage[] = [];
   const files_ = new Map<string, Buffer>();
   const fileDownloads: { path: string; authorized: boolean }[] = [];
+  const uploads: UploadedFile[] = [];
+  const pendingUploads = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
+  let uploadCounter = 0;
   const history: SlackMessage[] = [];
   const failures = new Map<string, ({ error: string } | { status: 429; retryAfterS: number })[]>();
   const delays = new Map<string, number[]>();
@@ -150,6 +171,35 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         for (const waiter of waiters) waiter(entry);
         return ok({ channel, ts: message.ts, message: { type: 'message', ...message } });
       }
+      case 'files.getUploadURLExternal': {
+        const length = Number(args.length);
+        if (!args.filename) return fail('invalid_arguments');
+        if (!Number.isSafeInteger(length) || length <= 0) return fail('invalid_arguments');
+        const fileId = `F${String(++uploadCounter).padStart(9, '0')}`;
+        pendingUploads.set(fileId, { filename: args.filename, length });
+        return ok({ upload_url: `http://127.0.0.1:${port()}/upload/v1/${fileId}`, file_id: fileId });
+      }
+      case 'files.completeUploadExternal': {
+        let list: { id?: string; title?: string }[];
+        try {
+          list = JSON.parse(args.files ?? '') as { id?: string }[];
+        } catch {
+          return fail('invalid_arguments');
+        }
+        if (!Array.isArray(list) || list.length === 0) return fail('invalid_arguments');
+        for (const entry of list) {
+          const upload = entry.id ? pendingUploads.get(entry.id) : undefined;
+          if (!upload?.bytes || upload.bytes.length !== upload.length) return fail('invalid_arguments');
+        }
+        const shared = list.map((entry) => {
+          const upload = pendingUploads.get(entry.id!)!;
+          pendingUploads.delete(entry.id!);
+          const file: UploadedFile = { id: entry.id!, filename: upload.filename, content: upload.bytes!, args };
+          uploads.push(file);
+          return { id: file.id, name: file.filename, title: entry.title ?? file.filename, size: file.content.length };
+        });
+        return ok({ files: shared });
+      }
       case 'conversations.replies': {
         const thread = history.filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts));
         if (!thread.some((m) => m.ts === args.ts)) return fail('thread_not_found');
@@ -173,6 +223,25 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
       // Without the token Slack answers with its sign-in page, not the file.
       res.writeHead(!authorized ? 302 : bytes ? 200 : 404, authorized ? { 'content-type': 'application/octet-stream' } : { location: 'https://fake.slack.test/?redir=signin' });
       res.end(authorized ? bytes : undefined);
+      return;
+    }
+    const upload = /^\/upload\/v1\/(F\d+)$/.exec(filePath);
+    if (req.method === 'POST' && upload) {
+      void readBytes(req).then(async (raw) => {
+        const pending = pendingUploads.get(upload[1]!);
+        if (!pending) return send(res, { status: 404, body: 'not found' });
+        const type = req.headers['content-type'] ?? '';
+        let bytes = raw;
+        if (type.startsWith('multipart/form-data')) {
+          const form = await new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();
+          const part = [...form.values()].find((v) => typeof v !== 'string') as Blob | undefined;
+          if (!part) return send(res, { status: 400, body: 'no file' });
+          bytes = Buffer.from(await part.arrayBuffer());
+        }
+        pending.bytes = bytes;
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(`OK - ${bytes.length}`);
+      }, () => res.destroy());
       return;
     }
     void readBody(req).then(async (raw) => {
@@ -229,7 +298,7 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   };
 
   return {
-    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, userMessage, fileDownloads,
+    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, userMessage, fileDownloads, uploads,
     botMessage: (input) => {
       const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
       history.push(message);
@@ -308,6 +377,12 @@ function parseArgs(raw: string, contentType: string): Record<string, string> {
     return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   }
   return Object.fromEntries(new URLSearchParams(raw));
+}
+
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -12,6 +12,12 @@
  * `message_reaction_count`); a second `getUpdates` ends a pending one with 409 Conflict;
  * method names are case-insensitive; message ids count per chat; `sendMessage` rejects empty or
  * over-4096-character text and a missing reply target (unless `allow_sending_without_reply`).
+ * `sendDocument` takes multipart/form-data only (RFC 7578; parsed here leniently about header
+ * spacing and filename quoting, as Telegram is: grammY writes `content-disposition:form-data;
+ * name="x";filename=y`, which Node 20's undici `formData()` refuses):
+ * the `document` field is a file part, or `attach://<name>` naming one (grammY's form); it refuses
+ * an empty file, a file over 50 MB (Bot API "Sending files"), a caption over 1024 characters
+ * and a missing filename.
  * Simplified: any chat id may be messaged (Telegram would say "chat not found"), and
  * `parse_mode` text is returned as sent, without entities.
  */
@@ -31,6 +37,20 @@ export interface PushMessageInput {
   /** @default a `bot_command` entity when `text` starts with `/`, like Telegram */
   entities?: MessageEntity[];
 }
+
+/** A document the bot sent (`sendDocument`), as received. */
+export interface SentDocument {
+  chat_id: string;
+  filename: string;
+  content: Buffer;
+  caption?: string;
+  /** The other form fields, JSON-parsed where they are JSON (`reply_parameters`). */
+  fields: Record<string, unknown>;
+  message_id: number;
+}
+
+/** Largest file a bot may send (Bot API "Sending files": 50 MB for other files), in bytes. */
+export const TELEGRAM_SEND_FILE_MAX_BYTES = 50 * 1024 * 1024;
 
 /** The body of a failed Bot API call (Bot API "Making requests"). */
 export interface TelegramErrorBody {
@@ -106,6 +126,10 @@ export interface FakeTelegram {
    * failures are queued per method, in order.
    */
   failNext(method: string, failure: FailureSpec): void;
+  /** Documents accepted by `sendDocument`, in order. */
+  readonly documents: readonly SentDocument[];
+  /** Resolves with the first document matching `predicate` (already sent or later). */
+  waitForDocument(predicate: (doc: SentDocument) => boolean, timeoutMs: number): Promise<SentDocument>;
   /** Resolves with the first sent body matching `predicate` (already sent or later). */
   waitForSent(predicate: (body: SendMessageBody) => boolean, timeoutMs: number): Promise<SendMessageBody>;
   /** The highest `update_id` queued so far (0 before any). */
@@ -165,6 +189,8 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const calls: RecordedCall[] = [];
   const files = new Map<string, { bytes: Buffer; uniqueId: string; path: string }>();
   const sent: SendMessageBody[] = [];
+  const documents: SentDocument[] = [];
+  const documentWaiters = new Set<(doc: SentDocument) => boolean>();
   const sentMessages: Message[] = [];
   const failures = new Map<string, FailureSpec[]>();
   const chats = new Map<number, Chat>();
@@ -278,6 +304,39 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     return ok(message);
   };
 
+  const sendDocument = (body: Record<string, unknown>, form: FormPart[] | undefined): Reply => {
+    if (!form) return fail(400, 'Bad Request: there is no document in the request');
+    const field = form.find((p) => p.name === 'document');
+    const ref = field?.filename === undefined ? field?.content.toString('utf8') : undefined;
+    const file = ref?.startsWith('attach://') ? form.find((p) => p.name === ref.slice('attach://'.length)) : field;
+    if (!file) return fail(400, 'Bad Request: there is no document in the request');
+    if (file.filename === undefined) return fail(400, 'Bad Request: wrong file identifier/HTTP URL specified');
+    if (file.filename === '') return fail(400, 'Bad Request: file name is missing');
+    if (file.content.length === 0) return fail(400, 'Bad Request: file must be non-empty');
+    if (file.content.length > TELEGRAM_SEND_FILE_MAX_BYTES) return fail(413, 'Request Entity Too Large');
+    const caption = typeof body['caption'] === 'string' ? body['caption'] : undefined;
+    if (caption !== undefined && caption.length > 1024) return fail(400, 'Bad Request: message caption is too long');
+    const chatId = Number(body['chat_id']);
+    if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
+    const chat = chats.get(chatId) ?? defaultChat(chatId);
+    const { id, is_bot, first_name, username } = botUser;
+    return { status: 0, body: { file, caption, chatId, chat, from: { id, is_bot, first_name, username } } };
+  };
+  const acceptDocument = async (reply: Reply, body: Record<string, unknown>): Promise<Reply> => {
+    if (reply.status !== 0) return reply;
+    const { file, caption, chatId, chat, from } = reply.body as { file: FormPart; caption?: string; chatId: number; chat: Chat; from: User };
+    const content = file.content;
+    const message = storeMessage(chatId, (message_id) => ({
+      message_id, from, chat, date: nowS(),
+      document: { file_id: `sent-doc-${message_id}`, file_unique_id: `sent-doc-u-${message_id}`, file_name: file.filename, file_size: content.length },
+      ...(caption ? { caption } : {}),
+    }) as Message);
+    const doc: SentDocument = { chat_id: String(chatId), filename: file.filename ?? '', content, ...(caption !== undefined ? { caption } : {}), fields: body, message_id: message.message_id };
+    documents.push(doc);
+    for (const waiter of documentWaiters) waiter(doc);
+    return ok(message);
+  };
+
   const dispatch = (call: RecordedCall, res: ServerResponse): Reply | undefined => {
     const { body } = call;
     switch (call.method.toLowerCase()) {
@@ -311,12 +370,23 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       res.end(download[1] === token && file ? file.bytes : undefined);
       return;
     }
-    void readJson(req).then((parsed) => {
+    void readBody(req).then(async ({ parsed, form }) => {
       const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
       if (!match) return send(res, fail(404, 'Not Found'));
       const [, gotToken = '', method = ''] = match;
       if (gotToken !== token) return send(res, fail(401, 'Unauthorized'));
-      if (parsed === undefined) return send(res, fail(400, 'Bad Request: fake-telegram reads JSON bodies only'));
+      if (parsed === undefined) return send(res, fail(400, 'Bad Request: fake-telegram reads JSON and multipart bodies only'));
+      if (method.toLowerCase() === 'senddocument') {
+        const call: RecordedCall = { method, body: parsed, status: 200 };
+        calls.push(call);
+        const queued = failures.get('senddocument') ?? [];
+        const index = queued.findIndex((f) => !f.when || f.when(parsed));
+        const failure = index >= 0 ? queued.splice(index, 1)[0] : undefined;
+        const reply = failure ? injected(failure) : await acceptDocument(sendDocument(parsed, form), parsed);
+        call.status = reply.status;
+        return send(res, reply);
+      }
+      if (form) return send(res, fail(400, `Bad Request: fake-telegram takes multipart only for sendDocument, got ${method}`));
       const call: RecordedCall = { method, body: parsed, status: 200 };
       calls.push(call);
       const queued = failures.get(method.toLowerCase()) ?? [];
@@ -391,6 +461,25 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       list.push(failure);
       failures.set(method.toLowerCase(), list);
     },
+    documents,
+    waitForDocument: (predicate, timeoutMs) => {
+      const seen = documents.find(predicate);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = (doc: SentDocument): boolean => {
+          if (!predicate(doc)) return false;
+          documentWaiters.delete(waiter);
+          clearTimeout(timer);
+          resolve(doc);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          documentWaiters.delete(waiter);
+          reject(new Error(`fake-telegram: no matching sendDocument within ${timeoutMs} ms; documents so far: ${documents.map((d) => d.filename).join(', ') || '(none)'}`));
+        }, timeoutMs);
+        documentWaiters.add(waiter);
+      });
+    },
     waitForSent: (predicate, timeoutMs) => {
       const seen = sent.find(predicate);
       if (seen) return Promise.resolve(seen);
@@ -442,13 +531,89 @@ function send(res: ServerResponse, reply: Reply): void {
   res.end(text);
 }
 
-/** The JSON object body grammY sends; `{}` when empty; `undefined` for anything else (multipart). */
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+/**
+ * The body grammY sent: a JSON object (`{}` when empty), or multipart/form-data parsed by undici
+ * (`parsed` then holds its text fields, JSON-parsed where they are JSON, as grammY serializes
+ * objects). `parsed` is undefined for anything else.
+ */
+async function readBody(req: IncomingMessage): Promise<{ parsed: Record<string, unknown> | undefined; form?: FormPart[] }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
+  const raw = Buffer.concat(chunks);
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('multipart/form-data')) {
+    const form = parseMultipart(raw, type);
+    if (!form) return { parsed: undefined };
+    const parsed: Record<string, unknown> = {};
+    for (const part of form) {
+      if (part.filename !== undefined) continue;
+      const value = part.content.toString('utf8');
+      // chat_id and caption stay as sent: digits or text, never parsed into something else.
+      if (part.name === 'chat_id' || part.name === 'caption') {
+        parsed[part.name] = value;
+        continue;
+      }
+      try {
+        parsed[part.name] = JSON.parse(value);
+      } catch {
+        parsed[part.name] = value;
+      }
+    }
+    return { parsed, form };
+  }
+  return { parsed: parseJson(raw.toString('utf8'), type) };
+}
+
+/** One part of a multipart/form-data body. */
+export interface FormPart {
+  name: string;
+  /** Present for a file part (possibly ''). */
+  filename?: string;
+  content: Buffer;
+}
+
+/**
+ * Parses multipart/form-data (RFC 7578): parts between `--boundary` lines, each with headers,
+ * a blank line, and its bytes. Header names are case-insensitive and spacing around `:` and `;`
+ * is free; parameter values may be quoted or not.
+ *
+ * @returns undefined when the body is not well-formed (no boundary, no closing delimiter, a part
+ *   without `Content-Disposition: form-data; name=`).
+ */
+export function parseMultipart(raw: Buffer, contentType: string): FormPart[] | undefined {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  const token = boundary?.[1] ?? boundary?.[2];
+  if (!token) return undefined;
+  const delimiter = Buffer.from(`--${token}`);
+  const parts: FormPart[] = [];
+  let at = raw.indexOf(delimiter);
+  if (at < 0) return undefined;
+  for (;;) {
+    const after = at + delimiter.length;
+    if (raw.subarray(after, after + 2).toString() === '--') return parts;
+    const headerStart = after + 2; // CRLF after the delimiter
+    const headerEnd = raw.indexOf('\r\n\r\n', headerStart);
+    if (headerEnd < 0) return undefined;
+    const next = raw.indexOf(Buffer.concat([Buffer.from('\r\n'), delimiter]), headerEnd + 4);
+    if (next < 0) return undefined;
+    const headers = raw.subarray(headerStart, headerEnd).toString('utf8').split('\r\n');
+    const disposition = headers.find((h) => /^content-disposition\s*:/i.test(h));
+    if (!disposition || !/:\s*form-data\s*(;|$)/i.test(disposition)) return undefined;
+    const param = (key: string): string | undefined => {
+      const m = new RegExp(`;\\s*${key}\\s*=\\s*(?:"([^"]*)"|([^;]*))`, 'i').exec(disposition);
+      return m ? (m[1] ?? m[2]?.trim()) : undefined;
+    };
+    const name = param('name');
+    if (name === undefined) return undefined;
+    const filename = param('filename');
+    parts.push({ name, ...(filename !== undefined ? { filename } : {}), content: raw.subarray(headerEnd + 4, next) });
+    at = next + 2;
+  }
+}
+
+function parseJson(text: string, type: string): Record<string, unknown> | undefined {
   if (text === '') return {};
-  if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return undefined;
+  if (!type.startsWith('application/json')) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;

@@ -2,12 +2,18 @@
  * An in-process channel adapter that records what it is asked to send and can be told to fail,
  * for outbox and dispatcher tests. Platform SDK behaviour is covered by the E2E tests.
  */
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundMessage, type Platform, type SendFailureKind } from '../../src/channels/types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundDocument, type OutboundMessage, type Platform, type SendFailureKind } from '../../src/channels/types.js';
 
 /** A recording adapter; `failures` are consumed one per send, in order. */
 export class RecordingChannel implements ChannelAdapter {
   readonly sent: OutboundMessage[] = [];
   readonly failures: { kind: SendFailureKind; retryAfterMs?: number }[] = [];
+  /** Files sent (issue #13), in order. */
+  readonly documents: OutboundDocument[] = [];
+  /** Failures of `sendDocument`, consumed one per call, in order. */
+  readonly documentFailures: { kind: SendFailureKind; retryAfterMs?: number }[] = [];
+  /** What was sent, in order: `text:<first line>` or `file:<name>`. */
+  readonly order: string[] = [];
   private nextId = 1;
 
   constructor(
@@ -27,6 +33,17 @@ export class RecordingChannel implements ChannelAdapter {
       throw new ChannelSendError(failure.kind, `injected ${failure.kind}`, failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs });
     }
     this.sent.push(message);
+    this.order.push(`text:${message.text.split('\n')[0]}`);
+    return { messageId: String(this.nextId++) };
+  }
+
+  async sendDocument(document: OutboundDocument): Promise<{ messageId: string }> {
+    const failure = this.documentFailures.shift();
+    if (failure) {
+      throw new ChannelSendError(failure.kind, `injected ${failure.kind}`, failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs });
+    }
+    this.documents.push(document);
+    this.order.push(`file:${document.filename}`);
     return { messageId: String(this.nextId++) };
   }
 

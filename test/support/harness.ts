@@ -113,6 +113,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
       inactivityMs: 600_000,
       finishGraceMs: 10_000,
       exitDrainMs: 2_000,
+      maxPatchBytes: 1024 * 1024,
       ...options.limits,
     },
     supervisorId: `${hostname()}:${process.pid}`,

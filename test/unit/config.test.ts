@@ -93,6 +93,7 @@ describe('loadConfig', () => {
       inactivityMs: 10 * 60_000,
       promptArgvMaxBytes: 100 * 1024,
       maxAttachmentBytes: 20 * 1024 * 1024,
+      maxPatchBytes: 1024 * 1024,
       maxEventBytes: 1_048_576,
       maxFramingErrors: 20,
       maxRunArtifactBytes: 64 * 1024 * 1024,

@@ -32,4 +32,14 @@ describe('outcome text', () => {
     const text = outcomeText({ run, status: 'completed', reason: null, endedAt, finalMessage: 'Done.', usage: { inputTokens: 10, cachedInputTokens: 0, outputTokens: 5 } });
     expect(text).toBe('[run hr_0123456789ab] completed · claude · /repo · 1m 05s · 15 tokens (10 in, 5 out)\n\nDone.');
   });
+
+  it('shows what the run changed before the answer, naming the patch file or why there is none', () => {
+    const stat = ' a.txt | 1 +\n 1 file changed, 1 insertion(+)';
+    const withPatch = outcomeText({ run, status: 'completed', reason: null, endedAt, finalMessage: 'Done.', diff: { stat, patchFilename: 'hr_0123456789ab.patch' } });
+    expect(withPatch).toBe(`[run hr_0123456789ab] completed · claude · /repo · 1m 05s\nChanges (full diff in hr_0123456789ab.patch):\n${stat}\n\nDone.`);
+    const overCap = outcomeText({ run, status: 'cancelled', reason: 'owner_cancel', endedAt, diff: { stat, patchMissing: 'the full diff is 2048.0 KiB, over [harness] max_patch_kb (1024.0 KiB), so it is not attached' } });
+    expect(overCap).toContain('Changes (the full diff is 2048.0 KiB, over [harness] max_patch_kb (1024.0 KiB), so it is not attached):\n a.txt | 1 +');
+    const failed = outcomeText({ run, status: 'failed', reason: 'timeout', endedAt, errorMessage: 'Timed out.', diff: { stat, patchFilename: 'hr_0123456789ab.patch' } });
+    expect(failed).toContain('Changes (full diff in hr_0123456789ab.patch):');
+  });
 });

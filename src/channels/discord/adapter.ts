@@ -21,9 +21,16 @@ import {
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
-import type { ChannelAdapter, ChannelState, ConnectionLease, IncomingAttachment, InboundHandler, OutboundMessage } from '../types.js';
+import { type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type OutboundMessage, ChannelSendError, type OutboundDocument } from '../types.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
 import { DISCORD_PASTE_FILE_NAME, normalizeDiscordMessage, type DiscordAttachmentLike } from './normalize.js';
+
+/**
+ * Largest file a bot attaches, in bytes: Discord's default upload limit is 10 MiB per file where
+ * the server has no boosts (discord.com/developers/docs/reference "Uploading Files"; the whole
+ * request may be at most 25 MiB).
+ */
+export const DISCORD_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /** Longest `content` of one message, in characters ("Create Message": max 2000). */
 export const DISCORD_MAX_MESSAGE_LENGTH = 2000;
@@ -139,6 +146,32 @@ export class DiscordAdapter implements ChannelAdapter {
     };
     try {
       const sent = (await this.rest.post(Routes.channelMessages(message.chatId), { body })) as APIMessage;
+      return { messageId: sent.id };
+    } catch (err) {
+      throw classifyDiscordError(err, 'create message', this.options.token);
+    }
+  }
+
+  /**
+   * Creates one message carrying a file (multipart/form-data: `payload_json` and `files[0]`, as
+   * @discordjs/rest builds it), replying to the request, the caption as its content.
+   *
+   * @throws ChannelSendError `refused` for a file over {@link DISCORD_MAX_FILE_BYTES} (not sent),
+   *   else as {@link send}.
+   */
+  async sendDocument(document: OutboundDocument): Promise<{ messageId: string }> {
+    if (document.content.length > DISCORD_MAX_FILE_BYTES) {
+      throw new ChannelSendError('refused', `Discord create message: ${document.filename} is ${document.content.length} bytes, over the 10 MiB a bot may attach in a server without boosts`);
+    }
+    const body: RESTPostAPIChannelMessageJSONBody = {
+      ...(document.caption ? { content: document.caption.slice(0, DISCORD_MAX_MESSAGE_LENGTH) } : {}),
+      allowed_mentions: { parse: [], replied_user: true },
+      flags: MessageFlags.SuppressEmbeds,
+      attachments: [{ id: '0', filename: document.filename }],
+      ...(document.replyToMessageId ? { message_reference: { message_id: document.replyToMessageId, fail_if_not_exists: false } } : {}),
+    };
+    try {
+      const sent = (await this.rest.post(Routes.channelMessages(document.chatId), { body, files: [{ name: document.filename, data: document.content }] })) as APIMessage;
       return { messageId: sent.id };
     } catch (err) {
       throw classifyDiscordError(err, 'create message', this.options.token);

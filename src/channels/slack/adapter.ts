@@ -10,7 +10,7 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver } from '@s
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
-import type { ChannelAdapter, ChannelState, IncomingAttachment, InboundHandler, OutboundMessage } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type OutboundDocument, type OutboundMessage } from '../types.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
 import { needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
@@ -18,6 +18,9 @@ import { decodeSlackText, escapeSlackText } from './text.js';
 
 /** Where Slack serves `url_private_download`. */
 const SLACK_FILES_ORIGIN = 'https://files.slack.com';
+
+/** Largest file Slack takes, in bytes (docs.slack.dev "Uploading files": 1 GB). */
+const SLACK_MAX_FILE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Longest text of one message, in UTF-16 code units, before escaping. `chat.postMessage` advises
@@ -106,6 +109,38 @@ export class SlackAdapter implements ChannelAdapter {
     this.state = { state: 'stopped' };
     if (this.socketRetryTimer) clearTimeout(this.socketRetryTimer);
     if (app) await withTimeout(app.stop(), STOP_TIMEOUT_MS, 'Slack shutdown');
+  }
+
+  /**
+   * Shares one file in the target's thread with `files.uploadV2` of @slack/web-api (it calls
+   * `files.getUploadURLExternal`, uploads the bytes to the URL Slack answers, then
+   * `files.completeUploadExternal` with `channel_id`, `thread_ts` and the caption as
+   * `initial_comment`). Needs the `files:write` scope.
+   *
+   * @returns the file id (`F…`): the upload flow answers no message ts.
+   * @throws ChannelSendError as {@link send}; `refused` for a file over Slack's 1 GB limit.
+   */
+  async sendDocument(document: OutboundDocument): Promise<{ messageId: string }> {
+    // docs.slack.dev "Uploading files": files up to 1 GB.
+    if (document.content.length > SLACK_MAX_FILE_BYTES) {
+      throw new ChannelSendError('refused', `Slack files.uploadV2: ${document.filename} is ${document.content.length} bytes, over Slack's 1 GB limit`);
+    }
+    const threadTs = document.threadId ?? document.replyToMessageId;
+    try {
+      const base = {
+        channel_id: document.chatId,
+        file: document.content,
+        filename: document.filename,
+        title: document.filename,
+        ...(document.caption ? { initial_comment: escapeSlackText(document.caption) } : {}),
+      };
+      const result = await this.client.filesUploadV2(threadTs ? { ...base, thread_ts: threadTs } : base);
+      const id = (result.files as { files?: { id?: string }[] }[] | undefined)?.[0]?.files?.[0]?.id;
+      if (!id) throw new Error('files.completeUploadExternal returned no file id');
+      return { messageId: id };
+    } catch (err) {
+      throw classifySlackError(err, 'files.uploadV2', this.secrets);
+    }
   }
 
   /** Posts one message, escaped, in the target's thread (`thread_ts`), links not unfurled. */

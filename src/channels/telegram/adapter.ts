@@ -5,11 +5,11 @@
 import { Readable } from 'node:stream';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
-import { Bot, GrammyError, HttpError } from 'grammy';
+import { Bot, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type ConnectionLease, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
+import { type ConnectionLease, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage, ChannelSendError, type OutboundDocument } from '../types.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 import { safeErrorMessage } from '../../core/logger.js';
 
@@ -18,6 +18,15 @@ export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
 /** How often stored updates whose handling failed are handed out again, in ms. */
 const INBOX_RETRY_MS = 10_000;
 /** grammY's default API root. */
+/**
+ * Largest file a bot may send, in bytes (Bot API "Sending files": "50 MB max size for other
+ * files" sent as multipart/form-data).
+ */
+export const TELEGRAM_MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
+
+/** Longest caption, in UTF-16 code units (Bot API sendDocument `caption`: 0-1024 characters). */
+const TELEGRAM_MAX_CAPTION_LENGTH = 1024;
+
 const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
 /** Longest wait for each start-up call (getMe, deleteWebhook), in ms. */
@@ -295,6 +304,30 @@ export class TelegramAdapter implements ChannelAdapter {
           ? { reply_parameters: { message_id: Number(message.replyToMessageId), allow_sending_without_reply: true } }
           : {}),
         ...(message.threadId ? { message_thread_id: Number(message.threadId) } : {}),
+      });
+      return { messageId: String(sent.message_id) };
+    } catch (err) {
+      throw classify(err, this.options.token);
+    }
+  }
+
+  /**
+   * Sends a file with `sendDocument` as multipart/form-data (grammY `InputFile`).
+   *
+   * @throws ChannelSendError `refused` for a file over {@link TELEGRAM_MAX_DOCUMENT_BYTES} (not
+   *   sent at all), else as {@link send}.
+   */
+  async sendDocument(document: OutboundDocument): Promise<{ messageId: string }> {
+    if (document.content.length > TELEGRAM_MAX_DOCUMENT_BYTES) {
+      throw new ChannelSendError('refused', `Telegram sendDocument: ${document.filename} is ${document.content.length} bytes, over the Bot API's 50 MB limit`);
+    }
+    try {
+      const sent = await this.bot.api.sendDocument(document.chatId, new InputFile(document.content, document.filename), {
+        ...(document.caption ? { caption: document.caption.slice(0, TELEGRAM_MAX_CAPTION_LENGTH) } : {}),
+        ...(document.replyToMessageId
+          ? { reply_parameters: { message_id: Number(document.replyToMessageId), allow_sending_without_reply: true } }
+          : {}),
+        ...(document.threadId ? { message_thread_id: Number(document.threadId) } : {}),
       });
       return { messageId: String(sent.message_id) };
     } catch (err) {

@@ -15,3 +15,5 @@ CREATE TABLE "nodes" (
 	"started_at" timestamp with time zone NOT NULL,
 	"heartbeat_at" timestamp with time zone NOT NULL
 );
+--> statement-breakpoint
+ALTER TABLE "deliveries" ADD COLUMN "documents" jsonb DEFAULT '[]'::jsonb NOT NULL;

@@ -1,0 +1,138 @@
+/**
+ * What a run changed in its working tree (issue #13): a snapshot of the tree is taken at launch,
+ * before the CLI starts, and again at the end; the diff of the two is the run's own change, so
+ * changes that were already there at launch are not attributed to it.
+ *
+ * A snapshot never touches the user's index or working tree: it is a private index
+ * (`GIT_INDEX_FILE=<run dir>/<name>.index`) seeded from a copy of the user's index (so only files
+ * whose stat changed are read and hashed), then `git add -A` (untracked files count, ignored ones
+ * do not) and `git write-tree`. It writes blobs and trees into the repository's object store, as
+ * `git stash` would. Every git call goes through {@link runGit}, which switches off the commands
+ * a hostile repository config could name.
+ */
+import { chmod, copyFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../core/logger.js';
+import { runGit, type GitOptions } from './git.js';
+
+/** A snapshot of a working tree: the tree object of everything not ignored. */
+export interface TreeSnapshot {
+  /** The worktree's top directory (`git rev-parse --show-toplevel`). */
+  toplevel: string;
+  /** The tree object id (hex) `git write-tree` wrote. */
+  tree: string;
+}
+
+/** Options of {@link snapshotTree}. */
+export interface SnapshotOptions {
+  /** `PATH` to find git on. Default: this process's. */
+  path?: string;
+  /** Kill git after this many ms. @default 120_000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Snapshots the working tree `cwd` belongs to, through the private index `indexPath`.
+ *
+ * @returns undefined when `cwd` is not in a git working tree (no diff, no error).
+ * @throws BatonError `git_failed` when git fails or times out in a working tree.
+ */
+export async function snapshotTree(cwd: string, indexPath: string, options: SnapshotOptions = {}): Promise<TreeSnapshot | undefined> {
+  const base: GitOptions = { cwd, timeoutMs: options.timeoutMs ?? 120_000, ...(options.path ? { path: options.path } : {}) };
+  const top = await runGit(['rev-parse', '--show-toplevel'], { ...base, allowFailure: true });
+  const toplevel = top.stdout.trim();
+  if (top.exitCode !== 0 || toplevel === '') return undefined;
+  const inTree: GitOptions = { ...base, cwd: toplevel, env: { GIT_INDEX_FILE: indexPath } };
+  const userIndex = resolve(toplevel, (await runGit(['rev-parse', '--git-path', 'index'], { ...base, cwd: toplevel })).stdout.trim());
+  await rm(indexPath, { force: true });
+  // The user's index only seeds the stat cache; a copy that git cannot use (a split index, a
+  // version it refuses) is replaced by an empty one, which costs a full hash of the tree.
+  const seeded = await copyFile(userIndex, indexPath).then(() => true, () => false);
+  if (seeded) await chmod(indexPath, 0o600);
+  let added = await runGit(['add', '-A'], { ...inTree, allowFailure: seeded });
+  if (added.exitCode !== 0) {
+    await rm(indexPath, { force: true });
+    added = await runGit(['add', '-A'], inTree);
+  }
+  const tree = (await runGit(['write-tree'], inTree)).stdout.trim();
+  return { toplevel, tree };
+}
+
+/** A run's change between two snapshots. */
+export interface RunDiff {
+  /** `git diff --stat` of the change, at most {@link STAT_FILES} files and the summary line. */
+  stat: string;
+  /** The summary line, e.g. `2 files changed, 3 insertions(+), 1 deletion(-)`. */
+  summary: string;
+  /** Where the full diff (`--binary`, applies with `git apply`) was written; undefined when over the cap or not made. */
+  patchPath?: string;
+  /** Size of the full diff, in bytes, when it was made. */
+  patchBytes?: number;
+  /** Why there is no patch file, in words, when there is none. */
+  patchMissing?: string;
+}
+
+/** Files listed in the stat. */
+export const STAT_FILES = 8;
+
+/**
+ * Options that make `git diff` output a plain patch `git apply` takes whatever the repository's
+ * config says (`diff.noprefix`, `diff.mnemonicPrefix`, `diff.relative`, `color.diff`; git-config(1)).
+ */
+const PLAIN_DIFF = ['--no-ext-diff', '--no-textconv', '--no-color', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/'];
+
+/**
+ * Diffs the tree at launch with the tree now and writes the full patch to `patchPath` (0600).
+ *
+ * @param maxPatchBytes - the patch cap (`[harness] max_patch_kb`); over it no file is written.
+ * @returns undefined when nothing changed.
+ * @throws BatonError `git_failed` when the end snapshot or the stat fails.
+ */
+export async function diffSinceSnapshot(
+  start: TreeSnapshot,
+  endIndexPath: string,
+  patchPath: string,
+  maxPatchBytes: number,
+  logger: Logger,
+  options: SnapshotOptions = {},
+): Promise<RunDiff | undefined> {
+  const end = await snapshotTree(start.toplevel, endIndexPath, options);
+  if (!end || end.tree === start.tree) return undefined;
+  const base: GitOptions = { cwd: start.toplevel, timeoutMs: options.timeoutMs ?? 120_000, ...(options.path ? { path: options.path } : {}) };
+  const statOut = (await runGit(['diff', ...PLAIN_DIFF, `--stat=72`, `--stat-count=${STAT_FILES}`, start.tree, end.tree], base)).stdout;
+  const statLines = statOut.split('\n').filter((line) => line.trim() !== '');
+  const summary = statLines.at(-1)?.trim() ?? '';
+  const diff: RunDiff = { stat: statLines.join('\n'), summary };
+  try {
+    const patch = await runGit(['diff', ...PLAIN_DIFF, '--binary', '--full-index', start.tree, end.tree], {
+      ...base,
+      maxBufferBytes: Math.max(maxPatchBytes * 4, 16 * 1024 * 1024),
+    });
+    const bytes = Buffer.byteLength(patch.stdout, 'utf8');
+    diff.patchBytes = bytes;
+    if (bytes > maxPatchBytes) {
+      diff.patchMissing = `the full diff is ${formatKiB(bytes)}, over [harness] max_patch_kb (${formatKiB(maxPatchBytes)}), so it is not attached`;
+    } else {
+      await writeFile(patchPath, patch.stdout, { mode: 0o600 });
+      await chmod(patchPath, 0o600);
+      diff.patchPath = patchPath;
+    }
+  } catch (err) {
+    logger.warn({ err, cwd: start.toplevel }, 'could not make the full diff of a run');
+    diff.patchMissing = 'the full diff could not be made (too large, or git failed; see the log)';
+  }
+  return diff;
+}
+
+/** File names inside a run directory. */
+export const SNAPSHOT_FILES = { start: 'snapshot.index', end: 'snapshot-end.index' } as const;
+
+/** `12.5 KiB` */
+function formatKiB(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+/** Removes the private index files of a run (they are large and not needed after the diff). */
+export async function removeSnapshotIndexes(runDir: string): Promise<void> {
+  await Promise.all(Object.values(SNAPSHOT_FILES).map((name) => rm(join(runDir, name), { force: true })));
+}
