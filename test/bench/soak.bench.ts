@@ -65,7 +65,7 @@ describe('soak', () => {
     const scenario = beginScenario('soak', 'Soak: short runs back to back with SIGKILL restarts');
     const total = size('SOAK_RUNS', 2_000, 20);
     const restartEvery = size('SOAK_RESTART_EVERY', 200, 10);
-    const drainWaitMs = size('SOAK_DRAIN_S', 180, 20) * 1000;
+    const drainWaitMs = size('SOAK_DRAIN_S', 180, 3) * 1000;
 
     const binDir = await mkdtemp(join(tmpdir(), 'baton-bench-bin-'));
     cleanups.push(() => rm(binDir, { recursive: true, force: true }));
