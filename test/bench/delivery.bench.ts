@@ -337,6 +337,7 @@ describe('delivery', () => {
       exactly('undelivered rows after drain', (network.finalCounts.pending ?? 0) + (network.finalCounts.dead ?? 0), 0),
       { metric: `claim plan at ${planRows} rows (steady)`, value: null, unit: '', target: 'index scan, no seq scan', met: planOk(plan.steadyState) },
       { metric: `claim plan at ${planRows} rows (10% backlog)`, value: null, unit: '', target: 'index scan, no seq scan', met: planOk(plan.backlog) },
+      { metric: `claim plan at ${planRows} rows (force_generic_plan)`, value: null, unit: '', target: 'index scan, no seq scan', met: planOk(plan.genericPlan) },
     ];
     const notes = [
       `Measured in-process: RunStore + Outbox + startDeliveryWorker from src/ on a fresh PostgreSQL database, the real TelegramAdapter (grammY) sending to the fake Bot API through a tap that fails 5% of sendMessage calls (every 20th). Rate limits off: the fake never answers 429.`,
