@@ -348,6 +348,11 @@ export class RunSupervisor {
         {
           onEvent: (event) => {
             watchdog.event();
+            if (event === undefined) {
+              // Spooled unparsed (a kind nothing here reads): activity only.
+              if (finishTimer) armFinishGrace();
+              return;
+            }
             progress?.onEvent(event);
             const retry = retryNoticed ? undefined : installed.vendor.describeRetry?.(event);
             if (retry) {
@@ -356,6 +361,8 @@ export class RunSupervisor {
             }
             if (finishTimer || runReducer.facts().terminal) armFinishGrace();
           },
+          // Progress milestones come from events the reducer skips (codex item.started, …).
+          ...(progress ? { reads: () => true } : {}),
           onSession: (sessionId) =>
             void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
           onTruncated: () => {
