@@ -202,20 +202,27 @@ export class RunStore {
    *   was already handled.
    */
   async createRun(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date, inbound?: InboundKey): Promise<DeliveryRow> {
+    return (await this.createRunReturning(run, started, maxActive, now, inbound)).started;
+  }
+
+  /**
+   * {@link createRun}, also returning the run row as stored, so the launch need not read it back
+   * (one round trip less before the spawn, issue #15). Same errors.
+   */
+  async createRunReturning(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date, inbound?: InboundKey): Promise<{ run: RunRow; started: DeliveryRow }> {
     try {
       return await this.db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
-        const [active] = await tx
-          .select({ count: sql<number>`count(*)::int` })
+        // Both gates in one round trip: the active count and a run holding this worktree.
+        const [gates] = await tx
+          .select({
+            active: sql<number>`count(*)::int`,
+            busyId: sql<string | null>`(array_agg(${runs.id}) filter (where ${runs.worktreeRoot} = ${run.worktreeRoot}))[1]`,
+          })
           .from(runs)
           .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
-        const busy = await tx
-          .select({ id: runs.id })
-          .from(runs)
-          .where(and(eq(runs.worktreeRoot, run.worktreeRoot), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
-          .limit(1);
-        if (busy[0]) throw worktreeBusy(run.worktreeRoot, busy[0].id);
-        if ((active?.count ?? 0) >= maxActive) {
+        if (gates?.busyId) throw worktreeBusy(run.worktreeRoot, gates.busyId);
+        if ((gates?.active ?? 0) >= maxActive) {
           throw new BatonError(
             'max_active',
             `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
@@ -230,9 +237,9 @@ export class RunStore {
             .returning({ key: inboundEvents.dedupeKey });
           if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
         }
-        await tx.insert(runs).values(run);
+        const [created] = await tx.insert(runs).values(run).returning();
         const [row] = await tx.insert(deliveries).values(toDeliveryValues(started, now)).returning();
-        return row!;
+        return { run: created!, started: row! };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'runs_one_active_per_worktree')) throw worktreeBusy(run.worktreeRoot);
