@@ -43,7 +43,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       const rows = await store.claimDueDeliveries(clock.now(), options.batchSize ?? 50, options.leaseMs ?? 300_000);
       let next = 0;
       const lane = async (): Promise<void> => {
-        while (next < rows.length) await outbox.attempt(rows[next++]!);
+        while (next < rows.length) await outbox.attemptClaimed(rows[next++]!);
       };
       await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 8, rows.length) }, lane));
       return rows.length;

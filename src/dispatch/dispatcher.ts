@@ -317,8 +317,8 @@ export class Dispatcher {
       supervisor: deps.supervisor.supervisorId,
       createdAt: now,
     };
-    const started = await deps.store
-      .createRun(
+    const { run: stored, started } = await deps.store
+      .createRunReturning(
         run,
         {
           runId,
@@ -335,9 +335,8 @@ export class Dispatcher {
         throw err;
       });
     deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
-    const stored = await deps.store.getRun(runId);
     deps.supervisor.start(
-      stored!,
+      stored,
       {
         prompt: taskWithTextAttachments(task, attachments),
         ...(attachments.some((a) => a.kind === 'image') ? { images: attachments.flatMap((a) => (a.kind === 'image' ? [{ path: a.path, mediaType: a.mediaType }] : [])) } : {}),

@@ -4,7 +4,7 @@
  * whatever the child prints; violations are reported through callbacks, never thrown.
  */
 import type { WriteStream } from 'node:fs';
-import { JsonLineDecoder, type JsonLine } from './json-lines.js';
+import { JsonLineDecoder, type JsonLine, type SniffedEvent } from './json-lines.js';
 import type { StreamReducer } from './vendors/types.js';
 
 /** Bounds of one run's output. */
@@ -21,8 +21,17 @@ export interface StreamBounds {
 
 /** What the stream tells its owner as it happens. */
 export interface StreamCallbacks {
-  /** A vendor event arrived (for the watchdog and progress). */
+  /**
+   * A vendor event arrived (for the watchdog and progress). `event` is undefined for a line
+   * spooled without a parse because neither the reducer nor {@link StreamCallbacks.reads} needs
+   * its kind.
+   */
   onEvent(event: unknown): void;
+  /**
+   * Whether the owner needs events of this kind parsed too (e.g. for progress milestones).
+   * Absent: only what the reducer reads is parsed.
+   */
+  reads?(event: SniffedEvent): boolean;
   /** The vendor revealed its session id (called once). */
   onSession(sessionId: string): void;
   /** The spool cap was reached (called once). */
@@ -47,7 +56,13 @@ export class RunStream {
     private spool: WriteStream | undefined,
     private readonly callbacks: StreamCallbacks,
   ) {
-    this.decoder = new JsonLineDecoder(bounds.maxEventBytes);
+    // A line is parsed when the reducer or the owner reads its kind; the rest is spooled as bytes.
+    const reducerReads = reducer.reads?.bind(reducer);
+    const ownerReads = callbacks.reads?.bind(callbacks);
+    this.decoder = new JsonLineDecoder(
+      bounds.maxEventBytes,
+      reducerReads ? (event) => reducerReads(event) || (ownerReads?.(event) ?? false) : undefined,
+    );
   }
 
   /** Stops spooling for good (the spool file failed); the run goes on. */
@@ -85,27 +100,34 @@ export class RunStream {
         if (this.framingErrors > this.bounds.maxFramingErrors) this.violate('protocol');
         continue;
       }
-      this.spoolLine(line.raw);
+      this.spoolLine(line.bytes);
+      if (line.kind === 'skipped') {
+        this.reducer.skipped?.(line.event);
+        this.callbacks.onEvent(undefined);
+        continue;
+      }
       this.reducer.push(line.value);
       this.callbacks.onEvent(line.value);
-      const sessionId = this.reducer.facts().sessionId;
-      if (sessionId && !this.sessionSeen) {
-        this.sessionSeen = true;
-        this.callbacks.onSession(sessionId);
+      if (!this.sessionSeen) {
+        const sessionId = this.reducer.facts().sessionId;
+        if (sessionId) {
+          this.sessionSeen = true;
+          this.callbacks.onSession(sessionId);
+        }
       }
     }
   }
 
-  private spoolLine(raw: string): void {
+  /** Spools a line's bytes as the child printed them (newline included), never re-encoded. */
+  private spoolLine(bytes: Buffer): void {
     if (this.truncated || !this.spool) return;
-    const bytes = Buffer.byteLength(raw) + 1;
-    if (this.spooledBytes + bytes > this.bounds.maxSpoolBytes) {
+    if (this.spooledBytes + bytes.length > this.bounds.maxSpoolBytes) {
       this.truncated = true;
       this.callbacks.onTruncated();
       return;
     }
-    this.spooledBytes += bytes;
-    this.spool.write(`${raw}\n`);
+    this.spooledBytes += bytes.length;
+    this.spool.write(bytes);
   }
 
   private violate(reason: 'protocol' | 'output_limit'): void {

@@ -260,7 +260,6 @@ export class RunSupervisor {
       }
       await mkdir(runDir, { recursive: true, mode: 0o700 });
       await chmod(runDir, 0o700);
-      await writePrivate(join(runDir, 'prompt.md'), request.prompt);
       const promptOnStdin = this.needsStdin(installed.vendor, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
       const launch = { ...request, promptOnStdin };
@@ -311,6 +310,9 @@ export class RunSupervisor {
         }),
       );
       entry.pid = child.pid;
+      // The prompt's copy in the run directory is for the owner only (the CLI gets the prompt on
+      // argv or stdin): written after the spawn, off the launch path (issue #15).
+      const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write prompt.md'));
       const processes: RunProcesses | undefined =
         child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
       if (processes?.fallbackReason) deps.logger.warn({ runId, why: processes.fallbackReason }, 'no cgroup for this run; following its process tree instead');
@@ -363,6 +365,11 @@ export class RunSupervisor {
         {
           onEvent: (event) => {
             watchdog.event();
+            if (event === undefined) {
+              // Spooled unparsed (a kind nothing here reads): activity only.
+              if (finishTimer) armFinishGrace();
+              return;
+            }
             progress?.onEvent(event);
             const retry = retryNoticed ? undefined : installed.vendor.describeRetry?.(event);
             if (retry) {
@@ -371,6 +378,8 @@ export class RunSupervisor {
             }
             if (finishTimer || runReducer.facts().terminal) armFinishGrace();
           },
+          // Progress milestones come from events the reducer skips (codex item.started, …).
+          ...(progress ? { reads: () => true } : {}),
           onSession: (sessionId) =>
             void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
           onTruncated: () => {
@@ -416,6 +425,7 @@ export class RunSupervisor {
         await terminateRun({ rootPid: undefined, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) });
       }
       const result = await child;
+      await promptWritten;
       clearTimeout(timer);
       stream.end();
       if (stopping) await stopping;

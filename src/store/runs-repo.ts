@@ -205,20 +205,27 @@ export class RunStore {
    *   was already handled.
    */
   async createRun(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date, inbound?: InboundKey): Promise<DeliveryRow> {
+    return (await this.createRunReturning(run, started, maxActive, now, inbound)).started;
+  }
+
+  /**
+   * {@link createRun}, also returning the run row as stored, so the launch need not read it back
+   * (one round trip less before the spawn, issue #15). Same errors.
+   */
+  async createRunReturning(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date, inbound?: InboundKey): Promise<{ run: RunRow; started: DeliveryRow }> {
     try {
       return await this.db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
-        const [active] = await tx
-          .select({ count: sql<number>`count(*)::int` })
+        // Both gates in one round trip: the active count and a run holding this worktree.
+        const [gates] = await tx
+          .select({
+            active: sql<number>`count(*)::int`,
+            busyId: sql<string | null>`(array_agg(${runs.id}) filter (where ${runs.worktreeRoot} = ${run.worktreeRoot}))[1]`,
+          })
           .from(runs)
           .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
-        const busy = await tx
-          .select({ id: runs.id })
-          .from(runs)
-          .where(and(eq(runs.worktreeRoot, run.worktreeRoot), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
-          .limit(1);
-        if (busy[0]) throw worktreeBusy(run.worktreeRoot, busy[0].id);
-        if ((active?.count ?? 0) >= maxActive) {
+        if (gates?.busyId) throw worktreeBusy(run.worktreeRoot, gates.busyId);
+        if ((gates?.active ?? 0) >= maxActive) {
           throw new BatonError(
             'max_active',
             `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
@@ -233,9 +240,9 @@ export class RunStore {
             .returning({ key: inboundEvents.dedupeKey });
           if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
         }
-        await tx.insert(runs).values(run);
+        const [created] = await tx.insert(runs).values(run).returning();
         const [row] = await tx.insert(deliveries).values(toDeliveryValues(started, now)).returning();
-        return row!;
+        return { run: created!, started: row! };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'runs_one_active_per_worktree')) throw worktreeBusy(run.worktreeRoot);
@@ -521,31 +528,30 @@ export class RunStore {
   /**
    * Records that parts of a delivery reached the platform: `partsDelivered` is the new total and
    * `messageIds` the platform ids of the parts just sent. Also maps those ids to the run.
+   *
+   * @returns `laterPendingInRun`: when `done`, whether a later delivery of the same run is still
+   *   pending (false when not done or not a run's delivery).
    */
-  async recordPartsSent(delivery: DeliveryRow, partsDelivered: number, messageIds: string[], done: boolean, now: Date): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx
-        .update(deliveries)
-        .set({
-          partsDelivered,
-          platformMessageIds: sql`${deliveries.platformMessageIds} || ${JSON.stringify(messageIds)}::jsonb`,
-          ...(done ? { status: 'delivered' as const, deliveredAt: now } : {}),
-        })
-        .where(eq(deliveries.id, delivery.id));
-      if (delivery.runId && messageIds.length > 0) {
-        await tx
-          .insert(runMessages)
-          .values(
-            messageIds.map((messageId) => ({
-              platform: delivery.target.platform,
-              chatId: delivery.target.chatId,
-              messageId,
-              runId: delivery.runId!,
-            })),
-          )
-          .onConflictDoNothing();
-      }
-    });
+  async recordPartsSent(delivery: DeliveryRow, partsDelivered: number, messageIds: string[], done: boolean, now: Date): Promise<{ laterPendingInRun: boolean }> {
+    // One statement, one round trip (issue #15: the send loop was four per part — begin, update,
+    // insert, commit — and a select for the run's next row): the row update and the message links
+    // are data-modifying CTEs, atomic like the transaction they replace, and the final select says
+    // whether a later row of the run waits, which is all the outbox needs to go on.
+    const runId = delivery.runId;
+    const setDone = done ? sql`, status = 'delivered', delivered_at = ${now.toISOString()}::timestamptz` : sql``;
+    const links =
+      runId && messageIds.length > 0
+        ? sql`, linked as (insert into run_messages (platform, chat_id, message_id, run_id) values ${sql.join(
+            messageIds.map((messageId) => sql`(${delivery.target.platform}, ${delivery.target.chatId}, ${messageId}, ${runId})`),
+            sql`, `,
+          )} on conflict do nothing)`
+        : sql``;
+    const later = done && runId ? sql`exists (select 1 from deliveries later where later.run_id = ${runId} and later.id > ${delivery.id} and later.status = 'pending')` : sql`false`;
+    const result = await this.db.execute<{ later_pending: boolean }>(
+      sql`with updated as (update deliveries set parts_delivered = ${partsDelivered}, platform_message_ids = platform_message_ids || ${JSON.stringify(messageIds)}::jsonb${setDone} where id = ${delivery.id} returning id)${links} select ${later} as later_pending`,
+    );
+    const rows = (Array.isArray(result) ? result : (result as { rows: { later_pending: boolean }[] }).rows) as { later_pending: boolean }[];
+    return { laterPendingInRun: rows[0]?.later_pending === true };
   }
 
   /**

@@ -104,7 +104,7 @@ interface Sample {
 describe('dispatch overhead', () => {
   it('compares chat → first model call through baton with a direct spawn', async () => {
     const scenario = beginScenario('dispatch_overhead', 'Dispatch overhead: chat update → first model call, through baton vs direct');
-    const runs = size('DISPATCH_RUNS', 200, 5);
+    const runs = size('DISPATCH_RUNS', 200, 2);
     const engine = process.env.DATABASE_URL ? 'postgres' : 'pglite';
     world = await startBenchWorld({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')], engine, tap: true });
     const w = world;
@@ -269,7 +269,7 @@ describe('dispatch overhead', () => {
     const notes = [
       `Proxy for "first event": the fake model server receiving the CLI's first model call (codex POST /v1/responses, claude POST /v1/messages), stamped on the bench's clock; the same proxy for direct spawns. The baton side starts when the getUpdates answer carrying the update is written to baton's grammY client (a tap between baton and the fake Bot API).`,
       `The direct spawn uses what baton builds: the CLI found on the same PATH, vendor.buildArgv, buildChildEnv (HOME, PATH, TERM, USER, BATON_RUN_ID, CODEX_HOME/CLAUDE_CONFIG_DIR), cwd = the repo, detached, stdin ignored. ${runs} runs each, after ${WARMUP_ROUNDS} warm-up rounds; baton-first and direct-first alternate. Database: ${engine}.`,
-      'Between update and spawn baton does (when this bench was written): grammY runner → normalize → Dispatcher.handle (recordInbound insert, parse, workspace resolution with realpath, conversationDefault select, the storage gate walking every file under harness/runs, createRun transaction with an advisory lock, getRun) → RunSupervisor.execute (mkdir, prompt.md, events.jsonl open, execa).',
+      'Between update and spawn baton does (when this bench was written): grammY runner → normalize → Dispatcher.handle (recordInbound insert, parse, workspace resolution with realpath, conversationDefault select, the storage gate walking every file under harness/runs, createRun transaction with an advisory lock) → RunSupervisor.execute (mkdir, events.jsonl open, execa; prompt.md is written after the spawn).',
     ];
     for (const v of perVendor) {
       notes.push(`${v.vendor}: update → spawn inside baton (run_start trace, wall clock, ms resolution) p50 ${v.updateToSpawnMs.p50} ms, p95 ${v.updateToSpawnMs.p95} ms, of which update → run row committed ('run launched' log line) p50 ${v.updateToRunCreatedMs.p50} ms and run row → spawned p50 ${v.runCreatedToSpawnMs.p50} ms; paired (baton − direct, same round) p50 ${v.pairedOverheadMs.p50} ms, p95 ${v.pairedOverheadMs.p95} ms; direct CLI start p50 ${v.directMs.p50} ms.`);

@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { rssBreakdownKb, sample, type ProcSample } from './support/proc.js';
-import { atMost, size, beginScenario, type TargetCheck } from './support/results.js';
+import { atMost, size, beginScenario, SMOKE, type TargetCheck } from './support/results.js';
 import { mean, round } from './support/stats.js';
 import { startBenchWorld, waitUntil, type BenchWorld, type Engine } from './support/world.js';
 
-const SETTLE_MS = 3_000;
+const SETTLE_MS = SMOKE ? 500 : 3_000;
 const worlds: BenchWorld[] = [];
 afterAll(async () => {
   for (const world of worlds) await world.dispose();
@@ -73,7 +73,7 @@ async function idle(engine: Engine, allChannels: boolean, seconds: number): Prom
 describe('idle cost', () => {
   it('watches an idle service with every channel connected', async () => {
     const scenario = beginScenario('idle_cost', 'Idle service with all channels connected');
-    const seconds = size('IDLE_SECONDS', 60, 5);
+    const seconds = size('IDLE_SECONDS', 60, 2);
     // Slack and Discord only when their adapters and fakes exist in this checkout.
     const allChannels = exists('../../src/channels/slack/adapter.ts') && exists('../../src/channels/discord/adapter.ts') && exists('../fakes/fake-slack.ts') && exists('../fakes/fake-discord.ts');
     const runs: IdleResult[] = [];

@@ -10,7 +10,7 @@
  * service's RSS and open descriptors (/proc/<pid>) are sampled every second; slopes are per
  * process lifetime (a restart resets them) and across lifetimes.
  */
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,14 +65,48 @@ describe('soak', () => {
     const scenario = beginScenario('soak', 'Soak: short runs back to back with SIGKILL restarts');
     const total = size('SOAK_RUNS', 2_000, 20);
     const restartEvery = size('SOAK_RESTART_EVERY', 200, 10);
-    const drainWaitMs = size('SOAK_DRAIN_S', 180, 20) * 1000;
+    const drainWaitMs = size('SOAK_DRAIN_S', 180, 3) * 1000;
 
     const binDir = await mkdtemp(join(tmpdir(), 'baton-bench-bin-'));
     cleanups.push(() => rm(binDir, { recursive: true, force: true }));
     await mkdir(binDir, { recursive: true });
     await symlink(FAKE_CODEX, join(binDir, 'codex'));
-    const world: BenchWorld = await startBenchWorld({ binDirs: [binDir], engine: 'postgres', repos: [...LANES], harnessToml: ['max_active = 2'] });
+    // BENCH_SOAK_HEAP_AT=0,500,1000: heap snapshots of the service after that many runs (node's
+    // --heapsnapshot-signal), written to a temporary directory named in the results; use with
+    // BENCH_SOAK_RESTART_EVERY above the largest so they come from one process life.
+    const heapAt = (process.env.BENCH_SOAK_HEAP_AT ?? '').split(',').filter((n) => n.trim() !== '').map(Number);
+    const heapDir = heapAt.length > 0 ? await mkdtemp(join(tmpdir(), 'baton-bench-heap-')) : undefined;
+    const world: BenchWorld = await startBenchWorld({ binDirs: [binDir], engine: 'postgres', repos: [...LANES], harnessToml: ['max_active = 2'], start: heapDir === undefined });
     cleanups.push(() => world.dispose());
+    /** `rssKb` is taken just before the signal; a snapshot itself leaves RSS higher (V8 keeps what it allocated to write it), so RSS slopes of a run with snapshots are not comparable. */
+    const heapSnapshots: { afterRuns: number; pid: number; file: string; bytes: number; rssKb: number }[] = [];
+    const snapshot = async (afterRuns: number): Promise<void> => {
+      const pid = world.service.pid;
+      const before = new Set(await readdir(heapDir!));
+      const rss = await rssKb(pid);
+      process.kill(pid, 'SIGUSR2');
+      for (let i = 0; i < 1200; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        const fresh = (await readdir(heapDir!)).filter((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+        if (fresh[0]) {
+          const path = join(heapDir!, fresh[0]);
+          // Done when it has bytes and its size stops changing (node creates it empty first).
+          let last = -1;
+          for (let size = (await stat(path)).size; size === 0 || size !== last; size = (await stat(path)).size) {
+            last = size;
+            await new Promise((r) => setTimeout(r, 1_000));
+          }
+          heapSnapshots.push({ afterRuns, pid, file: path, bytes: last, rssKb: rss });
+          return;
+        }
+      }
+      throw new Error(`no heap snapshot appeared in ${heapDir} after SIGUSR2`);
+    };
+    if (heapDir) {
+      world.env.NODE_OPTIONS = `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${heapDir}`;
+      await world.start();
+      if (heapAt.includes(0)) await snapshot(0);
+    }
     const sql = postgres(world.databaseUrl!, { max: 2, onnotice: () => {} });
     cleanups.push(() => sql.end({ timeout: 5 }));
     const index = new SentIndex(world.telegram);
@@ -169,6 +203,7 @@ describe('soak', () => {
           });
         }
         await settle(request);
+        if (heapDir && heapAt.includes(n) && n > 0) await snapshot(n);
       }
     };
     await Promise.all(LANES.map((name) => lane(name)));
@@ -258,6 +293,7 @@ describe('soak', () => {
     const storageScanMs = round(performance.now() - storageT0, 1);
 
     const numbers = {
+      ...(heapSnapshots.length > 0 ? { heapSnapshots } : {}),
       runsRequested: total,
       restartEvery,
       restarts: restartMs.length,

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { selectScenarios } from './support/scenarios.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -7,11 +8,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  * The benchmarks: `npx vitest run --config test/bench/vitest.config.ts` (full sizes, writes
  * bench/results.json), with `BENCH_SMOKE=1` for the CI smoke (small sizes, bench/results.smoke.json).
  * One file at a time: scenarios measure time, memory and CPU, and must not compete with each other.
+ * `BENCH_ONLY=NAME[,NAME…]` (what `npm run bench -- --only NAME` sets) keeps the named scenarios.
  */
 export default defineConfig({
   root,
   test: {
-    include: ['test/bench/**/*.bench.ts'],
+    include: selectScenarios(process.env.BENCH_ONLY).map((s) => `test/bench/${s.file}.bench.ts`),
     globalSetup: ['test/support/global-setup.ts', 'test/bench/support/global-setup.ts'],
     fileParallelism: false,
     maxWorkers: 1,

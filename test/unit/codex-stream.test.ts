@@ -71,7 +71,12 @@ describe('JsonLineDecoder', () => {
     const decoder = new JsonLineDecoder(1024);
     expect(decoder.push(Buffer.from('{"type":"thread.st'))).toEqual([]);
     expect(decoder.push(Buffer.from('arted","thread_id":"t1"}\n{"a"'))).toEqual([
-      { kind: 'event', value: { type: 'thread.started', thread_id: 't1' }, raw: '{"type":"thread.started","thread_id":"t1"}' },
+      {
+        kind: 'event',
+        value: { type: 'thread.started', thread_id: 't1' },
+        raw: '{"type":"thread.started","thread_id":"t1"}',
+        bytes: Buffer.from('{"type":"thread.started","thread_id":"t1"}\n'),
+      },
     ]);
     expect(decoder.end()).toMatchObject([{ kind: 'framing_error', error: 'not_json' }]);
   });

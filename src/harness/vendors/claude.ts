@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { DenialJson, UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
+import type { SniffedEvent } from '../json-lines.js';
 
 const MAX_NOTICES = 20;
 /** Flag settings (highest precedence below admin policy) that make bypass mode unavailable. */
@@ -220,6 +221,20 @@ class ClaudeReducer implements StreamReducer {
     }
     if (this.denials.size > 0) facts.denials = [...this.denials.values()].map((d) => ({ ...d }));
     return facts;
+  }
+
+  /**
+   * `user` events (tool results: most of a run's bytes) and `stream_event`s change no fact once the
+   * session id is known, and are spooled unparsed; before it, every event is parsed (a resume of
+   * an unknown id names its session only on its events).
+   */
+  reads(event: SniffedEvent): boolean {
+    if (this.state.sessionId === undefined) return true;
+    return event.type !== 'user' && event.type !== 'stream_event';
+  }
+
+  skipped(): void {
+    this.state.eventCount += 1;
   }
 
   private system(event: Record<string, unknown>): void {

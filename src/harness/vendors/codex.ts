@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
+import type { SniffedEvent } from '../json-lines.js';
 
 const MAX_NOTICES = 20;
 
@@ -155,6 +156,29 @@ class CodexReducer implements StreamReducer {
 
   facts(): StreamFacts {
     return { ...this.state, notices: [...this.state.notices] };
+  }
+
+  /**
+   * Only `item.completed` of an `agent_message` or `error` item, and the non-item events, change
+   * the facts; `turn.started`, `item.started`, `item.updated` and other completed items (command
+   * output, reasoning: most of a chatty run's bytes) are spooled unparsed. An `item.completed`
+   * whose item type the sniff could not read is parsed.
+   */
+  reads(event: SniffedEvent): boolean {
+    switch (event.type) {
+      case 'turn.started':
+      case 'item.started':
+      case 'item.updated':
+        return false;
+      case 'item.completed':
+        return event.itemType === undefined || event.itemType === 'agent_message' || event.itemType === 'error';
+      default:
+        return true;
+    }
+  }
+
+  skipped(): void {
+    this.state.eventCount += 1;
   }
 
   private item(raw: unknown): void {

@@ -3,6 +3,7 @@
  * flag or event name of a vendor leaks into the dispatcher or the run supervisor.
  */
 import type { DenialJson, UsageJson, Vendor as VendorName } from '../../store/schema.js';
+import type { SniffedEvent } from '../json-lines.js';
 
 export type { VendorName };
 
@@ -61,6 +62,14 @@ export interface StreamFacts {
 export interface StreamReducer {
   push(event: unknown): void;
   facts(): StreamFacts;
+  /**
+   * Whether the reducer needs an event of this kind (sniffed from the raw line, see
+   * `sniffEvent` in json-lines.ts); false lets the stream spool the line without parsing it and
+   * call {@link StreamReducer.skipped} instead of `push`. Absent: every line is parsed.
+   */
+  reads?(event: SniffedEvent): boolean;
+  /** Counts an event the stream spooled without a parse (it still counts in `eventCount`). */
+  skipped?(event: SniffedEvent): void;
 }
 
 /** Where the vendor's own config and login live, resolved config → env → vendor default. */

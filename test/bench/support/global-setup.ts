@@ -1,11 +1,14 @@
 /**
  * vitest globalSetup of the benchmarks (after test/support/global-setup.ts, which installs the
  * pinned CLIs): clears parts left by an interrupted run; at teardown merges the scenario reports
- * into the results file and prints the table.
+ * into the results file and prints the table. A smoke run (`BENCH_SMOKE=1`) then fails unless every
+ * selected scenario saved a report with its figures present; it never checks a timing.
  */
 import { execFileSync } from 'node:child_process';
 import postgres from 'postgres';
-import { clearParts, formatTable, machineInfo, mergeParts, REPO_ROOT, SMOKE } from './results.js';
+import { loadavg } from 'node:os';
+import { clearParts, formatTable, machineInfo, mergeParts, missingFigures, REPO_ROOT, SMOKE } from './results.js';
+import { selectScenarios } from './scenarios.js';
 
 export default async function setup(): Promise<() => Promise<void>> {
   const machine = machineInfo();
@@ -29,13 +32,18 @@ export default async function setup(): Promise<() => Promise<void>> {
   }
   await clearParts();
   return async () => {
+    machine.loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
     const { path, file, ranNow } = await mergeParts(machine);
+    if (SMOKE) {
+      const problems = missingFigures(selectScenarios(process.env.BENCH_ONLY).map((s) => s.id), ranNow, file.scenarios);
+      if (problems.length > 0) throw new Error(`bench smoke: ${problems.join('; ')}`);
+    }
     if (ranNow.length === 0) {
       console.log('bench: no scenario finished; results file left as it was');
       return;
     }
     const reports = ranNow.map((id) => file.scenarios[id]!);
-    console.log(`\nbaton bench (${SMOKE ? 'smoke' : 'full'}) · ${machine.cores} cores · ${machine.memoryTotalMb} MiB · Node ${machine.node} · load at start ${machine.loadAverageAtStart.join('/')}`);
+    console.log(`\nbaton bench (${SMOKE ? 'smoke' : 'full'}) · ${machine.cores} cores · ${machine.memoryTotalMb} MiB · Node ${machine.node} · load at start ${machine.loadAverageAtStart.join('/')}, at end ${machine.loadAverageAtEnd.join('/')}`);
     console.log(formatTable(reports));
     console.log(`\nwrote ${path}`);
   };

@@ -82,6 +82,8 @@ export interface MachineInfo {
   memoryFreeMbAtStart: number;
   /** 1/5/15-minute load average when the bench started: the machine is shared. */
   loadAverageAtStart: number[];
+  /** The same when the bench ended (set at teardown). */
+  loadAverageAtEnd?: number[];
   node: string;
   kernel: string;
   platform: string;
@@ -239,4 +241,28 @@ export function atLeast(metric: string, value: number | null, limit: number, uni
 /** A check that `value` is exactly `expected` (counts that must be zero). */
 export function exactly(metric: string, value: number | null, expected: number, unit = ''): TargetCheck {
   return { metric, value, unit, target: `= ${expected}`, met: value === expected };
+}
+
+/**
+ * What a smoke run lacks: each id of `expected` must be in `ranNow` with at least one check and one
+ * number, and every check must carry its figure (a finite value; a yes/no check such as a query
+ * plan has unit '' and value null). Never looks at whether a target was met.
+ *
+ * @returns one sentence per problem; empty when every figure is present.
+ */
+export function missingFigures(expected: readonly string[], ranNow: readonly string[], scenarios: Readonly<Record<string, ScenarioReport>>): string[] {
+  const problems: string[] = [];
+  for (const id of expected) {
+    const report = scenarios[id];
+    if (!ranNow.includes(id) || !report) {
+      problems.push(`scenario ${id} did not save a report`);
+      continue;
+    }
+    if (report.checks.length === 0 || Object.keys(report.numbers).length === 0) problems.push(`scenario ${id} reported no figures`);
+    for (const check of report.checks) {
+      const yesNo = check.unit === '' && check.value === null;
+      if (!yesNo && (check.value === null || !Number.isFinite(check.value))) problems.push(`scenario ${id}: "${check.metric}" has no value`);
+    }
+  }
+  return problems;
 }

@@ -1,0 +1,39 @@
+/**
+ * The bench scenarios: each file under test/bench/ and the id its report is saved under. Used by
+ * the vitest config (`BENCH_ONLY`, set by `npm run bench -- --only NAME`) and by the smoke check at
+ * teardown (every selected scenario ran and reported its figures).
+ */
+
+/** One scenario: its file `test/bench/<file>.bench.ts` and its report id in bench/results.json. */
+export interface BenchScenario {
+  file: string;
+  id: string;
+}
+
+/** Every scenario, in the order a full run reports them. */
+export const BENCH_SCENARIOS: readonly BenchScenario[] = [
+  { file: 'dispatch-overhead', id: 'dispatch_overhead' },
+  { file: 'stream-ingest', id: 'stream_ingest' },
+  { file: 'delivery', id: 'delivery_throughput' },
+  { file: 'idle', id: 'idle_cost' },
+  { file: 'start-time', id: 'start_time' },
+  { file: 'soak', id: 'soak' },
+];
+
+/**
+ * The scenarios named in `only`: comma-separated file names (`delivery`) or ids
+ * (`delivery_throughput`); every scenario when `only` is empty or undefined.
+ *
+ * @throws {Error} naming the unknown scenario and listing the known ones.
+ */
+export function selectScenarios(only: string | undefined): BenchScenario[] {
+  const names = (only ?? '').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  if (names.length === 0) return [...BENCH_SCENARIOS];
+  return names.map((name) => {
+    const found = BENCH_SCENARIOS.find((s) => s.file === name || s.id === name || `${s.file}.bench.ts` === name);
+    if (!found) {
+      throw new Error(`BENCH_ONLY: unknown bench scenario "${name}"; known: ${BENCH_SCENARIOS.map((s) => `${s.file} (${s.id})`).join(', ')}`);
+    }
+    return found;
+  });
+}

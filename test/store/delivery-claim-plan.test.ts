@@ -1,0 +1,103 @@
+/**
+ * The retry worker's claim query keeps its partial index under a generic plan (issue #15): the
+ * status is written into the SQL as a literal, so a cached generic plan of the prepared statement
+ * (what PostgreSQL switches to after five executions when it looks no worse, or always under
+ * `plan_cache_mode = force_generic_plan`) can still prove `deliveries_due`'s predicate
+ * `status = 'pending'`. With the status bound as a parameter, the generic plan cannot use the
+ * index and scans the table.
+ *
+ * PostgreSQL server only (plans of a real server at scale); skipped on PGlite.
+ */
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRunId } from '../../src/core/ids.js';
+import type { Db } from '../../src/store/database.js';
+import { RunStore } from '../../src/store/runs-repo.js';
+import * as schema from '../../src/store/schema.js';
+import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+
+/** Rows in the table when the plan is taken: enough that a seq scan costs far more than the index. */
+const ROWS = 200_000;
+
+class Rollback extends Error {}
+
+describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', () => {
+  let database: TestDatabase;
+  let client: postgres.Sql;
+  const captured: { query: string; params: unknown[] }[] = [];
+  let db: Db;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    client = postgres(database.url!, { max: 2, onnotice: () => {} });
+    db = drizzle(client, { schema, logger: { logQuery: (query, params) => void captured.push({ query, params }) } }) as unknown as Db;
+  }, 120_000);
+  afterAll(async () => {
+    await client?.end({ timeout: 5 });
+    await database?.dispose();
+  });
+
+  /** Node types, index names and seq-scanned relations of an EXPLAIN (FORMAT JSON) plan. */
+  function planNodes(plan: Record<string, unknown>): { indexes: string[]; seqScans: string[] } {
+    const indexes: string[] = [];
+    const seqScans: string[] = [];
+    const walk = (node: Record<string, unknown>): void => {
+      if (typeof node['Index Name'] === 'string') indexes.push(node['Index Name']);
+      if (node['Node Type'] === 'Seq Scan') seqScans.push(String(node['Relation Name']));
+      for (const child of (node['Plans'] as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk(plan);
+    return { indexes, seqScans };
+  }
+
+  it(`uses the partial index deliveries_due under force_generic_plan at ${ROWS} rows`, async () => {
+    const runId = newRunId();
+    const now = new Date();
+    await db.insert(schema.runs).values({
+      id: runId,
+      vendor: 'codex',
+      status: 'completed',
+      task: 't',
+      cwd: '/r',
+      worktreeRoot: '/r',
+      options: { timeoutMinutes: 30, progress: false },
+      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '1' },
+      supervisor: 'test:1',
+      createdAt: now,
+    });
+    await db.insert(schema.deliveries).values({ runId, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'b', nextAttemptAt: new Date(now.getTime() - 1000), createdAt: now });
+    captured.length = 0;
+    expect(await new RunStore(db).claimDueDeliveries(now, 50, 300_000)).toHaveLength(1);
+    const claim = captured.find((c) => /for update skip locked/i.test(c.query));
+    expect(claim, 'the claim SELECT was captured').toBeDefined();
+
+    // Mostly delivered history, a few pending rows (half due), as a long-lived service has.
+    await client.unsafe(
+      `insert into deliveries (run_id, kind, target, body, status, attempts, next_attempt_at, created_at)
+       select null, 'outcome', '{"platform":"telegram","chatId":"1"}'::jsonb, 'body',
+              (case when g % 1000 = 0 then 'pending' else 'delivered' end)::delivery_status, 1,
+              now() - make_interval(secs => $1 - g), now() - make_interval(secs => $1 - g)
+       from generate_series(1, $1::int) g`,
+      [ROWS],
+    );
+    await client.unsafe('analyze deliveries');
+
+    const literal = (value: unknown): string => (typeof value === 'number' ? String(value) : `'${String(value instanceof Date ? value.toISOString() : value).replaceAll("'", "''")}'`);
+    let plan: Record<string, unknown> | undefined;
+    await client
+      .begin(async (tx) => {
+        await tx.unsafe(`prepare claim_generic as ${claim!.query}`);
+        await tx.unsafe('set local plan_cache_mode = force_generic_plan');
+        const out = await tx.unsafe(`explain (format json) execute claim_generic(${claim!.params.map(literal).join(', ')})`);
+        plan = ((out[0] as Record<string, unknown>)['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan;
+        throw new Rollback();
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof Rollback)) throw err;
+      });
+    const nodes = planNodes(plan!);
+    expect(nodes.seqScans, JSON.stringify(plan)).toEqual([]);
+    expect(nodes.indexes).toContain('deliveries_due');
+  }, 300_000);
+});
