@@ -3,6 +3,7 @@
  * flag or event name of a vendor leaks into the dispatcher or the run supervisor.
  */
 import type { DenialJson, UsageJson, Vendor as VendorName } from '../../store/schema.js';
+import type { LiveFacts } from './live.js';
 
 export type { VendorName };
 
@@ -55,6 +56,8 @@ export interface StreamFacts {
   /** Non-fatal warnings and retry announcements, newest last (bounded). */
   notices: string[];
   eventCount: number;
+  /** What the run is doing now, for its live status message (issue #14); absent before any step or usage. */
+  live?: LiveFacts;
 }
 
 /** Folds a vendor's JSON events into {@link StreamFacts}. */
