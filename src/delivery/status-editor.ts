@@ -46,6 +46,8 @@ interface RunState {
   render: StatusRender;
   final: boolean;
   failures: number;
+  /** Its edits failed for good: no more edits until the run ends. */
+  gaveUp?: boolean;
   /** The started message once found delivered: where to edit and the text it was sent with. */
   message?: { chatId: string; threadId?: string; messageId: string; base: string };
   lastText?: string;
@@ -97,6 +99,10 @@ export class StatusEditor {
     if (this.stopped || !this.enabledFor(run.origin.platform)) return;
     const known = this.runs.get(run.id);
     if (known?.final) return;
+    if (known?.gaveUp) {
+      if (final) this.runs.delete(run.id);
+      return;
+    }
     const state: RunState = known ?? { run, render, final, failures: 0 };
     state.render = render;
     state.final = final;
@@ -183,7 +189,7 @@ export class StatusEditor {
       // A rate limit or network failure: the latest state is tried again after the wait; any
       // other refusal (message deleted, no permission) will not change, so the run is left alone.
       if (again) conversation.dirty.add(runId);
-      else state.final = true;
+      else state.gaveUp = true;
     } finally {
       conversation.lastEditMs = deps.clock.nowMs();
     }
