@@ -89,6 +89,27 @@ describe('Telegram: the started message is the live status of its run', () => {
     expect(final.parse_mode).toBeUndefined();
   });
 
+  it('a claude progress run: the status counts the files its edit tools changed and lists the last steps; no separate progress notice', async () => {
+    world.anthropic.enqueue(
+      { kind: 'tool_use', name: 'Write', input: { file_path: `${world.repo}/notes.md`, content: 'one\n' } },
+      { kind: 'tool_use', name: 'Bash', input: { command: 'sleep 6; cat notes.md', description: 'wait, then read' } },
+      { kind: 'message', text: 'Wrote notes.md.' },
+    );
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude mode:acceptEdits progress write the notes', 300));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 300 && / started · claude · /.test(m.text), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const startedIndex = telegram.sent.indexOf(started);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    await until(() => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')), WAIT_MS, 'the final edit');
+    const edits = editsOf(startedIndex);
+    expect(edits.some((e) => /^running · .* · step: running sleep 6; cat notes\.md · 1 file changed/m.test(e.text))).toBe(true);
+    const final = edits.at(-1)!.text.split('\n');
+    expect(final[1]).toMatch(/^completed · \d+(s|m \d{2}s) · 1 file changed · [\d,]+ tokens/);
+    // progress: the last steps and the changed file's name, in the same message.
+    expect(final.slice(2)).toEqual(['last steps:', `- writing ${world.repo}/notes.md`, '- running sleep 6; cat notes.md', `files: ${world.repo}/notes.md`]);
+    expect(telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] progress`))).toEqual([]);
+  });
+
   it('holds later edits for the retry_after of a 429, without delaying the outcome', async () => {
     const retryAfterS = 8;
     telegram.failNext('editMessageText', {
