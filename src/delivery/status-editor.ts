@@ -87,6 +87,11 @@ export class StatusEditor {
     this.mark(run, render, true);
   }
 
+  /** Drops a run without a last edit (its end was recorded by another process). */
+  forget(runId: string): void {
+    this.runs.delete(runId);
+  }
+
   /** Stops editing (service shutdown); pending edits are dropped. */
   stop(): void {
     this.stopped = true;

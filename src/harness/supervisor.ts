@@ -532,6 +532,8 @@ export class RunSupervisor {
           detail: run.options.progress,
         }),
       );
+    } else {
+      deps.status?.editor.forget(runId);
     }
   }
 
