@@ -382,6 +382,7 @@ export async function startService(options: StartOptions): Promise<Service> {
         clearInterval(sweepTimer);
         await channels.stop();
         await supervisor.shutdown();
+        runtime.statusEditor.stop();
         await worker.stop();
         await fleet.stop();
         await database.close();

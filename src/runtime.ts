@@ -11,7 +11,8 @@ import type { Logger } from './core/logger.js';
 import type { DispatcherDeps } from './dispatch/dispatcher.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
-import { outcomeText } from './dispatch/messages.js';
+import { outcomeText, statusText } from './dispatch/messages.js';
+import { StatusEditor } from './delivery/status-editor.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
@@ -59,6 +60,8 @@ export interface Runtime {
   database: Database;
   store: RunStore;
   outbox: Outbox;
+  /** Edits runs' started messages into their live status (issue #14 item 3). */
+  statusEditor: StatusEditor;
   supervisor: RunSupervisor;
   dispatcher: Dispatcher;
   /** Adapters the outbox sends through; front ends add theirs. */
@@ -102,6 +105,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     adapters,
     policy: { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: config.harness.deliveryMaxAttempts, maxAgeMs: config.harness.deliveryMaxAgeMs },
   });
+  const statusEditor = new StatusEditor({ store, adapters, clock, logger, intervalMs: config.harness.statusEditMs });
   const host = hostname();
   const runsDir = join(inputs.batonHome, 'harness', 'runs');
   const homes = resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir);
@@ -127,6 +131,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
       maxPatchBytes: config.harness.maxPatchBytes,
     },
     describeOutcome: outcomeText,
+    status: { editor: statusEditor, describe: statusText },
     supervisorId: `${host}:${process.pid}`,
     cgroups,
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
@@ -146,5 +151,5 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     ...(inputs.nodes ? { nodes: inputs.nodes } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
   });
-  return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
+  return { database, store, outbox, statusEditor, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
 }

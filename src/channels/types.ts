@@ -86,6 +86,16 @@ export interface OutboundDocument {
   caption?: string;
 }
 
+/** A new text for a message baton sent earlier (the live status of a run, issue #14). */
+export interface MessageEdit {
+  chatId: string;
+  threadId?: string;
+  /** The platform's id of the message, as {@link ChannelAdapter.send} returned it. */
+  messageId: string;
+  /** The whole new text, within {@link ChannelAdapter.maxMessageLength}. */
+  text: string;
+}
+
 /** One raw update held by the {@link InboundInbox}. */
 export interface InboxUpdate {
   /** The key the normalized message will carry as {@link InboundMessage.dedupeKey}. */
@@ -175,6 +185,15 @@ export interface ChannelAdapter {
    *   take this file (too large, type refused), which the outbox does not retry.
    */
   sendDocument?(document: OutboundDocument): Promise<{ messageId: string }>;
+  /**
+   * Replaces the text of a message this bot sent (Telegram `editMessageText`, Slack
+   * `chat.update`, Discord message edit). The platform saying the text is unchanged ("message is
+   * not modified") is success. Absent where the channel cannot edit (the terminal of `baton ask`).
+   *
+   * @throws ChannelSendError classified as for {@link send}: `rate_limited` carries the platform's
+   *   `retryAfterMs`; `refused` for a message that no longer exists or is not the bot's.
+   */
+  editMessage?(edit: MessageEdit): Promise<void>;
   status(): ChannelState;
 }
 

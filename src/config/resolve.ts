@@ -58,6 +58,8 @@ export interface HarnessConfig {
   readonly deliveryMaxAttempts: number;
   /** Wait for the next parts of a split paste, in ms; 0 joins nothing. */
   readonly pasteJoinMs: number;
+  /** `status_edit_seconds` in ms: least time between two live-status edits in one conversation; 0 turns them off. */
+  readonly statusEditMs: number;
   /** Age past which an unsent delivery is dead-lettered, in ms. */
   readonly deliveryMaxAgeMs: number;
   /** Absolute `CODEX_HOME` for runs, or undefined to fall back to the service env / vendor default. */
@@ -176,6 +178,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       artifactRetentionMs: h.artifact_retention_days * MS_PER_DAY,
       deliveryMaxAttempts: h.delivery_max_attempts,
       pasteJoinMs: h.paste_join_ms,
+      statusEditMs: h.status_edit_seconds * MS_PER_SECOND,
       deliveryMaxAgeMs: h.delivery_max_age_hours * MS_PER_HOUR,
       codexHome: optionalPath(h.codex_home),
       claudeConfigDir: optionalPath(h.claude_config_dir),

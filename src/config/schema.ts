@@ -119,6 +119,8 @@ const harnessSection = z.strictObject({
     `Service environment names also given to each run's CLI when set (values are never shown); NAME* matches a prefix but never a name that looks secret, which passes only when listed exactly; service secrets (DATABASE_URL, chat tokens) never pass. Default: the proxy, CA-bundle and locale names ${DEFAULT_PASS_ENV.join(', ')}.`),
   paste_join_ms: documented(int(0, 60_000).default(1500), 'integer ms, 0 to 60000',
     "Milliseconds to wait, after a message that reaches the platform's length limit (a paste the client split, Telegram 4096), for the same sender's next parts in that conversation; they are joined into one task. 0 joins nothing."),
+  status_edit_seconds: documented(int(0, 3600).default(5), 'integer seconds, 0 to 3600',
+    "Least time between two edits of the live status message (a run's started message, edited in place) in one conversation, in seconds; 0 turns the live status off."),
   codex_home: documented(pathString.optional(), 'path',
     "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default."),
   claude_config_dir: documented(pathString.optional(), 'path',

@@ -64,6 +64,9 @@ delivery_max_age_hours = 24
 # pass_env = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "LANG", "LANGUAGE", "LC_*"]
 # Milliseconds to wait for the rest of a long paste the chat app split into several messages.
 paste_join_ms = 1500
+# Least seconds between two edits of a run's live status message in one conversation (the
+# started message, edited in place); 0 turns the live status off.
+status_edit_seconds = 5
 # CODEX_HOME for codex runs (config and login). Unset: the service's CODEX_HOME, else ~/.codex.
 # codex_home = "~/.codex"
 # CLAUDE_CONFIG_DIR for claude runs (config, login, sessions). Unset: the service's

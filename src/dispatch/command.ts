@@ -14,7 +14,7 @@ export interface LaunchOptions {
   model?: string;
   /** `sandbox:read-only|workspace-write` (codex) or `mode:…` (claude). */
   posture?: string;
-  /** `progress` — post milestone notices. */
+  /** `progress` — more detail in the live status (the last steps, the changed files); milestone notices where the channel cannot edit (`baton ask`). */
   progress: boolean;
 }
 

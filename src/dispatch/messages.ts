@@ -5,6 +5,7 @@
  */
 import { formatDurationMs } from '../core/clock.js';
 import type { OutcomeDiff, OutcomeFacts } from '../harness/outcome.js';
+import type { LiveFacts } from '../harness/vendors/live.js';
 import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
@@ -140,4 +141,50 @@ const GIT_STATUS_ADVICE = 'A stopped run may have left partial changes: check `g
 export function formatTokens(usage: UsageJson): string {
   const n = (value: number): string => value.toLocaleString('en-US');
   return `${n(usage.inputTokens + usage.outputTokens)} tokens (${n(usage.inputTokens)} in, ${n(usage.outputTokens)} out)`;
+}
+
+/** What the live status of a run shows (issue #14 item 3); see {@link statusText}. */
+export interface StatusFacts {
+  /** `running` while the run works, else its terminal status. */
+  status: 'running' | RunRow['status'];
+  /** The terminal reason code, if any (`timeout`, `vendor_error`…). */
+  reason?: string | null;
+  /** Time since the run was launched, in ms. */
+  elapsedMs: number;
+  live?: LiveFacts | undefined;
+  /** The run's final usage, once ended; while running the live token count is shown. */
+  usage?: UsageJson | null;
+  /** A `progress` run: the recent steps and the names of the changed files are listed too. */
+  detail: boolean;
+}
+
+/** Most changed file names a `progress` run's status lists. */
+const LISTED_FILES = 10;
+
+/**
+ * The status lines edited below a run's `started` text:
+ * `running · 1m 05s · step: running npm test · 2 files changed · 12,400 tokens`, or when it has
+ * ended `completed · 1m 12s · 2 files changed · 9,600 tokens (8,400 in, 1,200 out)` (a failure
+ * names its reason: `failed (timeout) · …`). A `progress` run adds the last steps and the names
+ * of the changed files.
+ */
+export function statusText(facts: StatusFacts): string {
+  const live = facts.live;
+  const files = live?.filesChanged ?? [];
+  const ended = facts.status !== 'running';
+  const head = ended && facts.reason ? `${facts.status} (${facts.reason})` : facts.status;
+  const fields = [head, formatDurationMs(facts.elapsedMs)];
+  if (!ended && live?.step) fields.push(`step: ${live.step}`);
+  if (files.length > 0) fields.push(`${files.length.toLocaleString('en-US')} file${files.length === 1 ? '' : 's'} changed`);
+  if (ended && facts.usage) fields.push(formatTokens(facts.usage));
+  else if (live && live.tokens > 0) fields.push(`${live.tokens.toLocaleString('en-US')} tokens`);
+  const lines = [fields.join(' · ')];
+  if (facts.detail && live) {
+    if (live.recentSteps.length > 0) lines.push(...(ended ? ['last steps:'] : ['recent steps:']), ...live.recentSteps.map((s) => `- ${s}`));
+    if (files.length > 0) {
+      const more = files.length > LISTED_FILES ? ` and ${(files.length - LISTED_FILES).toLocaleString('en-US')} more` : '';
+      lines.push(`files: ${files.slice(0, LISTED_FILES).join(', ')}${more}`);
+    }
+  }
+  return lines.join('\n');
 }

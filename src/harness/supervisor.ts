@@ -13,6 +13,8 @@ import { BatonError, isBatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
+import type { StatusEditor } from '../delivery/status-editor.js';
+import type { StatusFacts } from '../dispatch/messages.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow, RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
@@ -90,6 +92,11 @@ export interface SupervisorDeps {
   cgroups?: CgroupSupport;
   /** Backoff of the run-end write while the database is away. @default TERMINAL_WRITE_POLICY */
   terminalWrite?: TerminalWritePolicy;
+  /**
+   * The live status (issue #14 item 3): the run's `started` message edited in place, and the
+   * words of its status lines. @default none: no edits, and `progress` runs post milestone notices
+   */
+  status?: { editor: StatusEditor; describe: (facts: StatusFacts) => string };
 }
 
 interface ActiveRun {
@@ -122,6 +129,8 @@ const SPOOL_BUFFER_BYTES = 1024 * 1024;
 const OUTPUT_LIMIT_FACTOR = 4;
 /** At most one progress notice per this many ms (PRODUCT.md §8). */
 const PROGRESS_INTERVAL_MS = 60_000;
+/** The live status is refreshed at least this often while a run is silent (its elapsed time), in ms. */
+const STATUS_REFRESH_MS = 30_000;
 
 /** Starts, watches, cancels and finishes runs. */
 export class RunSupervisor {
@@ -345,13 +354,21 @@ export class RunSupervisor {
           this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; /cancel ${runId} to stop it.`),
         onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; /cancel ${runId} to stop it.`),
       });
-      const progress = run.options.progress ? this.progressReporter(run, installed.vendor) : undefined;
+      const runReducer = reducer!;
+      // Where the channel can edit, the started message is the run's live status, and `progress`
+      // adds detail to it; elsewhere (`baton ask`) `progress` posts milestone notices.
+      const status = deps.status?.editor.enabledFor(run.origin.platform) ? deps.status : undefined;
+      const renderStatus = (): string =>
+        status!.describe({ status: 'running', elapsedMs: deps.clock.nowMs() - run.createdAt.getTime(), live: runReducer.facts().live, detail: run.options.progress });
+      const refreshStatus = status ? setInterval(() => status.editor.update(run, renderStatus), STATUS_REFRESH_MS) : undefined;
+      refreshStatus?.unref();
+      const progress = run.options.progress && !status ? this.progressReporter(run, installed.vendor) : undefined;
       stopWatchdog = () => {
         watchdog.stop();
         progress?.stop();
+        if (refreshStatus) clearInterval(refreshStatus);
         if (finishTimer) clearTimeout(finishTimer);
       };
-      const runReducer = reducer!;
       let retryNoticed = false;
       stream = new RunStream(
         {
@@ -371,6 +388,7 @@ export class RunSupervisor {
               return;
             }
             progress?.onEvent(event);
+            status?.editor.update(run, renderStatus);
             const retry = retryNoticed ? undefined : installed.vendor.describeRetry?.(event);
             if (retry) {
               retryNoticed = true;
@@ -586,7 +604,23 @@ export class RunSupervisor {
       inputTokens: facts.usage?.inputTokens ?? null,
       outputTokens: facts.usage?.outputTokens ?? null,
     });
-    if (outcome) await deps.outbox.attempt(outcome);
+    if (outcome) {
+      await deps.outbox.attempt(outcome);
+      // After the outcome, never before it: the last edit of the live status says how it ended.
+      const status = deps.status;
+      status?.editor.finish(run, () =>
+        status.describe({
+          status: classified.status,
+          reason: classified.reason,
+          elapsedMs: endedAt.getTime() - run.createdAt.getTime(),
+          live: facts.live,
+          usage: facts.usage ?? null,
+          detail: run.options.progress,
+        }),
+      );
+    } else {
+      deps.status?.editor.forget(runId);
+    }
   }
 
   /** Posts a best-effort notice about a run to its origin; failures are logged, never thrown. */

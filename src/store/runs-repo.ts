@@ -440,6 +440,21 @@ export class RunStore {
     return row;
   }
 
+  /**
+   * The `started` delivery of a run (the message its live status edits), or undefined. Its
+   * `platformMessageIds` hold the platform ids of the parts sent so far, recorded as each part is
+   * delivered; empty while the message has not been delivered.
+   */
+  async startedDelivery(runId: string): Promise<DeliveryRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(deliveries)
+      .where(and(eq(deliveries.runId, runId), eq(deliveries.kind, 'started')))
+      .orderBy(deliveries.id)
+      .limit(1);
+    return row;
+  }
+
   /** Writes a message that no run state change caused (command answers, refusals). */
   async enqueue(delivery: NewDelivery, now: Date): Promise<DeliveryRow> {
     const [row] = await this.db.insert(deliveries).values(toDeliveryValues(delivery, now)).returning();

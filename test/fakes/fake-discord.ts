@@ -16,6 +16,10 @@
  * `attachments[].id` must name a `files[n]` part; a file over 10 MiB (the default limit without
  * server boosts) or a request over 25 MiB is refused with 413 / code 40005; content may then be
  * empty.
+ * `Retry-After` and `retry_after` (seconds).
+ * "Edit Message" (`PATCH /channels/{channel}/messages/{message}`): an unknown message in that
+ * channel is 404 10008 Unknown Message, another author's 403 50005 "Cannot edit a message authored
+ * by another user", content is checked as for creating; MESSAGE_UPDATE is dispatched.
  * Simplified: no resume (op 6 answers invalid session), no permissions, any channel id works.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -68,6 +72,14 @@ export interface SentMessage {
   files: { filename: string; content: Buffer }[];
 }
 
+/** An accepted Edit Message: the JSON body as received and when (ms since the epoch). */
+export interface EditedMessage {
+  channelId: string;
+  messageId: string;
+  body: Record<string, unknown>;
+  atMs: number;
+}
+
 /** Options of {@link startFakeDiscord}. */
 export interface StartFakeDiscordOptions {
   token: string;
@@ -85,6 +97,12 @@ export interface FakeDiscord {
   /** IDENTIFY payloads received with the right token. */
   readonly identifies: readonly { intents: number }[];
   readonly sent: readonly SentMessage[];
+  /** Accepted Edit Message calls, in order. */
+  readonly edits: readonly EditedMessage[];
+  /** Every REST call with the right token: method, path (after `/api/v10`), when (ms since the epoch) and the status answered. */
+  readonly restCalls: readonly { method: string; path: string; atMs: number; status: number }[];
+  /** The next Edit Message of a message in `channelId` fails with this status (429: `retryAfterS`). */
+  failNextEdit(channelId: string, failure: { status: number; code?: number; retryAfterS?: number }): void;
   /** A user posts a message; dispatched as MESSAGE_CREATE to sessions that may see it. */
   pushMessage(input: PushDiscordMessage): DiscordMessage;
   /** GET requests for attachment URLs (the CDN), in order. */
@@ -111,6 +129,9 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const botUser = discordUser('900000000000000001', 'baton', true);
   const identifies: { intents: number }[] = [];
   const sent: SentMessage[] = [];
+  const edits: EditedMessage[] = [];
+  const restCalls: { method: string; path: string; atMs: number; status: number }[] = [];
+  const editFailures = new Map<string, { status: number; code?: number; retryAfterS?: number }[]>();
   const messages = new Map<string, DiscordMessage>();
   const failures = new Map<string, { status: number; code?: number; retryAfterS?: number }[]>();
   const waiters = new Set<(m: SentMessage) => boolean>();
@@ -196,6 +217,29 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       broadcastMessage(message);
       return { status: 200, body: message };
     }
+    const patch = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
+    if (method === 'PATCH' && patch) {
+      const [, channelId = '', messageId = ''] = patch;
+      const failure = editFailures.get(channelId)?.shift();
+      if (failure?.status === 429) {
+        const retryAfterS = failure.retryAfterS ?? 1;
+        return { status: 429, body: { message: 'You are being rate limited.', retry_after: retryAfterS, global: false }, headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-scope': 'user' } };
+      }
+      if (failure) return { status: failure.status, body: { message: 'Injected failure', code: failure.code ?? 0 } };
+      const message = messages.get(messageId);
+      if (!message || message.channel_id !== channelId) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
+      if (message.author.id !== botUser.id) return { status: 403, body: { message: 'Cannot edit a message authored by another user', code: 50005 } };
+      if (typeof body.content === 'string') {
+        if (body.content.length > 2000) {
+          return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } } };
+        }
+        message.content = body.content;
+      }
+      message['edited_timestamp'] = new Date().toISOString();
+      edits.push({ channelId, messageId, body, atMs: Date.now() });
+      for (const [socket] of sessions) dispatch(socket, 'MESSAGE_UPDATE', { ...withoutReference(message) });
+      return { status: 200, body: message };
+    }
     return { status: 404, body: { message: '404: Not Found', code: 0 } };
   };
 
@@ -211,7 +255,9 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     void readJson(req).then(async (body) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/api\/v10/, '');
       if (req.headers.authorization !== `Bot ${options.token}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
+      const atMs = Date.now();
       const reply = await rest(req.method ?? 'GET', path, body);
+      restCalls.push({ method: req.method ?? 'GET', path, atMs, status: reply.status });
       send(res, reply.status, reply.body, reply.headers);
     }, () => res.destroy());
   });
@@ -252,7 +298,8 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const port = (): number => (server.address() as AddressInfo).port;
 
   return {
-    url: `http://127.0.0.1:${port()}/api`, botUser, identifies, sent, attachmentDownloads,
+    url: `http://127.0.0.1:${port()}/api`, botUser, identifies, sent, edits, restCalls, attachmentDownloads,
+    failNextEdit: (channelId, failure) => editFailures.set(channelId, [...(editFailures.get(channelId) ?? []), failure]),
     pushMessage: (input) => {
       const message = createMessage(input);
       broadcastMessage(message);

@@ -20,6 +20,9 @@
  * every id known and uploaded with exactly the announced length (else `invalid_arguments` —
  * the fake's choice of error name), and shares the file into `channel_id` / `thread_ts` with
  * `initial_comment`.
+ * `chat.update` edits a message by `channel` + `ts`: a ts not in that channel is
+ * `message_not_found`, a message the bot did not post `cant_update_message`, and text is checked
+ * as for posting; Slack accepts an unchanged text (`ok`).
  * Simplified: any channel id may be posted to; no scopes, no membership checks.
  */
 import { createHmac } from 'node:crypto';
@@ -50,6 +53,12 @@ export interface UploadedFile {
   content: Buffer;
   /** The completion's arguments (`channel_id`, `thread_ts`, `initial_comment`, `files`). */
   args: Record<string, string>;
+}
+
+/** An accepted `chat.update`: the arguments as received and when (ms since the epoch). */
+export interface UpdatedMessage {
+  args: Record<string, string>;
+  atMs: number;
 }
 
 /** An Events API `event_callback` envelope. */
@@ -95,8 +104,10 @@ export interface FakeSlack {
   readonly url: string;
   readonly bot: { userId: string; botId: string; teamId: string };
   /** Every Web API call with a valid token: method and arguments. */
-  readonly calls: readonly { method: string; args: Record<string, string> }[];
+  readonly calls: readonly { method: string; args: Record<string, string>; atMs: number }[];
   readonly posted: readonly PostedMessage[];
+  /** Accepted `chat.update` calls, in order. */
+  readonly updates: readonly UpdatedMessage[];
   /** A user message: stored in the channel's history and returned as the event Slack would send. */
   userMessage(input: { channel: string; user: string; text: string; threadTs?: string; kind: 'app_mention' | 'im'; files?: { name: string; bytes: Buffer }[] }): EventEnvelope;
   /** GETs of `url_private_download` URLs, with whether they carried the bot token. */
@@ -130,8 +141,9 @@ const MAX_TEXT_CHARS = 4000;
 /** Starts the fake on an ephemeral port of 127.0.0.1. */
 export async function startFakeSlack(options: StartFakeSlackOptions): Promise<FakeSlack> {
   const bot = { userId: 'UBATONBOT', botId: 'BBATONBOT', teamId: 'T0TEST' };
-  const calls: { method: string; args: Record<string, string> }[] = [];
+  const calls: { method: string; args: Record<string, string>; atMs: number }[] = [];
   const posted: PostedMessage[] = [];
+  const updates: UpdatedMessage[] = [];
   const files_ = new Map<string, Buffer>();
   const fileDownloads: { path: string; authorized: boolean }[] = [];
   const uploads: UploadedFile[] = [];
@@ -200,6 +212,18 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         });
         return ok({ files: shared });
       }
+      case 'chat.update': {
+        const { channel, ts, text } = args;
+        if (!channel) return fail('channel_not_found');
+        const message = history.find((m) => m.channel === channel && m.ts === ts);
+        if (!message) return fail('message_not_found');
+        if (message.user !== bot.userId) return fail('cant_update_message');
+        if (!text || text.trim() === '') return fail('no_text');
+        if (decodeEntities(text).length > MAX_TEXT_CHARS) return fail('msg_too_long');
+        message.text = text;
+        updates.push({ args, atMs: Date.now() });
+        return ok({ channel, ts, text, message: { type: 'message', ...message } });
+      }
       case 'conversations.replies': {
         const thread = history.filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts));
         if (!thread.some((m) => m.ts === args.ts)) return fail('thread_not_found');
@@ -251,7 +275,7 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
       const wanted = method === 'apps.connections.open' ? options.appToken : options.botToken;
       if (!token || token !== wanted) return send(res, fail('invalid_auth'));
       const args = parseArgs(raw, req.headers['content-type'] ?? '');
-      calls.push({ method, args });
+      calls.push({ method, args, atMs: Date.now() });
       const delay = delays.get(method)?.shift();
       if (delay) await new Promise((r) => setTimeout(r, delay));
       const failure = failures.get(method)?.shift();
@@ -298,7 +322,7 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   };
 
   return {
-    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, userMessage, fileDownloads, uploads,
+    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, updates, userMessage, fileDownloads, uploads,
     botMessage: (input) => {
       const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
       history.push(message);

@@ -18,6 +18,10 @@
  * the `document` field is a file part, or `attach://<name>` naming one (grammY's form); it refuses
  * an empty file, a file over 50 MB (Bot API "Sending files"), a caption over 1024 characters
  * and a missing filename.
+ * `editMessageText` (chat_id + message_id) edits a message the bot sent in that chat: an unknown
+ * message is "message to edit not found", another sender's "message can't be edited", empty or
+ * over-4096-character text is refused as for sending, and the same text again is
+ * "message is not modified" (all 400, as Telegram answers).
  * Simplified: any chat id may be messaged (Telegram would say "chat not found"), and
  * `parse_mode` text is returned as sent, without entities.
  */
@@ -78,6 +82,15 @@ export interface SendMessageBody {
   [field: string]: unknown;
 }
 
+/** An accepted `editMessageText` call: its body and when the fake received it (ms since the epoch). */
+export interface RecordedEdit {
+  chat_id: number | string;
+  message_id: number;
+  text: string;
+  atMs: number;
+  [field: string]: unknown;
+}
+
 /** Any call the fake received with a valid token. */
 export interface RecordedCall {
   /** Method name as sent, e.g. `getUpdates`. */
@@ -85,6 +98,8 @@ export interface RecordedCall {
   body: Record<string, unknown>;
   /** HTTP status of the fake's answer (a 409 answer to a superseded long poll included). */
   status: number;
+  /** When the fake received it, in ms since the epoch. */
+  atMs: number;
 }
 
 /** A running fake; see {@link startFakeTelegram}. */
@@ -96,8 +111,10 @@ export interface FakeTelegram {
   readonly calls: readonly RecordedCall[];
   /** Bodies of accepted `sendMessage` calls, in order. */
   readonly sent: readonly SendMessageBody[];
-  /** The Messages those calls returned, parallel to {@link sent}. */
+  /** The Messages those calls returned, parallel to {@link sent} (with their text as last edited). */
   readonly sentMessages: readonly Message[];
+  /** Accepted `editMessageText` calls, in order. */
+  readonly edits: readonly RecordedEdit[];
   /** Queues a `message` update from a user; returns its `update_id`. */
   pushMessage(input: PushMessageInput): number;
   /** Queues any update as is; an already confirmed `update_id` is handed out once more. */
@@ -191,6 +208,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const sent: SendMessageBody[] = [];
   const documents: SentDocument[] = [];
   const documentWaiters = new Set<(doc: SentDocument) => boolean>();
+  const edits: RecordedEdit[] = [];
   const sentMessages: Message[] = [];
   const failures = new Map<string, FailureSpec[]>();
   const chats = new Map<number, Chat>();
@@ -337,12 +355,33 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     return ok(message);
   };
 
+  const editMessageText = (body: Record<string, unknown>): Reply => {
+    if (body['inline_message_id'] !== undefined) return fail(400, 'Bad Request: fake-telegram edits chat messages only');
+    const chatId = Number(body['chat_id']);
+    const messageId = Number(body['message_id']);
+    if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
+    const text = typeof body['text'] === 'string' ? body['text'] : '';
+    if (text.trim() === '') return fail(400, 'Bad Request: message text is empty');
+    if (text.length > 4096) return fail(400, 'Bad Request: MESSAGE_TOO_LONG');
+    const message = messages.get(`${chatId}:${messageId}`);
+    if (!message) return fail(400, 'Bad Request: message to edit not found');
+    if (message.from?.id !== botUser.id) return fail(400, "Bad Request: message can't be edited");
+    if (message.text === text) {
+      return fail(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+    }
+    (message as { text?: string }).text = text;
+    (message as { edit_date?: number }).edit_date = nowS();
+    edits.push({ ...body, chat_id: body['chat_id'] as number | string, message_id: messageId, text, atMs: Date.now() });
+    return ok(message);
+  };
+
   const dispatch = (call: RecordedCall, res: ServerResponse): Reply | undefined => {
     const { body } = call;
     switch (call.method.toLowerCase()) {
       case 'getme': return ok(botUser);
       case 'getupdates': return getUpdates(body, res, call);
       case 'sendmessage': return sendMessage(body);
+      case 'editmessagetext': return editMessageText(body);
       case 'deletewebhook':
         if (body['drop_pending_updates'] === true) queue = [];
         return ok(true);
@@ -377,7 +416,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       if (gotToken !== token) return send(res, fail(401, 'Unauthorized'));
       if (parsed === undefined) return send(res, fail(400, 'Bad Request: fake-telegram reads JSON and multipart bodies only'));
       if (method.toLowerCase() === 'senddocument') {
-        const call: RecordedCall = { method, body: parsed, status: 200 };
+        const call: RecordedCall = { method, body: parsed, status: 200, atMs: Date.now() };
         calls.push(call);
         const queued = failures.get('senddocument') ?? [];
         const index = queued.findIndex((f) => !f.when || f.when(parsed));
@@ -387,7 +426,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         return send(res, reply);
       }
       if (form) return send(res, fail(400, `Bad Request: fake-telegram takes multipart only for sendDocument, got ${method}`));
-      const call: RecordedCall = { method, body: parsed, status: 200 };
+      const call: RecordedCall = { method, body: parsed, status: 200, atMs: Date.now() };
       calls.push(call);
       const queued = failures.get(method.toLowerCase()) ?? [];
       const index = queued.findIndex((f) => !f.when || f.when(parsed));
@@ -406,7 +445,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`, botUser, calls, sent, sentMessages,
+    url: `http://127.0.0.1:${port}`, botUser, calls, sent, sentMessages, edits,
     addFile: (bytes) => {
       const n = files.size + 1;
       const file = { bytes, uniqueId: `unique${n}`, path: `documents/file_${n}` };

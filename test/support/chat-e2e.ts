@@ -8,6 +8,7 @@ import { symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeCodexHome } from './codex-home.js';
 import { makeTestHome } from './home.js';
 import { startService, type ServiceProcess } from './service.js';
 
@@ -28,6 +29,11 @@ export interface ChatE2EOptions {
   trust: Partial<Record<'telegram' | 'slack' | 'discord', ChannelTrustToml>>;
   /** Platform variables (tokens, API URLs, ports). */
   env: Record<string, string>;
+  /**
+   * Run the real codex (its bin dir first on PATH) against a fake Responses API at `openaiUrl`,
+   * instead of the fake codex. @default the fake codex
+   */
+  realCodex?: { binDirs: string[]; openaiUrl: string };
 }
 
 /** A running world. */
@@ -54,9 +60,10 @@ export async function freePort(): Promise<number> {
 
 /** Writes the config, links the fake codex and starts `baton start`; resolves once it is ready. */
 export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
-  const base = await makeTestHome('baton-chat-e2e-', []);
+  const base = await makeTestHome('baton-chat-e2e-', options.realCodex?.binDirs ?? []);
   const { dir, root, repo, batonHome, bin } = base;
-  await symlink(FAKE_CHAT_CODEX, join(bin, 'codex'));
+  if (options.realCodex) await makeCodexHome(join(dir, 'codex-home'), options.realCodex.openaiUrl);
+  else await symlink(FAKE_CHAT_CODEX, join(bin, 'codex'));
 
   const trust = Object.entries(options.trust).flatMap(([platform, t]) => [
     `[channels.${platform}]`,

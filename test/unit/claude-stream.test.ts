@@ -40,6 +40,8 @@ describe('claude stream on real captures', () => {
       terminal: { kind: 'completed' },
       notices: [],
       eventCount: 3,
+      // The live status's facts (issue #14): no tool started, the tokens reported so far.
+      live: { step: undefined, recentSteps: [], filesChanged: [], tokens: 1170 },
     });
     expect(classifyExit(facts, exited(0))).toEqual({ status: 'completed', reason: null, errorMessage: null });
   });

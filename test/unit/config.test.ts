@@ -103,6 +103,7 @@ describe('loadConfig', () => {
       deliveryMaxAttempts: 20,
       deliveryMaxAgeMs: 24 * 3_600_000,
       pasteJoinMs: 1500,
+      statusEditMs: 5_000,
       codexHome: '/home/owner/.codex',
       claudeConfigDir: '/home/owner/.claude',
     });

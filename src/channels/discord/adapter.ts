@@ -16,12 +16,13 @@ import {
   Routes,
   type APIMessage,
   type Message,
+  type RESTPatchAPIChannelMessageJSONBody,
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
-import { type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type OutboundMessage, ChannelSendError, type OutboundDocument } from '../types.js';
+import { type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type OutboundMessage, ChannelSendError, type OutboundDocument, type MessageEdit } from '../types.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
 import { DISCORD_PASTE_FILE_NAME, normalizeDiscordMessage, type DiscordAttachmentLike } from './normalize.js';
 
@@ -175,6 +176,20 @@ export class DiscordAdapter implements ChannelAdapter {
       return { messageId: sent.id };
     } catch (err) {
       throw classifyDiscordError(err, 'create message', this.options.token);
+    }
+  }
+
+  /**
+   * Edits a message the bot sent (`PATCH /channels/{channel}/messages/{message}`, Discord "Edit
+   * Message"), through the same @discordjs/rest client as sends, so its rate-limit buckets are
+   * shared. Discord accepts unchanged content. No mention in the text can ping anyone.
+   */
+  async editMessage(edit: MessageEdit): Promise<void> {
+    const body: RESTPatchAPIChannelMessageJSONBody = { content: edit.text, allowed_mentions: { parse: [] } };
+    try {
+      await this.rest.patch(Routes.channelMessage(edit.chatId, edit.messageId), { body });
+    } catch (err) {
+      throw classifyDiscordError(err, 'edit message', this.options.token);
     }
   }
 

@@ -10,7 +10,7 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver } from '@s
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type OutboundDocument, type OutboundMessage } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type OutboundDocument, type OutboundMessage, type MessageEdit } from '../types.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
 import { needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
@@ -160,6 +160,21 @@ export class SlackAdapter implements ChannelAdapter {
       return { messageId: sent.ts };
     } catch (err) {
       throw classifySlackError(err, 'chat.postMessage', this.secrets);
+    }
+  }
+
+  /**
+   * `chat.update` of a message the bot posted (`channel` + `ts`), escaped and plain as sent. Slack
+   * accepts an unchanged text, so there is no "not modified" case; a 429 is thrown with its
+   * `Retry-After` (the client rejects rate-limited calls instead of waiting).
+   */
+  async editMessage(edit: MessageEdit): Promise<void> {
+    try {
+      // chat.update has no `mrkdwn` argument (ChatUpdateArguments, @slack/web-api 7); the text is
+      // escaped as for posting, so user content still cannot mention anyone.
+      await this.client.chat.update({ channel: edit.chatId, ts: edit.messageId, text: escapeSlackText(edit.text) });
+    } catch (err) {
+      throw classifySlackError(err, 'chat.update', this.secrets);
     }
   }
 

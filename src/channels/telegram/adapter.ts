@@ -9,7 +9,7 @@ import { Bot, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { type ConnectionLease, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage, ChannelSendError, type OutboundDocument } from '../types.js';
+import { type ConnectionLease, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage, type OutboundDocument, ChannelSendError, type MessageEdit } from '../types.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 import { safeErrorMessage } from '../../core/logger.js';
 
@@ -331,6 +331,21 @@ export class TelegramAdapter implements ChannelAdapter {
       });
       return { messageId: String(sent.message_id) };
     } catch (err) {
+      throw classify(err, this.options.token);
+    }
+  }
+
+  /**
+   * `editMessageText` on a message the bot sent (Bot API "Updating messages"). Telegram answers
+   * 400 "message is not modified" when the text is what the message already says: that is the
+   * wanted state, so it is success. A 429 of at most 5 s is waited out inline by the auto-retry
+   * plugin, as for sends; a longer one is thrown with its `retry_after`.
+   */
+  async editMessage(edit: MessageEdit): Promise<void> {
+    try {
+      await this.bot.api.editMessageText(edit.chatId, Number(edit.messageId), edit.text, { link_preview_options: { is_disabled: true } });
+    } catch (err) {
+      if (err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description)) return;
       throw classify(err, this.options.token);
     }
   }

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { DenialJson, UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
+import { LiveTracker } from './live.js';
 import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
 import type { SniffedEvent } from '../json-lines.js';
 
@@ -187,6 +188,10 @@ class ClaudeReducer implements StreamReducer {
   private readonly denials = new Map<string, DenialJson>();
   private costIncrementsUsd: number | undefined;
   private processCostUsd: number | undefined;
+  private readonly live = new LiveTracker();
+  /** Tokens of each assistant message by message id (claude repeats a message's usage on each of its content blocks). */
+  private readonly messageTokens = new Map<string, number>();
+  private messageTokensSum = 0;
 
   push(event: unknown): void {
     this.state.eventCount += 1;
@@ -220,6 +225,7 @@ class ClaudeReducer implements StreamReducer {
       facts.usage = usage;
     }
     if (this.denials.size > 0) facts.denials = [...this.denials.values()].map((d) => ({ ...d }));
+    facts.live = this.live.facts();
     return facts;
   }
 
@@ -257,6 +263,15 @@ class ClaudeReducer implements StreamReducer {
       if (isRecord(block) && block['type'] === 'tool_use' && typeof block['id'] === 'string' && isRecord(block['input'])) {
         this.toolInputs.set(block['id'], block['input']);
       }
+      if (isRecord(block) && block['type'] === 'tool_use' && typeof block['name'] === 'string') this.trackTool(block['name'], isRecord(block['input']) ? block['input'] : {});
+    }
+    // Live tokens: each assistant message's usage once (the latest value for its id).
+    if (typeof message['id'] === 'string' && isRecord(message['usage'])) {
+      const usage = readUsage(message['usage']);
+      const tokens = usage.inputTokens + usage.outputTokens;
+      this.messageTokensSum += tokens - (this.messageTokens.get(message['id']) ?? 0);
+      this.messageTokens.set(message['id'], tokens);
+      this.live.tokensSoFar(this.messageTokensSum);
     }
     if (event['parent_tool_use_id'] !== null && event['parent_tool_use_id'] !== undefined) return;
     const texts = content.flatMap((block) => (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string' ? [block['text']] : []));
@@ -277,6 +292,7 @@ class ClaudeReducer implements StreamReducer {
       this.state.terminal = reason ? { kind: 'failed', message, reason } : { kind: 'failed', message };
     }
     if (isRecord(event['usage'])) this.state.usage = addUsage(this.state.usage, readUsage(event['usage']));
+    if (this.state.usage) this.live.tokensSoFar(this.state.usage.inputTokens + this.state.usage.outputTokens);
     const increment = costSinceLastResult(event['model_usage_since_last_result']);
     if (increment !== undefined) this.costIncrementsUsd = (this.costIncrementsUsd ?? 0) + increment;
     if (typeof event['total_cost_usd'] === 'number' && Number.isFinite(event['total_cost_usd'])) this.processCostUsd = event['total_cost_usd'];
@@ -287,6 +303,16 @@ class ClaudeReducer implements StreamReducer {
         this.deny(id, typeof denial['tool_name'] === 'string' ? denial['tool_name'] : undefined, isRecord(denial['tool_input']) ? denial['tool_input'] : undefined);
       }
     }
+  }
+
+  /** A tool the agent started: the live step (every tool, reads included) and the files its edit tools change. */
+  private trackTool(name: string, input: Record<string, unknown>): void {
+    const path = [input['file_path'], input['notebook_path']].find((v): v is string => typeof v === 'string');
+    if (path !== undefined && ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'].includes(name)) this.live.fileChanged(path);
+    const detail = [input['command'], input['file_path'], input['notebook_path'], input['path'], input['pattern'], input['url'], input['query'], input['description']].find(
+      (v): v is string => typeof v === 'string' && v.trim() !== '',
+    );
+    this.live.stepStarted(describeToolUse(name, input) ?? (detail ? `${name} ${detail}` : name));
   }
 
   private deny(toolUseId: string, tool: string | undefined, input: Record<string, unknown> | undefined): void {

@@ -5,6 +5,7 @@
 import { dirname } from 'node:path';
 import type { UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
+import { LiveTracker } from './live.js';
 import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
 import type { SniffedEvent } from '../json-lines.js';
 
@@ -119,10 +120,14 @@ export function tomlString(text: string): string {
 /** Folds `codex exec --json` events: `thread.started`, `item.*`, `turn.completed|failed`, `error`. */
 class CodexReducer implements StreamReducer {
   private readonly state: StreamFacts = { notices: [], eventCount: 0 };
+  private readonly live = new LiveTracker();
+  /** Tokens of the turns that ended, for the live count. */
+  private turnTokens = 0;
 
   push(event: unknown): void {
     this.state.eventCount += 1;
     const e = event as Record<string, unknown>;
+    this.track(e);
     switch (e.type) {
       case 'thread.started':
         if (typeof e.thread_id === 'string') this.state.sessionId = e.thread_id;
@@ -155,7 +160,30 @@ class CodexReducer implements StreamReducer {
   }
 
   facts(): StreamFacts {
-    return { ...this.state, notices: [...this.state.notices] };
+    return { ...this.state, notices: [...this.state.notices], live: this.live.facts() };
+  }
+
+  /**
+   * Live facts (codex-cli 0.171.0 `--json`): a step per `item.started` command, MCP tool call or
+   * web search; changed paths from `file_change` items; tokens from each `turn.completed` (codex
+   * reports none before a turn ends).
+   */
+  private track(e: Record<string, unknown>): void {
+    const item = e.item as Record<string, unknown> | undefined;
+    if (e.type === 'item.started' && item) {
+      if (item.type === 'command_execution' && typeof item.command === 'string') this.live.stepStarted(`running ${unwrapShell(item.command)}`);
+      else if (item.type === 'mcp_tool_call' && typeof item.tool === 'string') this.live.stepStarted(`tool ${String(item.server ?? '')}/${item.tool}`);
+      else if (item.type === 'web_search') this.live.stepStarted(typeof item.query === 'string' && item.query !== '' ? `searching the web for ${item.query}` : 'searching the web');
+    } else if (e.type === 'item.completed' && item?.type === 'file_change' && Array.isArray(item.changes)) {
+      for (const change of item.changes) {
+        const path = (change as { path?: unknown }).path;
+        if (typeof path === 'string') this.live.fileChanged(path);
+      }
+    } else if (e.type === 'turn.completed') {
+      const usage = readUsage(e.usage);
+      this.turnTokens += usage.inputTokens + usage.outputTokens;
+      this.live.tokensSoFar(this.turnTokens);
+    }
   }
 
   /**
@@ -192,6 +220,16 @@ class CodexReducer implements StreamReducer {
     this.state.notices.push(message);
     if (this.state.notices.length > MAX_NOTICES) this.state.notices.shift();
   }
+}
+
+/**
+ * The command line the model wrote, without the shell codex wraps it in: codex-cli 0.171.0
+ * reports `/bin/bash -lc '<cmd>'` (fixture codex-items.jsonl), single quotes escaped as `'\''`.
+ * Any other form is returned as is.
+ */
+export function unwrapShell(command: string): string {
+  const match = /^\/(?:usr\/)?bin\/(?:ba|z)?sh -lc '(.*)'$/s.exec(command);
+  return match ? match[1]!.replaceAll("'\\''", "'") : command;
 }
 
 function truncate(text: string, max: number): string {

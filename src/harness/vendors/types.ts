@@ -4,6 +4,7 @@
  */
 import type { DenialJson, UsageJson, Vendor as VendorName } from '../../store/schema.js';
 import type { SniffedEvent } from '../json-lines.js';
+import type { LiveFacts } from './live.js';
 
 export type { VendorName };
 
@@ -56,6 +57,8 @@ export interface StreamFacts {
   /** Non-fatal warnings and retry announcements, newest last (bounded). */
   notices: string[];
   eventCount: number;
+  /** What the run is doing now, for its live status message (issue #14); absent before any step or usage. */
+  live?: LiveFacts;
 }
 
 /** Folds a vendor's JSON events into {@link StreamFacts}. */
