@@ -114,7 +114,7 @@ describe('RunStream skipping unread lines', () => {
     });
   }
 
-  it('skips most of a chatty codex run (command output, reasoning) and spools it byte for byte', async () => {
+  it('skips most of a chatty codex run (command output, reasoning) and spools it byte for byte; a started command is read for the live status', async () => {
     // 0xff is not UTF-8: a decode and re-encode would have written U+FFFD (ef bf bd) instead.
     const odd = Buffer.concat([Buffer.from('{"type":"item.completed","item":{"id":"item_2","type":"command_execution","aggregated_output":"bin '), Buffer.from([0xff, 0xfe]), Buffer.from(' ok","exit_code":0}}\n')]);
     const bytes = Buffer.concat([
@@ -125,9 +125,10 @@ describe('RunStream skipping unread lines', () => {
     ]);
     const parse = vi.spyOn(JSON, 'parse');
     const { facts, events, spooled } = await stream(bytes, codexVendor.newReducer(), 64);
-    expect(parse).toHaveBeenCalledTimes(3);
-    expect(events.filter((e) => e === undefined)).toHaveLength(3);
+    expect(parse).toHaveBeenCalledTimes(4);
+    expect(events.filter((e) => e === undefined)).toHaveLength(2);
     expect(facts).toMatchObject({ sessionId: 't-1', finalMessage: 'done', terminal: { kind: 'completed' }, eventCount: 6 });
+    expect(facts.live?.step).toMatch(/running ls/);
     expect(spooled.equals(bytes)).toBe(true);
   });
 });

@@ -187,19 +187,21 @@ class CodexReducer implements StreamReducer {
   }
 
   /**
-   * Only `item.completed` of an `agent_message` or `error` item, and the non-item events, change
-   * the facts; `turn.started`, `item.started`, `item.updated` and other completed items (command
-   * output, reasoning: most of a chatty run's bytes) are spooled unparsed. An `item.completed`
-   * whose item type the sniff could not read is parsed.
+   * Only these change the facts: `item.completed` of an `agent_message`, `error` or `file_change`
+   * item (files changed, for the live status), `item.started` of a command, MCP tool call or web
+   * search (the live status's current step), and the non-item events. `turn.started`,
+   * `item.updated` and the other completed items (command output, reasoning: most of a chatty
+   * run's bytes) are spooled unparsed. An item whose type the sniff could not read is parsed.
    */
   reads(event: SniffedEvent): boolean {
     switch (event.type) {
       case 'turn.started':
-      case 'item.started':
       case 'item.updated':
         return false;
+      case 'item.started':
+        return event.itemType === undefined || LIVE_STEP_ITEMS.has(event.itemType);
       case 'item.completed':
-        return event.itemType === undefined || event.itemType === 'agent_message' || event.itemType === 'error';
+        return event.itemType === undefined || event.itemType === 'agent_message' || event.itemType === 'error' || event.itemType === 'file_change';
       default:
         return true;
     }
@@ -221,6 +223,9 @@ class CodexReducer implements StreamReducer {
     if (this.state.notices.length > MAX_NOTICES) this.state.notices.shift();
   }
 }
+
+/** `item.started` item types that name the live status's current step. */
+const LIVE_STEP_ITEMS: ReadonlySet<string> = new Set(['command_execution', 'mcp_tool_call', 'web_search']);
 
 /**
  * The command line the model wrote, without the shell codex wraps it in: codex-cli 0.171.0
