@@ -16,6 +16,8 @@ export interface LaunchOptions {
   posture?: string;
   /** `progress` — post milestone notices. */
   progress: boolean;
+  /** `approve` — the owner approves each tool call claude asks about from the chat (issue #14). */
+  approve?: boolean;
 }
 
 /** A parsed chat command. */
@@ -84,9 +86,12 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
       remaining = remaining.slice(option.length);
       continue;
     }
-    const word = /^progress(?:\s+|$)/.exec(remaining);
+    const word = /^(progress|approve)(?:\s+|$)/.exec(remaining);
     if (!word) break;
-    options.progress = true;
+    if (word[1] === 'approve') {
+      if (vendor === 'codex') throw usage(APPROVE_CODEX);
+      options.approve = true;
+    } else options.progress = true;
     remaining = remaining.slice(word[0].length);
   }
   const task = remaining.trim();
@@ -169,6 +174,9 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
   }
 }
 
+/** Why `approve` is refused for codex (README "Tool approvals"). */
+export const APPROVE_CODEX = 'approve is a claude option: `codex exec` has no approval channel, so codex runs keep their sandbox (sandbox:read-only|workspace-write).';
+
 function usage(message: string): BatonError {
   return new BatonError('usage', message);
 }
@@ -180,6 +188,7 @@ export const HELP_TEXT = [
   '/codex TASK, /claude TASK, /run TASK: launch a run (/run uses the default vendor)',
   '  options before TASK: in:ALIAS|PATH (quote a path with spaces: in:"/my dir")  timeout:MINUTES  model:NAME  progress',
   '  sandbox:read-only|workspace-write (codex)  mode:default|manual|acceptEdits|auto|dontAsk|plan (claude)',
+  '  approve (claude; also mode:default): each tool call claude asks about comes to this chat with Allow / Allow for this run / Deny',
   'Reply to a [run …] message with a task to resume that run.',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',
