@@ -6,7 +6,7 @@
 import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelAdapter, ChannelState, ConversationMover, InboundHandler, InboundInbox, Platform } from './types.js';
+import type { ChannelAdapter, ChannelState, ConversationMover, InboundHandler, InboundInbox, Platform, PressHandler } from './types.js';
 
 /** What a channel factory receives. */
 export interface ChannelDeps {
@@ -18,6 +18,8 @@ export interface ChannelDeps {
   inbox?: InboundInbox;
   /** Where a channel reports that a conversation moved to a new chat id. @default none */
   conversations?: ConversationMover;
+  /** Where a channel hands presses of baton's buttons (issue #14). @default none (buttons do nothing) */
+  presses?: PressHandler;
 }
 
 /**

@@ -114,7 +114,7 @@ export class Outbox {
     let parts = layoutParts(row.body, adapter.maxMessageLength, reshapes);
     for (let index = row.partsDelivered; index < parts.length; index++) {
       try {
-        const messageId = await this.sendPart(adapter, row, parts[index]!);
+        const messageId = await this.sendPart(adapter, row, parts[index]!, index + 1 === parts.length);
         await store.recordPartsSent(row, index + 1, [messageId], index + 1 === parts.length, clock.now());
       } catch (err) {
         // A part the platform refuses as malformed or too long is never retried unchanged: the
@@ -149,8 +149,9 @@ export class Outbox {
     return 'delivered';
   }
 
-  private async sendPart(adapter: ChannelAdapter, row: DeliveryRow, text: string): Promise<string> {
+  private async sendPart(adapter: ChannelAdapter, row: DeliveryRow, text: string, last: boolean): Promise<string> {
     const { messageId } = await adapter.send({
+      ...(last && row.buttons?.length ? { buttons: row.buttons } : {}),
       chatId: row.target.chatId,
       ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
       ...(row.target.replyToMessageId ? { replyToMessageId: row.target.replyToMessageId } : {}),

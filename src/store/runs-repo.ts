@@ -14,6 +14,7 @@ import {
   inboundEvents,
   runMessages,
   runs,
+  type ButtonJson,
   type DeliveryRow,
   type DeliveryTargetJson,
   type NewRunRow,
@@ -46,6 +47,8 @@ export interface NewDelivery {
   kind: string;
   target: DeliveryTargetJson;
   body: string;
+  /** Buttons under the message (its last part when split). @default none */
+  buttons?: ButtonJson[];
 }
 
 /** Identifies a conversation: a chat, or a thread in it. */
@@ -583,6 +586,7 @@ function toDeliveryValues(delivery: NewDelivery, now: Date): typeof deliveries.$
     kind: delivery.kind,
     target: delivery.target,
     body: storableText(delivery.body),
+    ...(delivery.buttons?.length ? { buttons: delivery.buttons } : {}),
     nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS),
     createdAt: now,
   };
