@@ -16,7 +16,13 @@ import { detectVendors, type Detection } from './harness/detect.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { detectCgroupSupport, type CgroupSupport } from './harness/run-cgroup.js';
-import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
+import { RunSupervisor, type InstalledVendor, type SupervisorDeps } from './harness/supervisor.js';
+import { ApprovalBroker } from './harness/approvals.js';
+import { APPROVAL_SERVER_SCRIPT } from './harness/approval-names.js';
+import { ApprovalStore } from './store/approvals-repo.js';
+import { BatonError } from './core/errors.js';
+import { serviceStatePath } from './health.js';
+import { fileURLToPath } from 'node:url';
 import { fileTracer } from './harness/traces.js';
 import { claudeVendor } from './harness/vendors/claude.js';
 import { codexVendor } from './harness/vendors/codex.js';
@@ -48,6 +54,11 @@ export interface RuntimeInputs {
   doctor?: () => Promise<string>;
   /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
   configPerCommand?: boolean;
+  /**
+   * Tool approvals (issue #14) through this process's HTTP port: the service sets the port once
+   * its health server listens. @default none (`baton ask` alone: runs launch without approvals)
+   */
+  approvalPort?: { port?: number };
   /** Wait for an unreachable PostgreSQL at start (the service); absent: fail at once (`baton ask`). */
   openRetry?: OpenRetryDeps;
 }
@@ -59,6 +70,9 @@ export interface Runtime {
   outbox: Outbox;
   supervisor: RunSupervisor;
   dispatcher: Dispatcher;
+  approvalStore: ApprovalStore;
+  /** Tool approvals, when this process serves them ({@link RuntimeInputs.approvalPort}). */
+  approvals?: ApprovalBroker;
   /** Adapters the outbox sends through; front ends add theirs. */
   adapters: Map<Platform, ChannelAdapter>;
   detections: Detection[];
@@ -126,9 +140,15 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     describeOutcome: outcomeText,
     supervisorId: `${host}:${process.pid}`,
     cgroups,
+    ...(inputs.approvalPort ? { approvalServer: approvalServerFor(inputs.approvalPort, inputs.batonHome) } : {}),
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
   });
+  const approvalStore = new ApprovalStore(database.db);
+  const approvals = inputs.approvalPort
+    ? new ApprovalBroker({ approvals: approvalStore, store, outbox, clock, logger, timeoutMs: config.harness.approvalTimeoutMs })
+    : undefined;
   const dispatcher = new Dispatcher({
+    ...(approvals ? { approvals } : {}),
     config,
     store,
     outbox,
@@ -142,5 +162,24 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
   });
-  return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
+  return { database, store, approvalStore, ...(approvals ? { approvals } : {}), outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
+}
+
+/** How a run's permission-prompt server is started: this node, baton's server script, the run's token and the port. */
+function approvalServerFor(approvalPort: { port?: number }, batonHome: string): NonNullable<SupervisorDeps['approvalServer']> {
+  return (runId, token) => {
+    if (approvalPort.port === undefined) {
+      throw new BatonError('approvals_unavailable', 'Tool approvals need the service’s HTTP port, which is not open yet. Send the command again in a moment.');
+    }
+    return {
+      command: process.execPath,
+      args: [fileURLToPath(APPROVAL_SERVER_SCRIPT)],
+      env: {
+        BATON_APPROVAL_RUN_ID: runId,
+        BATON_APPROVAL_TOKEN: token,
+        BATON_APPROVAL_URL: `http://127.0.0.1:${approvalPort.port}`,
+        BATON_SERVICE_STATE: serviceStatePath(batonHome),
+      },
+    };
+  };
 }

@@ -4,7 +4,8 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IncomingAttachment, InboundMessage } from '../channels/types.js';
+import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
+import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import { BatonError, isBatonError, type ErrorCode } from '../core/errors.js';
@@ -16,7 +17,7 @@ import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow, Vendor as VendorName } from '../store/schema.js';
-import { HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
+import { APPROVE_CODEX, HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
 import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
@@ -62,6 +63,8 @@ export interface DispatcherDeps {
   /** Directories no run may contain or lie in (`$BATON_HOME`, the CLI homes). @default none */
   protectedDirs?: readonly string[];
   runsDir: string;
+  /** Tool approvals of claude runs (issue #14). @default none: `approve` and mode:default launch without them */
+  approvals?: ApprovalBroker;
   /** The doctor table, for `/doctor`. */
   doctor?: () => Promise<string>;
   newRunId?: () => RunId;
@@ -156,6 +159,62 @@ export class Dispatcher {
     if (result.kind !== 'launched' && result.kind !== 'duplicate') await deps.store.markInboundHandled(platform, dedupeKey);
     for (const key of continuations) await deps.store.markInboundHandled(platform, key);
     return result;
+  }
+
+  /**
+   * Handles one press of a baton button (issue #14): only the owner's press counts (anyone
+   * else is answered "owner only" and nothing changes); the press is claimed by its dedupe key
+   * first, like a message, so a replayed press acts once. Throws only on infrastructure failure.
+   */
+  async handlePress(press: InboundPress): Promise<DispatchResult> {
+    const { deps } = this;
+    const { platform, dedupeKey } = press;
+    const role = press.platform === 'terminal' ? 'owner' : roleOf(deps.config.channels[press.platform], press.senderId);
+    if (role !== 'owner') {
+      await deps.store.forgetInbound(platform, dedupeKey);
+      await press.answer('Only the owner can use these buttons.');
+      return { kind: 'refused', code: 'not_authorized' };
+    }
+    if (!(await deps.store.recordInbound(platform, dedupeKey, press.receivedAt, deps.supervisor.supervisorId))) {
+      deps.logger.info({ platform, dedupeKey }, 'duplicate button press ignored');
+      return { kind: 'duplicate' };
+    }
+    await press.answer(await this.actOnPress(press));
+    await deps.store.markInboundHandled(platform, dedupeKey);
+    return ANSWERED;
+  }
+
+  /** What a press does; @returns the short answer the presser sees. */
+  private async actOnPress(press: InboundPress): Promise<string> {
+    const { deps } = this;
+    const inConversation = (run: RunRow): boolean => run.origin.platform === press.platform && run.origin.chatId === press.chatId;
+    switch (press.action) {
+      case APPROVAL_ACTIONS.allow:
+      case APPROVAL_ACTIONS.allow_run:
+      case APPROVAL_ACTIONS.deny: {
+        const approval = deps.approvals && /^\d+$/.test(press.arg) ? await deps.approvals.approval(Number(press.arg)) : undefined;
+        const run = approval ? await deps.store.getRun(approval.runId) : undefined;
+        if (!approval || !run || !inConversation(run)) return 'That approval is not known here.';
+        return deps.approvals!.press(approval.id, press.action, `${press.platform}:${press.senderId}`);
+      }
+      case 'stop': {
+        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        if (!run || !inConversation(run)) return 'That run is not known here.';
+        if (run.status !== 'starting' && run.status !== 'running') return 'That run has already finished.';
+        switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
+          case 'cancelled':
+            return 'Stopped.';
+          case 'requested':
+            return 'Stop requested; the outcome follows.';
+          case 'finished':
+            return 'That run has already finished.';
+          case 'unrecorded':
+            return 'Its processes are stopped; the database has not taken it yet.';
+        }
+        break;
+      }
+    }
+    return 'This button no longer does anything.';
   }
 
   private async act(message: InboundMessage, role: Role, action: Action, command: Command | BatonError): Promise<DispatchResult> {
@@ -283,8 +342,15 @@ export class Dispatcher {
     const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
     const workspace = await resolveWorkspace(parent ? parent.cwd : options.in, await deps.store.conversationDefault(conversation), this.workspaceSettings());
     const model = options.model ?? parent?.options.model;
-    const posture = options.posture ?? parent?.options.sandbox;
+    let posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
+    // Tool approvals (issue #14): claude runs in a mode that asks, or with `approve`.
+    const approve = vendor === 'claude' && deps.approvals !== undefined && message.platform !== 'terminal' && (options.approve === true || parent?.options.approve === true || posture === 'default' || posture === 'manual');
+    if (options.approve && !approve) {
+      throw new BatonError('approvals_unavailable', vendor === 'claude' ? 'Tool approvals are not available in this front end; launch without approve.' : APPROVE_CODEX);
+    }
+    if (approve) posture ??= 'default';
+    const approvalToken = approve ? newApprovalToken() : undefined;
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
@@ -309,7 +375,8 @@ export class Dispatcher {
       task,
       cwd: workspace.cwd,
       worktreeRoot: workspace.worktreeRoot,
-      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}) },
+      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...(approve ? { approve: true } : {}) },
+      ...(approvalToken ? { approvalTokenSha256: approvalToken.sha256 } : {}),
       origin: { ...target, senderId: message.senderId, messageId: message.messageId },
       supervisor: deps.supervisor.supervisorId,
       createdAt: now,
@@ -321,6 +388,7 @@ export class Dispatcher {
           runId,
           kind: 'started',
           target: { ...target, replyToMessageId: message.messageId },
+          buttons: [{ label: 'Stop', action: 'stop', arg: runId }],
           body: startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments)),
         },
         harness.maxActive,
@@ -341,6 +409,7 @@ export class Dispatcher {
         ...(model ? { model } : {}),
         ...(posture ? { posture } : {}),
         ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
+        ...(approvalToken ? { approvalToken: approvalToken.token } : {}),
       },
       timeoutMinutes * 60_000,
     );
@@ -403,7 +472,7 @@ export class Dispatcher {
   private async describeRun(id: string): Promise<string> {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
-    return formatRun(run, await this.deps.store.deliveriesOfRun(run.id as RunId));
+    return formatRun(run, await this.deps.store.deliveriesOfRun(run.id as RunId), (await this.deps.approvals?.ofRun(run.id)) ?? []);
   }
 
   private async cancel(id: string): Promise<string> {

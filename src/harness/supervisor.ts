@@ -18,6 +18,7 @@ import type { DeliveryRow, RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
 import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
+import { APPROVAL_SERVER_NAME } from './approval-names.js';
 import { classifyExit, type DescribeOutcome, type ExitFacts } from './outcome.js';
 import { terminateRun } from './process-tree.js';
 import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-cgroup.js';
@@ -84,6 +85,12 @@ export interface SupervisorDeps {
   tracer?: Tracer;
   /** Where run cgroups are made (`detectCgroupSupport()` at start). @default none: runs are followed by their process tree */
   cgroups?: CgroupSupport;
+  /**
+   * How to start the per-run permission-prompt server of a run that asks for approvals (issue
+   * #14): the command, its arguments and environment, written to the run's 0600 `mcp.json`.
+   * @default none: such a run fails at launch with `approvals_unavailable`
+   */
+  approvalServer?: (runId: string, token: string) => { command: string; args: string[]; env: Record<string, string> };
   /** Backoff of the run-end write while the database is away. @default TERMINAL_WRITE_POLICY */
   terminalWrite?: TerminalWritePolicy;
 }
@@ -250,7 +257,17 @@ export class RunSupervisor {
       await writePrivate(join(runDir, 'prompt.md'), request.prompt);
       const promptOnStdin = this.needsStdin(installed.vendor, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
-      const launch = { ...request, promptOnStdin };
+      const launch: LaunchRequest = { ...request, promptOnStdin };
+      if (request.approvalToken !== undefined) {
+        if (!installed.vendor.supportsApprovals || !deps.approvalServer) {
+          throw new BatonError('approvals_unavailable', `Tool approvals are not available for ${run.vendor} runs here. Launch without approve (and without mode:default).`);
+        }
+        // Only baton's server, from this file (0600, in the 0700 run directory): --strict-mcp-config
+        // keeps every other MCP config out, and the token lets the server ask about this run only.
+        const mcpConfig = join(runDir, 'mcp.json');
+        await writePrivate(mcpConfig, JSON.stringify({ mcpServers: { [APPROVAL_SERVER_NAME]: { type: 'stdio', ...deps.approvalServer(runId, request.approvalToken) } } }));
+        launch.approvalMcpConfig = mcpConfig;
+      }
       const argv = installed.vendor.buildArgv(launch, { cwd: run.cwd });
       const stdinPayload = await installed.vendor.stdinPayload(launch);
       if (entry.stopBeforeSpawn) {

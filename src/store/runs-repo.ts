@@ -89,6 +89,11 @@ const LAUNCH_LOCK_KEY = 715042;
 export class RunStore {
   constructor(private readonly db: Db) {}
 
+  /** The database this store writes to, for the repositories of other tables. */
+  get database(): Db {
+    return this.db;
+  }
+
   /**
    * Stores raw inbound updates in the inbox as `received`, before the platform is told they
    * arrived (Telegram: before the next `getUpdates` offset confirms them). Updates already known
