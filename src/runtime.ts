@@ -117,6 +117,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const host = hostname();
   const runsDir = join(inputs.batonHome, 'harness', 'runs');
   const homes = resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir);
+  const approvalStore = new ApprovalStore(database.db);
   const supervisor = new RunSupervisor({
     store,
     outbox,
@@ -141,9 +142,9 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     supervisorId: `${host}:${process.pid}`,
     cgroups,
     ...(inputs.approvalPort ? { approvalServer: approvalServerFor(inputs.approvalPort, inputs.batonHome) } : {}),
+    onRunEnded: async (runId) => void (await approvalStore.closeGone(clock.now(), runId)),
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
   });
-  const approvalStore = new ApprovalStore(database.db);
   const approvals = inputs.approvalPort
     ? new ApprovalBroker({ approvals: approvalStore, store, outbox, clock, logger, timeoutMs: config.harness.approvalTimeoutMs })
     : undefined;

@@ -28,6 +28,7 @@ export type Command =
   | { kind: 'runs'; runId?: string }
   | { kind: 'cancel'; runId: string }
   | { kind: 'stop' }
+  | { kind: 'redeliver'; deliveryId: string }
   | { kind: 'use'; target: string }
   | { kind: 'doctor' }
   | { kind: 'unknown'; name: string }
@@ -66,6 +67,9 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
       return { kind: 'cancel', runId: rest.split(/\s+/)[0]! };
     case 'stop':
       return { kind: 'stop' };
+    case 'redeliver':
+      if (!rest) throw usage('/redeliver needs a dead letter’s number from /runs: /redeliver 42');
+      return { kind: 'redeliver', deliveryId: rest.split(/\s+/)[0]!.replace(/^#/, '') };
     case 'doctor':
       return { kind: 'doctor' };
     case 'use':
@@ -192,6 +196,7 @@ export const HELP_TEXT = [
   'Reply to a [run …] message with a task to resume that run.',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',
+  '/redeliver ID: send a dead letter (listed by /runs) once more',
   '/use ALIAS|PATH: set this conversation’s default directory',
   '/doctor: the health of this baton (owner only)',
   '/whoami: your user id and this chat’s id',

@@ -20,7 +20,9 @@ import type { RunRow, Vendor as VendorName } from '../store/schema.js';
 import { APPROVE_CODEX, HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
 import { startedText } from './messages.js';
-import { formatRun, formatRunList } from './run-views.js';
+import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
+import type { ButtonJson } from '../store/schema.js';
+import { MAX_TIMEOUT_MINUTES } from './command.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 
 /** How long files sent without a command wait for the next launch, in ms (issue #13). */
@@ -197,6 +199,46 @@ export class Dispatcher {
         if (!approval || !run || !inConversation(run)) return 'That approval is not known here.';
         return deps.approvals!.press(approval.id, press.action, `${press.platform}:${press.senderId}`);
       }
+      case 'redeliver':
+        return this.redeliver(press.arg);
+      case 'keep':
+        return 'The run continues.';
+      case 'extend': {
+        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        if (!run || !inConversation(run)) return 'That run is not known here.';
+        if (run.status !== 'starting' && run.status !== 'running') return 'That run has already finished.';
+        const extended = deps.supervisor.extend(run.id as RunId, EXTEND_MS);
+        if (extended === false) return 'That run is supervised by another baton process; /cancel it there.';
+        if (extended === 'capped') return `The run already has the longest wall clock, ${MAX_TIMEOUT_MINUTES} minutes.`;
+        const minutes = Math.round(extended / 60_000);
+        await deps.store.setTimeoutMinutes(run.id, minutes);
+        return `Wall clock now ${minutes} minutes (at most ${MAX_TIMEOUT_MINUTES}).`;
+      }
+      case 'resume': {
+        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        if (!run || !inConversation(run)) return 'That run is not known here.';
+        if (!deps.config.harness.enabled) return 'Coding agents are disabled on this machine.';
+        const message: InboundMessage = {
+          platform: press.platform,
+          dedupeKey: press.dedupeKey,
+          chatId: press.chatId,
+          isDirect: press.isDirect,
+          ...(press.threadId ? { threadId: press.threadId } : {}),
+          messageId: press.messageId,
+          senderId: press.senderId,
+          senderName: '',
+          senderIsBot: false,
+          text: RESUME_TASK,
+          receivedAt: press.receivedAt,
+        };
+        try {
+          const runId = await this.launch(run.vendor, { progress: false }, RESUME_TASK, message, run);
+          return `Resuming as ${runId}.`;
+        } catch (err) {
+          if (!isBatonError(err)) throw err;
+          return err.message.slice(0, 190);
+        }
+      }
       case 'stop': {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
@@ -275,13 +317,17 @@ export class Dispatcher {
           return { kind: 'refused', code: 'harness_disabled' };
         }
         return { kind: 'launched', runId: await this.launch(command.vendor, command.options, command.task, message) };
-      case 'runs':
-        await this.reply(
-          message,
-          command.runId
-            ? await this.describeRun(command.runId)
-            : formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), await deps.store.deadLetters(5)),
-        );
+      case 'runs': {
+        if (command.runId) {
+          await this.reply(message, await this.describeRun(command.runId));
+          return ANSWERED;
+        }
+        const dead = await deps.store.deadLetters(5);
+        await this.reply(message, formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), dead), redeliverButtons(dead));
+        return ANSWERED;
+      }
+      case 'redeliver':
+        await this.reply(message, await this.redeliver(command.deliveryId));
         return ANSWERED;
       case 'cancel':
         await this.reply(message, await this.cancel(command.runId));
@@ -458,6 +504,15 @@ export class Dispatcher {
     return undefined;
   }
 
+  /** `/redeliver ID` and the Redeliver button: a dead letter goes back to the queue once. */
+  private async redeliver(id: string): Promise<string> {
+    const row = /^\d+$/.test(id) ? await this.deps.store.redeliver(Number(id), this.deps.clock.now()) : undefined;
+    if (!row) return `#${id} is not a dead letter (see /runs for the list).`;
+    this.deps.logger.info({ deliveryId: row.id, runId: row.runId }, 'dead letter redelivered by the owner');
+    const sent = await this.deps.outbox.attempt(row);
+    return sent ? `#${row.id} sent again.` : `#${row.id} is queued again; the platform refused it for now, and baton keeps retrying.`;
+  }
+
   private async use(target: string, message: InboundMessage): Promise<string> {
     const workspace = await resolveWorkspace(target, undefined, this.workspaceSettings());
     await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, workspace.cwd, this.deps.clock.now());
@@ -545,8 +600,9 @@ export class Dispatcher {
     return held && held.untilMs > this.deps.clock.nowMs() ? held.attachments : [];
   }
 
-  private async reply(message: InboundMessage, body: string): Promise<void> {
+  private async reply(message: InboundMessage, body: string, buttons?: ButtonJson[]): Promise<void> {
     await this.deps.outbox.send({
+      ...(buttons?.length ? { buttons } : {}),
       runId: null,
       kind: 'reply',
       target: {
@@ -560,6 +616,11 @@ export class Dispatcher {
   }
 }
 
+/** What the "+30 min" button adds to a run's wall clock, in ms. */
+const EXTEND_MS = 30 * 60_000;
+/** The task of a run the Resume button starts. */
+export const RESUME_TASK = 'Continue where you left off.';
+
 /** The answer for a cancel whose run end has not reached the database yet. */
 const UNRECORDED =
   'its processes are stopped, but the database is not answering, so the cancel is not recorded yet. baton keeps retrying; the outcome follows once it is written.';
@@ -569,6 +630,7 @@ function actionOf(command: Command): Action {
     case 'launch':
     case 'cancel':
     case 'stop':
+    case 'redeliver':
     case 'use':
     case 'doctor':
       return 'launch';

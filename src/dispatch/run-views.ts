@@ -1,6 +1,6 @@
 /** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
 import { formatDurationMs } from '../core/clock.js';
-import type { ApprovalRow, DeliveryRow, RunRow } from '../store/schema.js';
+import type { ApprovalRow, ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
 import { deniedCount, denialsText, formatTokens } from './messages.js';
 
 /** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
@@ -21,8 +21,14 @@ export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLe
   if (deadLetters.length > 0) {
     out.push('', 'Dead letters (never sent; kept for you):');
     for (const d of deadLetters) out.push(`#${d.id} · ${d.runId ?? 'no run'} · ${d.kind} · ${d.attempts} attempts · ${d.lastError ?? ''} · ${d.body.split('\n')[0]!.slice(0, 80)}`);
+    out.push('/redeliver ID (or its button) sends one again.');
   }
   return out.join('\n');
+}
+
+/** A Redeliver button per listed dead letter (issue #14), at most `max`. */
+export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): ButtonJson[] {
+  return deadLetters.slice(0, max).map((d) => ({ label: `Redeliver #${d.id}`, action: 'redeliver', arg: String(d.id) }));
 }
 
 /**
@@ -34,6 +40,7 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
     `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
     `cwd: ${run.cwd}`,
+    `timeout: ${run.options.timeoutMinutes} min`,
     `created: ${run.createdAt.toISOString()}`,
   ];
   if (run.startedAt) lines.push(`started: ${run.startedAt.toISOString()}`);

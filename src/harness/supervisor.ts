@@ -14,7 +14,7 @@ import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { DeliveryRow, RunRow } from '../store/schema.js';
+import type { ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
 import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
@@ -91,6 +91,8 @@ export interface SupervisorDeps {
    * @default none: such a run fails at launch with `approvals_unavailable`
    */
   approvalServer?: (runId: string, token: string) => { command: string; args: string[]; env: Record<string, string> };
+  /** Told once a run's end is in the database (closes its open tool approvals). @default none */
+  onRunEnded?: (runId: RunId) => Promise<void>;
   /** Backoff of the run-end write while the database is away. @default TERMINAL_WRITE_POLICY */
   terminalWrite?: TerminalWritePolicy;
 }
@@ -103,7 +105,12 @@ interface ActiveRun {
   done: Promise<void>;
   /** Set once the run's end is in the database: its status, or `already_ended` when it was not active any more. */
   ended?: RunRow['status'] | 'already_ended';
+  /** Moves the wall-clock deadline (set once the CLI runs): @returns the new limit in ms, or undefined when already at the cap. */
+  extend?: (addMs: number) => number | undefined;
 }
+
+/** Longest wall clock of a run, also after "+30 min" presses, in ms (240 minutes, PRODUCT.md §2). */
+export const MAX_RUN_WALL_CLOCK_MS = 240 * 60_000;
 
 /**
  * What {@link RunSupervisor.cancel} achieved: `cancelled` is recorded in the database; `ended`
@@ -220,6 +227,19 @@ export class RunSupervisor {
     return entry.ended === 'cancelled' ? { kind: 'cancelled' } : { kind: 'ended', status: entry.ended };
   }
 
+  /**
+   * Moves the wall-clock deadline of a run this process supervises by `addMs`, capped at
+   * {@link MAX_RUN_WALL_CLOCK_MS} (issue #14, the "+30 min" button).
+   *
+   * @returns the new limit in ms; `capped` when it already is at the cap; false when this
+   *   process does not supervise the run (or its CLI has not started yet).
+   */
+  extend(runId: RunId, addMs: number): number | 'capped' | false {
+    const extend = this.active.get(runId)?.extend;
+    if (!extend) return false;
+    return extend(addMs) ?? 'capped';
+  }
+
   /** Stops every run (service shutdown); each ends `interrupted` with resume guidance. */
   async shutdown(): Promise<void> {
     if (this.cancelPoll) clearTimeout(this.cancelPoll);
@@ -328,8 +348,19 @@ export class RunSupervisor {
         stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) }).then(() => undefined);
         return stopping;
       };
-      const timer = setTimeout(() => void entry.stop({ timedOut: true }), timeoutMs);
+      let limitMs = timeoutMs;
+      const spawnedAtMs = deps.clock.nowMs();
+      let timer = setTimeout(() => void entry.stop({ timedOut: true }), limitMs);
       timer.unref();
+      entry.extend = (addMs) => {
+        const next = Math.min(limitMs + addMs, Math.max(limitMs, MAX_RUN_WALL_CLOCK_MS));
+        if (next === limitMs) return undefined;
+        limitMs = next;
+        clearTimeout(timer);
+        timer = setTimeout(() => void entry.stop({ timedOut: true }), Math.max(0, spawnedAtMs + limitMs - deps.clock.nowMs()));
+        timer.unref();
+        return limitMs;
+      };
       // After the terminal event the CLI gets a grace to exit; any later event restarts it.
       let finishTimer: NodeJS.Timeout | undefined;
       const armFinishGrace = (): void => {
@@ -342,8 +373,8 @@ export class RunSupervisor {
         firstEventMs: deps.limits.firstEventMs,
         inactivityMs: deps.limits.inactivityMs,
         onNoFirstEvent: () =>
-          this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; /cancel ${runId} to stop it.`),
-        onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; /cancel ${runId} to stop it.`),
+          this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; /cancel ${runId} to stop it.`, advisoryButtons(runId)),
+        onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; /cancel ${runId} to stop it.`, advisoryButtons(runId)),
       });
       const progress = run.options.progress ? this.progressReporter(run, installed.vendor) : undefined;
       stopWatchdog = () => {
@@ -492,7 +523,14 @@ export class RunSupervisor {
         exitSignal: exit.signal,
         endedAt,
       },
-      outcome: { runId, kind: 'outcome', target: outcomeTarget(run), body },
+      outcome: {
+        runId,
+        kind: 'outcome',
+        target: outcomeTarget(run),
+        body,
+        // A run that failed or was interrupted with a session can be resumed with one press (issue #14).
+        ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted') ? { buttons: [{ label: 'Resume', action: 'resume', arg: runId }] } : {}),
+      },
     };
     // The database may be away right now (issue #18 item 8): the record goes to the run directory
     // first, and the database write is retried until it lands or the service stops.
@@ -506,6 +544,7 @@ export class RunSupervisor {
       return;
     }
     if (entry) entry.ended = outcome ? classified.status : 'already_ended';
+    await deps.onRunEnded?.(runId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not close the tool approvals of an ended run'));
     deps.logger.info({ runId, status: classified.status, reason: classified.reason }, 'run finished');
     this.tracer.trace(classified.status === 'completed' ? 'run_complete' : 'run_error', {
       runId,
@@ -521,10 +560,10 @@ export class RunSupervisor {
   }
 
   /** Posts a best-effort notice about a run to its origin; failures are logged, never thrown. */
-  private notify(run: RunRow, text: string): void {
+  private notify(run: RunRow, text: string, buttons?: ButtonJson[]): void {
     const { deps } = this;
     void deps.outbox
-      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `[run ${run.id}] ${text}` })
+      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `[run ${run.id}] ${text}`, ...(buttons ? { buttons } : {}) })
       .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not post a notice'));
   }
 
@@ -608,6 +647,15 @@ function codePoints(text: string): number {
 
 /** Control flow: a cancel or shutdown arrived before the CLI was spawned, so it never is. */
 class StoppedBeforeSpawn extends Error {}
+
+/** The buttons of a watchdog advisory (issue #14). */
+function advisoryButtons(runId: string): ButtonJson[] {
+  return [
+    { label: 'Keep waiting', action: 'keep', arg: runId },
+    { label: '+30 min', action: 'extend', arg: runId },
+    { label: 'Stop', action: 'stop', arg: runId },
+  ];
+}
 
 /** Outcome messages reply to the request that launched the run, in its thread. */
 export function outcomeTarget(run: Pick<RunRow, 'origin'>): { platform: string; chatId: string; threadId?: string; replyToMessageId?: string } {

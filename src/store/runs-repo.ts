@@ -406,6 +406,29 @@ export class RunStore {
     return row;
   }
 
+  /**
+   * Puts a dead letter back in the queue, due now, with its attempts reset (issue #14,
+   * `/redeliver ID`). Parts already sent stay sent.
+   *
+   * @returns the row, or undefined when `id` is not a dead letter (never dead, or redelivered already).
+   */
+  async redeliver(id: number, now: Date): Promise<DeliveryRow | undefined> {
+    const [row] = await this.db
+      .update(deliveries)
+      .set({ status: 'pending', attempts: 0, lastError: null, nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS) })
+      .where(and(eq(deliveries.id, id), eq(deliveries.status, 'dead')))
+      .returning();
+    return row;
+  }
+
+  /** Records a run's new wall-clock limit (the "+30 min" button), in whole minutes. */
+  async setTimeoutMinutes(id: string, minutes: number): Promise<void> {
+    await this.db
+      .update(runs)
+      .set({ options: sql`jsonb_set(${runs.options}, '{timeoutMinutes}', to_jsonb(${minutes}::int))` })
+      .where(eq(runs.id, id));
+  }
+
   /** Writes a message that no run state change caused (command answers, refusals). */
   async enqueue(delivery: NewDelivery, now: Date): Promise<DeliveryRow> {
     const [row] = await this.db.insert(deliveries).values(toDeliveryValues(delivery, now)).returning();
