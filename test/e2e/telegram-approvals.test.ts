@@ -143,7 +143,8 @@ describe('buttons on Telegram', () => {
 
   it('a watchdog advisory carries Keep waiting, +30 min (moves the deadline) and Stop', async () => {
     const { telegram, anthropic } = world;
-    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch slow.txt' } }, { kind: 'message', text: 'unreached' });
+    // Only the tool call is queued: the run is stopped before claude asks for another turn.
+    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch slow.txt' } });
     telegram.pushUpdate(world.privateMessage(OWNER, '/claude approve timeout:30 create slow.txt', 60));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 60 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
@@ -174,6 +175,23 @@ describe('buttons on Telegram', () => {
     const resumed = await telegram.waitForSent((m) => m.text.includes(`] started · claude · `) && m.text.endsWith(`resuming ${runId}`), WAIT_MS);
     const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(resumed.text)}] completed`), WAIT_MS);
     expect(done.text).toContain('Picked it up again.');
+  });
+
+  it('a restart while an approval waits: the run is interrupted, its approval closed as run_gone, and Resume offered', async () => {
+    const { telegram, anthropic } = world;
+    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch crash.txt' } });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude approve create crash.txt', 90));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 90 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const ask = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
+    await world.crashAndRestart();
+    const interrupted = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] interrupted`), WAIT_MS);
+    expect(Object.keys(buttonsOf(interrupted))).toEqual(['Resume']);
+    expect(await press(world, ask, 'Allow', OWNER)).toMatch(/^(Already decided: run_gone\.|That run has already ended\.)$/);
+    telegram.pushUpdate(world.privateMessage(OWNER, `/runs ${runId}`, 91));
+    const view = await telegram.waitForSent((m) => replyTarget(m) === 91, WAIT_MS);
+    expect(view.text).toMatch(/Bash: touch crash\.txt · asked \S+ · run_gone by baton/);
+    expect(await processesOfRun(runId)).toEqual([]);
   });
 
   it('/runs dead letters carry Redeliver, which resends a dead letter once', async () => {
