@@ -185,14 +185,16 @@ describe('buttons on Telegram', () => {
     const runId = runIdOf(started.text);
     const ask = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
     await world.crashAndRestart();
-    const interrupted = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] interrupted`), WAIT_MS);
+    // The ask may have reached Telegram before the killed service recorded it: the outbox then
+    // sends it again once its 60 s lease ends, and the run's outcome follows it in order.
+    const interrupted = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] interrupted`), 3 * WAIT_MS);
     expect(Object.keys(buttonsOf(interrupted))).toEqual(['Resume']);
     expect(await press(world, ask, 'Allow', OWNER)).toMatch(/^(Already decided: run_gone\.|That run has already ended\.)$/);
     telegram.pushUpdate(world.privateMessage(OWNER, `/runs ${runId}`, 91));
     const view = await telegram.waitForSent((m) => replyTarget(m) === 91, WAIT_MS);
     expect(view.text).toMatch(/Bash: touch crash\.txt · asked \S+ · run_gone by baton/);
     expect(await processesOfRun(runId)).toEqual([]);
-  });
+  }, 5 * WAIT_MS);
 
   it('/runs dead letters carry Redeliver, which resends a dead letter once', async () => {
     const { telegram } = world;
