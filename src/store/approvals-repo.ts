@@ -21,6 +21,15 @@ export interface NewApproval {
   kind: string;
 }
 
+/**
+ * The input as jsonb can hold it: jsonb refuses U+0000, which a model may put in a tool input
+ * (anything claude forwards is untrusted), so it becomes U+FFFD in the stored copy; the row is
+ * a record, claude runs the call with the input it has.
+ */
+function storableInput(input: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(input), (_key, value: unknown) => (typeof value === 'string' ? value.replaceAll('\u0000', '\ufffd') : value)) as Record<string, unknown>;
+}
+
 /** The approvals repository: the only module that writes `approvals`. */
 export class ApprovalStore {
   constructor(private readonly db: Db) {}
@@ -32,7 +41,7 @@ export class ApprovalStore {
   async open(request: NewApproval, now: Date): Promise<{ row: ApprovalRow; created: boolean }> {
     const [created] = await this.db
       .insert(approvals)
-      .values({ ...request, requestedAt: now })
+      .values({ ...request, input: storableInput(request.input), requestedAt: now })
       .onConflictDoNothing({ target: [approvals.runId, approvals.requestId] })
       .returning();
     if (created) return { row: created, created: true };
