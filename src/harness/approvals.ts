@@ -134,6 +134,12 @@ export function approvalButtons(approvalId: number): ButtonJson[] {
   ];
 }
 
+/** The approval wait in words: whole minutes as "10 minutes", anything else as a duration ("1s"). */
+function waitWords(ms: number): string {
+  const minutes = ms / 60_000;
+  return Number.isInteger(minutes) ? `${minutes} minute${minutes === 1 ? '' : 's'}` : formatDurationMs(ms);
+}
+
 /** What claude is told for each decision. */
 function answerOf(row: ApprovalRow, timeoutMs: number): ApprovalAnswer {
   const decision = row.decision!;
@@ -144,7 +150,7 @@ function answerOf(row: ApprovalRow, timeoutMs: number): ApprovalAnswer {
     case 'deny':
       return { state: 'decided', decision, behavior: 'deny', message: 'The owner denied this tool call from the chat.' };
     case 'timeout':
-      return { state: 'decided', decision, behavior: 'deny', message: `The owner did not answer within ${formatDurationMs(timeoutMs)}, so this tool call is denied.` };
+      return { state: 'decided', decision, behavior: 'deny', message: `The owner did not answer within ${waitWords(timeoutMs)}, so this tool call is denied.` };
     case 'run_gone':
       return { state: 'decided', decision, behavior: 'deny', message: 'The run ended before the owner answered.' };
   }
@@ -195,7 +201,7 @@ export class ApprovalBroker {
           runId: run.id as RunId,
           kind: 'approval',
           target: outcomeTarget(run),
-          body: `[run ${run.id}] claude asks to use ${request.tool}:\n${describeToolCall(request.tool, request.input)}\n\nNo answer within ${formatDurationMs(deps.timeoutMs)} denies it. Allow for this run covers ${describeKind(kind)}.`,
+          body: `[run ${run.id}] claude asks to use ${request.tool}:\n${describeToolCall(request.tool, request.input)}\n\nNo answer within ${waitWords(deps.timeoutMs)} denies it. Allow for this run covers ${describeKind(kind)}.`,
           buttons: approvalButtons(row.id),
         });
         deps.logger.info({ runId: run.id, approvalId: row.id, tool: request.tool }, 'tool approval asked in chat');
@@ -219,7 +225,7 @@ export class ApprovalBroker {
             runId: run.id as RunId,
             kind: 'notice',
             target: outcomeTarget(run),
-            body: `[run ${run.id}] No answer within ${formatDurationMs(deps.timeoutMs)}: ${request.tool} denied.`,
+            body: `[run ${run.id}] No answer within ${waitWords(deps.timeoutMs)}: ${request.tool} denied.`,
           });
           return answerOf(timedOut, deps.timeoutMs);
         }
