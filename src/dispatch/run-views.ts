@@ -52,7 +52,7 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
   lines.push(`deliveries: ${deliveries.length - pending - dead} delivered, ${pending} pending, ${dead} dead`);
   const result = run.status === 'completed' ? run.finalMessage : run.errorMessage;
   if (result) lines.push('', tailBytes(result, RESULT_TAIL_BYTES));
-  if (run.denials.length > 0) lines.push('', denialsText(run.denials));
+  if (run.denials.length > 0) lines.push('', denialsText(run.denials, run.options.approve === true));
   if (approvals.length > 0) {
     lines.push('', 'Approvals:');
     for (const a of approvals) {

@@ -91,7 +91,7 @@ describe('tool approvals from Telegram (owner answers)', () => {
     expect(await press(world, ask, 'Deny', OWNER)).toBe('Denied.');
     const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
     expect(done.text.split('\n')[0]).toMatch(/ · 1 tool call denied$/);
-    expect(done.text).toContain('- Bash: touch refused.txt');
+    expect(done.text).toContain('- Bash: touch refused.txt\nThey were denied in the chat (Deny, or no answer in time); Allow lets such a call run next time.');
     expect(await exists(join(repo, 'refused.txt'))).toBe(false);
     // A second press of the same message changes nothing.
     expect(await press(world, ask, 'Allow', OWNER)).toMatch(/^(Already decided: deny\.|That run has already ended\.)$/);
