@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { BatonError } from './core/errors.js';
 import type { Logger } from './core/logger.js';
 import { exitCode, toDoctorJson, type DoctorReport } from './doctor/index.js';
+import type { ApprovalAnswer, ApprovalRequest } from './harness/approvals.js';
+import type { RunRow } from './store/schema.js';
 
 /** What the running service records about itself. */
 export interface ServiceState {
@@ -37,6 +39,66 @@ export type AdminCommand = (text: string) => Promise<string[]>;
  * client goes away, and the run is then cancelled.
  */
 export type AdminAsk = (text: string, files: readonly string[], onMessage: (text: string) => void, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
+/**
+ * The approvals side of the HTTP surface, for the per-run permission-prompt server: `authorize`
+ * checks the run's own token; `request` waits (long poll) for a decision.
+ */
+export interface ApprovalEndpoint {
+  authorize(runId: string, token: string): Promise<RunRow | undefined>;
+  request(run: RunRow, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+}
+
+/** Largest approval request body, in bytes (a Write of a large file carries its content). */
+const APPROVAL_BODY_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * `POST /approvals/request` with `Authorization: Bearer <run token>` and
+ * `{"runId", "requestId", "tool", "input"}`: 200 with an {@link ApprovalAnswer}; 401 for a wrong
+ * token or a run that asks no approvals; 400 for a malformed body.
+ */
+function handleApproval(req: IncomingMessage, res: ServerResponse, endpoint: ApprovalEndpoint, logger: Logger): void {
+  if (req.method !== 'POST') {
+    res.writeHead(405, { allow: 'POST' }).end();
+    return;
+  }
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk: string) => {
+    body += chunk;
+    if (body.length > APPROVAL_BODY_MAX_BYTES) req.destroy();
+  });
+  req.on('end', () => {
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    void (async () => {
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        parsed = {};
+      }
+      const { runId, requestId, tool, input } = parsed;
+      if (typeof runId !== 'string' || typeof requestId !== 'string' || typeof tool !== 'string' || typeof input !== 'object' || input === null || Array.isArray(input)) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"runId", "requestId", "tool", "input": {…}}\n');
+        return;
+      }
+      const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      const run = await endpoint.authorize(runId, token);
+      if (!run) {
+        res.writeHead(401, { 'content-type': 'text/plain' }).end('refused\n');
+        return;
+      }
+      const answer = await endpoint.request(run, { runId, requestId, tool, input: input as Record<string, unknown> }, gone.signal);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    })().catch((err: unknown) => {
+      logger.error({ err }, 'approval request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('approval request failed\n');
+    });
+  });
+}
 
 /** `$BATON_HOME/service.json`. */
 export function serviceStatePath(batonHome: string): string {
@@ -73,6 +135,8 @@ export async function startHealthServer(options: {
   admin: AdminCommand;
   /** `baton ask` through this process, for the same reason. */
   ask?: AdminAsk;
+  /** Tool approvals of claude runs (`POST /approvals/request`, per-run token). @default none (404) */
+  approvals?: ApprovalEndpoint;
   logger: Logger;
 }): Promise<HealthServer> {
   const adminToken = randomBytes(24).toString('hex');
@@ -80,6 +144,10 @@ export async function startHealthServer(options: {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/admin/command') {
       handleAdmin(req, res, adminToken, options.admin, options.logger);
+      return;
+    }
+    if (path === '/approvals/request' && options.approvals) {
+      handleApproval(req, res, options.approvals, options.logger);
       return;
     }
     if (path === '/admin/ask' && options.ask) {

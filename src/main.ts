@@ -138,7 +138,10 @@ export async function startService(options: StartOptions): Promise<Service> {
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
   let report: () => Promise<DoctorReport> = () => Promise.reject(new Error('the service is still starting'));
   let fleet: NodeRegistry | undefined;
+  // Set once the health server listens: the per-run permission-prompt servers reach it there.
+  const approvalPort: { port?: number } = {};
   const runtime = await buildRuntime({
+    approvalPort,
     env,
     rawEnv,
     config,
@@ -172,6 +175,9 @@ export async function startService(options: StartOptions): Promise<Service> {
     });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile(true);
+  // Approvals whose run ended while no service ran (issue #14) are closed: nobody waits for them.
+  const closedApprovals = await runtime.approvalStore.closeGone(clock.now());
+  if (closedApprovals > 0) logger.info({ approvals: closedApprovals }, 'closed tool approvals whose run is gone');
   // Inbound events a dead process on this host claimed but never answered go back to the inbox
   // (an earlier process may have had our pid), to be handled when the channels start.
   await store.releaseInboundClaims(`${host}:`, (claimant) => {
@@ -239,6 +245,7 @@ export async function startService(options: StartOptions): Promise<Service> {
         if (!owner) return;
         void outbox.send({ runId: null, kind: 'notice', target: { platform, chatId: owner }, body: text }).catch((err: unknown) => logger.error({ err, platform }, 'could not tell the owner'));
       },
+      presses: async (press) => void (await dispatcher.handlePress(press)),
     },
     adapters,
   );
@@ -333,7 +340,19 @@ export async function startService(options: StartOptions): Promise<Service> {
   };
   let health: Awaited<ReturnType<typeof startHealthServer>>;
   try {
-    health = await startHealthServer({ port: env.httpPort ?? 0, batonHome: inputs.batonHome, host, startedAt: clock.now(), report, admin, ask, logger });
+    const approvals = runtime.approvals;
+    health = await startHealthServer({
+      port: env.httpPort ?? 0,
+      batonHome: inputs.batonHome,
+      host,
+      startedAt: clock.now(),
+      report,
+      admin,
+      ask,
+      ...(approvals ? { approvals: { authorize: (runId, token) => approvals.authorize(runId, token), request: (run, request, signal) => approvals.request(run, request, signal) } } : {}),
+      logger,
+    });
+    approvalPort.port = health.port;
   } catch (err) {
     // e.g. BATON_HTTP_PORT taken: release what started so the process exits with one clear line.
     clearInterval(nodeLossTimer);

@@ -17,7 +17,13 @@ import { detectVendors, type Detection } from './harness/detect.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
 import { resolveVendorHomes, type BaseEnv } from './harness/spawn-env.js';
 import { detectCgroupSupport, type CgroupSupport } from './harness/run-cgroup.js';
-import { RunSupervisor, type InstalledVendor } from './harness/supervisor.js';
+import { RunSupervisor, type InstalledVendor, type SupervisorDeps } from './harness/supervisor.js';
+import { ApprovalBroker } from './harness/approvals.js';
+import { APPROVAL_SERVER_SCRIPT } from './harness/approval-names.js';
+import { ApprovalStore } from './store/approvals-repo.js';
+import { BatonError } from './core/errors.js';
+import { serviceStatePath } from './health.js';
+import { fileURLToPath } from 'node:url';
 import { fileTracer } from './harness/traces.js';
 import { claudeVendor } from './harness/vendors/claude.js';
 import { codexVendor } from './harness/vendors/codex.js';
@@ -51,6 +57,11 @@ export interface RuntimeInputs {
   nodes?: () => Promise<string[]>;
   /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
   configPerCommand?: boolean;
+  /**
+   * Tool approvals (issue #14) through this process's HTTP port: the service sets the port once
+   * its health server listens. @default none (`baton ask` alone: runs launch without approvals)
+   */
+  approvalPort?: { port?: number };
   /** Wait for an unreachable PostgreSQL at start (the service); absent: fail at once (`baton ask`). */
   openRetry?: OpenRetryDeps;
 }
@@ -64,6 +75,9 @@ export interface Runtime {
   statusEditor: StatusEditor;
   supervisor: RunSupervisor;
   dispatcher: Dispatcher;
+  approvalStore: ApprovalStore;
+  /** Tool approvals, when this process serves them ({@link RuntimeInputs.approvalPort}). */
+  approvals?: ApprovalBroker;
   /** Adapters the outbox sends through; front ends add theirs. */
   adapters: Map<Platform, ChannelAdapter>;
   detections: Detection[];
@@ -109,6 +123,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const host = hostname();
   const runsDir = join(inputs.batonHome, 'harness', 'runs');
   const homes = resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir);
+  const approvalStore = new ApprovalStore(database.db);
   const supervisor = new RunSupervisor({
     store,
     outbox,
@@ -134,9 +149,15 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     status: { editor: statusEditor, describe: statusText },
     supervisorId: `${host}:${process.pid}`,
     cgroups,
+    ...(inputs.approvalPort ? { approvalServer: approvalServerFor(inputs.approvalPort, inputs.batonHome) } : {}),
+    onRunEnded: async (runId) => void (await approvalStore.closeGone(clock.now(), runId)),
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
   });
+  const approvals = inputs.approvalPort
+    ? new ApprovalBroker({ approvals: approvalStore, store, outbox, clock, logger, timeoutMs: config.harness.approvalTimeoutMs })
+    : undefined;
   const dispatcher = new Dispatcher({
+    ...(approvals ? { approvals } : {}),
     config,
     store,
     outbox,
@@ -151,5 +172,24 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     ...(inputs.nodes ? { nodes: inputs.nodes } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
   });
-  return { database, store, outbox, statusEditor, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
+  return { database, store, approvalStore, ...(approvals ? { approvals } : {}), outbox, statusEditor, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
+}
+
+/** How a run's permission-prompt server is started: this node, baton's server script, the run's token and the port. */
+function approvalServerFor(approvalPort: { port?: number }, batonHome: string): NonNullable<SupervisorDeps['approvalServer']> {
+  return (runId, token) => {
+    if (approvalPort.port === undefined) {
+      throw new BatonError('approvals_unavailable', 'Tool approvals need the service’s HTTP port, which is not open yet. Send the command again in a moment.');
+    }
+    return {
+      command: process.execPath,
+      args: [fileURLToPath(APPROVAL_SERVER_SCRIPT)],
+      env: {
+        BATON_APPROVAL_RUN_ID: runId,
+        BATON_APPROVAL_TOKEN: token,
+        BATON_APPROVAL_URL: `http://127.0.0.1:${approvalPort.port}`,
+        BATON_SERVICE_STATE: serviceStatePath(batonHome),
+      },
+    };
+  };
 }

@@ -6,7 +6,7 @@
 import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelAdapter, ChannelState, ConnectionLease, ConversationMover, InboundHandler, InboundInbox, Platform } from './types.js';
+import type { ChannelAdapter, ChannelState, ConnectionLease, ConversationMover, InboundHandler, InboundInbox, Platform, PressHandler } from './types.js';
 
 /** What a channel factory receives. */
 export interface ChannelDeps {
@@ -25,6 +25,8 @@ export interface ChannelDeps {
   lease?: (platform: Platform, token: string) => ConnectionLease;
   /** Tells the platform's owner something once (e.g. a poller outside the fleet). @default none */
   notifyOwner?: (platform: ChannelPlatform, text: string) => void;
+  /** Where a channel hands presses of baton's buttons (issue #14). @default none (buttons do nothing) */
+  presses?: PressHandler;
 }
 
 /**

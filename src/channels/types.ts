@@ -5,6 +5,7 @@
  */
 import { BatonError } from '../core/errors.js';
 import type { Readable } from 'node:stream';
+import type { ButtonJson } from '../store/schema.js';
 
 /** A file offered with a message, not yet downloaded. */
 export interface IncomingAttachment {
@@ -71,6 +72,8 @@ export interface OutboundMessage {
   threadId?: string;
   replyToMessageId?: string;
   text: string;
+  /** Buttons under the message, in one row (issue #14). @default none */
+  buttons?: readonly ButtonJson[];
 }
 
 /** One file to send (issue #13): a long answer's `result.md`, a run's `.patch`. */
@@ -94,7 +97,37 @@ export interface MessageEdit {
   messageId: string;
   /** The whole new text, within {@link ChannelAdapter.maxMessageLength}. */
   text: string;
+  /** Buttons to keep under the message (an edit without them removes Telegram's inline keyboard). @default none */
+  buttons?: ButtonJson[];
 }
+
+/**
+ * A press of one of baton's buttons (issue #14), normalized: Telegram `callback_query`, Slack
+ * `block_actions`, Discord button interaction. Deduplicated like a message, by `dedupeKey`.
+ */
+export interface InboundPress {
+  platform: Platform;
+  /** Telegram `botId:update_id`; Slack/Discord the interaction's id. */
+  dedupeKey: string;
+  chatId: string;
+  threadId?: string;
+  /** The platform id of the message the button is under. */
+  messageId: string;
+  senderId: string;
+  isDirect: boolean;
+  /** What the button asks for ({@link ButtonJson.action}) and its argument. */
+  action: string;
+  arg: string;
+  receivedAt: Date;
+  /**
+   * Answers the press itself (Telegram `answerCallbackQuery`, a Slack/Discord ephemeral reply):
+   * a short text only the presser sees. Called at most once.
+   */
+  answer(text: string): Promise<void>;
+}
+
+/** Called by an adapter for every normalized press; errors are the adapter's to log. */
+export type PressHandler = (press: InboundPress) => Promise<void>;
 
 /** One raw update held by the {@link InboundInbox}. */
 export interface InboxUpdate {

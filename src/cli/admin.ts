@@ -10,6 +10,7 @@ import { formatRun, formatRunList } from '../dispatch/run-views.js';
 import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { RunStore } from '../store/runs-repo.js';
+import { ApprovalStore } from '../store/approvals-repo.js';
 import { readServiceState } from '../health.js';
 import { exists } from './operator.js';
 import { join } from 'node:path';
@@ -76,7 +77,7 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
       out('No coding run found for that id.');
       return 1;
     }
-    out(formatRun(run, await store.deliveriesOfRun(run.id as RunId)));
+    out(formatRun(run, await store.deliveriesOfRun(run.id as RunId), await new ApprovalStore(store.database).ofRun(run.id)));
     return 0;
   }, () => {
     out(id ? 'No coding run found for that id.' : `No coding runs yet (the embedded database in ${join(inputs.batonHome, 'pgdata')} is created by the first \`baton start\` or \`baton ask\`).`);

@@ -36,6 +36,8 @@ export interface HarnessConfig {
   readonly passEnv: readonly string[];
   /** Silence during a run before the inactivity notice, in ms. */
   readonly inactivityMs: number;
+  /** How long a tool approval waits for the owner, in ms (`approval_timeout_minutes`); then it is denied. */
+  readonly approvalTimeoutMs: number;
   /** Largest prompt passed in argv, in UTF-8 bytes; larger ones go to the CLI on stdin. */
   readonly promptArgvMaxBytes: number;
   /** Largest attachment, in bytes (`max_attachment_mb`). */
@@ -165,6 +167,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       defaultTimeoutMs: h.default_timeout_minutes * MS_PER_MINUTE,
       firstEventMs: h.first_event_seconds * MS_PER_SECOND,
       inactivityMs: h.inactivity_minutes * MS_PER_MINUTE,
+      approvalTimeoutMs: Math.round(h.approval_timeout_minutes * MS_PER_MINUTE),
       finishGraceMs: h.finish_grace_seconds * MS_PER_SECOND,
       passEnv: [...h.pass_env],
       promptArgvMaxBytes: h.prompt_argv_max_kb * BYTES_PER_KIB,

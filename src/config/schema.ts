@@ -93,6 +93,8 @@ const harnessSection = z.strictObject({
     "Seconds a vendor CLI may take to exit after its terminal event (codex turn.completed/turn.failed, claude's last result) before baton stops it and judges the run from that event."),
   inactivity_minutes: documented(int(1, MAX_TIMEOUT_MINUTES).default(10), `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
     'Minutes of silence from a running vendor before an advisory notice; the run continues.'),
+  approval_timeout_minutes: documented(z.number().gt(0).max(MAX_TIMEOUT_MINUTES).default(10), `number of minutes, more than 0, at most ${MAX_TIMEOUT_MINUTES} (fractions allowed)`,
+    'Minutes a tool approval waits for the owner\'s Allow or Deny (claude runs with mode:default or approve); no answer by then denies the call, and the chat says so.'),
   prompt_argv_max_kb: documented(int(1, PROMPT_ARGV_MAX_KB_CAP).default(100), `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,
     'Largest prompt in KiB (UTF-8 bytes / 1024) passed as a command-line argument; larger prompts go to the CLI on stdin.'),
   max_attachment_mb: documented(int(1, 2048).default(20), 'integer MiB, 1 to 2048',

@@ -33,6 +33,9 @@ first_event_seconds = 120
 finish_grace_seconds = 10
 # Minutes of silence from a running vendor before an advisory notice. The run continues.
 inactivity_minutes = 10
+# Minutes a tool approval (claude with mode:default or approve) waits for your Allow or Deny in
+# the chat; no answer by then denies the call. Fractions are allowed.
+approval_timeout_minutes = 10
 # Largest prompt, in KiB of UTF-8, passed on the command line (at most 120: Linux caps one
 # argument at 128 KiB). Larger prompts go to the CLI on stdin.
 prompt_argv_max_kb = 100

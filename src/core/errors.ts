@@ -39,6 +39,7 @@ export type ErrorCode =
   | 'text_unstorable'
   // spawning and runs
   | 'spawn_failed'
+  | 'approvals_unavailable'
   | 'user_unresolved'
   | 'task_too_long'
   | 'git_failed'

@@ -166,7 +166,7 @@ export class Outbox {
     for (let index = row.partsDelivered; index < items.length; index++) {
       const item = items[index]!;
       try {
-        const messageId = item.kind === 'text' ? await this.sendPart(adapter, row, item.text) : await this.sendDocument(adapter, row, item.document);
+        const messageId = item.kind === 'text' ? await this.sendPart(adapter, row, item.text, index === lastTextOf(items)) : await this.sendDocument(adapter, row, item.document);
         recordedDone = index + 1 === items.length;
         ({ laterPendingInRun } = await store.recordPartsSent(row, index + 1, [messageId], recordedDone, clock.now()));
       } catch (err) {
@@ -252,8 +252,9 @@ export class Outbox {
     return messageId;
   }
 
-  private async sendPart(adapter: ChannelAdapter, row: DeliveryRow, text: string): Promise<string> {
+  private async sendPart(adapter: ChannelAdapter, row: DeliveryRow, text: string, last: boolean): Promise<string> {
     const { messageId } = await adapter.send({
+      ...(last && row.buttons?.length ? { buttons: row.buttons } : {}),
       chatId: row.target.chatId,
       ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
       ...(row.target.replyToMessageId ? { replyToMessageId: row.target.replyToMessageId } : {}),
@@ -281,4 +282,10 @@ class DocumentUnavailable extends Error {}
 function describe(err: unknown): string {
   if (err instanceof ChannelSendError) return `${err.kind}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Index of the last text part of a delivery's items (its buttons go under it), or -1. */
+function lastTextOf(items: readonly { kind: string }[]): number {
+  for (let i = items.length - 1; i >= 0; i--) if (items[i]!.kind === 'text') return i;
+  return -1;
 }

@@ -14,6 +14,7 @@
  * - a failed edit is logged (warn); a run whose edits failed {@link StatusEditorDeps.maxFailures}
  *   times is left alone. Nothing is stored: a restart forgets the live state.
  */
+import type { ButtonJson } from '../store/schema.js';
 import type { ChannelAdapter, Platform } from '../channels/types.js';
 import { ChannelSendError } from '../channels/types.js';
 import type { Clock } from '../core/clock.js';
@@ -49,7 +50,7 @@ interface RunState {
   /** Its edits failed for good: no more edits until the run ends. */
   gaveUp?: boolean;
   /** The started message once found delivered: where to edit and the text it was sent with. */
-  message?: { chatId: string; threadId?: string; messageId: string; base: string };
+  message?: { chatId: string; threadId?: string; messageId: string; base: string; buttons?: ButtonJson[] };
   lastText?: string;
 }
 
@@ -174,12 +175,15 @@ export class StatusEditor {
         ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
         messageId: ids.at(-1)!,
         base: parts.at(-1) ?? row.body,
+        // Telegram drops an inline keyboard an edit does not repeat: the Stop button stays while the run does.
+        ...(row.buttons?.length ? { buttons: row.buttons } : {}),
       };
     }
     const text = fitStatus(state.message.base, state.render(), adapter.maxMessageLength);
     if (text === state.lastText) return;
     try {
-      await adapter.editMessage({ chatId: state.message.chatId, ...(state.message.threadId ? { threadId: state.message.threadId } : {}), messageId: state.message.messageId, text });
+      const buttons = state.final ? undefined : state.message.buttons;
+      await adapter.editMessage({ chatId: state.message.chatId, ...(state.message.threadId ? { threadId: state.message.threadId } : {}), messageId: state.message.messageId, text, ...(buttons ? { buttons } : {}) });
       state.lastText = text;
     } catch (err) {
       state.failures += 1;

@@ -16,6 +16,8 @@ export interface LaunchOptions {
   posture?: string;
   /** `progress` — more detail in the live status (the last steps, the changed files); milestone notices where the channel cannot edit (`baton ask`). */
   progress: boolean;
+  /** `approve` — the owner approves each tool call claude asks about from the chat (issue #14). */
+  approve?: boolean;
 }
 
 /** A parsed chat command. */
@@ -26,6 +28,7 @@ export type Command =
   | { kind: 'runs'; runId?: string }
   | { kind: 'cancel'; runId: string }
   | { kind: 'stop' }
+  | { kind: 'redeliver'; deliveryId: string }
   | { kind: 'use'; target: string }
   | { kind: 'doctor' }
   | { kind: 'unknown'; name: string }
@@ -64,6 +67,9 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
       return { kind: 'cancel', runId: rest.split(/\s+/)[0]! };
     case 'stop':
       return { kind: 'stop' };
+    case 'redeliver':
+      if (!rest) throw usage('/redeliver needs a dead letter’s number from /runs: /redeliver 42');
+      return { kind: 'redeliver', deliveryId: rest.split(/\s+/)[0]!.replace(/^#/, '') };
     case 'doctor':
       return { kind: 'doctor' };
     case 'use':
@@ -84,9 +90,12 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
       remaining = remaining.slice(option.length);
       continue;
     }
-    const word = /^progress(?:\s+|$)/.exec(remaining);
+    const word = /^(progress|approve)(?:\s+|$)/.exec(remaining);
     if (!word) break;
-    options.progress = true;
+    if (word[1] === 'approve') {
+      if (vendor === 'codex') throw usage(APPROVE_CODEX);
+      options.approve = true;
+    } else options.progress = true;
     remaining = remaining.slice(word[0].length);
   }
   const task = remaining.trim();
@@ -169,6 +178,9 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
   }
 }
 
+/** Why `approve` is refused for codex (README "Tool approvals"). */
+export const APPROVE_CODEX = 'approve is a claude option: `codex exec` has no approval channel, so codex runs keep their sandbox (sandbox:read-only|workspace-write).';
+
 function usage(message: string): BatonError {
   return new BatonError('usage', message);
 }
@@ -180,9 +192,11 @@ export const HELP_TEXT = [
   '/codex TASK, /claude TASK, /run TASK: launch a run (/run uses the default vendor)',
   '  options before TASK: in:ALIAS|PATH (quote a path with spaces: in:"/my dir")  timeout:MINUTES  model:NAME  progress',
   '  sandbox:read-only|workspace-write (codex)  mode:default|manual|acceptEdits|auto|dontAsk|plan (claude)',
+  '  approve (claude; also mode:default): each tool call claude asks about comes to this chat with Allow / Allow for this run / Deny',
   'Reply to a [run …] message with a task to resume that run.',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',
+  '/redeliver ID: send a dead letter (listed by /runs) once more',
   '/use ALIAS|PATH: set this conversation’s default directory',
   '/doctor: the health of this baton (owner only)',
   '/whoami: your user id and this chat’s id',

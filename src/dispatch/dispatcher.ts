@@ -4,7 +4,8 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IncomingAttachment, InboundMessage } from '../channels/types.js';
+import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
+import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import { BatonError, isBatonError, type ErrorCode } from '../core/errors.js';
@@ -16,10 +17,12 @@ import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow, Vendor as VendorName } from '../store/schema.js';
-import { HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
+import { APPROVE_CODEX, HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
 import { startedText } from './messages.js';
-import { formatRun, formatRunList } from './run-views.js';
+import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
+import type { ButtonJson } from '../store/schema.js';
+import { MAX_TIMEOUT_MINUTES } from './command.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 
 /** How long files sent without a command wait for the next launch, in ms (issue #13). */
@@ -62,6 +65,8 @@ export interface DispatcherDeps {
   /** Directories no run may contain or lie in (`$BATON_HOME`, the CLI homes). @default none */
   protectedDirs?: readonly string[];
   runsDir: string;
+  /** Tool approvals of claude runs (issue #14). @default none: `approve` and mode:default launch without them */
+  approvals?: ApprovalBroker;
   /** The doctor table, for `/doctor`. */
   doctor?: () => Promise<string>;
   /** One line per node of the fleet sharing this database, for `/runs` (issue #16). @default none */
@@ -160,6 +165,102 @@ export class Dispatcher {
     return result;
   }
 
+  /**
+   * Handles one press of a baton button (issue #14): only the owner's press counts (anyone
+   * else is answered "owner only" and nothing changes); the press is claimed by its dedupe key
+   * first, like a message, so a replayed press acts once. Throws only on infrastructure failure.
+   */
+  async handlePress(press: InboundPress): Promise<DispatchResult> {
+    const { deps } = this;
+    const { platform, dedupeKey } = press;
+    const role = press.platform === 'terminal' ? 'owner' : roleOf(deps.config.channels[press.platform], press.senderId);
+    if (role !== 'owner') {
+      await deps.store.forgetInbound(platform, dedupeKey);
+      await press.answer('Only the owner can use these buttons.');
+      return { kind: 'refused', code: 'not_authorized' };
+    }
+    if (!(await deps.store.recordInbound(platform, dedupeKey, press.receivedAt, deps.supervisor.supervisorId))) {
+      deps.logger.info({ platform, dedupeKey }, 'duplicate button press ignored');
+      return { kind: 'duplicate' };
+    }
+    await press.answer(await this.actOnPress(press));
+    await deps.store.markInboundHandled(platform, dedupeKey);
+    return ANSWERED;
+  }
+
+  /** What a press does; @returns the short answer the presser sees. */
+  private async actOnPress(press: InboundPress): Promise<string> {
+    const { deps } = this;
+    const inConversation = (run: RunRow): boolean => run.origin.platform === press.platform && run.origin.chatId === press.chatId;
+    switch (press.action) {
+      case APPROVAL_ACTIONS.allow:
+      case APPROVAL_ACTIONS.allow_run:
+      case APPROVAL_ACTIONS.deny: {
+        const approval = deps.approvals && /^\d+$/.test(press.arg) ? await deps.approvals.approval(Number(press.arg)) : undefined;
+        const run = approval ? await deps.store.getRun(approval.runId) : undefined;
+        if (!approval || !run || !inConversation(run)) return 'That approval is not known here.';
+        return deps.approvals!.press(approval.id, press.action, `${press.platform}:${press.senderId}`);
+      }
+      case 'redeliver':
+        return this.redeliver(press.arg);
+      case 'keep':
+        return 'The run continues.';
+      case 'extend': {
+        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        if (!run || !inConversation(run)) return 'That run is not known here.';
+        if (run.status !== 'starting' && run.status !== 'running') return 'That run has already finished.';
+        const extended = deps.supervisor.extend(run.id as RunId, EXTEND_MS);
+        if (extended === false) return 'That run is supervised by another baton process; /cancel it there.';
+        if (extended === 'capped') return `The run already has the longest wall clock, ${MAX_TIMEOUT_MINUTES} minutes.`;
+        const minutes = Math.round(extended / 60_000);
+        await deps.store.setTimeoutMinutes(run.id, minutes);
+        return `Wall clock now ${minutes} minutes (at most ${MAX_TIMEOUT_MINUTES}).`;
+      }
+      case 'resume': {
+        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        if (!run || !inConversation(run)) return 'That run is not known here.';
+        if (!deps.config.harness.enabled) return 'Coding agents are disabled on this machine.';
+        const message: InboundMessage = {
+          platform: press.platform,
+          dedupeKey: press.dedupeKey,
+          chatId: press.chatId,
+          isDirect: press.isDirect,
+          ...(press.threadId ? { threadId: press.threadId } : {}),
+          messageId: press.messageId,
+          senderId: press.senderId,
+          senderName: '',
+          senderIsBot: false,
+          text: RESUME_TASK,
+          receivedAt: press.receivedAt,
+        };
+        try {
+          const runId = await this.launch(run.vendor, { progress: false }, RESUME_TASK, message, run);
+          return `Resuming as ${runId}.`;
+        } catch (err) {
+          if (!isBatonError(err)) throw err;
+          return err.message.slice(0, 190);
+        }
+      }
+      case 'stop': {
+        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        if (!run || !inConversation(run)) return 'That run is not known here.';
+        if (run.status !== 'starting' && run.status !== 'running') return 'That run has already finished.';
+        switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
+          case 'cancelled':
+            return 'Stopped.';
+          case 'requested':
+            return 'Stop requested; the outcome follows.';
+          case 'finished':
+            return 'That run has already finished.';
+          case 'unrecorded':
+            return 'Its processes are stopped; the database has not taken it yet.';
+        }
+        break;
+      }
+    }
+    return 'This button no longer does anything.';
+  }
+
   private async act(message: InboundMessage, role: Role, action: Action, command: Command | BatonError): Promise<DispatchResult> {
     const { deps } = this;
     if (!mayPerform(role, action, message.isDirect)) {
@@ -218,14 +319,18 @@ export class Dispatcher {
           return { kind: 'refused', code: 'harness_disabled' };
         }
         return { kind: 'launched', runId: await this.launch(command.vendor, command.options, command.task, message) };
-      case 'runs':
-        await this.reply(
-          message,
-          command.runId
-            ? await this.describeRun(command.runId)
-            : formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), await deps.store.deadLetters(5)) +
-                (deps.nodes ? await deps.nodes().then((lines) => (lines.length > 1 ? `\n\nNodes:\n${lines.join('\n')}` : '')) : ''),
-        );
+      case 'runs': {
+        if (command.runId) {
+          await this.reply(message, await this.describeRun(command.runId));
+          return ANSWERED;
+        }
+        const dead = await deps.store.deadLetters(5);
+        const nodes = deps.nodes ? await deps.nodes().then((lines) => (lines.length > 1 ? `\n\nNodes:\n${lines.join('\n')}` : '')) : '';
+        await this.reply(message, formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), dead) + nodes, redeliverButtons(dead));
+        return ANSWERED;
+      }
+      case 'redeliver':
+        await this.reply(message, await this.redeliver(command.deliveryId));
         return ANSWERED;
       case 'cancel':
         await this.reply(message, await this.cancel(command.runId));
@@ -286,8 +391,15 @@ export class Dispatcher {
     const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
     const workspace = await resolveWorkspace(parent ? parent.cwd : options.in, await deps.store.conversationDefault(conversation), this.workspaceSettings());
     const model = options.model ?? parent?.options.model;
-    const posture = options.posture ?? parent?.options.sandbox;
+    let posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
+    // Tool approvals (issue #14): claude runs in a mode that asks, or with `approve`.
+    const approve = vendor === 'claude' && deps.approvals !== undefined && message.platform !== 'terminal' && (options.approve === true || parent?.options.approve === true || posture === 'default' || posture === 'manual');
+    if (options.approve && !approve) {
+      throw new BatonError('approvals_unavailable', vendor === 'claude' ? 'Tool approvals are not available in this front end; launch without approve.' : APPROVE_CODEX);
+    }
+    if (approve) posture ??= 'default';
+    const approvalToken = approve ? newApprovalToken() : undefined;
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
@@ -312,7 +424,8 @@ export class Dispatcher {
       task,
       cwd: workspace.cwd,
       worktreeRoot: workspace.worktreeRoot,
-      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}) },
+      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...(approve ? { approve: true } : {}) },
+      ...(approvalToken ? { approvalTokenSha256: approvalToken.sha256 } : {}),
       origin: { ...target, senderId: message.senderId, messageId: message.messageId },
       supervisor: deps.supervisor.supervisorId,
       createdAt: now,
@@ -324,6 +437,7 @@ export class Dispatcher {
           runId,
           kind: 'started',
           target: { ...target, replyToMessageId: message.messageId },
+          buttons: [{ label: 'Stop', action: 'stop', arg: runId }],
           body: startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments)),
         },
         harness.maxActive,
@@ -343,6 +457,7 @@ export class Dispatcher {
         ...(model ? { model } : {}),
         ...(posture ? { posture } : {}),
         ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
+        ...(approvalToken ? { approvalToken: approvalToken.token } : {}),
       },
       timeoutMinutes * 60_000,
     );
@@ -391,6 +506,15 @@ export class Dispatcher {
     return undefined;
   }
 
+  /** `/redeliver ID` and the Redeliver button: a dead letter goes back to the queue once. */
+  private async redeliver(id: string): Promise<string> {
+    const row = /^\d+$/.test(id) ? await this.deps.store.redeliver(Number(id), this.deps.clock.now()) : undefined;
+    if (!row) return `#${id} is not a dead letter (see /runs for the list).`;
+    this.deps.logger.info({ deliveryId: row.id, runId: row.runId }, 'dead letter redelivered by the owner');
+    const sent = await this.deps.outbox.attempt(row);
+    return sent ? `#${row.id} sent again.` : `#${row.id} is queued again; the platform refused it for now, and baton keeps retrying.`;
+  }
+
   private async use(target: string, message: InboundMessage): Promise<string> {
     const workspace = await resolveWorkspace(target, undefined, this.workspaceSettings());
     await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, workspace.cwd, this.deps.clock.now());
@@ -405,7 +529,7 @@ export class Dispatcher {
   private async describeRun(id: string): Promise<string> {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
-    return formatRun(run, await this.deps.store.deliveriesOfRun(run.id as RunId));
+    return formatRun(run, await this.deps.store.deliveriesOfRun(run.id as RunId), (await this.deps.approvals?.ofRun(run.id)) ?? []);
   }
 
   private async cancel(id: string): Promise<string> {
@@ -478,8 +602,9 @@ export class Dispatcher {
     return held && held.untilMs > this.deps.clock.nowMs() ? held.attachments : [];
   }
 
-  private async reply(message: InboundMessage, body: string): Promise<void> {
+  private async reply(message: InboundMessage, body: string, buttons?: ButtonJson[]): Promise<void> {
     await this.deps.outbox.send({
+      ...(buttons?.length ? { buttons } : {}),
       runId: null,
       kind: 'reply',
       target: {
@@ -493,6 +618,11 @@ export class Dispatcher {
   }
 }
 
+/** What the "+30 min" button adds to a run's wall clock, in ms. */
+const EXTEND_MS = 30 * 60_000;
+/** The task of a run the Resume button starts. */
+export const RESUME_TASK = 'Continue where you left off.';
+
 /** The answer for a cancel whose run end has not reached the database yet. */
 const UNRECORDED =
   'its processes are stopped, but the database is not answering, so the cancel is not recorded yet. baton keeps retrying; the outcome follows once it is written.';
@@ -502,6 +632,7 @@ function actionOf(command: Command): Action {
     case 'launch':
     case 'cancel':
     case 'stop':
+    case 'redeliver':
     case 'use':
     case 'doctor':
       return 'launch';

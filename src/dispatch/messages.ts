@@ -63,7 +63,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
       const lines = [head];
       if (facts.note) lines.push(facts.note);
-      if (denials.length > 0) lines.push(denialsText(denials));
+      if (denials.length > 0) lines.push(denialsText(denials, run.options?.approve === true));
       if (facts.diff) lines.push(diffText(facts.diff));
       return `${lines.join('\n')}\n\n${answer}`;
     }
@@ -81,7 +81,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       if (facts.note) lines.push(facts.note);
       const last = facts.finalMessage?.trim();
       if (last) lines.push(`Last agent message:\n${clipLines(last, LAST_MESSAGE_LINES, LAST_MESSAGE_CHARS)}`);
-      if (denials.length > 0) lines.push(denialsText(denials));
+      if (denials.length > 0) lines.push(denialsText(denials, run.options?.approve === true));
       const tail = facts.diagnostics?.trim();
       if (tail) lines.push(`Diagnostics:\n${tail.slice(-DIAGNOSTICS_TAIL_CHARS)}`);
       if (facts.diff) lines.push(diffText(facts.diff));
@@ -110,7 +110,7 @@ export function deniedCount(count: number): string {
  * The denied calls, at most {@link MAX_LISTED_DENIALS}, one line each, with how to allow writes.
  * The mode names are claude's `--permission-mode` values (claude 2.1.197 and 2.1.332).
  */
-export function denialsText(denials: readonly DenialJson[]): string {
+export function denialsText(denials: readonly DenialJson[], approvals = false): string {
   const listed = denials.slice(0, MAX_LISTED_DENIALS).map((d) => `- ${d.tool}${d.detail ? `: ${d.detail}` : ''}`);
   const more = denials.length > MAX_LISTED_DENIALS ? [`- and ${denials.length - MAX_LISTED_DENIALS} more`] : [];
   return [
@@ -119,7 +119,9 @@ export function denialsText(denials: readonly DenialJson[]): string {
       : `The CLI denied these ${denials.length} tool calls; what they were for was not done:`,
     ...listed,
     ...more,
-    'To let claude write files in the project, add mode:acceptEdits to the request (baton ask takes it too).',
+    approvals
+      ? 'They were denied in the chat (Deny, or no answer in time); Allow lets such a call run next time.'
+      : 'To let claude write files in the project, add mode:acceptEdits to the request (baton ask takes it too).',
   ].join('\n');
 }
 

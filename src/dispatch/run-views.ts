@@ -1,6 +1,6 @@
 /** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
 import { formatDurationMs } from '../core/clock.js';
-import type { DeliveryRow, RunRow } from '../store/schema.js';
+import type { ApprovalRow, ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
 import { deniedCount, denialsText, formatTokens } from './messages.js';
 
 /** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
@@ -21,16 +21,26 @@ export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLe
   if (deadLetters.length > 0) {
     out.push('', 'Dead letters (never sent; kept for you):');
     for (const d of deadLetters) out.push(`#${d.id} · ${d.runId ?? 'no run'} · ${d.kind} · ${d.attempts} attempts · ${d.lastError ?? ''} · ${d.body.split('\n')[0]!.slice(0, 80)}`);
+    out.push('/redeliver ID (or its button) sends one again.');
   }
   return out.join('\n');
 }
 
-/** One run in detail, with the tail of its result and the tool calls the CLI denied. */
-export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[]): string {
+/** A Redeliver button per listed dead letter (issue #14), at most `max`. */
+export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): ButtonJson[] {
+  return deadLetters.slice(0, max).map((d) => ({ label: `Redeliver #${d.id}`, action: 'redeliver', arg: String(d.id) }));
+}
+
+/**
+ * One run in detail, with the tail of its result, the tool calls the CLI denied, and its tool
+ * approvals (issue #14): tool, input on one line, when asked, and who decided what, when.
+ */
+export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], approvals: readonly ApprovalRow[] = []): string {
   const lines = [
     `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
     `cwd: ${run.cwd}`,
+    `timeout: ${run.options.timeoutMinutes} min`,
     `created: ${run.createdAt.toISOString()}`,
   ];
   if (run.startedAt) lines.push(`started: ${run.startedAt.toISOString()}`);
@@ -42,8 +52,21 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[]): stri
   lines.push(`deliveries: ${deliveries.length - pending - dead} delivered, ${pending} pending, ${dead} dead`);
   const result = run.status === 'completed' ? run.finalMessage : run.errorMessage;
   if (result) lines.push('', tailBytes(result, RESULT_TAIL_BYTES));
-  if (run.denials.length > 0) lines.push('', denialsText(run.denials));
+  if (run.denials.length > 0) lines.push('', denialsText(run.denials, run.options.approve === true));
+  if (approvals.length > 0) {
+    lines.push('', 'Approvals:');
+    for (const a of approvals) {
+      const input = typeof a.input['command'] === 'string' ? a.input['command'] : typeof a.input['file_path'] === 'string' ? a.input['file_path'] : JSON.stringify(a.input);
+      const decided = a.decision ? `${a.decision} by ${a.decidedBy ?? '?'} at ${a.decidedAt?.toISOString() ?? '?'}` : 'waiting for the owner';
+      lines.push(`#${a.id} · ${a.tool}: ${oneLine(input, 120)} · asked ${a.requestedAt.toISOString()} · ${decided}`);
+    }
+  }
   return lines.join('\n');
+}
+
+function oneLine(text: string, maxChars: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= maxChars ? line : `${line.slice(0, maxChars - 1)}…`;
 }
 
 /** The last `maxBytes` UTF-8 bytes of `text`, never cutting a character. */

@@ -126,7 +126,8 @@ function describeExit(exit: ExitFacts): string {
  * it to put into words (`outcomeText` in dispatch/messages.ts).
  */
 export interface OutcomeFacts {
-  run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'>;
+  /** `options.approve`: the run's tool calls were approved in the chat (issue #14), which changes the denial advice. */
+  run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'> & { options?: { approve?: boolean } };
   status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
   reason: string | null;
   endedAt: Date;

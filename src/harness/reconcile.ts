@@ -74,7 +74,13 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     const row = await deps.store.finishRun(
       run.id as RunId,
       { status: 'interrupted', reason: 'restart', endedAt },
-      { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
+      {
+        runId: run.id as RunId,
+        kind: 'outcome',
+        target: outcomeTarget(run),
+        body,
+        ...(run.vendorSessionId ? { buttons: [{ label: 'Resume', action: 'resume', arg: run.id }] } : {}),
+      },
       endedAt,
     );
     deps.logger.warn({ runId: run.id, leftoverPids: killed }, 'run interrupted by a restart');

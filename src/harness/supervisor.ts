@@ -16,13 +16,14 @@ import type { Outbox } from '../delivery/outbox.js';
 import type { StatusEditor } from '../delivery/status-editor.js';
 import type { StatusFacts } from '../dispatch/messages.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { DeliveryRow, RunRow } from '../store/schema.js';
+import type { ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
 import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
 import { classifyExit, type DescribeOutcome, type ExitFacts, type OutcomeDiff } from './outcome.js';
 import { diffSinceSnapshot, removeSnapshotIndexes, snapshotTree, SNAPSHOT_FILES, type TreeSnapshot } from './diff.js';
 import type { DocumentJson } from '../store/schema.js';
+import { APPROVAL_SERVER_NAME } from './approval-names.js';
 import { terminateRun } from './process-tree.js';
 import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-cgroup.js';
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
@@ -90,6 +91,14 @@ export interface SupervisorDeps {
   tracer?: Tracer;
   /** Where run cgroups are made (`detectCgroupSupport()` at start). @default none: runs are followed by their process tree */
   cgroups?: CgroupSupport;
+  /**
+   * How to start the per-run permission-prompt server of a run that asks for approvals (issue
+   * #14): the command, its arguments and environment, written to the run's 0600 `mcp.json`.
+   * @default none: such a run fails at launch with `approvals_unavailable`
+   */
+  approvalServer?: (runId: string, token: string) => { command: string; args: string[]; env: Record<string, string> };
+  /** Told once a run's end is in the database (closes its open tool approvals). @default none */
+  onRunEnded?: (runId: RunId) => Promise<void>;
   /** Backoff of the run-end write while the database is away. @default TERMINAL_WRITE_POLICY */
   terminalWrite?: TerminalWritePolicy;
   /**
@@ -107,7 +116,12 @@ interface ActiveRun {
   done: Promise<void>;
   /** Set once the run's end is in the database: its status, or `already_ended` when it was not active any more. */
   ended?: RunRow['status'] | 'already_ended';
+  /** Moves the wall-clock deadline (set once the CLI runs): @returns the new limit in ms, or undefined when already at the cap. */
+  extend?: (addMs: number) => number | undefined;
 }
+
+/** Longest wall clock of a run, also after "+30 min" presses, in ms (240 minutes, PRODUCT.md §2). */
+export const MAX_RUN_WALL_CLOCK_MS = 240 * 60_000;
 
 /**
  * What {@link RunSupervisor.cancel} achieved: `cancelled` is recorded in the database; `ended`
@@ -234,6 +248,19 @@ export class RunSupervisor {
     return entry.ended === 'cancelled' ? { kind: 'cancelled' } : { kind: 'ended', status: entry.ended };
   }
 
+  /**
+   * Moves the wall-clock deadline of a run this process supervises by `addMs`, capped at
+   * {@link MAX_RUN_WALL_CLOCK_MS} (issue #14, the "+30 min" button).
+   *
+   * @returns the new limit in ms; `capped` when it already is at the cap; false when this
+   *   process does not supervise the run (or its CLI has not started yet).
+   */
+  extend(runId: RunId, addMs: number): number | 'capped' | false {
+    const extend = this.active.get(runId)?.extend;
+    if (!extend) return false;
+    return extend(addMs) ?? 'capped';
+  }
+
   /** Stops every run (service shutdown); each ends `interrupted` with resume guidance. */
   async shutdown(): Promise<void> {
     if (this.cancelPoll) clearTimeout(this.cancelPoll);
@@ -271,7 +298,17 @@ export class RunSupervisor {
       await chmod(runDir, 0o700);
       const promptOnStdin = this.needsStdin(installed.vendor, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
-      const launch = { ...request, promptOnStdin };
+      const launch: LaunchRequest = { ...request, promptOnStdin };
+      if (request.approvalToken !== undefined) {
+        if (!installed.vendor.supportsApprovals || !deps.approvalServer) {
+          throw new BatonError('approvals_unavailable', `Tool approvals are not available for ${run.vendor} runs here. Launch without approve (and without mode:default).`);
+        }
+        // Only baton's server, from this file (0600, in the 0700 run directory): --strict-mcp-config
+        // keeps every other MCP config out, and the token lets the server ask about this run only.
+        const mcpConfig = join(runDir, 'mcp.json');
+        await writePrivate(mcpConfig, JSON.stringify({ mcpServers: { [APPROVAL_SERVER_NAME]: { type: 'stdio', ...deps.approvalServer(runId, request.approvalToken) } } }));
+        launch.approvalMcpConfig = mcpConfig;
+      }
       const argv = installed.vendor.buildArgv(launch, { cwd: run.cwd });
       const stdinPayload = await installed.vendor.stdinPayload(launch);
       // Before the CLI exists, so nothing it writes is taken for what was already there.
@@ -337,8 +374,19 @@ export class RunSupervisor {
         stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) }).then(() => undefined);
         return stopping;
       };
-      const timer = setTimeout(() => void entry.stop({ timedOut: true }), timeoutMs);
+      let limitMs = timeoutMs;
+      const spawnedAtMs = deps.clock.nowMs();
+      let timer = setTimeout(() => void entry.stop({ timedOut: true }), limitMs);
       timer.unref();
+      entry.extend = (addMs) => {
+        const next = Math.min(limitMs + addMs, Math.max(limitMs, MAX_RUN_WALL_CLOCK_MS));
+        if (next === limitMs) return undefined;
+        limitMs = next;
+        clearTimeout(timer);
+        timer = setTimeout(() => void entry.stop({ timedOut: true }), Math.max(0, spawnedAtMs + limitMs - deps.clock.nowMs()));
+        timer.unref();
+        return limitMs;
+      };
       // After the terminal event the CLI gets a grace to exit; any later event restarts it.
       let finishTimer: NodeJS.Timeout | undefined;
       const armFinishGrace = (): void => {
@@ -351,8 +399,8 @@ export class RunSupervisor {
         firstEventMs: deps.limits.firstEventMs,
         inactivityMs: deps.limits.inactivityMs,
         onNoFirstEvent: () =>
-          this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; /cancel ${runId} to stop it.`),
-        onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; /cancel ${runId} to stop it.`),
+          this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; /cancel ${runId} to stop it.`, advisoryButtons(runId)),
+        onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; /cancel ${runId} to stop it.`, advisoryButtons(runId)),
       });
       const runReducer = reducer!;
       // Where the channel can edit, the started message is the run's live status, and `progress`
@@ -579,7 +627,15 @@ export class RunSupervisor {
         exitSignal: exit.signal,
         endedAt,
       },
-      outcome: { runId, kind: 'outcome', target: outcomeTarget(run), body, ...(documents.length > 0 ? { documents } : {}) },
+      outcome: {
+        runId,
+        kind: 'outcome',
+        target: outcomeTarget(run),
+        body,
+        ...(documents.length > 0 ? { documents } : {}),
+        // A run that failed or was interrupted with a session can be resumed with one press (issue #14).
+        ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted') ? { buttons: [{ label: 'Resume', action: 'resume', arg: runId }] } : {}),
+      },
     };
     // The database may be away right now (issue #18 item 8): the record goes to the run directory
     // first, and the database write is retried until it lands or the service stops.
@@ -593,6 +649,7 @@ export class RunSupervisor {
       return;
     }
     if (entry) entry.ended = outcome ? classified.status : 'already_ended';
+    await deps.onRunEnded?.(runId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not close the tool approvals of an ended run'));
     deps.logger.info({ runId, status: classified.status, reason: classified.reason }, 'run finished');
     this.tracer.trace(classified.status === 'completed' ? 'run_complete' : 'run_error', {
       runId,
@@ -624,10 +681,10 @@ export class RunSupervisor {
   }
 
   /** Posts a best-effort notice about a run to its origin; failures are logged, never thrown. */
-  private notify(run: RunRow, text: string): void {
+  private notify(run: RunRow, text: string, buttons?: ButtonJson[]): void {
     const { deps } = this;
     void deps.outbox
-      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `[run ${run.id}] ${text}` })
+      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `[run ${run.id}] ${text}`, ...(buttons ? { buttons } : {}) })
       .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not post a notice'));
   }
 
@@ -711,6 +768,15 @@ function codePoints(text: string): number {
 
 /** Control flow: a cancel or shutdown arrived before the CLI was spawned, so it never is. */
 class StoppedBeforeSpawn extends Error {}
+
+/** The buttons of a watchdog advisory (issue #14). */
+function advisoryButtons(runId: string): ButtonJson[] {
+  return [
+    { label: 'Keep waiting', action: 'keep', arg: runId },
+    { label: '+30 min', action: 'extend', arg: runId },
+    { label: 'Stop', action: 'stop', arg: runId },
+  ];
+}
 
 /** Outcome messages reply to the request that launched the run, in its thread. */
 export function outcomeTarget(run: Pick<RunRow, 'origin'>): { platform: string; chatId: string; threadId?: string; replyToMessageId?: string } {

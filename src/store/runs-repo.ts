@@ -14,6 +14,7 @@ import {
   inboundEvents,
   runMessages,
   runs,
+  type ButtonJson,
   type DeliveryRow,
   type DeliveryTargetJson,
   type DocumentJson,
@@ -49,6 +50,8 @@ export interface NewDelivery {
   body: string;
   /** Files sent after the text (issue #13). @default none */
   documents?: DocumentJson[];
+  /** Buttons under the message (its last part when split). @default none */
+  buttons?: ButtonJson[];
 }
 
 /** Identifies a conversation: a chat, or a thread in it. */
@@ -88,6 +91,11 @@ const LAUNCH_LOCK_KEY = 715042;
 /** The run repository: the only module that writes `runs`, `deliveries` and `inbound_events`. */
 export class RunStore {
   constructor(private readonly db: Db) {}
+
+  /** The database this store writes to, for the repositories of other tables. */
+  get database(): Db {
+    return this.db;
+  }
 
   /**
    * Stores raw inbound updates in the inbox as `received`, before the platform is told they
@@ -455,6 +463,29 @@ export class RunStore {
     return row;
   }
 
+  /**
+   * Puts a dead letter back in the queue, due now, with its attempts reset (issue #14,
+   * `/redeliver ID`). Parts already sent stay sent.
+   *
+   * @returns the row, or undefined when `id` is not a dead letter (never dead, or redelivered already).
+   */
+  async redeliver(id: number, now: Date): Promise<DeliveryRow | undefined> {
+    const [row] = await this.db
+      .update(deliveries)
+      .set({ status: 'pending', attempts: 0, lastError: null, nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS) })
+      .where(and(eq(deliveries.id, id), eq(deliveries.status, 'dead')))
+      .returning();
+    return row;
+  }
+
+  /** Records a run's new wall-clock limit (the "+30 min" button), in whole minutes. */
+  async setTimeoutMinutes(id: string, minutes: number): Promise<void> {
+    await this.db
+      .update(runs)
+      .set({ options: sql`jsonb_set(${runs.options}, '{timeoutMinutes}', to_jsonb(${minutes}::int))` })
+      .where(eq(runs.id, id));
+  }
+
   /** Writes a message that no run state change caused (command answers, refusals). */
   async enqueue(delivery: NewDelivery, now: Date): Promise<DeliveryRow> {
     const [row] = await this.db.insert(deliveries).values(toDeliveryValues(delivery, now)).returning();
@@ -645,6 +676,7 @@ function toDeliveryValues(delivery: NewDelivery, now: Date): typeof deliveries.$
     target: delivery.target,
     body: storableText(delivery.body),
     ...(delivery.documents?.length ? { documents: delivery.documents } : {}),
+    ...(delivery.buttons?.length ? { buttons: delivery.buttons } : {}),
     nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS),
     createdAt: now,
   };

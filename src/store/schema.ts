@@ -66,6 +66,8 @@ export interface DenialJson {
 export interface RunOptionsJson {
   model?: string;
   sandbox?: string;
+  /** The owner approves tool calls from the chat (claude only, issue #14). */
+  approve?: boolean;
   timeoutMinutes: number;
   progress: boolean;
 }
@@ -100,6 +102,18 @@ export interface DocumentJson {
 /** Messages a body may take before it goes as its first part plus `result.md` (about three chat messages). */
 export const LONG_BODY_PARTS = 3;
 
+/**
+ * One button under a message (issue #14): the label the platform shows, and what a press asks
+ * for (`action` with its argument, e.g. `stop` + a run id, `approve` + an approval id). Channels
+ * render it with their own widget (Telegram inline keyboard, Slack Block Kit button, Discord
+ * component) and carry `action` and `arg` back in the press.
+ */
+export interface ButtonJson {
+  label: string;
+  action: string;
+  arg: string;
+}
+
 /** Where a delivery goes: a chat, optionally a thread, optionally as a reply. */
 export interface DeliveryTargetJson {
   platform: string;
@@ -130,6 +144,11 @@ export const runs = pgTable(
     exitCode: integer('exit_code'),
     exitSignal: text('exit_signal'),
     pid: integer('pid'),
+    /**
+     * SHA-256 (hex) of the run's approval token (issue #14): the per-run permission-prompt server
+     * proves with it that it asks about this run only. Null for runs that do not ask.
+     */
+    approvalTokenSha256: text('approval_token_sha256'),
     /** Set by a cancel from another process (`/cancel`, `/stop`, `baton cancel`): the reason code. */
     cancelRequested: text('cancel_requested'),
     /** `events.jsonl` reached `max_run_artifact_mb` and spooling stopped; the run continued. */
@@ -173,6 +192,8 @@ export const deliveries = pgTable(
     platformMessageIds: jsonb('platform_message_ids').$type<string[]>().notNull().default([]),
     /** Files sent with the message, after its text (see {@link DocumentJson}); empty for most rows. */
     documents: jsonb('documents').$type<DocumentJson[]>().notNull().default([]),
+    /** Buttons under the message's last part (issue #14); null for none. */
+    buttons: jsonb('buttons').$type<ButtonJson[]>(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
   },
@@ -276,7 +297,43 @@ export const leases = pgTable('leases', {
 });
 
 export type NodeRow = typeof nodes.$inferSelect;
+
+/**
+ * A decision on a tool approval (issue #14): `allow` (this call), `allow_run` (this call and the
+ * same kind of call for the rest of the run), `deny`, `timeout` (no answer within
+ * `approval_timeout_minutes`: denied), `run_gone` (the run ended or the service restarted
+ * without it: denied).
+ */
+export const approvalDecisionEnum = pgEnum('approval_decision', ['allow', 'allow_run', 'deny', 'timeout', 'run_gone']);
+
+/**
+ * Tool approvals (issue #14): one row per permission request claude sent through baton's
+ * per-run permission-prompt server, and its decision. `kind` is what "Allow for this run"
+ * matches later calls against (see `approvalKind`).
+ */
+export const approvals = pgTable(
+  'approvals',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    /** The CLI's id of the tool call (claude `tool_use_id`): a retried request finds its row. */
+    requestId: text('request_id').notNull(),
+    tool: text('tool').notNull(),
+    input: jsonb('input').$type<Record<string, unknown>>().notNull(),
+    kind: text('kind').notNull(),
+    requestedAt: timestamp('requested_at', { withTimezone: true, mode: 'date' }).notNull(),
+    decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),
+    decision: approvalDecisionEnum('decision'),
+    /** `platform:user id` of who pressed, `baton` for a timeout or a closed run, `rule:<approval id>` for an earlier "Allow for this run". */
+    decidedBy: text('decided_by'),
+  },
+  (t) => [uniqueIndex('approvals_request').on(t.runId, t.requestId), index('approvals_open').on(t.runId).where(sql`${t.decision} is null`)],
+);
+
 export type RunRow = typeof runs.$inferSelect;
+export type ApprovalRow = typeof approvals.$inferSelect;
 export type NewRunRow = typeof runs.$inferInsert;
 export type DeliveryRow = typeof deliveries.$inferSelect;
 export type RunStatus = (typeof runStatusEnum.enumValues)[number];

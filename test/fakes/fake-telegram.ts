@@ -22,6 +22,12 @@
  * message is "message to edit not found", another sender's "message can't be edited", empty or
  * over-4096-character text is refused as for sending, and the same text again is
  * "message is not modified" (all 400, as Telegram answers).
+ * Inline keyboards (issue #14): `sendMessage` checks `reply_markup.inline_keyboard` (rows of
+ * buttons with a non-empty `text` and exactly one action; `callback_data` 1-64 bytes, Bot API
+ * InlineKeyboardButton) and keeps it on the message; {@link FakeTelegram.pressButton} queues the
+ * `callback_query` update a press makes (handed out only when `allowed_updates` lets it, as
+ * Telegram does); `answerCallbackQuery` accepts each query id once ("query is too old … or query
+ * ID is invalid" otherwise) with `text` of at most 200 characters.
  * Simplified: any chat id may be messaged (Telegram would say "chat not found"), and
  * `parse_mode` text is returned as sent, without entities.
  */
@@ -159,6 +165,15 @@ export interface FakeTelegram {
    * 20 MB ("Bad Request: file is too big").
    */
   addFile(bytes: Buffer): { file_id: string; file_unique_id: string; file_size: number };
+  /**
+   * Queues the `callback_query` a user's press of button `callbackData` under `message` (one the
+   * bot sent) makes; returns its `update_id`.
+   *
+   * @throws Error when the message has no button with that `callback_data`.
+   */
+  pressButton(input: { from: { id: number; first_name?: string }; message: Message; callbackData: string }): number;
+  /** Accepted `answerCallbackQuery` calls by query id. */
+  readonly callbackAnswers: ReadonlyMap<string, { text?: string }>;
   /** Answers a pending long poll with `[]`, stops listening, drops connections. */
   close(): Promise<void>;
 }
@@ -223,6 +238,8 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   let batching = false;
   const migrated = new Map<number, number>();
   const confirmHooks: { updateId: number; hook: () => void }[] = [];
+  const openQueries = new Set<string>();
+  const callbackAnswers = new Map<string, { text?: string }>();
 
   const storeMessage = (chatId: number, build: (id: number) => Message): Message => {
     const id = (lastMessageId.get(chatId) ?? 0) + 1;
@@ -308,8 +325,14 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     const target = replyId === undefined ? undefined : messages.get(`${chatId}:${replyId}`);
     const withoutReply = params.allow_sending_without_reply === true || body['allow_sending_without_reply'] === true;
     if (replyId !== undefined && !target && !withoutReply) return fail(400, 'Bad Request: message to be replied not found');
+    const markup = body['reply_markup'];
+    if (markup !== undefined) {
+      const problem = inlineKeyboardProblem(markup);
+      if (problem) return fail(400, `Bad Request: ${problem}`);
+    }
     const { id, is_bot, first_name, username } = botUser;
     const message = storeMessage(chatId, (message_id) => ({
+      ...(markup !== undefined ? { reply_markup: markup } : {}),
       message_id, from: { id, is_bot, first_name, username }, chat, date: nowS(), text,
       ...(target ? { reply_to_message: { ...target, reply_to_message: undefined } } : {}),
       ...(Array.isArray(body['entities']) ? { entities: body['entities'] as MessageEntity[] } : {}),
@@ -391,6 +414,15 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         return ok(true);
       case 'getmycommands': return ok(commands);
       case 'sendchataction': case 'close': case 'logout': return ok(true);
+      case 'answercallbackquery': {
+        const queryId = String(body['callback_query_id'] ?? '');
+        if (!openQueries.has(queryId)) return fail(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
+        const text = body['text'];
+        if (text !== undefined && (typeof text !== 'string' || text.length > 200)) return fail(400, 'Bad Request: MESSAGE_TOO_LONG');
+        openQueries.delete(queryId);
+        callbackAnswers.set(queryId, typeof text === 'string' ? { text } : {});
+        return ok(true);
+      }
       case 'getfile': {
         const file = files.get(String(body['file_id']));
         if (!file) return fail(400, 'Bad Request: invalid file_id');
@@ -471,6 +503,19 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       return enqueue({ update_id: nextUpdateId, message } as Update);
     },
     pushUpdate: (update) => enqueue(update),
+    callbackAnswers,
+    pressButton: ({ from, message, callbackData }) => {
+      const rows = (message.reply_markup?.inline_keyboard ?? []) as { callback_data?: string }[][];
+      if (!rows.some((row) => row.some((b) => b.callback_data === callbackData))) {
+        throw new Error(`pressButton: message ${message.message_id} has no button with callback_data ${callbackData}`);
+      }
+      const queryId = `cbq-${nextUpdateId}-${from.id}`;
+      openQueries.add(queryId);
+      return enqueue({
+        update_id: nextUpdateId,
+        callback_query: { id: queryId, from: { is_bot: false, first_name: 'Test', ...from }, message, chat_instance: `ci-${message.chat.id}`, data: callbackData },
+      } as Update);
+    },
     batch: (push) => {
       batching = true;
       try {
@@ -546,6 +591,18 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       server.closeAllConnections();
     }),
   };
+}
+
+/** Why `markup` is not a valid inline keyboard (Bot API InlineKeyboardMarkup), or undefined. */
+function inlineKeyboardProblem(markup: unknown): string | undefined {
+  const rows = typeof markup === 'object' && markup !== null ? (markup as { inline_keyboard?: unknown }).inline_keyboard : undefined;
+  if (!Array.isArray(rows) || !rows.every(Array.isArray)) return "can't parse reply keyboard markup JSON object";
+  for (const button of rows.flat() as Record<string, unknown>[]) {
+    if (typeof button['text'] !== 'string' || button['text'] === '') return 'text buttons are unallowed in the inline keyboard';
+    const data = button['callback_data'];
+    if (typeof data !== 'string' || Buffer.byteLength(data, 'utf8') < 1 || Buffer.byteLength(data, 'utf8') > 64) return 'BUTTON_DATA_INVALID';
+  }
+  return undefined;
 }
 
 function injected(failure: FailureSpec): Reply {

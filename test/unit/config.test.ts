@@ -91,6 +91,7 @@ describe('loadConfig', () => {
       finishGraceMs: 10_000,
       passEnv: [...DEFAULT_PASS_ENV],
       inactivityMs: 10 * 60_000,
+      approvalTimeoutMs: 10 * 60_000,
       promptArgvMaxBytes: 100 * 1024,
       maxAttachmentBytes: 20 * 1024 * 1024,
       maxPatchBytes: 1024 * 1024,

@@ -22,6 +22,7 @@ const run = {
   exitCode: 0,
   exitSignal: null,
   pid: 1,
+  approvalTokenSha256: null,
   artifactTruncated: false,
   cancelRequested: null,
   supervisor: 'h:1',

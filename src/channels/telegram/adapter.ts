@@ -9,7 +9,7 @@ import { Bot, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { type ConnectionLease, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage, type OutboundDocument, ChannelSendError, type MessageEdit } from '../types.js';
+import { type ConnectionLease, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage, type OutboundDocument, type MessageEdit, ChannelSendError, type PressHandler } from '../types.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 import { safeErrorMessage } from '../../core/logger.js';
 
@@ -55,6 +55,8 @@ export interface TelegramAdapterOptions {
    * the conversation follows it to the new chat id. @default none
    */
   conversations?: ConversationMover | undefined;
+  /** Where presses of inline-keyboard buttons go (issue #14). @default none: a press is answered "not available" */
+  presses?: PressHandler | undefined;
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
   /**
@@ -167,6 +169,43 @@ export class TelegramAdapter implements ChannelAdapter {
         this.inFlight.delete(key);
       }
     });
+    this.bot.on('callback_query:data', async (ctx) => {
+      const query = ctx.callbackQuery;
+      const key = telegramDedupeKey(me.id, ctx.update.update_id);
+      const press = parseCallbackData(query.data);
+      const message = query.message;
+      if (!press || !message || !this.options.presses) {
+        await this.options.inbox?.forgetInbound('telegram', key);
+        await ctx.answerCallbackQuery({ text: 'This button no longer does anything.' }).catch(() => undefined);
+        return;
+      }
+      let answered = false;
+      this.inFlight.add(key);
+      try {
+        await this.options.presses({
+          platform: 'telegram',
+          dedupeKey: key,
+          chatId: String(message.chat.id),
+          ...(message.is_topic_message && message.message_thread_id !== undefined ? { threadId: String(message.message_thread_id) } : {}),
+          messageId: String(message.message_id),
+          senderId: String(query.from.id),
+          isDirect: message.chat.type === 'private',
+          action: press.action,
+          arg: press.arg,
+          receivedAt: clock.now(),
+          answer: async (text) => {
+            if (answered) return;
+            answered = true;
+            // A replayed press (after a restart) is too old to answer: Telegram refuses it, nothing else depends on it.
+            await ctx.answerCallbackQuery({ text: text.slice(0, CALLBACK_ANSWER_MAX_CHARS) }).catch((err: unknown) =>
+              logger.info({ channel: 'telegram', err: describe(err, this.options.token) }, 'could not answer a button press'),
+            );
+          },
+        });
+      } finally {
+        this.inFlight.delete(key);
+      }
+    });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
     const lease = this.options.lease;
     if (lease) {
@@ -236,7 +275,7 @@ export class TelegramAdapter implements ChannelAdapter {
 
   private launchRunner(): void {
     if (!this.mayPoll) return;
-    const runner = run(this.bot, { runner: { silent: true, retryInterval: 'exponential', maxRetryTime: 24 * 3600_000, fetch: { allowed_updates: ['message'] } } });
+    const runner = run(this.bot, { runner: { silent: true, retryInterval: 'exponential', maxRetryTime: 24 * 3600_000, fetch: { allowed_updates: ['message', 'callback_query'] } } });
     this.runner = runner;
     runner.task()?.catch((err: unknown) => {
       if (this.stopped) return;
@@ -304,6 +343,7 @@ export class TelegramAdapter implements ChannelAdapter {
           ? { reply_parameters: { message_id: Number(message.replyToMessageId), allow_sending_without_reply: true } }
           : {}),
         ...(message.threadId ? { message_thread_id: Number(message.threadId) } : {}),
+        ...(message.buttons?.length ? { reply_markup: { inline_keyboard: [message.buttons.map((b) => ({ text: b.label, callback_data: callbackData(b.action, b.arg) }))] } } : {}),
       });
       return { messageId: String(sent.message_id) };
     } catch (err) {
@@ -343,7 +383,10 @@ export class TelegramAdapter implements ChannelAdapter {
    */
   async editMessage(edit: MessageEdit): Promise<void> {
     try {
-      await this.bot.api.editMessageText(edit.chatId, Number(edit.messageId), edit.text, { link_preview_options: { is_disabled: true } });
+      await this.bot.api.editMessageText(edit.chatId, Number(edit.messageId), edit.text, {
+        link_preview_options: { is_disabled: true },
+        ...(edit.buttons?.length ? { reply_markup: { inline_keyboard: [edit.buttons.map((b) => ({ text: b.label, callback_data: callbackData(b.action, b.arg) }))] } } : {}),
+      });
     } catch (err) {
       if (err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description)) return;
       throw classify(err, this.options.token);
@@ -360,14 +403,39 @@ export class TelegramAdapter implements ChannelAdapter {
  * undefined for updates without a chat (handled without ordering).
  */
 export function conversationKey(ctx: { update: Update }): string | undefined {
-  const message = ctx.update.message ?? ctx.update.edited_message;
+  const message = ctx.update.message ?? ctx.update.edited_message ?? ctx.update.callback_query?.message;
   if (!message) return undefined;
   const topic = message.is_topic_message && message.message_thread_id !== undefined ? String(message.message_thread_id) : '';
   return `${message.chat.id}:${topic}`;
 }
 
+/** Longest `callback_data`, in bytes (Bot API InlineKeyboardButton: 1-64 bytes). */
+export const CALLBACK_DATA_MAX_BYTES = 64;
+/** Longest `answerCallbackQuery` text, in characters (Bot API: 0-200 characters). */
+const CALLBACK_ANSWER_MAX_CHARS = 200;
+
+/**
+ * A button's `callback_data`: `action:arg`.
+ *
+ * @throws ChannelSendError `malformed` when it is over 64 bytes (baton's actions and ids are far shorter).
+ */
+export function callbackData(action: string, arg: string): string {
+  const data = `${action}:${arg}`;
+  if (Buffer.byteLength(data, 'utf8') > CALLBACK_DATA_MAX_BYTES) {
+    throw new ChannelSendError('malformed', `Telegram callback_data is over ${CALLBACK_DATA_MAX_BYTES} bytes: ${data}`);
+  }
+  return data;
+}
+
+/** Reads `action:arg` back from `callback_data`; undefined for data baton did not write. */
+export function parseCallbackData(data: string): { action: string; arg: string } | undefined {
+  const match = /^([a-z_]+):(.+)$/.exec(data);
+  return match ? { action: match[1]!, arg: match[2]! } : undefined;
+}
+
 /** Maps grammY errors to send failures (Bot API "Making requests": error_code, parameters.retry_after in seconds). */
 function classify(err: unknown, token: string): ChannelSendError {
+  if (err instanceof ChannelSendError) return err;
   if (err instanceof GrammyError) {
     const message = redact(`Telegram ${err.method}: ${err.error_code} ${err.description}`, token);
     if (err.error_code === 429) {

@@ -4,7 +4,7 @@ import type { ChannelFactory } from '../start.js';
 /** Creates the Telegram adapter when a bot token is set. */
 export const telegramChannel: ChannelFactory = {
   platform: 'telegram',
-  create: async ({ env, clock, logger, inbox, conversations, lease, notifyOwner }) => {
+  create: async ({ env, clock, logger, inbox, conversations, lease, notifyOwner, presses }) => {
     if (!env.telegramBotToken) return { skipped: 'TELEGRAM_BOT_TOKEN not set' };
     const { TelegramAdapter } = await import('./adapter.js');
     return new TelegramAdapter({
@@ -14,6 +14,7 @@ export const telegramChannel: ChannelFactory = {
       logger,
       inbox,
       conversations,
+      presses,
       lease: lease?.('telegram', env.telegramBotToken),
       onConflict: (reason) =>
         notifyOwner?.('telegram', `baton could not poll Telegram: ${reason}. Another program uses this bot token outside the baton fleet; polling resumes by itself once it stops.`),

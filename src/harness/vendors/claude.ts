@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { DenialJson, UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import { LiveTracker } from './live.js';
+import { APPROVAL_PROMPT_TOOL } from '../approval-names.js';
 import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
 import type { SniffedEvent } from '../json-lines.js';
 
@@ -47,16 +48,45 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  *   the run stays in `default`). baton refuses that posture anyway (PRODUCT.md §6).
  *
  * A prompt on stdin: no prompt argument, and claude reads stdin as the prompt (VENDOR-CLI.md).
+ *
+ * Tool approvals (issue #14): a run with `approvalMcpConfig` gets `--strict-mcp-config
+ * --mcp-config=<run dir>/mcp.json --permission-prompt-tool=mcp__baton__approve`. Measured on
+ * claude 2.1.332 against the fake Anthropic server (a `tool_use` of Bash, `--permission-mode=default`,
+ * `--setting-sources=user`):
+ * - `--permission-prompt-tool` is accepted but not listed in `--help`; `--strict-mcp-config`
+ *   ("Only use MCP servers from --mcp-config, ignoring all other MCP configurations") is. The
+ *   server from the file starts (`system/init.mcp_servers`: `{"name":"baton","status":"connected",
+ *   "source":"dynamic"}`), and the permission tool is not offered to the model (`init.tools`
+ *   holds no `mcp__` name).
+ * - claude spawns the server with the file's `command`/`args`/`env` on top of its own
+ *   environment (which holds `ANTHROPIC_API_KEY` and the other `env` of the owner's
+ *   settings), cwd = the run's cwd.
+ * - Before a tool call the mode would ask about, claude calls the tool (MCP `tools/call`) with
+ *   arguments `{"tool_name":"Bash","input":{"command":"printf hi > out.txt","description":"write"},
+ *   "tool_use_id":"toolu_fake_1"}` (and `_meta["claudecode/toolUseId"]`): `input` is the
+ *   model's tool input as is, `tool_use_id` the `tool_use` block's id.
+ * - It expects one text content whose text is JSON: `{"behavior":"allow","updatedInput":{…}}`
+ *   runs the call with `updatedInput` (`{"behavior":"allow"}` without it also ran it, with the
+ *   original input); the tool result then carries `permission_decision: {decision:"accept",
+ *   source:"user_temporary"}`. `{"behavior":"deny","message":M}` skips the call, the model
+ *   gets `M` as an error `tool_result`, and the `result` lists the call in
+ *   `permission_denials` (so the outcome's denial list shows it).
+ * - claude waits for the answer: a tool that answered after 20 s was waited for (no MCP timeout
+ *   hit), so the owner's decision can take minutes (`approval_timeout_minutes` bounds it).
  */
 export const claudeVendor: Vendor = {
   name: 'claude',
   binaryName: 'claude',
+  supportsApprovals: true,
 
   buildArgv(request: LaunchRequest, _context: LaunchContext): string[] {
     const argv = ['-p', '--output-format=stream-json', '--verbose', '--setting-sources=user', `--settings=${NO_BYPASS_SETTINGS}`];
     if (request.model) argv.push(`--model=${request.model}`);
     if (request.posture) argv.push(`--permission-mode=${permissionMode(request.posture)}`);
     if (request.resumeSessionId) argv.push(`--resume=${request.resumeSessionId}`);
+    if (request.approvalMcpConfig) {
+      argv.push('--strict-mcp-config', `--mcp-config=${request.approvalMcpConfig}`, `--permission-prompt-tool=${APPROVAL_PROMPT_TOOL}`);
+    }
     if (request.images?.length) argv.push('--input-format=stream-json');
     else if (!request.promptOnStdin) argv.push('--', request.prompt);
     return argv;

@@ -28,6 +28,13 @@ export interface LaunchRequest {
    * Linux caps one argv string at 128 KiB). The supervisor writes it and closes stdin.
    */
   promptOnStdin?: boolean;
+  /**
+   * The run's approval token (issue #14): tool calls the permission mode would ask about go to the
+   * owner in the chat. Only for vendors with {@link Vendor.supportsApprovals}.
+   */
+  approvalToken?: string;
+  /** Set by the supervisor: the run's 0600 MCP config that starts the permission-prompt server. */
+  approvalMcpConfig?: string;
   /** Images the model sees as images (issue #13), stored in the run directory. */
   images?: readonly { path: string; mediaType: string }[];
 }
@@ -98,6 +105,8 @@ export interface Vendor {
    * at all (an open stdin hangs codex).
    */
   stdinPayload(request: LaunchRequest): Promise<string | undefined>;
+  /** The CLI can hand permission prompts to baton (claude's `--permission-prompt-tool`). */
+  readonly supportsApprovals?: boolean;
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
   vendorEnv(homes: VendorHomes): Record<string, string>;
   newReducer(): StreamReducer;

@@ -1,0 +1,282 @@
+/**
+ * Tool approvals for claude runs (issue #14): the service's side of the per-run permission-prompt
+ * server (`approval-server.ts`). A request becomes an `approvals` row and one chat message with
+ * the tool, its exact input and the buttons Allow / Allow for this run / Deny; the server asks
+ * again until the owner decides, the run is gone, or `approval_timeout_minutes` passes (denied).
+ * Decisions live in the database, so they survive a restart of the service.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../core/clock.js';
+import { formatDurationMs } from '../core/clock.js';
+import type { RunId } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import type { Outbox } from '../delivery/outbox.js';
+import type { ApprovalDecision, ApprovalStore } from '../store/approvals-repo.js';
+import type { RunStore } from '../store/runs-repo.js';
+import type { ApprovalRow, ButtonJson, RunRow } from '../store/schema.js';
+import { outcomeTarget } from './supervisor.js';
+
+/** Button actions of an approval message; the argument is the approval id. */
+export const APPROVAL_ACTIONS = { allow: 'allow', allow_run: 'allow_run', deny: 'deny' } as const satisfies Record<string, ApprovalDecision>;
+
+/** Longest tool input shown in an approval message, in characters; the rest is cut with a note. */
+export const MAX_APPROVAL_INPUT_CHARS = 3000;
+
+/** One permission request, as the permission-prompt server forwards it from claude. */
+export interface ApprovalRequest {
+  runId: string;
+  /** claude's `tool_use_id`. */
+  requestId: string;
+  /** claude's `tool_name`, e.g. `Bash`, `Write`, `Edit`, `mcp__srv__tool`. */
+  tool: string;
+  /** claude's `input`: the tool call's arguments as the model wrote them. */
+  input: Record<string, unknown>;
+}
+
+/**
+ * The answer to one ask: `pending` (ask again), or the decision in the words claude's
+ * permission-prompt tool must return (`behavior` `allow` | `deny`, see the claude vendor module).
+ */
+export type ApprovalAnswer =
+  | { state: 'pending' }
+  | { state: 'decided'; decision: ApprovalDecision; behavior: 'allow' | 'deny'; message: string };
+
+/** Dependencies of the {@link ApprovalBroker}. */
+export interface ApprovalBrokerDeps {
+  approvals: ApprovalStore;
+  store: RunStore;
+  outbox: Outbox;
+  clock: Clock;
+  logger: Logger;
+  /** `approval_timeout_minutes`, in ms. */
+  timeoutMs: number;
+  /** Longest single wait of one ask before it answers `pending`, in ms. @default 20_000 */
+  longPollMs?: number;
+  /** How often a waiting ask looks at the database, in ms. @default 500 */
+  pollMs?: number;
+}
+
+/** A fresh per-run token and its SHA-256 (hex), which the run row keeps. */
+export function newApprovalToken(): { token: string; sha256: string } {
+  const token = randomBytes(24).toString('hex');
+  return { token, sha256: sha256Hex(token) };
+}
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * What "Allow for this run" covers: later calls of the same kind are allowed without asking.
+ * - `Bash`: the same program (the command's first word), e.g. every `npm …`; a command with
+ *   shell syntax that can chain or redirect (`; & | < > $ \` ( ) { }`, a newline) is its own kind,
+ *   so only the identical command is covered.
+ * - Any other tool (Write, Edit, MultiEdit, NotebookEdit, WebFetch, MCP tools): the same tool.
+ */
+export function approvalKind(tool: string, input: Record<string, unknown>): string {
+  if (tool !== 'Bash') return tool;
+  const command = typeof input['command'] === 'string' ? input['command'].trim() : '';
+  if (/[;&|<>$`(){}\n]/.test(command) || command === '') return `Bash=${command}`;
+  return `Bash:${command.split(/\s+/)[0]!}`;
+}
+
+/** The words of a kind, for the chat ("every `npm` command"). */
+export function describeKind(kind: string): string {
+  if (kind.startsWith('Bash:')) return `every \`${kind.slice(5)} …\` command`;
+  if (kind.startsWith('Bash=')) return 'this exact command';
+  return `every ${kind} call`;
+}
+
+/**
+ * The tool call as the owner reads it: the command line for Bash; the file path and a short
+ * diff for edits (`-` old, `+` new lines); the path and the first lines for a write; the JSON
+ * input otherwise. Cut to {@link MAX_APPROVAL_INPUT_CHARS}.
+ */
+export function describeToolCall(tool: string, input: Record<string, unknown>): string {
+  const str = (key: string): string | undefined => (typeof input[key] === 'string' ? input[key] : undefined);
+  const diff = (oldText: string, newText: string): string =>
+    [...oldText.split('\n').map((l) => `- ${l}`), ...newText.split('\n').map((l) => `+ ${l}`)].join('\n');
+  let text: string;
+  switch (tool) {
+    case 'Bash':
+      text = `$ ${str('command') ?? ''}`;
+      break;
+    case 'Write':
+      text = `${str('file_path') ?? '?'}\n${(str('content') ?? '').split('\n').map((l) => `+ ${l}`).join('\n')}`;
+      break;
+    case 'Edit':
+      text = `${str('file_path') ?? '?'}\n${diff(str('old_string') ?? '', str('new_string') ?? '')}`;
+      break;
+    case 'MultiEdit': {
+      const edits = Array.isArray(input['edits']) ? input['edits'] : [];
+      text = [
+        str('file_path') ?? '?',
+        ...edits.map((e) => (typeof e === 'object' && e !== null ? diff(String((e as Record<string, unknown>)['old_string'] ?? ''), String((e as Record<string, unknown>)['new_string'] ?? '')) : '')),
+      ].join('\n');
+      break;
+    }
+    default:
+      text = JSON.stringify(input, null, 2);
+  }
+  if (text.length <= MAX_APPROVAL_INPUT_CHARS) return text;
+  return `${text.slice(0, MAX_APPROVAL_INPUT_CHARS)}\n… (${text.length - MAX_APPROVAL_INPUT_CHARS} more characters; /runs shows the request)`;
+}
+
+/** The buttons under an approval message. */
+export function approvalButtons(approvalId: number): ButtonJson[] {
+  const arg = String(approvalId);
+  return [
+    { label: 'Allow', action: APPROVAL_ACTIONS.allow, arg },
+    { label: 'Allow for this run', action: APPROVAL_ACTIONS.allow_run, arg },
+    { label: 'Deny', action: APPROVAL_ACTIONS.deny, arg },
+  ];
+}
+
+/** The approval wait in words: whole minutes as "10 minutes", anything else as a duration ("1s"). */
+function waitWords(ms: number): string {
+  const minutes = ms / 60_000;
+  return Number.isInteger(minutes) ? `${minutes} minute${minutes === 1 ? '' : 's'}` : formatDurationMs(ms);
+}
+
+/** What claude is told for each decision. */
+function answerOf(row: ApprovalRow, timeoutMs: number): ApprovalAnswer {
+  const decision = row.decision!;
+  switch (decision) {
+    case 'allow':
+    case 'allow_run':
+      return { state: 'decided', decision, behavior: 'allow', message: '' };
+    case 'deny':
+      return { state: 'decided', decision, behavior: 'deny', message: 'The owner denied this tool call from the chat.' };
+    case 'timeout':
+      return { state: 'decided', decision, behavior: 'deny', message: `The owner did not answer within ${waitWords(timeoutMs)}, so this tool call is denied.` };
+    case 'run_gone':
+      return { state: 'decided', decision, behavior: 'deny', message: 'The run ended before the owner answered.' };
+  }
+}
+
+/** The service side of tool approvals. */
+export class ApprovalBroker {
+  private readonly decided = new EventEmitter();
+
+  constructor(private readonly deps: ApprovalBrokerDeps) {
+    this.decided.setMaxListeners(0);
+  }
+
+  /**
+   * Whether `token` is the approval token of run `runId` (constant-time compare of SHA-256s).
+   *
+   * @returns the run, or undefined when the run is unknown, asks no approvals, or the token is wrong.
+   */
+  async authorize(runId: string, token: string): Promise<RunRow | undefined> {
+    const run = await this.deps.store.getRun(runId);
+    if (!run?.approvalTokenSha256) return undefined;
+    const expected = Buffer.from(run.approvalTokenSha256, 'hex');
+    const given = Buffer.from(sha256Hex(token), 'hex');
+    return expected.length === given.length && timingSafeEqual(expected, given) ? run : undefined;
+  }
+
+  /**
+   * One ask of the permission-prompt server: records the request (once; a repeated ask finds
+   * it), posts its message, and waits up to the long-poll time for a decision. Applies an
+   * earlier "Allow for this run" of the same kind, the timeout, and a run that is gone.
+   *
+   * @returns `pending` when nothing was decided yet (the server asks again).
+   */
+  async request(run: RunRow, request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer> {
+    const { deps } = this;
+    const kind = approvalKind(request.tool, request.input);
+    const { row, created } = await deps.approvals.open({ ...request, kind }, deps.clock.now());
+    if (created) {
+      const rule = await deps.approvals.ruleFor(run.id, kind);
+      if (rule) {
+        const allowed = await deps.approvals.decide(row.id, 'allow', `rule:${rule.id}`, deps.clock.now());
+        if (allowed) {
+          deps.logger.info({ runId: run.id, approvalId: row.id, tool: request.tool, rule: rule.id }, 'tool call allowed by an earlier "Allow for this run"');
+          return answerOf(allowed, deps.timeoutMs);
+        }
+      } else {
+        await deps.outbox.send({
+          runId: run.id as RunId,
+          kind: 'approval',
+          target: outcomeTarget(run),
+          body: `[run ${run.id}] claude asks to use ${request.tool}:\n${describeToolCall(request.tool, request.input)}\n\nNo answer within ${waitWords(deps.timeoutMs)} denies it. Allow for this run covers ${describeKind(kind)}.`,
+          buttons: approvalButtons(row.id),
+        });
+        deps.logger.info({ runId: run.id, approvalId: row.id, tool: request.tool }, 'tool approval asked in chat');
+      }
+    }
+    const until = deps.clock.nowMs() + (deps.longPollMs ?? 20_000);
+    for (;;) {
+      const current = await deps.approvals.get(row.id);
+      if (!current) return { state: 'decided', decision: 'run_gone', behavior: 'deny', message: 'The run ended before the owner answered.' };
+      if (current.decision) return answerOf(current, deps.timeoutMs);
+      const latest = await deps.store.getRun(run.id);
+      if (!latest || (latest.status !== 'starting' && latest.status !== 'running')) {
+        const gone = await deps.approvals.decide(row.id, 'run_gone', 'baton', deps.clock.now());
+        if (gone) return answerOf(gone, deps.timeoutMs);
+        continue;
+      }
+      if (deps.clock.nowMs() >= current.requestedAt.getTime() + deps.timeoutMs) {
+        const timedOut = await deps.approvals.decide(row.id, 'timeout', 'baton', deps.clock.now());
+        if (timedOut) {
+          await deps.outbox.send({
+            runId: run.id as RunId,
+            kind: 'notice',
+            target: outcomeTarget(run),
+            body: `[run ${run.id}] No answer within ${waitWords(deps.timeoutMs)}: ${request.tool} denied.`,
+          });
+          return answerOf(timedOut, deps.timeoutMs);
+        }
+        continue;
+      }
+      const remaining = until - deps.clock.nowMs();
+      if (remaining <= 0 || signal?.aborted) return { state: 'pending' };
+      await this.waitForDecision(row.id, Math.min(remaining, deps.pollMs ?? 500), signal);
+    }
+  }
+
+  /** Every approval of a run, oldest first (for `/runs ID`). */
+  ofRun(runId: string): Promise<ApprovalRow[]> {
+    return this.deps.approvals.ofRun(runId);
+  }
+
+  /** One approval by id, or undefined. */
+  approval(id: number): Promise<ApprovalRow | undefined> {
+    return this.deps.approvals.get(id);
+  }
+
+  /**
+   * The owner's press on an approval message.
+   *
+   * @returns the short answer the presser sees.
+   */
+  async press(approvalId: number, decision: 'allow' | 'allow_run' | 'deny', decidedBy: string): Promise<string> {
+    const { deps } = this;
+    const open = await deps.approvals.get(approvalId);
+    const run = open && !open.decision ? await deps.store.getRun(open.runId) : undefined;
+    if (open && !open.decision && (!run || (run.status !== 'starting' && run.status !== 'running'))) {
+      await deps.approvals.closeGone(deps.clock.now(), open.runId);
+      return 'That run has already ended.';
+    }
+    const row = await deps.approvals.decide(approvalId, decision, decidedBy, deps.clock.now());
+    if (!row) {
+      const existing = await deps.approvals.get(approvalId);
+      return existing?.decision ? `Already decided: ${existing.decision}.` : 'No such approval.';
+    }
+    deps.logger.info({ runId: row.runId, approvalId, decision, by: decidedBy }, 'tool approval decided');
+    this.decided.emit(String(approvalId));
+    return decision === 'deny' ? 'Denied.' : decision === 'allow_run' ? `Allowed, and ${describeKind(row.kind)} for the rest of this run.` : 'Allowed.';
+  }
+
+  private async waitForDecision(approvalId: number, ms: number, signal?: AbortSignal): Promise<void> {
+    const key = String(approvalId);
+    const wake = new AbortController();
+    const listener = (): void => wake.abort();
+    this.decided.once(key, listener);
+    const signals = signal ? AbortSignal.any([signal, wake.signal]) : wake.signal;
+    await sleep(ms, undefined, { signal: signals }).catch(() => undefined);
+    this.decided.off(key, listener);
+  }
+}
