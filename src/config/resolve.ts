@@ -27,6 +27,12 @@ export interface HarnessConfig {
   readonly maxActive: number;
   /** Wall-clock limit of a run that asks for none, in ms. */
   readonly defaultTimeoutMs: number;
+  /** `default_budget_usd`: dollar cap of a claude run that asks for none, or undefined for none. */
+  readonly defaultBudgetUsd: number | undefined;
+  /** `default_max_turns`: turn cap of a claude run that asks for none, or undefined for none. */
+  readonly defaultMaxTurns: number | undefined;
+  /** `default_max_tokens`: token cap (input + output) of a run that asks for none, or undefined for none. */
+  readonly defaultMaxTokens: number | undefined;
   /** Silence after launch before the "no first event" notice, in ms. */
   readonly firstEventMs: number;
   /** `finish_grace_seconds` in ms: how long a CLI may take to exit after its terminal event. */
@@ -147,6 +153,9 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       defaultVendor: h.default_vendor,
       maxActive: h.max_active,
       defaultTimeoutMs: h.default_timeout_minutes * MS_PER_MINUTE,
+      defaultBudgetUsd: h.default_budget_usd,
+      defaultMaxTurns: h.default_max_turns,
+      defaultMaxTokens: h.default_max_tokens,
       firstEventMs: h.first_event_seconds * MS_PER_SECOND,
       inactivityMs: h.inactivity_minutes * MS_PER_MINUTE,
       finishGraceMs: h.finish_grace_seconds * MS_PER_SECOND,

@@ -25,6 +25,12 @@ default_vendor = "codex"
 max_active = 2
 # Wall-clock limit of a run, in minutes; a run may ask for up to 240 with timeout:MINUTES.
 default_timeout_minutes = 30
+# Spending caps of a run that asks for none (budget:USD, turns:N, tokens:N). Unset: no cap.
+# claude: US dollars (--max-budget-usd) and turns (--max-turns); codex reports no cost and has
+# no turn limit, so only the token cap (input + output tokens) applies to it.
+# default_budget_usd = 2.0
+# default_max_turns = 50
+# default_max_tokens = 2000000
 # Seconds without any vendor event after launch before an advisory notice (often auth or
 # config trouble). The run continues.
 first_event_seconds = 120

@@ -15,8 +15,8 @@ import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { RunRow, Vendor as VendorName } from '../store/schema.js';
-import { HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
+import type { RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
+import { CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
 import { startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
@@ -285,6 +285,7 @@ export class Dispatcher {
     const model = options.model ?? parent?.options.model;
     const posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
+    const caps = runCaps(vendor, options, harness, parent);
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
@@ -309,7 +310,7 @@ export class Dispatcher {
       task,
       cwd: workspace.cwd,
       worktreeRoot: workspace.worktreeRoot,
-      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}) },
+      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...caps },
       origin: { ...target, senderId: message.senderId, messageId: message.messageId },
       supervisor: deps.supervisor.supervisorId,
       createdAt: now,
@@ -341,6 +342,8 @@ export class Dispatcher {
         ...(model ? { model } : {}),
         ...(posture ? { posture } : {}),
         ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
+        ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
+        ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
       },
       timeoutMinutes * 60_000,
     );
@@ -517,6 +520,27 @@ function actionOf(command: Command): Action {
 /** A refusal's text without its ", then restart" step, for front ends that read the config per command. */
 export function withoutRestart(text: string): string {
   return text.replace(/,? then restart(?: baton| the service)?\./g, '.');
+}
+
+/**
+ * The spending caps of a run (issue #17): the launch's own options, else the parent's on a
+ * resume, else the `[harness]` defaults. Dollar and turn caps exist only for claude (its
+ * `--max-budget-usd` / `--max-turns`); their defaults do not apply to codex, and asking for them
+ * on a codex run (`/run` with codex the default vendor) is refused. The token cap applies to both.
+ *
+ * @throws BatonError `usage` for `budget:` or `turns:` on a codex run.
+ */
+function runCaps(vendor: VendorName, options: LaunchOptions, harness: BatonConfig['harness'], parent: RunRow | undefined): Pick<RunOptionsJson, 'budgetUsd' | 'maxTurns' | 'maxTokens'> {
+  if (vendor === 'codex' && options.budgetUsd !== undefined) throw new BatonError('usage', CODEX_BUDGET_REFUSAL);
+  if (vendor === 'codex' && options.maxTurns !== undefined) throw new BatonError('usage', CODEX_TURNS_REFUSAL);
+  const budgetUsd = vendor === 'claude' ? (options.budgetUsd ?? parent?.options.budgetUsd ?? harness.defaultBudgetUsd) : undefined;
+  const maxTurns = vendor === 'claude' ? (options.maxTurns ?? parent?.options.maxTurns ?? harness.defaultMaxTurns) : undefined;
+  const maxTokens = options.maxTokens ?? parent?.options.maxTokens ?? harness.defaultMaxTokens;
+  return {
+    ...(budgetUsd !== undefined ? { budgetUsd } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+  };
 }
 
 /** @throws BatonError `posture_refused` for dangerous or unknown postures. */

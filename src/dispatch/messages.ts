@@ -72,7 +72,8 @@ function outcomeBody(facts: OutcomeFacts): string {
     case 'failed':
     case 'interrupted':
     case 'blocked': {
-      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}${denied}`];
+      const spent = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
+      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}${spent}${denied}`];
       if (facts.errorMessage) lines.push(facts.errorMessage.trim());
       lines.push(`Reason: ${facts.reason ?? 'unknown'}`);
       if (facts.note) lines.push(facts.note);
@@ -124,8 +125,14 @@ function clipLines(text: string, maxLines: number, maxChars: number): string {
 
 const GIT_STATUS_ADVICE = 'A stopped run may have left partial changes: check `git status` before redoing work.';
 
-/** `1,500 tokens (1,200 in, 300 out)` */
+/** `1,500 tokens (1,200 in, 300 out)`, with `, $0.0123` where the CLI reported a cost (claude). */
 export function formatTokens(usage: UsageJson): string {
   const n = (value: number): string => value.toLocaleString('en-US');
-  return `${n(usage.inputTokens + usage.outputTokens)} tokens (${n(usage.inputTokens)} in, ${n(usage.outputTokens)} out)`;
+  const cost = usage.costUsd !== undefined ? `, ${formatUsd(usage.costUsd)}` : '';
+  return `${n(usage.inputTokens + usage.outputTokens)} tokens (${n(usage.inputTokens)} in, ${n(usage.outputTokens)} out${cost})`;
+}
+
+/** `$2.50`, `$0.0123`: cents for a dollar or more, four decimals below. */
+export function formatUsd(usd: number): string {
+  return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
 }

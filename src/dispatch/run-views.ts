@@ -1,7 +1,7 @@
 /** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
 import { formatDurationMs } from '../core/clock.js';
 import type { DeliveryRow, RunRow } from '../store/schema.js';
-import { deniedCount, denialsText, formatTokens } from './messages.js';
+import { deniedCount, denialsText, formatTokens, formatUsd } from './messages.js';
 
 /** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
 export const RESULT_TAIL_BYTES = 4096;
@@ -35,6 +35,8 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[]): stri
   ];
   if (run.startedAt) lines.push(`started: ${run.startedAt.toISOString()}`);
   if (run.endedAt) lines.push(`ended: ${run.endedAt.toISOString()} (${formatDurationMs(run.endedAt.getTime() - run.createdAt.getTime())})`);
+  const caps = capsText(run.options);
+  if (caps) lines.push(`caps: ${caps}`);
   if (run.usage) lines.push(`usage: ${formatTokens(run.usage)}`);
   if (run.vendorSessionId) lines.push(`session: ${run.vendorSessionId}`);
   const pending = deliveries.filter((d) => d.status === 'pending').length;
@@ -44,6 +46,15 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[]): stri
   if (result) lines.push('', tailBytes(result, RESULT_TAIL_BYTES));
   if (run.denials.length > 0) lines.push('', denialsText(run.denials));
   return lines.join('\n');
+}
+
+/** `budget $2.50, 20 turns, 200,000 tokens`: the spending caps a run had (issue #17), or '' for none. */
+export function capsText(options: RunRow['options']): string {
+  const caps: string[] = [];
+  if (options.budgetUsd !== undefined) caps.push(`budget ${formatUsd(options.budgetUsd)}`);
+  if (options.maxTurns !== undefined) caps.push(`${options.maxTurns} turns`);
+  if (options.maxTokens !== undefined) caps.push(`${options.maxTokens.toLocaleString('en-US')} tokens`);
+  return caps.join(', ');
 }
 
 /** The last `maxBytes` UTF-8 bytes of `text`, never cutting a character. */

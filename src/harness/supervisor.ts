@@ -235,7 +235,13 @@ export class RunSupervisor {
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
     const reducer = installed?.vendor.newReducer();
-    const exit: ExitFacts = { exitCode: null, signal: null, timedOut: false, ...(request.resumeSessionId ? { resumeSessionId: request.resumeSessionId } : {}) };
+    const exit: ExitFacts = {
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      ...(request.resumeSessionId ? { resumeSessionId: request.resumeSessionId } : {}),
+      ...(run.options.maxTokens !== undefined ? { maxTokens: run.options.maxTokens } : {}),
+    };
     let stderrTail = Buffer.alloc(0);
     let events: WriteStream | undefined;
     let stream: RunStream | undefined;
@@ -354,7 +360,12 @@ export class RunSupervisor {
               retryNoticed = true;
               this.notify(run, `${run.vendor} is retrying: ${retry.split('\n')[0]!.slice(0, 300)}. The run continues; /cancel ${runId} to stop it.`);
             }
-            if (finishTimer || runReducer.facts().terminal) armFinishGrace();
+            const facts = runReducer.facts();
+            // The token cap (issue #17): checked whenever the CLI reports usage (codex at
+            // turn.completed, claude at each result); classifyExit names the reason.
+            const { maxTokens } = run.options;
+            if (maxTokens !== undefined && facts.usage && facts.usage.inputTokens + facts.usage.outputTokens > maxTokens) void entry.stop({});
+            if (finishTimer || facts.terminal) armFinishGrace();
           },
           onSession: (sessionId) =>
             void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),

@@ -68,6 +68,12 @@ export interface RunOptionsJson {
   sandbox?: string;
   timeoutMinutes: number;
   progress: boolean;
+  /** `budget:USD` or `[harness] default_budget_usd` (claude `--max-budget-usd`), US dollars. */
+  budgetUsd?: number;
+  /** `turns:N` or `[harness] default_max_turns` (claude `--max-turns`). */
+  maxTurns?: number;
+  /** `tokens:N` or `[harness] default_max_tokens`: input + output tokens, enforced by baton from the CLI's usage. */
+  maxTokens?: number;
 }
 
 /** One re-split of a delivery: from part `fromPart` (0-based) on, parts of at most `maxLength` UTF-16 units. */

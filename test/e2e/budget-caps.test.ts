@@ -29,10 +29,9 @@ describe('budget caps', () => {
   it('a claude run with a tiny budget is stopped by the CLI and ends failed/budget_exceeded with its cost', async () => {
     const { anthropic } = world;
     const before = anthropic.requests.filter(isMessagesCall).length;
-    anthropic.enqueue(
-      { kind: 'tool_use', name: 'Bash', input: { command: 'printf one > one.txt', description: 'first step' } },
-      { kind: 'message', text: 'Done with both steps.' },
-    );
+    // One turn only: a CLI that ignored the budget would go on to a second call (the fake then
+    // answers "ok") and complete.
+    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'printf one > one.txt', description: 'first step' } });
     const { runId, outcome } = await outcomeOf('/claude budget:0.0001 mode:acceptEdits do two steps', 10);
     const lines = outcome.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^\\[run ${runId}\\] failed · claude · .* · [\\d,]+ tokens \\(.*, \\$\\d+\\.\\d{4}\\)$`));
@@ -46,10 +45,7 @@ describe('budget caps', () => {
 
   it('a claude run with turns:1 ends failed/max_turns', async () => {
     const { anthropic } = world;
-    anthropic.enqueue(
-      { kind: 'tool_use', name: 'Bash', input: { command: 'printf a > a.txt', description: 'step' } },
-      { kind: 'message', text: 'never reached' },
-    );
+    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'printf a > a.txt', description: 'step' } });
     const { outcome } = await outcomeOf('/claude turns:1 mode:acceptEdits do it', 20);
     expect(outcome).toContain('Reason: max_turns');
     expect(outcome).toContain('Reached maximum number of turns (1)');

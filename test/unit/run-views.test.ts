@@ -49,6 +49,14 @@ describe('run views', () => {
     expect(tail.endsWith('END')).toBe(true);
   });
 
+  it('shows the spending caps a run had, and the cost where the CLI reported one', () => {
+    const capped = { ...run, vendor: 'claude' as const, options: { ...run.options, budgetUsd: 2.5, maxTurns: 20, maxTokens: 200_000 }, usage: { inputTokens: 1200, cachedInputTokens: 0, outputTokens: 300, costUsd: 0.0123 } };
+    const text = formatRun(capped, []);
+    expect(text).toContain('\ncaps: budget $2.50, 20 turns, 200,000 tokens\n');
+    expect(text).toContain('usage: 1,500 tokens (1,200 in, 300 out, $0.0123)');
+    expect(formatRun(run, [])).not.toContain('caps:');
+  });
+
   it('counts denied tool calls in the headline and lists at most 5, one line each, with how to allow writes', () => {
     const denials = Array.from({ length: 7 }, (_, i) => ({ tool: 'Bash', detail: `touch f${i}.txt` }));
     const text = formatRun({ ...run, finalMessage: 'I created the files.', denials }, []);
