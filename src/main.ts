@@ -36,6 +36,7 @@ import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
 import { PasteJoiner } from './dispatch/paste-joiner.js';
 import { sweepArtifacts } from './harness/retention.js';
+import { pruneWorktrees } from './harness/worktrees.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import { askReport } from './cli/ask.js';
 import type { Database } from './store/database.js';
@@ -187,8 +188,15 @@ export async function startService(options: StartOptions): Promise<Service> {
       (err: unknown) => logger.error({ err }, 'retention sweep failed'),
     );
   };
+  const pruneTimer = (): void => {
+    pruneWorktrees({ store, clock, logger, retentionMs: config.workspace.worktreeRetentionMs }).catch((err: unknown) => logger.error({ err }, 'worktree retention failed'));
+  };
   sweep();
-  const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  pruneTimer();
+  const sweepTimer = setInterval(() => {
+    sweep();
+    pruneTimer();
+  }, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
   // A long paste the chat app split into several messages reaches the dispatcher as one.

@@ -139,6 +139,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     homeDir: inputs.homeDir,
     runsDir,
     protectedDirs: [inputs.batonHome, homes.codexHome, homes.claudeConfigDir],
+    worktreesDir: join(inputs.batonHome, 'worktrees'),
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
   });

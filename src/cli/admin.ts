@@ -13,6 +13,9 @@ import { RunStore } from '../store/runs-repo.js';
 import { readServiceState } from '../health.js';
 import { exists } from './operator.js';
 import { join } from 'node:path';
+import { listWorktrees, pruneWorktrees } from '../harness/worktrees.js';
+import { systemClock } from '../core/clock.js';
+import { createLogger } from '../core/logger.js';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;
@@ -81,6 +84,46 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
   }, () => {
     out(id ? 'No coding run found for that id.' : `No coding runs yet (the embedded database in ${join(inputs.batonHome, 'pgdata')} is created by the first \`baton start\` or \`baton ask\`).`);
     return id ? 1 : 0;
+  });
+}
+
+/**
+ * `baton worktrees`: lists the git worktrees baton made for runs (issue #17) with their branch and
+ * state; `baton worktrees prune [--force]` removes merged ones and those past
+ * `[workspace] worktree_retention_days` (see {@link pruneWorktrees}).
+ *
+ * @returns 0; 1 when a prune kept a worktree it would have removed.
+ * @throws BatonError `usage` for other arguments.
+ */
+export async function worktreesCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+  const [sub, ...flags] = argv;
+  const prune = sub === 'prune';
+  if ((sub !== undefined && !prune) || flags.some((f) => f !== '--force')) throw new BatonError('usage', 'Usage: baton worktrees [prune [--force]]');
+  return withStore(inputs, async (store) => {
+    if (prune) {
+      const actions = await pruneWorktrees({
+        store,
+        clock: systemClock,
+        logger: createLogger({ level: 'silent' }),
+        retentionMs: inputs.config.workspace.worktreeRetentionMs,
+        force: flags.includes('--force'),
+      });
+      if (actions.length === 0) out('No worktree to prune.');
+      for (const a of actions) out(`[run ${a.runId}] ${a.action}: ${a.detail}`);
+      return actions.some((a) => a.action === 'kept') ? 1 : 0;
+    }
+    const states = await listWorktrees(store);
+    if (states.length === 0) out('No run worktrees.');
+    for (const s of states) {
+      const state = s.removed
+        ? 'removed'
+        : [s.runStatus, s.dirty ? 'uncommitted changes' : 'clean', s.branchExists ? `${s.unmergedCommits} unmerged commit${s.unmergedCommits === 1 ? '' : 's'}` : 'branch gone'].join(', ');
+      out(`${s.runId} · ${s.branch} · ${s.path} · from ${s.sourceRoot} · ${state}`);
+    }
+    return 0;
+  }, () => {
+    out('No run worktrees.');
+    return 0;
   });
 }
 

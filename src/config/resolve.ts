@@ -75,6 +75,10 @@ export interface WorkspaceConfig {
   readonly roots: readonly string[];
   /** Absolute default cwd, if configured. */
   readonly defaultCwd: string | undefined;
+  /** `worktrees`: `per-run` gives every run its own git worktree; `off` only runs that ask with `worktree`. */
+  readonly worktrees: 'off' | 'per-run';
+  /** `worktree_retention_days` in ms: a finished run's worktree older than this is removed. */
+  readonly worktreeRetentionMs: number;
 }
 
 /** Who may do what on one platform (PRODUCT.md §4). */
@@ -177,6 +181,8 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
     workspace: {
       roots: [...new Set(file.workspace.roots.map(resolvePath))],
       defaultCwd: optionalPath(file.workspace.default),
+      worktrees: file.workspace.worktrees,
+      worktreeRetentionMs: file.workspace.worktree_retention_days * MS_PER_DAY,
     },
     projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, resolvePath(p)])),
     channels,

@@ -135,6 +135,10 @@ const workspaceSection = z.strictObject({
     'path'),
   default: documented(pathString.optional(), 'path',
     'Working directory of a run that names none and whose conversation set none with /use; must lie inside a root.'),
+  worktrees: documented(z.enum(['off', 'per-run']).default('off'), '"off" or "per-run"',
+    '"per-run": every run in a git checkout gets its own worktree on a new branch baton/<run id> under $BATON_HOME/worktrees (so runs on one repository go in parallel); "off": only runs that ask with the worktree option do.'),
+  worktree_retention_days: documented(int(1, 36_500).default(7), 'integer days, 1 to 36500',
+    'Days a finished run\'s worktree is kept; merged ones go sooner. Swept at start and daily (and by `baton worktrees prune`); a branch with unmerged commits is kept and said so, a worktree with uncommitted changes is kept.'),
 });
 
 const projectsSection = documented(

@@ -81,6 +81,13 @@ roots = []                     # for example: roots = ["~/code"]
 # Working directory of a run that names none (and whose chat set none with /use);
 # must lie inside a root.
 # default = "~/code/app"
+# "per-run": every run in a git checkout gets its own worktree on a new branch baton/<run id>
+# under $BATON_HOME/worktrees, so several runs work on one repository at once. "off": only
+# runs that ask with the worktree option do.
+worktrees = "off"
+# Days a finished run's worktree is kept (merged ones go sooner); unmerged branches and
+# uncommitted changes are kept and reported. \`baton worktrees\` lists them.
+worktree_retention_days = 7
 
 [projects]
 # Aliases usable as in:NAME or /use NAME. A name starts with a letter or digit, then

@@ -42,6 +42,7 @@ export type ErrorCode =
   | 'user_unresolved'
   | 'task_too_long'
   | 'git_failed'
+  | 'worktree_refused'
   // channels
   | 'channel_refused'
   | 'channel_network'

@@ -16,6 +16,8 @@ export interface LaunchOptions {
   posture?: string;
   /** `progress` — post milestone notices. */
   progress: boolean;
+  /** `worktree` — run in a new git worktree on branch `baton/<run id>` (issue #17). */
+  worktree?: boolean;
   /** `budget:USD` — most US dollars the run may spend (claude `--max-budget-usd`), above 0. */
   budgetUsd?: number;
   /** `turns:N` — most agent turns (claude `--max-turns`), 1 to {@link MAX_TURNS}. */
@@ -96,9 +98,10 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
       remaining = remaining.slice(option.length);
       continue;
     }
-    const word = /^progress(?:\s+|$)/.exec(remaining);
+    const word = /^(progress|worktree)(?:\s+|$)/.exec(remaining);
     if (!word) break;
-    options.progress = true;
+    if (word[1] === 'worktree') options.worktree = true;
+    else options.progress = true;
     remaining = remaining.slice(word[0].length);
   }
   const task = remaining.trim();
@@ -229,6 +232,7 @@ export const HELP_TEXT = [
   '/codex TASK, /claude TASK, /run TASK: launch a run (/run uses the default vendor)',
   '  options before TASK: in:ALIAS|PATH (quote a path with spaces: in:"/my dir")  timeout:MINUTES  model:NAME  progress',
   '  sandbox:read-only|workspace-write (codex)  mode:default|manual|acceptEdits|auto|dontAsk|plan (claude)',
+  '  worktree: run in a new git worktree on branch baton/RUN_ID (parallel runs on one repository)',
   '  caps: tokens:N (e.g. tokens:200k)  budget:USD and turns:N (claude)',
   'Reply to a [run …] message with a task to resume that run.',
   '/runs, /runs RUN_ID: recent runs, or one run',

@@ -14,6 +14,7 @@ import type { Outbox } from '../delivery/outbox.js';
 import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
+import { addRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
 import { CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
@@ -62,6 +63,8 @@ export interface DispatcherDeps {
   /** Directories no run may contain or lie in (`$BATON_HOME`, the CLI homes). @default none */
   protectedDirs?: readonly string[];
   runsDir: string;
+  /** `$BATON_HOME/worktrees`, where runs get their own git worktree (issue #17); unset: no run can ask for one. */
+  worktreesDir?: string;
   /** The doctor table, for `/doctor`. */
   doctor?: () => Promise<string>;
   newRunId?: () => RunId;
@@ -281,7 +284,7 @@ export class Dispatcher {
       throw new BatonError('vendor_missing', `The ${vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
     }
     const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
-    const workspace = await resolveWorkspace(parent ? parent.cwd : options.in, await deps.store.conversationDefault(conversation), this.workspaceSettings());
+    const resolved = await resolveWorkspace(parent ? parent.cwd : options.in, await deps.store.conversationDefault(conversation), this.workspaceSettings());
     const model = options.model ?? parent?.options.model;
     const posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
@@ -292,12 +295,21 @@ export class Dispatcher {
     await this.storageGate();
 
     const runId = (deps.newRunId ?? newRunId)();
+    // A worktree of its own (issue #17); a resume runs in its parent's directory, which is its
+    // parent's worktree when that had one.
+    const worktree = parent ? undefined : await this.worktreeFor(resolved.cwd, runId, options);
+    const workspace = worktree ?? resolved;
+    const branch = worktree?.branch ?? parent?.branch ?? null;
+    const sourceRoot = worktree?.sourceRoot ?? parent?.sourceRoot ?? null;
     // Downloaded before the run exists, so a refused file refuses the launch (owner only: only a
     // launch downloads).
     const attachmentsDir = join(deps.runsDir, runId, 'attachments');
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
-      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS })
+      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }).catch(async (err: unknown) => {
+        if (worktree) await this.discardWorktree(worktree);
+        throw err;
+      })
       : [];
     const now = deps.clock.now();
     const timeoutMinutes = options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
@@ -310,6 +322,8 @@ export class Dispatcher {
       task,
       cwd: workspace.cwd,
       worktreeRoot: workspace.worktreeRoot,
+      branch,
+      sourceRoot,
       options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...caps },
       origin: { ...target, senderId: message.senderId, messageId: message.messageId },
       supervisor: deps.supervisor.supervisorId,
@@ -322,7 +336,7 @@ export class Dispatcher {
           runId,
           kind: 'started',
           target: { ...target, replyToMessageId: message.messageId },
-          body: startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments)),
+          body: startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments), branch ?? undefined),
         },
         harness.maxActive,
         now,
@@ -330,6 +344,7 @@ export class Dispatcher {
       )
       .catch(async (err: unknown) => {
         if (attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
+        if (worktree) await this.discardWorktree(worktree);
         throw err;
       });
     deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
@@ -349,6 +364,32 @@ export class Dispatcher {
     );
     await deps.outbox.attempt(started);
     return runId;
+  }
+
+  /**
+   * The worktree a new run gets: when it asks (`worktree`) or `[workspace] worktrees = "per-run"`.
+   * Under `per-run` a directory that cannot take one (not a git checkout, no commit yet) runs in
+   * place; a run that asked is refused.
+   *
+   * @throws BatonError `worktree_refused` (see {@link addRunWorktree}), `git_failed`.
+   */
+  private async worktreeFor(cwd: string, runId: RunId, options: LaunchOptions): Promise<RunWorktree | undefined> {
+    const { deps } = this;
+    if (!options.worktree && deps.config.workspace.worktrees !== 'per-run') return undefined;
+    if (!deps.worktreesDir) throw new BatonError('worktree_refused', 'This baton front end cannot make worktrees; run without the worktree option.');
+    try {
+      return await addRunWorktree(cwd, runId, deps.worktreesDir);
+    } catch (err) {
+      if (!options.worktree && isBatonError(err, 'worktree_refused')) return undefined;
+      throw err;
+    }
+  }
+
+  /** Removes a worktree (and its empty branch) made for a launch that was then refused. */
+  private async discardWorktree(worktree: RunWorktree): Promise<void> {
+    await discardRunWorktree(worktree).catch((err: unknown) =>
+      this.deps.logger.warn({ err, path: worktree.worktreeRoot, branch: worktree.branch }, 'could not remove the worktree of a refused launch; `baton worktrees prune` removes it'),
+    );
   }
 
   /**
@@ -400,7 +441,14 @@ export class Dispatcher {
 
   private workspaceSettings() {
     const { config, homeDir } = this.deps;
-    return { roots: config.workspace.roots, defaultCwd: config.workspace.defaultCwd, projects: config.projects, homeDir, protectedDirs: this.deps.protectedDirs ?? [] };
+    return {
+      roots: config.workspace.roots,
+      defaultCwd: config.workspace.defaultCwd,
+      projects: config.projects,
+      homeDir,
+      protectedDirs: this.deps.protectedDirs ?? [],
+      ownedRoots: this.deps.worktreesDir ? [this.deps.worktreesDir] : [],
+    };
   }
 
   private async describeRun(id: string): Promise<string> {

@@ -17,6 +17,7 @@ export function startedText(
   resumedFrom?: string,
   task?: { length: number; messages: number },
   attachments?: string,
+  branch?: string,
 ): string {
   const resumed = resumedFrom ? ` · resuming ${resumedFrom}` : '';
   // A long task (or one joined from a split paste) states its size, so a cut paste is visible.
@@ -25,7 +26,8 @@ export function startedText(
       ? ` · task: ${task.length.toLocaleString('en-US')} characters${task.messages > 1 ? ` from ${task.messages} messages` : ''}`
       : '';
   const files = attachments ? ` · with ${attachments}` : '';
-  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}${size}${files}`;
+  const onBranch = branch ? ` · branch ${branch}` : '';
+  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${onBranch}${resumed}${size}${files}`;
 }
 
 /** Tasks from this many characters on have their length stated in the `started` message. */
@@ -61,13 +63,15 @@ function outcomeBody(facts: OutcomeFacts): string {
       const head = `[run ${run.id}] completed · ${run.vendor} · ${run.cwd} · ${duration}${tokens}${denied}`;
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
       const lines = [head];
+      if (facts.worktree) lines.push(worktreeLine(facts.worktree));
       if (facts.note) lines.push(facts.note);
       if (denials.length > 0) lines.push(denialsText(denials));
       return `${lines.join('\n')}\n\n${answer}`;
     }
     case 'cancelled': {
       const head = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · ${duration}${denied}`;
-      return `${head}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.\n${GIT_STATUS_ADVICE}`;
+      const branch = facts.worktree ? `\n${worktreeLine(facts.worktree)}` : '';
+      return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.\n${GIT_STATUS_ADVICE}`;
     }
     case 'failed':
     case 'interrupted':
@@ -76,6 +80,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}${spent}${denied}`];
       if (facts.errorMessage) lines.push(facts.errorMessage.trim());
       lines.push(`Reason: ${facts.reason ?? 'unknown'}`);
+      if (facts.worktree) lines.push(worktreeLine(facts.worktree));
       if (facts.note) lines.push(facts.note);
       const last = facts.finalMessage?.trim();
       if (last) lines.push(`Last agent message:\n${clipLines(last, LAST_MESSAGE_LINES, LAST_MESSAGE_CHARS)}`);
@@ -87,6 +92,11 @@ function outcomeBody(facts: OutcomeFacts): string {
       return lines.join('\n');
     }
   }
+}
+
+/** `Branch: baton/hr_… (2 files changed, 5 insertions(+), 1 new file)`: where a worktree run's work is. */
+export function worktreeLine(worktree: NonNullable<OutcomeFacts['worktree']>): string {
+  return `Branch: ${worktree.branch} (${worktree.changes ?? 'no changes'})`;
 }
 
 /** `1 tool call denied`, `3 tool calls denied`. */

@@ -35,6 +35,7 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[]): stri
   ];
   if (run.startedAt) lines.push(`started: ${run.startedAt.toISOString()}`);
   if (run.endedAt) lines.push(`ended: ${run.endedAt.toISOString()} (${formatDurationMs(run.endedAt.getTime() - run.createdAt.getTime())})`);
+  if (run.branch) lines.push(`branch: ${run.branch} (worktree ${run.worktreeRoot}, from ${run.sourceRoot ?? 'unknown'})`);
   const caps = capsText(run.options);
   if (caps) lines.push(`caps: ${caps}`);
   if (run.usage) lines.push(`usage: ${formatTokens(run.usage)}`);

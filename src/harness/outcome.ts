@@ -159,6 +159,11 @@ export interface OutcomeFacts {
   resumeCommand?: string | undefined;
   /** Processes that may outlive the run, in words; shown whatever the status. */
   processNote?: string | undefined;
+  /**
+   * The run's own git worktree (issue #17): its branch and what changed in it, as `git diff
+   * --shortstat` words plus new files; `changes` undefined when nothing changed.
+   */
+  worktree?: { branch: string; changes: string | undefined } | undefined;
 }
 
 /** Puts a finished run's facts into the words of its outcome message. */

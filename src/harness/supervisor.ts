@@ -2,6 +2,7 @@
  * Runs a vendor CLI in the background and turns its end into a terminal run state plus an outcome
  * message, written together (PRODUCT.md §7–§9).
  */
+import { worktreeChanges } from './worktrees.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -455,7 +456,17 @@ export class RunSupervisor {
     const resumeCommand = sessionId && installed ? installed.vendor.resumeCommand(run.cwd, sessionId) : undefined;
     const diagnostics = diagnosticsTail(facts.notices, stderr, classified.errorMessage);
     const denials = facts.denials ?? [];
+    const worktree = run.branch
+      ? {
+          branch: run.branch,
+          changes: await worktreeChanges(run.worktreeRoot).catch((err: unknown) => {
+            deps.logger.warn({ err, runId }, 'could not measure the changes in the run worktree');
+            return undefined;
+          }),
+        }
+      : undefined;
     const body = deps.describeOutcome({
+      worktree,
       run,
       status: classified.status,
       reason: classified.reason,

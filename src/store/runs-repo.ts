@@ -3,7 +3,7 @@
  * delivery row in the same transaction (PRODUCT.md §9), so an outcome is never lost between the
  * two writes.
  */
-import { and, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Db } from './database.js';
@@ -408,6 +408,11 @@ export class RunStore {
   async getRun(id: string): Promise<RunRow | undefined> {
     const [row] = await this.db.select().from(runs).where(eq(runs.id, id)).limit(1);
     return row;
+  }
+
+  /** Every run that got its own git worktree (issue #17), newest first. */
+  async runsWithWorktree(): Promise<RunRow[]> {
+    return this.db.select().from(runs).where(isNotNull(runs.branch)).orderBy(desc(runs.createdAt));
   }
 
   /** The most recent runs, newest first. */

@@ -101,6 +101,13 @@ export const runs = pgTable(
     task: text('task').notNull(),
     cwd: text('cwd').notNull(),
     worktreeRoot: text('worktree_root').notNull(),
+    /**
+     * The branch of the git worktree baton made for this run (`baton/<run id>`, issue #17), whose
+     * directory is `worktree_root`; null for a run in the checkout itself.
+     */
+    branch: text('branch'),
+    /** Top of the checkout the run's worktree was added from (where `git worktree` is run); null without a worktree. */
+    sourceRoot: text('source_root'),
     options: jsonb('options').$type<RunOptionsJson>().notNull(),
     origin: jsonb('origin').$type<OriginJson>().notNull(),
     vendorSessionId: text('vendor_session_id'),

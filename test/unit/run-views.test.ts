@@ -12,6 +12,8 @@ const run = {
   task: 't',
   cwd: '/repo',
   worktreeRoot: '/repo',
+  branch: null,
+  sourceRoot: null,
   options: { timeoutMinutes: 30, progress: false },
   origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '2' },
   vendorSessionId: 's1',
