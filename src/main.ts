@@ -179,7 +179,9 @@ export async function startService(options: StartOptions): Promise<Service> {
       .then(async (rows) => {
         for (const row of rows) await outbox.attempt(row);
       })
-      .catch((err: unknown) => logger.error({ err }, 'reconciling orphaned runs failed'));
+      .catch((err: unknown) => logger.error({ err }, 'reconciling orphaned runs failed'))
+      // Queued runs whose slot is free start here even if the process that freed it died.
+      .finally(() => dispatcher.startQueued());
   }, RECONCILE_INTERVAL_MS);
   reconcileTimer.unref();
   supervisor.watchCancelRequests();
@@ -220,6 +222,9 @@ export async function startService(options: StartOptions): Promise<Service> {
     adapters,
   );
   for (const row of orphanMessages) await outbox.attempt(row);
+  // Queued runs stayed queued across the restart; those whose slot is free start now that the
+  // channels can carry their messages.
+  await dispatcher.startQueued();
   report = async () =>
     collectDoctorReport({
       now: clock.now(),

@@ -143,5 +143,6 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
   });
+  supervisor.onRunEnded = () => void dispatcher.startQueued();
   return { database, store, outbox, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
 }

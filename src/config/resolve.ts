@@ -25,6 +25,10 @@ export interface HarnessConfig {
   readonly defaultVendor: VendorName;
   /** Most runs active at once. */
   readonly maxActive: number;
+  /** `queue`: a run that cannot start now waits as queued instead of being refused. */
+  readonly queue: boolean;
+  /** `max_queued`: most queued runs per conversation. */
+  readonly maxQueued: number;
   /** Wall-clock limit of a run that asks for none, in ms. */
   readonly defaultTimeoutMs: number;
   /** `default_budget_usd`: dollar cap of a claude run that asks for none, or undefined for none. */
@@ -156,6 +160,8 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       approved: h.approved,
       defaultVendor: h.default_vendor,
       maxActive: h.max_active,
+      queue: h.queue,
+      maxQueued: h.max_queued,
       defaultTimeoutMs: h.default_timeout_minutes * MS_PER_MINUTE,
       defaultBudgetUsd: h.default_budget_usd,
       defaultMaxTurns: h.default_max_turns,

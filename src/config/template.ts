@@ -23,6 +23,11 @@ approved = false
 default_vendor = "codex"
 # Most runs active at once on this machine.
 max_active = 2
+# A run whose checkout (or worktree) is busy, or that finds max_active runs active, waits as
+# queued and starts when its slot frees; false refuses it instead. At most max_queued queued
+# runs per conversation.
+queue = true
+max_queued = 5
 # Wall-clock limit of a run, in minutes; a run may ask for up to 240 with timeout:MINUTES.
 default_timeout_minutes = 30
 # Spending caps of a run that asks for none (budget:USD, turns:N, tokens:N). Unset: no cap.

@@ -43,6 +43,7 @@ export type ErrorCode =
   | 'task_too_long'
   | 'git_failed'
   | 'worktree_refused'
+  | 'queue_full'
   // channels
   | 'channel_refused'
   | 'channel_network'

@@ -16,10 +16,11 @@ import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import { addRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
+import type { QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
+import type { LaunchRequest } from '../harness/vendors/types.js';
 import { CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
-import { startedText } from './messages.js';
+import { queuedText, startedText } from './messages.js';
 import { formatRun, formatRunList } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 
@@ -231,6 +232,9 @@ export class Dispatcher {
         await this.reply(message, await this.cancel(command.runId));
         return ANSWERED;
       case 'stop': {
+        // Queued runs first, so none of them takes a slot the stop frees.
+        let dropped = 0;
+        for (const run of await deps.store.queuedRuns()) if (await this.cancelQueued(run, 'stop')) dropped += 1;
         const active = await deps.store.activeRuns();
         let stopped = 0;
         const unrecorded: string[] = [];
@@ -242,6 +246,7 @@ export class Dispatcher {
         await this.reply(
           message,
           `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
+            (dropped > 0 ? ` Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.` : '') +
             (unrecorded.length > 0 ? ` ${unrecorded.map((id) => `[run ${id}]`).join(', ')}: ${UNRECORDED}` : ''),
         );
         return ANSWERED;
@@ -329,41 +334,76 @@ export class Dispatcher {
       supervisor: deps.supervisor.supervisorId,
       createdAt: now,
     };
+    const request: LaunchRequest = {
+      prompt: taskWithTextAttachments(task, attachments),
+      ...(attachments.some((a) => a.kind === 'image') ? { images: attachments.flatMap((a) => (a.kind === 'image' ? [{ path: a.path, mediaType: a.mediaType }] : [])) } : {}),
+      ...(model ? { model } : {}),
+      ...(posture ? { posture } : {}),
+      ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
+      ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
+      ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
+    };
+    const timeoutMs = timeoutMinutes * 60_000;
+    const startedBody = startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments), branch ?? undefined);
     const started = await deps.store
       .createRun(
         run,
-        {
+        (place) => ({
           runId,
           kind: 'started',
           target: { ...target, replyToMessageId: message.messageId },
-          body: startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments), branch ?? undefined),
-        },
+          body: place ? queuedText(startedBody, place) : startedBody,
+        }),
         harness.maxActive,
         now,
         { platform: message.platform, dedupeKey: message.dedupeKey },
+        harness.queue ? { maxQueued: harness.maxQueued, launch: { ...request, images: request.images ? [...request.images] : undefined, timeoutMs } as QueuedLaunchJson } : undefined,
       )
       .catch(async (err: unknown) => {
         if (attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       });
+    if (started.queued) {
+      deps.logger.info({ runId, vendor, cwd: workspace.cwd, behind: started.queued.behind, ahead: started.queued.ahead }, 'run queued');
+      await deps.outbox.attempt(started);
+      // The slot may have freed between the check and now (a run ended on another process).
+      await this.startQueued();
+      return runId;
+    }
     deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
     const stored = await deps.store.getRun(runId);
-    deps.supervisor.start(
-      stored!,
-      {
-        prompt: taskWithTextAttachments(task, attachments),
-        ...(attachments.some((a) => a.kind === 'image') ? { images: attachments.flatMap((a) => (a.kind === 'image' ? [{ path: a.path, mediaType: a.mediaType }] : [])) } : {}),
-        ...(model ? { model } : {}),
-        ...(posture ? { posture } : {}),
-        ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
-        ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
-        ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
-      },
-      timeoutMinutes * 60_000,
-    );
+    deps.supervisor.start(stored!, request, timeoutMs);
     await deps.outbox.attempt(started);
     return runId;
+  }
+
+  /**
+   * Starts, in this process, every queued run whose slot is free (issue #17): claimed through
+   * the database, so any number of processes may call it and each run starts once. Called when
+   * a run ends here, after a launch was queued, and by the periodic reconciliation (so a run
+   * whose slot freed on a process that then died still starts). Each claimed run gets a
+   * `started` notice. Never throws: a failure is logged and the next call retries.
+   */
+  async startQueued(): Promise<void> {
+    const { deps } = this;
+    if (!deps.config.harness.enabled || !deps.config.harness.approved) return;
+    let claimed: RunRow[];
+    try {
+      claimed = await deps.store.claimQueued(deps.config.harness.maxActive, deps.supervisor.supervisorId);
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
+      return;
+    }
+    for (const run of claimed) {
+      const launch = run.launch;
+      deps.logger.info({ runId: run.id, vendor: run.vendor, cwd: run.cwd }, 'queued run starting');
+      const { timeoutMs, images, ...rest } = launch ?? { prompt: run.task, timeoutMs: run.options.timeoutMinutes * 60_000 };
+      deps.supervisor.start(run, { ...rest, ...(images ? { images } : {}) } as LaunchRequest, timeoutMs);
+      await deps.outbox
+        .send({ runId: run.id as RunId, kind: 'notice', target: { ...outcomeTargetOf(run) }, body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined) })
+        .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not announce a queued run starting'));
+    }
   }
 
   /**
@@ -406,7 +446,7 @@ export class Dispatcher {
       return { kind: 'refused', code: 'not_authorized' };
     }
     if (!this.deps.config.harness.enabled) return { kind: 'ignored' };
-    if (parent.status === 'starting' || parent.status === 'running') {
+    if (parent.status === 'starting' || parent.status === 'running' || parent.status === 'queued') {
       throw new BatonError('resume_refused', `[run ${parent.id}] is still active. Wait for its outcome, or /cancel ${parent.id}, then reply again.`);
     }
     return { kind: 'launched', runId: await this.launch(parent.vendor, { progress: false }, text, message, parent) };
@@ -460,6 +500,7 @@ export class Dispatcher {
   private async cancel(id: string): Promise<string> {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
+    if (run.status === 'queued') return (await this.cancelQueued(run, 'owner_cancel')) ? `[run ${run.id}] cancelled (it was queued and never started).` : 'That coding run has already started or finished; /cancel it again if it is active.';
     if (run.status !== 'starting' && run.status !== 'running') return 'That coding run has already finished.';
     switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
       case 'cancelled':
@@ -471,6 +512,15 @@ export class Dispatcher {
       case 'unrecorded':
         return `[run ${run.id}] ${UNRECORDED}`;
     }
+  }
+
+  /** Cancels a queued run with its outcome message; false when it was no longer queued. */
+  private async cancelQueued(run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
+    const { deps } = this;
+    const body = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${reason === 'stop' ? ' (/stop)' : ''} before it started. Nothing will be relaunched.`;
+    const outcome = await deps.store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target: outcomeTargetOf(run), body }, deps.clock.now());
+    if (outcome) await deps.outbox.attempt(outcome);
+    return outcome !== null;
   }
 
   /**
@@ -540,6 +590,12 @@ export class Dispatcher {
       body,
     });
   }
+}
+
+/** Where a run's messages go: the conversation and message that started it. */
+function outcomeTargetOf(run: RunRow): { platform: string; chatId: string; threadId?: string; replyToMessageId: string } {
+  const { origin } = run;
+  return { platform: origin.platform, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}), replyToMessageId: origin.messageId };
 }
 
 /** The answer for a cancel whose run end has not reached the database yet. */

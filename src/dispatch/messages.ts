@@ -30,6 +30,14 @@ export function startedText(
   return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${onBranch}${resumed}${size}${files}`;
 }
 
+/**
+ * The answer to a launch that has to wait (issue #17): `[run hr_…] queued behind hr_…, 1 ahead ·
+ * codex · /path`, from its `started` text.
+ */
+export function queuedText(startedBody: string, place: { behind: string; ahead: number }): string {
+  return startedBody.replace('] started · ', `] queued behind ${place.behind}, ${place.ahead} ahead · `) + '\nIt starts by itself when its turn comes; /cancel to drop it.';
+}
+
 /** Tasks from this many characters on have their length stated in the `started` message. */
 export const LONG_TASK_LENGTH = 1000;
 

@@ -39,7 +39,7 @@ export interface ExitFacts {
 
 /** A terminal status with its reason code and the words to show. */
 export interface Classified {
-  status: Exclude<RunStatus, 'starting' | 'running'>;
+  status: Exclude<RunStatus, 'starting' | 'running' | 'queued'>;
   /** Stable reason code, stored in `runs.reason`; null for a plain completion. */
   reason: ReasonCode | null;
   /** The vendor's own words (or ours when the vendor said nothing), for failures. */

@@ -129,6 +129,12 @@ export class RunSupervisor {
 
   private readonly tracer: Tracer;
 
+  /**
+   * Called after each run this process supervised has ended (its end recorded or given up): a
+   * slot is free, so queued runs may start (issue #17). Set by the composition root.
+   */
+  onRunEnded: (() => void) | undefined;
+
   constructor(private readonly deps: SupervisorDeps) {
     this.tracer = deps.tracer ?? noTracer;
   }
@@ -189,7 +195,10 @@ export class RunSupervisor {
     this.active.set(entry.runId, entry);
     entry.done = this.execute(run, request, timeoutMs, entry)
       .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'run supervision failed'))
-      .finally(() => this.active.delete(entry.runId));
+      .finally(() => {
+        this.active.delete(entry.runId);
+        this.onRunEnded?.();
+      });
   }
 
   /**

@@ -4,8 +4,8 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { execa } from 'execa';
 import { BatonError } from '../core/errors.js';
+import { runGit } from './git.js';
 
 /** What the gate needs to know of the configuration. */
 export interface WorkspaceSettings {
@@ -144,16 +144,13 @@ async function realDirectory(path: string): Promise<string> {
   return real;
 }
 
-/** `git rev-parse --show-toplevel` in `cwd`, or `cwd` itself when it is not in a git checkout. */
+/**
+ * `git rev-parse --show-toplevel` in `cwd` (through {@link runGit}: nothing the repository's
+ * config names runs), or `cwd` itself when it is not in a git checkout.
+ */
 export async function findWorktreeRoot(cwd: string): Promise<string> {
-  const result = await execa('git', ['rev-parse', '--show-toplevel'], {
-    cwd,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 10_000,
-    env: { GIT_TERMINAL_PROMPT: '0' },
-  });
-  const top = typeof result.stdout === 'string' ? result.stdout.trim() : '';
-  if (result.exitCode !== 0 || !top) return cwd;
+  const result = await runGit(['rev-parse', '--show-toplevel'], { cwd, allowFailure: true, timeoutMs: 10_000 }).catch(() => undefined);
+  const top = result?.stdout.trim() ?? '';
+  if (!result || result.exitCode !== 0 || !top) return cwd;
   return realpath(top).catch(() => cwd);
 }

@@ -86,6 +86,8 @@ describe('loadConfig', () => {
       approved: false,
       defaultVendor: 'codex',
       maxActive: 2,
+      queue: true,
+      maxQueued: 5,
       defaultTimeoutMs: 30 * 60_000,
       defaultBudgetUsd: undefined,
       defaultMaxTurns: undefined,
