@@ -10,6 +10,7 @@ import { formatRun, formatRunList } from '../dispatch/run-views.js';
 import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { RunStore } from '../store/runs-repo.js';
+import type { RunRow } from '../store/schema.js';
 import { readServiceState } from '../health.js';
 import { exists } from './operator.js';
 import { join } from 'node:path';
@@ -138,12 +139,20 @@ export async function cancelCommand(argv: readonly string[], inputs: ServiceInpu
   const replies = await viaService(inputs, `/cancel ${id}`);
   if (replies) {
     for (const reply of replies) out(reply);
-    return replies.some((r) => / cancelled\.$| cancel requested/.test(r)) ? 0 : 1;
+    return replies.some((r) => / cancelled\.$| cancelled \(it was queued| cancel requested/.test(r)) ? 0 : 1;
   }
   return withStore(inputs, async (store) => {
     const run = isRunId(id) ? await store.getRun(id) : undefined;
     if (!run) {
       out('No coding run found for that id.');
+      return 1;
+    }
+    if (run.status === 'queued') {
+      if (await cancelQueuedRun(store, run, 'owner_cancel')) {
+        out(`[run ${run.id}] cancelled (it was queued and never started).`);
+        return 0;
+      }
+      out('That coding run has already started or finished; cancel it again if it is active.');
       return 1;
     }
     if (!(await store.requestCancel(run.id, 'owner_cancel'))) {
@@ -165,6 +174,9 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
     return 0;
   }
   return withStore(inputs, async (store) => {
+    let dropped = 0;
+    for (const run of await store.queuedRuns()) if (await cancelQueuedRun(store, run, 'stop')) dropped += 1;
+    if (dropped > 0) out(`Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.`);
     const active = await store.activeRuns();
     const requested: string[] = [];
     for (const run of active) if (await store.requestCancel(run.id, 'stop')) requested.push(run.id);
@@ -175,6 +187,18 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
     out('Stopping 0 active runs.');
     return 0;
   });
+}
+
+/**
+ * Cancels a queued run (issue #17) with its outcome message, which the service delivers.
+ *
+ * @returns false when it was no longer queued.
+ */
+async function cancelQueuedRun(store: RunStore, run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
+  const { origin } = run;
+  const body = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${reason === 'stop' ? ' (baton stop)' : ''} before it started. Nothing will be relaunched.`;
+  const target = { platform: origin.platform, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}), replyToMessageId: origin.messageId };
+  return (await store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target, body }, new Date())) !== null;
 }
 
 /**

@@ -57,7 +57,7 @@ describe('queue', () => {
     const secondDone = sentIndex((t) => t.startsWith(`[run ${secondId}] completed`));
     const thirdStarted = sentIndex((t) => t.startsWith(`[run ${thirdId}] started`));
     expect(secondStarted, telegram.sent.map((m) => m.text.split("\n")[0]).join("\n")).toBeGreaterThan(-1);
-    expect(secondDone).toBeGreaterThan(secondStarted);
+    expect(secondDone, telegram.sent.map((m) => m.text.split("\n")[0]).join("\n")).toBeGreaterThan(secondStarted);
     expect(thirdStarted).toBeGreaterThan(secondDone);
     for (const id of [secondId, thirdId]) {
       expect(count((t) => t.startsWith(`[run ${id}] started`))).toBe(1);
