@@ -1,4 +1,5 @@
 CREATE TYPE "public"."approval_decision" AS ENUM('allow', 'allow_run', 'deny', 'timeout', 'run_gone');--> statement-breakpoint
+ALTER TYPE "public"."run_status" ADD VALUE 'queued';--> statement-breakpoint
 CREATE TABLE "approvals" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"run_id" text NOT NULL,
@@ -32,6 +33,9 @@ CREATE TABLE "nodes" (
 --> statement-breakpoint
 ALTER TABLE "deliveries" ADD COLUMN "documents" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "deliveries" ADD COLUMN "buttons" jsonb;--> statement-breakpoint
+ALTER TABLE "runs" ADD COLUMN "branch" text;--> statement-breakpoint
+ALTER TABLE "runs" ADD COLUMN "source_root" text;--> statement-breakpoint
+ALTER TABLE "runs" ADD COLUMN "launch" jsonb;--> statement-breakpoint
 ALTER TABLE "runs" ADD COLUMN "approval_token_sha256" text;--> statement-breakpoint
 ALTER TABLE "approvals" ADD CONSTRAINT "approvals_run_id_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "approvals_request" ON "approvals" USING btree ("run_id","request_id");--> statement-breakpoint

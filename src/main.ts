@@ -36,6 +36,7 @@ import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
 import { PasteJoiner } from './dispatch/paste-joiner.js';
 import { sweepArtifacts } from './harness/retention.js';
+import { pruneWorktrees } from './harness/worktrees.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import { DatabaseLease, leaseKey } from './fleet/lease.js';
 import { describeNodes, NodeRegistry } from './fleet/nodes.js';
@@ -189,7 +190,9 @@ export async function startService(options: StartOptions): Promise<Service> {
       .then(async (rows) => {
         for (const row of rows) await outbox.attempt(row);
       })
-      .catch((err: unknown) => logger.error({ err }, 'reconciling orphaned runs failed'));
+      .catch((err: unknown) => logger.error({ err }, 'reconciling orphaned runs failed'))
+      // Queued runs whose slot is free start here even if the process that freed it died.
+      .finally(() => dispatcher.startQueued());
   }, RECONCILE_INTERVAL_MS);
   reconcileTimer.unref();
   supervisor.watchCancelRequests();
@@ -198,8 +201,15 @@ export async function startService(options: StartOptions): Promise<Service> {
       (err: unknown) => logger.error({ err }, 'retention sweep failed'),
     );
   };
+  const pruneTimer = (): void => {
+    pruneWorktrees({ store, clock, logger, retentionMs: config.workspace.worktreeRetentionMs }).catch((err: unknown) => logger.error({ err }, 'worktree retention failed'));
+  };
   sweep();
-  const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  pruneTimer();
+  const sweepTimer = setInterval(() => {
+    sweep();
+    pruneTimer();
+  }, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
   // This process's row in the fleet's nodes table (issue #16); with one database shared by
@@ -250,6 +260,9 @@ export async function startService(options: StartOptions): Promise<Service> {
     adapters,
   );
   for (const row of orphanMessages) await outbox.attempt(row);
+  // Queued runs stayed queued across the restart; those whose slot is free start now that the
+  // channels can carry their messages.
+  await dispatcher.startQueued();
   report = async () =>
     collectDoctorReport({
       now: clock.now(),

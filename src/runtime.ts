@@ -168,10 +168,12 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     homeDir: inputs.homeDir,
     runsDir,
     protectedDirs: [inputs.batonHome, homes.codexHome, homes.claudeConfigDir],
+    worktreesDir: join(inputs.batonHome, 'worktrees'),
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
     ...(inputs.nodes ? { nodes: inputs.nodes } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
   });
+  supervisor.onRunEnded = () => void dispatcher.startQueued();
   return { database, store, approvalStore, ...(approvals ? { approvals } : {}), outbox, statusEditor, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
 }
 

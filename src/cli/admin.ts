@@ -11,9 +11,13 @@ import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { RunStore } from '../store/runs-repo.js';
 import { ApprovalStore } from '../store/approvals-repo.js';
+import type { RunRow } from '../store/schema.js';
 import { readServiceState } from '../health.js';
 import { exists } from './operator.js';
 import { join } from 'node:path';
+import { listWorktrees, pruneWorktrees } from '../harness/worktrees.js';
+import { systemClock } from '../core/clock.js';
+import { createLogger } from '../core/logger.js';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;
@@ -86,6 +90,46 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
 }
 
 /**
+ * `baton worktrees`: lists the git worktrees baton made for runs (issue #17) with their branch and
+ * state; `baton worktrees prune [--force]` removes merged ones and those past
+ * `[workspace] worktree_retention_days` (see {@link pruneWorktrees}).
+ *
+ * @returns 0; 1 when a prune kept a worktree it would have removed.
+ * @throws BatonError `usage` for other arguments.
+ */
+export async function worktreesCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+  const [sub, ...flags] = argv;
+  const prune = sub === 'prune';
+  if ((sub !== undefined && !prune) || flags.some((f) => f !== '--force')) throw new BatonError('usage', 'Usage: baton worktrees [prune [--force]]');
+  return withStore(inputs, async (store) => {
+    if (prune) {
+      const actions = await pruneWorktrees({
+        store,
+        clock: systemClock,
+        logger: createLogger({ level: 'silent' }),
+        retentionMs: inputs.config.workspace.worktreeRetentionMs,
+        force: flags.includes('--force'),
+      });
+      if (actions.length === 0) out('No worktree to prune.');
+      for (const a of actions) out(`[run ${a.runId}] ${a.action}: ${a.detail}`);
+      return actions.some((a) => a.action === 'kept') ? 1 : 0;
+    }
+    const states = await listWorktrees(store);
+    if (states.length === 0) out('No run worktrees.');
+    for (const s of states) {
+      const state = s.removed
+        ? 'removed'
+        : [s.runStatus, s.dirty ? 'uncommitted changes' : 'clean', s.branchExists ? `${s.unmergedCommits} unmerged commit${s.unmergedCommits === 1 ? '' : 's'}` : 'branch gone'].join(', ');
+      out(`${s.runId} · ${s.branch} · ${s.path} · from ${s.sourceRoot} · ${state}`);
+    }
+    return 0;
+  }, () => {
+    out('No run worktrees.');
+    return 0;
+  });
+}
+
+/**
  * Asks the supervising process to cancel a run and waits (up to 30 s) until it has ended.
  *
  * @returns 0 once cancelled; 1 when unknown or already finished; 3 when no process confirmed.
@@ -96,12 +140,20 @@ export async function cancelCommand(argv: readonly string[], inputs: ServiceInpu
   const replies = await viaService(inputs, `/cancel ${id}`);
   if (replies) {
     for (const reply of replies) out(reply);
-    return replies.some((r) => / cancelled\.$| cancel requested/.test(r)) ? 0 : 1;
+    return replies.some((r) => / cancelled\.$| cancelled \(it was queued| cancel requested/.test(r)) ? 0 : 1;
   }
   return withStore(inputs, async (store) => {
     const run = isRunId(id) ? await store.getRun(id) : undefined;
     if (!run) {
       out('No coding run found for that id.');
+      return 1;
+    }
+    if (run.status === 'queued') {
+      if (await cancelQueuedRun(store, run, 'owner_cancel')) {
+        out(`[run ${run.id}] cancelled (it was queued and never started).`);
+        return 0;
+      }
+      out('That coding run has already started or finished; cancel it again if it is active.');
       return 1;
     }
     if (!(await store.requestCancel(run.id, 'owner_cancel'))) {
@@ -123,6 +175,9 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
     return 0;
   }
   return withStore(inputs, async (store) => {
+    let dropped = 0;
+    for (const run of await store.queuedRuns()) if (await cancelQueuedRun(store, run, 'stop')) dropped += 1;
+    if (dropped > 0) out(`Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.`);
     const active = await store.activeRuns();
     const requested: string[] = [];
     for (const run of active) if (await store.requestCancel(run.id, 'stop')) requested.push(run.id);
@@ -133,6 +188,18 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
     out('Stopping 0 active runs.');
     return 0;
   });
+}
+
+/**
+ * Cancels a queued run (issue #17) with its outcome message, which the service delivers.
+ *
+ * @returns false when it was no longer queued.
+ */
+async function cancelQueuedRun(store: RunStore, run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
+  const { origin } = run;
+  const body = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${reason === 'stop' ? ' (baton stop)' : ''} before it started. Nothing will be relaunched.`;
+  const target = { platform: origin.platform, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}), replyToMessageId: origin.messageId };
+  return (await store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target, body }, new Date())) !== null;
 }
 
 /**

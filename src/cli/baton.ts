@@ -13,7 +13,7 @@ import { BatonError, isBatonError } from '../core/errors.js';
 import { loadInputs, loadPaths, startService, type Service } from '../main.js';
 import { isDriverFault } from '../store/driver-faults.js';
 import { approveCommand, doctorCommand, grantCommand } from './operator.js';
-import { cancelCommand, runsCommand, stopCommand } from './admin.js';
+import { cancelCommand, runsCommand, stopCommand, worktreesCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
@@ -31,6 +31,8 @@ Commands:
   runs [RUN_ID]         list recent runs, or show one
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
+  worktrees [prune [--force]]  list the git worktrees of runs, or remove merged
+                        and expired ones (--force: also those with uncommitted changes)
   service install [--user]    write a systemd unit that runs baton start
   service uninstall [--user]  remove it
   config-reference      print the table of every config.toml key
@@ -142,6 +144,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runsCommand(rest, await loadInputs(), print);
     case 'cancel':
       return cancelCommand(rest, await loadInputs(), print);
+    case 'worktrees':
+      return worktreesCommand(rest, await loadInputs(), print);
     case 'stop':
       noMoreArgs(command, rest);
       return stopCommand(await loadInputs(), print);

@@ -26,8 +26,18 @@ export interface HarnessConfig {
   readonly defaultVendor: VendorName;
   /** Most runs active at once. */
   readonly maxActive: number;
+  /** `queue`: a run that cannot start now waits as queued instead of being refused. */
+  readonly queue: boolean;
+  /** `max_queued`: most queued runs per conversation. */
+  readonly maxQueued: number;
   /** Wall-clock limit of a run that asks for none, in ms. */
   readonly defaultTimeoutMs: number;
+  /** `default_budget_usd`: dollar cap of a claude run that asks for none, or undefined for none. */
+  readonly defaultBudgetUsd: number | undefined;
+  /** `default_max_turns`: turn cap of a claude run that asks for none, or undefined for none. */
+  readonly defaultMaxTurns: number | undefined;
+  /** `default_max_tokens`: token cap (input + output) of a run that asks for none, or undefined for none. */
+  readonly defaultMaxTokens: number | undefined;
   /** Silence after launch before the "no first event" notice, in ms. */
   readonly firstEventMs: number;
   /** `finish_grace_seconds` in ms: how long a CLI may take to exit after its terminal event. */
@@ -76,6 +86,10 @@ export interface WorkspaceConfig {
   readonly roots: readonly string[];
   /** Absolute default cwd, if configured. */
   readonly defaultCwd: string | undefined;
+  /** `worktrees`: `per-run` gives every run its own git worktree; `off` only runs that ask with `worktree`. */
+  readonly worktrees: 'off' | 'per-run';
+  /** `worktree_retention_days` in ms: a finished run's worktree older than this is removed. */
+  readonly worktreeRetentionMs: number;
 }
 
 /** `[node]`, resolved: this process's identity in a fleet sharing one database (issue #16). */
@@ -164,7 +178,12 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       approved: h.approved,
       defaultVendor: h.default_vendor,
       maxActive: h.max_active,
+      queue: h.queue,
+      maxQueued: h.max_queued,
       defaultTimeoutMs: h.default_timeout_minutes * MS_PER_MINUTE,
+      defaultBudgetUsd: h.default_budget_usd,
+      defaultMaxTurns: h.default_max_turns,
+      defaultMaxTokens: h.default_max_tokens,
       firstEventMs: h.first_event_seconds * MS_PER_SECOND,
       inactivityMs: h.inactivity_minutes * MS_PER_MINUTE,
       approvalTimeoutMs: Math.round(h.approval_timeout_minutes * MS_PER_MINUTE),
@@ -189,6 +208,8 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
     workspace: {
       roots: [...new Set(file.workspace.roots.map(resolvePath))],
       defaultCwd: optionalPath(file.workspace.default),
+      worktrees: file.workspace.worktrees,
+      worktreeRetentionMs: file.workspace.worktree_retention_days * MS_PER_DAY,
     },
     node: {
       name: file.node.name ?? hostname(),

@@ -23,8 +23,19 @@ approved = false
 default_vendor = "codex"
 # Most runs active at once on this machine.
 max_active = 2
+# A run whose checkout (or worktree) is busy, or that finds max_active runs active, waits as
+# queued and starts when its slot frees; false refuses it instead. At most max_queued queued
+# runs per conversation.
+queue = true
+max_queued = 5
 # Wall-clock limit of a run, in minutes; a run may ask for up to 240 with timeout:MINUTES.
 default_timeout_minutes = 30
+# Spending caps of a run that asks for none (budget:USD, turns:N, tokens:N). Unset: no cap.
+# claude: US dollars (--max-budget-usd) and turns (--max-turns); codex reports no cost and has
+# no turn limit, so only the token cap (input + output tokens) applies to it.
+# default_budget_usd = 2.0
+# default_max_turns = 50
+# default_max_tokens = 2000000
 # Seconds without any vendor event after launch before an advisory notice (often auth or
 # config trouble). The run continues.
 first_event_seconds = 120
@@ -83,6 +94,13 @@ roots = []                     # for example: roots = ["~/code"]
 # Working directory of a run that names none (and whose chat set none with /use);
 # must lie inside a root.
 # default = "~/code/app"
+# "per-run": every run in a git checkout gets its own worktree on a new branch baton/<run id>
+# under $BATON_HOME/worktrees, so several runs work on one repository at once. "off": only
+# runs that ask with the worktree option do.
+worktrees = "off"
+# Days a finished run's worktree is kept (merged ones go sooner); unmerged branches and
+# uncommitted changes are kept and reported. \`baton worktrees\` lists them.
+worktree_retention_days = 7
 
 [node]
 # This process's name in a fleet of baton services sharing one PostgreSQL database (see

@@ -43,6 +43,8 @@ export type ErrorCode =
   | 'user_unresolved'
   | 'task_too_long'
   | 'git_failed'
+  | 'worktree_refused'
+  | 'queue_full'
   // channels
   | 'channel_refused'
   | 'channel_network'

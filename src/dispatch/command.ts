@@ -18,6 +18,14 @@ export interface LaunchOptions {
   progress: boolean;
   /** `approve` — the owner approves each tool call claude asks about from the chat (issue #14). */
   approve?: boolean;
+  /** `worktree` — run in a new git worktree on branch `baton/<run id>` (issue #17). */
+  worktree?: boolean;
+  /** `budget:USD` — most US dollars the run may spend (claude `--max-budget-usd`), above 0. */
+  budgetUsd?: number;
+  /** `turns:N` — most agent turns (claude `--max-turns`), 1 to {@link MAX_TURNS}. */
+  maxTurns?: number;
+  /** `tokens:N` — most tokens (input + output, as the CLI reports them) the run may use, 1 to {@link MAX_TOKENS}. */
+  maxTokens?: number;
 }
 
 /** A parsed chat command. */
@@ -38,6 +46,12 @@ const LAUNCH_COMMANDS: Record<string, 'codex' | 'claude' | 'default'> = { codex:
 
 /** Longest wall clock a run may ask for, in minutes (PRODUCT.md §2). */
 export const MAX_TIMEOUT_MINUTES = 240;
+/** Largest `budget:USD` a run may ask for, in US dollars. */
+export const MAX_BUDGET_USD = 10_000;
+/** Largest `turns:N`. */
+export const MAX_TURNS = 10_000;
+/** Largest `tokens:N` (1e10: far past any single run, small enough to stay an exact number). */
+export const MAX_TOKENS = 10_000_000_000;
 
 /**
  * Parses one message text. Text that is not a `/command` is `{ kind: 'text' }`.
@@ -90,12 +104,13 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
       remaining = remaining.slice(option.length);
       continue;
     }
-    const word = /^(progress|approve)(?:\s+|$)/.exec(remaining);
+    const word = /^(progress|approve|worktree)(?:\s+|$)/.exec(remaining);
     if (!word) break;
     if (word[1] === 'approve') {
       if (vendor === 'codex') throw usage(APPROVE_CODEX);
       options.approve = true;
-    } else options.progress = true;
+    } else if (word[1] === 'worktree') options.worktree = true;
+    else options.progress = true;
     remaining = remaining.slice(word[0].length);
   }
   const task = remaining.trim();
@@ -128,7 +143,7 @@ const QUOTE_CLOSERS: Readonly<Record<string, string>> = {
  *   undefined when `text` does not start with an option.
  */
 function readOption(text: string): { key: string; value: string; length: number } | undefined {
-  const head = /^(in|timeout|model|sandbox|mode):/.exec(text);
+  const head = /^(in|timeout|model|sandbox|mode|budget|turns|tokens):/.exec(text);
   if (!head) return undefined;
   const key = head[1]!;
   const start = head[0].length;
@@ -175,11 +190,48 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
       if (vendor === 'codex') throw usage('mode: is a claude option; codex takes sandbox:read-only|workspace-write.');
       options.posture = value;
       return;
+    case 'budget': {
+      if (vendor === 'codex') throw usage(CODEX_BUDGET_REFUSAL);
+      const usd = /^\$?(?:\d+(?:\.\d*)?|\.\d+)$/.test(value) ? Number(value.replace(/^\$/, '')) : NaN;
+      if (!(usd > 0 && usd <= MAX_BUDGET_USD)) throw usage(`budget: takes US dollars above 0 and at most ${MAX_BUDGET_USD}, e.g. budget:2.50.`);
+      options.budgetUsd = usd;
+      return;
+    }
+    case 'turns': {
+      if (vendor === 'codex') throw usage(CODEX_TURNS_REFUSAL);
+      const turns = /^\d+$/.test(value) ? Number(value) : NaN;
+      if (!(turns >= 1 && turns <= MAX_TURNS)) throw usage(`turns: takes a whole number of turns from 1 to ${MAX_TURNS}, e.g. turns:20.`);
+      options.maxTurns = turns;
+      return;
+    }
+    case 'tokens': {
+      const tokens = parseTokenCount(value);
+      if (!(tokens >= 1 && tokens <= MAX_TOKENS)) throw usage('tokens: takes a whole number of tokens, optionally with k or M, e.g. tokens:200000 or tokens:200k.');
+      options.maxTokens = tokens;
+      return;
+    }
   }
 }
 
 /** Why `approve` is refused for codex (README "Tool approvals"). */
 export const APPROVE_CODEX = 'approve is a claude option: `codex exec` has no approval channel, so codex runs keep their sandbox (sandbox:read-only|workspace-write).';
+
+/** `200000`, `200k`, `1.5M` → tokens; NaN when malformed. */
+function parseTokenCount(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(value);
+  if (!match) return NaN;
+  const scale = match[2] === '' ? 1 : /k/i.test(match[2]!) ? 1_000 : 1_000_000;
+  const tokens = Number(match[1]) * scale;
+  return Number.isInteger(tokens) ? tokens : NaN;
+}
+
+/**
+ * Why `budget:` is refused for codex: codex-cli 0.171.0 has no spending flag and reports tokens,
+ * never dollars (`turn.completed.usage`), so a dollar cap cannot be enforced.
+ */
+export const CODEX_BUDGET_REFUSAL = 'budget: is a claude option: codex reports tokens, not dollars, so baton cannot hold it to a dollar budget. Use tokens:N (e.g. tokens:200k) to cap a codex run.';
+/** Why `turns:` is refused for codex: `codex exec` has no turn limit (codex-cli 0.171.0). */
+export const CODEX_TURNS_REFUSAL = 'turns: is a claude option: codex has no turn limit. Use tokens:N (e.g. tokens:200k) to cap a codex run.';
 
 function usage(message: string): BatonError {
   return new BatonError('usage', message);
@@ -193,6 +245,8 @@ export const HELP_TEXT = [
   '  options before TASK: in:ALIAS|PATH (quote a path with spaces: in:"/my dir")  timeout:MINUTES  model:NAME  progress',
   '  sandbox:read-only|workspace-write (codex)  mode:default|manual|acceptEdits|auto|dontAsk|plan (claude)',
   '  approve (claude; also mode:default): each tool call claude asks about comes to this chat with Allow / Allow for this run / Deny',
+  '  worktree: run in a new git worktree on branch baton/RUN_ID (parallel runs on one repository)',
+  '  caps: tokens:N (e.g. tokens:200k)  budget:USD and turns:N (claude)',
   'Reply to a [run …] message with a task to resume that run.',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',

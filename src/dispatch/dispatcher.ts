@@ -15,14 +15,14 @@ import type { Outbox } from '../delivery/outbox.js';
 import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
+import { addRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { RunRow, Vendor as VendorName } from '../store/schema.js';
-import { APPROVE_CODEX, HELP_TEXT, parseCommand, type Command, type LaunchOptions } from './command.js';
+import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
+import type { LaunchRequest } from '../harness/vendors/types.js';
+import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
-import { startedText } from './messages.js';
+import { queuedText, startedText } from './messages.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
-import type { ButtonJson } from '../store/schema.js';
-import { MAX_TIMEOUT_MINUTES } from './command.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 
 /** How long files sent without a command wait for the next launch, in ms (issue #13). */
@@ -67,6 +67,8 @@ export interface DispatcherDeps {
   runsDir: string;
   /** Tool approvals of claude runs (issue #14). @default none: `approve` and mode:default launch without them */
   approvals?: ApprovalBroker;
+  /** `$BATON_HOME/worktrees`, where runs get their own git worktree (issue #17); unset: no run can ask for one. */
+  worktreesDir?: string;
   /** The doctor table, for `/doctor`. */
   doctor?: () => Promise<string>;
   /** One line per node of the fleet sharing this database, for `/runs` (issue #16). @default none */
@@ -336,6 +338,9 @@ export class Dispatcher {
         await this.reply(message, await this.cancel(command.runId));
         return ANSWERED;
       case 'stop': {
+        // Queued runs first, so none of them takes a slot the stop frees.
+        let dropped = 0;
+        for (const run of await deps.store.queuedRuns()) if (await this.cancelQueued(run, 'stop')) dropped += 1;
         const active = await deps.store.activeRuns();
         let stopped = 0;
         const unrecorded: string[] = [];
@@ -347,6 +352,7 @@ export class Dispatcher {
         await this.reply(
           message,
           `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
+            (dropped > 0 ? ` Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.` : '') +
             (unrecorded.length > 0 ? ` ${unrecorded.map((id) => `[run ${id}]`).join(', ')}: ${UNRECORDED}` : ''),
         );
         return ANSWERED;
@@ -389,7 +395,7 @@ export class Dispatcher {
       throw new BatonError('vendor_missing', `The ${vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
     }
     const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
-    const workspace = await resolveWorkspace(parent ? parent.cwd : options.in, await deps.store.conversationDefault(conversation), this.workspaceSettings());
+    const resolved = await resolveWorkspace(parent ? parent.cwd : options.in, await deps.store.conversationDefault(conversation), this.workspaceSettings());
     const model = options.model ?? parent?.options.model;
     let posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
@@ -400,18 +406,28 @@ export class Dispatcher {
     }
     if (approve) posture ??= 'default';
     const approvalToken = approve ? newApprovalToken() : undefined;
+    const caps = runCaps(vendor, options, harness, parent);
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
     await this.storageGate();
 
     const runId = (deps.newRunId ?? newRunId)();
+    // A worktree of its own (issue #17); a resume runs in its parent's directory, which is its
+    // parent's worktree when that had one.
+    const worktree = parent ? undefined : await this.worktreeFor(resolved.cwd, runId, options);
+    const workspace = worktree ?? resolved;
+    const branch = worktree?.branch ?? parent?.branch ?? null;
+    const sourceRoot = worktree?.sourceRoot ?? parent?.sourceRoot ?? null;
     // Downloaded before the run exists, so a refused file refuses the launch (owner only: only a
     // launch downloads).
     const attachmentsDir = join(deps.runsDir, runId, 'attachments');
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
-      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS })
+      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }).catch(async (err: unknown) => {
+        if (worktree) await this.discardWorktree(worktree);
+        throw err;
+      })
       : [];
     const now = deps.clock.now();
     const timeoutMinutes = options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
@@ -424,45 +440,113 @@ export class Dispatcher {
       task,
       cwd: workspace.cwd,
       worktreeRoot: workspace.worktreeRoot,
-      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...(approve ? { approve: true } : {}) },
+      branch,
+      sourceRoot,
+      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...(approve ? { approve: true } : {}), ...caps },
       ...(approvalToken ? { approvalTokenSha256: approvalToken.sha256 } : {}),
       origin: { ...target, senderId: message.senderId, messageId: message.messageId },
       supervisor: deps.supervisor.supervisorId,
       createdAt: now,
     };
-    const { run: stored, started } = await deps.store
-      .createRunReturning(
+    const request: LaunchRequest = {
+      prompt: taskWithTextAttachments(task, attachments),
+      ...(attachments.some((a) => a.kind === 'image') ? { images: attachments.flatMap((a) => (a.kind === 'image' ? [{ path: a.path, mediaType: a.mediaType }] : [])) } : {}),
+      ...(model ? { model } : {}),
+      ...(posture ? { posture } : {}),
+      ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
+      ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
+      ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
+    };
+    const timeoutMs = timeoutMinutes * 60_000;
+    const startedBody = startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments), branch ?? undefined);
+    const started = await deps.store
+      .createRun(
         run,
-        {
+        (place) => ({
           runId,
           kind: 'started',
           target: { ...target, replyToMessageId: message.messageId },
-          buttons: [{ label: 'Stop', action: 'stop', arg: runId }],
-          body: startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments)),
-        },
+          // A queued run is stopped with /cancel; Stop goes on a run that starts now.
+          ...(place ? {} : { buttons: [{ label: 'Stop', action: 'stop', arg: runId }] }),
+          body: place ? queuedText(startedBody, place) : startedBody,
+        }),
         harness.maxActive,
         now,
         { platform: message.platform, dedupeKey: message.dedupeKey },
+        // A run that asks for approvals is never queued: its approval token is kept only in memory.
+        harness.queue && !approve ? { maxQueued: harness.maxQueued, launch: { ...request, images: request.images ? [...request.images] : undefined, timeoutMs } as QueuedLaunchJson } : undefined,
       )
       .catch(async (err: unknown) => {
         if (attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
+        if (worktree) await this.discardWorktree(worktree);
         throw err;
       });
+    if (started.queued) {
+      deps.logger.info({ runId, vendor, cwd: workspace.cwd, behind: started.queued.behind, ahead: started.queued.ahead }, 'run queued');
+      await deps.outbox.attempt(started);
+      // The slot may have freed between the check and now (a run ended on another process).
+      await this.startQueued();
+      return runId;
+    }
     deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
-    deps.supervisor.start(
-      stored,
-      {
-        prompt: taskWithTextAttachments(task, attachments),
-        ...(attachments.some((a) => a.kind === 'image') ? { images: attachments.flatMap((a) => (a.kind === 'image' ? [{ path: a.path, mediaType: a.mediaType }] : [])) } : {}),
-        ...(model ? { model } : {}),
-        ...(posture ? { posture } : {}),
-        ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
-        ...(approvalToken ? { approvalToken: approvalToken.token } : {}),
-      },
-      timeoutMinutes * 60_000,
-    );
+    const stored = await deps.store.getRun(runId);
+    deps.supervisor.start(stored!, approvalToken ? { ...request, approvalToken: approvalToken.token } : request, timeoutMs);
     await deps.outbox.attempt(started);
     return runId;
+  }
+
+  /**
+   * Starts, in this process, every queued run whose slot is free (issue #17): claimed through
+   * the database, so any number of processes may call it and each run starts once. Called when
+   * a run ends here, after a launch was queued, and by the periodic reconciliation (so a run
+   * whose slot freed on a process that then died still starts). Each claimed run gets a
+   * `started` notice. Never throws: a failure is logged and the next call retries.
+   */
+  async startQueued(): Promise<void> {
+    const { deps } = this;
+    if (!deps.config.harness.enabled || !deps.config.harness.approved) return;
+    let claimed: RunRow[];
+    try {
+      claimed = await deps.store.claimQueued(deps.config.harness.maxActive, deps.supervisor.supervisorId);
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
+      return;
+    }
+    for (const run of claimed) {
+      const launch = run.launch;
+      deps.logger.info({ runId: run.id, vendor: run.vendor, cwd: run.cwd }, 'queued run starting');
+      const { timeoutMs, images, ...rest } = launch ?? { prompt: run.task, timeoutMs: run.options.timeoutMinutes * 60_000 };
+      deps.supervisor.start(run, { ...rest, ...(images ? { images } : {}) } as LaunchRequest, timeoutMs);
+      await deps.outbox
+        .send({ runId: run.id as RunId, kind: 'notice', target: { ...outcomeTargetOf(run) }, body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined) })
+        .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not announce a queued run starting'));
+    }
+  }
+
+  /**
+   * The worktree a new run gets: when it asks (`worktree`) or `[workspace] worktrees = "per-run"`.
+   * Under `per-run` a directory that cannot take one (not a git checkout, no commit yet) runs in
+   * place; a run that asked is refused.
+   *
+   * @throws BatonError `worktree_refused` (see {@link addRunWorktree}), `git_failed`.
+   */
+  private async worktreeFor(cwd: string, runId: RunId, options: LaunchOptions): Promise<RunWorktree | undefined> {
+    const { deps } = this;
+    if (!options.worktree && deps.config.workspace.worktrees !== 'per-run') return undefined;
+    if (!deps.worktreesDir) throw new BatonError('worktree_refused', 'This baton front end cannot make worktrees; run without the worktree option.');
+    try {
+      return await addRunWorktree(cwd, runId, deps.worktreesDir);
+    } catch (err) {
+      if (!options.worktree && isBatonError(err, 'worktree_refused')) return undefined;
+      throw err;
+    }
+  }
+
+  /** Removes a worktree (and its empty branch) made for a launch that was then refused. */
+  private async discardWorktree(worktree: RunWorktree): Promise<void> {
+    await discardRunWorktree(worktree).catch((err: unknown) =>
+      this.deps.logger.warn({ err, path: worktree.worktreeRoot, branch: worktree.branch }, 'could not remove the worktree of a refused launch; `baton worktrees prune` removes it'),
+    );
   }
 
   /**
@@ -479,7 +563,7 @@ export class Dispatcher {
       return { kind: 'refused', code: 'not_authorized' };
     }
     if (!this.deps.config.harness.enabled) return { kind: 'ignored' };
-    if (parent.status === 'starting' || parent.status === 'running') {
+    if (parent.status === 'starting' || parent.status === 'running' || parent.status === 'queued') {
       throw new BatonError('resume_refused', `[run ${parent.id}] is still active. Wait for its outcome, or /cancel ${parent.id}, then reply again.`);
     }
     return { kind: 'launched', runId: await this.launch(parent.vendor, { progress: false }, text, message, parent) };
@@ -523,7 +607,14 @@ export class Dispatcher {
 
   private workspaceSettings() {
     const { config, homeDir } = this.deps;
-    return { roots: config.workspace.roots, defaultCwd: config.workspace.defaultCwd, projects: config.projects, homeDir, protectedDirs: this.deps.protectedDirs ?? [] };
+    return {
+      roots: config.workspace.roots,
+      defaultCwd: config.workspace.defaultCwd,
+      projects: config.projects,
+      homeDir,
+      protectedDirs: this.deps.protectedDirs ?? [],
+      ownedRoots: this.deps.worktreesDir ? [this.deps.worktreesDir] : [],
+    };
   }
 
   private async describeRun(id: string): Promise<string> {
@@ -535,6 +626,7 @@ export class Dispatcher {
   private async cancel(id: string): Promise<string> {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
+    if (run.status === 'queued') return (await this.cancelQueued(run, 'owner_cancel')) ? `[run ${run.id}] cancelled (it was queued and never started).` : 'That coding run has already started or finished; /cancel it again if it is active.';
     if (run.status !== 'starting' && run.status !== 'running') return 'That coding run has already finished.';
     switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
       case 'cancelled':
@@ -546,6 +638,15 @@ export class Dispatcher {
       case 'unrecorded':
         return `[run ${run.id}] ${UNRECORDED}`;
     }
+  }
+
+  /** Cancels a queued run with its outcome message; false when it was no longer queued. */
+  private async cancelQueued(run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
+    const { deps } = this;
+    const body = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${reason === 'stop' ? ' (/stop)' : ''} before it started. Nothing will be relaunched.`;
+    const outcome = await deps.store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target: outcomeTargetOf(run), body }, deps.clock.now());
+    if (outcome) await deps.outbox.attempt(outcome);
+    return outcome !== null;
   }
 
   /**
@@ -623,6 +724,12 @@ const EXTEND_MS = 30 * 60_000;
 /** The task of a run the Resume button starts. */
 export const RESUME_TASK = 'Continue where you left off.';
 
+/** Where a run's messages go: the conversation and message that started it. */
+function outcomeTargetOf(run: RunRow): { platform: string; chatId: string; threadId?: string; replyToMessageId: string } {
+  const { origin } = run;
+  return { platform: origin.platform, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}), replyToMessageId: origin.messageId };
+}
+
 /** The answer for a cancel whose run end has not reached the database yet. */
 const UNRECORDED =
   'its processes are stopped, but the database is not answering, so the cancel is not recorded yet. baton keeps retrying; the outcome follows once it is written.';
@@ -650,6 +757,27 @@ function actionOf(command: Command): Action {
 /** A refusal's text without its ", then restart" step, for front ends that read the config per command. */
 export function withoutRestart(text: string): string {
   return text.replace(/,? then restart(?: baton| the service)?\./g, '.');
+}
+
+/**
+ * The spending caps of a run (issue #17): the launch's own options, else the parent's on a
+ * resume, else the `[harness]` defaults. Dollar and turn caps exist only for claude (its
+ * `--max-budget-usd` / `--max-turns`); their defaults do not apply to codex, and asking for them
+ * on a codex run (`/run` with codex the default vendor) is refused. The token cap applies to both.
+ *
+ * @throws BatonError `usage` for `budget:` or `turns:` on a codex run.
+ */
+function runCaps(vendor: VendorName, options: LaunchOptions, harness: BatonConfig['harness'], parent: RunRow | undefined): Pick<RunOptionsJson, 'budgetUsd' | 'maxTurns' | 'maxTokens'> {
+  if (vendor === 'codex' && options.budgetUsd !== undefined) throw new BatonError('usage', CODEX_BUDGET_REFUSAL);
+  if (vendor === 'codex' && options.maxTurns !== undefined) throw new BatonError('usage', CODEX_TURNS_REFUSAL);
+  const budgetUsd = vendor === 'claude' ? (options.budgetUsd ?? parent?.options.budgetUsd ?? harness.defaultBudgetUsd) : undefined;
+  const maxTurns = vendor === 'claude' ? (options.maxTurns ?? parent?.options.maxTurns ?? harness.defaultMaxTurns) : undefined;
+  const maxTokens = options.maxTokens ?? parent?.options.maxTokens ?? harness.defaultMaxTokens;
+  return {
+    ...(budgetUsd !== undefined ? { budgetUsd } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+  };
 }
 
 /** @throws BatonError `posture_refused` for dangerous or unknown postures. */

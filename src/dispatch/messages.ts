@@ -18,6 +18,7 @@ export function startedText(
   resumedFrom?: string,
   task?: { length: number; messages: number },
   attachments?: string,
+  branch?: string,
 ): string {
   const resumed = resumedFrom ? ` · resuming ${resumedFrom}` : '';
   // A long task (or one joined from a split paste) states its size, so a cut paste is visible.
@@ -26,7 +27,16 @@ export function startedText(
       ? ` · task: ${task.length.toLocaleString('en-US')} characters${task.messages > 1 ? ` from ${task.messages} messages` : ''}`
       : '';
   const files = attachments ? ` · with ${attachments}` : '';
-  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${resumed}${size}${files}`;
+  const onBranch = branch ? ` · branch ${branch}` : '';
+  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${onBranch}${resumed}${size}${files}`;
+}
+
+/**
+ * The answer to a launch that has to wait (issue #17): `[run hr_…] queued behind hr_…, 1 ahead ·
+ * codex · /path`, from its `started` text.
+ */
+export function queuedText(startedBody: string, place: { behind: string; ahead: number }): string {
+  return startedBody.replace('] started · ', `] queued behind ${place.behind}, ${place.ahead} ahead · `) + '\nIt starts by itself when its turn comes; /cancel to drop it.';
 }
 
 /** Tasks from this many characters on have their length stated in the `started` message. */
@@ -62,6 +72,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       const head = `[run ${run.id}] completed · ${run.vendor} · ${run.cwd} · ${duration}${tokens}${denied}`;
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
       const lines = [head];
+      if (facts.worktree) lines.push(worktreeLine(facts.worktree));
       if (facts.note) lines.push(facts.note);
       if (denials.length > 0) lines.push(denialsText(denials, run.options?.approve === true));
       if (facts.diff) lines.push(diffText(facts.diff));
@@ -69,15 +80,18 @@ function outcomeBody(facts: OutcomeFacts): string {
     }
     case 'cancelled': {
       const head = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · ${duration}${denied}`;
+      const branch = facts.worktree ? `\n${worktreeLine(facts.worktree)}` : '';
       const diff = facts.diff ? `\n${diffText(facts.diff)}` : '';
-      return `${head}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${diff}\n${GIT_STATUS_ADVICE}`;
+      return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${diff}\n${GIT_STATUS_ADVICE}`;
     }
     case 'failed':
     case 'interrupted':
     case 'blocked': {
-      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}${denied}`];
+      const spent = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
+      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}${spent}${denied}`];
       if (facts.errorMessage) lines.push(facts.errorMessage.trim());
       lines.push(`Reason: ${facts.reason ?? 'unknown'}`);
+      if (facts.worktree) lines.push(worktreeLine(facts.worktree));
       if (facts.note) lines.push(facts.note);
       const last = facts.finalMessage?.trim();
       if (last) lines.push(`Last agent message:\n${clipLines(last, LAST_MESSAGE_LINES, LAST_MESSAGE_CHARS)}`);
@@ -99,6 +113,11 @@ function outcomeBody(facts: OutcomeFacts): string {
 export function diffText(diff: OutcomeDiff): string {
   const where = diff.patchFilename ? ` (full diff in ${diff.patchFilename})` : diff.patchMissing ? ` (${diff.patchMissing})` : '';
   return `Changes${where}:\n${diff.stat}`;
+}
+
+/** `Branch: baton/hr_… (2 files changed, 5 insertions(+), 1 new file)`: where a worktree run's work is. */
+export function worktreeLine(worktree: NonNullable<OutcomeFacts['worktree']>): string {
+  return `Branch: ${worktree.branch} (${worktree.changes ?? 'no changes'})`;
 }
 
 /** `1 tool call denied`, `3 tool calls denied`. */
@@ -139,10 +158,16 @@ function clipLines(text: string, maxLines: number, maxChars: number): string {
 
 const GIT_STATUS_ADVICE = 'A stopped run may have left partial changes: check `git status` before redoing work.';
 
-/** `1,500 tokens (1,200 in, 300 out)` */
+/** `1,500 tokens (1,200 in, 300 out)`, with `, $0.0123` where the CLI reported a cost (claude). */
 export function formatTokens(usage: UsageJson): string {
   const n = (value: number): string => value.toLocaleString('en-US');
-  return `${n(usage.inputTokens + usage.outputTokens)} tokens (${n(usage.inputTokens)} in, ${n(usage.outputTokens)} out)`;
+  const cost = usage.costUsd !== undefined ? `, ${formatUsd(usage.costUsd)}` : '';
+  return `${n(usage.inputTokens + usage.outputTokens)} tokens (${n(usage.inputTokens)} in, ${n(usage.outputTokens)} out${cost})`;
+}
+
+/** `$2.50`, `$0.0123`: cents for a dollar or more, four decimals below. */
+export function formatUsd(usd: number): string {
+  return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
 }
 
 /** What the live status of a run shows (issue #14 item 3); see {@link statusText}. */

@@ -1,7 +1,7 @@
 /** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
 import { formatDurationMs } from '../core/clock.js';
 import type { ApprovalRow, ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
-import { deniedCount, denialsText, formatTokens } from './messages.js';
+import { deniedCount, denialsText, formatTokens, formatUsd } from './messages.js';
 
 /** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
 export const RESULT_TAIL_BYTES = 4096;
@@ -45,6 +45,9 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
   ];
   if (run.startedAt) lines.push(`started: ${run.startedAt.toISOString()}`);
   if (run.endedAt) lines.push(`ended: ${run.endedAt.toISOString()} (${formatDurationMs(run.endedAt.getTime() - run.createdAt.getTime())})`);
+  if (run.branch) lines.push(`branch: ${run.branch} (worktree ${run.worktreeRoot}, from ${run.sourceRoot ?? 'unknown'})`);
+  const caps = capsText(run.options);
+  if (caps) lines.push(`caps: ${caps}`);
   if (run.usage) lines.push(`usage: ${formatTokens(run.usage)}`);
   if (run.vendorSessionId) lines.push(`session: ${run.vendorSessionId}`);
   const pending = deliveries.filter((d) => d.status === 'pending').length;
@@ -67,6 +70,15 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
 function oneLine(text: string, maxChars: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length <= maxChars ? line : `${line.slice(0, maxChars - 1)}…`;
+}
+
+/** `budget $2.50, 20 turns, 200,000 tokens`: the spending caps a run had (issue #17), or '' for none. */
+export function capsText(options: RunRow['options']): string {
+  const caps: string[] = [];
+  if (options.budgetUsd !== undefined) caps.push(`budget ${formatUsd(options.budgetUsd)}`);
+  if (options.maxTurns !== undefined) caps.push(`${options.maxTurns} turns`);
+  if (options.maxTokens !== undefined) caps.push(`${options.maxTokens.toLocaleString('en-US')} tokens`);
+  return caps.join(', ');
 }
 
 /** The last `maxBytes` UTF-8 bytes of `text`, never cutting a character. */

@@ -28,13 +28,18 @@ export interface ExitFacts {
    * stopped it: the outcome is judged from the terminal event, not from the exit status.
    */
   stoppedAfterTerminal?: boolean;
+  /**
+   * The token cap (`tokens:N`, input + output) the run had; a run whose reported usage passed it
+   * ends failed/budget_exceeded, whether the supervisor stopped it or it ended on its own.
+   */
+  maxTokens?: number;
   /** The run never got a process: ENOENT, E2BIG, no user, no CLI. */
   spawnFailure?: { reason: 'spawn_failed' | 'user_unresolved' | 'vendor_missing' | 'task_too_long'; message: string };
 }
 
 /** A terminal status with its reason code and the words to show. */
 export interface Classified {
-  status: Exclude<RunStatus, 'starting' | 'running'>;
+  status: Exclude<RunStatus, 'starting' | 'running' | 'queued'>;
   /** Stable reason code, stored in `runs.reason`; null for a plain completion. */
   reason: ReasonCode | null;
   /** The vendor's own words (or ours when the vendor said nothing), for failures. */
@@ -49,12 +54,14 @@ export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it fin
 /**
  * Every reason code a terminal run can carry, each with one meaning (the README's reason table
  * lists them with what to do). `restart` is set by the reconciler, the rest by
- * {@link classifyExit}; a plain completion has none.
+ * {@link classifyExit}; a plain completion has none. `max_budget` is what runs before issue #17
+ * stored for claude's `error_max_budget_usd`; that is now `budget_exceeded`, the code of every
+ * spending cap (claude's dollar budget, baton's token cap).
  */
 export const REASON_CODES = [
   'vendor_error', 'max_turns', 'max_budget', 'no_terminal_event', 'exit_status', 'timeout', 'protocol', 'output_limit',
   'session_gone', 'session_mismatch', 'spawn_failed', 'vendor_missing', 'user_unresolved', 'task_too_long', 'owner_cancel', 'stop',
-  'shutdown', 'restart', 'node_lost',
+  'shutdown', 'restart', 'node_lost', 'budget_exceeded',
 ] as const;
 
 /** One of {@link REASON_CODES}. */
@@ -73,6 +80,14 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   if (exit.timedOut) {
     return { status: 'failed', reason: 'timeout', errorMessage: 'Timed out: the run reached its wall-clock limit and was stopped.' };
+  }
+  const spent = stream.usage ? stream.usage.inputTokens + stream.usage.outputTokens : 0;
+  if (exit.maxTokens !== undefined && spent > exit.maxTokens) {
+    return {
+      status: 'failed',
+      reason: 'budget_exceeded',
+      errorMessage: `The run used ${spent.toLocaleString('en-US')} tokens, over its cap of ${exit.maxTokens.toLocaleString('en-US')} (tokens:N); it was stopped when the CLI reported it.`,
+    };
   }
   if (exit.killedFor === 'protocol') {
     return { status: 'failed', reason: 'protocol', errorMessage: 'The CLI printed more malformed lines than max_framing_errors allows; the run was stopped.' };
@@ -145,6 +160,11 @@ export interface OutcomeFacts {
   resumeCommand?: string | undefined;
   /** Processes that may outlive the run, in words; shown whatever the status. */
   processNote?: string | undefined;
+  /**
+   * The run's own git worktree (issue #17): its branch and what changed in it, as `git diff
+   * --shortstat` words plus new files; `changes` undefined when nothing changed.
+   */
+  worktree?: { branch: string; changes: string | undefined } | undefined;
   /** What the run changed in its git working tree (issue #13); undefined when nothing, or not a checkout. */
   diff?: OutcomeDiff | undefined;
 }

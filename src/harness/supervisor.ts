@@ -2,6 +2,7 @@
  * Runs a vendor CLI in the background and turns its end into a terminal run state plus an outcome
  * message, written together (PRODUCT.md §7–§9).
  */
+import { worktreeChanges } from './worktrees.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -155,6 +156,12 @@ export class RunSupervisor {
 
   private readonly tracer: Tracer;
 
+  /**
+   * Called after each run this process supervised has ended (its end recorded or given up): a
+   * slot is free, so queued runs may start (issue #17). Set by the composition root.
+   */
+  onRunEnded: (() => void) | undefined;
+
   constructor(private readonly deps: SupervisorDeps) {
     this.tracer = deps.tracer ?? noTracer;
   }
@@ -223,7 +230,10 @@ export class RunSupervisor {
     this.active.set(entry.runId, entry);
     entry.done = this.execute(run, request, timeoutMs, entry)
       .catch((err: unknown) => this.deps.logger.error({ err, runId: run.id }, 'run supervision failed'))
-      .finally(() => this.active.delete(entry.runId));
+      .finally(() => {
+        this.active.delete(entry.runId);
+        this.onRunEnded?.();
+      });
   }
 
   /**
@@ -283,7 +293,13 @@ export class RunSupervisor {
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
     const reducer = installed?.vendor.newReducer();
-    const exit: ExitFacts = { exitCode: null, signal: null, timedOut: false, ...(request.resumeSessionId ? { resumeSessionId: request.resumeSessionId } : {}) };
+    const exit: ExitFacts = {
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      ...(request.resumeSessionId ? { resumeSessionId: request.resumeSessionId } : {}),
+      ...(run.options.maxTokens !== undefined ? { maxTokens: run.options.maxTokens } : {}),
+    };
     let stderrTail = Buffer.alloc(0);
     let events: WriteStream | undefined;
     let stream: RunStream | undefined;
@@ -442,7 +458,12 @@ export class RunSupervisor {
               retryNoticed = true;
               this.notify(run, `${run.vendor} is retrying: ${retry.split('\n')[0]!.slice(0, 300)}. The run continues; /cancel ${runId} to stop it.`);
             }
-            if (finishTimer || runReducer.facts().terminal) armFinishGrace();
+            const facts = runReducer.facts();
+            // The token cap (issue #17): checked whenever the CLI reports usage (codex at
+            // turn.completed, claude at each result); classifyExit names the reason.
+            const { maxTokens } = run.options;
+            if (maxTokens !== undefined && facts.usage && facts.usage.inputTokens + facts.usage.outputTokens > maxTokens) void entry.stop({});
+            if (finishTimer || facts.terminal) armFinishGrace();
           },
           // Progress milestones come from events the reducer skips (codex item.started, …).
           ...(progress ? { reads: () => true } : {}),
@@ -584,7 +605,17 @@ export class RunSupervisor {
     const diagnostics = diagnosticsTail(facts.notices, stderr, classified.errorMessage);
     const denials = facts.denials ?? [];
     const diff = snapshot ? await this.runDiff(run, runDir, snapshot) : undefined;
+    const worktree = run.branch
+      ? {
+          branch: run.branch,
+          changes: await worktreeChanges(run.worktreeRoot).catch((err: unknown) => {
+            deps.logger.warn({ err, runId }, 'could not measure the changes in the run worktree');
+            return undefined;
+          }),
+        }
+      : undefined;
     const body = deps.describeOutcome({
+      worktree,
       run,
       status: classified.status,
       reason: classified.reason,

@@ -4,8 +4,8 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { execa } from 'execa';
 import { BatonError } from '../core/errors.js';
+import { runGit } from './git.js';
 
 /** What the gate needs to know of the configuration. */
 export interface WorkspaceSettings {
@@ -22,6 +22,12 @@ export interface WorkspaceSettings {
    * `CLAUDE_CONFIG_DIR`. @default none
    */
   protectedDirs?: readonly string[];
+  /**
+   * Absolute directories baton owns and makes run directories in: `$BATON_HOME/worktrees`
+   * (issue #17). A directory at least two levels below one (`<repo>/<run id>`) passes the
+   * workspace gate and may lie in a protected directory, since it holds none. @default none
+   */
+  ownedRoots?: readonly string[];
 }
 
 /** A run directory that passed the gate. */
@@ -57,8 +63,9 @@ export async function resolveWorkspace(requested: string | undefined, conversati
     );
   }
   const cwd = await realDirectory(path);
-  await assertInsideRoots(cwd, settings.roots);
-  await assertHoldsNoConfig(cwd, settings.protectedDirs ?? []);
+  const owned = await inOwnedRoot(cwd, settings.ownedRoots ?? []);
+  if (!owned) await assertInsideRoots(cwd, settings.roots);
+  await assertHoldsNoConfig(cwd, settings.protectedDirs ?? [], owned);
   return { cwd, worktreeRoot: await findWorktreeRoot(cwd) };
 }
 
@@ -86,12 +93,14 @@ export async function assertInsideRoots(path: string, roots: readonly string[]):
  * rewrite baton's config (issue #18). codex keeps only `.codex` and `.git` read-only.
  *
  * @param cwd the run's directory, already real.
+ * @param inOwnedRoot `cwd` is a run worktree in a root baton owns (`$BATON_HOME/worktrees`): it
+ *   may lie in `$BATON_HOME`, but still must not contain a protected directory.
  * @throws BatonError `cwd_holds_config`.
  */
-export async function assertHoldsNoConfig(cwd: string, protectedDirs: readonly string[]): Promise<void> {
+export async function assertHoldsNoConfig(cwd: string, protectedDirs: readonly string[], inOwnedRoot = false): Promise<void> {
   for (const dir of protectedDirs) {
     const real = await realpath(dir).catch(() => resolve(dir));
-    if (isInside(real, cwd) || isInside(cwd, real)) {
+    if (isInside(real, cwd) || (!inOwnedRoot && isInside(cwd, real))) {
       throw new BatonError(
         'cwd_holds_config',
         `${cwd} holds ${real}, baton's or a coding CLI's own configuration, which a run there could rewrite. Run in a project directory below it instead (e.g. in:~/code/app).`,
@@ -99,6 +108,15 @@ export async function assertHoldsNoConfig(cwd: string, protectedDirs: readonly s
       );
     }
   }
+}
+
+/** True when `cwd` (real) lies two or more levels below one of `ownedRoots` (each made real). */
+async function inOwnedRoot(cwd: string, ownedRoots: readonly string[]): Promise<boolean> {
+  for (const root of ownedRoots) {
+    const real = await realpath(root).catch(() => undefined);
+    if (real && isInside(cwd, real) && relative(real, cwd).split(sep).length >= 2) return true;
+  }
+  return false;
 }
 
 /** True when `path` equals `root` or lies below it. Both must be normalized absolute paths. */
@@ -126,16 +144,13 @@ async function realDirectory(path: string): Promise<string> {
   return real;
 }
 
-/** `git rev-parse --show-toplevel` in `cwd`, or `cwd` itself when it is not in a git checkout. */
+/**
+ * `git rev-parse --show-toplevel` in `cwd` (through {@link runGit}: nothing the repository's
+ * config names runs), or `cwd` itself when it is not in a git checkout.
+ */
 export async function findWorktreeRoot(cwd: string): Promise<string> {
-  const result = await execa('git', ['rev-parse', '--show-toplevel'], {
-    cwd,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 10_000,
-    env: { GIT_TERMINAL_PROMPT: '0' },
-  });
-  const top = typeof result.stdout === 'string' ? result.stdout.trim() : '';
-  if (result.exitCode !== 0 || !top) return cwd;
+  const result = await runGit(['rev-parse', '--show-toplevel'], { cwd, allowFailure: true, timeoutMs: 10_000 }).catch(() => undefined);
+  const top = result?.stdout.trim() ?? '';
+  if (!result || result.exitCode !== 0 || !top) return cwd;
   return realpath(top).catch(() => cwd);
 }

@@ -3,7 +3,7 @@
  * delivery row in the same transaction (PRODUCT.md §9), so an outcome is never lost between the
  * two writes.
  */
-import { and, desc, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Db } from './database.js';
@@ -24,6 +24,7 @@ import {
   type RunStatus,
   type DenialJson,
   type UsageJson,
+  type QueuedLaunchJson,
 } from './schema.js';
 
 /** One raw inbound update for the inbox. */
@@ -61,9 +62,23 @@ export interface ConversationKey {
   threadId?: string | undefined;
 }
 
+/** Where a queued run stands: the run it waits behind and how many must start before it. */
+export interface QueuePlace {
+  behind: string;
+  ahead: number;
+}
+
+/** How {@link RunStore.createRun} queues a run it cannot start now (issue #17). */
+export interface QueuePolicy {
+  /** Most queued runs one conversation may have (`[harness] max_queued`). */
+  maxQueued: number;
+  /** What the run starts with once claimed. */
+  launch: QueuedLaunchJson;
+}
+
 /** The terminal facts of a run. */
 export interface RunTerminal {
-  status: Exclude<RunStatus, 'starting' | 'running'>;
+  status: Exclude<RunStatus, 'starting' | 'running' | 'queued'>;
   reason: string | null;
   finalMessage?: string | null;
   errorMessage?: string | null;
@@ -205,22 +220,27 @@ export class RunStore {
    * domain: one active run per worktree root (a partial unique index) and at most `maxActive`
    * active runs (counted under a transaction-scoped advisory lock).
    *
+   * With `queue` (issue #17), a run that would be refused for a busy worktree or `max_active` —
+   * or that would overtake a run already queued for its worktree — is stored `queued` instead,
+   * with `queue.launch` to start it later, and `started` is called with its place in line.
+   *
    * When `inbound` is given, that event is marked handled in the same transaction, so a replay
    * of it after a crash can never launch a second run.
    *
+   * @returns the `started` (or queued) message and, for a queued run, its place in line.
    * @throws BatonError `worktree_busy` when another run is active in the same worktree root;
-   *   `max_active` when `maxActive` runs are already active; `duplicate_inbound` when `inbound`
-   *   was already handled.
+   *   `max_active` when `maxActive` runs are already active (both only without `queue`);
+   *   `queue_full` when the conversation already has `queue.maxQueued` queued runs;
+   *   `duplicate_inbound` when `inbound` was already handled.
    */
-  async createRun(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date, inbound?: InboundKey): Promise<DeliveryRow> {
-    return (await this.createRunReturning(run, started, maxActive, now, inbound)).started;
-  }
-
-  /**
-   * {@link createRun}, also returning the run row as stored, so the launch need not read it back
-   * (one round trip less before the spawn, issue #15). Same errors.
-   */
-  async createRunReturning(run: NewRunRow, started: NewDelivery, maxActive: number, now: Date, inbound?: InboundKey): Promise<{ run: RunRow; started: DeliveryRow }> {
+  async createRun(
+    run: NewRunRow,
+    started: NewDelivery | ((place: QueuePlace | undefined) => NewDelivery),
+    maxActive: number,
+    now: Date,
+    inbound?: InboundKey,
+    queue?: QueuePolicy,
+  ): Promise<DeliveryRow & { queued?: QueuePlace }> {
     try {
       return await this.db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
@@ -232,13 +252,34 @@ export class RunStore {
           })
           .from(runs)
           .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
-        if (gates?.busyId) throw worktreeBusy(run.worktreeRoot, gates.busyId);
-        if ((gates?.active ?? 0) >= maxActive) {
-          throw new BatonError(
-            'max_active',
-            `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
-              'Wait for one to finish, /cancel one, or raise [harness] max_active and restart.',
-          );
+        const busy = gates?.busyId ? [{ id: gates.busyId }] : [];
+        const full = (gates?.active ?? 0) >= maxActive;
+        const waiting = queue
+          ? await tx.select({ id: runs.id, worktreeRoot: runs.worktreeRoot }).from(runs).where(eq(runs.status, 'queued')).orderBy(runs.createdAt)
+          : [];
+        const sameRoot = waiting.filter((w) => w.worktreeRoot === run.worktreeRoot);
+        let place: QueuePlace | undefined;
+        if (busy[0] || full || sameRoot.length > 0) {
+          if (!queue) {
+            if (busy[0]) throw worktreeBusy(run.worktreeRoot, busy[0].id);
+            throw maxActiveError(maxActive);
+          }
+          const origin = run.origin;
+          const [mine] = await tx
+            .select({ count: sql<number>`count(*)::int` })
+            .from(runs)
+            .where(and(eq(runs.status, 'queued'), sql`${runs.origin}->>'platform' = ${origin.platform}`, sql`${runs.origin}->>'chatId' = ${origin.chatId}`));
+          if ((mine?.count ?? 0) >= queue.maxQueued) {
+            throw new BatonError(
+              'queue_full',
+              `${queue.maxQueued} run${queue.maxQueued === 1 ? ' is' : 's are'} already queued in this conversation (max_queued = ${queue.maxQueued}). Wait for one to start, /cancel one, or raise [harness] max_queued and restart.`,
+            );
+          }
+          // Ahead of it: the run holding its worktree and those queued for it; when the machine is
+          // full, every queued run (they take free slots first).
+          const ahead = full ? waiting : sameRoot;
+          const behind = ahead.at(-1)?.id ?? busy[0]?.id ?? (await this.oldestActiveId(tx));
+          place = { behind: behind ?? 'an active run', ahead: Math.max(1, ahead.length + (busy[0] ? 1 : 0)) };
         }
         if (inbound) {
           const marked = await tx
@@ -248,14 +289,78 @@ export class RunStore {
             .returning({ key: inboundEvents.dedupeKey });
           if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
         }
-        const [created] = await tx.insert(runs).values(run).returning();
-        const [row] = await tx.insert(deliveries).values(toDeliveryValues(started, now)).returning();
-        return { run: created!, started: row! };
+        await tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run);
+        const message = typeof started === 'function' ? started(place) : started;
+        const [row] = await tx.insert(deliveries).values(toDeliveryValues(message, now)).returning();
+        return place ? { ...row!, queued: place } : row!;
       });
     } catch (err) {
       if (isUniqueViolation(err, 'runs_one_active_per_worktree')) throw worktreeBusy(run.worktreeRoot);
       throw err;
     }
+  }
+
+  private async oldestActiveId(tx: Pick<Db, 'select'>): Promise<string | undefined> {
+    const [row] = await tx.select({ id: runs.id }).from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES])).orderBy(runs.createdAt).limit(1);
+    return row?.id;
+  }
+
+  /**
+   * Moves queued runs whose slot is free to `starting` under `supervisor`, oldest first (issue
+   * #17): a run waits while its worktree holds an active run (or an older queued one claimed in
+   * this pass) and the claiming stops at `maxActive`. Serialized with {@link createRun} by the
+   * same advisory lock, so any number of processes may call it at any time; each run is claimed
+   * once.
+   *
+   * @returns the claimed runs, each with its `launch`.
+   */
+  async claimQueued(maxActive: number, supervisor: string): Promise<RunRow[]> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
+      const active = await tx.select({ worktreeRoot: runs.worktreeRoot }).from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+      const queued = await tx.select().from(runs).where(eq(runs.status, 'queued')).orderBy(runs.createdAt);
+      const busyRoots = new Set(active.map((a) => a.worktreeRoot));
+      let count = active.length;
+      const claimed: RunRow[] = [];
+      for (const run of queued) {
+        if (count >= maxActive) break;
+        if (busyRoots.has(run.worktreeRoot)) continue;
+        busyRoots.add(run.worktreeRoot);
+        const [row] = await tx
+          .update(runs)
+          .set({ status: 'starting', supervisor })
+          .where(and(eq(runs.id, run.id), eq(runs.status, 'queued')))
+          .returning();
+        if (row) {
+          claimed.push(row);
+          count += 1;
+        }
+      }
+      return claimed;
+    });
+  }
+
+  /** Queued runs, oldest first. */
+  async queuedRuns(): Promise<RunRow[]> {
+    return this.db.select().from(runs).where(eq(runs.status, 'queued')).orderBy(runs.createdAt);
+  }
+
+  /**
+   * Cancels a run that is still queued, with its outcome message, in one transaction.
+   *
+   * @returns the outcome delivery, or null when the run was no longer queued (it started or ended meanwhile).
+   */
+  async cancelQueued(id: string, reason: 'owner_cancel' | 'stop', outcome: NewDelivery, now: Date): Promise<DeliveryRow | null> {
+    return this.db.transaction(async (tx) => {
+      const ended = await tx
+        .update(runs)
+        .set({ status: 'cancelled', reason, endedAt: now, launch: null })
+        .where(and(eq(runs.id, id), eq(runs.status, 'queued')))
+        .returning({ id: runs.id });
+      if (ended.length === 0) return null;
+      const [row] = await tx.insert(deliveries).values(toDeliveryValues(outcome, now)).returning();
+      return row!;
+    });
   }
 
   /** Moves a `starting` run to `running` once its process exists. */
@@ -498,6 +603,11 @@ export class RunStore {
     return row;
   }
 
+  /** Every run that got its own git worktree (issue #17), newest first. */
+  async runsWithWorktree(): Promise<RunRow[]> {
+    return this.db.select().from(runs).where(isNotNull(runs.branch)).orderBy(desc(runs.createdAt));
+  }
+
   /** The most recent runs, newest first. */
   async recentRuns(limit: number): Promise<RunRow[]> {
     return this.db.select().from(runs).orderBy(desc(runs.createdAt)).limit(limit);
@@ -680,6 +790,14 @@ function toDeliveryValues(delivery: NewDelivery, now: Date): typeof deliveries.$
     nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS),
     createdAt: now,
   };
+}
+
+function maxActiveError(maxActive: number): BatonError {
+  return new BatonError(
+    'max_active',
+    `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
+      'Wait for one to finish, /cancel one, or raise [harness] max_active and restart.',
+  );
 }
 
 function worktreeBusy(root: string, runId?: string): BatonError {

@@ -18,7 +18,10 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 
-/** Run statuses (PRODUCT.md §8): `starting` and `running` are active, the rest terminal. */
+/**
+ * Run statuses (PRODUCT.md §8): `starting` and `running` are active, `queued` waits for its
+ * worktree or a `max_active` slot (issue #17), the rest terminal.
+ */
 export const runStatusEnum = pgEnum('run_status', [
   'starting',
   'running',
@@ -27,6 +30,7 @@ export const runStatusEnum = pgEnum('run_status', [
   'blocked',
   'cancelled',
   'interrupted',
+  'queued',
 ]);
 
 /** Vendors baton can drive. */
@@ -70,6 +74,27 @@ export interface RunOptionsJson {
   approve?: boolean;
   timeoutMinutes: number;
   progress: boolean;
+  /** `budget:USD` or `[harness] default_budget_usd` (claude `--max-budget-usd`), US dollars. */
+  budgetUsd?: number;
+  /** `turns:N` or `[harness] default_max_turns` (claude `--max-turns`). */
+  maxTurns?: number;
+  /** `tokens:N` or `[harness] default_max_tokens`: input + output tokens, enforced by baton from the CLI's usage. */
+  maxTokens?: number;
+}
+
+/**
+ * What a queued run launches with once its slot frees (issue #17): the vendor-neutral request
+ * and the wall clock, in ms. Paths are the run directory's own files.
+ */
+export interface QueuedLaunchJson {
+  prompt: string;
+  images?: { path: string; mediaType: string }[];
+  model?: string;
+  posture?: string;
+  resumeSessionId?: string;
+  maxBudgetUsd?: number;
+  maxTurns?: number;
+  timeoutMs: number;
 }
 
 /** One re-split of a delivery: from part `fromPart` (0-based) on, parts of at most `maxLength` UTF-16 units. */
@@ -133,6 +158,15 @@ export const runs = pgTable(
     task: text('task').notNull(),
     cwd: text('cwd').notNull(),
     worktreeRoot: text('worktree_root').notNull(),
+    /**
+     * The branch of the git worktree baton made for this run (`baton/<run id>`, issue #17), whose
+     * directory is `worktree_root`; null for a run in the checkout itself.
+     */
+    branch: text('branch'),
+    /** Top of the checkout the run's worktree was added from (where `git worktree` is run); null without a worktree. */
+    sourceRoot: text('source_root'),
+    /** The launch a `queued` run starts with; null once it started (and for runs never queued). */
+    launch: jsonb('launch').$type<QueuedLaunchJson>(),
     options: jsonb('options').$type<RunOptionsJson>().notNull(),
     origin: jsonb('origin').$type<OriginJson>().notNull(),
     vendorSessionId: text('vendor_session_id'),

@@ -103,7 +103,8 @@ const rows: GateRow[] = [
     message: /^Only .* free on the disk holding .*, below the floor of 977 TiB\. Free some space, or lower \[harness\] min_free_gb/,
   },
   {
-    name: 'another run active in the same worktree',
+    name: 'another run active in the same worktree (queue = false)',
+    harness: { replaceConfig: ({ root }) => `[harness]\napproved = true\nqueue = false\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
     setup: async (h) => {
       const first = await h.dispatcher.handle(inbound('1', `/codex in:${h.root} hang`));
       expect(first.kind).toBe('launched');
@@ -113,8 +114,8 @@ const rows: GateRow[] = [
     message: /^Another run is active in \/.*\/work/,
   },
   {
-    name: 'max_active reached',
-    harness: { configToml: () => '' , replaceConfig: ({ root }) => `[harness]\napproved = true\nmax_active = 1\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    name: 'max_active reached (queue = false)',
+    harness: { configToml: () => '' , replaceConfig: ({ root }) => `[harness]\napproved = true\nmax_active = 1\nqueue = false\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
     setup: async (h) => {
       await mkdir(join(h.root, 'a'));
       expect((await h.dispatcher.handle(inbound('1', `/codex in:${h.root}/a hang`))).kind).toBe('launched');

@@ -283,8 +283,8 @@ describe.each(VERSIONS)('claude stream, %s captures', (dir) => {
     expect(classifyExit(capture('max-turns-1'), exited(1))).toEqual({ status: 'failed', reason: 'max_turns', errorMessage: 'Reached maximum number of turns (1)' });
   });
 
-  it('max-budget: its own reason, max_budget', () => {
-    expect(classifyExit(capture('max-budget'), exited(1))).toMatchObject({ status: 'failed', reason: 'max_budget' });
+  it('max-budget: budget_exceeded, the reason of every spending cap', () => {
+    expect(classifyExit(capture('max-budget'), exited(1))).toMatchObject({ status: 'failed', reason: 'budget_exceeded' });
   });
 
   it('api-500: vendor_error in the API words', () => {

@@ -11,6 +11,31 @@ describe('parseCommand', () => {
     });
   });
 
+  it('parses the spending caps budget:USD, turns:N and tokens:N (with k/M)', () => {
+    expect(parseCommand('/claude budget:2.50 turns:20 tokens:200k fix it')).toMatchObject({
+      options: { budgetUsd: 2.5, maxTurns: 20, maxTokens: 200_000 },
+      task: 'fix it',
+    });
+    expect(parseCommand('/run budget:$0.5 fix it')).toMatchObject({ options: { budgetUsd: 0.5 } });
+    expect(parseCommand('/codex tokens:1.5M fix it')).toMatchObject({ options: { maxTokens: 1_500_000 } });
+    expect(parseCommand('/codex tokens:1200 fix it')).toMatchObject({ options: { maxTokens: 1200 } });
+  });
+
+  it.each([
+    ['/claude budget:0 x', /^budget: takes US dollars above 0/],
+    ['/claude budget:abc x', /^budget: takes US dollars above 0/],
+    ['/claude budget:20000 x', /^budget: takes US dollars above 0 and at most 10000/],
+    ['/claude turns:0 x', /^turns: takes a whole number of turns from 1/],
+    ['/claude turns:2.5 x', /^turns: takes a whole number/],
+    ['/codex tokens:0 x', /^tokens: takes a whole number of tokens/],
+    ['/codex tokens:1.5 x', /^tokens: takes a whole number of tokens/],
+    ['/codex tokens:5g x', /^tokens: takes a whole number of tokens/],
+    ['/codex budget:1 x', /^budget: is a claude option: codex reports tokens, not dollars/],
+    ['/codex turns:3 x', /^turns: is a claude option: codex has no turn limit/],
+  ])('refuses %s with a usage error that says the fix', (text, message) => {
+    expect(() => parseCommand(text)).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }));
+  });
+
   it('takes a double-quoted option value with spaces', () => {
     expect(parseCommand('/codex in:"/home/me/my project" progress fix it')).toMatchObject({
       options: { in: '/home/me/my project', progress: true },

@@ -86,7 +86,12 @@ describe('loadConfig', () => {
       approved: false,
       defaultVendor: 'codex',
       maxActive: 2,
+      queue: true,
+      maxQueued: 5,
       defaultTimeoutMs: 30 * 60_000,
+      defaultBudgetUsd: undefined,
+      defaultMaxTurns: undefined,
+      defaultMaxTokens: undefined,
       firstEventMs: 120_000,
       finishGraceMs: 10_000,
       passEnv: [...DEFAULT_PASS_ENV],
@@ -108,7 +113,7 @@ describe('loadConfig', () => {
       codexHome: '/home/owner/.codex',
       claudeConfigDir: '/home/owner/.claude',
     });
-    expect(config.workspace).toEqual({ roots: ['/home/owner/code'], defaultCwd: '/home/owner/code/app' });
+    expect(config.workspace).toEqual({ roots: ['/home/owner/code'], defaultCwd: '/home/owner/code/app', worktrees: 'off', worktreeRetentionMs: 7 * 86_400_000 });
     expect([...config.projects]).toEqual([['app', '/home/owner/code/app']]);
     expect(config.channels.telegram).toEqual({ owner: '123456789', guests: ['987654321'] });
     expect(config.channels.slack).toEqual({ owner: undefined, guests: [] });
@@ -119,7 +124,7 @@ describe('loadConfig', () => {
     const loaded = await loadConfig({ configPath, homeDir: home });
     expect(loaded.exists).toBe(false);
     expect(loaded.config.harness).toMatchObject({ enabled: true, approved: false, defaultVendor: 'codex', maxActive: 2 });
-    expect(loaded.config.workspace).toEqual({ roots: [], defaultCwd: undefined });
+    expect(loaded.config.workspace).toEqual({ roots: [], defaultCwd: undefined, worktrees: 'off', worktreeRetentionMs: 7 * 86_400_000 });
     expect(loaded.config.projects.size).toBe(0);
     expect(loaded.config.harness.codexHome).toBeUndefined();
   });

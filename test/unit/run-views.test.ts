@@ -12,6 +12,9 @@ const run = {
   task: 't',
   cwd: '/repo',
   worktreeRoot: '/repo',
+  branch: null,
+  sourceRoot: null,
+  launch: null,
   options: { timeoutMinutes: 30, progress: false },
   origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '2' },
   vendorSessionId: 's1',
@@ -48,6 +51,14 @@ describe('run views', () => {
     const tail = text.slice(text.indexOf('\n\n') + 2);
     expect(Buffer.byteLength(tail.replace(/^…/, ''))).toBeLessThanOrEqual(RESULT_TAIL_BYTES);
     expect(tail.endsWith('END')).toBe(true);
+  });
+
+  it('shows the spending caps a run had, and the cost where the CLI reported one', () => {
+    const capped = { ...run, vendor: 'claude' as const, options: { ...run.options, budgetUsd: 2.5, maxTurns: 20, maxTokens: 200_000 }, usage: { inputTokens: 1200, cachedInputTokens: 0, outputTokens: 300, costUsd: 0.0123 } };
+    const text = formatRun(capped, []);
+    expect(text).toContain('\ncaps: budget $2.50, 20 turns, 200,000 tokens\n');
+    expect(text).toContain('usage: 1,500 tokens (1,200 in, 300 out, $0.0123)');
+    expect(formatRun(run, [])).not.toContain('caps:');
   });
 
   it('counts denied tool calls in the headline and lists at most 5, one line each, with how to allow writes', () => {

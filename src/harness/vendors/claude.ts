@@ -87,6 +87,11 @@ export const claudeVendor: Vendor = {
     if (request.approvalMcpConfig) {
       argv.push('--strict-mcp-config', `--mcp-config=${request.approvalMcpConfig}`, `--permission-prompt-tool=${APPROVAL_PROMPT_TOOL}`);
     }
+    // Both measured on 2.1.332 against the fake Anthropic server: past the cap the CLI ends with a
+    // `result` of subtype `error_max_budget_usd` / `error_max_turns`, `is_error: true`, rc 1.
+    // `--max-turns` is not listed by 2.1.332's `claude --help` but is honoured (test/e2e/budget-caps.test.ts).
+    if (request.maxBudgetUsd !== undefined) argv.push(`--max-budget-usd=${request.maxBudgetUsd}`);
+    if (request.maxTurns !== undefined) argv.push(`--max-turns=${request.maxTurns}`);
     if (request.images?.length) argv.push('--input-format=stream-json');
     else if (!request.promptOnStdin) argv.push('--', request.prompt);
     return argv;
@@ -318,7 +323,7 @@ class ClaudeReducer implements StreamReducer {
       if (this.state.finalMessage === undefined && resultText !== undefined) this.state.finalMessage = resultText;
     } else {
       const message = resultText ?? joinErrors(event['errors']) ?? describeSubtype(subtype, event['is_error']);
-      const reason = subtype === 'error_max_turns' ? 'max_turns' : subtype === 'error_max_budget_usd' ? 'max_budget' : undefined;
+      const reason = subtype === 'error_max_turns' ? 'max_turns' : subtype === 'error_max_budget_usd' ? 'budget_exceeded' : undefined;
       this.state.terminal = reason ? { kind: 'failed', message, reason } : { kind: 'failed', message };
     }
     if (isRecord(event['usage'])) this.state.usage = addUsage(this.state.usage, readUsage(event['usage']));

@@ -10,10 +10,10 @@ export type { VendorName };
 
 /**
  * Why a vendor's terminal event says the run failed, where the vendor names a cause of its own:
- * `max_turns` (claude `error_max_turns`), `max_budget` (claude `error_max_budget_usd`). Any other
- * failure is `vendor_error`.
+ * `max_turns` (claude `error_max_turns`), `budget_exceeded` (claude `error_max_budget_usd`). Any
+ * other failure is `vendor_error`.
  */
-export type VendorFailureReason = 'vendor_error' | 'max_turns' | 'max_budget';
+export type VendorFailureReason = 'vendor_error' | 'max_turns' | 'budget_exceeded';
 
 /** What the owner asked for, in vendor-neutral terms. */
 export interface LaunchRequest {
@@ -37,6 +37,10 @@ export interface LaunchRequest {
   approvalMcpConfig?: string;
   /** Images the model sees as images (issue #13), stored in the run directory. */
   images?: readonly { path: string; mediaType: string }[];
+  /** Most US dollars the run may spend, for a CLI with its own budget flag (claude `--max-budget-usd`). */
+  maxBudgetUsd?: number;
+  /** Most agent turns, for a CLI with its own turn flag (claude `--max-turns`). */
+  maxTurns?: number;
 }
 
 /** Where a run happens, for flags that depend on it. */

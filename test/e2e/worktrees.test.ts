@@ -1,0 +1,97 @@
+/**
+ * A git worktree per run (issue #17) through `baton start`: the real grammY client against the
+ * fake Bot API, the real codex CLI against the fake Responses API, real git, all on 127.0.0.1.
+ */
+import { execa } from 'execa';
+import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { inputItemsOf, type RecordedRequest } from '../fakes/fake-openai.js';
+import { CLI } from '../support/cli.js';
+import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+
+let world: TelegramE2E;
+
+const git = (cwd: string, ...args: string[]) =>
+  execa('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, stdin: 'ignore' });
+
+beforeAll(async () => {
+  world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')] });
+  // Every run writes where it ran into where.txt, then answers: the same script for any number
+  // of runs in any interleaving (a request carrying a tool result gets the answer).
+  world.openai.setFallback((request: RecordedRequest) =>
+    inputItemsOf(request).some((item) => item.type === 'function_call_output')
+      ? { kind: 'message', text: 'Wrote where.txt.' }
+      : { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'pwd > where.txt' } },
+  );
+});
+afterAll(async () => world?.dispose());
+
+/** Sends `text` as the owner; resolves with the first answer to it. */
+async function answerTo(text: string, messageId: number): Promise<string> {
+  world.telegram.pushUpdate(world.privateMessage(OWNER, text, messageId));
+  return (await world.telegram.waitForSent((m) => replyTarget(m) === messageId, WAIT_MS)).text;
+}
+
+async function outcomeOf(runId: string): Promise<string> {
+  return (await world.telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS)).text;
+}
+
+describe('worktree per run', () => {
+  it('refuses a repository with no commit yet, and a directory that is not a git checkout, with worktree_refused', async () => {
+    expect(await answerTo('/codex worktree do it', 10)).toMatch(/has no commit yet \(its HEAD is unborn\).*Commit once, or run without the worktree option\./);
+    const plain = join(world.root, 'plain');
+    await mkdir(plain, { recursive: true });
+    expect(await answerTo(`/codex worktree in:${plain} do it`, 11)).toMatch(/is not in a git checkout, so a run there cannot get its own worktree/);
+    // Nothing was made for either.
+    await expect(readdir(join(world.batonHome, 'worktrees', 'plain'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('runs two concurrent /codex worktree tasks on one repository, each in its own worktree on its own branch; the checkout is untouched', async () => {
+    const { repo, telegram } = world;
+    await readFile(join(repo, 'README.txt')).catch(async () => {
+      await execa('sh', ['-c', 'printf hello > README.txt'], { cwd: repo });
+      await git(repo, 'add', 'README.txt');
+      await git(repo, 'commit', '-q', '-m', 'first');
+    });
+    const head = (await git(repo, 'rev-parse', 'HEAD')).stdout.trim();
+
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex worktree first task', 20));
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex worktree second task', 21));
+    const started = await Promise.all([20, 21].map((id) => telegram.waitForSent((m) => replyTarget(m) === id, WAIT_MS)));
+    const ids = started.map((m) => {
+      expect(m.text).toMatch(/\] started · codex · \S+ · branch baton\/hr_[0-9a-f]{12}$/);
+      return runIdOf(m.text);
+    });
+    const outcomes = await Promise.all(ids.map(outcomeOf));
+    for (const [i, runId] of ids.entries()) {
+      const worktree = join(world.batonHome, 'worktrees', 'repo', runId);
+      expect(outcomes[i]).toMatch(new RegExp(`^\\[run ${runId}\\] completed · codex · ${worktree} · `));
+      expect(outcomes[i]).toContain(`Branch: baton/${runId} (1 new file)`);
+      expect((await readFile(join(worktree, 'where.txt'), 'utf8')).trim()).toBe(worktree);
+      expect((await git(repo, 'rev-parse', `refs/heads/baton/${runId}`)).stdout.trim()).toBe(head);
+    }
+    // The checkout itself: same commit, same branch, no new file, nothing changed.
+    expect((await git(repo, 'rev-parse', 'HEAD')).stdout.trim()).toBe(head);
+    expect((await git(repo, 'status', '--porcelain')).stdout).toBe('');
+    await expect(stat(join(repo, 'where.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+
+    // /runs ID shows the branch; a reply resumes in the same worktree.
+    expect(await answerTo(`/runs ${ids[0]}`, 22)).toContain(`branch: baton/${ids[0]} (worktree ${join(world.batonHome, 'worktrees', 'repo', ids[0]!)}, from ${repo})`);
+    const firstOutcome = telegram.sent.find((m) => m.text.startsWith(`[run ${ids[0]}] completed`))!;
+    telegram.pushUpdate(world.privateMessage(OWNER, 'and once more', 23, firstOutcome));
+    const resumed = await telegram.waitForSent((m) => replyTarget(m) === 23, WAIT_MS);
+    expect(resumed.text).toMatch(new RegExp(`started · codex · ${join(world.batonHome, 'worktrees', 'repo', ids[0]!)} · branch baton/${ids[0]} · resuming ${ids[0]}$`));
+    expect(await outcomeOf(runIdOf(resumed.text))).toContain(`Branch: baton/${ids[0]} (1 new file)`);
+
+    // baton worktrees lists both (the resumed one once), with their state.
+    const listed = await execa(process.execPath, [CLI, 'worktrees'], { env: world.env, extendEnv: false, reject: false });
+    if (world.env['DATABASE_URL']) {
+      expect(listed.exitCode, listed.stderr).toBe(0);
+      const lines = listed.stdout.split('\n').filter(Boolean);
+      expect(lines).toHaveLength(2);
+      // Listed under its newest run (the resume, for the first): that run's status says whether it is in use.
+      for (const runId of ids) expect(listed.stdout).toMatch(new RegExp(`hr_[0-9a-f]{12} · baton/${runId} · \\S+/${runId} · from ${repo} · completed, uncommitted changes, 0 unmerged commits`));
+    }
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * Run worktrees (issue #17) with real git and the real store: creation through runGit (a hostile
+ * repository's hooks and smudge filters do not run), and retention — merged worktrees go with
+ * their branch, an old one with unmerged commits goes but its branch stays (and says so), one
+ * with uncommitted changes stays unless forced, an active run's is never touched.
+ */
+import { execa } from 'execa';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/core/logger.js';
+import { newRunId, type RunId } from '../../src/core/ids.js';
+import { addRunWorktree, listWorktrees, pruneWorktrees, type RunWorktree } from '../../src/harness/worktrees.js';
+import { RunStore } from '../../src/store/runs-repo.js';
+import { runs, type RunRow } from '../../src/store/schema.js';
+import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+
+const DAY_MS = 86_400_000;
+const now = new Date('2026-11-30T08:00:00.000Z');
+const clock = { now: () => now, nowMs: () => now.getTime() };
+const logger = createLogger({ level: 'silent' });
+
+const git = (cwd: string, ...args: string[]) =>
+  execa('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, stdin: 'ignore' });
+
+describe(`run worktrees on ${testEngine}`, () => {
+  let database: TestDatabase;
+  let store: RunStore;
+  let dir: string;
+  let repo: string;
+  let worktreesDir: string;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    store = new RunStore(database.db);
+    dir = await mkdtemp(join(tmpdir(), 'baton-worktrees-'));
+    repo = join(dir, 'repo');
+    worktreesDir = join(dir, 'baton-home', 'worktrees');
+    await execa('git', ['init', '-q', repo]);
+    await writeFile(join(repo, 'a.txt'), 'a');
+    await git(repo, 'add', 'a.txt');
+    await git(repo, 'commit', '-q', '-m', 'first');
+  });
+  afterAll(async () => {
+    await database?.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A worktree made as a launch makes it, and its run row with the given status and end. */
+  async function runWith(status: RunRow['status'], endedAt: Date | null): Promise<RunWorktree & { runId: RunId }> {
+    const runId = newRunId();
+    const worktree = await addRunWorktree(repo, runId, worktreesDir);
+    await database.db.insert(runs).values({
+      id: runId,
+      vendor: 'codex',
+      status,
+      task: 't',
+      cwd: worktree.cwd,
+      worktreeRoot: worktree.worktreeRoot,
+      branch: worktree.branch,
+      sourceRoot: worktree.sourceRoot,
+      options: { timeoutMinutes: 30, progress: false },
+      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '1' },
+      supervisor: 'testhost:1',
+      createdAt: new Date(now.getTime() - 30 * DAY_MS),
+      endedAt,
+    });
+    return { ...worktree, runId };
+  }
+
+  it('adds the worktree without running the repository\'s hooks or smudge filters', async () => {
+    const hostile = join(dir, 'hostile');
+    await execa('git', ['init', '-q', hostile]);
+    await writeFile(join(hostile, '.gitattributes'), '*.txt filter=evil\n');
+    await writeFile(join(hostile, 'b.txt'), 'b');
+    await git(hostile, 'add', '.gitattributes', 'b.txt');
+    await git(hostile, 'commit', '-q', '-m', 'first');
+    const marker = join(dir, 'pwned');
+    await git(hostile, 'config', 'filter.evil.smudge', `sh -c 'touch ${marker}; cat'`);
+    await writeFile(join(hostile, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+
+    const worktree = await addRunWorktree(hostile, newRunId(), worktreesDir);
+    expect(await readFile(join(worktree.cwd, 'b.txt'), 'utf8')).toBe('b');
+    await expect(stat(marker)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('prunes merged and old worktrees, keeps unmerged branches and uncommitted work, never touches an active run', async () => {
+    const merged = await runWith('completed', now); // ended just now, nothing new: merged
+    const oldUnmerged = await runWith('completed', new Date(now.getTime() - 10 * DAY_MS));
+    await writeFile(join(oldUnmerged.worktreeRoot, 'c.txt'), 'c');
+    await git(oldUnmerged.worktreeRoot, 'add', 'c.txt');
+    await git(oldUnmerged.worktreeRoot, 'commit', '-q', '-m', 'work');
+    const dirty = await runWith('failed', new Date(now.getTime() - 10 * DAY_MS));
+    await writeFile(join(dirty.worktreeRoot, 'd.txt'), 'd');
+    const active = await runWith('running', null);
+
+    const states = await listWorktrees(store);
+    expect(states.find((s) => s.runId === oldUnmerged.runId)).toMatchObject({ unmergedCommits: 1, dirty: false, removed: false });
+    expect(states.find((s) => s.runId === dirty.runId)).toMatchObject({ unmergedCommits: 0, dirty: true });
+
+    const actions = await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS });
+    const byRun = new Map(actions.map((a) => [a.runId, a]));
+    expect(byRun.get(merged.runId)).toEqual({ runId: merged.runId, action: 'removed', detail: `${merged.worktreeRoot} removed with its merged branch ${merged.branch}` });
+    expect(byRun.get(oldUnmerged.runId)).toEqual({
+      runId: oldUnmerged.runId,
+      action: 'removed',
+      detail: `${oldUnmerged.worktreeRoot} removed; branch ${oldUnmerged.branch} kept: 1 commit not merged into HEAD of ${repo}`,
+    });
+    expect(byRun.get(dirty.runId)).toMatchObject({ action: 'kept', detail: expect.stringContaining('has uncommitted changes; kept') });
+    expect(byRun.has(active.runId)).toBe(false);
+
+    const branches = (await git(repo, 'branch', '--list', 'baton/*')).stdout;
+    expect(branches).not.toContain(merged.branch);
+    expect(branches).toContain(oldUnmerged.branch);
+    await expect(stat(merged.worktreeRoot)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(oldUnmerged.worktreeRoot)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(join(dirty.worktreeRoot, 'd.txt'), 'utf8')).toBe('d');
+    expect((await stat(active.worktreeRoot)).isDirectory()).toBe(true);
+
+    const forced = await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS, force: true });
+    expect(forced.find((a) => a.runId === dirty.runId)).toMatchObject({ action: 'removed' });
+    await expect(stat(dirty.worktreeRoot)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await stat(active.worktreeRoot)).isDirectory()).toBe(true);
+  });
+});
