@@ -38,7 +38,7 @@ import { PasteJoiner } from './dispatch/paste-joiner.js';
 import { sweepArtifacts } from './harness/retention.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import { askReport } from './cli/ask.js';
-import type { Database } from './store/database.js';
+import { describeDatabaseKind, type Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
 
 /** Chat platforms this build can talk to, in banner order. */
@@ -131,7 +131,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   const logger = options.logger ?? serviceLogger!.logger;
   const print = options.print ?? ((line: string) => console.log(line));
 
-  print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded PGlite; its first start takes a few seconds'})…`);
+  print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded database'})…`);
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
   let report: () => Promise<DoctorReport> = () => Promise.reject(new Error('the service is still starting'));
   const runtime = await buildRuntime({
@@ -353,9 +353,7 @@ export async function startService(options: StartOptions): Promise<Service> {
 }
 
 function describeDatabase(database: Database): string {
-  return database.kind.engine === 'pglite'
-    ? `embedded PGlite in ${database.kind.dataDir}`
-    : `PostgreSQL at ${database.kind.host}`;
+  return database.note ? `${describeDatabaseKind(database.kind)} — ${database.note}` : describeDatabaseKind(database.kind);
 }
 
 function describeHarness(config: BatonConfig, detections: readonly Detection[]): string {

@@ -76,7 +76,7 @@ export interface Runtime {
  */
 export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const { env, config, rawEnv, clock, logger } = inputs;
-  const options: OpenDatabaseOptions = env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') };
+  const options: OpenDatabaseOptions = env.databaseUrl ? { url: env.databaseUrl } : { embedded: inputs.batonHome };
   const database = inputs.openRetry ? await openDatabaseWithRetry(options, inputs.openRetry) : await openDatabase(options);
   const store = new RunStore(database.db);
   const baseEnv: BaseEnv = {

@@ -9,6 +9,7 @@ import { isRunId, type RunId } from '../core/ids.js';
 import { formatRun, formatRunList } from '../dispatch/run-views.js';
 import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
+import { embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 import { readServiceState } from '../health.js';
 import { exists } from './operator.js';
@@ -47,9 +48,9 @@ async function viaService(inputs: ServiceInputs, text: string): Promise<string[]
  * no runs: `none()` answers, and nothing is created (looking must not initialize a database).
  */
 async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Promise<T>, none: () => T): Promise<T> {
-  if (!inputs.env.databaseUrl && !(await exists(join(inputs.batonHome, 'pgdata')))) return none();
+  if (!inputs.env.databaseUrl && !(await embeddedDatabaseExists(inputs.batonHome))) return none();
   const database: Database = await openDatabase(
-    inputs.env.databaseUrl ? { url: inputs.env.databaseUrl, maxConnections: 2 } : { dataDir: join(inputs.batonHome, 'pgdata') },
+    inputs.env.databaseUrl ? { url: inputs.env.databaseUrl, maxConnections: 2 } : { embedded: inputs.batonHome, maxConnections: 2 },
   );
   try {
     return await use(new RunStore(database.db));
@@ -79,7 +80,7 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
     out(formatRun(run, await store.deliveriesOfRun(run.id as RunId)));
     return 0;
   }, () => {
-    out(id ? 'No coding run found for that id.' : `No coding runs yet (the embedded database in ${join(inputs.batonHome, 'pgdata')} is created by the first \`baton start\` or \`baton ask\`).`);
+    out(id ? 'No coding run found for that id.' : `No coding runs yet (the embedded database in ${inputs.batonHome} is created by the first \`baton start\` or \`baton ask\`).`);
     return id ? 1 : 0;
   });
 }
