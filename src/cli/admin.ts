@@ -9,7 +9,7 @@ import { isRunId, type RunId } from '../core/ids.js';
 import { formatRun, formatRunList } from '../dispatch/run-views.js';
 import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
-import { embeddedDatabaseExists } from '../store/embedded-postgres.js';
+import { databaseIsShared, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 import { readServiceState } from '../health.js';
 import { exists } from './operator.js';
@@ -22,11 +22,11 @@ const CANCEL_WAIT_MS = 30_000;
  * With embedded PGlite the running service holds the database, so the command is sent to it
  * (`POST /admin/command` on its health port, with the token from the 0600 `service.json`).
  *
- * @returns the service's replies, or undefined when the database is PostgreSQL or no service
- *   answers (then the command opens the database itself).
+ * @returns the service's replies, or undefined when the database is PostgreSQL (through
+ *   `DATABASE_URL` or embedded) or no service answers (then the command opens the database itself).
  */
 async function viaService(inputs: ServiceInputs, text: string): Promise<string[] | undefined> {
-  if (inputs.env.databaseUrl) return undefined;
+  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome)) return undefined;
   const state = await readServiceState(inputs.batonHome);
   if (!state) return undefined;
   try {

@@ -135,6 +135,15 @@ export async function chooseEmbeddedEngine(batonHome: string): Promise<EmbeddedC
   return { engine: 'embedded-postgres', dataDir: dirs.postgres };
 }
 
+/**
+ * Whether several processes may open this home's database at once: PostgreSQL through
+ * `DATABASE_URL` or embedded PostgreSQL. Then `ask`, `runs`, `cancel` and `stop` open it
+ * themselves beside a running service; with PGlite they go through the service.
+ */
+export async function databaseIsShared(databaseUrl: string | undefined, batonHome: string): Promise<boolean> {
+  return databaseUrl !== undefined || (await chooseEmbeddedEngine(batonHome)).engine === 'embedded-postgres';
+}
+
 /** A running embedded server, as one process sees it. */
 export interface EmbeddedServer {
   /** Directory of the server's socket (postgres.js `host`). */
