@@ -12,8 +12,6 @@ import { openDatabase, type Database } from '../store/database.js';
 import { databaseIsShared, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 import { readServiceState } from '../health.js';
-import { exists } from './operator.js';
-import { join } from 'node:path';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;

@@ -43,7 +43,8 @@ export const EMBEDDED_POSTGRES_DATABASE = 'postgres';
  */
 export const EMBEDDED_POSTGRES_SETTINGS: Readonly<Record<string, string>> = {
   listen_addresses: "''",
-  max_connections: '20',
+  // The service's pool (10), a `baton ask` beside it (10) and a few commands (1–2 each).
+  max_connections: '40',
   superuser_reserved_connections: '1',
   shared_buffers: "'8MB'",
   wal_buffers: "'256kB'",

@@ -2,6 +2,9 @@
 // baton service with DATABASE_URL unset on
 //   pglite       embedded PGlite (forced by an empty $BATON_HOME/pgdata, as a home from before)
 //   embedded-pg  embedded PostgreSQL (the default for a non-root user; src/store/embedded-postgres.ts)
+//   external     a baseline: DATABASE_URL to the PostgreSQL server at BENCH_PG (default
+//                postgres://postgres@127.0.0.1:5432), a fresh database per run; the server's
+//                memory is not counted, so this is baton's own start and memory
 // For each of RUNS fresh homes: time from spawn to "baton ready" on the fresh home (first start)
 // and again on the same home (restart); memory as PSS (proportional set size, /proc/<pid>/
 // smaps_rollup: a page shared by n processes counts 1/n in each, so the sum over processes is
@@ -27,7 +30,7 @@ const engine = process.argv[2];
 const RUNS = Number(process.argv[3] ?? 3);
 const IDLE_MS = Number(process.env.IDLE_MS ?? 10000);
 const USER = process.env.BENCH_USER ?? 'batontest';
-if (engine !== 'pglite' && engine !== 'embedded-pg') throw new Error('usage: embedded-db.mjs pglite|embedded-pg [RUNS]');
+if (!['pglite', 'embedded-pg', 'external'].includes(engine)) throw new Error('usage: embedded-db.mjs pglite|embedded-pg|external [RUNS]');
 const asRoot = process.getuid() === 0;
 const ids = asRoot ? { uid: Number(execFileSync('id', ['-u', USER]).toString()), gid: Number(execFileSync('id', ['-g', USER]).toString()) } : undefined;
 
@@ -114,6 +117,15 @@ for (let run = 0; run < RUNS; run++) {
   if (engine === 'pglite') mkdirSync(join(home, 'pgdata'));
   if (ids) for (const p of [dir, home, ...(engine === 'pglite' ? [join(home, 'pgdata')] : [])]) chownSync(p, ids.uid, ids.gid);
   const env = { HOME: dir, PATH: process.env.PATH, USER: asRoot ? USER : process.env.USER ?? 'x', BATON_HOME: home, BATON_LOG_LEVEL: 'warn' };
+  if (engine === 'external') {
+    const server = process.env.BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432';
+    const name = `baton_bench_${process.pid}_${run}`;
+    const { default: postgres } = await import('postgres');
+    const admin = postgres(`${server}/postgres`, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    await admin.end();
+    env.DATABASE_URL = `${server}/${name}`;
+  }
   for (const phase of ['first start', 'restart']) {
     const { child, readyMs, out } = await startBaton(env);
     const db = /database: (.*)/.exec(out)?.[1] ?? '?';
