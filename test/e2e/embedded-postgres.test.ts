@@ -131,9 +131,17 @@ describe('the embedded database with DATABASE_URL unset', () => {
     const cancel = await baton(home, ['cancel', 'hr_000000000000']);
     expect(cancel.stdout).toMatch(/No coding run found/);
 
-    // A crash (SIGKILL) leaves the server running: the next start uses it.
+    // `baton ask` opens the database itself beside the service (here refused: not approved) and,
+    // closing, leaves the server running for the service, which is still connected.
     const serverBefore = await postmaster(home.batonHome);
     expect(serverBefore).toBeDefined();
+    const ask = await baton(home, ['ask', 'say hi']);
+    expect(ask.stdout).toMatch(/not yet approved/);
+    expect(ask.exitCode).toBe(2);
+    expect(await postmaster(home.batonHome)).toBe(serverBefore);
+    expect((await baton(home, ['runs'])).exitCode).toBe(0);
+
+    // A crash (SIGKILL) leaves the server running: the next start uses it.
     process.kill(await first.pid(), 'SIGKILL');
     await first.child;
     expect(await postmaster(home.batonHome)).toBe(serverBefore);
