@@ -204,8 +204,14 @@ export async function startEmbeddedPostgres(
     stdout: 'ignore',
     stderr: 'pipe',
   });
-  // Another baton process may have started it at the same moment.
-  if (started.exitCode === 0 || (await canConnect(server))) return server;
+  if (started.exitCode === 0) return server;
+  // Another baton process may have started it at the same moment (pg_ctl then finds its lock
+  // file): wait for that server to take connections, up to 15 s.
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await canConnect(server)) return server;
+    if (!(await exists(join(dataDir, 'postmaster.pid')))) break;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
   const log = (await readFile(logFile, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join(' | ');
   throw new BatonError(
     'database_unavailable',
