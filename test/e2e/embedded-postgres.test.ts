@@ -115,8 +115,14 @@ async function stopLeftoverPostmaster(batonHome: string): Promise<void> {
 describe('the embedded database with DATABASE_URL unset', () => {
   it('is PostgreSQL on a unix socket for a normal user, shared by the CLI commands, stopped with the service, and survives a crash and a stale postmaster.pid', async () => {
     const home = await makeHome(true);
-    const first = await startService(home);
     const pgDir = join(home.batonHome, 'postgres');
+    // Looking creates nothing: runs and doctor on an empty home leave no database behind.
+    expect((await baton(home, ['runs'])).stdout).toMatch(/No coding runs yet/);
+    const emptyDoctor = await baton(home, ['doctor', '--json']);
+    expect(JSON.stringify(JSON.parse(emptyDoctor.stdout))).toContain('"engine":"embedded-postgres"');
+    expect(await readFile(join(pgDir, 'PG_VERSION'), 'utf8').catch(() => 'absent')).toBe('absent');
+
+    const first = await startService(home);
     expect(first.out()).toContain(`database: embedded PostgreSQL in ${pgDir} (unix socket only)`);
     const conf = await readFile(join(pgDir, 'baton.conf'), 'utf8');
     expect(conf).toMatch(/^listen_addresses = ''$/m);
