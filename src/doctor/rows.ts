@@ -48,7 +48,7 @@ export function databaseRow(probe: DatabaseProbe): DoctorRow {
       area: 'database',
       status: 'ok',
       summary: `${where} · not created yet: the first \`baton start\` or \`baton ask\` creates it`,
-      details: [],
+      details: probe.note ? [probe.note] : [],
       facts: { engine: kind.engine, location: databaseLocation(kind), migrationsCurrent: null, activeRuns: 0, pendingDeliveries: 0, deadLetters: 0, error: null },
     };
   }
@@ -59,7 +59,8 @@ export function databaseRow(probe: DatabaseProbe): DoctorRow {
     area: 'database',
     status: details.length > 0 ? 'warn' : 'ok',
     summary: `${where} · ${counts.active} active · ${counts.pendingDeliveries} pending delivery · ${counts.deadLetters} dead-lettered`,
-    details,
+    // Why the engine is PGlite is information, not a warning: everything works on it.
+    details: probe.note ? [probe.note, ...details] : details,
     facts: {
       engine: kind.engine,
       location: databaseLocation(kind),

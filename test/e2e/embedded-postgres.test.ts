@@ -186,6 +186,8 @@ describe('the embedded database with DATABASE_URL unset', () => {
     expect(service.out()).toMatch(
       /database: embedded PGlite in \S+pgdata — running as root, and PostgreSQL refuses to run as root: .*run baton as a normal user for embedded PostgreSQL, or set DATABASE_URL/,
     );
+    const doctor = await baton(home, ['doctor']);
+    expect(doctor.stdout).toMatch(/PostgreSQL refuses to run as root/);
     process.kill(await service.pid(), 'SIGTERM');
     await service.child;
   }, 240_000);
