@@ -42,7 +42,7 @@ import { DatabaseLease, leaseKey } from './fleet/lease.js';
 import { describeNodes, NodeRegistry } from './fleet/nodes.js';
 import { reconcileLostNodes, stopLeftoversOfLostRuns } from './fleet/node-loss.js';
 import { askReport } from './cli/ask.js';
-import type { Database } from './store/database.js';
+import { describeDatabaseKind, type Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
 
 /** Chat platforms this build can talk to, in banner order. */
@@ -135,7 +135,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   const logger = options.logger ?? serviceLogger!.logger;
   const print = options.print ?? ((line: string) => console.log(line));
 
-  print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded PGlite; its first start takes a few seconds'})…`);
+  print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded database'})…`);
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
   let report: () => Promise<DoctorReport> = () => Promise.reject(new Error('the service is still starting'));
   let fleet: NodeRegistry | undefined;
@@ -272,7 +272,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: rawEnv },
       // An unreachable database is a row of the report (and a 503), not a failed report.
       database: await store.counts().then(
-        (counts) => ({ kind: database.kind, migrationsCurrent: true, counts }),
+        (counts) => ({ kind: database.kind, note: database.note, migrationsCurrent: true, counts }),
         (err: unknown) => ({ error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}` }),
       ),
       channels: channels.probes(),
@@ -426,9 +426,7 @@ export async function startService(options: StartOptions): Promise<Service> {
 }
 
 function describeDatabase(database: Database): string {
-  return database.kind.engine === 'pglite'
-    ? `embedded PGlite in ${database.kind.dataDir}`
-    : `PostgreSQL at ${database.kind.host}`;
+  return database.note ? `${describeDatabaseKind(database.kind)} — ${database.note}` : describeDatabaseKind(database.kind);
 }
 
 function describeHarness(config: BatonConfig, detections: readonly Detection[]): string {

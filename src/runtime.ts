@@ -95,9 +95,7 @@ export interface Runtime {
  */
 export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const { env, config, rawEnv, clock, logger } = inputs;
-  const options: OpenDatabaseOptions = env.databaseUrl ? { url: env.databaseUrl } : { dataDir: join(inputs.batonHome, 'pgdata') };
-  const database = inputs.openRetry ? await openDatabaseWithRetry(options, inputs.openRetry) : await openDatabase(options);
-  const store = new RunStore(database.db);
+  const options: OpenDatabaseOptions = env.databaseUrl ? { url: env.databaseUrl } : { embedded: inputs.batonHome };
   const baseEnv: BaseEnv = {
     HOME: inputs.homeDir,
     // Relative and empty entries are dropped where a process is spawned (buildChildEnv, detectVendors).
@@ -106,7 +104,13 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     USER: rawEnv.USER,
     passed: selectPassEnv(config.harness.passEnv, rawEnv, SECRET_ENV_NAMES),
   };
-  const [detections, cgroups] = await Promise.all([detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }), detectCgroupSupport()]);
+  // Finding the CLIs (a `--version` each) overlaps the database's start (embedded PostgreSQL's
+  // server start, migrations): neither needs the other.
+  const probing = Promise.all([detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }), detectCgroupSupport()]);
+  probing.catch(() => undefined); // awaited below; a database error must not leave it unhandled
+  const database = inputs.openRetry ? await openDatabaseWithRetry(options, inputs.openRetry) : await openDatabase(options);
+  const store = new RunStore(database.db);
+  const [detections, cgroups] = await probing;
   if ('unavailable' in cgroups) logger.info({ why: cgroups.unavailable }, 'runs are followed by their process tree: no cgroup v2 directory baton may write');
   const installed = new Map<VendorName, InstalledVendor>();
   for (const d of detections) if ('found' in d) installed.set(d.vendor, d.found);

@@ -9,6 +9,7 @@ import { isRunId, type RunId } from '../core/ids.js';
 import { formatRun, formatRunList } from '../dispatch/run-views.js';
 import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
+import { databaseIsShared, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 import { ApprovalStore } from '../store/approvals-repo.js';
 import type { RunRow } from '../store/schema.js';
@@ -26,11 +27,11 @@ const CANCEL_WAIT_MS = 30_000;
  * With embedded PGlite the running service holds the database, so the command is sent to it
  * (`POST /admin/command` on its health port, with the token from the 0600 `service.json`).
  *
- * @returns the service's replies, or undefined when the database is PostgreSQL or no service
- *   answers (then the command opens the database itself).
+ * @returns the service's replies, or undefined when the database is PostgreSQL (through
+ *   `DATABASE_URL` or embedded) or no service answers (then the command opens the database itself).
  */
 async function viaService(inputs: ServiceInputs, text: string): Promise<string[] | undefined> {
-  if (inputs.env.databaseUrl) return undefined;
+  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome)) return undefined;
   const state = await readServiceState(inputs.batonHome);
   if (!state) return undefined;
   try {
@@ -52,9 +53,9 @@ async function viaService(inputs: ServiceInputs, text: string): Promise<string[]
  * no runs: `none()` answers, and nothing is created (looking must not initialize a database).
  */
 async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Promise<T>, none: () => T): Promise<T> {
-  if (!inputs.env.databaseUrl && !(await exists(join(inputs.batonHome, 'pgdata')))) return none();
+  if (!inputs.env.databaseUrl && !(await embeddedDatabaseExists(inputs.batonHome))) return none();
   const database: Database = await openDatabase(
-    inputs.env.databaseUrl ? { url: inputs.env.databaseUrl, maxConnections: 2 } : { dataDir: join(inputs.batonHome, 'pgdata') },
+    inputs.env.databaseUrl ? { url: inputs.env.databaseUrl, maxConnections: 2 } : { embedded: inputs.batonHome, maxConnections: 2 },
   );
   try {
     return await use(new RunStore(database.db));
@@ -84,7 +85,7 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
     out(formatRun(run, await store.deliveriesOfRun(run.id as RunId), await new ApprovalStore(store.database).ofRun(run.id)));
     return 0;
   }, () => {
-    out(id ? 'No coding run found for that id.' : `No coding runs yet (the embedded database in ${join(inputs.batonHome, 'pgdata')} is created by the first \`baton start\` or \`baton ask\`).`);
+    out(id ? 'No coding run found for that id.' : `No coding runs yet (the embedded database in ${inputs.batonHome} is created by the first \`baton start\` or \`baton ask\`).`);
     return id ? 1 : 0;
   });
 }

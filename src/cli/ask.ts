@@ -15,6 +15,7 @@ import { createLogger } from '../core/logger.js';
 import type { ServiceInputs } from '../main.js';
 import { buildRuntime } from '../runtime.js';
 import { readServiceState, startHealthServer, type HealthServer } from '../health.js';
+import { databaseIsShared } from '../store/embedded-postgres.js';
 import type { RunRow } from '../store/schema.js';
 
 /** Usage text of `baton ask`. */
@@ -192,14 +193,14 @@ function exitOf(status: string | undefined): number {
 /**
  * Runs the task through the running service (`POST /admin/ask` on its local port, with the token
  * from the 0600 `service.json`) when the database is embedded PGlite, which only one process may
- * open. The service streams each message as a JSON line, then the report. A signal (Ctrl-C, a
+ * open (embedded PostgreSQL, like `DATABASE_URL`, is opened by `baton ask` itself). The service streams each message as a JSON line, then the report. A signal (Ctrl-C, a
  * closed terminal) closes the request, and the service cancels the run.
  *
- * @returns the report, or undefined with PostgreSQL or when no service answers (then `baton ask`
- *   opens the database itself).
+ * @returns the report, or undefined with PostgreSQL (through `DATABASE_URL` or embedded) or when
+ *   no service answers (then `baton ask` opens the database itself).
  */
 async function askViaService(inputs: ServiceInputs, text: string, files: readonly string[], print: (line: string) => void): Promise<AskReport | undefined> {
-  if (inputs.env.databaseUrl) return undefined;
+  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome)) return undefined;
   const state = await readServiceState(inputs.batonHome);
   if (!state) return undefined;
   const abort = new AbortController();

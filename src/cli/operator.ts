@@ -11,6 +11,7 @@ import type { DatabaseProbe } from '../doctor/sources.js';
 import { readServiceState } from '../health.js';
 import type { ServicePaths } from '../main.js';
 import { migrationsCurrent, openDatabase } from '../store/database.js';
+import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 
 /** Whether `path` exists. */
@@ -109,19 +110,20 @@ async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
 }
 
 async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
-  const dataDir = join(paths.batonHome, 'pgdata');
-  if (!paths.env.databaseUrl && !(await exists(dataDir))) {
-    // Looking must not create: opening PGlite would initialize a database in an empty home.
-    return { kind: { engine: 'pglite', dataDir }, migrationsCurrent: false, notCreated: true, counts: { active: 0, pendingDeliveries: 0, deadLetters: 0 } };
+  if (!paths.env.databaseUrl && !(await embeddedDatabaseExists(paths.batonHome))) {
+    // Looking must not create: opening the embedded engine would initialize a database in an empty home.
+    const choice = await chooseEmbeddedEngine(paths.batonHome);
+    const kind = choice.engine === 'pglite' ? { engine: 'pglite' as const, dataDir: choice.dataDir } : { engine: 'embedded-postgres' as const, dataDir: choice.dataDir };
+    return { kind, note: choice.engine === 'pglite' ? choice.why : undefined, migrationsCurrent: false, notCreated: true, counts: { active: 0, pendingDeliveries: 0, deadLetters: 0 } };
   }
   try {
     const database = await openDatabase(
-      paths.env.databaseUrl ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false } : { dataDir, migrate: false },
+      paths.env.databaseUrl ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false } : { embedded: paths.batonHome, maxConnections: 1, migrate: false },
     );
     try {
       const current = await migrationsCurrent(database);
       const counts = current ? await new RunStore(database.db).counts() : { active: 0, pendingDeliveries: 0, deadLetters: 0 };
-      return { kind: database.kind, migrationsCurrent: current, counts };
+      return { kind: database.kind, note: database.note, migrationsCurrent: current, counts };
     } finally {
       await database.close();
     }

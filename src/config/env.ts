@@ -33,7 +33,7 @@ export const ENV_VARS: readonly EnvVarDoc[] = [
   { name: 'BATON_HOME', kind: 'path', description: 'State directory (config.toml, pgdata/, harness/runs/, traces/, logs/); default ~/.baton' },
   { name: 'BATON_LOG_LEVEL', kind: 'log_level', description: 'Log level: fatal, error, warn, info, debug, trace or silent; default info' },
   { name: 'BATON_HTTP_PORT', kind: 'port', description: "Port of baton's health and admin listener on 127.0.0.1, 1-65535; unset: a free port, recorded in $BATON_HOME/service.json" },
-  { name: 'DATABASE_URL', kind: 'postgres_url', description: 'postgres:// or postgresql:// URL; unset: embedded PGlite in $BATON_HOME/pgdata' },
+  { name: 'DATABASE_URL', kind: 'postgres_url', description: 'postgres:// or postgresql:// URL; unset: embedded PostgreSQL in $BATON_HOME/postgres (embedded PGlite in $BATON_HOME/pgdata as root)' },
   { name: 'TELEGRAM_BOT_TOKEN', kind: 'secret', description: 'Telegram bot token from @BotFather; unset: Telegram is skipped' },
   { name: 'TELEGRAM_API_ROOT', kind: 'http_url', description: 'Self-hosted Bot API server root; unset: https://api.telegram.org' },
   { name: 'SLACK_BOT_TOKEN', kind: 'secret', description: 'Slack bot token (xoxb-...); unset: Slack is skipped' },
@@ -62,7 +62,7 @@ export interface BatonEnv {
   readonly logLevel: LogLevel;
   /** `BATON_HTTP_PORT`, TCP port. */
   readonly httpPort: number | undefined;
-  /** `DATABASE_URL` (secret); undefined → embedded PGlite. */
+  /** `DATABASE_URL` (secret); undefined → the embedded database (src/store/embedded-postgres.ts). */
   readonly databaseUrl: string | undefined;
   /** `TELEGRAM_BOT_TOKEN` (secret). */
   readonly telegramBotToken: string | undefined;

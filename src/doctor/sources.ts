@@ -20,6 +20,8 @@ export type DatabaseProbe =
       readonly migrationsCurrent: boolean;
       /** True when the embedded data directory does not exist yet (nothing was opened or created). */
       readonly notCreated?: boolean | undefined;
+      /** Why the embedded engine is PGlite rather than PostgreSQL (e.g. running as root); `Database.note`. */
+      readonly note?: string | undefined;
       readonly counts: {
         /** Runs `starting` or `running`. */
         readonly active: number;

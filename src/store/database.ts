@@ -1,6 +1,8 @@
 /**
- * Opens the database: postgres.js when a `DATABASE_URL` is given, else embedded PGlite in a data
- * directory. Both yield the same drizzle database type, so every query is written once.
+ * Opens the database: postgres.js when a `DATABASE_URL` is given; else, for a baton home, the
+ * embedded engine {@link chooseEmbeddedEngine} picks (embedded PostgreSQL through a unix socket,
+ * or PGlite in this process). All yield the same drizzle database type, so every query is
+ * written once; this module is the only place that knows which engine runs.
  */
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { BatonError } from '../core/errors.js';
 import { isProcessAlive, processToken } from '../core/process.js';
+import { chooseEmbeddedEngine, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
 import { pgliteOptions, prepareDataDir } from './pglite-tuning.js';
 import * as schema from './schema.js';
 
@@ -16,12 +19,18 @@ import * as schema from './schema.js';
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /** Which engine a {@link Database} runs on, for banners and doctor. Never holds a password. */
-export type DatabaseKind = { engine: 'pglite'; dataDir: string } | { engine: 'postgres'; host: string };
+export type DatabaseKind =
+  | { engine: 'pglite'; dataDir: string }
+  | { engine: 'postgres'; host: string }
+  | { engine: 'embedded-postgres'; dataDir: string };
 
 /** An open database. `close()` releases connections (and the PGlite directory lock). */
 export interface Database {
   db: Db;
   kind: DatabaseKind;
+  /** Why the embedded engine is not the default one (e.g. running as root), for one banner line. */
+  note?: string;
+  /** Releases connections; embedded PostgreSQL is stopped when no other process is connected. */
   close(): Promise<void>;
   /**
    * Replaces every pooled PostgreSQL connection with a fresh pool behind the same `db`; the old
@@ -35,9 +44,14 @@ interface OpenedDatabase extends Database {
   migrate(run: () => Promise<void>): Promise<void>;
 }
 
-/** Options for {@link openDatabase}; `migrate: false` opens without applying migrations (doctor). */
+/**
+ * Options for {@link openDatabase}; `migrate: false` opens without applying migrations (doctor).
+ * `embedded`: the baton home (`$BATON_HOME`) whose embedded database to open, engine chosen by
+ * {@link chooseEmbeddedEngine}; `dataDir`/`memory`: PGlite explicitly.
+ */
 export type OpenDatabaseOptions = (
   | { url: string; maxConnections?: number }
+  | { embedded: string; maxConnections?: number }
   | { dataDir: string }
   | { memory: true }
 ) & { migrate?: boolean };
@@ -52,8 +66,19 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.m
  *   data directory is in use by another live process; `migration_failed` when a migration fails.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  const database = 'url' in options ? await openPostgres(options.url, options.maxConnections) : await openPglite(options);
-  if (options.migrate === false) return { db: database.db, kind: database.kind, close: database.close, recycle: database.recycle };
+  let database: OpenedDatabase;
+  let note: string | undefined;
+  if ('url' in options) database = await openPostgres({ url: options.url }, options.maxConnections);
+  else if ('embedded' in options) {
+    const choice = await chooseEmbeddedEngine(options.embedded);
+    note = choice.engine === 'pglite' ? choice.why : undefined;
+    database =
+      choice.engine === 'pglite'
+        ? await openPglite({ dataDir: choice.dataDir })
+        : await openEmbeddedPostgres(choice.dataDir, join(options.embedded, 'logs', 'postgres.log'), options.maxConnections);
+  } else database = await openPglite(options);
+  const opened = (): Database => ({ db: database.db, kind: database.kind, close: database.close, recycle: database.recycle, ...(note ? { note } : {}) });
+  if (options.migrate === false) return opened();
   try {
     await migrate(database);
   } catch (err) {
@@ -65,15 +90,61 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       { cause: err },
     );
   }
-  return { db: database.db, kind: database.kind, close: database.close, recycle: database.recycle };
+  return opened();
 }
 
-async function openPostgres(url: string, maxConnections = 10): Promise<OpenedDatabase> {
+/** Where postgres.js connects: a URL, or an embedded server's socket. */
+type PostgresTarget = { url: string } | { server: EmbeddedServer };
+
+/** application_name of this process's connections, so a closing process can tell other processes' apart. */
+const APPLICATION_NAME = `baton-${process.pid}`;
+
+async function openEmbeddedPostgres(dataDir: string, logFile: string, maxConnections?: number): Promise<OpenedDatabase> {
+  const { default: postgres } = await import('postgres');
+  const canConnect = async (server: EmbeddedServer): Promise<boolean> => {
+    const probe = postgres({ host: server.socketDir, port: server.port, user: server.user, database: server.database, max: 1, connect_timeout: 5, onnotice: () => {} });
+    try {
+      await probe`select 1`;
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await probe.end({ timeout: 1 });
+    }
+  };
+  const server = await startEmbeddedPostgres(dataDir, logFile, canConnect);
+  const database = await openPostgres({ server }, maxConnections);
+  const closePool = database.close;
+  return {
+    ...database,
+    kind: { engine: 'embedded-postgres', dataDir },
+    // The last process out stops the server; until then others keep using it.
+    close: async () => {
+      let others = 1;
+      try {
+        const rows = await database.db.execute(
+          sql`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and application_name <> ${APPLICATION_NAME}`,
+        );
+        others = ((rows as unknown as { n: number }[])[0]?.n ?? 1);
+      } catch {
+        others = 1; // cannot tell: leave it running; the next opener uses it
+      }
+      await closePool();
+      if (others === 0) await server.stop();
+    },
+  };
+}
+
+async function openPostgres(target: PostgresTarget, maxConnections = 10): Promise<OpenedDatabase> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
-  const host = safeHost(url);
+  const host = 'url' in target ? safeHost(target.url) : `${target.server.socketDir} (unix socket)`;
   const newPool = () => {
-    const pool = postgres(url, { max: maxConnections, onnotice: () => {}, connect_timeout: 10 });
+    const common = { max: maxConnections, onnotice: () => {}, connect_timeout: 10, connection: { application_name: APPLICATION_NAME } };
+    const pool =
+      'url' in target
+        ? postgres(target.url, common)
+        : postgres({ ...common, host: target.server.socketDir, port: target.server.port, user: target.server.user, database: target.server.database });
     // drizzle sets its type parsers on the pool's options when it wraps one: a fresh pool gets
     // them the same way before it replaces the old one.
     drizzle(pool, { schema });
@@ -216,6 +287,18 @@ async function lockHolder(lockPath: string): Promise<number | undefined> {
   if (current === undefined) return pid; // no procfs: the live pid is all there is to go on
   const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
   return /baton/i.test(cmdline) ? pid : undefined;
+}
+
+/** Where a database is, for banners, doctor and errors: a data directory or a host, never a URL. */
+export function databaseLocation(kind: DatabaseKind): string {
+  return kind.engine === 'postgres' ? kind.host : kind.dataDir;
+}
+
+/** One phrase naming the engine and its location, e.g. `embedded PostgreSQL in ~/.baton/postgres`. */
+export function describeDatabaseKind(kind: DatabaseKind): string {
+  if (kind.engine === 'pglite') return `embedded PGlite in ${kind.dataDir}`;
+  if (kind.engine === 'embedded-postgres') return `embedded PostgreSQL in ${kind.dataDir} (unix socket only)`;
+  return `PostgreSQL at ${kind.host}`;
 }
 
 /** Host and database of a connection URL, without user or password, for banners and errors. */

