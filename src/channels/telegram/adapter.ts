@@ -10,13 +10,12 @@ import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
+import { ChannelInbox } from '../inbox.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 import { safeErrorMessage } from '../../core/logger.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
-/** How often stored updates whose handling failed are handed out again, in ms. */
-const INBOX_RETRY_MS = 10_000;
 /** grammY's default API root. */
 const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
@@ -59,12 +58,18 @@ export class TelegramAdapter implements ChannelAdapter {
   private state: ChannelState = { state: 'stopped' };
   private stopped = false;
   private restartTimer: NodeJS.Timeout | undefined;
-  private inboxSweep: NodeJS.Timeout | undefined;
-  /** Dedupe keys of updates being handled now (their claims are not released). */
-  private readonly inFlight = new Set<string>();
+  private readonly inbox: ChannelInbox<Update>;
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
+    this.inbox = new ChannelInbox<Update>({
+      platform: 'telegram',
+      inbox: options.inbox,
+      logger: options.logger,
+      // Not awaited by the replay: a long handler must not hold up polling; bot.catch logs failures.
+      redeliver: (update) => this.bot.handleUpdate(update),
+      compare: (a, b) => a.update_id - b.update_id,
+    });
     // Short rate-limit waits are absorbed inline; longer ones go back to the outbox's schedule.
     // 5xx and network errors go straight back to the outbox schedule: an inline wait would hold up
     // every message behind this one.
@@ -87,12 +92,11 @@ export class TelegramAdapter implements ChannelAdapter {
     // fails the poll, and the runner fetches the same updates again.
     this.bot.api.config.use(async (prev, method, payload, signal) => {
       const response = await prev(method, payload, signal);
-      const { inbox, clock } = this.options;
-      if (method === 'getUpdates' && inbox && response.ok && this.bot.isInited()) {
+      if (method === 'getUpdates' && this.inbox.enabled && response.ok && this.bot.isInited()) {
         const botId = this.bot.botInfo.id;
-        const receivedAt = clock.now();
+        const receivedAt = this.options.clock.now();
         const updates = response.result as unknown as Update[];
-        await inbox.recordInbox('telegram', updates.map((u) => ({ dedupeKey: telegramDedupeKey(botId, u.update_id), receivedAt, payload: u })));
+        await this.inbox.record(updates.map((u) => ({ dedupeKey: telegramDedupeKey(botId, u.update_id), receivedAt, payload: u })));
       }
       return response;
     });
@@ -133,50 +137,18 @@ export class TelegramAdapter implements ChannelAdapter {
       }
       const message = normalizeTelegramUpdate(ctx.update, me, clock.now(), (file) => this.attachment(file));
       const key = telegramDedupeKey(me.id, ctx.update.update_id);
-      if (!message) return this.options.inbox?.forgetInbound('telegram', key);
-      this.inFlight.add(key);
-      try {
-        await handler(message);
-      } finally {
-        this.inFlight.delete(key);
-      }
+      if (!message) return this.inbox.forget(key);
+      await this.inbox.track(key, () => handler(message));
     });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
-    await this.replayInbox();
+    // Updates stored but never handled (a process died between storing and handling them) go
+    // first, through the same sequentializer, so each conversation's order holds.
+    await this.inbox.replay();
     this.launchRunner();
     // A handling that failed on a database error (an outage) left its claim: hand it out again.
-    this.inboxSweep = setInterval(() => {
-      void this.retryFailedUpdates().catch((err: unknown) => logger.warn({ channel: 'telegram', err }, 'could not retry stored updates; trying again later'));
-    }, INBOX_RETRY_MS);
-    this.inboxSweep.unref();
+    this.inbox.startRetrying();
     this.state = { state: 'connected' };
     logger.info({ channel: 'telegram', bot: username }, 'telegram connected');
-  }
-
-  /**
-   * Hands the updates stored but never handled (a process died between storing and handling
-   * them) to the handlers again, oldest first, ahead of anything polled now. Each conversation's
-   * order holds because they pass through the same sequentializer.
-   */
-  private async replayInbox(): Promise<void> {
-    const { inbox, logger } = this.options;
-    if (!inbox) return;
-    const stored = await inbox.receivedInbound('telegram');
-    const updates = stored.map((s) => s.payload as Update).sort((a, b) => a.update_id - b.update_id);
-    if (updates.length > 0) logger.info({ channel: 'telegram', updates: updates.length }, 'handling stored updates not yet answered');
-    for (const update of updates) {
-      // Not awaited: a long handler must not hold up polling; bot.catch logs failures.
-      void this.bot.handleUpdate(update).catch((err: unknown) => logger.error({ channel: 'telegram', err }, 'telegram update handler failed'));
-    }
-  }
-
-  /** Releases this process's claims whose handling ended without an answer, and replays them. */
-  private async retryFailedUpdates(): Promise<void> {
-    const { inbox, logger } = this.options;
-    if (!inbox) return;
-    const released = await inbox.releaseOwnClaims('telegram', [...this.inFlight]);
-    if (released > 0) logger.info({ channel: 'telegram', updates: released }, 'retrying updates whose handling failed');
-    await this.replayInbox();
   }
 
   private launchRunner(): void {
@@ -227,7 +199,7 @@ export class TelegramAdapter implements ChannelAdapter {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.inboxSweep) clearInterval(this.inboxSweep);
+    this.inbox.stop();
     if (this.restartTimer) clearTimeout(this.restartTimer);
     if (this.runner?.isRunning()) await this.runner.stop();
     this.state = { state: 'stopped' };
