@@ -5,7 +5,6 @@
  * "Get Gateway Bot" (the gateway URL comes from the REST API), "Create Message" (`content` up to
  * 2000 characters, `message_reference`, `allowed_mentions`, flag SUPPRESS_EMBEDS).
  */
-import { Readable } from 'node:stream';
 import {
   Client,
   Events,
@@ -21,6 +20,7 @@ import {
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
+import { fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
 import type { ChannelAdapter, ChannelState, IncomingAttachment, InboundHandler, InboundInbox, InboundMessage, OutboundMessage } from '../types.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
@@ -279,10 +279,7 @@ function discordAttachment(file: DiscordAttachmentLike): IncomingAttachment {
     name: file.name,
     sizeBytes: file.size,
     ...(file.name === DISCORD_PASTE_FILE_NAME ? { pastedText: true } : {}),
-    open: async () => {
-      const response = await fetch(file.url);
-      if (!response.ok || !response.body) throw new Error(`the attachment download answered HTTP ${response.status}`);
-      return Readable.fromWeb(response.body as never);
-    },
+    // A signed CDN link expires (about a day): then Discord answers 404, which is not retried.
+    open: () => fetchDownload(file.url, {}, 'Discord'),
   };
 }

@@ -5,11 +5,11 @@
  * (HMAC signature, timestamps older than 5 minutes refused — done by Bolt's HTTPReceiver),
  * "Socket Mode" (`apps.connections.open`), `auth.test`, `chat.postMessage`, `conversations.replies`.
  */
-import { Readable } from 'node:stream';
 import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver, type ReceiverEvent } from '@slack/bolt';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
+import { AttachmentDownloadError, fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
 import type { ChannelAdapter, ChannelState, IncomingAttachment, InboundHandler, InboundInbox, OutboundMessage } from '../types.js';
 import { boltLogger } from './bolt-logger.js';
@@ -159,10 +159,22 @@ export class SlackAdapter implements ChannelAdapter {
       open: async () => {
         const url = new URL(file.url_private_download ?? file.url_private ?? '');
         const own = this.options.apiUrl ? new URL(this.options.apiUrl).origin : undefined;
-        if (url.origin !== SLACK_FILES_ORIGIN && url.origin !== own) throw new Error(`Slack gave ${name} a download URL outside ${SLACK_FILES_ORIGIN}; not sent the bot token`);
-        const response = await fetch(url, { headers: { authorization: `Bearer ${this.options.token}` }, redirect: 'error' });
-        if (!response.ok || !response.body) throw new Error(`the file download answered HTTP ${response.status}`);
-        return Readable.fromWeb(response.body as never);
+        if (url.origin !== SLACK_FILES_ORIGIN && url.origin !== own) {
+          throw new AttachmentDownloadError(`Slack gave it a download URL outside ${SLACK_FILES_ORIGIN}; the bot token was not sent there`, { transient: false });
+        }
+        try {
+          // Never followed: a redirect would carry the token elsewhere.
+          return await fetchDownload(url, { headers: { authorization: `Bearer ${this.options.token}` }, redirect: 'manual' }, 'Slack', (text) => redactAll(text, this.secrets));
+        } catch (err) {
+          // Without files:read Slack answers with a redirect to its sign-in page, not the file.
+          if (err instanceof AttachmentDownloadError && err.status !== undefined && err.status >= 300 && err.status < 400) {
+            throw new AttachmentDownloadError(`Slack answered with a redirect to its sign-in page (HTTP ${err.status}), not the file`, {
+              transient: false,
+              fix: 'Give the Slack app the files:read scope, reinstall it, then send the file again.',
+            });
+          }
+          throw err;
+        }
       },
     };
   }
@@ -330,4 +342,8 @@ class InboxFirstReceiver implements Receiver {
   stop(...args: unknown[]): Promise<unknown> {
     return this.transport.stop(...args);
   }
+}
+
+function redactAll(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((out, secret) => (secret ? out.split(secret).join('[token]') : out), text);
 }

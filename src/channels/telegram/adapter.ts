@@ -2,7 +2,6 @@
  * The Telegram channel: grammY long polling through @grammyjs/runner, plain-text replies to the
  * originating message. Bot API: https://core.telegram.org/bots/api
  */
-import { Readable } from 'node:stream';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import { Bot, GrammyError, HttpError } from 'grammy';
@@ -10,6 +9,7 @@ import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage } from '../types.js';
+import { AttachmentDownloadError, fetchDownload, networkDownloadFailure } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 import { safeErrorMessage } from '../../core/logger.js';
@@ -183,16 +183,14 @@ export class TelegramAdapter implements ChannelAdapter {
       name: file.name,
       sizeBytes: file.sizeBytes,
       open: async () => {
-        let response: Response;
+        let path: string | undefined;
         try {
-          const { file_path: path } = await this.bot.api.getFile(file.fileId);
-          if (!path) throw new Error(`Telegram gave no file_path for ${file.name}`);
-          response = await fetch(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`);
+          path = (await this.bot.api.getFile(file.fileId)).file_path;
         } catch (err) {
-          throw new Error(describe(err, token));
+          throw getFileFailure(err, token);
         }
-        if (!response.ok || !response.body) throw new Error(`the file download answered HTTP ${response.status}`);
-        return Readable.fromWeb(response.body as never);
+        if (!path) throw new AttachmentDownloadError('Telegram gave no file path for it', { transient: false });
+        return fetchDownload(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`, {}, 'Telegram', (text) => redact(text, token));
       },
     };
   }
@@ -259,6 +257,29 @@ function classify(err: unknown, token: string): ChannelSendError {
   // The cause is dropped on purpose for network errors: it may carry the request URL, which holds the token.
   if (err instanceof HttpError) return new ChannelSendError('network', redact(`Telegram unreachable: ${err.message}`, token));
   return new ChannelSendError('network', redact(err instanceof Error ? err.message : String(err), token));
+}
+
+/**
+ * A failed `getFile` as a download failure (Bot API "getFile": bots download files of at most
+ * 20 MB, answered 400 "file is too big"; a file id Telegram no longer knows answers 400 "wrong
+ * file_id or the file is temporarily unavailable"). 429 and 5xx are retried; grammY's HttpError is
+ * the network.
+ */
+function getFileFailure(err: unknown, token: string): AttachmentDownloadError {
+  if (err instanceof GrammyError) {
+    const what = redact(`Telegram getFile answered ${err.error_code} ${err.description}`, token);
+    if (err.error_code === 429) return new AttachmentDownloadError(what, { transient: true, retryAfterMs: (err.parameters.retry_after ?? 1) * 1000, cause: err });
+    if (err.error_code >= 500) return new AttachmentDownloadError(what, { transient: true, cause: err });
+    if (/file is too big/i.test(err.description)) {
+      return new AttachmentDownloadError('Telegram lets bots download files of at most 20 MB', { transient: false, fix: 'Send a smaller file, or put it in the repository.' });
+    }
+    if (/wrong file_id|file_id|temporarily unavailable|file reference/i.test(err.description)) {
+      return new AttachmentDownloadError('Telegram no longer knows the file (its file reference expired)', { transient: false });
+    }
+    return new AttachmentDownloadError(what, { transient: false, cause: err });
+  }
+  if (err instanceof HttpError) return networkDownloadFailure(err.error, (text) => redact(text, token));
+  return networkDownloadFailure(err, (text) => redact(text, token));
 }
 
 function describe(err: unknown, token: string): string {
