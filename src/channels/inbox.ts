@@ -85,6 +85,14 @@ export class ChannelInbox<P> {
     }
   }
 
+  /**
+   * {@link replay}, with a failure logged instead of thrown: the retry sweep replays again within
+   * {@link INBOX_RETRY_MS}, so a database blip at start need not fail the channel's start.
+   */
+  async replaySafely(): Promise<void> {
+    await this.replay().catch((err: unknown) => this.options.logger.warn({ channel: this.options.platform, err }, 'could not read stored events; retrying within 10 s'));
+  }
+
   /** Every {@link INBOX_RETRY_MS}: releases this process's claims whose handling ended without an answer, and replays. */
   startRetrying(): void {
     const { inbox, platform, logger } = this.options;

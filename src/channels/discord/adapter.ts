@@ -172,7 +172,7 @@ export class DiscordAdapter implements ChannelAdapter {
     }
     this.botId = client.user?.id;
     // Messages stored by a process that died before handling them go first.
-    await this.inbox.replay();
+    await this.inbox.replaySafely();
     this.watch(client);
     this.client = client;
     this.inbox.startRetrying();

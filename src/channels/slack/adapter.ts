@@ -96,7 +96,7 @@ export class SlackAdapter implements ChannelAdapter {
       if (!auth.user_id || !auth.bot_id) throw new Error('auth.test returned no bot user: SLACK_BOT_TOKEN must be a bot token (xoxb-…)');
       const bot = { userId: auth.user_id, botId: auth.bot_id };
       const app = this.createApp(bot, handler);
-      await this.inbox?.replay();
+      await this.inbox?.replaySafely();
       await withTimeout(app.start(), this.options.startTimeoutMs ?? 30_000, 'Slack connection').catch(async (err: unknown) => {
         await app.stop().catch(() => undefined);
         throw err;
