@@ -32,7 +32,7 @@ export type Platform = 'telegram' | 'slack' | 'discord' | 'terminal';
 /** One message from a person, with the bot mention already stripped (PRODUCT.md §3). */
 export interface InboundMessage {
   platform: Platform;
-  /** The platform's dedupe key: Telegram `update_id`, Slack `event_id`, Discord message id. */
+  /** The platform's dedupe key: Telegram `bot id:update_id`, Slack `channel:ts` (the message, whatever event carried it), Discord message id. */
   dedupeKey: string;
   chatId: string;
   /** A one-to-one conversation with the bot (Telegram private chat, Slack IM, Discord DM). */

@@ -36,6 +36,7 @@ export type ErrorCode =
   | 'unknown_alias'
   | 'forwarded_message'
   | 'attachment_refused'
+  | 'attachment_download_failed'
   | 'text_unstorable'
   // spawning and runs
   | 'spawn_failed'

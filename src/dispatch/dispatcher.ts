@@ -10,7 +10,7 @@ import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import { BatonError, isBatonError, type ErrorCode } from '../core/errors.js';
 import { findRunIdTag, isRunId, newRunId, type RunId } from '../core/ids.js';
-import type { Logger } from '../core/logger.js';
+import { safeErrorMessage, type Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
@@ -20,7 +20,8 @@ import type { RunStore } from '../store/runs-repo.js';
 import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
 import type { LaunchRequest } from '../harness/vendors/types.js';
 import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, type Command, type LaunchOptions } from './command.js';
-import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments } from '../harness/attachments.js';
+import { AttachmentDownloadError } from '../channels/download.js';
+import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry } from '../harness/attachments.js';
 import { queuedText, startedText } from './messages.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
@@ -30,14 +31,22 @@ export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
 
 /** The text of a pasted-text file, or undefined when it is over 1 MiB or not UTF-8. */
 async function readPastedText(attachment: IncomingAttachment): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of await attachment.open()) {
-    bytes += (chunk as Buffer).length;
-    if (bytes > MAX_TEXT_ATTACHMENT_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return decodeUtf8(Buffer.concat(chunks));
+  // A transient failure is retried like any attachment download.
+  return withDownloadRetry(attachment.name, async () => {
+    const source = await attachment.open();
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    try {
+      for await (const chunk of source) {
+        bytes += (chunk as Buffer).length;
+        if (bytes > MAX_TEXT_ATTACHMENT_BYTES) return undefined;
+        chunks.push(chunk as Buffer);
+      }
+    } catch (err) {
+      throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, { transient: true, cause: err });
+    }
+    return decodeUtf8(Buffer.concat(chunks));
+  });
 }
 
 function heldKey(message: InboundMessage): string {

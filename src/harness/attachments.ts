@@ -8,8 +8,10 @@ import { chmod, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { AttachmentDownloadError, MAX_DOWNLOAD_RETRY_AFTER_MS } from '../channels/download.js';
 import type { IncomingAttachment } from '../channels/types.js';
 import { BatonError } from '../core/errors.js';
+import { safeErrorMessage } from '../core/logger.js';
 
 /** An image the model sees as an image. Media types Anthropic's Messages API and codex accept. */
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
@@ -32,6 +34,55 @@ export const MAX_ATTACHMENTS = 10;
 /** Largest text file made part of the task, in bytes; larger text is refused. */
 export const MAX_TEXT_ATTACHMENT_BYTES = 1024 * 1024;
 
+/** How a failed download is retried: a transient failure (network, 5xx, 429) only. */
+export interface DownloadRetryPolicy {
+  /** Tries in all, the first included. */
+  attempts: number;
+  /** Wait before the second try, in ms; tripled before each later one. */
+  firstDelayMs: number;
+  /** Longest `Retry-After` honoured, in ms. */
+  maxRetryAfterMs: number;
+  /** No try starts later than this after the first, in ms. */
+  budgetMs: number;
+  /** @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
+  /** @default Date.now */
+  nowMs?: () => number;
+}
+
+/** 3 tries: after 1 s, then 3 s (or the platform's `Retry-After`, at most 10 s), all within 30 s. */
+export const DOWNLOAD_RETRY: DownloadRetryPolicy = { attempts: 3, firstDelayMs: 1_000, maxRetryAfterMs: MAX_DOWNLOAD_RETRY_AFTER_MS, budgetMs: 30_000 };
+
+/**
+ * Runs `attempt` (one whole download) until it succeeds, retrying only a transient failure
+ * ({@link AttachmentDownloadError} with `transient`, or a stream cut after the download began).
+ *
+ * @throws BatonError `attachment_refused` with one line naming the file and the reason: at once for
+ *   a permanent failure (404, 403, too large for the platform, an expired file reference), after
+ *   the last try for a transient one. A BatonError `attempt` throws itself (a cap) passes through.
+ */
+export async function withDownloadRetry<T>(name: string, attempt: () => Promise<T>, policy: DownloadRetryPolicy = DOWNLOAD_RETRY): Promise<T> {
+  const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = policy.nowMs ?? Date.now;
+  const started = now();
+  for (let tried = 1; ; tried++) {
+    let failure: AttachmentDownloadError;
+    try {
+      return await attempt();
+    } catch (err) {
+      if (err instanceof AttachmentDownloadError) failure = err;
+      else if (err instanceof BatonError) throw err;
+      else failure = new AttachmentDownloadError(safeErrorMessage(err), { transient: false, cause: err });
+    }
+    if (!failure.transient) throw refused(`Could not download ${name}: ${failure.message}. ${failure.fix}`, failure);
+    const waitMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs) : policy.firstDelayMs * 3 ** (tried - 1);
+    if (tried >= policy.attempts || now() - started + waitMs > policy.budgetMs) {
+      throw refused(`Could not download ${name}: ${failure.message} (tried ${tried} time${tried === 1 ? '' : 's'}). Send it again.`, failure);
+    }
+    await sleep(waitMs);
+  }
+}
+
 /**
  * The image type of `head` from its magic bytes (PNG, JPEG, GIF, WebP), or undefined.
  *
@@ -52,7 +103,12 @@ export function sniffImage(head: Buffer): ImageMediaType | undefined {
  *   cap, a type that is neither an image nor UTF-8 text, text over 1 MiB, or a failed download.
  *   Whatever was stored is removed first.
  */
-export async function storeAttachments(attachments: readonly IncomingAttachment[], dir: string, limits: AttachmentLimits): Promise<StoredAttachment[]> {
+export async function storeAttachments(
+  attachments: readonly IncomingAttachment[],
+  dir: string,
+  limits: AttachmentLimits,
+  retry: DownloadRetryPolicy = DOWNLOAD_RETRY,
+): Promise<StoredAttachment[]> {
   if (attachments.length > limits.maxCount) {
     throw refused(`${attachments.length} files came with this task; at most ${limits.maxCount} can. Send fewer.`);
   }
@@ -63,7 +119,7 @@ export async function storeAttachments(attachments: readonly IncomingAttachment[
   await chmod(dir, 0o700);
   const stored: StoredAttachment[] = [];
   try {
-    for (const [index, attachment] of attachments.entries()) stored.push(await storeOne(attachment, dir, index, limits));
+    for (const [index, attachment] of attachments.entries()) stored.push(await storeOne(attachment, dir, index, limits, retry));
     return stored;
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
@@ -71,23 +127,29 @@ export async function storeAttachments(attachments: readonly IncomingAttachment[
   }
 }
 
-async function storeOne(attachment: IncomingAttachment, dir: string, index: number, limits: AttachmentLimits): Promise<StoredAttachment> {
+async function storeOne(attachment: IncomingAttachment, dir: string, index: number, limits: AttachmentLimits, retry: DownloadRetryPolicy): Promise<StoredAttachment> {
   const name = displayName(attachment.name, index);
   // The stored name never comes from the sender alone: a number first, and no path separators.
   const path = join(dir, `${index + 1}-${name.replace(/[^\w.-]+/g, '_').slice(0, 100)}`);
   let bytes = 0;
-  const cap = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytes += chunk.length;
-      done(bytes > limits.maxBytes ? tooLarge(name, limits.maxBytes) : null, chunk);
-    },
-  });
-  try {
-    await pipeline(await attachment.open(), cap, createWriteStream(path, { mode: 0o600 }));
-  } catch (err) {
-    if (err instanceof BatonError) throw err;
-    throw refused(`Could not download ${name}: ${err instanceof Error ? err.message : String(err)}. Send it again.`, err);
-  }
+  await withDownloadRetry(name, async () => {
+    const source = await attachment.open();
+    bytes = 0;
+    const cap = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        done(bytes > limits.maxBytes ? tooLarge(name, limits.maxBytes) : null, chunk);
+      },
+    });
+    try {
+      // Each try writes the file from its start ('w' truncates).
+      await pipeline(source, cap, createWriteStream(path, { mode: 0o600 }));
+    } catch (err) {
+      if (err instanceof BatonError) throw err;
+      // The answer began and was cut (a reset connection): worth another try.
+      throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, { transient: true, cause: err });
+    }
+  }, retry);
   const handle = await open(path, 'r');
   const head = Buffer.alloc(12);
   try {

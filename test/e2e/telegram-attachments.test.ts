@@ -106,4 +106,29 @@ describe('Telegram attachments', () => {
     expect(answer.text).toMatch(/^photo-50\.jpg is larger than 20\.0 MB \(\[harness\] max_attachment_mb\)/);
     expect(telegram.calls.filter((c) => c.method === 'getFile').length).toBe(downloads);
   });
+  it('retries a getFile that failed on Telegram’s side, and answers an expired or too large file in one line (issue #13 item 3)', async () => {
+    const { telegram, openai } = world;
+    openai.setFallback(() => ({ kind: 'message', text: 'Looked at it.' }));
+    const getFiles = (): number => telegram.calls.filter((c) => c.method === 'getFile').length;
+    let before = getFiles();
+    telegram.failNext('getFile', { status: 500 });
+    telegram.pushUpdate(photoMessage(OWNER, 60, PNG, '/codex look again'));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 60 && m.text.includes('] started'), WAIT_MS);
+    expect(started.text).toContain('with photo-60.jpg');
+    expect(getFiles() - before).toBe(2);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+
+    const permanent: [number, string, string][] = [
+      [61, 'Bad Request: wrong file_id or the file is temporarily unavailable', 'Could not download photo-61.jpg: Telegram no longer knows the file (its file reference expired). Send it again.'],
+      [62, 'Bad Request: file is too big', 'Could not download photo-62.jpg: Telegram lets bots download files of at most 20 MB. Send a smaller file, or put it in the repository.'],
+    ];
+    for (const [messageId, description, answerText] of permanent) {
+      before = getFiles();
+      telegram.failNext('getFile', { status: 400, body: { ok: false, error_code: 400, description } });
+      telegram.pushUpdate(photoMessage(OWNER, messageId, PNG, '/codex look at this'));
+      const answer = await telegram.waitForSent((m) => replyTarget(m) === messageId, WAIT_MS);
+      expect(answer.text).toBe(answerText);
+      expect(getFiles() - before).toBe(1);
+    }
+  });
 });

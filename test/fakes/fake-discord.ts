@@ -107,6 +107,12 @@ export interface FakeDiscord {
   pushMessage(input: PushDiscordMessage): DiscordMessage;
   /** GET requests for attachment URLs (the CDN), in order. */
   readonly attachmentDownloads: readonly string[];
+  /**
+   * The next attachment GETs (one per entry, in order) are answered with a fault instead of the
+   * file: an HTTP status (with `Retry-After` seconds when given), `reset` (the connection is cut
+   * before any answer), or `hold` (no answer for `ms`, then the file).
+   */
+  faultDownloads(...faults: DownloadFault[]): void;
   /** The next Create Message in `channelId` fails with this status (429: `retryAfterS`). */
   failNext(channelId: string, failure: { status: number; code?: number; retryAfterS?: number }): void;
   waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs: number): Promise<SentMessage>;
@@ -116,6 +122,9 @@ export interface FakeDiscord {
   dropConnections(code: number): void;
   close(): Promise<void>;
 }
+
+/** A fault of one attachment download; see {@link FakeDiscord.faultDownloads}. */
+export type DownloadFault = { status: number; retryAfterS?: number } | { reset: true } | { holdMs: number };
 
 const DISCORD_EPOCH_MS = 1_420_070_400_000n;
 
@@ -138,6 +147,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const sessions = new Map<WebSocket, { intents: number; seq: number }>();
   const files = new Map<string, Buffer>();
   const attachmentDownloads: string[] = [];
+  const downloadFaults: DownloadFault[] = [];
   let counter = 0n;
   const snowflake = (): string => String(((BigInt(Date.now()) - DISCORD_EPOCH_MS) << 22n) | (counter++ & 0xfffn));
 
@@ -248,8 +258,16 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     if (req.method === 'GET' && url.pathname.startsWith('/attachments/')) {
       attachmentDownloads.push(url.pathname);
       const bytes = files.get(url.pathname);
-      res.writeHead(bytes ? 200 : 404, { 'content-type': 'application/octet-stream' });
-      res.end(bytes);
+      const answer = (): void => {
+        res.writeHead(bytes ? 200 : 404, { 'content-type': 'application/octet-stream' });
+        res.end(bytes);
+      };
+      const fault = downloadFaults.shift();
+      if (!fault) return answer();
+      if ('reset' in fault) return void req.socket.destroy();
+      if ('holdMs' in fault) return void setTimeout(answer, fault.holdMs).unref();
+      res.writeHead(fault.status, { 'content-type': 'text/plain', ...(fault.retryAfterS !== undefined ? { 'retry-after': String(fault.retryAfterS) } : {}) });
+      res.end(`fake CDN fault ${fault.status}`);
       return;
     }
     void readJson(req).then(async (body) => {
@@ -305,6 +323,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       broadcastMessage(message);
       return message;
     },
+    faultDownloads: (...faults) => downloadFaults.push(...faults),
     failNext: (channelId, failure) => failures.set(channelId, [...(failures.get(channelId) ?? []), failure]),
     waitForSent: (predicate, timeoutMs) => {
       const seen = sent.find(predicate);

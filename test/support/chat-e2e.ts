@@ -42,6 +42,8 @@ export interface ChatE2E {
   dir: string;
   repo: string;
   batonHome: string;
+  /** SIGKILLs the service (a crash) and starts it again with the same home, database and env. */
+  crashAndRestart(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -85,9 +87,15 @@ export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
   );
 
   const env: Record<string, string> = { ...base.env, BATON_LOG_LEVEL: 'debug', ...options.env };
-  const service = await startService(env);
+  let service = await startService(env);
   return {
-    service,
+    get service() {
+      return service;
+    },
+    crashAndRestart: async () => {
+      await service.kill();
+      service = await startService(env);
+    },
     dir,
     repo,
     batonHome,

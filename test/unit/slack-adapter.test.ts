@@ -53,7 +53,7 @@ describe('SlackAdapter', () => {
     const envelope = slack.userMessage({ kind: 'im', channel: 'D1', user: 'U1', text: '/runs' });
     await slack.deliverSocket(envelope, 5_000);
     await expect.poll(() => received.length, { timeout: 5_000 }).toBe(1);
-    expect(received[0]).toMatchObject({ platform: 'slack', dedupeKey: envelope.event_id, chatId: 'D1', isDirect: true, text: '/runs' });
+    expect(received[0]).toMatchObject({ platform: 'slack', dedupeKey: `D1:${envelope.event.ts}`, chatId: 'D1', isDirect: true, text: '/runs' });
   });
 
   it('posts escaped plain text in the thread and returns its ts', async () => {

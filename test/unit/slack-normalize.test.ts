@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSlackEvent, needsThreadLookup, type SlackMessageEvent } from '../../src/channels/slack/normalize.js';
+import { compareSlackEnvelopes, normalizeSlackEvent, needsThreadLookup, type SlackMessageEvent } from '../../src/channels/slack/normalize.js';
 import { decodeSlackText, escapeSlackText, stripBotMention } from '../../src/channels/slack/text.js';
 
 const bot = { userId: 'UBOT', botId: 'BBOT' };
@@ -14,10 +14,10 @@ function mention(fields: Partial<SlackMessageEvent> = {}) {
 }
 
 describe('normalizeSlackEvent', () => {
-  it('maps a channel mention: dedupe by event_id, thread = its own ts, mention stripped', () => {
+  it('maps a channel mention: dedupe by the message (channel:ts, not event_id), thread = its own ts, mention stripped', () => {
     expect(normalizeSlackEvent(mention(), bot, at)).toEqual({
       platform: 'slack',
-      dedupeKey: 'Ev123ABC456',
+      dedupeKey: 'C123ABC456:1515449522.000016',
       chatId: 'C123ABC456',
       isDirect: false,
       threadId: '1515449522.000016',
@@ -28,6 +28,19 @@ describe('normalizeSlackEvent', () => {
       text: '/codex fix the test',
       receivedAt: at,
     });
+  });
+
+  it('gives every event carrying one message the same dedupe key (a retry, or another event id)', () => {
+    const first = normalizeSlackEvent(mention(), bot, at)!;
+    const other = normalizeSlackEvent({ ...mention(), event_id: 'Ev999OTHER' }, bot, at)!;
+    expect(other.dedupeKey).toBe(first.dedupeKey);
+    expect(normalizeSlackEvent(mention({ ts: '1515449522.000017' }), bot, at)!.dedupeKey).not.toBe(first.dedupeKey);
+  });
+
+  it('orders stored envelopes by message ts, exactly (16 digits)', () => {
+    const at_ = (ts: string) => ({ event_id: ts, event: { type: 'app_mention', channel: 'C1', ts } });
+    const sorted = [at_('1515449522.000017'), at_('1515449522.000016'), at_('999999999.999999')].sort(compareSlackEnvelopes).map((e) => e.event.ts);
+    expect(sorted).toEqual(['999999999.999999', '1515449522.000016', '1515449522.000017']);
   });
 
   it('replies in the thread of a threaded mention and names its parent', () => {

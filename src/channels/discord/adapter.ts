@@ -5,7 +5,6 @@
  * "Get Gateway Bot" (the gateway URL comes from the REST API), "Create Message" (`content` up to
  * 2000 characters, `message_reference`, `allowed_mentions`, flag SUPPRESS_EMBEDS).
  */
-import { Readable } from 'node:stream';
 import {
   Client,
   Events,
@@ -22,9 +21,18 @@ import {
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
-import { type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type OutboundMessage, ChannelSendError, type OutboundDocument, type MessageEdit } from '../types.js';
+import { fetchDownload } from '../download.js';
+import { ChannelInbox } from '../inbox.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage } from '../types.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
-import { DISCORD_PASTE_FILE_NAME, normalizeDiscordMessage, type DiscordAttachmentLike } from './normalize.js';
+import {
+  DISCORD_PASTE_FILE_NAME,
+  compareDiscordPayloads,
+  discordInboxPayload,
+  normalizeDiscordMessage,
+  type DiscordAttachmentLike,
+  type DiscordInboxPayload,
+} from './normalize.js';
 
 /**
  * Largest file a bot attaches, in bytes: Discord's default upload limit is 10 MiB per file where
@@ -63,6 +71,13 @@ export interface DiscordAdapterOptions {
    * through REST. @default none (always connect)
    */
   lease?: ConnectionLease | undefined;
+  /**
+   * Where each message meant for baton is stored as it arrives, before it is handled, and where
+   * messages left unhandled by a process that died are found when the gateway is ready. Discord
+   * has no acknowledgement: a message the process never received (it was down, or died before the
+   * store) is not redelivered by a new gateway session. @default none
+   */
+  inbox?: InboundInbox | undefined;
 }
 
 /** Discord via discord.js. */
@@ -74,6 +89,11 @@ export class DiscordAdapter implements ChannelAdapter {
   private handler: InboundHandler | undefined;
   private state: ChannelState = { state: 'stopped' };
   private readonly conversations = new ConversationQueue();
+  /** Inbox writes, one channel's in arrival order, so a message is stored before the next one of its channel. */
+  private readonly storing = new ConversationQueue();
+  private readonly inbox: ChannelInbox<DiscordInboxPayload>;
+  /** This bot's user id, from READY. */
+  private botId: string | undefined;
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
   /** False while another node holds the fleet's lease on this token (no lease: always true). */
@@ -81,6 +101,14 @@ export class DiscordAdapter implements ChannelAdapter {
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.rest = new REST({ ...this.restOptions() }).setToken(options.token);
+    this.inbox = new ChannelInbox<DiscordInboxPayload>({
+      platform: 'discord',
+      inbox: options.inbox,
+      logger: options.logger,
+      redeliver: (payload) => this.redeliver(payload),
+      compare: compareDiscordPayloads,
+      mayReplay: () => this.leaseHeld,
+    });
   }
 
   /**
@@ -127,6 +155,7 @@ export class DiscordAdapter implements ChannelAdapter {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.inbox.stop();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const client = this.client;
     this.client = undefined;
@@ -229,8 +258,12 @@ export class DiscordAdapter implements ChannelAdapter {
       await client.destroy().catch(() => undefined);
       return;
     }
+    this.botId = client.user?.id;
+    // Messages stored by a process that died before handling them go first.
+    await this.inbox.replaySafely();
     this.watch(client);
     this.client = client;
+    this.inbox.startRetrying();
     this.state = { state: 'connected' };
     this.options.logger.info({ channel: 'discord', bot: client.user?.tag }, 'discord connected');
   }
@@ -265,16 +298,45 @@ export class DiscordAdapter implements ChannelAdapter {
 
   private async receive(client: Client, message: Message): Promise<void> {
     const botId = client.user?.id;
-    const handler = this.handler;
-    if (!botId || !handler) return;
+    if (!botId || !this.handler) return;
     const refId = message.reference?.messageId;
     // discord.js caches `referenced_message` from the MESSAGE_CREATE payload in the channel.
     const cached = refId ? message.channel.messages.cache.get(refId) : undefined;
     const referenced = cached ? { authorId: cached.author.id, content: cached.content } : undefined;
     const inbound = normalizeDiscordMessage(message, botId, referenced, this.options.clock.now(), (file) => discordAttachment(file));
-    // discord.js emits messageCreate without waiting for the listener: one channel (a thread is
-    // its own channel) is handled strictly in arrival order.
-    if (inbound) await this.conversations.run(message.channelId, () => handler(inbound));
+    if (!inbound) return;
+    // Stored before it is handled, unless it will never be acted on (a bot's message).
+    const stored = inbound.senderIsBot
+      ? Promise.resolve()
+      : this.storing.run(message.channelId, () =>
+          this.inbox.record([{ dedupeKey: inbound.dedupeKey, receivedAt: inbound.receivedAt, payload: discordInboxPayload(message, referenced) }]),
+        );
+    await this.handleInOrder(inbound, stored);
+  }
+
+  /** A stored message again (a process died before handling it, or its handling failed on the database). */
+  private redeliver(payload: DiscordInboxPayload): Promise<void> {
+    const botId = this.botId;
+    if (!botId || !this.handler) return Promise.resolve();
+    const inbound = normalizeDiscordMessage(payload.message, botId, payload.referenced, this.options.clock.now(), (file) => discordAttachment(file));
+    return inbound ? this.handleInOrder(inbound, Promise.resolve()) : this.inbox.forget(payload.message.id);
+  }
+
+  /**
+   * discord.js emits messageCreate without waiting for the listener: one channel (a thread is its
+   * own channel) is handled strictly in arrival order. Queued synchronously, so calls made in
+   * arrival order are handled in it; the handling waits for the message's inbox write.
+   */
+  private handleInOrder(inbound: InboundMessage, stored: Promise<void>): Promise<void> {
+    const handler = this.handler;
+    if (!handler) return Promise.resolve();
+    return this.conversations.run(inbound.chatId, async () => {
+      // Discord never delivers it again: a failed write is logged and the message still handled.
+      await stored.catch((err: unknown) =>
+        this.options.logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord message; handling it anyway'),
+      );
+      await this.inbox.track(inbound.dedupeKey, () => handler(inbound));
+    });
   }
 
   /** The gateway gave up on this session: report it and log in again later. */
@@ -305,10 +367,7 @@ function discordAttachment(file: DiscordAttachmentLike): IncomingAttachment {
     name: file.name,
     sizeBytes: file.size,
     ...(file.name === DISCORD_PASTE_FILE_NAME ? { pastedText: true } : {}),
-    open: async () => {
-      const response = await fetch(file.url);
-      if (!response.ok || !response.body) throw new Error(`the attachment download answered HTTP ${response.status}`);
-      return Readable.fromWeb(response.body as never);
-    },
+    // A signed CDN link expires (about a day): then Discord answers 404, which is not retried.
+    open: () => fetchDownload(file.url, {}, 'Discord'),
   };
 }

@@ -83,3 +83,39 @@ export function normalizeDiscordMessage(
     receivedAt,
   };
 }
+
+/**
+ * What the inbox keeps of a Discord message: the fields {@link normalizeDiscordMessage} reads (the
+ * attachments as a list), plus the replied-to message when discord.js had it. Plain JSON, so a
+ * restarted process can handle the message without discord.js having it cached.
+ */
+export interface DiscordInboxPayload {
+  message: Omit<DiscordMessageLike, 'attachments'> & { attachments: DiscordAttachmentLike[] };
+  referenced?: DiscordReferencedMessage;
+}
+
+/** The {@link DiscordInboxPayload} of a message. */
+export function discordInboxPayload(message: DiscordMessageLike, referenced: DiscordReferencedMessage | undefined): DiscordInboxPayload {
+  const { id, channelId, guildId, content, webhookId, system, author, reference } = message;
+  return {
+    message: {
+      id,
+      channelId,
+      guildId,
+      content,
+      webhookId,
+      system,
+      author: { id: author.id, bot: author.bot, username: author.username, globalName: author.globalName },
+      reference: reference ? { ...(reference.messageId !== undefined ? { messageId: reference.messageId } : {}), ...(reference.type !== undefined ? { type: reference.type } : {}) } : null,
+      attachments: message.attachments ? [...message.attachments.values()].map((a) => ({ url: a.url, name: a.name, size: a.size })) : [],
+    },
+    ...(referenced ? { referenced: { authorId: referenced.authorId, content: referenced.content } } : {}),
+  };
+}
+
+/** Arrival order of two stored messages: by snowflake id (creation time first), as integers. */
+export function compareDiscordPayloads(a: DiscordInboxPayload, b: DiscordInboxPayload): number {
+  const ai = BigInt(a.message.id);
+  const bi = BigInt(b.message.id);
+  return ai === bi ? 0 : ai < bi ? -1 : 1;
+}

@@ -5,15 +5,16 @@
  * (HMAC signature, timestamps older than 5 minutes refused — done by Bolt's HTTPReceiver),
  * "Socket Mode" (`apps.connections.open`), `auth.test`, `chat.postMessage`, `conversations.replies`.
  */
-import { Readable } from 'node:stream';
-import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver, type ReceiverEvent } from '@slack/bolt';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type OutboundDocument, type OutboundMessage, type MessageEdit } from '../types.js';
+import { AttachmentDownloadError, fetchDownload } from '../download.js';
+import { ChannelInbox } from '../inbox.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage } from '../types.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
-import { needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
+import { compareSlackEnvelopes, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
 import { decodeSlackText, escapeSlackText } from './text.js';
 
 /** Where Slack serves `url_private_download`. */
@@ -46,6 +47,12 @@ export interface SlackAdapterOptions {
   logger: Logger;
   /** Longest wait for the connection at start, in ms. @default 30_000 */
   startTimeoutMs?: number;
+  /**
+   * Where each event meant for baton is stored before Slack is told it arrived (the HTTP answer
+   * or the Socket Mode ack), and where events left unhandled by a process that died are found at
+   * start. @default none (an event acknowledged by a process that dies before handling it is lost)
+   */
+  inbox?: InboundInbox | undefined;
 }
 
 /** First wait before reconnecting a lost Socket Mode connection, in ms; doubles per failure. */
@@ -69,6 +76,7 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly conversations = new ConversationQueue();
   private socketRetryMs = SOCKET_RETRY_FIRST_MS;
   private socketRetryTimer: NodeJS.Timeout | undefined;
+  private inbox: ChannelInbox<SlackEventEnvelope> | undefined;
 
   constructor(private readonly options: SlackAdapterOptions) {
     const { transport } = options;
@@ -78,7 +86,9 @@ export class SlackAdapter implements ChannelAdapter {
 
   /**
    * Checks the token (`auth.test`), then listens: Socket Mode connects out; the HTTP receiver
-   * listens on the port. Events are acknowledged by Bolt before baton handles them.
+   * listens on the port. Each event meant for baton is stored in the inbox before Bolt
+   * acknowledges it (and handled after); events stored by a process that died before handling
+   * them are handled first.
    *
    * @throws ChannelSendError when the token is refused, Slack is unreachable or the port is taken.
    */
@@ -89,11 +99,13 @@ export class SlackAdapter implements ChannelAdapter {
       if (!auth.user_id || !auth.bot_id) throw new Error('auth.test returned no bot user: SLACK_BOT_TOKEN must be a bot token (xoxb-…)');
       const bot = { userId: auth.user_id, botId: auth.bot_id };
       const app = this.createApp(bot, handler);
+      await this.inbox?.replaySafely();
       await withTimeout(app.start(), this.options.startTimeoutMs ?? 30_000, 'Slack connection').catch(async (err: unknown) => {
         await app.stop().catch(() => undefined);
         throw err;
       });
       this.app = app;
+      this.inbox?.startRetrying();
       this.state = { state: 'connected' };
       logger.info({ channel: 'slack', bot: auth.user, transport: transport.kind }, 'slack connected');
     } catch (err) {
@@ -107,6 +119,7 @@ export class SlackAdapter implements ChannelAdapter {
     const app = this.app;
     this.app = undefined;
     this.state = { state: 'stopped' };
+    this.inbox?.stop();
     if (this.socketRetryTimer) clearTimeout(this.socketRetryTimer);
     if (app) await withTimeout(app.stop(), STOP_TIMEOUT_MS, 'Slack shutdown');
   }
@@ -196,10 +209,22 @@ export class SlackAdapter implements ChannelAdapter {
       open: async () => {
         const url = new URL(file.url_private_download ?? file.url_private ?? '');
         const own = this.options.apiUrl ? new URL(this.options.apiUrl).origin : undefined;
-        if (url.origin !== SLACK_FILES_ORIGIN && url.origin !== own) throw new Error(`Slack gave ${name} a download URL outside ${SLACK_FILES_ORIGIN}; not sent the bot token`);
-        const response = await fetch(url, { headers: { authorization: `Bearer ${this.options.token}` }, redirect: 'error' });
-        if (!response.ok || !response.body) throw new Error(`the file download answered HTTP ${response.status}`);
-        return Readable.fromWeb(response.body as never);
+        if (url.origin !== SLACK_FILES_ORIGIN && url.origin !== own) {
+          throw new AttachmentDownloadError(`Slack gave it a download URL outside ${SLACK_FILES_ORIGIN}; the bot token was not sent there`, { transient: false });
+        }
+        try {
+          // Never followed: a redirect would carry the token elsewhere.
+          return await fetchDownload(url, { headers: { authorization: `Bearer ${this.options.token}` }, redirect: 'manual' }, 'Slack', (text) => redactAll(text, this.secrets));
+        } catch (err) {
+          // Without files:read Slack answers with a redirect to its sign-in page, not the file.
+          if (err instanceof AttachmentDownloadError && err.status !== undefined && err.status >= 300 && err.status < 400) {
+            throw new AttachmentDownloadError(`Slack answered with a redirect to its sign-in page (HTTP ${err.status}), not the file`, {
+              transient: false,
+              fix: 'Give the Slack app the files:read scope, reinstall it, then send the file again.',
+            });
+          }
+          throw err;
+        }
       },
     };
   }
@@ -220,26 +245,46 @@ export class SlackAdapter implements ChannelAdapter {
     const { transport, logger, clock } = this.options;
     const log = boltLogger(logger, this.secrets);
     const clientOptions = this.clientOptions();
-    const receiver: Receiver =
+    const transportReceiver: HTTPReceiver | SocketModeReceiver =
       transport.kind === 'socket'
         ? // Reconnection is ours (watchSocket): @slack/socket-mode's own leaves a rejected promise
           // unhandled when apps.connections.open fails on the network, which would end the process.
           new SocketModeReceiver({ appToken: transport.appToken, logger: log, installerOptions: { clientOptions }, autoReconnectEnabled: false })
         : new HTTPReceiver({ signingSecret: transport.signingSecret, endpoints: SLACK_EVENTS_PATH, port: transport.port, logger: log });
-    if (receiver instanceof SocketModeReceiver) this.watchSocket(receiver);
-    // botId and botUserId given: Bolt skips its own auth.test, whose failure would be unhandled.
-    const app = new App({ token: this.options.token, botId: bot.botId, botUserId: bot.userId, receiver, logger: log, clientOptions, convoStore: false });
+    if (transportReceiver instanceof SocketModeReceiver) this.watchSocket(transportReceiver);
     // Bolt runs listeners of different events concurrently: one conversation (a channel's top
     // level, or one thread) is handled strictly in arrival order, the thread lookup included.
     const deliver = (body: SlackEventEnvelope): Promise<void> => {
       const message = normalizeSlackEvent(body, bot, clock.now(), (file) => this.attachment(file));
       if (!message) return Promise.resolve();
       const key = `${body.event.channel}:${body.event.thread_ts ?? ''}`;
-      return this.conversations.run(key, async () => {
-        const runText = needsThreadLookup(message) ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!) : undefined;
-        await handler(runText === undefined ? message : { ...message, replyToBotText: runText });
-      });
+      return this.conversations.run(key, () =>
+        inbox.track(message.dedupeKey, async () => {
+          const runText = needsThreadLookup(message) ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!) : undefined;
+          await handler(runText === undefined ? message : { ...message, replyToBotText: runText });
+        }),
+      );
     };
+    // Stored events are handed straight to deliver (Bolt's middleware already passed them once).
+    const inbox = new ChannelInbox<SlackEventEnvelope>({ platform: 'slack', inbox: this.options.inbox, logger, redeliver: deliver, compare: compareSlackEnvelopes });
+    this.inbox = inbox;
+    const receiver = inbox.enabled ? new InboxFirstReceiver(transportReceiver, async (body) => {
+      const envelope = body as Partial<SlackEventEnvelope> & { type?: string };
+      if (envelope.type !== 'event_callback' || !envelope.event) return;
+      const message = normalizeSlackEvent(envelope as SlackEventEnvelope, bot, clock.now());
+      // Only what reaches the handler: the app's own and other bots' messages, edits, joins and
+      // channel messages without a mention are never stored (they would be replayed forever).
+      if (!message || message.senderIsBot) return;
+      try {
+        await inbox.record([{ dedupeKey: message.dedupeKey, receivedAt: message.receivedAt, payload: envelope }]);
+      } catch (err) {
+        // Not acknowledged: Slack delivers the event again (HTTP: up to 3 retries; Socket Mode: again on a connection).
+        logger.error({ channel: 'slack', err: describeSlackError(err, this.secrets) }, 'could not store a slack event; not acknowledged, so Slack redelivers it');
+        throw err;
+      }
+    }) : transportReceiver;
+    // botId and botUserId given: Bolt skips its own auth.test, whose failure would be unhandled.
+    const app = new App({ token: this.options.token, botId: bot.botId, botUserId: bot.userId, receiver, logger: log, clientOptions, convoStore: false });
     app.event('app_mention', async ({ body }) => deliver(body as unknown as SlackEventEnvelope));
     app.event('message', async ({ event, body }) => {
       if ('channel_type' in event && event.channel_type === 'im') await deliver(body as unknown as SlackEventEnvelope);
@@ -312,4 +357,43 @@ async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: stri
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A Bolt receiver in front of the transport's own (HTTP or Socket Mode): each event is first given
+ * to `store`, and only once that resolves to Bolt's `App.processEvent`, which acknowledges Events
+ * API events before it runs any listener (@slack/bolt 5.1.0 `App.processEvent`: "Events API
+ * requests are acknowledged right away"; neither receiver offers a hook between receipt and ack,
+ * and `processBeforeResponse` would hold the HTTP answer until the whole command is handled). A
+ * failed store throws before the ack: HTTPReceiver answers 500 and SocketModeReceiver sends no
+ * ack, so Slack delivers the event again.
+ */
+class InboxFirstReceiver implements Receiver {
+  constructor(
+    private readonly transport: Receiver,
+    private readonly store: (body: ReceiverEvent['body']) => Promise<void>,
+  ) {}
+
+  init(app: App): void {
+    // The transport receivers use nothing of the app but processEvent.
+    const front = {
+      processEvent: async (event: ReceiverEvent): Promise<void> => {
+        await this.store(event.body);
+        await app.processEvent(event);
+      },
+    };
+    this.transport.init(front as unknown as App);
+  }
+
+  start(...args: unknown[]): Promise<unknown> {
+    return this.transport.start(...args);
+  }
+
+  stop(...args: unknown[]): Promise<unknown> {
+    return this.transport.stop(...args);
+  }
+}
+
+function redactAll(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((out, secret) => (secret ? out.split(secret).join('[token]') : out), text);
 }

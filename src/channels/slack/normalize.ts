@@ -42,6 +42,32 @@ export interface SlackEventEnvelope {
   event: SlackMessageEvent;
 }
 
+/**
+ * The inbox dedupe key of a Slack message: its channel and `ts` ("message `ts` values are unique
+ * per channel"), not the envelope's `event_id`. A redelivery (`x-slack-retry-num`) repeats the
+ * event id, but the same message can also arrive as a second event with an id of its own (an
+ * `app_mention` and a `message.im` of one direct message, or an event Slack re-sends under a new
+ * id); keying by the message makes every such copy one message. `client_msg_id` would do the same
+ * for messages typed in a client, but messages posted through the API have none.
+ */
+export function slackDedupeKey(event: Pick<SlackMessageEvent, 'channel' | 'ts'>): string {
+  return `${event.channel}:${event.ts}`;
+}
+
+/**
+ * Arrival order of two stored envelopes: by message `ts` (seconds and microseconds, compared as
+ * integers; a JavaScript number would round the 16 digits).
+ */
+export function compareSlackEnvelopes(a: SlackEventEnvelope, b: SlackEventEnvelope): number {
+  const parts = (ts: string): [bigint, bigint] => {
+    const [seconds = '0', micros = '0'] = ts.split('.');
+    return /^\d+$/.test(seconds) && /^\d*$/.test(micros) ? [BigInt(seconds), BigInt(micros.padEnd(6, '0') || '0')] : [0n, 0n];
+  };
+  const [as, am] = parts(a.event.ts);
+  const [bs, bm] = parts(b.event.ts);
+  return as !== bs ? (as < bs ? -1 : 1) : am === bm ? 0 : am < bm ? -1 : 1;
+}
+
 /** This app's identity, from `auth.test` (`user_id`, `bot_id`). */
 export interface SlackBotIdentity {
   userId: string;
@@ -75,7 +101,7 @@ export function normalizeSlackEvent(
   const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
   return {
     platform: 'slack',
-    dedupeKey: envelope.event_id,
+    dedupeKey: slackDedupeKey(event),
     chatId: event.channel,
     isDirect,
     threadId: event.thread_ts ?? event.ts,

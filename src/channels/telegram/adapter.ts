@@ -2,21 +2,20 @@
  * The Telegram channel: grammY long polling through @grammyjs/runner, plain-text replies to the
  * originating message. Bot API: https://core.telegram.org/bots/api
  */
-import { Readable } from 'node:stream';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import { Bot, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { type ConnectionLease, type ChannelAdapter, type ChannelState, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type OutboundMessage, type OutboundDocument, type MessageEdit, ChannelSendError, type PressHandler } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import { AttachmentDownloadError, fetchDownload, networkDownloadFailure } from '../download.js';
+import { ChannelInbox } from '../inbox.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 import { safeErrorMessage } from '../../core/logger.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
-/** How often stored updates whose handling failed are handed out again, in ms. */
-const INBOX_RETRY_MS = 10_000;
 /** grammY's default API root. */
 /**
  * Largest file a bot may send, in bytes (Bot API "Sending files": "50 MB max size for other
@@ -80,9 +79,7 @@ export class TelegramAdapter implements ChannelAdapter {
   private state: ChannelState = { state: 'stopped' };
   private stopped = false;
   private restartTimer: NodeJS.Timeout | undefined;
-  private inboxSweep: NodeJS.Timeout | undefined;
-  /** Dedupe keys of updates being handled now (their claims are not released). */
-  private readonly inFlight = new Set<string>();
+  private readonly inbox: ChannelInbox<Update>;
   /** False while another node holds the fleet's lease on this token (no lease: always true). */
   private mayPoll = true;
   /** A 409 episode was already reported to the owner. */
@@ -90,6 +87,15 @@ export class TelegramAdapter implements ChannelAdapter {
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
+    this.inbox = new ChannelInbox<Update>({
+      platform: 'telegram',
+      inbox: options.inbox,
+      logger: options.logger,
+      // Not awaited by the replay: a long handler must not hold up polling; bot.catch logs failures.
+      redeliver: (update) => this.bot.handleUpdate(update),
+      compare: (a, b) => a.update_id - b.update_id,
+      mayReplay: () => this.mayPoll,
+    });
     // Short rate-limit waits are absorbed inline; longer ones go back to the outbox's schedule.
     // 5xx and network errors go straight back to the outbox schedule: an inline wait would hold up
     // every message behind this one.
@@ -115,12 +121,11 @@ export class TelegramAdapter implements ChannelAdapter {
     // fails the poll, and the runner fetches the same updates again.
     this.bot.api.config.use(async (prev, method, payload, signal) => {
       const response = await prev(method, payload, signal);
-      const { inbox, clock } = this.options;
-      if (method === 'getUpdates' && inbox && response.ok && this.bot.isInited()) {
+      if (method === 'getUpdates' && this.inbox.enabled && response.ok && this.bot.isInited()) {
         const botId = this.bot.botInfo.id;
-        const receivedAt = clock.now();
+        const receivedAt = this.options.clock.now();
         const updates = response.result as unknown as Update[];
-        await inbox.recordInbox('telegram', updates.map((u) => ({ dedupeKey: telegramDedupeKey(botId, u.update_id), receivedAt, payload: u })));
+        await this.inbox.record(updates.map((u) => ({ dedupeKey: telegramDedupeKey(botId, u.update_id), receivedAt, payload: u })));
       }
       return response;
     });
@@ -161,13 +166,8 @@ export class TelegramAdapter implements ChannelAdapter {
       }
       const message = normalizeTelegramUpdate(ctx.update, me, clock.now(), (file) => this.attachment(file));
       const key = telegramDedupeKey(me.id, ctx.update.update_id);
-      if (!message) return this.options.inbox?.forgetInbound('telegram', key);
-      this.inFlight.add(key);
-      try {
-        await handler(message);
-      } finally {
-        this.inFlight.delete(key);
-      }
+      if (!message) return this.inbox.forget(key);
+      await this.inbox.track(key, () => handler(message));
     });
     this.bot.on('callback_query:data', async (ctx) => {
       const query = ctx.callbackQuery;
@@ -175,14 +175,14 @@ export class TelegramAdapter implements ChannelAdapter {
       const press = parseCallbackData(query.data);
       const message = query.message;
       if (!press || !message || !this.options.presses) {
-        await this.options.inbox?.forgetInbound('telegram', key);
+        await this.inbox.forget(key);
         await ctx.answerCallbackQuery({ text: 'This button no longer does anything.' }).catch(() => undefined);
         return;
       }
       let answered = false;
-      this.inFlight.add(key);
-      try {
-        await this.options.presses({
+      const presses = this.options.presses;
+      await this.inbox.track(key, () =>
+        presses({
           platform: 'telegram',
           dedupeKey: key,
           chatId: String(message.chat.id),
@@ -201,10 +201,8 @@ export class TelegramAdapter implements ChannelAdapter {
               logger.info({ channel: 'telegram', err: describe(err, this.options.token) }, 'could not answer a button press'),
             );
           },
-        });
-      } finally {
-        this.inFlight.delete(key);
-      }
+        }),
+      );
     });
     this.bot.catch((err) => logger.error({ channel: 'telegram', err: err.error }, 'telegram update handler failed'));
     const lease = this.options.lease;
@@ -217,7 +215,7 @@ export class TelegramAdapter implements ChannelAdapter {
         onAcquired: async () => {
           this.mayPoll = true;
           this.state = { state: 'connected' };
-          await this.replayInbox();
+          await this.inbox.replay();
           if (!this.stopped) this.launchRunner();
         },
         onLost: async (reason) => {
@@ -230,47 +228,19 @@ export class TelegramAdapter implements ChannelAdapter {
       const held = lease.state();
       if (held.state !== 'holding') this.state = { state: 'standby', reason: held.state === 'standby' ? `node ${held.holder} polls this bot; this node takes over if it stops` : `waiting for the fleet lease: ${held.reason}` };
     } else {
-      await this.replayInbox();
+      // Updates stored but never handled (a process died between storing and handling them) go
+      // first, through the same sequentializer, so each conversation's order holds.
+      await this.inbox.replay();
       this.launchRunner();
     }
     // A handling that failed on a database error (an outage) left its claim: hand it out again.
-    this.inboxSweep = setInterval(() => {
-      void this.retryFailedUpdates().catch((err: unknown) => logger.warn({ channel: 'telegram', err }, 'could not retry stored updates; trying again later'));
-    }, INBOX_RETRY_MS);
-    this.inboxSweep.unref();
+    this.inbox.startRetrying();
     if (this.mayPoll) {
       this.state = { state: 'connected' };
       logger.info({ channel: 'telegram', bot: username }, 'telegram connected');
     } else {
       logger.info({ channel: 'telegram', bot: username }, 'telegram on standby: another node polls this bot');
     }
-  }
-
-  /**
-   * Hands the updates stored but never handled (a process died between storing and handling
-   * them) to the handlers again, oldest first, ahead of anything polled now. Each conversation's
-   * order holds because they pass through the same sequentializer.
-   */
-  private async replayInbox(): Promise<void> {
-    const { inbox, logger } = this.options;
-    if (!inbox) return;
-    const stored = await inbox.receivedInbound('telegram');
-    const updates = stored.map((s) => s.payload as Update).sort((a, b) => a.update_id - b.update_id);
-    if (updates.length > 0) logger.info({ channel: 'telegram', updates: updates.length }, 'handling stored updates not yet answered');
-    for (const update of updates) {
-      // Not awaited: a long handler must not hold up polling; bot.catch logs failures.
-      void this.bot.handleUpdate(update).catch((err: unknown) => logger.error({ channel: 'telegram', err }, 'telegram update handler failed'));
-    }
-  }
-
-  /** Releases this process's claims whose handling ended without an answer, and replays them. */
-  private async retryFailedUpdates(): Promise<void> {
-    const { inbox, logger } = this.options;
-    if (!inbox) return;
-    const released = await inbox.releaseOwnClaims('telegram', [...this.inFlight]);
-    if (released > 0) logger.info({ channel: 'telegram', updates: released }, 'retrying updates whose handling failed');
-    // A standby never handles stored updates: the poller does, in conversation order.
-    if (this.mayPoll) await this.replayInbox();
   }
 
   private launchRunner(): void {
@@ -311,23 +281,21 @@ export class TelegramAdapter implements ChannelAdapter {
       name: file.name,
       sizeBytes: file.sizeBytes,
       open: async () => {
-        let response: Response;
+        let path: string | undefined;
         try {
-          const { file_path: path } = await this.bot.api.getFile(file.fileId);
-          if (!path) throw new Error(`Telegram gave no file_path for ${file.name}`);
-          response = await fetch(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`);
+          path = (await this.bot.api.getFile(file.fileId)).file_path;
         } catch (err) {
-          throw new Error(describe(err, token));
+          throw getFileFailure(err, token);
         }
-        if (!response.ok || !response.body) throw new Error(`the file download answered HTTP ${response.status}`);
-        return Readable.fromWeb(response.body as never);
+        if (!path) throw new AttachmentDownloadError('Telegram gave no file path for it', { transient: false });
+        return fetchDownload(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`, {}, 'Telegram', (text) => redact(text, token));
       },
     };
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.inboxSweep) clearInterval(this.inboxSweep);
+    this.inbox.stop();
     if (this.restartTimer) clearTimeout(this.restartTimer);
     if (this.runner?.isRunning()) await this.runner.stop();
     await this.options.lease?.stop();
@@ -456,6 +424,29 @@ function classify(err: unknown, token: string): ChannelSendError {
   // The cause is dropped on purpose for network errors: it may carry the request URL, which holds the token.
   if (err instanceof HttpError) return new ChannelSendError('network', redact(`Telegram unreachable: ${err.message}`, token));
   return new ChannelSendError('network', redact(err instanceof Error ? err.message : String(err), token));
+}
+
+/**
+ * A failed `getFile` as a download failure (Bot API "getFile": bots download files of at most
+ * 20 MB, answered 400 "file is too big"; a file id Telegram no longer knows answers 400 "wrong
+ * file_id or the file is temporarily unavailable"). 429 and 5xx are retried; grammY's HttpError is
+ * the network.
+ */
+function getFileFailure(err: unknown, token: string): AttachmentDownloadError {
+  if (err instanceof GrammyError) {
+    const what = redact(`Telegram getFile answered ${err.error_code} ${err.description}`, token);
+    if (err.error_code === 429) return new AttachmentDownloadError(what, { transient: true, retryAfterMs: (err.parameters.retry_after ?? 1) * 1000, cause: err });
+    if (err.error_code >= 500) return new AttachmentDownloadError(what, { transient: true, cause: err });
+    if (/file is too big/i.test(err.description)) {
+      return new AttachmentDownloadError('Telegram lets bots download files of at most 20 MB', { transient: false, fix: 'Send a smaller file, or put it in the repository.' });
+    }
+    if (/wrong file_id|file_id|temporarily unavailable|file reference/i.test(err.description)) {
+      return new AttachmentDownloadError('Telegram no longer knows the file (its file reference expired)', { transient: false });
+    }
+    return new AttachmentDownloadError(what, { transient: false, cause: err });
+  }
+  if (err instanceof HttpError) return networkDownloadFailure(err.error, (text) => redact(text, token));
+  return networkDownloadFailure(err, (text) => redact(text, token));
 }
 
 function describe(err: unknown, token: string): string {
