@@ -5,7 +5,7 @@
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node test/bench/queue-engines.mjs
  *
  * Creates one scratch database per engine on the server DATABASE_URL names (the user must be
- * allowed to CREATE DATABASE), drops them at the end, and talks to 127.0.0.1 only. Prints a
+ * allowed to CREATE DATABASE), drops them at the end, and refuses a server off loopback. Prints a
  * markdown table and the raw figures as JSON. Bounded: each phase has its own timeout and the whole
  * run stays under ~5 minutes on a loaded 2-core machine.
  *
@@ -403,6 +403,10 @@ function weight(name) {
 const base = process.env.DATABASE_URL;
 if (!base) {
   console.error('queue-engines: set DATABASE_URL to a PostgreSQL server on 127.0.0.1 (the bench creates and drops its own databases).');
+  process.exit(2);
+}
+if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(base).hostname)) {
+  console.error('queue-engines: DATABASE_URL must point at a loopback server (127.0.0.1): the bench creates and drops databases.');
   process.exit(2);
 }
 const benchStart = performance.now();
