@@ -146,6 +146,10 @@ describe('the embedded database with DATABASE_URL unset', () => {
     expect(ask.exitCode).toBe(2);
     expect(await postmaster(home.batonHome)).toBe(serverBefore);
     expect((await baton(home, ['runs'])).exitCode).toBe(0);
+    // …and leaves the service's service.json (its health port and admin token) alone: doctor and
+    // the approval servers find the service through it (fresh-eyes pass: ask replaced, then removed it).
+    const state = JSON.parse(await readFile(join(home.batonHome, 'service.json'), 'utf8')) as { pid: number };
+    expect(state.pid).toBe(await first.pid());
 
     // A crash (SIGKILL) leaves the server running: the next start uses it.
     process.kill(await first.pid(), 'SIGKILL');
