@@ -85,7 +85,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   // `baton cancel ID`, `baton stop` and chat /stop from another process reach this run through
   // the database, like a run of the service. Embedded PGlite is held by this process alone (no
   // service runs, or the run would have gone through it), so there `baton runs|cancel|stop` are
-  // served here, as the service serves them.
+  // served here, as the service serves them; with PostgreSQL they reach the database themselves.
   runtime.supervisor.watchCancelRequests();
   let admin: HealthServer | undefined;
   let runId: RunId | undefined;
@@ -99,7 +99,10 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, onSignal);
   try {
-    if (!inputs.env.databaseUrl) admin = await startHealthServer({
+    // Only with PGlite, which this process alone holds (no service runs: the ask would have gone
+    // through it). With PostgreSQL (DATABASE_URL or embedded) a service may run beside this ask,
+    // and its service.json must stay the one doctor and the approval servers find.
+    if (runtime.database.kind.engine === 'pglite') admin = await startHealthServer({
       port: 0,
       batonHome: inputs.batonHome,
       host: runtime.host,
