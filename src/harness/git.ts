@@ -101,21 +101,30 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
  * The `-c` options that blank every filter driver defined in any config scope git would read in
  * `cwd` (includes followed). Empty when none is defined.
  */
-async function filterOverrides(options: GitOptions): Promise<string[]> {
+async function filterOverrides(options: GitOptions): Promise<Record<string, string>> {
   const listed = await exec([...HARDENING, 'config', '--includes', '--name-only', '--get-regexp', '^filter\\.'], options);
   // Exit 1: no key matched. Anything else is a broken config git will refuse anyway.
-  if (listed.exitCode !== 0) return [];
+  if (listed.exitCode !== 0) return {};
   const drivers = new Set<string>();
   for (const line of listed.stdout.split('\n')) {
     const match = /^filter\.(.+)\.[^.]+$/.exec(line.trim());
     if (match?.[1]) drivers.add(match[1]);
   }
-  const out: string[] = [];
+  // Passed as GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n (command scope, like `-c`), never as `-c`:
+  // git splits `-c` at the first `=`, so a driver named `x=y` would escape `-c filter.x=y.clean=`.
+  const pairs: Array<[string, string]> = [];
   for (const name of drivers) {
-    for (const key of ['clean', 'smudge', 'process']) out.push('-c', `filter.${name}.${key}=`);
-    out.push('-c', `filter.${name}.required=false`);
+    for (const key of ['clean', 'smudge', 'process']) pairs.push([`filter.${name}.${key}`, '']);
+    pairs.push([`filter.${name}.required`, 'false']);
   }
-  return out;
+  const env: Record<string, string> = {};
+  if (pairs.length === 0) return env;
+  env['GIT_CONFIG_COUNT'] = String(pairs.length);
+  pairs.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
 }
 
 /**
@@ -132,8 +141,8 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   if ((sub === 'diff' || sub === 'log' || sub === 'show') && !(args.includes('--no-ext-diff') && args.includes('--no-textconv'))) {
     throw new TypeError(`runGit: git ${sub} needs --no-ext-diff and --no-textconv`);
   }
-  const full = [...HARDENING, ...(await filterOverrides(options)), ...args];
-  const result = await exec(full, options);
+  const overrides = await filterOverrides(options);
+  const result = await exec([...HARDENING, ...args], { ...options, env: { ...options.env, ...overrides } });
   if (result.exitCode !== 0 && !options.allowFailure) {
     const first = result.stderr.split('\n').find((l) => l.trim()) ?? `exit ${result.exitCode}`;
     throw new BatonError('git_failed', `git ${sub ?? ''} failed in ${options.cwd}: ${first.trim()}`, {
