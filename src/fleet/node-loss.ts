@@ -35,8 +35,13 @@ export interface NodeLossDeps {
  */
 export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRow[]> {
   const written: DeliveryRow[] = [];
-  for (const node of await deps.registry.lostNodes()) {
-    for (const run of await deps.store.activeRunsOf(`${node.host}:${node.pid}`)) {
+  const lost = await deps.registry.lostNodes();
+  // Runs are found by `host:pid`, which a live process that reuses a dead one's pid (a restarted
+  // container's pid 1) shares with it: that process's runs are its own, never the lost node's.
+  const liveIds = lost.length > 0 ? new Set((await deps.registry.list()).filter((n) => n.alive).map((n) => `${n.host}:${n.pid}`)) : new Set<string>();
+  for (const node of lost) {
+    const supervisorId = `${node.host}:${node.pid}`;
+    for (const run of liveIds.has(supervisorId) ? [] : await deps.store.activeRunsOf(supervisorId)) {
       const endedAt = deps.clock.now();
       const vendor = deps.vendors.get(run.vendor);
       const resumeCommand = run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;
