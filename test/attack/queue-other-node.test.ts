@@ -1,0 +1,42 @@
+/**
+ * Attack: in a fleet (one DATABASE_URL, several hosts) a run queued on node A (its cwd, its
+ * worktree and its attachments are on host A) is claimed by ANY node's `startQueued` — every
+ * node calls it from its reconcile timer each minute — because `claimQueued` takes the oldest
+ * queued rows with no regard to the host that queued them. Node B then spawns the CLI on host B
+ * in a directory that does not exist there, or is a different checkout under the same path.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRunId, type RunId } from '../../src/core/ids.js';
+import { RunStore } from '../../src/store/runs-repo.js';
+import { runs, type NewRunRow } from '../../src/store/schema.js';
+import { openTestDatabase, type TestDatabase } from '../support/db.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(async () => database?.dispose());
+
+describe('claimQueued in a fleet', () => {
+  it("does not hand host A's queued run to a process on host B", async () => {
+    const store = new RunStore(database.db);
+    const id = newRunId();
+    const row = {
+      id,
+      vendor: 'codex',
+      status: 'queued',
+      task: 'fix the test',
+      cwd: '/home/alice/code/app',
+      worktreeRoot: '/home/alice/code/app',
+      options: { timeoutMinutes: 30, progress: false },
+      origin: { platform: 'slack', chatId: 'C1', senderId: 'U1', messageId: '1.2' },
+      supervisor: 'host-a:100',
+      createdAt: new Date(),
+      launch: { prompt: 'fix the test', timeoutMs: 1_800_000 },
+    } as unknown as NewRunRow & { id: RunId };
+    await database.db.insert(runs).values(row);
+    const claimed = await store.claimQueued(5, 'host-b:200');
+    expect(claimed.map((r) => r.id)).toEqual([]);
+    expect((await store.getRun(id))?.status).toBe('queued');
+  });
+});
