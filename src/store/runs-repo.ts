@@ -318,7 +318,14 @@ export class RunStore {
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
       const active = await tx.select({ worktreeRoot: runs.worktreeRoot }).from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
-      const queued = await tx.select().from(runs).where(eq(runs.status, 'queued')).orderBy(runs.createdAt);
+      // Only runs queued on this host: their cwd, worktree and attachments are here (a fleet
+      // shares the database, not the disks). Any process of the host may start them.
+      const host = supervisor.slice(0, supervisor.lastIndexOf(':') + 1);
+      const queued = await tx
+        .select()
+        .from(runs)
+        .where(and(eq(runs.status, 'queued'), sql`starts_with(${runs.supervisor}, ${host})`))
+        .orderBy(runs.createdAt);
       const busyRoots = new Set(active.map((a) => a.worktreeRoot));
       let count = active.length;
       const claimed: RunRow[] = [];
