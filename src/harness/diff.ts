@@ -10,7 +10,8 @@
  * `git stash` would. Every git call goes through {@link runGit}, which switches off the commands
  * a hostile repository config could name.
  */
-import { chmod, copyFile, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, open, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../core/logger.js';
 import { runGit, type GitOptions } from './git.js';
@@ -47,7 +48,7 @@ export async function snapshotTree(cwd: string, indexPath: string, options: Snap
   await rm(indexPath, { force: true });
   // The user's index only seeds the stat cache; a copy that git cannot use (a split index, a
   // version it refuses) is replaced by an empty one, which costs a full hash of the tree.
-  const seeded = await copyFile(userIndex, indexPath).then(() => true, () => false);
+  const seeded = await copyRegularFile(userIndex, indexPath).then(() => true, () => false);
   if (seeded) await chmod(indexPath, 0o600);
   let added = await runGit(['add', '-A'], { ...inTree, allowFailure: seeded });
   if (added.exitCode !== 0) {
@@ -56,6 +57,20 @@ export async function snapshotTree(cwd: string, indexPath: string, options: Snap
   }
   const tree = (await runGit(['write-tree'], inTree)).stdout.trim();
   return { toplevel, tree };
+}
+
+/**
+ * Copies `from` only when it is a regular file, opened without following a symlink and without
+ * blocking (a FIFO or device planted at `.git/index` would hang a plain copy, outside any timeout).
+ */
+async function copyRegularFile(from: string, to: string): Promise<void> {
+  const source = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!(await source.stat()).isFile()) throw new Error(`${from} is not a regular file`);
+    await writeFile(to, await source.readFile(), { mode: 0o600 });
+  } finally {
+    await source.close();
+  }
 }
 
 /** A run's change between two snapshots. */
