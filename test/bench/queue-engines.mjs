@@ -2,6 +2,7 @@
 /**
  * Issue #16 item 6: PostgreSQL job-queue engines measured beside baton's own outbox claim.
  *
+ *   npm install --no-save pg-boss@12.38.0 graphile-worker@0.18.0   # not dependencies: both need Node >= 22
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node test/bench/queue-engines.mjs
  *
  * Creates one scratch database per engine on the server DATABASE_URL names (the user must be
