@@ -294,7 +294,11 @@ export class DiscordAdapter implements ChannelAdapter {
    */
   private async press(interaction: ButtonInteraction): Promise<void> {
     const { logger, clock } = this.options;
-    await interaction.deferUpdate();
+    // A failed acknowledgement (the 3 s passed, or this interaction was acknowledged already) is
+    // logged and the press still handed on: the dispatcher's claim keeps a duplicate from acting.
+    await interaction.deferUpdate().catch((err: unknown) =>
+      logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not acknowledge a button press'),
+    );
     let answered = false;
     const answer = async (text: string): Promise<void> => {
       if (answered) return;
