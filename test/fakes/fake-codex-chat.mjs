@@ -15,6 +15,9 @@ const prompt = argv.at(-1) ?? '';
 const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 emit({ type: 'thread.started', thread_id: resumed ?? `fake-session-${process.pid}-${Date.now()}` });
 emit({ type: 'turn.started' });
+// `hang`: a run that works until it is stopped (button and /stop tests).
+if (prompt === 'hang') setInterval(() => undefined, 60_000);
+else {
 const long = /^long (\d+)$/.exec(prompt);
 let text;
 if (long) {
@@ -34,3 +37,4 @@ if (long) {
 }
 emit({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text } });
 emit({ type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 } });
+}

@@ -80,6 +80,15 @@ export interface EditedMessage {
   atMs: number;
 }
 
+/** An interaction callback (`POST /interactions/{id}/{token}/callback`) or follow-up (`POST /webhooks/{app}/{token}`). */
+export interface InteractionReply {
+  interactionId: string;
+  kind: 'callback' | 'followup';
+  body: Record<string, unknown>;
+  /** Time since the interaction was dispatched, in ms (Discord wants the callback within 3 s). */
+  afterMs: number;
+}
+
 /** Options of {@link startFakeDiscord}. */
 export interface StartFakeDiscordOptions {
   token: string;
@@ -103,6 +112,17 @@ export interface FakeDiscord {
   readonly restCalls: readonly { method: string; path: string; atMs: number; status: number }[];
   /** The next Edit Message of a message in `channelId` fails with this status (429: `retryAfterS`). */
   failNextEdit(channelId: string, failure: { status: number; code?: number; retryAfterS?: number }): void;
+  /** Interaction callbacks and follow-ups, in order. */
+  readonly interactionReplies: readonly InteractionReply[];
+  /**
+   * `user` presses the button with `customId` under the message `messageId` (it must be in the
+   * message's `components`, else this throws): INTERACTION_CREATE (type 3, component_type 2) is
+   * dispatched to every session. Pass the returned payload to {@link dispatchInteraction} to send
+   * the same interaction again. @returns the interaction's id
+   */
+  press(input: { messageId: string; user: DiscordUser; customId: string }): Record<string, unknown>;
+  /** Dispatches an INTERACTION_CREATE payload (again) to every session. */
+  dispatchInteraction(interaction: Record<string, unknown>): void;
   /** A user posts a message; dispatched as MESSAGE_CREATE to sessions that may see it. */
   pushMessage(input: PushDiscordMessage): DiscordMessage;
   /** GET requests for attachment URLs (the CDN), in order. */
@@ -148,6 +168,9 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const files = new Map<string, Buffer>();
   const attachmentDownloads: string[] = [];
   const downloadFaults: DownloadFault[] = [];
+  const interactionReplies: InteractionReply[] = [];
+  /** Interactions dispatched: token → id, when, whether the callback came. */
+  const interactions = new Map<string, { id: string; atMs: number; called: boolean }>();
   let counter = 0n;
   const snowflake = (): string => String(((BigInt(Date.now()) - DISCORD_EPOCH_MS) << 22n) | (counter++ & 0xfffn));
 
@@ -188,6 +211,27 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     return message;
   };
 
+  const interactionRest = (path: string, body: Record<string, unknown>): { status: number; body: unknown } | undefined => {
+    const callback = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);
+    const followup = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path);
+    if (!callback && !followup) return undefined;
+    const token = (callback ?? followup)![2]!;
+    const known = interactions.get(token);
+    if (!known || (callback && known.id !== callback[1]) || (followup && followup[1] !== botUser.id)) return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
+    if (callback) {
+      if (known.called) return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
+      // Types 4 (message), 5 (deferred message), 6 (deferred update), 7 (update) answer a component.
+      if (![4, 5, 6, 7].includes(body.type as number)) return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+      known.called = true;
+    } else {
+      if (!known.called) return { status: 404, body: { message: 'Unknown Webhook', code: 10015 } };
+      const content = typeof body.content === 'string' ? body.content : '';
+      if (content === '' || content.length > 2000) return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+    }
+    interactionReplies.push({ interactionId: known.id, kind: callback ? 'callback' : 'followup', body, afterMs: Date.now() - known.atMs });
+    return { status: callback ? 204 : 200, body: callback ? '' : { id: snowflake(), channel_id: '0', content: body.content, flags: body.flags, author: botUser, type: 0 } };
+  };
+
   const rest = async (method: string, path: string, body: Record<string | symbol, unknown>): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> => {
     if (method === 'GET' && path === '/gateway/bot') {
       return { status: 200, body: { url: `ws://127.0.0.1:${port()}`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
@@ -217,10 +261,13 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
         const error = content === '' ? 'BASE_TYPE_REQUIRED' : 'BASE_TYPE_MAX_LENGTH';
         return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: error, message: 'Must be 2000 or fewer in length.' }] } } } };
       }
+      const componentsError = invalidComponents(body.components);
+      if (componentsError) return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { components: { _errors: [{ code: 'COMPONENT_INVALID', message: componentsError }] } } } };
       const reference = body.message_reference as { message_id?: string } | undefined;
       const guildId = [...messages.values()].find((m) => m.channel_id === channelId)?.guild_id;
       const message = createMessage({ channelId, guildId, author: botUser, content, replyTo: reference?.message_id });
       if (files.length > 0) message.attachments = files.map((f, i) => ({ id: `${message.id}${i}`, filename: f.filename, size: f.content.length, url: `http://127.0.0.1:${port()}/attachments/sent/${message.id}/${f.filename}`, proxy_url: '', content_type: 'application/octet-stream' }));
+      message.components = Array.isArray(body.components) ? body.components : [];
       const entry = { channelId, body, message, files: files.map((f) => ({ filename: f.filename, content: f.content })) };
       sent.push(entry);
       for (const waiter of waiters) waiter(entry);
@@ -245,6 +292,9 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
         }
         message.content = body.content;
       }
+      const editComponentsError = invalidComponents(body.components);
+      if (editComponentsError) return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { components: { _errors: [{ code: 'COMPONENT_INVALID', message: editComponentsError }] } } } };
+      if (Array.isArray(body.components)) message.components = body.components;
       message['edited_timestamp'] = new Date().toISOString();
       edits.push({ channelId, messageId, body, atMs: Date.now() });
       for (const [socket] of sessions) dispatch(socket, 'MESSAGE_UPDATE', { ...withoutReference(message) });
@@ -272,6 +322,17 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     }
     void readJson(req).then(async (body) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/api\/v10/, '');
+      // Interaction callbacks and follow-ups are authorized by the interaction token in the path.
+      const byToken = req.method === 'POST' ? interactionRest(path, body as Record<string, unknown>) : undefined;
+      if (byToken) {
+        restCalls.push({ method: 'POST', path, atMs: Date.now(), status: byToken.status });
+        if (byToken.status === 204) {
+          res.writeHead(204);
+          res.end();
+          return;
+        }
+        return send(res, byToken.status, byToken.body);
+      }
       if (req.headers.authorization !== `Bot ${options.token}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
       const atMs = Date.now();
       const reply = await rest(req.method ?? 'GET', path, body);
@@ -344,6 +405,30 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
         waiters.add(waiter);
       });
     },
+    interactionReplies,
+    press: (input) => {
+      const message = messages.get(input.messageId);
+      if (!message) throw new Error(`fake-discord: no message ${input.messageId}`);
+      const rows = (message.components ?? []) as { components: { custom_id: string }[] }[];
+      if (!rows.some((row) => row.components.some((c) => c.custom_id === input.customId))) {
+        throw new Error(`fake-discord: message ${input.messageId} has no button ${input.customId}; components: ${JSON.stringify(rows)}`);
+      }
+      const id = snowflake();
+      const token = `itoken-${id}`;
+      const interaction = {
+        id, application_id: botUser.id, type: 3, token, version: 1, locale: 'en-US', app_permissions: '0', entitlements: [], authorizing_integration_owners: {},
+        channel_id: message.channel_id, channel: { id: message.channel_id, type: message.guild_id ? 0 : 1 },
+        ...(message.guild_id ? { guild_id: message.guild_id, guild_locale: 'en-US', member: { user: input.user, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: '0' } } : { user: input.user }),
+        message: withoutReference(message),
+        data: { custom_id: input.customId, component_type: 2 },
+      };
+      interactions.set(token, { id, atMs: Date.now(), called: false });
+      for (const [socket] of sessions) dispatch(socket, 'INTERACTION_CREATE', interaction);
+      return interaction;
+    },
+    dispatchInteraction: (interaction) => {
+      for (const [socket] of sessions) dispatch(socket, 'INTERACTION_CREATE', interaction);
+    },
     sessions: () => sessions.size,
     dropConnections: (code) => {
       for (const socket of wss.clients) socket.close(code, 'fake-discord: dropped');
@@ -355,6 +440,30 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       server.closeAllConnections();
     }),
   };
+}
+
+/**
+ * Validates `components` as Discord does for what baton sends ("Message Components"): at most 5
+ * action rows (type 1), each with 1-5 buttons (type 2) with a label ≤ 80, a style 1-4 and a
+ * `custom_id` of 1-100 characters, unique in the message. @returns what is wrong, or undefined
+ */
+function invalidComponents(components: unknown): string | undefined {
+  if (components === undefined) return undefined;
+  if (!Array.isArray(components) || components.length > 5) return 'components must be at most 5 action rows';
+  const ids = new Set<string>();
+  for (const row of components as { type?: number; components?: Record<string, unknown>[] }[]) {
+    if (row.type !== 1) return 'a top-level component must be an action row (type 1)';
+    if (!Array.isArray(row.components) || row.components.length === 0 || row.components.length > 5) return 'an action row holds 1-5 buttons';
+    for (const button of row.components) {
+      if (button.type !== 2) return 'only buttons (type 2) are expected in these rows';
+      if (typeof button.label !== 'string' || button.label.length === 0 || button.label.length > 80) return 'a button label is 1-80 characters';
+      if (![1, 2, 3, 4].includes(button.style as number)) return 'a button with a custom_id has style 1-4';
+      if (typeof button.custom_id !== 'string' || button.custom_id.length === 0 || button.custom_id.length > 100) return 'custom_id is 1-100 characters';
+      if (ids.has(button.custom_id)) return 'custom_id must be unique in a message';
+      ids.add(button.custom_id);
+    }
+  }
+  return undefined;
 }
 
 /** A referenced message as Discord nests it: without its own `referenced_message`. */

@@ -72,6 +72,24 @@ export interface EventEnvelope {
   authorizations: { team_id: string; user_id: string; is_bot: boolean; is_enterprise_install: boolean }[];
 }
 
+/** A `block_actions` interactive payload: one press of a button (Slack "block_actions payloads"). */
+export interface BlockActionsPayload {
+  type: 'block_actions';
+  trigger_id: string;
+  api_app_id: string;
+  team: { id: string };
+  user: { id: string };
+  channel: { id: string };
+  container: { type: 'message'; channel_id: string; message_ts: string; is_ephemeral: false };
+  message: Record<string, unknown>;
+  actions: { type: 'button'; block_id: string; action_id: string; value: string; action_ts: string; text: { type: 'plain_text'; text: string } }[];
+}
+
+/** An accepted `chat.postEphemeral`: the arguments as received. */
+export interface EphemeralPost {
+  args: Record<string, string>;
+}
+
 /** How one Events API POST is signed and marked; see {@link FakeSlack.deliver}. */
 export interface DeliverOptions {
   /** `x-slack-retry-num` (and `x-slack-retry-reason: http_timeout`). */
@@ -118,6 +136,17 @@ export interface FakeSlack {
   deliver(envelope: EventEnvelope, options?: DeliverOptions): Promise<DeliverResult>;
   /** Sends an envelope over Socket Mode and resolves once baton acknowledged it. */
   deliverSocket(envelope: EventEnvelope, timeoutMs: number): Promise<void>;
+  /** Accepted `chat.postEphemeral` calls, in order. */
+  readonly ephemerals: readonly EphemeralPost[];
+  /**
+   * A press by `user` of the button whose `action_id` is `actionId` under the posted message
+   * `messageTs` (the button must be in that message's `blocks`, else this throws).
+   */
+  press(input: { channel: string; messageTs: string; user: string; actionId: string }): BlockActionsPayload;
+  /** POSTs an interactive payload to baton's request URL, form-encoded (`payload=`) and signed like events. */
+  deliverInteractive(payload: BlockActionsPayload): Promise<DeliverResult>;
+  /** Sends an interactive payload over Socket Mode (`interactive` envelope); resolves once acknowledged. */
+  deliverInteractiveSocket(payload: BlockActionsPayload, timeoutMs: number): Promise<void>;
   /** The next call of `method` answers `{ok:false, error}` (or a 429 with `Retry-After`). */
   failNext(method: string, failure: { error: string } | { status: 429; retryAfterS: number }): void;
   /** The next call of `method` is answered after `delayMs`. */
@@ -137,6 +166,41 @@ type Reply = { status: number; body: unknown; headers?: Record<string, string> }
 const ok = (fields: Record<string, unknown> = {}): Reply => ({ status: 200, body: { ok: true, ...fields } });
 const fail = (error: string): Reply => ({ status: 200, body: { ok: false, error } });
 const MAX_TEXT_CHARS = 4000;
+/** Block Kit reference: section text ≤ 3000, ≤ 25 elements per actions block, action_id ≤ 255, value ≤ 2000, ≤ 50 blocks. */
+const KNOWN_BLOCK_TYPES = new Set(['section', 'actions', 'context', 'divider', 'header', 'image', 'rich_text', 'input', 'file', 'video']);
+
+/** Validates `blocks` as Slack does for the block types baton uses; returns the error Slack answers, or undefined. */
+function invalidBlocks(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let blocks: unknown;
+  try {
+    blocks = JSON.parse(raw);
+  } catch {
+    return 'invalid_blocks_format';
+  }
+  if (!Array.isArray(blocks) || blocks.length > 50) return 'invalid_blocks';
+  const actionIds = new Set<string>();
+  for (const block of blocks as Record<string, unknown>[]) {
+    if (typeof block?.type !== 'string' || !KNOWN_BLOCK_TYPES.has(block.type)) return 'invalid_blocks';
+    if (block.type === 'section') {
+      const text = block.text as { type?: string; text?: string } | undefined;
+      if (!text || (text.type !== 'plain_text' && text.type !== 'mrkdwn') || typeof text.text !== 'string' || text.text.length === 0 || text.text.length > 3000) return 'invalid_blocks';
+    }
+    if (block.type === 'actions') {
+      const elements = block.elements as Record<string, unknown>[] | undefined;
+      if (!Array.isArray(elements) || elements.length === 0 || elements.length > 25) return 'invalid_blocks';
+      for (const element of elements) {
+        const text = element.text as { type?: string; text?: string } | undefined;
+        if (element.type !== 'button' || text?.type !== 'plain_text' || !text.text || text.text.length > 75) return 'invalid_blocks';
+        if (typeof element.action_id !== 'string' || element.action_id.length === 0 || element.action_id.length > 255 || actionIds.has(element.action_id)) return 'invalid_blocks';
+        actionIds.add(element.action_id);
+        if (element.value !== undefined && (typeof element.value !== 'string' || element.value.length > 2000)) return 'invalid_blocks';
+        if (element.style !== undefined && element.style !== 'primary' && element.style !== 'danger') return 'invalid_blocks';
+      }
+    }
+  }
+  return undefined;
+}
 
 /** Starts the fake on an ephemeral port of 127.0.0.1. */
 export async function startFakeSlack(options: StartFakeSlackOptions): Promise<FakeSlack> {
@@ -154,6 +218,9 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   const delays = new Map<string, number[]>();
   const waiters = new Set<(p: PostedMessage) => boolean>();
   const acks = new Map<string, () => void>();
+  const blocksOf = new Map<string, Record<string, unknown>[]>();
+  const ephemerals: EphemeralPost[] = [];
+  let triggerCounter = 0;
   let clock = Math.floor(Date.now() / 1000) * 1_000_000;
   let eventCounter = 0;
   const nextTs = (): string => {
@@ -176,7 +243,10 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         if (!channel) return fail('channel_not_found');
         if (!text || text.trim() === '') return fail('no_text');
         if (decodeEntities(text).length > MAX_TEXT_CHARS) return fail('msg_too_long');
+        const blocksError = invalidBlocks(args.blocks);
+        if (blocksError) return fail(blocksError);
         const message: SlackMessage = { channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text, ...(args.thread_ts ? { thread_ts: args.thread_ts } : {}) };
+        if (args.blocks) blocksOf.set(message.ts, JSON.parse(args.blocks) as Record<string, unknown>[]);
         history.push(message);
         const entry = { args, message };
         posted.push(entry);
@@ -220,9 +290,21 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         if (message.user !== bot.userId) return fail('cant_update_message');
         if (!text || text.trim() === '') return fail('no_text');
         if (decodeEntities(text).length > MAX_TEXT_CHARS) return fail('msg_too_long');
+        const updateBlocksError = invalidBlocks(args.blocks);
+        if (updateBlocksError) return fail(updateBlocksError);
         message.text = text;
+        // Slack keeps the previous blocks when an update has none.
+        if (args.blocks) blocksOf.set(ts!, JSON.parse(args.blocks) as Record<string, unknown>[]);
         updates.push({ args, atMs: Date.now() });
         return ok({ channel, ts, text, message: { type: 'message', ...message } });
+      }
+      case 'chat.postEphemeral': {
+        const { channel, user, text } = args;
+        if (!channel) return fail('channel_not_found');
+        if (!user) return fail('user_not_found');
+        if (!text || text.trim() === '') return fail('no_text');
+        ephemerals.push({ args });
+        return ok({ message_ts: nextTs() });
       }
       case 'conversations.replies': {
         const thread = history.filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts));
@@ -322,7 +404,52 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   };
 
   return {
-    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, updates, userMessage, fileDownloads, uploads,
+    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, updates, userMessage, fileDownloads, uploads, ephemerals,
+    press: (input) => {
+      const message = history.find((m) => m.channel === input.channel && m.ts === input.messageTs);
+      if (!message) throw new Error(`fake-slack: no message ${input.messageTs} in ${input.channel}`);
+      const blocks = blocksOf.get(input.messageTs) ?? [];
+      const button = blocks
+        .filter((b) => b.type === 'actions')
+        .flatMap((b) => b.elements as { action_id: string; value?: string; text: { text: string } }[])
+        .find((e) => e.action_id === input.actionId);
+      if (!button) throw new Error(`fake-slack: message ${input.messageTs} has no button ${input.actionId}; blocks: ${JSON.stringify(blocks)}`);
+      const actionTs = nextTs();
+      return {
+        type: 'block_actions', trigger_id: `${++triggerCounter}.${bot.teamId}.${Math.random().toString(16).slice(2)}`, api_app_id: 'A0BATON',
+        team: { id: bot.teamId }, user: { id: input.user }, channel: { id: input.channel },
+        container: { type: 'message', channel_id: input.channel, message_ts: input.messageTs, is_ephemeral: false },
+        message: { type: 'message', ...message, blocks },
+        actions: [{ type: 'button', block_id: 'b', action_id: button.action_id, value: button.value ?? '', action_ts: actionTs, text: { type: 'plain_text', text: button.text.text } }],
+      };
+    },
+    deliverInteractive: async (payload) => {
+      if (!options.events) throw new Error('fake-slack: no events target configured');
+      const raw = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = `v0=${createHmac('sha256', options.events.signingSecret).update(`v0:${timestamp}:${raw}`).digest('hex')}`;
+      const started = performance.now();
+      const response = await fetch(options.events.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature },
+        body: raw,
+        signal: AbortSignal.timeout(10_000),
+      });
+      await response.text();
+      return { status: response.status, elapsedMs: performance.now() - started };
+    },
+    deliverInteractiveSocket: (payload, timeoutMs) => new Promise<void>((resolve, reject) => {
+      const socket = [...sockets][0];
+      if (!socket) return reject(new Error('fake-slack: no Socket Mode connection'));
+      const envelopeId = `env-${payload.trigger_id}-${Math.random().toString(16).slice(2)}`;
+      const timer = setTimeout(() => reject(new Error(`fake-slack: envelope ${envelopeId} not acknowledged within ${timeoutMs} ms`)), timeoutMs);
+      acks.set(envelopeId, () => {
+        clearTimeout(timer);
+        acks.delete(envelopeId);
+        resolve();
+      });
+      socket.send(JSON.stringify({ envelope_id: envelopeId, type: 'interactive', accepts_response_payload: false, payload }));
+    }),
     botMessage: (input) => {
       const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
       history.push(message);

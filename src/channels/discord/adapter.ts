@@ -6,14 +6,19 @@
  * 2000 characters, `message_reference`, `allowed_mentions`, flag SUPPRESS_EMBEDS).
  */
 import {
+  ButtonStyle,
   Client,
+  ComponentType,
   Events,
   GatewayIntentBits,
   MessageFlags,
   Partials,
   REST,
   Routes,
+  type APIActionRowComponent,
+  type APIButtonComponentWithCustomId,
   type APIMessage,
+  type ButtonInteraction,
   type Message,
   type RESTPatchAPIChannelMessageJSONBody,
   type RESTPostAPIChannelMessageJSONBody,
@@ -23,7 +28,8 @@ import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
 import { fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import type { ButtonJson } from '../../store/schema.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
 import {
   DISCORD_PASTE_FILE_NAME,
@@ -78,7 +84,16 @@ export interface DiscordAdapterOptions {
    * store) is not redelivered by a new gateway session. @default none
    */
   inbox?: InboundInbox | undefined;
+  /** Where presses of baton's message-component buttons go (issue #14). @default none: a press is answered "no longer does anything" */
+  presses?: PressHandler | undefined;
 }
+
+/** Prefix of the `custom_id` of every baton button: `baton:<action>:<arg>`. */
+export const DISCORD_CUSTOM_ID_PREFIX = 'baton:';
+/** Longest `custom_id` of a component, in characters (Discord "Message Components": 1-100). */
+export const DISCORD_CUSTOM_ID_MAX = 100;
+/** Most buttons in one action row (Discord "Action Row": up to 5). */
+const DISCORD_ROW_MAX = 5;
 
 /** Discord via discord.js. */
 export class DiscordAdapter implements ChannelAdapter {
@@ -172,6 +187,7 @@ export class DiscordAdapter implements ChannelAdapter {
       // is still notified of the reply, as on Telegram.
       allowed_mentions: { parse: [], replied_user: true },
       flags: MessageFlags.SuppressEmbeds,
+      ...(message.buttons?.length ? { components: discordComponents(message.buttons) } : {}),
       ...(message.replyToMessageId ? { message_reference: { message_id: message.replyToMessageId, fail_if_not_exists: false } } : {}),
     };
     try {
@@ -214,7 +230,8 @@ export class DiscordAdapter implements ChannelAdapter {
    * shared. Discord accepts unchanged content. No mention in the text can ping anyone.
    */
   async editMessage(edit: MessageEdit): Promise<void> {
-    const body: RESTPatchAPIChannelMessageJSONBody = { content: edit.text, allowed_mentions: { parse: [] } };
+    // `components` always sent: an edit without buttons removes them (Discord keeps them otherwise).
+    const body: RESTPatchAPIChannelMessageJSONBody = { content: edit.text, allowed_mentions: { parse: [] }, components: edit.buttons?.length ? discordComponents(edit.buttons) : [] };
     try {
       await this.rest.patch(Routes.channelMessage(edit.chatId, edit.messageId), { body });
     } catch (err) {
@@ -268,12 +285,62 @@ export class DiscordAdapter implements ChannelAdapter {
     this.options.logger.info({ channel: 'discord', bot: client.user?.tag }, 'discord connected');
   }
 
+  /**
+   * One press of a baton button: acknowledged at once with `deferUpdate` (interaction callback type
+   * 6, within Discord's 3 s), then normalized (dedupe key: the interaction id) and handed to the
+   * press handler; the answer is an ephemeral follow-up (`POST /webhooks/{app}/{token}`, flag
+   * EPHEMERAL) only the presser sees. Presses are not stored in the inbox: the dispatcher's claim
+   * by dedupe key keeps a press from acting twice.
+   */
+  private async press(interaction: ButtonInteraction): Promise<void> {
+    const { logger, clock } = this.options;
+    // A failed acknowledgement (the 3 s passed, or this interaction was acknowledged already) is
+    // logged and the press still handed on: the dispatcher's claim keeps a duplicate from acting.
+    await interaction.deferUpdate().catch((err: unknown) =>
+      logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not acknowledge a button press'),
+    );
+    let answered = false;
+    const answer = async (text: string): Promise<void> => {
+      if (answered) return;
+      answered = true;
+      await interaction
+        .followUp({ content: text.slice(0, DISCORD_MAX_MESSAGE_LENGTH), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } })
+        .catch((err: unknown) => logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not answer a button press'));
+    };
+    const parsed = parseDiscordCustomId(interaction.customId);
+    const presses = this.options.presses;
+    if (!parsed || !presses) {
+      await answer('This button no longer does anything.');
+      return;
+    }
+    await presses({
+      platform: 'discord',
+      dedupeKey: interaction.id,
+      chatId: interaction.channelId,
+      messageId: interaction.message.id,
+      senderId: interaction.user.id,
+      isDirect: interaction.guildId === null,
+      action: parsed.action,
+      arg: parsed.arg,
+      receivedAt: clock.now(),
+      answer,
+    });
+  }
+
   private watch(client: Client): void {
     const { logger } = this.options;
     const current = (): boolean => this.client === client && !this.stopped;
     client.on(Events.MessageCreate, (message) => {
       void this.receive(client, message).catch((err: unknown) =>
         logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord message handler failed'),
+      );
+    });
+    // Component interactions come over the gateway whatever the intents (Discord "Gateway Intents":
+    // INTERACTION_CREATE is in no intent), so DISCORD_INTENTS is unchanged.
+    client.on(Events.InteractionCreate, (interaction) => {
+      if (!interaction.isButton()) return;
+      void this.press(interaction).catch((err: unknown) =>
+        logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord button press handler failed'),
       );
     });
     client.on(Events.ShardReconnecting, () => {
@@ -370,4 +437,32 @@ function discordAttachment(file: DiscordAttachmentLike): IncomingAttachment {
     // A signed CDN link expires (about a day): then Discord answers 404, which is not retried.
     open: () => fetchDownload(file.url, {}, 'Discord'),
   };
+}
+
+/**
+ * Message components for baton's buttons: action rows (type 1) of up to 5 buttons (type 2), style
+ * danger for Stop and Deny, secondary otherwise, `custom_id` `baton:<action>:<arg>`.
+ *
+ * @throws ChannelSendError `malformed` when a `custom_id` is over 100 characters.
+ */
+export function discordComponents(buttons: readonly ButtonJson[]): APIActionRowComponent<APIButtonComponentWithCustomId>[] {
+  const rows: APIActionRowComponent<APIButtonComponentWithCustomId>[] = [];
+  buttons.forEach((button, index) => {
+    const customId = `${DISCORD_CUSTOM_ID_PREFIX}${button.action}:${button.arg}`;
+    if (customId.length > DISCORD_CUSTOM_ID_MAX) throw new ChannelSendError('malformed', `Discord custom_id is over ${DISCORD_CUSTOM_ID_MAX} characters: ${customId}`);
+    if (index % DISCORD_ROW_MAX === 0) rows.push({ type: ComponentType.ActionRow, components: [] });
+    rows.at(-1)!.components.push({
+      type: ComponentType.Button,
+      custom_id: customId,
+      label: button.label,
+      style: button.action === 'stop' || button.action === 'deny' ? ButtonStyle.Danger : ButtonStyle.Secondary,
+    });
+  });
+  return rows;
+}
+
+/** Reads `baton:<action>:<arg>` back; undefined for a custom_id baton did not write. */
+export function parseDiscordCustomId(customId: string): { action: string; arg: string } | undefined {
+  const match = /^baton:([a-z_]+):(.+)$/.exec(customId);
+  return match ? { action: match[1]!, arg: match[2]! } : undefined;
 }

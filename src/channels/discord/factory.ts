@@ -4,10 +4,10 @@ import type { ChannelFactory } from '../start.js';
 /** Creates the Discord adapter when a bot token is set. */
 export const discordChannel: ChannelFactory = {
   platform: 'discord',
-  create: async ({ env, clock, logger, lease, inbox }) => {
+  create: async ({ env, clock, logger, lease, inbox, presses }) => {
     if (!env.discordBotToken) return { skipped: 'DISCORD_BOT_TOKEN not set' };
     // discord.js is loaded only when Discord is configured (it costs ~400 ms and tens of MB).
     const { DiscordAdapter } = await import('./adapter.js');
-    return new DiscordAdapter({ token: env.discordBotToken, apiUrl: env.discordApiUrl, clock, logger, inbox, lease: lease?.('discord', env.discordBotToken) });
+    return new DiscordAdapter({ token: env.discordBotToken, apiUrl: env.discordApiUrl, clock, logger, inbox, presses, lease: lease?.('discord', env.discordBotToken) });
   },
 };

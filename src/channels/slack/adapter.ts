@@ -5,13 +5,14 @@
  * (HMAC signature, timestamps older than 5 minutes refused — done by Bolt's HTTPReceiver),
  * "Socket Mode" (`apps.connections.open`), `auth.test`, `chat.postMessage`, `conversations.replies`.
  */
-import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver, type ReceiverEvent } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver, type ReceiverEvent, type types as slackTypes } from '@slack/bolt';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
 import { AttachmentDownloadError, fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import type { ButtonJson } from '../../store/schema.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
 import { compareSlackEnvelopes, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
@@ -53,7 +54,19 @@ export interface SlackAdapterOptions {
    * start. @default none (an event acknowledged by a process that dies before handling it is lost)
    */
   inbox?: InboundInbox | undefined;
+  /** Where presses of baton's Block Kit buttons go (issue #14). @default none: a press is answered "no longer does anything" */
+  presses?: PressHandler | undefined;
 }
+
+/** Prefix of the `action_id` of every baton button: `baton:<action>` (the arg is the button's `value`). */
+export const SLACK_ACTION_PREFIX = 'baton:';
+/** Longest `text` of a `section` block, in characters (Block Kit "Section block": max 3000). */
+const SLACK_SECTION_TEXT_MAX = 3000;
+/** Longest `action_id` and `value` of a button (Block Kit "Button element": 255 and 2000 characters). */
+const SLACK_ACTION_ID_MAX = 255;
+const SLACK_BUTTON_VALUE_MAX = 2000;
+/** Most elements of one `actions` block (Block Kit "Actions block": max 25) — baton's rows have at most 3. */
+const SLACK_ACTIONS_MAX = 25;
 
 /** First wait before reconnecting a lost Socket Mode connection, in ms; doubles per failure. */
 const SOCKET_RETRY_FIRST_MS = 1_000;
@@ -156,7 +169,11 @@ export class SlackAdapter implements ChannelAdapter {
     }
   }
 
-  /** Posts one message, escaped, in the target's thread (`thread_ts`), links not unfurled. */
+  /**
+   * Posts one message, escaped, in the target's thread (`thread_ts`), links not unfurled. With
+   * buttons the message also carries Block Kit `blocks` (see {@link slackBlocks}); `text` stays,
+   * for notifications.
+   */
   async send(message: OutboundMessage): Promise<{ messageId: string }> {
     const threadTs = message.threadId ?? message.replyToMessageId;
     try {
@@ -167,6 +184,7 @@ export class SlackAdapter implements ChannelAdapter {
         mrkdwn: false,
         unfurl_links: false,
         unfurl_media: false,
+        ...(message.buttons?.length ? { blocks: slackBlocks(message.text, message.buttons) } : {}),
         ...(threadTs ? { thread_ts: threadTs } : {}),
       });
       if (!sent.ts) throw new Error('chat.postMessage returned no ts');
@@ -185,7 +203,9 @@ export class SlackAdapter implements ChannelAdapter {
     try {
       // chat.update has no `mrkdwn` argument (ChatUpdateArguments, @slack/web-api 7); the text is
       // escaped as for posting, so user content still cannot mention anyone.
-      await this.client.chat.update({ channel: edit.chatId, ts: edit.messageId, text: escapeSlackText(edit.text) });
+      // chat.update keeps a message's previous blocks when none are given: an edit always sends its
+      // own, so the shown text follows the edit and the buttons go when the edit has none.
+      await this.client.chat.update({ channel: edit.chatId, ts: edit.messageId, text: escapeSlackText(edit.text), blocks: slackBlocks(edit.text, edit.buttons ?? []) });
     } catch (err) {
       throw classifySlackError(err, 'chat.update', this.secrets);
     }
@@ -289,10 +309,58 @@ export class SlackAdapter implements ChannelAdapter {
     app.event('message', async ({ event, body }) => {
       if ('channel_type' in event && event.channel_type === 'im') await deliver(body as unknown as SlackEventEnvelope);
     });
+    app.action(new RegExp(`^${SLACK_ACTION_PREFIX}`), async ({ ack, body, action }) => {
+      // Slack wants the ack within 3 s ("Handling user interaction"); the press is acted on after.
+      await ack();
+      await this.handlePress(body as unknown as SlackBlockActions, action as unknown as SlackButtonAction);
+    });
     app.error(async (err) => {
       logger.error({ channel: 'slack', err: describeSlackError(err.original ?? err, this.secrets) }, 'slack event handler failed');
     });
     return app;
+  }
+
+  /**
+   * One `block_actions` press of a baton button, normalized and handed to the press handler. The
+   * dedupe key is the payload's `trigger_id` (one per user interaction), else the message ts plus
+   * the action's `action_ts`. The answer is an ephemeral message (`chat.postEphemeral`) only the
+   * presser sees, in the message's thread. Presses are not stored in the inbox: the dispatcher's
+   * claim by dedupe key keeps a redelivered press from acting twice, and a press lost with the
+   * process is pressed again by the owner.
+   */
+  private async handlePress(body: SlackBlockActions, action: SlackButtonAction): Promise<void> {
+    const { logger, clock } = this.options;
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const messageTs = body.container?.message_ts ?? body.message?.ts;
+    const user = body.user?.id;
+    if (!channel || !messageTs || !user) return;
+    const threadTs = body.message?.thread_ts;
+    let answered = false;
+    const answer = async (text: string): Promise<void> => {
+      if (answered) return;
+      answered = true;
+      await this.client.chat
+        .postEphemeral({ channel, user, text: escapeSlackText(text), ...(threadTs ? { thread_ts: threadTs } : {}) })
+        .catch((err: unknown) => logger.info({ channel: 'slack', err: describeSlackError(err, this.secrets) }, 'could not answer a button press'));
+    };
+    const presses = this.options.presses;
+    if (!presses || !action.action_id.startsWith(SLACK_ACTION_PREFIX)) {
+      await answer('This button no longer does anything.');
+      return;
+    }
+    await presses({
+      platform: 'slack',
+      dedupeKey: body.trigger_id ?? `${messageTs}:${action.action_ts ?? ''}`,
+      chatId: channel,
+      ...(threadTs ? { threadId: threadTs } : {}),
+      messageId: messageTs,
+      senderId: user,
+      isDirect: channel.startsWith('D'),
+      action: action.action_id.slice(SLACK_ACTION_PREFIX.length),
+      arg: action.value ?? '',
+      receivedAt: clock.now(),
+      answer,
+    });
   }
 
   /** Keeps Socket Mode connected: on every disconnect, reconnect with backoff and mirror the state. */
@@ -392,6 +460,62 @@ class InboxFirstReceiver implements Receiver {
   stop(...args: unknown[]): Promise<unknown> {
     return this.transport.stop(...args);
   }
+}
+
+/** The parts of a Slack `block_actions` payload baton reads (Slack "block_actions payloads"). */
+interface SlackBlockActions {
+  trigger_id?: string;
+  user?: { id?: string };
+  channel?: { id?: string };
+  container?: { channel_id?: string; message_ts?: string };
+  message?: { ts?: string; thread_ts?: string };
+}
+
+/** One pressed button element of a `block_actions` payload. */
+interface SlackButtonAction {
+  action_id: string;
+  value?: string;
+  action_ts?: string;
+}
+
+/**
+ * Block Kit for a message with buttons: the text (escaped, as `plain_text`) in `section` blocks of
+ * at most 3,000 characters each, then one `actions` block with a `button` per {@link ButtonJson}:
+ * `action_id` `baton:<action>`, `value` the arg; Deny and Stop are `danger`. Without buttons only
+ * the sections (an edit that removes the buttons).
+ *
+ * @throws ChannelSendError `malformed` when an `action_id` or `value` is over Slack's limits.
+ */
+export function slackBlocks(text: string, buttons: readonly ButtonJson[]): slackTypes.KnownBlock[] {
+  const escaped = escapeSlackText(text);
+  const blocks: slackTypes.KnownBlock[] = [];
+  for (let at = 0; at < escaped.length || at === 0; at += SLACK_SECTION_TEXT_MAX) {
+    let part = escaped.slice(at, at + SLACK_SECTION_TEXT_MAX);
+    if (part.length === 0) part = ' ';
+    blocks.push({ type: 'section', text: { type: 'plain_text', text: part, emoji: false } });
+  }
+  if (buttons.length === 0) return blocks;
+  if (buttons.length > SLACK_ACTIONS_MAX) throw new ChannelSendError('malformed', `Slack actions block: ${buttons.length} buttons, over ${SLACK_ACTIONS_MAX}`);
+  const elements = buttons.map((button): slackTypes.Button => {
+    const actionId = `${SLACK_ACTION_PREFIX}${button.action}`;
+    if (actionId.length > SLACK_ACTION_ID_MAX || button.arg.length > SLACK_BUTTON_VALUE_MAX) {
+      throw new ChannelSendError('malformed', `Slack button ${actionId}: action_id over ${SLACK_ACTION_ID_MAX} or value over ${SLACK_BUTTON_VALUE_MAX} characters`);
+    }
+    return {
+      type: 'button',
+      action_id: actionId,
+      value: button.arg,
+      text: { type: 'plain_text', text: button.label, emoji: false },
+      ...(isDanger(button.action) ? { style: 'danger' as const } : {}),
+    };
+  });
+  blocks.push({ type: 'actions', elements });
+  return blocks;
+}
+
+/** Buttons shown red on Slack and Discord: the ones that stop or refuse. */
+export function isDanger(action: string): boolean {
+  return action === 'stop' || action === 'deny';
 }
 
 function redactAll(text: string, secrets: readonly string[]): string {

@@ -7,11 +7,11 @@ import type { ChannelFactory } from '../start.js';
 /** Creates the Slack adapter when a bot token and one way of receiving events are set. */
 export const slackChannel: ChannelFactory = {
   platform: 'slack',
-  create: async ({ env, clock, logger, inbox }) => {
+  create: async ({ env, clock, logger, inbox, presses }) => {
     if (!env.slackBotToken) return { skipped: 'SLACK_BOT_TOKEN not set' };
     // Bolt is loaded only when Slack is configured (it costs ~300 ms and tens of MB).
     const { SlackAdapter } = await import('./adapter.js');
-    const common = { token: env.slackBotToken, apiUrl: env.slackApiUrl, clock, logger, inbox };
+    const common = { token: env.slackBotToken, apiUrl: env.slackApiUrl, clock, logger, inbox, presses };
     // Socket Mode wins when both are set: it needs no public URL.
     if (env.slackAppToken) return new SlackAdapter({ ...common, transport: { kind: 'socket', appToken: env.slackAppToken } });
     if (env.slackSigningSecret && env.slackPort !== undefined) {
