@@ -15,6 +15,14 @@ describe('what "Allow for this run" covers (approvalKind)', () => {
     }
     expect(describeKind('Bash=ls; rm x')).toBe('this exact command');
   });
+  it('whitespace bash does not split words on (NBSP, CR, VT, FF): only that exact command (attack pass)', () => {
+    // bash splits words on space and tab only: `./build.sh\u00a0x` runs a program of that name,
+    // which must not pass as one more `./build.sh …` command.
+    for (const command of ['./build.sh\u00a0x', 'npm\rtest', 'npm\vx', 'npm\fx', 'npm\u2003x']) {
+      expect(approvalKind('Bash', { command })).toBe(`Bash=${command}`);
+    }
+    expect(approvalKind('Bash', { command: 'npm\ttest' })).toBe('Bash:npm');
+  });
   it('any other tool: the same tool', () => {
     expect(approvalKind('Edit', { file_path: '/r/a.ts' })).toBe('Edit');
     expect(approvalKind('mcp__srv__tool', {})).toBe('mcp__srv__tool');
