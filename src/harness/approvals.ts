@@ -71,15 +71,17 @@ function sha256Hex(text: string): string {
 /**
  * What "Allow for this run" covers: later calls of the same kind are allowed without asking.
  * - `Bash`: the same program (the command's first word), e.g. every `npm …`; a command with
- *   shell syntax that can chain or redirect (`; & | < > $ \` ( ) { }`, a newline) is its own kind,
- *   so only the identical command is covered.
+ *   shell syntax that can chain or redirect (`; & | < > $ \` ( ) { }`, a newline), or any
+ *   whitespace besides space and tab, is its own kind, so only the identical command is covered.
  * - Any other tool (Write, Edit, MultiEdit, NotebookEdit, WebFetch, MCP tools): the same tool.
  */
 export function approvalKind(tool: string, input: Record<string, unknown>): string {
   if (tool !== 'Bash') return tool;
-  const command = typeof input['command'] === 'string' ? input['command'].trim() : '';
-  if (/[;&|<>$`(){}\n]/.test(command) || command === '') return `Bash=${command}`;
-  return `Bash:${command.split(/\s+/)[0]!}`;
+  const command = typeof input['command'] === 'string' ? input['command'].replace(/^[ \t]+|[ \t]+$/g, '') : '';
+  // bash splits words on space and tab only: any other whitespace (NBSP, CR, VT, FF…) would be
+  // part of the program's name, so such a command is its own kind too.
+  if (/[;&|<>$`(){}]/.test(command) || /[^\S \t]/.test(command) || command === '') return `Bash=${command}`;
+  return `Bash:${command.split(/[ \t]+/)[0]!}`;
 }
 
 /** The words of a kind, for the chat ("every `npm` command"). */
