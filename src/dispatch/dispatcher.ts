@@ -12,7 +12,7 @@ import { BatonError, isBatonError, type ErrorCode } from '../core/errors.js';
 import { findRunIdTag, isRunId, newRunId, type RunId } from '../core/ids.js';
 import { safeErrorMessage, type Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
-import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
+import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import { addRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
@@ -527,7 +527,7 @@ export class Dispatcher {
       const { timeoutMs, images, ...rest } = launch ?? { prompt: run.task, timeoutMs: run.options.timeoutMinutes * 60_000 };
       deps.supervisor.start(run, { ...rest, ...(images ? { images } : {}) } as LaunchRequest, timeoutMs);
       await deps.outbox
-        .send({ runId: run.id as RunId, kind: 'notice', target: { ...outcomeTargetOf(run) }, body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined) })
+        .send({ runId: run.id as RunId, kind: 'notice', target: { ...outcomeTarget(run) }, body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined) })
         .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not announce a queued run starting'));
     }
   }
@@ -653,7 +653,7 @@ export class Dispatcher {
   private async cancelQueued(run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
     const { deps } = this;
     const body = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${reason === 'stop' ? ' (/stop)' : ''} before it started. Nothing will be relaunched.`;
-    const outcome = await deps.store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target: outcomeTargetOf(run), body }, deps.clock.now());
+    const outcome = await deps.store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
     if (outcome) await deps.outbox.attempt(outcome);
     return outcome !== null;
   }
@@ -732,12 +732,6 @@ export class Dispatcher {
 const EXTEND_MS = 30 * 60_000;
 /** The task of a run the Resume button starts. */
 export const RESUME_TASK = 'Continue where you left off.';
-
-/** Where a run's messages go: the conversation and message that started it. */
-function outcomeTargetOf(run: RunRow): { platform: string; chatId: string; threadId?: string; replyToMessageId: string } {
-  const { origin } = run;
-  return { platform: origin.platform, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}), replyToMessageId: origin.messageId };
-}
 
 /** The answer for a cancel whose run end has not reached the database yet. */
 const UNRECORDED =
