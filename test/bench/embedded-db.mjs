@@ -14,9 +14,13 @@
 //   npm run build
 //   node test/bench/embedded-db.mjs pglite|embedded-pg [RUNS]
 //
-// Run as root: the service then runs as BENCH_USER (default batontest; `useradd -m batontest`)
-// through runuser(1), since PostgreSQL refuses root, and root may read every smaps_rollup.
-// Prints one JSON line per start and a summary with the load average before and after.
+// Run as root: the service then runs as BENCH_USER (default nobody, which must be able to read
+// this checkout) through runuser(1), since PostgreSQL refuses root, and root may read every
+// smaps_rollup. After the idle window of each first start, `baton runs` and `baton doctor` run
+// beside the service as the same user (their exit codes are reported: the issue asks that the
+// commands work while the service runs). Prints one JSON line per start and a summary (ranges and
+// medians) with the load average before and after; the bench scenario
+// test/bench/embedded-db.bench.ts runs this script for both candidates.
 import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,7 +33,7 @@ const BATON = fileURLToPath(new URL('../../dist/cli/baton.js', import.meta.url))
 const engine = process.argv[2];
 const RUNS = Number(process.argv[3] ?? 3);
 const IDLE_MS = Number(process.env.IDLE_MS ?? 10000);
-const USER = process.env.BENCH_USER ?? 'batontest';
+const USER = process.env.BENCH_USER ?? 'nobody';
 if (!['pglite', 'embedded-pg', 'external'].includes(engine)) throw new Error('usage: embedded-db.mjs pglite|embedded-pg|external [RUNS]');
 const asRoot = process.getuid() === 0;
 const ids = asRoot ? { uid: Number(execFileSync('id', ['-u', USER]).toString()), gid: Number(execFileSync('id', ['-g', USER]).toString()) } : undefined;
@@ -97,6 +101,20 @@ async function startBaton(env) {
   });
   return { child, readyMs: performance.now() - t0, out };
 }
+/** Runs `baton <args>` as the service's user and environment; resolves to its exit code. */
+function command(env, args) {
+  const argv = [process.execPath, BATON, ...args];
+  const child = asRoot
+    ? spawn('runuser', ['-u', USER, '--', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  return new Promise((resolve) => child.on('exit', (code) => {
+    if (code !== 0) console.error(`baton ${args.join(' ')} exited ${code}: ${out.slice(-2000)}`);
+    resolve(code);
+  }));
+}
 async function stop(child) {
   const node = asRoot ? tree([child.pid]).find((p) => comm(p) === 'node') : child.pid;
   process.kill(node, 'SIGTERM');
@@ -131,20 +149,27 @@ for (let run = 0; run < RUNS; run++) {
     const db = /database: (.*)/.exec(out)?.[1] ?? '?';
     const mem = await idle(child.pid, home);
     const pm = postmasterPid(home);
+    const beside = phase === 'first start' ? { runsExit: await command(env, ['runs']), doctorExit: await command(env, ['doctor']) } : {};
     await stop(child);
     await sleep(300);
     const left = pm && comm(pm) && comm(pm) !== '' && !readFileSync(`/proc/${pm}/stat`, 'utf8').includes(') Z') ? 1 : 0;
-    const row = { engine, run, phase, readyMs: Math.round(readyMs), pssIdleMb: Math.round(mem.mb), pssPeakMb: Math.round(mem.peak), pgPssMb: Math.round(mem.pgMb), procs: mem.procs, postmasterLeft: left, load1: loadavg()[0].toFixed(2), db: db.slice(0, 60) };
+    const row = { engine, run, phase, readyMs: Math.round(readyMs), pssIdleMb: Math.round(mem.mb), pssPeakMb: Math.round(mem.peak), pgPssMb: Math.round(mem.pgMb), procs: mem.procs, postmasterLeft: left, ...beside, load1: loadavg()[0].toFixed(2), db: db.slice(0, 60) };
     rows.push(row);
     console.log(JSON.stringify(row));
   }
 }
 const pick = (phase, key) => rows.filter((r) => r.phase === phase).map((r) => r[key]);
 const range = (xs) => `${Math.min(...xs)}–${Math.max(...xs)}`;
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : Math.round((s[m - 1] + s[m]) / 2); };
 console.log(JSON.stringify({
   engine, runs: RUNS, loadBefore, loadAfter: loadavg().map((l) => l.toFixed(2)),
   firstStartMs: range(pick('first start', 'readyMs')), restartMs: range(pick('restart', 'readyMs')),
   pssIdleFirstMb: range(pick('first start', 'pssIdleMb')), pssIdleRestartMb: range(pick('restart', 'pssIdleMb')),
+  medians: {
+    firstStartMs: median(pick('first start', 'readyMs')), restartMs: median(pick('restart', 'readyMs')),
+    pssIdleMb: median(rows.map((r) => r.pssIdleMb)),
+  },
+  besideFailures: rows.filter((r) => (r.runsExit ?? 0) !== 0 || (r.doctorExit ?? 0) !== 0).length,
   pssPeakMb: Math.max(...rows.map((r) => r.pssPeakMb)), procs: range(rows.map((r) => r.procs)), postmastersLeft: rows.reduce((s, r) => s + r.postmasterLeft, 0),
 }));
 process.exit(0);

@@ -17,6 +17,7 @@ export const BENCH_SCENARIOS: readonly BenchScenario[] = [
   { file: 'delivery', id: 'delivery_throughput' },
   { file: 'idle', id: 'idle_cost' },
   { file: 'start-time', id: 'start_time' },
+  { file: 'embedded-db', id: 'embedded_db' },
   { file: 'soak', id: 'soak' },
 ];
 
