@@ -13,6 +13,7 @@ import type { ServicePaths } from '../main.js';
 import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
+import { didYouMean } from './suggest.js';
 
 /** Whether `path` exists. */
 export async function exists(path: string): Promise<boolean> {
@@ -37,7 +38,11 @@ export async function approveCommand(paths: ServicePaths, out: (text: string) =>
 export async function grantCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
   const force = argv.includes('--force');
   const [kind, dir, ...rest] = argv.filter((a) => a !== '--force');
-  if (kind !== 'path' || !dir || rest.length > 0) throw new BatonError('usage', 'Usage: baton grant path [--force] DIR');
+  if (kind !== 'path' || !dir || rest.length > 0) {
+    const odd = argv.find((a) => a.startsWith('-') && a !== '--force');
+    const hint = odd !== undefined ? didYouMean(odd, ['--force']) : kind !== 'path' && kind !== undefined ? didYouMean(kind, ['path']) : '';
+    throw new BatonError('usage', `Usage: baton grant path [--force] DIR${hint}`);
+  }
   const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd(), force });
   if (!edit.changed) {
     out(`${edit.root} is already a workspace root in ${paths.configPath}.`);
@@ -55,7 +60,7 @@ export async function grantCommand(argv: readonly string[], paths: ServicePaths,
  */
 export async function doctorCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
   const unknown = argv.filter((a) => a !== '--json');
-  if (unknown.length > 0) throw new BatonError('usage', 'Usage: baton doctor [--json]');
+  if (unknown.length > 0) throw new BatonError('usage', `Usage: baton doctor [--json]${didYouMean(unknown[0]!, ['--json'])}`);
   const json = argv.includes('--json');
   const live = await fromService(paths.batonHome);
   if (live) {
