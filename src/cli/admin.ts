@@ -121,7 +121,7 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
     if (states.length === 0) out('No run worktrees.');
     for (const s of states) {
       const state = s.removed
-        ? 'removed'
+        ? 'REMOVED: the directory is gone (`baton worktrees prune` clears this entry)'
         : [s.runStatus, s.dirty ? 'uncommitted changes' : 'clean', s.branchExists ? `${s.unmergedCommits} unmerged commit${s.unmergedCommits === 1 ? '' : 's'}` : 'branch gone'].join(', ');
       out(`${s.runId} · ${s.branch} · ${s.path} · from ${s.sourceRoot} · ${state}`);
     }
