@@ -30,7 +30,7 @@ export async function approveCommand(paths: ServicePaths, out: (text: string) =>
     out(`Coding agents are already approved in ${paths.configPath}.`);
     return 0;
   }
-  out(`Approved coding agents in ${paths.configPath}:\n${edit.diff}\nRestart baton to apply.`);
+  out(`Approved coding agents in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`);
   return 0;
 }
 
@@ -48,7 +48,7 @@ export async function grantCommand(argv: readonly string[], paths: ServicePaths,
     out(`${edit.root} is already a workspace root in ${paths.configPath}.`);
     return 0;
   }
-  out(`Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nRestart baton to apply.`);
+  out(`Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`);
   return 0;
 }
 
@@ -65,11 +65,6 @@ export async function doctorCommand(argv: readonly string[], paths: ServicePaths
   const live = await fromService(paths.batonHome);
   if (live) {
     out(json ? JSON.stringify(live.report, null, 2) : formatDoctorTable({ generatedAt: new Date(live.report.generatedAt), rows: live.report.rows as DoctorReport['rows'] }));
-    // The service reports the config it started with; an edit since (baton approve, grant) waits for a restart.
-    const edited = await stat(paths.configPath).then((s) => s.mtimeMs, () => 0);
-    if (!json && edited > Date.parse(live.startedAt)) {
-      out(`note: ${paths.configPath} changed after the running service started; restart baton to apply it.`);
-    }
     return live.report.exitCode;
   }
   const report = await collectLocally(paths);
