@@ -4,7 +4,7 @@
  * per transport, with growing pauses; measured against this fake) before it gives up. baton ends
  * the run at the first 401 as failed/not_logged_in, with the fix, and never says "retrying".
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -30,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await home?.dispose();
   await model?.close();
+  if (codexHome) await rm(codexHome, { recursive: true, force: true });
 });
 
 describe('codex that is not logged in', () => {

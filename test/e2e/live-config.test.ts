@@ -5,7 +5,7 @@
  * says in one line when the file changed in keys that need a restart, or into something the
  * service cannot use (which it then keeps running without), and how to restart it.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -19,10 +19,12 @@ let home: CliHome;
 let service: ServiceProcess;
 let configPath: string;
 let codexHomeLine: string;
+let codexHomeDir: string;
 
 beforeAll(async () => {
   model = await startFakeOpenAI();
   const codexHome = await makeCodexHome(join(tmpdir(), `live-config-codex-${process.pid}`), model.url);
+  codexHomeDir = codexHome;
   codexHomeLine = `codex_home = ${JSON.stringify(codexHome)}`;
   home = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: codexHomeLine });
   configPath = join(home.batonHome, 'config.toml');
@@ -34,6 +36,7 @@ afterAll(async () => {
   await service?.stop();
   await home?.dispose();
   await model?.close();
+  if (codexHomeDir) await rm(codexHomeDir, { recursive: true, force: true });
 });
 
 /** What `baton ask` sends the service when it holds the database: the run's messages and report. */
