@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { listWorktrees, pruneWorktrees } from '../harness/worktrees.js';
 import { systemClock } from '../core/clock.js';
 import { createLogger } from '../core/logger.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean, usageWith } from './suggest.js';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;
@@ -103,7 +103,7 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
   const [sub, ...flags] = argv;
   const prune = sub === 'prune';
   const odd = sub !== undefined && !prune ? sub : flags.find((f) => f !== '--force');
-  if (odd !== undefined) throw new BatonError('usage', `Usage: baton worktrees [prune [--force]]${didYouMean(odd, ['prune', '--force'])}`);
+  if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['prune', '--force']), 'Usage: baton worktrees [prune [--force]]'));
   return withStore(inputs, async (store) => {
     if (prune) {
       const actions = await pruneWorktrees({

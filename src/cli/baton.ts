@@ -17,7 +17,7 @@ import { cancelCommand, runsCommand, stopCommand, worktreesCommand } from './adm
 import { ask, ASK_USAGE } from './ask.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean, usageWith } from './suggest.js';
 
 const USAGE = `Usage: baton <command>
 
@@ -136,7 +136,7 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
   const unknown = flags.filter((f) => f !== '--user');
   if ((action !== 'install' && action !== 'uninstall') || unknown.length > 0) {
     const hint = action !== 'install' && action !== 'uninstall' ? didYouMean(action ?? '', ['install', 'uninstall']) : didYouMean(unknown[0]!, ['--user']);
-    throw new BatonError('usage', `Usage: baton service install [--user] | baton service uninstall [--user]${hint}`);
+    throw new BatonError('usage', usageWith(hint, 'Usage: baton service install [--user] | baton service uninstall [--user]'));
   }
   const inputs = await loadInputs();
   const user = flags.includes('--user');

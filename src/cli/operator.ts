@@ -13,7 +13,7 @@ import type { ServicePaths } from '../main.js';
 import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean, usageWith } from './suggest.js';
 
 /** Whether `path` exists. */
 export async function exists(path: string): Promise<boolean> {
@@ -41,7 +41,7 @@ export async function grantCommand(argv: readonly string[], paths: ServicePaths,
   if (kind !== 'path' || !dir || rest.length > 0) {
     const odd = argv.find((a) => a.startsWith('-') && a !== '--force');
     const hint = odd !== undefined ? didYouMean(odd, ['--force']) : kind !== 'path' && kind !== undefined ? didYouMean(kind, ['path']) : '';
-    throw new BatonError('usage', `Usage: baton grant path [--force] DIR${hint}`);
+    throw new BatonError('usage', usageWith(hint, 'Usage: baton grant path [--force] DIR'));
   }
   const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd(), force });
   if (!edit.changed) {
@@ -60,7 +60,7 @@ export async function grantCommand(argv: readonly string[], paths: ServicePaths,
  */
 export async function doctorCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
   const unknown = argv.filter((a) => a !== '--json');
-  if (unknown.length > 0) throw new BatonError('usage', `Usage: baton doctor [--json]${didYouMean(unknown[0]!, ['--json'])}`);
+  if (unknown.length > 0) throw new BatonError('usage', usageWith(didYouMean(unknown[0]!, ['--json']), 'Usage: baton doctor [--json]'));
   const json = argv.includes('--json');
   const live = await fromService(paths.batonHome);
   if (live) {

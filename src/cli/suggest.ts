@@ -38,3 +38,8 @@ export function didYouMean(given: string, known: readonly string[]): string {
   const word = nearestWord(given, known);
   return word === undefined || word === given ? '' : ` Did you mean "${word}"?`;
 }
+
+/** A usage line led by its "did you mean" hint, if any: `Did you mean "path"? Usage: …`. */
+export function usageWith(hint: string, usage: string): string {
+  return hint ? `${hint.trim()} ${usage}` : usage;
+}
