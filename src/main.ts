@@ -26,6 +26,7 @@ import {
   type BatonEnv,
 } from './config/index.js';
 import { workspaceWarnings } from './config/workspace-check.js';
+import { LiveConfig, restartHow } from './config/live.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { isProcessAlive } from './core/process.js';
 import { createServiceLogger, type Logger } from './core/logger.js';
@@ -141,7 +142,14 @@ export async function startService(options: StartOptions): Promise<Service> {
   let fleet: NodeRegistry | undefined;
   // Set once the health server listens: the per-run permission-prompt servers reach it there.
   const approvalPort: { port?: number } = {};
+  // config.toml edits while running: consent and roots apply on the next command; the rest
+  // (and a file that does not validate) is reported by doctor with how to restart.
+  const restart = restartHow({ underSystemd: Boolean(rawEnv.INVOCATION_ID), isRoot: process.getuid?.() === 0, pid: process.pid });
+  const live = new LiveConfig({ configPath: inputs.configPath, homeDir: inputs.homeDir, config, logger, restartHow: restart });
+  await live.refresh();
   const runtime = await buildRuntime({
+    liveConfig: live,
+    restartHow: restart,
     approvalPort,
     env,
     rawEnv,
@@ -263,12 +271,19 @@ export async function startService(options: StartOptions): Promise<Service> {
   // Queued runs stayed queued across the restart; those whose slot is free start now that the
   // channels can carry their messages.
   await dispatcher.startQueued();
-  report = async () =>
-    collectDoctorReport({
+  report = async () => {
+    await live.refresh();
+    const changed = live.describe();
+    return collectDoctorReport({
       now: clock.now(),
       homeDir: inputs.homeDir,
       batonHome: inputs.batonHome,
-      config: { path: inputs.configPath, result: { config, exists: true }, envFile: { path: join(inputs.batonHome, '.env'), loaded: inputs.envFiles.length > 0 } },
+      config: {
+        path: inputs.configPath,
+        result: { config: live.current, exists: true },
+        envFile: { path: join(inputs.batonHome, '.env'), loaded: inputs.envFiles.length > 0 },
+        ...(changed ? { changedSinceStart: changed } : {}),
+      },
       env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: rawEnv },
       // An unreachable database is a row of the report (and a 503), not a failed report.
       database: await store.counts().then(
@@ -280,6 +295,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       startedWith: detections,
       secrets: secretValues(env),
     });
+  };
   // `baton runs|cancel|stop` reach this process through the health server when embedded PGlite
   // keeps the database to it; their answers come back through a terminal conversation per call.
   const adminReplies = new Map<string, string[]>();
@@ -431,9 +447,9 @@ function describeDatabase(database: Database): string {
 
 function describeHarness(config: BatonConfig, detections: readonly Detection[]): string {
   if (!config.harness.enabled) return 'disabled ([harness] enabled = false)';
-  const consent = config.harness.approved ? 'approved' : 'NOT approved (run `baton approve`, then restart)';
+  const consent = config.harness.approved ? 'approved' : 'NOT approved (run `baton approve`; it applies without a restart)';
   const clis = detections.map((d) => ('found' in d ? `${d.vendor} ${d.found.version} at ${d.found.binaryPath}` : `${d.vendor}: ${d.missing}`));
-  const roots = config.workspace.roots.length === 0 ? 'no workspace roots (run `baton grant path DIR`, then restart)' : `roots ${config.workspace.roots.join(', ')}`;
+  const roots = config.workspace.roots.length === 0 ? 'no workspace roots (run `baton grant path DIR`; it applies without a restart)' : `roots ${config.workspace.roots.join(', ')}`;
   return [consent, ...clis, roots].join('; ');
 }
 

@@ -62,6 +62,10 @@ export interface RuntimeInputs {
    * its health server listens. @default none (`baton ask` alone: runs launch without approvals)
    */
   approvalPort?: { port?: number };
+  /** The service's live config (src/config/live.ts), handed to the dispatcher. @default none */
+  liveConfig?: DispatcherDeps['liveConfig'];
+  /** How to restart the service, for refusals that need a restart. @default none */
+  restartHow?: string;
   /** Wait for an unreachable PostgreSQL at start (the service); absent: fail at once (`baton ask`). */
   openRetry?: OpenRetryDeps;
 }
@@ -176,6 +180,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
     ...(inputs.nodes ? { nodes: inputs.nodes } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
+    ...(inputs.liveConfig ? { liveConfig: inputs.liveConfig } : {}),
+    ...(inputs.restartHow ? { restartHow: inputs.restartHow } : {}),
   });
   supervisor.onRunEnded = () => void dispatcher.startQueued();
   return { database, store, approvalStore, ...(approvals ? { approvals } : {}), outbox, statusEditor, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { listWorktrees, pruneWorktrees } from '../harness/worktrees.js';
 import { systemClock } from '../core/clock.js';
 import { createLogger } from '../core/logger.js';
+import { didYouMean, usageWith } from './suggest.js';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;
@@ -101,7 +102,8 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
 export async function worktreesCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
   const [sub, ...flags] = argv;
   const prune = sub === 'prune';
-  if ((sub !== undefined && !prune) || flags.some((f) => f !== '--force')) throw new BatonError('usage', 'Usage: baton worktrees [prune [--force]]');
+  const odd = sub !== undefined && !prune ? sub : flags.find((f) => f !== '--force');
+  if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['prune', '--force']), 'Usage: baton worktrees [prune [--force]]'));
   return withStore(inputs, async (store) => {
     if (prune) {
       const actions = await pruneWorktrees({
@@ -119,7 +121,7 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
     if (states.length === 0) out('No run worktrees.');
     for (const s of states) {
       const state = s.removed
-        ? 'removed'
+        ? 'REMOVED: the directory is gone (`baton worktrees prune` clears this entry)'
         : [s.runStatus, s.dirty ? 'uncommitted changes' : 'clean', s.branchExists ? `${s.unmergedCommits} unmerged commit${s.unmergedCommits === 1 ? '' : 's'}` : 'branch gone'].join(', ');
       out(`${s.runId} · ${s.branch} · ${s.path} · from ${s.sourceRoot} · ${state}`);
     }

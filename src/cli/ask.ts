@@ -16,6 +16,7 @@ import type { ServiceInputs } from '../main.js';
 import { buildRuntime } from '../runtime.js';
 import { readServiceState, startHealthServer, type HealthServer } from '../health.js';
 import { databaseIsShared } from '../store/embedded-postgres.js';
+import { didYouMean } from './suggest.js';
 import type { RunRow } from '../store/schema.js';
 
 /** Usage text of `baton ask`. */
@@ -36,7 +37,11 @@ function parseAskArgs(argv: readonly string[]) {
       strict: true,
     });
   } catch (err) {
-    throw new BatonError('usage', `${err instanceof Error ? err.message : String(err)}. ${ASK_USAGE}`, { cause: err });
+    const message = err instanceof Error ? err.message : String(err);
+    // node:util's parseArgs says "Unknown option '--vendr'. …"; name the option it was close to.
+    const given = /Unknown option '([^']+)'/.exec(message)?.[1];
+    const hint = given === undefined ? '' : didYouMean(given, ['--vendor', '--cwd', '--file', '--progress', '--json']);
+    throw new BatonError('usage', `${message}.${hint} ${ASK_USAGE}`, { cause: err });
   }
 }
 

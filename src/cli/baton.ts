@@ -17,6 +17,7 @@ import { cancelCommand, runsCommand, stopCommand, worktreesCommand } from './adm
 import { ask, ASK_USAGE } from './ask.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
+import { didYouMean, usageWith } from './suggest.js';
 
 const USAGE = `Usage: baton <command>
 
@@ -134,7 +135,8 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
   const [action, ...flags] = argv;
   const unknown = flags.filter((f) => f !== '--user');
   if ((action !== 'install' && action !== 'uninstall') || unknown.length > 0) {
-    throw new BatonError('usage', 'Usage: baton service install [--user] | baton service uninstall [--user]');
+    const hint = action !== 'install' && action !== 'uninstall' ? didYouMean(action ?? '', ['install', 'uninstall']) : didYouMean(unknown[0]!, ['--user']);
+    throw new BatonError('usage', usageWith(hint, 'Usage: baton service install [--user] | baton service uninstall [--user]'));
   }
   const inputs = await loadInputs();
   const user = flags.includes('--user');
@@ -155,8 +157,15 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
 
 /** @throws BatonError `usage` when a command that takes no arguments got some. */
 function noMoreArgs(command: string, rest: readonly string[]): void {
-  if (rest.length > 0) throw new BatonError('usage', `baton ${command} takes no arguments (got: ${rest.join(' ')}).`);
+  if (rest.length > 0) {
+    // `baton start stop` or `baton start --help`: the word may have been meant as the command.
+    const hint = didYouMean(rest[0]!, [...COMMANDS, '--help', '--version']);
+    throw new BatonError('usage', `baton ${command} takes no arguments (got: ${rest.join(' ')}).${hint || ' Run `baton help` for the commands and their options.'}`);
+  }
 }
+
+/** The command words {@link main} knows, for "did you mean". */
+const COMMANDS = ['start', 'ask', 'doctor', 'approve', 'grant', 'runs', 'cancel', 'stop', 'worktrees', 'service', 'config-reference', 'help', 'version'] as const;
 
 /** Runs one command; resolves with its exit code (`start` resolves once the service is up). */
 async function main(argv: readonly string[]): Promise<number> {
@@ -203,7 +212,7 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     default:
-      process.stderr.write(`baton: unknown command "${command}"\n\n${USAGE}`);
+      process.stderr.write(`baton: unknown command "${command}".${didYouMean(command, COMMANDS)}\n\n${USAGE}`);
       return 2;
   }
 }

@@ -13,6 +13,7 @@ import type { ServicePaths } from '../main.js';
 import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
+import { didYouMean, usageWith } from './suggest.js';
 
 /** Whether `path` exists. */
 export async function exists(path: string): Promise<boolean> {
@@ -29,7 +30,7 @@ export async function approveCommand(paths: ServicePaths, out: (text: string) =>
     out(`Coding agents are already approved in ${paths.configPath}.`);
     return 0;
   }
-  out(`Approved coding agents in ${paths.configPath}:\n${edit.diff}\nRestart baton to apply.`);
+  out(`Approved coding agents in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`);
   return 0;
 }
 
@@ -37,13 +38,17 @@ export async function approveCommand(paths: ServicePaths, out: (text: string) =>
 export async function grantCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
   const force = argv.includes('--force');
   const [kind, dir, ...rest] = argv.filter((a) => a !== '--force');
-  if (kind !== 'path' || !dir || rest.length > 0) throw new BatonError('usage', 'Usage: baton grant path [--force] DIR');
+  if (kind !== 'path' || !dir || rest.length > 0) {
+    const odd = argv.find((a) => a.startsWith('-') && a !== '--force');
+    const hint = odd !== undefined ? didYouMean(odd, ['--force']) : kind !== 'path' && kind !== undefined ? didYouMean(kind, ['path']) : '';
+    throw new BatonError('usage', usageWith(hint, 'Usage: baton grant path [--force] DIR'));
+  }
   const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd(), force });
   if (!edit.changed) {
     out(`${edit.root} is already a workspace root in ${paths.configPath}.`);
     return 0;
   }
-  out(`Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nRestart baton to apply.`);
+  out(`Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`);
   return 0;
 }
 
@@ -55,16 +60,11 @@ export async function grantCommand(argv: readonly string[], paths: ServicePaths,
  */
 export async function doctorCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
   const unknown = argv.filter((a) => a !== '--json');
-  if (unknown.length > 0) throw new BatonError('usage', 'Usage: baton doctor [--json]');
+  if (unknown.length > 0) throw new BatonError('usage', usageWith(didYouMean(unknown[0]!, ['--json']), 'Usage: baton doctor [--json]'));
   const json = argv.includes('--json');
   const live = await fromService(paths.batonHome);
   if (live) {
     out(json ? JSON.stringify(live.report, null, 2) : formatDoctorTable({ generatedAt: new Date(live.report.generatedAt), rows: live.report.rows as DoctorReport['rows'] }));
-    // The service reports the config it started with; an edit since (baton approve, grant) waits for a restart.
-    const edited = await stat(paths.configPath).then((s) => s.mtimeMs, () => 0);
-    if (!json && edited > Date.parse(live.startedAt)) {
-      out(`note: ${paths.configPath} changed after the running service started; restart baton to apply it.`);
-    }
     return live.report.exitCode;
   }
   const report = await collectLocally(paths);

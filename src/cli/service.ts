@@ -3,7 +3,7 @@
  * `baton start` (PRODUCT.md §12). systemd facts: systemd.service(5), systemd.exec(5),
  * systemd.kill(5), loginctl(1) `enable-linger`.
  */
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatonError } from '../core/errors.js';
@@ -111,11 +111,25 @@ export function servicePath(path: string, keepDirs: readonly string[] = []): str
   return [...new Set(kept)].join(':');
 }
 
-/** Removes the unit; returns the lines to print. */
+/**
+ * Removes the unit; returns the lines to print. An enabled unit is left in place: `systemctl
+ * disable` needs the unit file to find what to unlink, so removing it first would strand the
+ * `.wants/` symlink and leave the service starting at boot (systemctl(1) `disable`).
+ *
+ * @throws BatonError `service_enabled` while `<target>.wants/baton.service` exists next to the unit.
+ */
 export async function uninstallService(target: Pick<ServiceTarget, 'user' | 'homeDir'>): Promise<string[]> {
   const path = unitPath(target);
   const ctl = target.user ? 'systemctl --user' : 'systemctl';
   if (!(await stat(path).then(() => true, () => false))) return [`No baton unit at ${path}; nothing to remove.`];
+  const wants = join(dirname(path), `${target.user ? 'default' : 'multi-user'}.target.wants`, UNIT_NAME);
+  if (await lstat(wants).then(() => true, () => false)) {
+    throw new BatonError(
+      'service_enabled',
+      `baton's unit is still enabled (${wants}). Stop and disable it first: ${ctl} disable --now baton, then run baton service uninstall${target.user ? ' --user' : ''} again.`,
+      { details: { path, wants } },
+    );
+  }
   await rm(path, { force: true });
-  return [`Removed ${path}`, `Stop it and forget it:  ${ctl} disable --now baton; ${ctl} daemon-reload`];
+  return [`Removed ${path}`, `If it still runs, stop it: ${ctl} stop baton. Then let systemd forget it: ${ctl} daemon-reload`];
 }

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'config_unreadable'
   | 'env_invalid'
   | 'port_unavailable'
+  | 'service_enabled'
   | 'root_too_broad'
   // storage
   | 'database_unavailable'

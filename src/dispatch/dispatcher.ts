@@ -88,6 +88,17 @@ export interface DispatcherDeps {
    * applies at once, so its ", then restart" is left out. @default false (the service)
    */
   configPerCommand?: boolean;
+  /**
+   * The service's config as it stands now (see src/config/live.ts): refreshed from config.toml
+   * before each command, so `baton approve` and `baton grant path` apply without a restart.
+   * @default none: `config` as given, for good
+   */
+  liveConfig?: { refresh(): Promise<void>; readonly current: BatonConfig };
+  /**
+   * How to restart this service, in words; a refusal whose fix needs a restart says it
+   * ("…, then restart baton (HOW).") so the user is never left guessing. @default none
+   */
+  restartHow?: string;
 }
 
 const ANSWERED: DispatchResult = { kind: 'answered' };
@@ -120,6 +131,11 @@ export class Dispatcher {
    */
   private readonly held = new Map<string, { attachments: IncomingAttachment[]; untilMs: number }>();
 
+  /** The config to act on: the live one when the service refreshes it, else the one given. */
+  private get config(): BatonConfig {
+    return this.deps.liveConfig?.current ?? this.deps.config;
+  }
+
   constructor(private readonly deps: DispatcherDeps) {
     const { harness } = deps.config;
     this.storageGate = cachedStorageGate(
@@ -142,6 +158,7 @@ export class Dispatcher {
   async handle(message: InboundMessage): Promise<DispatchResult> {
     const { deps } = this;
     const { platform, dedupeKey } = message;
+    await deps.liveConfig?.refresh();
     if (message.senderIsBot) {
       await deps.store.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
@@ -184,7 +201,8 @@ export class Dispatcher {
   async handlePress(press: InboundPress): Promise<DispatchResult> {
     const { deps } = this;
     const { platform, dedupeKey } = press;
-    const role = press.platform === 'terminal' ? 'owner' : roleOf(deps.config.channels[press.platform], press.senderId);
+    await deps.liveConfig?.refresh();
+    const role = press.platform === 'terminal' ? 'owner' : roleOf(this.config.channels[press.platform], press.senderId);
     if (role !== 'owner') {
       await deps.store.forgetInbound(platform, dedupeKey);
       await press.answer('Only the owner can use these buttons.');
@@ -230,7 +248,7 @@ export class Dispatcher {
       case 'resume': {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
-        if (!deps.config.harness.enabled) return 'Coding agents are disabled on this machine.';
+        if (!this.config.harness.enabled) return 'Coding agents are disabled on this machine.';
         const message: InboundMessage = {
           platform: press.platform,
           dedupeKey: press.dedupeKey,
@@ -305,14 +323,14 @@ export class Dispatcher {
         return { kind: 'duplicate' };
       }
       deps.logger.info({ code: err.code, platform: message.platform }, 'command refused');
-      await this.reply(message, deps.configPerCommand ? withoutRestart(err.message) : err.message);
+      await this.reply(message, deps.configPerCommand ? withoutRestart(err.message) : deps.restartHow ? withRestartHow(err.message, deps.restartHow) : err.message);
       return { kind: 'refused', code: err.code };
     }
   }
 
   private roleOf(message: InboundMessage): Role {
     if (message.platform === 'terminal') return 'owner';
-    return roleOf(this.deps.config.channels[message.platform], message.senderId);
+    return roleOf(this.config.channels[message.platform], message.senderId);
   }
 
   private async execute(command: Command, message: InboundMessage, role: Role): Promise<DispatchResult> {
@@ -322,10 +340,10 @@ export class Dispatcher {
         await this.reply(message, `Your ${message.platform} user id: ${message.senderId}\nThis chat: ${message.chatId}\nRole: ${role}`);
         return ANSWERED;
       case 'help':
-        await this.reply(message, deps.config.harness.enabled ? HELP_TEXT : 'Coding agents are disabled on this machine.');
+        await this.reply(message, this.config.harness.enabled ? HELP_TEXT : 'Coding agents are disabled on this machine.');
         return ANSWERED;
       case 'launch':
-        if (!deps.config.harness.enabled) {
+        if (!this.config.harness.enabled) {
           await this.reply(message, UNKNOWN_COMMAND);
           return { kind: 'refused', code: 'harness_disabled' };
         }
@@ -392,11 +410,11 @@ export class Dispatcher {
    */
   private async launch(requested: 'codex' | 'claude' | 'default', options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
     const { deps } = this;
-    const { harness } = deps.config;
+    const { harness } = this.config;
     if (!harness.approved) {
       throw new BatonError(
         'not_approved',
-        'Coding agents are not yet approved on this machine. Approve with `baton approve` or set [harness] approved = true, then restart.',
+        'Coding agents are not yet approved on this machine. Approve with `baton approve` (or set [harness] approved = true), then send the command again.',
       );
     }
     const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
@@ -513,10 +531,10 @@ export class Dispatcher {
    */
   async startQueued(): Promise<void> {
     const { deps } = this;
-    if (!deps.config.harness.enabled || !deps.config.harness.approved) return;
+    if (!this.config.harness.enabled || !this.config.harness.approved) return;
     let claimed: RunRow[];
     try {
-      claimed = await deps.store.claimQueued(deps.config.harness.maxActive, deps.supervisor.supervisorId);
+      claimed = await deps.store.claimQueued(this.config.harness.maxActive, deps.supervisor.supervisorId);
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
       return;
@@ -541,7 +559,7 @@ export class Dispatcher {
    */
   private async worktreeFor(cwd: string, runId: RunId, options: LaunchOptions): Promise<RunWorktree | undefined> {
     const { deps } = this;
-    if (!options.worktree && deps.config.workspace.worktrees !== 'per-run') return undefined;
+    if (!options.worktree && this.config.workspace.worktrees !== 'per-run') return undefined;
     if (!deps.worktreesDir) throw new BatonError('worktree_refused', 'This baton front end cannot make worktrees; run without the worktree option.');
     try {
       return await addRunWorktree(cwd, runId, deps.worktreesDir);
@@ -571,7 +589,7 @@ export class Dispatcher {
       await this.reply(message, GUEST_REFUSAL);
       return { kind: 'refused', code: 'not_authorized' };
     }
-    if (!this.deps.config.harness.enabled) return { kind: 'ignored' };
+    if (!this.config.harness.enabled) return { kind: 'ignored' };
     if (parent.status === 'starting' || parent.status === 'running' || parent.status === 'queued') {
       throw new BatonError('resume_refused', `[run ${parent.id}] is still active. Wait for its outcome, or /cancel ${parent.id}, then reply again.`);
     }
@@ -615,7 +633,8 @@ export class Dispatcher {
   }
 
   private workspaceSettings() {
-    const { config, homeDir } = this.deps;
+    const { homeDir } = this.deps;
+    const { config } = this;
     return {
       roots: config.workspace.roots,
       defaultCwd: config.workspace.defaultCwd,
@@ -760,6 +779,11 @@ function actionOf(command: Command): Action {
 /** A refusal's text without its ", then restart" step, for front ends that read the config per command. */
 export function withoutRestart(text: string): string {
   return text.replace(/,? then restart(?: baton| the service)?\./g, '.');
+}
+
+/** A refusal's text with its ", then restart" step saying how (`how`: e.g. `systemctl --user restart baton`). */
+export function withRestartHow(text: string, how: string): string {
+  return text.replace(/,? then restart(?: baton| the service)?\./g, `, then restart baton (${how}).`);
 }
 
 /**

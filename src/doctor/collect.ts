@@ -66,7 +66,7 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
   ]);
 
   const rows: DoctorRow[] = [
-    configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }, sources.config.envFile),
+    configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }, sources.config.envFile, sources.config.changedSinceStart),
     databaseRow(sources.database),
     ...channelRows(sources.channels),
     ...(sources.nodes === undefined ? [] : [nodesRow(sources.nodes)]),

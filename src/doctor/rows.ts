@@ -12,7 +12,7 @@ import type { ChannelProbe, DatabaseProbe } from './sources.js';
 import { databaseLocation, describeDatabaseKind } from '../store/database.js';
 
 /** The `config` row: `fail` when the file cannot be read or does not validate (the service refuses to start). */
-export function configRow(file: string, result: { exists: boolean } | { error: unknown }, envFile?: { path: string; loaded: boolean }): DoctorRow {
+export function configRow(file: string, result: { exists: boolean } | { error: unknown }, envFile?: { path: string; loaded: boolean }, changedSinceStart?: string): DoctorRow {
   const envLine = envFile ? [envFile.loaded ? `.env read from ${envFile.path}` : `no .env file (baton reads only ${envFile.path})`] : [];
   if ('error' in result) {
     const message = result.error instanceof Error ? result.error.message : String(result.error);
@@ -23,10 +23,10 @@ export function configRow(file: string, result: { exists: boolean } | { error: u
   }
   return {
     area: 'config',
-    status: 'ok',
+    status: changedSinceStart ? 'warn' : 'ok',
     summary: result.exists ? file : `${file} does not exist: defaults apply`,
-    details: [...(result.exists ? [] : ['`baton start` writes a commented starter file there']), ...envLine],
-    facts: { file, exists: result.exists, errorCode: null, envFile: envFile?.loaded ? envFile.path : null },
+    details: [...(changedSinceStart ? [changedSinceStart] : []), ...(result.exists ? [] : ['`baton start` writes a commented starter file there']), ...envLine],
+    facts: { file, exists: result.exists, errorCode: null, envFile: envFile?.loaded ? envFile.path : null, restartNeeded: changedSinceStart !== undefined },
   };
 }
 
@@ -123,8 +123,8 @@ export function harnessRow(config: BatonConfig, findings: HarnessFindings): Doct
     return { area: 'harness', status: 'ok', summary: 'disabled ([harness] enabled = false)', details: hint, facts };
   }
   const details: string[] = [];
-  if (!approved) details.push('not yet approved: run `baton approve` (or set [harness] approved = true), then restart');
-  if (roots === 0) details.push('no workspace roots, so no run can launch: run `baton grant path DIR`, then restart');
+  if (!approved) details.push('not yet approved: run `baton approve` (or set [harness] approved = true); a running service applies it to its next command');
+  if (roots === 0) details.push('no workspace roots, so no run can launch: run `baton grant path DIR`; a running service applies it to its next command');
   details.push(...(findings.workspace ?? []));
   if (findings.installed.length === 0) details.push('no vendor CLI on PATH: install codex or claude, then restart');
   else if (!findings.installed.includes(defaultVendor)) details.push(`/run uses ${defaultVendor}, which is not installed: install it or change [harness] default_vendor`);

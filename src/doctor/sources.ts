@@ -70,6 +70,11 @@ export interface DoctorSources {
     /** `$BATON_HOME/.env`, the one `.env` baton reads, and whether it existed and was read. */
     readonly envFile?: { readonly path: string; readonly loaded: boolean } | undefined;
     readonly result: { readonly config: BatonConfig; readonly exists: boolean } | { readonly error: unknown };
+    /**
+     * From a running service: one line saying the file changed in ways it applies only at start
+     * (or cannot use), and how to restart it. Absent when the service runs on what the file says.
+     */
+    readonly changedSinceStart?: string;
   };
   /** The service environment's PATH (CLI lookup) and vendor-home variables (for `resolveVendorHomes`). */
   readonly env: {

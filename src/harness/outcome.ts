@@ -17,6 +17,12 @@ export interface ExitFacts {
   shutdown?: boolean;
   /** The supervisor killed it for a protocol or output violation: the reason code. */
   killedFor?: 'protocol' | 'output_limit';
+  /**
+   * The model server refused the CLI's credentials (a 401, not logged in; the vendor's
+   * `describeAuthFailure`), so the supervisor stopped it: the CLI's words and how to log it in.
+   * Unless the run still completed, it ends failed/`not_logged_in`.
+   */
+  authFailure?: { words: string; fix: string };
   /** The session a resume asked for; the stream must report the same one. */
   resumeSessionId?: string;
   /** The last bytes of stderr, where codex says a session is gone. */
@@ -61,7 +67,7 @@ export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it fin
 export const REASON_CODES = [
   'vendor_error', 'max_turns', 'max_budget', 'no_terminal_event', 'exit_status', 'timeout', 'protocol', 'output_limit',
   'session_gone', 'session_mismatch', 'spawn_failed', 'vendor_missing', 'user_unresolved', 'task_too_long', 'owner_cancel', 'stop',
-  'shutdown', 'restart', 'node_lost', 'budget_exceeded',
+  'shutdown', 'restart', 'node_lost', 'budget_exceeded', 'not_logged_in',
 ] as const;
 
 /** One of {@link REASON_CODES}. */
@@ -91,6 +97,10 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   if (exit.killedFor === 'protocol') {
     return { status: 'failed', reason: 'protocol', errorMessage: 'The CLI printed more malformed lines than max_framing_errors allows; the run was stopped.' };
+  }
+  if (exit.authFailure && stream.terminal?.kind !== 'completed') {
+    const { words, fix } = exit.authFailure;
+    return { status: 'failed', reason: 'not_logged_in', errorMessage: `The model server refused the CLI’s credentials (${words}); the run was stopped, since retrying cannot help. ${fix}` };
   }
   if (exit.killedFor === 'output_limit') {
     return { status: 'failed', reason: 'output_limit', errorMessage: 'The CLI printed more than 4 times max_run_artifact_mb; the run was stopped.' };

@@ -434,6 +434,20 @@ export class RunSupervisor {
         if (finishTimer) clearTimeout(finishTimer);
       };
       let retryNoticed = false;
+      // A 401 will not pass by retrying (codex retries it with growing pauses): stop at the first.
+      let authFailed = false;
+      const stopIfRefused = (source: { event: unknown } | { stderr: string }): boolean => {
+        if (authFailed) return true;
+        const words = installed.vendor.describeAuthFailure?.(source);
+        if (words === undefined) return false;
+        authFailed = true;
+        const home = run.vendor === 'codex' ? deps.homes.codexHome : deps.homes.claudeConfigDir;
+        const fix = installed.vendor.loginFix?.(home) ?? `Log ${run.vendor} in for ${home}, then send the task again.`;
+        deps.logger.warn({ runId, vendor: run.vendor }, 'the model server refused the CLI’s credentials; stopping the run');
+        exit.authFailure = { words, fix };
+        void entry.stop({});
+        return true;
+      };
       stream = new RunStream(
         {
           maxEventBytes: deps.limits.maxEventBytes,
@@ -453,7 +467,8 @@ export class RunSupervisor {
             }
             progress?.onEvent(event);
             status?.editor.update(run, renderStatus);
-            const retry = retryNoticed ? undefined : installed.vendor.describeRetry?.(event);
+            const refused = stopIfRefused({ event });
+            const retry = retryNoticed || refused ? undefined : installed.vendor.describeRetry?.(event);
             if (retry) {
               retryNoticed = true;
               this.notify(run, `${run.vendor} is retrying: ${retry.split('\n')[0]!.slice(0, 300)}. The run continues; /cancel ${runId} to stop it.`);
@@ -484,6 +499,7 @@ export class RunSupervisor {
         }
       });
       child.stderr?.on('data', (chunk: Buffer) => {
+        stopIfRefused({ stderr: chunk.toString('utf8') });
         stderrTail = Buffer.concat([stderrTail, chunk]);
         if (stderrTail.length > STDERR_TAIL_BYTES) stderrTail = stderrTail.subarray(-STDERR_TAIL_BYTES);
       });

@@ -81,7 +81,7 @@ export async function assertInsideRoots(path: string, roots: readonly string[]):
   }
   throw new BatonError(
     'outside_workspace',
-    `${path} is outside the workspace. Grant it with \`baton grant path DIR\` (or add it to [workspace] roots in config.toml), then restart.`,
+    `${path} is outside the workspace. Grant it with \`baton grant path DIR\` (or add it to [workspace] roots in config.toml), then send the command again.`,
     { details: { path } },
   );
 }

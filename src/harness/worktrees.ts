@@ -98,7 +98,10 @@ export interface WorktreeState {
   sourceRoot: string;
   runStatus: RunRow['status'];
   endedAt: Date | null;
-  /** The worktree's directory is gone (removed by retention or by hand). */
+  /**
+   * The worktree's directory is gone but not yet recorded so (removed by hand, or its disk
+   * lost); the next prune clears it. Worktrees baton removed itself are not listed at all.
+   */
   removed: boolean;
   /** Uncommitted changes (tracked or new files) in the worktree. */
   dirty: boolean;
@@ -109,7 +112,7 @@ export interface WorktreeState {
 }
 
 /**
- * The state of every run worktree baton made, newest first; a worktree that resumed runs share
+ * The state of every run worktree baton made and has not removed, newest first; a worktree that resumed runs share
  * is listed once, under its newest run (whose status decides whether it is in use).
  */
 export async function listWorktrees(store: RunStore): Promise<WorktreeState[]> {
@@ -155,7 +158,8 @@ export interface PruneOptions {
 /** What one prune did with one worktree, in words (`baton worktrees prune` prints them). */
 export interface PruneAction {
   runId: string;
-  action: 'removed' | 'kept';
+  /** `forgotten`: the directory was already gone (removed by hand); its record was cleared. */
+  action: 'removed' | 'kept' | 'forgotten';
   detail: string;
 }
 
@@ -168,8 +172,15 @@ export interface PruneAction {
 export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction[]> {
   const cutoffMs = options.clock.nowMs() - options.retentionMs;
   const actions: PruneAction[] = [];
+  const removedAt = options.clock.now();
   for (const state of await listWorktrees(options.store)) {
-    if (state.removed || state.runStatus === 'starting' || state.runStatus === 'running') continue;
+    if (state.runStatus === 'starting' || state.runStatus === 'running') continue;
+    if (state.removed) {
+      await options.store.markWorktreeRemoved(state.path, removedAt);
+      const branch = state.branchExists ? `branch ${state.branch} is still in ${state.sourceRoot}` : `branch ${state.branch} is gone too`;
+      actions.push({ runId: state.runId, action: 'forgotten', detail: `${state.path} was already gone; record cleared (${branch})` });
+      continue;
+    }
     const merged = state.branchExists && state.unmergedCommits === 0 && !state.dirty;
     const old = (state.endedAt?.getTime() ?? Number.POSITIVE_INFINITY) < cutoffMs;
     if (!merged && !old) continue;
@@ -181,11 +192,13 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
       const sourceThere = await stat(state.sourceRoot).then((s) => s.isDirectory(), () => false);
       if (!sourceThere) {
         await rm(state.path, { recursive: true, force: true });
+        await options.store.markWorktreeRemoved(state.path, removedAt);
         actions.push({ runId: state.runId, action: 'removed', detail: `${state.path} removed (its checkout ${state.sourceRoot} is gone)` });
         continue;
       }
       const deleteBranch = state.branchExists && state.unmergedCommits === 0;
       await removeWorktree(state.sourceRoot, state.path, deleteBranch ? state.branch : undefined, state.dirty);
+      await options.store.markWorktreeRemoved(state.path, removedAt);
       actions.push({
         runId: state.runId,
         action: 'removed',

@@ -3,7 +3,7 @@
  * delivery row in the same transaction (PRODUCT.md §9), so an outcome is never lost between the
  * two writes.
  */
-import { and, desc, eq, inArray, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Db } from './database.js';
@@ -610,9 +610,14 @@ export class RunStore {
     return row;
   }
 
-  /** Every run that got its own git worktree (issue #17), newest first. */
+  /** Every run that got its own git worktree (issue #17) not yet recorded as removed, newest first. */
   async runsWithWorktree(): Promise<RunRow[]> {
-    return this.db.select().from(runs).where(isNotNull(runs.branch)).orderBy(desc(runs.createdAt));
+    return this.db.select().from(runs).where(and(isNotNull(runs.branch), isNull(runs.worktreeRemovedAt))).orderBy(desc(runs.createdAt));
+  }
+
+  /** Records that the worktree at `worktreeRoot` is gone, on every run that shared it (resumes do). */
+  async markWorktreeRemoved(worktreeRoot: string, at: Date): Promise<void> {
+    await this.db.update(runs).set({ worktreeRemovedAt: at }).where(and(eq(runs.worktreeRoot, worktreeRoot), isNotNull(runs.branch), isNull(runs.worktreeRemovedAt)));
   }
 
   /** The most recent runs, newest first. */

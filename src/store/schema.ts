@@ -165,6 +165,11 @@ export const runs = pgTable(
     branch: text('branch'),
     /** Top of the checkout the run's worktree was added from (where `git worktree` is run); null without a worktree. */
     sourceRoot: text('source_root'),
+    /**
+     * When baton removed the run's worktree, or found it gone and cleared it from the list
+     * (`baton worktrees prune`); null while it exists or for a run without a worktree.
+     */
+    worktreeRemovedAt: timestamp('worktree_removed_at', { withTimezone: true, mode: 'date' }),
     /** The launch a `queued` run starts with; null once it started (and for runs never queued). */
     launch: jsonb('launch').$type<QueuedLaunchJson>(),
     options: jsonb('options').$type<RunOptionsJson>().notNull(),

@@ -42,12 +42,13 @@ describe('baton ask', () => {
   });
 
   it('exits non-zero with the vendor words when the model fails, and --json carries them', async () => {
-    model.enqueue({ kind: 'http_error', status: 401 });
+    // A 400 (a 401 is a login problem: test/e2e/codex-not-logged-in.test.ts).
+    model.enqueue({ kind: 'http_error', status: 400 });
     const result = await home.baton(['ask', '--json', 'this fails']);
     expect(result.exitCode).toBe(1);
     const report = JSON.parse(String(result.stdout)) as { status: string; reason: string; errorMessage: string; messages: string[] };
     expect(report).toMatchObject({ status: 'failed', reason: 'vendor_error' });
-    expect(report.errorMessage).toMatch(/401/);
+    expect(report.errorMessage).toMatch(/400/);
     expect(report.messages.at(-1)).toContain(report.errorMessage);
   });
 

@@ -40,7 +40,29 @@ describe('baton start', () => {
     const result = await home.baton(['start', '--bogus']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/baton start takes no arguments \(got: --bogus\)/);
+    expect(result.stderr).toContain('baton help');
     expect(result.stdout).not.toContain('baton started');
+  });
+});
+
+describe('a mistyped command or option', () => {
+  it('names the near miss: baton strat, baton doctor --jsn, baton ask --vendr, baton worktrees prun', async () => {
+    const strat = await home.baton(['strat']);
+    expect(strat.exitCode).toBe(2);
+    expect(strat.stderr).toContain('unknown command "strat". Did you mean "start"?');
+    const doctor = await home.baton(['doctor', '--jsn']);
+    expect(doctor.exitCode).toBe(2);
+    expect(doctor.stderr).toContain('Did you mean "--json"?');
+    const ask = await home.baton(['ask', '--vendr', 'codex', 'x']);
+    expect(ask.exitCode).toBe(2);
+    expect(ask.stderr).toContain('Did you mean "--vendor"?');
+    const prune = await home.baton(['worktrees', 'prun']);
+    expect(prune.exitCode).toBe(2);
+    expect(prune.stderr).toContain('Did you mean "prune"?');
+    // A word nothing like a command gets no guess.
+    const far = await home.baton(['xylophone']);
+    expect(far.stderr).toContain('unknown command "xylophone".');
+    expect(far.stderr).not.toContain('Did you mean');
   });
 });
 

@@ -25,7 +25,7 @@ const rows: GateRow[] = [
     harness: { replaceConfig: ({ root }) => `[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
     text: (h) => `/codex in:${h.root} task`,
     code: 'not_approved',
-    message: 'Coding agents are not yet approved on this machine. Approve with `baton approve` or set [harness] approved = true, then restart.',
+    message: 'Coding agents are not yet approved on this machine. Approve with `baton approve` (or set [harness] approved = true), then send the command again.',
   },
   {
     name: 'vendor CLI missing',

@@ -122,5 +122,26 @@ describe(`run worktrees on ${testEngine}`, () => {
     expect(forced.find((a) => a.runId === dirty.runId)).toMatchObject({ action: 'removed' });
     await expect(stat(dirty.worktreeRoot)).rejects.toMatchObject({ code: 'ENOENT' });
     expect((await stat(active.worktreeRoot)).isDirectory()).toBe(true);
+
+    // What prune removed is no longer listed: only the active run's worktree is left.
+    expect((await listWorktrees(store)).map((s) => s.runId)).not.toContain(merged.runId);
+    expect((await listWorktrees(store)).map((s) => s.runId)).not.toContain(oldUnmerged.runId);
+    expect((await listWorktrees(store)).map((s) => s.runId)).not.toContain(dirty.runId);
+  });
+
+  it('lists a worktree removed by hand as removed until prune clears its record', async () => {
+    const byHand = await runWith('completed', now);
+    await rm(byHand.worktreeRoot, { recursive: true, force: true });
+    expect((await listWorktrees(store)).find((s) => s.runId === byHand.runId)).toMatchObject({ removed: true });
+
+    const actions = await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS });
+    expect(actions.find((a) => a.runId === byHand.runId)).toEqual({
+      runId: byHand.runId,
+      action: 'forgotten',
+      detail: `${byHand.worktreeRoot} was already gone; record cleared (branch ${byHand.branch} is still in ${repo})`,
+    });
+    expect((await listWorktrees(store)).map((s) => s.runId)).not.toContain(byHand.runId);
+    // A second prune has nothing more to say about it.
+    expect((await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).map((a) => a.runId)).not.toContain(byHand.runId);
   });
 });

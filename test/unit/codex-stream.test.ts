@@ -138,3 +138,30 @@ describe('codex argv', () => {
     expect(untrustedProjects('/a "b"/c.d')).toBe('projects={"/a \\"b\\"/c.d"={trust_level="untrusted"},"/a \\"b\\""={trust_level="untrusted"},"/"={trust_level="untrusted"}}');
   });
 });
+
+describe('codex refused credentials', () => {
+  // Recorded from codex 0.171.0 with no login against a server answering 401 (test/fakes/fake-openai.ts).
+  const retry = { type: 'error', message: 'Reconnecting... 1/5 (unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses)' };
+  const failed = { type: 'turn.failed', error: { message: 'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses' } };
+
+  it('finds the 401 in a retry, a turn.failed and stderr, and nothing in other errors', () => {
+    const words = 'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses';
+    expect(codexVendor.describeAuthFailure!({ event: retry })).toBe(words);
+    expect(codexVendor.describeAuthFailure!({ event: failed })).toBe(words);
+    expect(codexVendor.describeAuthFailure!({ stderr: 'Error: not logged in\n' })).toBe('Error: not logged in');
+    expect(codexVendor.describeAuthFailure!({ event: { type: 'error', message: 'Reconnecting... 1/5 (unexpected status 500 Internal Server Error)' } })).toBeUndefined();
+    expect(codexVendor.describeAuthFailure!({ event: { type: 'item.completed', item: { type: 'agent_message', text: '401 Unauthorized' } } })).toBeUndefined();
+  });
+
+  it('ends the run failed/not_logged_in with the words and the fix', () => {
+    const reducer = codexVendor.newReducer();
+    reducer.push(retry);
+    const fix = codexVendor.loginFix!('/home/u/.codex');
+    expect(fix).toContain('CODEX_HOME=/home/u/.codex codex login');
+    expect(classifyExit(reducer.facts(), { exitCode: null, signal: 'SIGINT', timedOut: false, authFailure: { words: 'unexpected status 401 Unauthorized', fix } })).toEqual({
+      status: 'failed',
+      reason: 'not_logged_in',
+      errorMessage: `The model server refused the CLI’s credentials (unexpected status 401 Unauthorized); the run was stopped, since retrying cannot help. ${fix}`,
+    });
+  });
+});

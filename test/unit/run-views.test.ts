@@ -14,6 +14,7 @@ const run = {
   worktreeRoot: '/repo',
   branch: null,
   sourceRoot: null,
+  worktreeRemovedAt: null,
   launch: null,
   options: { timeoutMinutes: 30, progress: false },
   origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '2' },

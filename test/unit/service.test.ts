@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,24 @@ describe('systemd service', () => {
 
   it('keeps the directories where codex and claude were found, even ones it would drop', () => {
     expect(servicePath('/work/app/node_modules/.bin:/usr/bin', ['/work/app/node_modules/.bin', '/opt/node/bin'])).toBe('/work/app/node_modules/.bin:/usr/bin:/opt/node/bin');
+  });
+
+  it('refuses to remove an enabled unit (systemctl disable needs its file) and says what to run first', async () => {
+    await installService(target, false);
+    const wants = join(home, '.config', 'systemd', 'user', 'default.target.wants');
+    await mkdir(wants, { recursive: true });
+    await symlink(unitPath(target), join(wants, 'baton.service'));
+    await expect(uninstallService(target)).rejects.toMatchObject({
+      code: 'service_enabled',
+      message: expect.stringContaining('systemctl --user disable --now baton, then run baton service uninstall --user again'),
+    });
+    expect((await stat(unitPath(target))).isFile()).toBe(true);
+    // Once disabled (the symlink gone), it is removed, and the only step left is the reload.
+    await rm(join(wants, 'baton.service'));
+    const lines = await uninstallService(target);
+    expect(lines[0]).toBe(`Removed ${unitPath(target)}`);
+    expect(lines.join('\n')).not.toContain('disable');
+    expect(lines.join('\n')).toContain('systemctl --user daemon-reload');
   });
 
   it('says so when there is nothing to uninstall', async () => {

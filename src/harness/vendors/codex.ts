@@ -11,6 +11,9 @@ import type { SniffedEvent } from '../json-lines.js';
 
 const MAX_NOTICES = 20;
 
+/** codex's words for refused credentials (see `codexVendor.describeAuthFailure`). */
+const CODEX_AUTH_FAILURE = /\b401 Unauthorized\b|\bnot logged in\b/i;
+
 /**
  * The Codex vendor.
  *
@@ -72,6 +75,29 @@ export const codexVendor: Vendor = {
   describeRetry(event: unknown): string | undefined {
     const e = event as { type?: unknown; message?: unknown };
     return e.type === 'error' && typeof e.message === 'string' && /^Reconnecting/i.test(e.message) ? e.message : undefined;
+  },
+
+  /**
+   * A 401 from the model server. Measured on 0.171.0 with no login against a server answering
+   * 401: `{"type":"error","message":"Reconnecting... 1/5 (unexpected status 401 Unauthorized:
+   * Missing bearer or basic authentication in header, url: …)"}`, five of them per transport
+   * (WebSocket, then HTTPS) with growing pauses, then `turn.failed` with the same words; stderr
+   * says nothing more. "not logged in" is what `codex login status` prints.
+   */
+  describeAuthFailure(source: { event: unknown } | { stderr: string }): string | undefined {
+    let text: unknown;
+    if ('stderr' in source) text = source.stderr;
+    else {
+      const e = source.event as { type?: unknown; message?: unknown; error?: { message?: unknown }; item?: { type?: unknown; message?: unknown } };
+      text = e.type === 'error' ? e.message : e.type === 'turn.failed' ? e.error?.message : e.type === 'item.completed' && e.item?.type === 'error' ? e.item.message : undefined;
+    }
+    if (typeof text !== 'string') return undefined;
+    const line = text.split('\n').find((l) => CODEX_AUTH_FAILURE.test(l));
+    return line === undefined ? undefined : line.replace(/^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/, '$1').trim().slice(0, 300);
+  },
+
+  loginFix(home: string): string {
+    return `Log codex in as the user baton runs as: CODEX_HOME=${home} codex login (or codex login --with-api-key), or set [harness] codex_home to a CODEX_HOME that is logged in; then send the task again.`;
   },
 
   describeProgress(event: unknown): string | undefined {

@@ -121,6 +121,14 @@ export interface Vendor {
    * API), or undefined. The owner is told once per run, so a run that only retries is not silent.
    */
   describeRetry?(event: unknown): string | undefined;
+  /**
+   * The CLI's own words when `event` (or, with `stderr`, a chunk of its stderr) says the model
+   * server refused its credentials — HTTP 401, not logged in — or undefined. No retry can help:
+   * the supervisor ends the run at once as failed/`not_logged_in` with {@link Vendor.loginFix}.
+   */
+  describeAuthFailure?(source: { event: unknown } | { stderr: string }): string | undefined;
+  /** How to log this CLI in for the home runs use (`home`: its CODEX_HOME / CLAUDE_CONFIG_DIR), in one sentence. */
+  loginFix?(home: string): string;
   /** The exact command a person runs to resume `sessionId` by hand. */
   resumeCommand(cwd: string, sessionId: string): string;
 }

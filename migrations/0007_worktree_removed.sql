@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "worktree_removed_at" timestamp with time zone;
