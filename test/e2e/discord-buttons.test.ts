@@ -144,21 +144,24 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
 
   const mention = (text: string) => chat.pushMessage({ channelId: GUILD_CHANNEL, guildId: GUILD, author: OWNER, content: `<@${chat.botUser.id}> ${text}` });
 
-  it('a queued approval run that starts after a restart asks; a long command is cut with the whole of it as a file; Allow runs it', async () => {
-    // The fake codex holds the repo's worktree, so the claude run queues behind it.
-    const hang = mention('codex hang');
-    const hangStarted = await chat.waitForSent((m) => replyTo(hang)(m) && m.message.content.includes('] started'), WAIT_MS);
+  it('an approval run replayed from the inbox after a restart asks; a long command is cut with the whole of it as a file; Allow runs it', async () => {
+    await until(() => chat.sessions() === 1, 'the gateway session');
     const longArg = 'b'.repeat(2_500);
     const command = `printf '%s' ${longArg} > allowed.txt`;
     anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command } }, { kind: 'message', text: 'Wrote allowed.txt.' });
-    const request = mention('/claude approve write the file');
-    const queued = await chat.waitForSent((m) => replyTo(request)(m) && m.message.content.includes('] queued behind'), WAIT_MS);
-    const runId = runIdOf(queued.message.content);
-    expect(runIdOf(hangStarted.message.content)).not.toBe(runId);
-
-    // The restart interrupts the codex run; the queued claude run starts as the service comes up,
-    // and its permission-prompt server reaches the service's HTTP port.
+    // The task comes as Discord's message.txt (a long paste), read before the command is handled:
+    // the fake CDN holds it, and the service is killed once the fake has seen the download.
+    chat.faultDownloads({ holdMs: 60_000 });
+    const request = chat.pushMessage({
+      channelId: GUILD_CHANNEL, guildId: GUILD, author: OWNER, content: `<@${chat.botUser.id}> /claude approve`,
+      attachments: [{ name: 'message.txt', bytes: Buffer.from('write the file'), contentType: 'text/plain; charset=utf-8' }],
+    });
+    await until(() => chat.attachmentDownloads.length === 1, 'the message.txt download');
+    // The restarted service replays the stored message as it connects; the run's
+    // permission-prompt server must reach the service's HTTP port then.
     await claudeWorld.crashAndRestart();
+    const started = await chat.waitForSent((m) => replyTo(request)(m) && m.message.content.includes('] started'), 3 * WAIT_MS);
+    const runId = runIdOf(started.message.content);
     const ask = await chat.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] claude asks to use Bash`), 3 * WAIT_MS);
     expect(ask.message.content.length).toBeLessThanOrEqual(2000);
     expect(ask.message.content).toMatch(/\n… \(\d+ more characters; the whole input follows as approval-\d+\.txt\)\n/);
