@@ -6,12 +6,14 @@
  * run and leaves no process; the same interaction delivered twice is acted on once. Runs go to the
  * fake codex (`hang` works until stopped).
  */
+import { readFileSync } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MessageFlags } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
+import { serviceStatePath } from '../../src/health.js';
 import { discordUser, startFakeDiscord, type FakeDiscord, type SentMessage } from '../fakes/fake-discord.js';
 import { WAIT_MS, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
 
@@ -105,6 +107,15 @@ describe('Discord buttons through discord.js interactions', () => {
   }, 4 * WAIT_MS);
 });
 
+/** The service's `service.json` ({@link serviceStatePath}), or undefined when absent. */
+function readServiceStateSync(batonHome: string): { pid: number; port: number } | undefined {
+  try {
+    return JSON.parse(readFileSync(serviceStatePath(batonHome), 'utf8')) as { pid: number; port: number };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The buttons under a sent message, as `label → custom_id`. */
 function buttonsOf(m: SentMessage): Record<string, string> {
   const rows = (m.body.components as { components: { custom_id: string; label: string }[] }[] | undefined) ?? [];
@@ -158,8 +169,16 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
     });
     await until(() => chat.attachmentDownloads.length === 1, 'the message.txt download');
     // The restarted service replays the stored message as it connects; the run's
-    // permission-prompt server must reach the service's HTTP port then.
+    // permission-prompt server must reach the service's HTTP port then, so the port is open (and
+    // recorded in service.json) before the gateway session starts.
+    const recordedAtIdentify: (number | undefined)[] = [];
+    chat.onIdentify(() => {
+      const state = readServiceStateSync(claudeWorld.batonHome);
+      recordedAtIdentify.push(state?.pid);
+    });
     await claudeWorld.crashAndRestart();
+    await until(() => recordedAtIdentify.length > 0, 'the gateway session of the restarted service');
+    expect(recordedAtIdentify).toEqual([claudeWorld.service.pid]);
     const started = await chat.waitForSent((m) => replyTo(request)(m) && m.message.content.includes('] started'), 3 * WAIT_MS);
     const runId = runIdOf(started.message.content);
     const ask = await chat.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] claude asks to use Bash`), 3 * WAIT_MS);

@@ -128,6 +128,8 @@ export interface FakeDiscord {
    * answer is never sent: the caller waits until its process dies (a kill point a test observes).
    */
   holdNextInteractionCallback(): void;
+  /** Calls `listener` at each IDENTIFY with the right token, before READY is sent. */
+  onIdentify(listener: () => void): void;
   /** A user posts a message; dispatched as MESSAGE_CREATE to sessions that may see it. */
   pushMessage(input: PushDiscordMessage): DiscordMessage;
   /** GET requests for attachment URLs (the CDN), in order. */
@@ -175,6 +177,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const downloadFaults: DownloadFault[] = [];
   const interactionReplies: InteractionReply[] = [];
   let holdCallback = false;
+  const identifyListeners: (() => void)[] = [];
   /** Interactions dispatched: token → id, when, whether the callback came. */
   const interactions = new Map<string, { id: string; atMs: number; called: boolean }>();
   let counter = 0n;
@@ -368,6 +371,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
         const intents = payload.d.intents ?? 0;
         if (options.messageContentAllowed === false && intents & INTENTS.messageContent) return socket.close(4014, 'Disallowed intent(s).');
         identifies.push({ intents });
+        for (const listener of identifyListeners) listener();
         sessions.set(socket, { intents, seq: 0 });
         const guilds = options.guilds ?? [];
         dispatch(socket, 'READY', {
@@ -436,6 +440,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       for (const [socket] of sessions) dispatch(socket, 'INTERACTION_CREATE', interaction);
       return interaction;
     },
+    onIdentify: (listener) => void identifyListeners.push(listener),
     holdNextInteractionCallback: () => {
       holdCallback = true;
     },
