@@ -15,7 +15,7 @@ import { ChannelSendError, type ChannelAdapter, type ChannelState, type Incoming
 import type { ButtonJson } from '../../store/schema.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
-import { compareSlackEnvelopes, compareSlackTs, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
+import { compareSlackTs, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
 import { decodeSlackText, escapeSlackText } from './text.js';
 
 /** Where Slack serves `url_private_download`. */
@@ -335,7 +335,9 @@ export class SlackAdapter implements ChannelAdapter {
     const channel = body.channel?.id ?? body.container?.channel_id;
     const messageTs = body.container?.message_ts ?? body.message?.ts;
     const user = body.user?.id;
-    if (!channel || !messageTs || !user) return;
+    const dedupeKey = slackPressKey(body, action);
+    // Not under a message baton can answer in (a modal, a stray payload): never acted on, so not kept.
+    if (!channel || !messageTs || !user) return this.inbox?.forget(dedupeKey);
     const threadTs = body.message?.thread_ts;
     let answered = false;
     const answer = async (text: string): Promise<void> => {
@@ -346,7 +348,6 @@ export class SlackAdapter implements ChannelAdapter {
         .catch((err: unknown) => logger.info({ channel: 'slack', err: describeSlackError(err, this.secrets) }, 'could not answer a button press'));
     };
     const presses = this.options.presses;
-    const dedupeKey = slackPressKey(body, action);
     if (!presses || !action.action_id.startsWith(SLACK_ACTION_PREFIX)) {
       await this.inbox?.forget(dedupeKey);
       await answer('This button no longer does anything.');
