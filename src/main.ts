@@ -239,63 +239,6 @@ export async function startService(options: StartOptions): Promise<Service> {
   }, Math.max(1_000, config.node.heartbeatMs));
   nodeLossTimer.unref();
 
-  // A long paste the chat app split into several messages reaches the dispatcher as one.
-  const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger });
-  const channels = await startChannels(
-    CHANNELS,
-    (message) => pastes.handle(message),
-    {
-      env,
-      config,
-      clock,
-      logger,
-      inbox: {
-        recordInbox: (platform, updates) => store.recordInbox(platform, updates),
-        receivedInbound: (platform) => store.receivedInbound(platform),
-        forgetInbound: (platform, dedupeKey) => store.forgetInbound(platform, dedupeKey),
-        releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
-      },
-      conversations: store,
-      lease: (platform, token) => new DatabaseLease({ db: database.db, key: leaseKey(platform, token), holder: fleet.instance, nodeName: fleet.name, logger }),
-      notifyOwner: (platform, text) => {
-        // A private chat with a Telegram user has the user's id as its chat id.
-        const owner = config.channels[platform].owner;
-        if (!owner) return;
-        void outbox.send({ runId: null, kind: 'notice', target: { platform, chatId: owner }, body: text }).catch((err: unknown) => logger.error({ err, platform }, 'could not tell the owner'));
-      },
-      presses: async (press) => void (await dispatcher.handlePress(press)),
-    },
-    adapters,
-  );
-  for (const row of orphanMessages) await outbox.attempt(row);
-  // Queued runs stayed queued across the restart; those whose slot is free start now that the
-  // channels can carry their messages.
-  await dispatcher.startQueued();
-  report = async () => {
-    await live.refresh();
-    const changed = live.describe();
-    return collectDoctorReport({
-      now: clock.now(),
-      homeDir: inputs.homeDir,
-      batonHome: inputs.batonHome,
-      config: {
-        path: inputs.configPath,
-        result: { config: live.current, exists: true },
-        envFile: { path: join(inputs.batonHome, '.env'), loaded: inputs.envFiles.length > 0 },
-        ...(changed ? { changedSinceStart: changed } : {}),
-      },
-      env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: rawEnv },
-      // An unreachable database is a row of the report (and a 503), not a failed report.
-      database: await store.counts().then(
-        (counts) => ({ kind: database.kind, note: database.note, migrationsCurrent: true, counts }),
-        (err: unknown) => ({ error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}` }),
-      ),
-      channels: channels.probes(),
-      nodes: await fleet.list().catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) })),
-      startedWith: detections,
-      secrets: secretValues(env),
-    });
-  };
   // `baton runs|cancel|stop` reach this process through the health server when embedded PGlite
   // keeps the database to it; their answers come back through a terminal conversation per call.
   const adminReplies = new Map<string, string[]>();
@@ -367,6 +310,8 @@ export async function startService(options: StartOptions): Promise<Service> {
       askListeners.delete(chatId);
     }
   };
+  // The HTTP port opens before the channels start and queued runs resume: a claude run that a
+  // replayed event or the queue starts asks its approvals there (approvals_unavailable otherwise).
   let health: Awaited<ReturnType<typeof startHealthServer>>;
   try {
     const approvals = runtime.approvals;
@@ -375,7 +320,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       batonHome: inputs.batonHome,
       host,
       startedAt: clock.now(),
-      report,
+      report: () => report(),
       admin,
       ask,
       ...(approvals ? { approvals: { authorize: (runId, token) => approvals.authorize(runId, token), request: (run, request, signal) => approvals.request(run, request, signal) } } : {}),
@@ -387,13 +332,69 @@ export async function startService(options: StartOptions): Promise<Service> {
     clearInterval(nodeLossTimer);
     clearInterval(reconcileTimer);
     clearInterval(sweepTimer);
-    await channels.stop();
     await supervisor.shutdown();
     await fleet.stop();
     await database.close();
     serviceLogger?.close();
     throw err;
   }
+  // A long paste the chat app split into several messages reaches the dispatcher as one.
+  const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger });
+  const channels = await startChannels(
+    CHANNELS,
+    (message) => pastes.handle(message),
+    {
+      env,
+      config,
+      clock,
+      logger,
+      inbox: {
+        recordInbox: (platform, updates) => store.recordInbox(platform, updates),
+        receivedInbound: (platform) => store.receivedInbound(platform),
+        forgetInbound: (platform, dedupeKey) => store.forgetInbound(platform, dedupeKey),
+        releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
+      },
+      conversations: store,
+      lease: (platform, token) => new DatabaseLease({ db: database.db, key: leaseKey(platform, token), holder: fleet.instance, nodeName: fleet.name, logger }),
+      notifyOwner: (platform, text) => {
+        // A private chat with a Telegram user has the user's id as its chat id.
+        const owner = config.channels[platform].owner;
+        if (!owner) return;
+        void outbox.send({ runId: null, kind: 'notice', target: { platform, chatId: owner }, body: text }).catch((err: unknown) => logger.error({ err, platform }, 'could not tell the owner'));
+      },
+      presses: async (press) => void (await dispatcher.handlePress(press)),
+    },
+    adapters,
+  );
+  for (const row of orphanMessages) await outbox.attempt(row);
+  // Queued runs stayed queued across the restart; those whose slot is free start now that the
+  // channels can carry their messages.
+  await dispatcher.startQueued();
+  report = async () => {
+    await live.refresh();
+    const changed = live.describe();
+    return collectDoctorReport({
+      now: clock.now(),
+      homeDir: inputs.homeDir,
+      batonHome: inputs.batonHome,
+      config: {
+        path: inputs.configPath,
+        result: { config: live.current, exists: true },
+        envFile: { path: join(inputs.batonHome, '.env'), loaded: inputs.envFiles.length > 0 },
+        ...(changed ? { changedSinceStart: changed } : {}),
+      },
+      env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: rawEnv },
+      // An unreachable database is a row of the report (and a 503), not a failed report.
+      database: await store.counts().then(
+        (counts) => ({ kind: database.kind, note: database.note, migrationsCurrent: true, counts }),
+        (err: unknown) => ({ error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}` }),
+      ),
+      channels: channels.probes(),
+      nodes: await fleet.list().catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) })),
+      startedWith: detections,
+      secrets: secretValues(env),
+    });
+  };
   const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
 
   const banner = [

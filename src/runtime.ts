@@ -162,7 +162,16 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, logger),
   });
   const approvals = inputs.approvalPort
-    ? new ApprovalBroker({ approvals: approvalStore, store, outbox, clock, logger, timeoutMs: config.harness.approvalTimeoutMs })
+    ? new ApprovalBroker({
+        approvals: approvalStore,
+        store,
+        outbox,
+        clock,
+        logger,
+        timeoutMs: config.harness.approvalTimeoutMs,
+        runsDir,
+        maxMessageLength: (platform) => adapters.get(platform as Platform)?.maxMessageLength,
+      })
     : undefined;
   const dispatcher = new Dispatcher({
     ...(approvals ? { approvals } : {}),

@@ -6,7 +6,8 @@
  * owner's decision; see the claude vendor module for the measured protocol.
  *
  * It reaches the service at `POST /approvals/request` on the service's 127.0.0.1 HTTP port, with
- * the run's own token (`BATON_APPROVAL_TOKEN`), which the service accepts only for this run. The
+ * the run's own token (`BATON_APPROVAL_TOKEN`) and id (header `X-Baton-Run-Id`, so the service
+ * checks the token before it reads the body), which the service accepts only for this run. The
  * service answers within about 20 s (`pending` or the decision); a pending answer, a refused
  * connection or a 5xx (the service restarting) is asked again, with the port re-read from
  * `service.json` (`BATON_SERVICE_STATE`) after a failure. The server exits with claude.
@@ -40,7 +41,10 @@ async function currentUrl(fallback: string): Promise<string> {
   }
 }
 
-/** Asks the service until it decides. A 401/404 (the run is unknown to it) is a denial. */
+/**
+ * Asks the service until it decides. A 401/404 (the run is unknown to it) and a 413 (the input is
+ * over the service's 1 MiB cap) are denials.
+ */
 async function decide(request: { requestId: string; tool: string; input: Record<string, unknown> }): Promise<Decision> {
   const runId = process.env['BATON_APPROVAL_RUN_ID'] ?? '';
   const token = process.env['BATON_APPROVAL_TOKEN'] ?? '';
@@ -49,12 +53,15 @@ async function decide(request: { requestId: string; tool: string; input: Record<
     try {
       const response = await fetch(`${url}/approvals/request`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${token}`, 'x-baton-run-id': runId, 'content-type': 'application/json' },
         body: JSON.stringify({ runId, ...request }),
         signal: AbortSignal.timeout(60_000),
       });
       if (response.status === 401 || response.status === 404) {
         return { behavior: 'deny', message: 'baton does not know this run any more, so the tool call is denied.' };
+      }
+      if (response.status === 413) {
+        return { behavior: 'deny', message: 'This tool call is too large for baton to show for approval, so it is denied.' };
       }
       if (response.ok) {
         const answer = (await response.json()) as { state: string; behavior?: 'allow' | 'deny'; message?: string };

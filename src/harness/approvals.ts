@@ -7,6 +7,8 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../core/clock.js';
 import { formatDurationMs } from '../core/clock.js';
@@ -15,13 +17,16 @@ import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { ApprovalDecision, ApprovalStore } from '../store/approvals-repo.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { ApprovalRow, ButtonJson, RunRow } from '../store/schema.js';
+import type { ApprovalRow, ButtonJson, DocumentJson, RunRow } from '../store/schema.js';
 import { outcomeTarget } from './supervisor.js';
 
 /** Button actions of an approval message; the argument is the approval id. */
 export const APPROVAL_ACTIONS = { allow: 'allow', allow_run: 'allow_run', deny: 'deny' } as const satisfies Record<string, ApprovalDecision>;
 
-/** Longest tool input shown in an approval message, in characters; the rest is cut with a note. */
+/**
+ * Longest tool input shown in an approval message, in characters, where the platform allows more;
+ * the rest is cut with a note and the whole input follows as a file.
+ */
 export const MAX_APPROVAL_INPUT_CHARS = 3000;
 
 /** One permission request, as the permission-prompt server forwards it from claude. */
@@ -56,6 +61,16 @@ export interface ApprovalBrokerDeps {
   longPollMs?: number;
   /** How often a waiting ask looks at the database, in ms. @default 500 */
   pollMs?: number;
+  /**
+   * Where run directories live (`<runsDir>/<run id>`): the whole input of a call too long for one
+   * message is written there as `approval-<id>.txt` (0600) and sent as a file. @default none (cut only)
+   */
+  runsDir?: string;
+  /**
+   * Longest text of one message on a platform, in UTF-16 code units (the adapter's
+   * `maxMessageLength`), or undefined when the platform is not connected. @default none ({@link MAX_APPROVAL_INPUT_CHARS} only)
+   */
+  maxMessageLength?: (platform: string) => number | undefined;
 }
 
 /** A fresh per-run token and its SHA-256 (hex), which the run row keeps. */
@@ -92,38 +107,49 @@ export function describeKind(kind: string): string {
 }
 
 /**
- * The tool call as the owner reads it: the command line for Bash; the file path and a short
- * diff for edits (`-` old, `+` new lines); the path and the first lines for a write; the JSON
- * input otherwise. Cut to {@link MAX_APPROVAL_INPUT_CHARS}.
+ * The tool call as the owner reads it, whole: the command line for Bash; the file path and a
+ * diff for edits (`-` old, `+` new lines); the path and the new lines for a write; the JSON input
+ * otherwise.
  */
-export function describeToolCall(tool: string, input: Record<string, unknown>): string {
+export function toolCallText(tool: string, input: Record<string, unknown>): string {
   const str = (key: string): string | undefined => (typeof input[key] === 'string' ? input[key] : undefined);
   const diff = (oldText: string, newText: string): string =>
     [...oldText.split('\n').map((l) => `- ${l}`), ...newText.split('\n').map((l) => `+ ${l}`)].join('\n');
-  let text: string;
   switch (tool) {
     case 'Bash':
-      text = `$ ${str('command') ?? ''}`;
-      break;
+      return `$ ${str('command') ?? ''}`;
     case 'Write':
-      text = `${str('file_path') ?? '?'}\n${(str('content') ?? '').split('\n').map((l) => `+ ${l}`).join('\n')}`;
-      break;
+      return `${str('file_path') ?? '?'}\n${(str('content') ?? '').split('\n').map((l) => `+ ${l}`).join('\n')}`;
     case 'Edit':
-      text = `${str('file_path') ?? '?'}\n${diff(str('old_string') ?? '', str('new_string') ?? '')}`;
-      break;
+      return `${str('file_path') ?? '?'}\n${diff(str('old_string') ?? '', str('new_string') ?? '')}`;
     case 'MultiEdit': {
       const edits = Array.isArray(input['edits']) ? input['edits'] : [];
-      text = [
+      return [
         str('file_path') ?? '?',
         ...edits.map((e) => (typeof e === 'object' && e !== null ? diff(String((e as Record<string, unknown>)['old_string'] ?? ''), String((e as Record<string, unknown>)['new_string'] ?? '')) : '')),
       ].join('\n');
-      break;
     }
     default:
-      text = JSON.stringify(input, null, 2);
+      return JSON.stringify(input, null, 2);
   }
-  if (text.length <= MAX_APPROVAL_INPUT_CHARS) return text;
-  return `${text.slice(0, MAX_APPROVAL_INPUT_CHARS)}\n… (${text.length - MAX_APPROVAL_INPUT_CHARS} more characters; /runs shows the request)`;
+}
+
+/**
+ * {@link toolCallText} cut to `maxChars` characters, the note included: `… (N more characters;
+ * <where>)`, `where` saying where the whole input is.
+ */
+export function describeToolCall(tool: string, input: Record<string, unknown>, maxChars = MAX_APPROVAL_INPUT_CHARS, where = '/runs shows the request'): string {
+  return cutToolCallText(toolCallText(tool, input), maxChars, where);
+}
+
+function cutToolCallText(text: string, maxChars: number, where: string): string {
+  if (text.length <= maxChars) return text;
+  const note = (cut: number): string => `\n… (${cut} more characters; ${where})`;
+  // The note is counted in the limit, so the message stays within the platform's.
+  let keep = Math.max(0, maxChars - note(text.length).length);
+  // Never split a surrogate pair.
+  if (keep > 0 && /[\ud800-\udbff]/.test(text[keep - 1]!)) keep -= 1;
+  return `${text.slice(0, keep)}${note(text.length - keep)}`;
 }
 
 /** The buttons under an approval message. */
@@ -199,13 +225,7 @@ export class ApprovalBroker {
           return answerOf(allowed, deps.timeoutMs);
         }
       } else {
-        await deps.outbox.send({
-          runId: run.id as RunId,
-          kind: 'approval',
-          target: outcomeTarget(run),
-          body: `[run ${run.id}] claude asks to use ${request.tool}:\n${describeToolCall(request.tool, request.input)}\n\nNo answer within ${waitWords(deps.timeoutMs)} denies it. Allow for this run covers ${describeKind(kind)}.`,
-          buttons: approvalButtons(row.id),
-        });
+        await this.ask(run, row.id, request, kind);
         deps.logger.info({ runId: run.id, approvalId: row.id, tool: request.tool }, 'tool approval asked in chat');
       }
     }
@@ -237,6 +257,40 @@ export class ApprovalBroker {
       if (remaining <= 0 || signal?.aborted) return { state: 'pending' };
       await this.waitForDecision(row.id, Math.min(remaining, deps.pollMs ?? 500), signal);
     }
+  }
+
+  /**
+   * Posts the approval message: the tool and its input, the buttons. An input that would make the
+   * message longer than the platform's limit is cut to fit one message, and the whole input is
+   * written to the run directory and sent as a file after the message (the buttons stay under
+   * the message). A file that cannot be written is logged; the cut message still goes.
+   */
+  private async ask(run: RunRow, approvalId: number, request: ApprovalRequest, kind: string): Promise<void> {
+    const { deps } = this;
+    const header = `[run ${run.id}] claude asks to use ${request.tool}:\n`;
+    const footer = `\n\nNo answer within ${waitWords(deps.timeoutMs)} denies it. Allow for this run covers ${describeKind(kind)}.`;
+    const platformMax = deps.maxMessageLength?.(run.origin.platform);
+    const maxChars = Math.min(MAX_APPROVAL_INPUT_CHARS, platformMax === undefined ? Infinity : Math.max(200, platformMax - header.length - footer.length));
+    const whole = toolCallText(request.tool, request.input);
+    const filename = `approval-${approvalId}.txt`;
+    const documents: DocumentJson[] = [];
+    if (whole.length > maxChars && deps.runsDir) {
+      const path = join(deps.runsDir, run.id, filename);
+      await writeFile(path, whole, { mode: 0o600 })
+        .then(() => chmod(path, 0o600))
+        .then(
+          () => documents.push({ path, filename, use: 'always', caption: `[run ${run.id}] The whole input of this tool call: ${filename}` }),
+          (err: unknown) => deps.logger.warn({ err, runId: run.id, approvalId }, 'could not write the whole tool input; the approval message is cut'),
+        );
+    }
+    await deps.outbox.send({
+      runId: run.id as RunId,
+      kind: 'approval',
+      target: outcomeTarget(run),
+      body: `${header}${cutToolCallText(whole, maxChars, documents.length > 0 ? `the whole input follows as ${filename}` : '/runs shows the request')}${footer}`,
+      buttons: approvalButtons(approvalId),
+      ...(documents.length > 0 ? { documents } : {}),
+    });
   }
 
   /** Every approval of a run, oldest first (for `/runs ID`). */

@@ -5,9 +5,13 @@
  * is answered "owner only" (ephemeral); the owner's stops the run and leaves no process; the same
  * press delivered twice is acted on once. Runs go to the fake codex (`hang` works until stopped).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { access, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
-import { startFakeSlack, type BlockActionsPayload, type FakeSlack } from '../fakes/fake-slack.js';
+import { serviceStatePath } from '../../src/health.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
+import { startFakeSlack, type BlockActionsPayload, type FakeSlack, type PostedMessage } from '../fakes/fake-slack.js';
 import { WAIT_MS, freePort, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
 
 const TOKEN = 'xoxb-e2ebuttons1';
@@ -94,3 +98,87 @@ for (const transport of ['http', 'socket'] as const) {
     });
   });
 }
+
+describe('tool approvals and Redeliver on Slack (the real claude, Socket Mode)', () => {
+  let world: ChatE2E;
+  let slack: FakeSlack;
+  let anthropic: FakeAnthropic;
+
+  beforeAll(async () => {
+    anthropic = await startFakeAnthropic();
+    slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
+    world = await startChatE2E({
+      trust: { slack: { owner: OWNER, guests: [GUEST] } },
+      env: { SLACK_BOT_TOKEN: TOKEN, SLACK_APP_TOKEN: APP_TOKEN, SLACK_API_URL: slack.url },
+      claude: { binDir: inject('claudeBinDir'), anthropicUrl: anthropic.url },
+    });
+    await until(() => slack.sockets() === 1, 'the Socket Mode connection');
+  });
+  afterAll(async () => {
+    await world?.dispose();
+    await slack?.close();
+    await anthropic?.close();
+  });
+
+  /** The buttons under a posted message, as `label → action_id`. */
+  const buttonsOf = (p: PostedMessage): Record<string, string> => {
+    const blocks = JSON.parse(p.args.blocks ?? '[]') as { type: string; elements?: { action_id: string; text: { text: string } }[] }[];
+    return Object.fromEntries(blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements!).map((e) => [e.text.text, e.action_id]));
+  };
+
+  /** Presses `label` under `p` as `user`; resolves with the ephemeral answer. */
+  async function pressOn(p: PostedMessage, label: string, user = OWNER): Promise<string> {
+    const actionId = buttonsOf(p)[label];
+    if (!actionId) throw new Error(`no button ${label} under ${JSON.stringify(p.args.text)}`);
+    const before = slack.ephemerals.length;
+    await slack.deliverInteractiveSocket(slack.press({ channel: CHANNEL, messageTs: p.message.ts, user, actionId }), WAIT_MS);
+    await until(() => slack.ephemerals.slice(before).some((e) => e.args.user === user), `the answer to ${label}`);
+    return slack.ephemerals.slice(before).find((e) => e.args.user === user)!.args.text!;
+  }
+
+  const mention = async (text: string) => {
+    const request = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> ${text}` });
+    await slack.deliverSocket(request, WAIT_MS);
+    return request;
+  };
+
+  it('the HTTP port is open (service.json written) before the channel connects, so a replayed approval run can ask', async () => {
+    // Slack replays stored events as it starts; a claude run they launch needs the port by then.
+    const recorded = await stat(serviceStatePath(world.batonHome));
+    const firstCall = slack.calls.find((c) => c.method === 'auth.test');
+    expect(firstCall).toBeDefined();
+    expect(Math.floor(recorded.mtimeMs)).toBeLessThanOrEqual(firstCall!.atMs);
+  });
+
+  it('shows the command with Allow / Allow for this run / Deny; a guest press changes nothing; Allow runs it', async () => {
+    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch approved.txt' } }, { kind: 'message', text: 'Created approved.txt.' });
+    const request = await mention('/claude approve create approved.txt');
+    const started = await slack.waitForPosted((p) => p.args.thread_ts === request.event.ts && p.args.text!.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.args.text!);
+    const ask = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
+    expect(ask.args.text!.split('\n')[1]).toBe('$ touch approved.txt');
+    expect(Object.keys(buttonsOf(ask))).toEqual(['Allow', 'Allow for this run', 'Deny']);
+    expect(await pressOn(ask, 'Allow', GUEST)).toBe('Only the owner can use these buttons.');
+    expect(await access(join(world.repo, 'approved.txt')).then(() => true, () => false)).toBe(false);
+    expect(await pressOn(ask, 'Allow')).toBe('Allowed.');
+    const done = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(done.args.text).not.toContain('denied');
+    expect(await access(join(world.repo, 'approved.txt')).then(() => true, () => false)).toBe(true);
+  }, 4 * WAIT_MS);
+
+  it('/runs dead letters carry Redeliver, which resends a dead letter once', async () => {
+    // A refusal that will not change: the reply is dead-lettered at once.
+    slack.failNext('chat.postMessage', { error: 'channel_not_found' });
+    const whoami = await mention('/whoami');
+    await until(() => slack.calls.some((c) => c.method === 'chat.postMessage' && c.args.thread_ts === whoami.event.ts), 'the refused reply');
+    const runs = await mention('/runs');
+    const list = await slack.waitForPosted((p) => p.args.thread_ts === runs.event.ts, WAIT_MS);
+    const label = Object.keys(buttonsOf(list)).find((l) => l.startsWith('Redeliver #'));
+    expect(label).toBeDefined();
+    const letter = label!.slice('Redeliver '.length);
+    expect(await pressOn(list, label!)).toBe(`${letter} sent again.`);
+    await slack.waitForPosted((p) => p.args.thread_ts === whoami.event.ts && p.args.text!.startsWith('Your slack user id'), WAIT_MS);
+    expect(await pressOn(list, label!)).toBe(`${letter} is not a dead letter (see /runs for the list).`);
+    expect(slack.posted.filter((p) => p.args.thread_ts === whoami.event.ts)).toHaveLength(1);
+  });
+});

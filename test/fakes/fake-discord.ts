@@ -123,6 +123,13 @@ export interface FakeDiscord {
   press(input: { messageId: string; user: DiscordUser; customId: string }): Record<string, unknown>;
   /** Dispatches an INTERACTION_CREATE payload (again) to every session. */
   dispatchInteraction(interaction: Record<string, unknown>): void;
+  /**
+   * The next interaction callback is accepted (recorded in {@link interactionReplies}) but its HTTP
+   * answer is never sent: the caller waits until its process dies (a kill point a test observes).
+   */
+  holdNextInteractionCallback(): void;
+  /** Calls `listener` at each IDENTIFY with the right token, before READY is sent. */
+  onIdentify(listener: () => void): void;
   /** A user posts a message; dispatched as MESSAGE_CREATE to sessions that may see it. */
   pushMessage(input: PushDiscordMessage): DiscordMessage;
   /** GET requests for attachment URLs (the CDN), in order. */
@@ -169,6 +176,8 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const attachmentDownloads: string[] = [];
   const downloadFaults: DownloadFault[] = [];
   const interactionReplies: InteractionReply[] = [];
+  let holdCallback = false;
+  const identifyListeners: (() => void)[] = [];
   /** Interactions dispatched: token → id, when, whether the callback came. */
   const interactions = new Map<string, { id: string; atMs: number; called: boolean }>();
   let counter = 0n;
@@ -326,6 +335,10 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       const byToken = req.method === 'POST' ? interactionRest(path, body as Record<string, unknown>) : undefined;
       if (byToken) {
         restCalls.push({ method: 'POST', path, atMs: Date.now(), status: byToken.status });
+        if (holdCallback && byToken.status === 204) {
+          holdCallback = false;
+          return;
+        }
         if (byToken.status === 204) {
           res.writeHead(204);
           res.end();
@@ -358,6 +371,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
         const intents = payload.d.intents ?? 0;
         if (options.messageContentAllowed === false && intents & INTENTS.messageContent) return socket.close(4014, 'Disallowed intent(s).');
         identifies.push({ intents });
+        for (const listener of identifyListeners) listener();
         sessions.set(socket, { intents, seq: 0 });
         const guilds = options.guilds ?? [];
         dispatch(socket, 'READY', {
@@ -425,6 +439,10 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       interactions.set(token, { id, atMs: Date.now(), called: false });
       for (const [socket] of sessions) dispatch(socket, 'INTERACTION_CREATE', interaction);
       return interaction;
+    },
+    onIdentify: (listener) => void identifyListeners.push(listener),
+    holdNextInteractionCallback: () => {
+      holdCallback = true;
     },
     dispatchInteraction: (interaction) => {
       for (const [socket] of sessions) dispatch(socket, 'INTERACTION_CREATE', interaction);

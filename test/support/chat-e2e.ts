@@ -8,6 +8,7 @@ import { symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeClaudeConfigDir } from './claude-home.js';
 import { makeCodexHome } from './codex-home.js';
 import { makeTestHome } from './home.js';
 import { startService, type ServiceProcess } from './service.js';
@@ -34,6 +35,13 @@ export interface ChatE2EOptions {
    * instead of the fake codex. @default the fake codex
    */
   realCodex?: { binDirs: string[]; openaiUrl: string };
+  /**
+   * Put the real claude's bin dir on PATH and point it at a fake Anthropic server at
+   * `anthropicUrl` (`claude_config_dir` in the config). @default no claude
+   */
+  claude?: { binDir: string; anthropicUrl: string };
+  /** More lines of the `[harness]` table, e.g. `inactivity_minutes = 1`. @default none */
+  harnessToml?: string;
 }
 
 /** A running world. */
@@ -62,10 +70,11 @@ export async function freePort(): Promise<number> {
 
 /** Writes the config, links the fake codex and starts `baton start`; resolves once it is ready. */
 export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
-  const base = await makeTestHome('baton-chat-e2e-', options.realCodex?.binDirs ?? []);
+  const base = await makeTestHome('baton-chat-e2e-', [...(options.realCodex?.binDirs ?? []), ...(options.claude ? [options.claude.binDir] : [])]);
   const { dir, root, repo, batonHome, bin } = base;
   if (options.realCodex) await makeCodexHome(join(dir, 'codex-home'), options.realCodex.openaiUrl);
   else await symlink(FAKE_CHAT_CODEX, join(bin, 'codex'));
+  const claudeDir = options.claude ? await makeClaudeConfigDir(join(dir, 'claude-config'), options.claude.anthropicUrl) : undefined;
 
   const trust = Object.entries(options.trust).flatMap(([platform, t]) => [
     `[channels.${platform}]`,
@@ -78,6 +87,8 @@ export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
       '[harness]',
       'approved = true',
       `codex_home = ${JSON.stringify(join(dir, 'codex-home'))}`,
+      ...(claudeDir ? [`claude_config_dir = ${JSON.stringify(claudeDir)}`] : []),
+      ...(options.harnessToml ? [options.harnessToml] : []),
       '[workspace]',
       `roots = [${JSON.stringify(root)}]`,
       `default = ${JSON.stringify(repo)}`,

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SlackAdapter } from '../../src/channels/slack/adapter.js';
-import type { InboundInbox, InboundMessage } from '../../src/channels/types.js';
+import type { InboundInbox, InboundMessage, InboundPress } from '../../src/channels/types.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { and, eq } from 'drizzle-orm';
@@ -83,6 +83,45 @@ describe('Slack ack after the inbox write', () => {
     } finally {
       failWrites = false;
       await adapter.stop();
+      await slack.close();
+    }
+  });
+
+  it('a press is stored before Slack has its ack; a press the process never acted on is acted on by the next one, once', async () => {
+    const slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
+    const options = { token: TOKEN, transport: { kind: 'socket' as const, appToken: APP_TOKEN }, apiUrl: slack.url, clock: systemClock, logger: silentLogger(), inbox };
+    // The first process never gets to act on the press (it "dies" while the handling waits).
+    const first = new SlackAdapter({ ...options, presses: () => new Promise<void>(() => undefined) });
+    const acted: InboundPress[] = [];
+    // Claimed as the dispatcher claims, so a replay or redelivery of the same press acts once.
+    const second = new SlackAdapter({
+      ...options,
+      presses: async (press) => {
+        if (!(await store.recordInbound('slack', press.dedupeKey, press.receivedAt, 'unit'))) return;
+        acted.push(press);
+        await store.markInboundHandled('slack', press.dedupeKey);
+      },
+    });
+    try {
+      await first.start(async () => undefined);
+      const sent = await first.send({ chatId: 'D3', text: '[run hr_0123456789ab] started', buttons: [{ label: 'Stop', action: 'stop', arg: 'hr_0123456789ab' }] });
+      const press = slack.press({ channel: 'D3', messageTs: sent.messageId, user: 'U1', actionId: 'baton:stop' });
+      await slack.deliverInteractiveSocket(press, 30_000);
+      expect(await stored(press.trigger_id)).toBe(true);
+      await first.stop();
+
+      await second.start(async () => undefined);
+      await expect.poll(() => acted.length, { timeout: 30_000 }).toBe(1);
+      expect(acted[0]).toMatchObject({ platform: 'slack', dedupeKey: press.trigger_id, chatId: 'D3', messageId: sent.messageId, senderId: 'U1', action: 'stop', arg: 'hr_0123456789ab' });
+      // Slack delivering the same press again acts on nothing.
+      await slack.deliverInteractiveSocket(press, 30_000);
+      const barrier = slack.press({ channel: 'D3', messageTs: sent.messageId, user: 'U1', actionId: 'baton:stop' });
+      await slack.deliverInteractiveSocket(barrier, 30_000);
+      await expect.poll(() => acted.length, { timeout: 30_000 }).toBe(2);
+      expect(acted.map((p) => p.dedupeKey)).toEqual([press.trigger_id, barrier.trigger_id]);
+    } finally {
+      await first.stop();
+      await second.stop();
       await slack.close();
     }
   });

@@ -38,6 +38,8 @@ import {
   normalizeDiscordMessage,
   type DiscordAttachmentLike,
   type DiscordInboxPayload,
+  type DiscordPressPayload,
+  type DiscordStored,
 } from './normalize.js';
 
 /**
@@ -106,7 +108,7 @@ export class DiscordAdapter implements ChannelAdapter {
   private readonly conversations = new ConversationQueue();
   /** Inbox writes, one channel's in arrival order, so a message is stored before the next one of its channel. */
   private readonly storing = new ConversationQueue();
-  private readonly inbox: ChannelInbox<DiscordInboxPayload>;
+  private readonly inbox: ChannelInbox<DiscordStored>;
   /** This bot's user id, from READY. */
   private botId: string | undefined;
   private stopped = false;
@@ -116,7 +118,7 @@ export class DiscordAdapter implements ChannelAdapter {
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.rest = new REST({ ...this.restOptions() }).setToken(options.token);
-    this.inbox = new ChannelInbox<DiscordInboxPayload>({
+    this.inbox = new ChannelInbox<DiscordStored>({
       platform: 'discord',
       inbox: options.inbox,
       logger: options.logger,
@@ -286,45 +288,80 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   /**
-   * One press of a baton button: acknowledged at once with `deferUpdate` (interaction callback type
-   * 6, within Discord's 3 s), then normalized (dedupe key: the interaction id) and handed to the
-   * press handler; the answer is an ephemeral follow-up (`POST /webhooks/{app}/{token}`, flag
-   * EPHEMERAL) only the presser sees. Presses are not stored in the inbox: the dispatcher's claim
-   * by dedupe key keeps a press from acting twice.
+   * One press of a baton button: stored in the inbox (a database write, well within Discord's
+   * 3 s), acknowledged with `deferUpdate` (interaction callback type 6), then handed to
+   * {@link handlePress}. A press stored by a process that died before acting on it is replayed at
+   * the next start, like a message; the dispatcher's claim by dedupe key (the interaction id)
+   * keeps a press from acting twice.
    */
   private async press(interaction: ButtonInteraction): Promise<void> {
     const { logger, clock } = this.options;
+    const stored: DiscordPressPayload = {
+      press: {
+        id: interaction.id,
+        applicationId: interaction.applicationId,
+        token: interaction.token,
+        channelId: interaction.channelId,
+        guildId: interaction.guildId,
+        messageId: interaction.message.id,
+        userId: interaction.user.id,
+        customId: interaction.customId,
+      },
+    };
+    // Discord never delivers the interaction again: a failed write is logged and the press still handled.
+    if (parseDiscordCustomId(interaction.customId)) {
+      await this.inbox.record([{ dedupeKey: interaction.id, receivedAt: clock.now(), payload: stored }]).catch((err: unknown) =>
+        logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord button press; handling it anyway'),
+      );
+    }
     // A failed acknowledgement (the 3 s passed, or this interaction was acknowledged already) is
     // logged and the press still handed on: the dispatcher's claim keeps a duplicate from acting.
     await interaction.deferUpdate().catch((err: unknown) =>
       logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not acknowledge a button press'),
     );
+    await this.handlePress(stored.press);
+  }
+
+  /**
+   * A press, live or replayed, normalized and handed to the press handler; the answer is an
+   * ephemeral follow-up (`POST /webhooks/{application}/{token}`, flag EPHEMERAL) only the presser
+   * sees, sent through REST with the interaction's token, so a replayed press is answered too
+   * while its token is valid.
+   */
+  private async handlePress(press: DiscordPressPayload['press']): Promise<void> {
+    const { logger, clock } = this.options;
     let answered = false;
     const answer = async (text: string): Promise<void> => {
       if (answered) return;
       answered = true;
-      await interaction
-        .followUp({ content: text.slice(0, DISCORD_MAX_MESSAGE_LENGTH), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } })
+      await this.rest
+        .post(Routes.webhook(press.applicationId, press.token), {
+          body: { content: text.slice(0, DISCORD_MAX_MESSAGE_LENGTH), flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
+          auth: false,
+        })
         .catch((err: unknown) => logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not answer a button press'));
     };
-    const parsed = parseDiscordCustomId(interaction.customId);
+    const parsed = parseDiscordCustomId(press.customId);
     const presses = this.options.presses;
     if (!parsed || !presses) {
+      await this.inbox.forget(press.id);
       await answer('This button no longer does anything.');
       return;
     }
-    await presses({
-      platform: 'discord',
-      dedupeKey: interaction.id,
-      chatId: interaction.channelId,
-      messageId: interaction.message.id,
-      senderId: interaction.user.id,
-      isDirect: interaction.guildId === null,
-      action: parsed.action,
-      arg: parsed.arg,
-      receivedAt: clock.now(),
-      answer,
-    });
+    await this.inbox.track(press.id, () =>
+      presses({
+        platform: 'discord',
+        dedupeKey: press.id,
+        chatId: press.channelId,
+        messageId: press.messageId,
+        senderId: press.userId,
+        isDirect: press.guildId === null,
+        action: parsed.action,
+        arg: parsed.arg,
+        receivedAt: clock.now(),
+        answer,
+      }),
+    );
   }
 
   private watch(client: Client): void {
@@ -381,8 +418,9 @@ export class DiscordAdapter implements ChannelAdapter {
     await this.handleInOrder(inbound, stored);
   }
 
-  /** A stored message again (a process died before handling it, or its handling failed on the database). */
-  private redeliver(payload: DiscordInboxPayload): Promise<void> {
+  /** A stored message or press again (a process died before handling it, or its handling failed on the database). */
+  private redeliver(payload: DiscordStored): Promise<void> {
+    if ('press' in payload) return this.handlePress(payload.press);
     const botId = this.botId;
     if (!botId || !this.handler) return Promise.resolve();
     const inbound = normalizeDiscordMessage(payload.message, botId, payload.referenced, this.options.clock.now(), (file) => discordAttachment(file));

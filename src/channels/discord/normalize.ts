@@ -113,9 +113,32 @@ export function discordInboxPayload(message: DiscordMessageLike, referenced: Dis
   };
 }
 
-/** Arrival order of two stored messages: by snowflake id (creation time first), as integers. */
-export function compareDiscordPayloads(a: DiscordInboxPayload, b: DiscordInboxPayload): number {
-  const ai = BigInt(a.message.id);
-  const bi = BigInt(b.message.id);
+/**
+ * What the inbox keeps of a press of a baton button (an INTERACTION_CREATE of a button): enough
+ * to act on it and answer it after a restart, when discord.js no longer has the interaction. The
+ * token answers the interaction through REST for 15 minutes (Discord "Interactions: Followup
+ * Messages").
+ */
+export interface DiscordPressPayload {
+  press: {
+    /** The interaction's id: the press's dedupe key. */
+    id: string;
+    applicationId: string;
+    token: string;
+    channelId: string;
+    guildId: string | null;
+    messageId: string;
+    userId: string;
+    customId: string;
+  };
+}
+
+/** What the Discord inbox keeps: a message or a press. */
+export type DiscordStored = DiscordInboxPayload | DiscordPressPayload;
+
+/** Arrival order of two stored messages or presses: by snowflake id (creation time first), as integers. */
+export function compareDiscordPayloads(a: DiscordStored, b: DiscordStored): number {
+  const ai = BigInt('press' in a ? a.press.id : a.message.id);
+  const bi = BigInt('press' in b ? b.press.id : b.message.id);
   return ai === bi ? 0 : ai < bi ? -1 : 1;
 }

@@ -15,7 +15,7 @@ import { ChannelSendError, type ChannelAdapter, type ChannelState, type Incoming
 import type { ButtonJson } from '../../store/schema.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
-import { compareSlackEnvelopes, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
+import { compareSlackTs, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
 import { decodeSlackText, escapeSlackText } from './text.js';
 
 /** Where Slack serves `url_private_download`. */
@@ -89,7 +89,7 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly conversations = new ConversationQueue();
   private socketRetryMs = SOCKET_RETRY_FIRST_MS;
   private socketRetryTimer: NodeJS.Timeout | undefined;
-  private inbox: ChannelInbox<SlackEventEnvelope> | undefined;
+  private inbox: ChannelInbox<SlackStored> | undefined;
 
   constructor(private readonly options: SlackAdapterOptions) {
     const { transport } = options;
@@ -285,18 +285,19 @@ export class SlackAdapter implements ChannelAdapter {
         }),
       );
     };
-    // Stored events are handed straight to deliver (Bolt's middleware already passed them once).
-    const inbox = new ChannelInbox<SlackEventEnvelope>({ platform: 'slack', inbox: this.options.inbox, logger, redeliver: deliver, compare: compareSlackEnvelopes });
+    // Stored events are handed straight to deliver (Bolt's middleware already passed them once);
+    // stored presses to handlePress, one call per baton button in the payload.
+    const redeliver = async (stored: SlackStored): Promise<void> => {
+      if (!isBlockActions(stored)) return deliver(stored);
+      for (const action of batonActions(stored)) await this.handlePress(stored, action);
+    };
+    const inbox = new ChannelInbox<SlackStored>({ platform: 'slack', inbox: this.options.inbox, logger, redeliver, compare: (a, b) => compareSlackTs(storedTs(a), storedTs(b)) });
     this.inbox = inbox;
     const receiver = inbox.enabled ? new InboxFirstReceiver(transportReceiver, async (body) => {
-      const envelope = body as Partial<SlackEventEnvelope> & { type?: string };
-      if (envelope.type !== 'event_callback' || !envelope.event) return;
-      const message = normalizeSlackEvent(envelope as SlackEventEnvelope, bot, clock.now());
-      // Only what reaches the handler: the app's own and other bots' messages, edits, joins and
-      // channel messages without a mention are never stored (they would be replayed forever).
-      if (!message || message.senderIsBot) return;
+      const entries = inboxEntriesOf(body, bot, clock.now());
+      if (entries.length === 0) return;
       try {
-        await inbox.record([{ dedupeKey: message.dedupeKey, receivedAt: message.receivedAt, payload: envelope }]);
+        await inbox.record(entries);
       } catch (err) {
         // Not acknowledged: Slack delivers the event again (HTTP: up to 3 retries; Socket Mode: again on a connection).
         logger.error({ channel: 'slack', err: describeSlackError(err, this.secrets) }, 'could not store a slack event; not acknowledged, so Slack redelivers it');
@@ -311,6 +312,8 @@ export class SlackAdapter implements ChannelAdapter {
     });
     app.action(new RegExp(`^${SLACK_ACTION_PREFIX}`), async ({ ack, body, action }) => {
       // Slack wants the ack within 3 s ("Handling user interaction"); the press is acted on after.
+      // With an inbox the press is stored by then (InboxFirstReceiver), so a press acknowledged by
+      // a process that dies before acting on it is acted on after the restart.
       await ack();
       await this.handlePress(body as unknown as SlackBlockActions, action as unknown as SlackButtonAction);
     });
@@ -322,18 +325,19 @@ export class SlackAdapter implements ChannelAdapter {
 
   /**
    * One `block_actions` press of a baton button, normalized and handed to the press handler. The
-   * dedupe key is the payload's `trigger_id` (one per user interaction), else the message ts plus
-   * the action's `action_ts`. The answer is an ephemeral message (`chat.postEphemeral`) only the
-   * presser sees, in the message's thread. Presses are not stored in the inbox: the dispatcher's
-   * claim by dedupe key keeps a redelivered press from acting twice, and a press lost with the
-   * process is pressed again by the owner.
+   * dedupe key is {@link slackPressKey}. The answer is an ephemeral message (`chat.postEphemeral`)
+   * only the presser sees, in the message's thread. The press was stored in the inbox before
+   * Slack had its ack (like a message); the dispatcher's claim by dedupe key keeps a redelivered
+   * or replayed press from acting twice.
    */
   private async handlePress(body: SlackBlockActions, action: SlackButtonAction): Promise<void> {
     const { logger, clock } = this.options;
     const channel = body.channel?.id ?? body.container?.channel_id;
     const messageTs = body.container?.message_ts ?? body.message?.ts;
     const user = body.user?.id;
-    if (!channel || !messageTs || !user) return;
+    const dedupeKey = slackPressKey(body, action);
+    // Not under a message baton can answer in (a modal, a stray payload): never acted on, so not kept.
+    if (!channel || !messageTs || !user) return this.inbox?.forget(dedupeKey);
     const threadTs = body.message?.thread_ts;
     let answered = false;
     const answer = async (text: string): Promise<void> => {
@@ -345,12 +349,13 @@ export class SlackAdapter implements ChannelAdapter {
     };
     const presses = this.options.presses;
     if (!presses || !action.action_id.startsWith(SLACK_ACTION_PREFIX)) {
+      await this.inbox?.forget(dedupeKey);
       await answer('This button no longer does anything.');
       return;
     }
-    await presses({
-      platform: 'slack',
-      dedupeKey: body.trigger_id ?? `${messageTs}:${action.action_ts ?? ''}`,
+    const press = {
+      platform: 'slack' as const,
+      dedupeKey,
       chatId: channel,
       ...(threadTs ? { threadId: threadTs } : {}),
       messageId: messageTs,
@@ -360,7 +365,8 @@ export class SlackAdapter implements ChannelAdapter {
       arg: action.value ?? '',
       receivedAt: clock.now(),
       answer,
-    });
+    };
+    await (this.inbox ? this.inbox.track(dedupeKey, () => presses(press)) : presses(press));
   }
 
   /** Keeps Socket Mode connected: on every disconnect, reconnect with backoff and mirror the state. */
@@ -464,11 +470,52 @@ class InboxFirstReceiver implements Receiver {
 
 /** The parts of a Slack `block_actions` payload baton reads (Slack "block_actions payloads"). */
 interface SlackBlockActions {
+  type: 'block_actions';
   trigger_id?: string;
+  actions?: SlackButtonAction[];
   user?: { id?: string };
   channel?: { id?: string };
   container?: { channel_id?: string; message_ts?: string };
   message?: { ts?: string; thread_ts?: string };
+}
+
+/** What the Slack inbox keeps: an Events API envelope, or a `block_actions` payload (a press). */
+type SlackStored = SlackEventEnvelope | SlackBlockActions;
+
+function isBlockActions(stored: SlackStored): stored is SlackBlockActions {
+  return (stored as { type?: string }).type === 'block_actions';
+}
+
+/** The pressed baton buttons of a payload (one in practice: a press is one button). */
+function batonActions(body: SlackBlockActions): SlackButtonAction[] {
+  return (body.actions ?? []).filter((a) => typeof a.action_id === 'string' && a.action_id.startsWith(SLACK_ACTION_PREFIX));
+}
+
+/** Arrival time of a stored event or press, as a Slack ts (the message's, or the action's `action_ts`). */
+function storedTs(stored: SlackStored): string {
+  return isBlockActions(stored) ? (stored.actions?.[0]?.action_ts ?? '0') : stored.event.ts;
+}
+
+/** The dedupe key of a press: the payload's `trigger_id` (one per user interaction), else the message ts plus the action's `action_ts`. */
+function slackPressKey(body: SlackBlockActions, action: SlackButtonAction): string {
+  return body.trigger_id ?? `${body.container?.message_ts ?? body.message?.ts ?? ''}:${action.action_ts ?? ''}`;
+}
+
+/**
+ * What of a received Slack body goes to the inbox before Slack is acknowledged: a message meant
+ * for baton (the app's own and other bots' messages, edits, joins and channel messages without a
+ * mention are never stored: they would be replayed forever), or a press of a baton button.
+ */
+function inboxEntriesOf(body: ReceiverEvent['body'], bot: SlackBotIdentity, now: Date): { dedupeKey: string; receivedAt: Date; payload: unknown }[] {
+  const typed = body as { type?: string; event?: unknown };
+  if (typed.type === 'block_actions') {
+    const payload = body as unknown as SlackBlockActions;
+    return batonActions(payload).map((action) => ({ dedupeKey: slackPressKey(payload, action), receivedAt: now, payload }));
+  }
+  if (typed.type !== 'event_callback' || !typed.event) return [];
+  const message = normalizeSlackEvent(body as unknown as SlackEventEnvelope, bot, now);
+  if (!message || message.senderIsBot) return [];
+  return [{ dedupeKey: message.dedupeKey, receivedAt: message.receivedAt, payload: body }];
 }
 
 /** One pressed button element of a `block_actions` payload. */

@@ -59,12 +59,17 @@ export function slackDedupeKey(event: Pick<SlackMessageEvent, 'channel' | 'ts'>)
  * integers; a JavaScript number would round the 16 digits).
  */
 export function compareSlackEnvelopes(a: SlackEventEnvelope, b: SlackEventEnvelope): number {
+  return compareSlackTs(a.event.ts, b.event.ts);
+}
+
+/** Order of two Slack timestamps (`seconds.micros`), as integers; a malformed one sorts first. */
+export function compareSlackTs(a: string, b: string): number {
   const parts = (ts: string): [bigint, bigint] => {
     const [seconds = '0', micros = '0'] = ts.split('.');
     return /^\d+$/.test(seconds) && /^\d*$/.test(micros) ? [BigInt(seconds), BigInt(micros.padEnd(6, '0') || '0')] : [0n, 0n];
   };
-  const [as, am] = parts(a.event.ts);
-  const [bs, bm] = parts(b.event.ts);
+  const [as, am] = parts(a);
+  const [bs, bm] = parts(b);
   return as !== bs ? (as < bs ? -1 : 1) : am === bm ? 0 : am < bm ? -1 : 1;
 }
 
