@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { hostname } from 'node:os';
+import { splitNodeTarget } from '../fleet/route.js';
 import { CHANNEL_PLATFORMS, type ChannelPlatform, type ConfigFile, type VendorName } from './schema.js';
 
 const MS_PER_SECOND = 1000;
@@ -216,7 +217,8 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       heartbeatMs: file.node.heartbeat_seconds * MS_PER_SECOND,
       deadAfterMs: file.node.dead_after_seconds * MS_PER_SECOND,
     },
-    projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, resolvePath(p)])),
+    // `node:path` names another node's directory (issue #16 item 3): that node resolves it.
+    projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)])),
     channels,
   };
 }
