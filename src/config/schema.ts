@@ -163,7 +163,7 @@ const nodeSection = z.strictObject({
 const projectsSection = documented(
   z.record(z.string().regex(PROJECT_ALIAS_PATTERN), pathString).default({}),
   'path',
-  'An alias usable as in:NAME or /use NAME, mapped to a directory; names start with a letter or digit, then letters, digits, "_", "." or "-".',
+  'An alias usable as in:NAME or /use NAME, mapped to a directory; names start with a letter or digit, then letters, digits, "_", "." or "-". "NODE:PATH" (e.g. "buildbox:~/code/app") names a directory on another node of the fleet, which resolves PATH against its own roots and home.',
 );
 
 const channelSection = z.strictObject({

@@ -786,7 +786,15 @@ Reason: ${err.code}`;
   }
 
   private async use(target: string, message: InboundMessage): Promise<string> {
-    const workspace = await resolveWorkspace(target, undefined, this.workspaceSettings());
+    // A directory of another node (issue #16 item 3) is kept as `node:path`; that node checks it
+    // at each launch.
+    const route = await this.routeOf(undefined, target);
+    if (route.kind === 'remote') {
+      const remote = `${route.node}:${route.path}`;
+      await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, remote, this.deps.clock.now());
+      return `Runs in this conversation now default to ${remote} (on node ${route.node}, which checks the directory at each launch).`;
+    }
+    const workspace = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
     await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, workspace.cwd, this.deps.clock.now());
     return `Runs in this conversation now default to ${workspace.cwd}.`;
   }
