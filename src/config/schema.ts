@@ -158,6 +158,8 @@ const nodeSection = z.strictObject({
     'How often this node writes its heartbeat to the database.'),
   dead_after_seconds: documented(int(3, 3600).default(20), 'integer seconds, 3 to 3600',
     'A node whose last heartbeat is older than this is shown as dead.'),
+  fleet_max_active: documented(int(0, 1000).default(0), 'integer, 0 to 1000',
+    'Most coding runs active at once across all nodes sharing the database, checked by this node whenever it starts one (beside its own [harness] max_active); 0: no fleet-wide cap. Give every node the same value.'),
 });
 
 const projectsSection = documented(

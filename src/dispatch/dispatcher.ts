@@ -491,7 +491,7 @@ export class Dispatcher {
           ...(place ? {} : { buttons: [{ label: 'Stop', action: 'stop', arg: runId }] }),
           body: place ? queuedText(startedBody, place) : startedBody,
         }),
-        harness.maxActive,
+        { node: harness.maxActive, fleet: deps.config.node.fleetMaxActive },
         now,
         { platform: message.platform, dedupeKey: message.dedupeKey },
         // A run that asks for approvals is never queued: its approval token is kept only in memory.
@@ -693,7 +693,7 @@ Reason: ${err.code}`;
       // Before the gate below: a node that cannot run them refuses runs routed to it.
       if (deps.fleet) await this.prepareRouted();
       if (!deps.config.harness.enabled || !deps.config.harness.approved) return;
-      claimed = await deps.store.claimQueued(deps.config.harness.maxActive, deps.supervisor.supervisorId, deps.fleet?.name);
+      claimed = await deps.store.claimQueued({ node: deps.config.harness.maxActive, fleet: deps.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name);
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
       return;

@@ -68,6 +68,17 @@ export interface QueuePlace {
   ahead: number;
 }
 
+/**
+ * The `max_active` caps a start must respect: this node's (`[harness] max_active`, counting the
+ * runs of the node) and, optionally, the fleet's (`[node] fleet_max_active`, counting every
+ * active run in the database). A plain number is the node's cap alone.
+ */
+export type ActiveLimits = number | { node: number; fleet?: number | undefined };
+
+function limitsOf(limits: ActiveLimits): { node: number; fleet: number | undefined } {
+  return typeof limits === 'number' ? { node: limits, fleet: undefined } : { node: limits.node, fleet: limits.fleet };
+}
+
 /** How {@link RunStore.createRun} queues a run it cannot start now (issue #17). */
 export interface QueuePolicy {
   /** Most queued runs one conversation may have (`[harness] max_queued`). */
@@ -247,11 +258,12 @@ export class RunStore {
   async createRun(
     run: NewRunRow,
     started: NewDelivery | ((place: QueuePlace | undefined) => NewDelivery),
-    maxActive: number,
+    limits: ActiveLimits,
     now: Date,
     inbound?: InboundKey,
     queue?: QueuePolicy,
   ): Promise<DeliveryRow & { queued?: QueuePlace }> {
+    const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     try {
       return await this.db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
@@ -265,9 +277,9 @@ export class RunStore {
           .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
         // max_active counts this node's runs (issue #16 item 3); the worktree lock is global.
         const [mineActive] = run.node ? await tx.select({ n: sql<number>`count(*)::int` }).from(runs).where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), onNode(run.node))) : [undefined];
-        if (gates && mineActive) gates.active = mineActive.n;
+        const fleetFull = fleetMaxActive !== undefined && (gates?.active ?? 0) >= fleetMaxActive;
         const busy = gates?.busyId ? [{ id: gates.busyId }] : [];
-        const full = (gates?.active ?? 0) >= maxActive;
+        const full = (mineActive?.n ?? gates?.active ?? 0) >= maxActive || fleetFull;
         const waiting = queue
           ? await tx.select({ id: runs.id, worktreeRoot: runs.worktreeRoot }).from(runs).where(and(eq(runs.status, 'queued'), run.node ? onNode(run.node) : undefined)).orderBy(runs.createdAt)
           : [];
@@ -276,7 +288,7 @@ export class RunStore {
         if (busy[0] || full || sameRoot.length > 0) {
           if (!queue) {
             if (busy[0]) throw worktreeBusy(run.worktreeRoot, busy[0].id);
-            throw maxActiveError(maxActive);
+            throw fleetFull ? fleetMaxActiveError(fleetMaxActive) : maxActiveError(maxActive);
           }
           const origin = run.origin;
           const [mine] = await tx
@@ -419,7 +431,8 @@ export class RunStore {
    *
    * @returns the claimed runs, each with its `launch`.
    */
-  async claimQueued(maxActive: number, supervisor: string, node?: string): Promise<RunRow[]> {
+  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string): Promise<RunRow[]> {
+    const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
       const active = await tx
@@ -437,9 +450,10 @@ export class RunStore {
         .orderBy(runs.createdAt);
       const busyRoots = new Set(active.map((a) => a.worktreeRoot));
       let count = node ? active.filter((a) => a.node === node || a.node === null).length : active.length;
+      let fleetCount = active.length;
       const claimed: RunRow[] = [];
       for (const run of queued) {
-        if (count >= maxActive) break;
+        if (count >= maxActive || (fleetMaxActive !== undefined && fleetCount >= fleetMaxActive)) break;
         if (busyRoots.has(run.worktreeRoot)) continue;
         busyRoots.add(run.worktreeRoot);
         const [row] = await tx
@@ -450,6 +464,7 @@ export class RunStore {
         if (row) {
           claimed.push(row);
           count += 1;
+          fleetCount += 1;
         }
       }
       return claimed;
@@ -913,6 +928,14 @@ function maxActiveError(maxActive: number): BatonError {
     'max_active',
     `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
       'Wait for one to finish, /cancel one, or raise [harness] max_active and restart.',
+  );
+}
+
+function fleetMaxActiveError(fleetMaxActive: number): BatonError {
+  return new BatonError(
+    'max_active',
+    `${fleetMaxActive} coding run${fleetMaxActive === 1 ? ' is' : 's are'} already active across the fleet (fleet_max_active = ${fleetMaxActive}). ` +
+      'Wait for one to finish, /cancel one, or raise [node] fleet_max_active on every node and restart them.',
   );
 }
 

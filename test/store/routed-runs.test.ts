@@ -103,6 +103,29 @@ describe(`routed runs on ${testEngine}`, () => {
     await store.finishRun(sameRoot.id, { status: 'completed', reason: null, endedAt: now }, done(sameRoot), now);
   });
 
+  it('[node] fleet_max_active caps the active runs of all nodes together', async () => {
+    const onAlpha = newRun({ node: 'alpha', worktreeRoot: '/f/1', cwd: '/f/1' });
+    await store.createRun(onAlpha, started(onAlpha.id), { node: 5, fleet: 2 }, now);
+    const routedRun = routed('gamma', '/f/2');
+    await store.createRoutedRun(routedRun, started(routedRun.id), 5, now);
+    await store.placeRouted(routedRun.id, { cwd: '/f/2', worktreeRoot: '/f/2', branch: null, sourceRoot: null });
+    // gamma has room for 5 of its own, but the fleet has room for one more only.
+    const other = routed('gamma', '/f/3');
+    await store.createRoutedRun(other, started(other.id), 5, now);
+    await store.placeRouted(other.id, { cwd: '/f/3', worktreeRoot: '/f/3', branch: null, sourceRoot: null });
+    expect((await store.claimQueued({ node: 5, fleet: 2 }, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([routedRun.id]);
+    const third = newRun({ node: 'alpha', worktreeRoot: '/f/4', cwd: '/f/4' });
+    await expect(store.createRun(third, started(third.id), { node: 5, fleet: 2 }, now)).rejects.toMatchObject({
+      code: 'max_active',
+      message: expect.stringContaining('already active across the fleet (fleet_max_active = 2)'),
+    });
+    // Without a fleet cap the same start passes.
+    await store.createRun(third, started(third.id), 5, now);
+    for (const r of [onAlpha, routedRun, third]) await store.finishRun(r.id, { status: 'completed', reason: null, endedAt: now }, done(r), now);
+    expect((await store.claimQueued({ node: 5, fleet: 2 }, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([other.id]);
+    await store.finishRun(other.id, { status: 'completed', reason: null, endedAt: now }, done(other), now);
+  });
+
   it('a routed run the node refuses ends failed with its reason and outcome; a cancelled one is not refused again', async () => {
     const run = routed('gamma', '/etc');
     await store.createRoutedRun(run, started(run.id), 5, now);
