@@ -368,6 +368,11 @@ export class RunStore {
     });
   }
 
+  /** Runs waiting `queued` for node `node` (routed there, or queued there for a slot), oldest first. */
+  async queuedFor(node: string): Promise<RunRow[]> {
+    return this.db.select().from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node))).orderBy(runs.createdAt);
+  }
+
   /** True when a run waits `queued` for node `node` (a cheap poll before {@link claimQueued}). */
   async hasQueuedFor(node: string): Promise<boolean> {
     const rows = await this.db.select({ id: runs.id }).from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node))).limit(1);
@@ -399,17 +404,18 @@ export class RunStore {
   }
 
   /**
-   * Ends a queued run that cannot start (a routed run whose directory its node refuses) as
-   * `failed` with `reason` (a {@link BatonError} code), with its outcome message, in one
-   * transaction.
+   * Ends a queued run that cannot start as `status` (default `failed`) with `reason`, with its
+   * outcome message, in one transaction: a routed run whose directory its node refuses (`failed`,
+   * a {@link BatonError} code), a run waiting for a node that was lost (`interrupted`,
+   * `node_lost`).
    *
    * @returns the outcome delivery, or null when the run was no longer queued.
    */
-  async refuseQueued(id: string, reason: string, errorMessage: string, outcome: NewDelivery, now: Date): Promise<DeliveryRow | null> {
+  async refuseQueued(id: string, reason: string, errorMessage: string, outcome: NewDelivery, now: Date, status: 'failed' | 'interrupted' = 'failed'): Promise<DeliveryRow | null> {
     return this.db.transaction(async (tx) => {
       const ended = await tx
         .update(runs)
-        .set({ status: 'failed', reason, errorMessage, endedAt: now, launch: null })
+        .set({ status, reason, errorMessage, endedAt: now, launch: null })
         .where(and(eq(runs.id, id), eq(runs.status, 'queued')))
         .returning({ id: runs.id });
       if (ended.length === 0) return null;
