@@ -40,6 +40,7 @@ import { sweepArtifacts } from './harness/retention.js';
 import { pruneWorktrees } from './harness/worktrees.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import { DatabaseLease, leaseKey } from './fleet/lease.js';
+import { RUNS_CHANNEL } from './store/runs-repo.js';
 import { describeNodes, NodeRegistry } from './fleet/nodes.js';
 import { reconcileLostNodes, stopLeftoversOfLostRuns } from './fleet/node-loss.js';
 import { askReport } from './cli/ask.js';
@@ -160,6 +161,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     logger,
     doctor: async () => formatDoctorTable(await report()),
     nodes: async () => (fleet ? describeNodes(await fleet.list()) : []),
+    fleet: { name: config.node.name, list: async () => (fleet ? fleet.list() : []) },
     // Under systemd a database that is still starting (or briefly away) is waited for here, one
     // line per attempt in the journal, rather than a restart loop (issue #18 item 10).
     openRetry: { say: (line) => console.error(line), nowMs: () => clock.nowMs() },
@@ -238,6 +240,24 @@ export async function startService(options: StartOptions): Promise<Service> {
       .catch((err: unknown) => logger.error({ err }, 'reconciling lost nodes failed'));
   }, Math.max(1_000, config.node.heartbeatMs));
   nodeLossTimer.unref();
+  // Runs other nodes route here (issue #16 item 3): woken by NOTIFY at once, and found by a poll
+  // every heartbeat when a notification is missed (or on a database without LISTEN).
+  const wakeForRoutedRuns = (payload: string): void => {
+    if (payload === registry.name) void dispatcher.startQueued();
+  };
+  const unlisten = database.listen
+    ? await database.listen(RUNS_CHANNEL, wakeForRoutedRuns).catch((err: unknown) => {
+      logger.warn({ err }, 'could not LISTEN for routed runs; polling for them every heartbeat instead');
+      return undefined;
+    })
+    : undefined;
+  const routedTimer = setInterval(() => {
+    store
+      .hasQueuedFor(registry.name)
+      .then((waiting) => (waiting ? dispatcher.startQueued() : undefined))
+      .catch((err: unknown) => logger.warn({ err }, 'could not look for runs routed to this node'));
+  }, Math.max(1_000, config.node.heartbeatMs));
+  routedTimer.unref();
 
   // `baton runs|cancel|stop` reach this process through the health server when embedded PGlite
   // keeps the database to it; their answers come back through a terminal conversation per call.
@@ -330,6 +350,8 @@ export async function startService(options: StartOptions): Promise<Service> {
   } catch (err) {
     // e.g. BATON_HTTP_PORT taken: release what started so the process exits with one clear line.
     clearInterval(nodeLossTimer);
+    clearInterval(routedTimer);
+    await unlisten?.().catch(() => undefined);
     clearInterval(reconcileTimer);
     clearInterval(sweepTimer);
     await supervisor.shutdown();
@@ -427,6 +449,8 @@ export async function startService(options: StartOptions): Promise<Service> {
       stopping ??= (async () => {
         await health.close();
         clearInterval(nodeLossTimer);
+        clearInterval(routedTimer);
+        await unlisten?.().catch((err: unknown) => logger.warn({ err }, 'could not end the LISTEN for routed runs'));
         clearInterval(reconcileTimer);
         clearInterval(sweepTimer);
         await channels.stop();

@@ -55,6 +55,8 @@ export interface RuntimeInputs {
   doctor?: () => Promise<string>;
   /** The fleet's nodes for `/runs`; absent outside the service. */
   nodes?: () => Promise<string[]>;
+  /** This node of the fleet, for routing launches (issue #16 item 3); absent outside the service. */
+  fleet?: DispatcherDeps['fleet'];
   /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
   configPerCommand?: boolean;
   /**
@@ -188,6 +190,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     worktreesDir: join(inputs.batonHome, 'worktrees'),
     ...(inputs.doctor ? { doctor: inputs.doctor } : {}),
     ...(inputs.nodes ? { nodes: inputs.nodes } : {}),
+    ...(inputs.fleet ? { fleet: inputs.fleet } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
     ...(inputs.liveConfig ? { liveConfig: inputs.liveConfig } : {}),
     ...(inputs.restartHow ? { restartHow: inputs.restartHow } : {}),

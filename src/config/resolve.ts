@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { hostname } from 'node:os';
+import { splitNodeTarget } from '../fleet/route.js';
 import { CHANNEL_PLATFORMS, type ChannelPlatform, type ConfigFile, type VendorName } from './schema.js';
 
 const MS_PER_SECOND = 1000;
@@ -100,6 +101,8 @@ export interface NodeConfig {
   readonly heartbeatMs: number;
   /** A node whose heartbeat is older than this is dead, in ms. */
   readonly deadAfterMs: number;
+  /** Most active runs across the fleet this node lets start; undefined: no fleet-wide cap. */
+  readonly fleetMaxActive: number | undefined;
 }
 
 /** Who may do what on one platform (PRODUCT.md §4). */
@@ -215,8 +218,10 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       name: file.node.name ?? hostname(),
       heartbeatMs: file.node.heartbeat_seconds * MS_PER_SECOND,
       deadAfterMs: file.node.dead_after_seconds * MS_PER_SECOND,
+      fleetMaxActive: file.node.fleet_max_active === 0 ? undefined : file.node.fleet_max_active,
     },
-    projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, resolvePath(p)])),
+    // `node:path` names another node's directory (issue #16 item 3): that node resolves it.
+    projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)])),
     channels,
   };
 }

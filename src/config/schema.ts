@@ -158,12 +158,14 @@ const nodeSection = z.strictObject({
     'How often this node writes its heartbeat to the database.'),
   dead_after_seconds: documented(int(3, 3600).default(20), 'integer seconds, 3 to 3600',
     'A node whose last heartbeat is older than this is shown as dead.'),
+  fleet_max_active: documented(int(0, 1000).default(0), 'integer, 0 to 1000',
+    'Most coding runs active at once across all nodes sharing the database, checked by this node whenever it starts one (beside its own [harness] max_active); 0: no fleet-wide cap. Give every node the same value.'),
 });
 
 const projectsSection = documented(
   z.record(z.string().regex(PROJECT_ALIAS_PATTERN), pathString).default({}),
   'path',
-  'An alias usable as in:NAME or /use NAME, mapped to a directory; names start with a letter or digit, then letters, digits, "_", "." or "-".',
+  'An alias usable as in:NAME or /use NAME, mapped to a directory; names start with a letter or digit, then letters, digits, "_", "." or "-". "NODE:PATH" (e.g. "buildbox:~/code/app") names a directory on another node of the fleet, which resolves PATH against its own roots and home.',
 );
 
 const channelSection = z.strictObject({

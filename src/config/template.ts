@@ -109,11 +109,16 @@ worktree_retention_days = 7
 # How often this node writes its heartbeat, and when a silent node counts as dead, in seconds.
 heartbeat_seconds = 5
 dead_after_seconds = 20
+# Most runs active at once across every node sharing the database (beside each node's own
+# [harness] max_active); 0: no fleet-wide cap. Give every node the same value.
+fleet_max_active = 0
 
 [projects]
 # Aliases usable as in:NAME or /use NAME. A name starts with a letter or digit, then
-# letters, digits, "_", "." or "-".
+# letters, digits, "_", "." or "-". "NODE:PATH" names a directory on another node of the
+# fleet (that node resolves PATH, "~" being its home).
 # app = "~/code/app"
+# lib = "buildbox:~/code/lib"
 
 # Who may use the bot, per platform. The owner launches and stops runs; guests listed in
 # allowed_user_ids may only read (/runs, /help, /whoami). If owner_user_id is absent and

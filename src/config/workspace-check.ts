@@ -6,6 +6,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { BatonConfig } from './resolve.js';
+import { splitNodeTarget } from '../fleet/route.js';
 
 /** The real path of an existing directory, or why not (`missing` / `not a directory`). */
 async function directory(dir: string): Promise<{ real: string } | { problem: string }> {
@@ -46,6 +47,7 @@ export async function workspaceWarnings(config: Pick<BatonConfig, 'workspace' | 
     }
   };
   if (config.workspace.defaultCwd !== undefined) await target('[workspace] default', config.workspace.defaultCwd, 'point it at a checkout inside a root');
-  for (const [alias, dir] of config.projects) await target(`[projects] ${alias} =`, dir, `point ${alias} at a checkout inside a root`);
+  // An alias naming a node (`buildbox:~/code/app`) points at that node's disk: it checks it.
+  for (const [alias, dir] of config.projects) if (!splitNodeTarget(dir)) await target(`[projects] ${alias} =`, dir, `point ${alias} at a checkout inside a root`);
   return warnings;
 }

@@ -47,6 +47,9 @@ export type ErrorCode =
   | 'git_failed'
   | 'worktree_refused'
   | 'queue_full'
+  // fleet (issue #16)
+  | 'node_unknown'
+  | 'node_unavailable'
   // channels
   | 'channel_refused'
   | 'channel_network'

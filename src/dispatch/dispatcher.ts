@@ -17,6 +17,8 @@ import { cachedStorageGate } from '../harness/storage.js';
 import { resolveWorkspace } from '../harness/workspace.js';
 import { addRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
+import type { NodeView } from '../fleet/nodes.js';
+import { routeLaunch, type Route } from '../fleet/route.js';
 import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
 import type { LaunchRequest } from '../harness/vendors/types.js';
 import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, type Command, type LaunchOptions } from './command.js';
@@ -82,6 +84,12 @@ export interface DispatcherDeps {
   doctor?: () => Promise<string>;
   /** One line per node of the fleet sharing this database, for `/runs` (issue #16). @default none */
   nodes?: () => Promise<string[]>;
+  /**
+   * This node of the fleet (issue #16 item 3): its name and the `nodes` table. With it, a launch
+   * whose target is on another node is routed there, and queued runs are claimed by node name.
+   * @default none: every launch runs here (`baton ask`, tests)
+   */
+  fleet?: { name: string; list(): Promise<NodeView[]> };
   newRunId?: () => RunId;
   /**
    * True where the config is read anew for every command (`baton ask`): a refusal's fix then
@@ -137,7 +145,7 @@ export class Dispatcher {
   }
 
   constructor(private readonly deps: DispatcherDeps) {
-    const { harness } = deps.config;
+    const { harness } = this.config;
     this.storageGate = cachedStorageGate(
       deps.runsDir,
       { artifactQuotaBytes: harness.artifactQuotaBytes, minFreeBytes: harness.minFreeBytes },
@@ -418,11 +426,14 @@ export class Dispatcher {
       );
     }
     const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
+    const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
+    const conversationDefault = await deps.store.conversationDefault(conversation);
+    const route = await this.routeOf(parent, options.in ?? conversationDefault ?? this.config.workspace.defaultCwd);
+    if (route.kind === 'remote') return this.launchRemote(route, vendor, options, task, message, parent);
     if (!deps.vendors.has(vendor)) {
       throw new BatonError('vendor_missing', `The ${vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
     }
-    const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
-    const resolved = await resolveWorkspace(parent ? parent.cwd : options.in, await deps.store.conversationDefault(conversation), this.workspaceSettings());
+    const resolved = await resolveWorkspace(parent ? parent.cwd : route.target, conversationDefault, this.workspaceSettings());
     const model = options.model ?? parent?.options.model;
     let posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
@@ -471,8 +482,9 @@ export class Dispatcher {
       sourceRoot,
       options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...(approve ? { approve: true } : {}), ...caps },
       ...(approvalToken ? { approvalTokenSha256: approvalToken.sha256 } : {}),
-      origin: { ...target, senderId: message.senderId, messageId: message.messageId },
+      origin: { ...target, senderId: message.senderId, messageId: message.messageId, ...(deps.fleet ? { node: deps.fleet.name } : {}) },
       supervisor: deps.supervisor.supervisorId,
+      ...(deps.fleet ? { node: deps.fleet.name } : {}),
       createdAt: now,
     };
     const request: LaunchRequest = {
@@ -497,7 +509,7 @@ export class Dispatcher {
           ...(place ? {} : { buttons: [{ label: 'Stop', action: 'stop', arg: runId }] }),
           body: place ? queuedText(startedBody, place) : startedBody,
         }),
-        harness.maxActive,
+        { node: harness.maxActive, fleet: this.config.node.fleetMaxActive },
         now,
         { platform: message.platform, dedupeKey: message.dedupeKey },
         // A run that asks for approvals is never queued: its approval token is kept only in memory.
@@ -523,6 +535,148 @@ export class Dispatcher {
   }
 
   /**
+   * Where a launch runs (issue #16 item 3): a resume goes to its parent's node; anything else by
+   * {@link routeLaunch}. Without a fleet (`baton ask`) everything runs here.
+   *
+   * @throws BatonError `node_unknown`, `node_unavailable`.
+   */
+  private async routeOf(parent: RunRow | undefined, target: string | undefined): Promise<Route> {
+    const { fleet, config } = this.deps;
+    if (!fleet) return { kind: 'local', target };
+    if (parent) {
+      if (!parent.node || parent.node === fleet.name) return { kind: 'local', target: parent.cwd };
+      return routeLaunch(`${parent.node}:${parent.cwd}`, { self: fleet.name, roots: config.workspace.roots, projects: config.projects, nodes: await fleet.list() });
+    }
+    // Reading the nodes costs a query: only for a target that may be elsewhere.
+    const expanded = target === undefined ? undefined : (config.projects.get(target) ?? target);
+    if (expanded === undefined || (!expanded.startsWith('/') && !/^[A-Za-z0-9][A-Za-z0-9_.-]*:/.test(expanded))) return { kind: 'local', target };
+    return routeLaunch(target, { self: fleet.name, roots: config.workspace.roots, projects: config.projects, nodes: await fleet.list() });
+  }
+
+  /**
+   * A launch for another node (issue #16 item 3): written `queued` for that node with what it
+   * starts with; nothing here touches the disk the run will use. The owning node resolves the
+   * directory against its own roots, makes the worktree and claims the run within its
+   * `max_active` ({@link startQueued}), or ends it `failed` with the reason.
+   *
+   * Tool approvals and images are refused: an approval token lives only in the memory of the
+   * process that spawns, and an image is a file on this node's disk. Text files travel inline in
+   * the prompt.
+   *
+   * @throws BatonError `approvals_unavailable`, `attachment_refused`, `queue_full`, `duplicate_inbound`.
+   */
+  private async launchRemote(route: Extract<Route, { kind: 'remote' }>, vendor: VendorName, options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
+    const { deps } = this;
+    const { harness } = this.config;
+    const approve = vendor === 'claude' && (options.approve === true || parent?.options.approve === true || options.posture === 'default' || options.posture === 'manual');
+    if (approve || (options.approve && vendor === 'codex')) {
+      throw new BatonError(
+        'approvals_unavailable',
+        vendor === 'codex' ? APPROVE_CODEX : `Tool approvals are not available for runs on another node (${route.node}) yet. Launch without approve (or in another mode), or on this node.`,
+      );
+    }
+    const model = options.model ?? parent?.options.model;
+    const posture = options.posture ?? parent?.options.sandbox;
+    if (posture !== undefined) assertPosture(vendor, posture);
+    const caps = runCaps(vendor, options, harness, parent);
+    if (parent && !parent.vendorSessionId) {
+      throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
+    }
+    const runId = (deps.newRunId ?? newRunId)();
+    const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
+    const scratch = join(deps.runsDir, runId);
+    const attachments = incoming.length
+      ? await storeAttachments(incoming, join(scratch, 'attachments'), { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }).finally(() => rm(scratch, { recursive: true, force: true }))
+      : [];
+    if (attachments.some((a) => a.kind === 'image')) {
+      throw new BatonError('attachment_refused', `Images cannot go to a run on another node (${route.node}) yet: they are files on this node's disk. Send text files, or launch on this node.`);
+    }
+    const now = deps.clock.now();
+    const timeoutMinutes = options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
+    const target = { platform: message.platform, chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) };
+    const launch: QueuedLaunchJson = {
+      prompt: taskWithTextAttachments(task, attachments),
+      ...(model ? { model } : {}),
+      ...(posture ? { posture } : {}),
+      ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
+      ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
+      ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
+      timeoutMs: timeoutMinutes * 60_000,
+      route: { target: route.path, worktree: !parent && options.worktree === true },
+    };
+    const run = {
+      id: runId,
+      parentRunId: parent?.id ?? null,
+      vendor,
+      status: 'queued' as const,
+      task,
+      cwd: route.path,
+      // Until the owning node resolves it: unique to the target, never an active run's root.
+      worktreeRoot: `${route.node}:${route.path}`,
+      branch: parent?.branch ?? null,
+      sourceRoot: parent?.sourceRoot ?? null,
+      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...caps },
+      origin: { ...target, senderId: message.senderId, messageId: message.messageId, node: deps.fleet!.name },
+      supervisor: deps.supervisor.supervisorId,
+      node: route.node,
+      launch,
+      createdAt: now,
+    };
+    const startedBody = startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments));
+    const body = startedBody.replace('] started · ', `] sent to node ${route.node} · `) + `
+Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
+    const started = await deps.store.createRoutedRun(
+      run,
+      { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body },
+      harness.maxQueued,
+      now,
+      { platform: message.platform, dedupeKey: message.dedupeKey },
+    );
+    deps.logger.info({ runId, vendor, node: route.node, cwd: route.path }, 'run routed to another node');
+    await deps.outbox.attempt(started);
+    return runId;
+  }
+
+  /**
+   * Routed runs addressed to this node (issue #16 item 3), made ready to claim: each one's
+   * directory resolved against this node's roots (the workspace gate), its worktree made; a run
+   * the gate refuses ends `failed` with the refusal as its outcome.
+   */
+  private async prepareRouted(): Promise<void> {
+    const { deps } = this;
+    for (const run of await deps.store.routedRuns(deps.fleet!.name)) {
+      const route = run.launch?.route;
+      if (!route) continue;
+      let worktree: RunWorktree | undefined;
+      const name = deps.fleet!.name;
+      try {
+        if (!this.config.harness.enabled) throw new BatonError('harness_disabled', `Coding agents are disabled on node ${name}.`);
+        if (!this.config.harness.approved) throw new BatonError('not_approved', `Coding agents are not yet approved on node ${name}. Approve with \`baton approve\` there (or set [harness] approved = true).`);
+        if (!deps.vendors.has(run.vendor)) throw new BatonError('vendor_missing', `The ${run.vendor} CLI was not found on PATH on node ${name} when baton started there. Install it there, then restart baton there.`);
+        const resolved = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
+        worktree = await this.worktreeFor(resolved.cwd, run.id as RunId, { worktree: route.worktree } as LaunchOptions);
+        const place = worktree ?? resolved;
+        const placed = await deps.store.placeRouted(run.id, {
+          cwd: place.cwd,
+          worktreeRoot: place.worktreeRoot,
+          branch: worktree?.branch ?? run.branch,
+          sourceRoot: worktree?.sourceRoot ?? run.sourceRoot,
+        });
+        if (!placed && worktree) await this.discardWorktree(worktree);
+      } catch (err) {
+        if (!isBatonError(err)) throw err;
+        if (worktree) await this.discardWorktree(worktree);
+        deps.logger.info({ runId: run.id, code: err.code }, 'routed run refused by this node');
+        const body = `[run ${run.id}] failed · ${run.vendor} · ${deps.fleet!.name}:${route.target} · refused by node ${deps.fleet!.name}
+${err.message}
+Reason: ${err.code}`;
+        const outcome = await deps.store.refuseQueued(run.id, err.code, err.message, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
+        if (outcome) await deps.outbox.attempt(outcome);
+      }
+    }
+  }
+
+  /**
    * Starts, in this process, every queued run whose slot is free (issue #17): claimed through
    * the database, so any number of processes may call it and each run starts once. Called when
    * a run ends here, after a launch was queued, and by the periodic reconciliation (so a run
@@ -530,11 +684,34 @@ export class Dispatcher {
    * `started` notice. Never throws: a failure is logged and the next call retries.
    */
   async startQueued(): Promise<void> {
+    // One pass at a time in this process (a NOTIFY, a run end and the timer may overlap): a call
+    // during a pass makes it run once more, and waits for that.
+    if (this.queuePass) {
+      this.queueAgain = true;
+      return this.queuePass;
+    }
+    this.queuePass = (async () => {
+      do {
+        this.queueAgain = false;
+        await this.startQueuedOnce();
+      } while (this.queueAgain);
+    })().finally(() => {
+      this.queuePass = undefined;
+    });
+    return this.queuePass;
+  }
+
+  private queuePass: Promise<void> | undefined;
+  private queueAgain = false;
+
+  private async startQueuedOnce(): Promise<void> {
     const { deps } = this;
-    if (!this.config.harness.enabled || !this.config.harness.approved) return;
     let claimed: RunRow[];
     try {
-      claimed = await deps.store.claimQueued(this.config.harness.maxActive, deps.supervisor.supervisorId);
+      // Before the gate below: a node that cannot run them refuses runs routed to it.
+      if (deps.fleet) await this.prepareRouted();
+      if (!this.config.harness.enabled || !this.config.harness.approved) return;
+      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name);
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
       return;
@@ -627,7 +804,15 @@ export class Dispatcher {
   }
 
   private async use(target: string, message: InboundMessage): Promise<string> {
-    const workspace = await resolveWorkspace(target, undefined, this.workspaceSettings());
+    // A directory of another node (issue #16 item 3) is kept as `node:path`; that node checks it
+    // at each launch.
+    const route = await this.routeOf(undefined, target);
+    if (route.kind === 'remote') {
+      const remote = `${route.node}:${route.path}`;
+      await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, remote, this.deps.clock.now());
+      return `Runs in this conversation now default to ${remote} (on node ${route.node}, which checks the directory at each launch).`;
+    }
+    const workspace = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
     await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, workspace.cwd, this.deps.clock.now());
     return `Runs in this conversation now default to ${workspace.cwd}.`;
   }

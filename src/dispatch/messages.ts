@@ -4,6 +4,7 @@
  * break formatting.
  */
 import { formatDurationMs } from '../core/clock.js';
+import { runPlace } from '../fleet/route.js';
 import type { OutcomeDiff, OutcomeFacts } from '../harness/outcome.js';
 import type { LiveFacts } from '../harness/vendors/live.js';
 import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
@@ -14,7 +15,7 @@ const DIAGNOSTICS_TAIL_CHARS = 800;
  * `[run hr_…] started · codex · /path[ · resuming hr_…][ · task: N characters[ from M messages]][ · with shot.png (12 KB)]`
  */
 export function startedText(
-  run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>,
+  run: Pick<RunRow, 'id' | 'vendor' | 'cwd'> & Partial<Pick<RunRow, 'node' | 'origin'>>,
   resumedFrom?: string,
   task?: { length: number; messages: number },
   attachments?: string,
@@ -28,7 +29,7 @@ export function startedText(
       : '';
   const files = attachments ? ` · with ${attachments}` : '';
   const onBranch = branch ? ` · branch ${branch}` : '';
-  return `[run ${run.id}] started · ${run.vendor} · ${run.cwd}${onBranch}${resumed}${size}${files}`;
+  return `[run ${run.id}] started · ${run.vendor} · ${runPlace(run)}${onBranch}${resumed}${size}${files}`;
 }
 
 /**
@@ -69,7 +70,7 @@ function outcomeBody(facts: OutcomeFacts): string {
   switch (facts.status) {
     case 'completed': {
       const tokens = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const head = `[run ${run.id}] completed · ${run.vendor} · ${run.cwd} · ${duration}${tokens}${denied}`;
+      const head = `[run ${run.id}] completed · ${run.vendor} · ${runPlace(run)} · ${duration}${tokens}${denied}`;
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
       const lines = [head];
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
@@ -79,7 +80,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       return `${lines.join('\n')}\n\n${answer}`;
     }
     case 'cancelled': {
-      const head = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · ${duration}${denied}`;
+      const head = `[run ${run.id}] cancelled · ${run.vendor} · ${runPlace(run)} · ${duration}${denied}`;
       const branch = facts.worktree ? `\n${worktreeLine(facts.worktree)}` : '';
       const diff = facts.diff ? `\n${diffText(facts.diff)}` : '';
       return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${diff}\n${GIT_STATUS_ADVICE}`;
@@ -88,7 +89,7 @@ function outcomeBody(facts: OutcomeFacts): string {
     case 'interrupted':
     case 'blocked': {
       const spent = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${run.cwd} · ${duration}${spent}${denied}`];
+      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${runPlace(run)} · ${duration}${spent}${denied}`];
       if (facts.errorMessage) lines.push(facts.errorMessage.trim());
       lines.push(`Reason: ${facts.reason ?? 'unknown'}`);
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));

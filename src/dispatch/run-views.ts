@@ -1,5 +1,6 @@
 /** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
 import { formatDurationMs } from '../core/clock.js';
+import { runPlace } from '../fleet/route.js';
 import type { ApprovalRow, ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
 import { deniedCount, denialsText, formatTokens, formatUsd } from './messages.js';
 
@@ -16,7 +17,7 @@ export interface RunCounts {
 /** Recent runs with the active / pending-delivery counts, and dead letters listed apart. */
 export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLetters: readonly DeliveryRow[]): string {
   const head = `${counts.active} active · ${counts.pendingDeliveries} pending deliver${counts.pendingDeliveries === 1 ? 'y' : 'ies'} · ${counts.deadLetters} dead letter${counts.deadLetters === 1 ? '' : 's'}`;
-  const lines = runs.map((r) => `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${r.cwd} · ${r.createdAt.toISOString()}`);
+  const lines = runs.map((r) => `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${r.createdAt.toISOString()}`);
   const out = [head, ...(lines.length > 0 ? ['', 'Recent runs:', ...lines] : ['', 'No coding runs yet.'])];
   if (deadLetters.length > 0) {
     out.push('', 'Dead letters (never sent; kept for you):');
@@ -40,6 +41,7 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
     `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
     `cwd: ${run.cwd}`,
+    ...(run.node ? [`node: ${run.node}`] : []),
     `timeout: ${run.options.timeoutMinutes} min`,
     `created: ${run.createdAt.toISOString()}`,
   ];

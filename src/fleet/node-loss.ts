@@ -27,7 +27,7 @@ export interface NodeLossDeps {
 }
 
 /**
- * Ends the active runs of every node silent past `dead_after_seconds` (see
+ * Ends the active runs, and the runs queued for it, of every node silent past `dead_after_seconds` (see
  * {@link NodeRegistry.lostNodes} for when this node may judge) and forgets those nodes.
  *
  * @returns the outcome deliveries written, for the caller to attempt.
@@ -53,6 +53,23 @@ export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRo
         endedAt,
       );
       deps.logger.warn({ runId: run.id, node: node.name }, 'run interrupted: its node was lost');
+      if (row) written.push(row);
+    }
+    // Runs waiting for the lost node (routed to it, or queued there for a slot) can start on no
+    // other node (issue #16 item 3): they end too, unless another live process has its name.
+    const sameNameAlive = (await deps.registry.list()).some((n) => n.alive && n.name === node.name);
+    for (const run of sameNameAlive ? [] : await deps.store.queuedFor(node.name)) {
+      const endedAt = deps.clock.now();
+      const errorMessage = `Node ${node.name} (${node.host}) stopped answering (no heartbeat for ${node.silentSeconds} s) before the run started there; it is not relaunched. Launch it again once ${node.name} is back.`;
+      const row = await deps.store.refuseQueued(
+        run.id,
+        'node_lost',
+        errorMessage,
+        { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage }) },
+        endedAt,
+        'interrupted',
+      );
+      deps.logger.warn({ runId: run.id, node: node.name }, 'queued run interrupted: the node it waited for was lost');
       if (row) written.push(row);
     }
     await deps.registry.forget(node.instance);

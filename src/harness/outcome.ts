@@ -152,7 +152,7 @@ function describeExit(exit: ExitFacts): string {
  */
 export interface OutcomeFacts {
   /** `options.approve`: the run's tool calls were approved in the chat (issue #14), which changes the denial advice. */
-  run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'> & { options?: { approve?: boolean } };
+  run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'> & Partial<Pick<RunRow, 'node' | 'origin'>> & { options?: { approve?: boolean } };
   status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
   reason: string | null;
   endedAt: Date;

@@ -38,6 +38,15 @@ export interface Database {
    * connection unable to send (src/store/driver-faults.ts). A no-op on PGlite.
    */
   recycle(): Promise<void>;
+  /**
+   * `LISTEN channel` on a connection of its own (postgres.js re-listens after a reconnect);
+   * `onNotify` gets each payload. Absent on PGlite (one process: nobody else notifies). A pool
+   * replaced by {@link recycle} loses the subscription: callers keep a polling fallback.
+   *
+   * @returns the function that ends the subscription.
+   * @throws the database error when the subscription cannot be made.
+   */
+  listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
 interface OpenedDatabase extends Database {
@@ -77,7 +86,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         ? await openPglite({ dataDir: choice.dataDir })
         : await openEmbeddedPostgres(choice.dataDir, join(options.embedded, 'logs', 'postgres.log'), options.maxConnections);
   } else database = await openPglite(options);
-  const opened = (): Database => ({ db: database.db, kind: database.kind, close: database.close, recycle: database.recycle, ...(note ? { note } : {}) });
+  const opened = (): Database => ({ db: database.db, kind: database.kind, close: database.close, recycle: database.recycle, ...(database.listen ? { listen: database.listen } : {}), ...(note ? { note } : {}) });
   if (options.migrate === false) return opened();
   try {
     await migrate(database);
@@ -191,6 +200,10 @@ async function openPostgres(target: PostgresTarget, maxConnections = 10): Promis
         await lockConnection`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => undefined);
         lockConnection.release();
       }
+    },
+    listen: async (channel, onNotify) => {
+      const subscription = await client.listen(channel, onNotify);
+      return () => subscription.unlisten();
     },
     close: () => client.end({ timeout: 5 }),
   };

@@ -68,6 +68,17 @@ export interface QueuePlace {
   ahead: number;
 }
 
+/**
+ * The `max_active` caps a start must respect: this node's (`[harness] max_active`, counting the
+ * runs of the node) and, optionally, the fleet's (`[node] fleet_max_active`, counting every
+ * active run in the database). A plain number is the node's cap alone.
+ */
+export type ActiveLimits = number | { node: number; fleet?: number | undefined };
+
+function limitsOf(limits: ActiveLimits): { node: number; fleet: number | undefined } {
+  return typeof limits === 'number' ? { node: limits, fleet: undefined } : { node: limits.node, fleet: limits.fleet };
+}
+
 /** How {@link RunStore.createRun} queues a run it cannot start now (issue #17). */
 export interface QueuePolicy {
   /** Most queued runs one conversation may have (`[harness] max_queued`). */
@@ -102,6 +113,17 @@ const NO_EARLIER_PENDING = sql.raw(
 
 /** Advisory lock key that serializes launches, so the `max_active` count can't be raced. */
 const LAUNCH_LOCK_KEY = 715042;
+
+/**
+ * The `NOTIFY` channel a routed run wakes its node on (issue #16 item 3); the payload is the node
+ * name. A node that misses it (not listening, connection lost) finds the run by polling.
+ */
+export const RUNS_CHANNEL = 'baton_runs';
+
+/** Runs of node `name`, or of no node (runs from before routing count everywhere). */
+function onNode(name: string) {
+  return sql`(${runs.node} = ${name} or ${runs.node} is null)`;
+}
 
 /** The run repository: the only module that writes `runs`, `deliveries` and `inbound_events`. */
 export class RunStore {
@@ -236,11 +258,12 @@ export class RunStore {
   async createRun(
     run: NewRunRow,
     started: NewDelivery | ((place: QueuePlace | undefined) => NewDelivery),
-    maxActive: number,
+    limits: ActiveLimits,
     now: Date,
     inbound?: InboundKey,
     queue?: QueuePolicy,
   ): Promise<DeliveryRow & { queued?: QueuePlace }> {
+    const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     try {
       return await this.db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
@@ -252,17 +275,20 @@ export class RunStore {
           })
           .from(runs)
           .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+        // max_active counts this node's runs (issue #16 item 3); the worktree lock is global.
+        const [mineActive] = run.node ? await tx.select({ n: sql<number>`count(*)::int` }).from(runs).where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), onNode(run.node))) : [undefined];
+        const fleetFull = fleetMaxActive !== undefined && (gates?.active ?? 0) >= fleetMaxActive;
         const busy = gates?.busyId ? [{ id: gates.busyId }] : [];
-        const full = (gates?.active ?? 0) >= maxActive;
+        const full = (mineActive?.n ?? gates?.active ?? 0) >= maxActive || fleetFull;
         const waiting = queue
-          ? await tx.select({ id: runs.id, worktreeRoot: runs.worktreeRoot }).from(runs).where(eq(runs.status, 'queued')).orderBy(runs.createdAt)
+          ? await tx.select({ id: runs.id, worktreeRoot: runs.worktreeRoot }).from(runs).where(and(eq(runs.status, 'queued'), run.node ? onNode(run.node) : undefined)).orderBy(runs.createdAt)
           : [];
         const sameRoot = waiting.filter((w) => w.worktreeRoot === run.worktreeRoot);
         let place: QueuePlace | undefined;
         if (busy[0] || full || sameRoot.length > 0) {
           if (!queue) {
             if (busy[0]) throw worktreeBusy(run.worktreeRoot, busy[0].id);
-            throw maxActiveError(maxActive);
+            throw fleetFull ? fleetMaxActiveError(fleetMaxActive) : maxActiveError(maxActive);
           }
           const origin = run.origin;
           const [mine] = await tx
@@ -306,31 +332,134 @@ export class RunStore {
   }
 
   /**
+   * Stores a launch routed to another node (issue #16 item 3) as `queued` for `run.node`, with its
+   * `queued for node …` message, and wakes that node (`NOTIFY baton_runs, '<node>'`, sent at
+   * commit). Nothing is checked against this node's disk or this node's `max_active`: the owning
+   * node resolves the target, takes its worktree lock and counts its slots when it claims the run.
+   *
+   * @throws BatonError `queue_full` when the conversation already has `maxQueued` queued runs;
+   *   `duplicate_inbound` when `inbound` was already handled.
+   */
+  async createRoutedRun(run: NewRunRow & { node: string; launch: QueuedLaunchJson }, started: NewDelivery, maxQueued: number, now: Date, inbound?: InboundKey): Promise<DeliveryRow> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
+      const [mine] = await tx
+        .select({ count: sql<number>`count(*)::int` })
+        .from(runs)
+        .where(and(eq(runs.status, 'queued'), sql`${runs.origin}->>'platform' = ${run.origin.platform}`, sql`${runs.origin}->>'chatId' = ${run.origin.chatId}`));
+      if ((mine?.count ?? 0) >= maxQueued) {
+        throw new BatonError(
+          'queue_full',
+          `${maxQueued} run${maxQueued === 1 ? ' is' : 's are'} already queued in this conversation (max_queued = ${maxQueued}). Wait for one to start, /cancel one, or raise [harness] max_queued and restart.`,
+        );
+      }
+      if (inbound) {
+        const marked = await tx
+          .update(inboundEvents)
+          .set({ state: 'handled', payload: null })
+          .where(and(eq(inboundEvents.platform, inbound.platform), eq(inboundEvents.dedupeKey, inbound.dedupeKey), sql`${inboundEvents.state} <> 'handled'`))
+          .returning({ key: inboundEvents.dedupeKey });
+        if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
+      }
+      await tx.insert(runs).values({ ...run, status: 'queued' });
+      const [row] = await tx.insert(deliveries).values(toDeliveryValues(started, now)).returning();
+      await tx.execute(sql`select pg_notify(${RUNS_CHANNEL}, ${run.node})`);
+      return row!;
+    });
+  }
+
+  /** Runs waiting `queued` for node `node` (routed there, or queued there for a slot), oldest first. */
+  async queuedFor(node: string): Promise<RunRow[]> {
+    return this.db.select().from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node))).orderBy(runs.createdAt);
+  }
+
+  /** True when a run waits `queued` for node `node` (a cheap poll before {@link claimQueued}). */
+  async hasQueuedFor(node: string): Promise<boolean> {
+    const rows = await this.db.select({ id: runs.id }).from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node))).limit(1);
+    return rows.length > 0;
+  }
+
+  /** Runs routed to `node` that it has not prepared yet (their `launch.route` is set), oldest first. */
+  async routedRuns(node: string): Promise<RunRow[]> {
+    return this.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.status, 'queued'), eq(runs.node, node), sql`${runs.launch} ? 'route'`))
+      .orderBy(runs.createdAt);
+  }
+
+  /**
+   * Records where a routed run goes on its node (its directory resolved there, its worktree made)
+   * and drops `launch.route`, so {@link claimQueued} may start it.
+   *
+   * @returns false when the run is no longer queued (cancelled meanwhile).
+   */
+  async placeRouted(id: string, place: Pick<NewRunRow, 'cwd' | 'worktreeRoot' | 'branch' | 'sourceRoot'>): Promise<boolean> {
+    const updated = await this.db
+      .update(runs)
+      .set({ ...place, launch: sql`${runs.launch} - 'route'` as unknown as QueuedLaunchJson })
+      .where(and(eq(runs.id, id), eq(runs.status, 'queued')))
+      .returning({ id: runs.id });
+    return updated.length === 1;
+  }
+
+  /**
+   * Ends a queued run that cannot start as `status` (default `failed`) with `reason`, with its
+   * outcome message, in one transaction: a routed run whose directory its node refuses (`failed`,
+   * a {@link BatonError} code), a run waiting for a node that was lost (`interrupted`,
+   * `node_lost`).
+   *
+   * @returns the outcome delivery, or null when the run was no longer queued.
+   */
+  async refuseQueued(id: string, reason: string, errorMessage: string, outcome: NewDelivery, now: Date, status: 'failed' | 'interrupted' = 'failed'): Promise<DeliveryRow | null> {
+    return this.db.transaction(async (tx) => {
+      const ended = await tx
+        .update(runs)
+        .set({ status, reason, errorMessage, endedAt: now, launch: null })
+        .where(and(eq(runs.id, id), eq(runs.status, 'queued')))
+        .returning({ id: runs.id });
+      if (ended.length === 0) return null;
+      const [row] = await tx.insert(deliveries).values(toDeliveryValues(outcome, now)).returning();
+      return row!;
+    });
+  }
+
+  /**
    * Moves queued runs whose slot is free to `starting` under `supervisor`, oldest first (issue
    * #17): a run waits while its worktree holds an active run (or an older queued one claimed in
    * this pass) and the claiming stops at `maxActive`. Serialized with {@link createRun} by the
    * same advisory lock, so any number of processes may call it at any time; each run is claimed
    * once.
    *
+   * With `node` (issue #16 item 3), `maxActive` counts the active runs of that node, and the runs
+   * claimed are those addressed to it (routed there or queued there) once prepared; runs from
+   * before routing (no node) are claimed by a process of the host that queued them.
+   *
    * @returns the claimed runs, each with its `launch`.
    */
-  async claimQueued(maxActive: number, supervisor: string): Promise<RunRow[]> {
+  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string): Promise<RunRow[]> {
+    const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
-      const active = await tx.select({ worktreeRoot: runs.worktreeRoot }).from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
-      // Only runs queued on this host: their cwd, worktree and attachments are here (a fleet
-      // shares the database, not the disks). Any process of the host may start them.
+      const active = await tx
+        .select({ worktreeRoot: runs.worktreeRoot, node: runs.node })
+        .from(runs)
+        .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+      // Only runs queued for this node, or (without a node) on this host: their cwd, worktree and
+      // attachments are there (a fleet shares the database, not the disks).
       const host = supervisor.slice(0, supervisor.lastIndexOf(':') + 1);
+      const here = sql`(${runs.node} is null and starts_with(${runs.supervisor}, ${host}))`;
       const queued = await tx
         .select()
         .from(runs)
-        .where(and(eq(runs.status, 'queued'), sql`starts_with(${runs.supervisor}, ${host})`))
+        .where(and(eq(runs.status, 'queued'), node ? sql`(${runs.node} = ${node} or ${here})` : here, sql`not (coalesce(${runs.launch}, '{}'::jsonb) ? 'route')`))
         .orderBy(runs.createdAt);
       const busyRoots = new Set(active.map((a) => a.worktreeRoot));
-      let count = active.length;
+      let count = node ? active.filter((a) => a.node === node || a.node === null).length : active.length;
+      let fleetCount = active.length;
       const claimed: RunRow[] = [];
       for (const run of queued) {
-        if (count >= maxActive) break;
+        if (count >= maxActive || (fleetMaxActive !== undefined && fleetCount >= fleetMaxActive)) break;
         if (busyRoots.has(run.worktreeRoot)) continue;
         busyRoots.add(run.worktreeRoot);
         const [row] = await tx
@@ -341,6 +470,7 @@ export class RunStore {
         if (row) {
           claimed.push(row);
           count += 1;
+          fleetCount += 1;
         }
       }
       return claimed;
@@ -809,6 +939,14 @@ function maxActiveError(maxActive: number): BatonError {
     'max_active',
     `${maxActive} coding run${maxActive === 1 ? ' is' : 's are'} already active (max_active = ${maxActive}). ` +
       'Wait for one to finish, /cancel one, or raise [harness] max_active and restart.',
+  );
+}
+
+function fleetMaxActiveError(fleetMaxActive: number): BatonError {
+  return new BatonError(
+    'max_active',
+    `${fleetMaxActive} coding run${fleetMaxActive === 1 ? ' is' : 's are'} already active across the fleet (fleet_max_active = ${fleetMaxActive}). ` +
+      'Wait for one to finish, /cancel one, or raise [node] fleet_max_active on every node and restart them.',
   );
 }
 

@@ -46,6 +46,8 @@ export interface OriginJson {
   threadId?: string;
   senderId: string;
   messageId: string;
+  /** `[node] name` of the node that received the launch (issue #16 item 3); absent on older runs. */
+  node?: string;
 }
 
 /** Token counts a vendor reported for a run; `costUsd` only where the vendor reports it. */
@@ -95,6 +97,13 @@ export interface QueuedLaunchJson {
   maxBudgetUsd?: number;
   maxTurns?: number;
   timeoutMs: number;
+  /**
+   * Set while a run routed to another node (issue #16 item 3) waits for that node to prepare it:
+   * the target as the owner sent it (`in:` path on the owning node, `~` its home), and whether the
+   * run asked for a worktree. The owning node resolves it against its own roots, makes the
+   * worktree, fills in `cwd`/`worktree_root` and drops this before claiming the run.
+   */
+  route?: { target: string; worktree: boolean };
 }
 
 /** One re-split of a delivery: from part `fromPart` (0-based) on, parts of at most `maxLength` UTF-16 units. */
@@ -194,6 +203,12 @@ export const runs = pgTable(
     artifactTruncated: boolean('artifact_truncated').notNull().default(false),
     /** `host:pid` of the service process supervising the run, so a restart knows which runs it orphaned. */
     supervisor: text('supervisor').notNull(),
+    /**
+     * `[node] name` of the node that runs it (issue #16 item 3): the receiving node for a local
+     * launch, the node holding the repository for a routed one. `max_active` counts per node, and
+     * only that node claims the run when it is queued. Null on runs from before routing.
+     */
+    node: text('node'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),

@@ -120,6 +120,15 @@ describe('loadConfig', () => {
     expect(config.channels.discord).toEqual({ owner: undefined, guests: [] });
   });
 
+  it('keeps an alias naming another node as NODE:PATH, for that node to resolve (issue #16 item 3)', async () => {
+    const loaded = await load('[projects]\nlib = "buildbox:~/code/lib"\nsrv = "ci-01:/srv/app"\nhere = "~/code/here"\n');
+    expect([...loaded.config.projects]).toEqual([
+      ['lib', 'buildbox:~/code/lib'],
+      ['srv', 'ci-01:/srv/app'],
+      ['here', `${home}/code/here`],
+    ]);
+  });
+
   it('uses the defaults when the file does not exist', async () => {
     const loaded = await loadConfig({ configPath, homeDir: home });
     expect(loaded.exists).toBe(false);

@@ -30,6 +30,7 @@ const run = {
   artifactTruncated: false,
   cancelRequested: null,
   supervisor: 'h:1',
+  node: null,
   createdAt: created,
   startedAt: created,
   endedAt: new Date(created.getTime() + 65_000),

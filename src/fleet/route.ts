@@ -1,0 +1,99 @@
+/**
+ * Which node a launch goes to (issue #16 item 3): the node whose `[workspace] roots` hold the
+ * target. A target may name its node (`buildbox:~/code/app`, in `in:` or as a `[projects]`
+ * alias); an absolute path under another live node's roots and under none of this node's goes to
+ * that node; everything else stays here (and meets this node's workspace gate as before).
+ */
+import { isAbsolute, normalize } from 'node:path';
+import { BatonError } from '../core/errors.js';
+import { isInside } from '../harness/workspace.js';
+import type { NodeView } from './nodes.js';
+
+/** Pattern of a `[node] name` (the config schema's rule). */
+const NODE_NAME = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,62}):(.+)$/s;
+
+/**
+ * Splits `node:path` where `path` is absolute or starts with `~` (the named node's home).
+ *
+ * @returns undefined for anything else (a plain path, an alias, `a:b` with a relative `b`).
+ */
+export function splitNodeTarget(target: string): { node: string; path: string } | undefined {
+  const match = NODE_NAME.exec(target);
+  if (!match) return undefined;
+  const path = match[2]!;
+  if (!isAbsolute(path) && path !== '~' && !path.startsWith('~/')) return undefined;
+  return { node: match[1]!, path };
+}
+
+/** Where a launch runs. */
+export type Route =
+  /** Here; `target` is what this node's workspace gate resolves (the node prefix dropped). */
+  | { kind: 'local'; target: string | undefined }
+  /** On node `node`, which resolves `path` against its own roots when it takes the run. */
+  | { kind: 'remote'; node: string; path: string };
+
+/** What {@link routeLaunch} needs to know. */
+export interface RouteContext {
+  /** This node's `[node] name`. */
+  self: string;
+  /** This node's `[workspace] roots`, absolute. */
+  roots: readonly string[];
+  /** `[projects]` alias → absolute path or `node:path`. */
+  projects: ReadonlyMap<string, string>;
+  /** The fleet's nodes (this one included), from the `nodes` table. */
+  nodes: readonly NodeView[];
+}
+
+/**
+ * Decides where a launch for `target` (`in:` value, else the conversation default, else
+ * `[workspace] default`) runs.
+ *
+ * @throws BatonError `node_unknown` when the target names a node that has no row in `nodes`;
+ *   `node_unavailable` when every node of that name is dead (silent past `dead_after_seconds`).
+ */
+export function routeLaunch(target: string | undefined, context: RouteContext): Route {
+  if (target === undefined) return { kind: 'local', target };
+  const expanded = context.projects.get(target) ?? target;
+  const named = splitNodeTarget(expanded);
+  if (named) {
+    if (named.node === context.self) return { kind: 'local', target: named.path };
+    assertNodeLive(named.node, context.nodes, target);
+    return { kind: 'remote', node: named.node, path: named.path };
+  }
+  if (!isAbsolute(expanded)) return { kind: 'local', target };
+  const path = normalize(expanded);
+  if (context.roots.some((root) => isInside(path, root))) return { kind: 'local', target };
+  const owner = context.nodes.find((n) => n.alive && !n.self && n.name !== context.self && n.roots.some((root) => isInside(path, root)));
+  if (!owner) return { kind: 'local', target };
+  return { kind: 'remote', node: owner.name, path };
+}
+
+/**
+ * @throws BatonError `node_unknown` / `node_unavailable` (see {@link routeLaunch}).
+ */
+function assertNodeLive(name: string, nodes: readonly NodeView[], target: string): void {
+  const rows = nodes.filter((n) => n.name === name);
+  if (rows.some((n) => n.alive)) return;
+  const known = [...new Set(nodes.filter((n) => n.alive).map((n) => n.name))].sort();
+  if (rows.length === 0) {
+    throw new BatonError(
+      'node_unknown',
+      `No node named ${name} is in this fleet now (for ${target}): no running baton has [node] name = "${name}" — it never started, was stopped, or was declared lost. Live nodes: ${known.join(', ') || 'none'}. Start baton there with the same DATABASE_URL, or fix the name.`,
+      { details: { node: name } },
+    );
+  }
+  const silent = Math.min(...rows.map((n) => n.silentSeconds));
+  throw new BatonError(
+    'node_unavailable',
+    `Node ${name} is not answering (last heartbeat ${silent} s ago), so nothing can run there now. Start baton on ${name} again, then relaunch.`,
+    { details: { node: name } },
+  );
+}
+
+/**
+ * Where a run is, as messages show it: `node:cwd` for a run routed to another node than the one
+ * that received it (issue #16 item 3), else its cwd alone (single-node messages do not change).
+ */
+export function runPlace(run: { cwd: string; node?: string | null; origin?: { node?: string } }): string {
+  return run.node && run.origin?.node && run.node !== run.origin.node ? `${run.node}:${run.cwd}` : run.cwd;
+}

@@ -1,0 +1,152 @@
+/**
+ * The store side of routing a launch to another node (issue #16 item 3): a routed run is written
+ * `queued` for its node and wakes it with NOTIFY; only that node claims it, and only once it
+ * prepared it; `max_active` counts the node's own active runs; the worktree lock stays global.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRunId, type RunId } from '../../src/core/ids.js';
+import { RunStore, RUNS_CHANNEL, type NewDelivery } from '../../src/store/runs-repo.js';
+import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
+import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+
+const now = new Date('2026-12-01T08:00:00.000Z');
+const LAUNCH: QueuedLaunchJson = { prompt: 'fix the test', timeoutMs: 60_000 };
+
+function newRun(overrides: Partial<NewRunRow> = {}): NewRunRow & { id: RunId } {
+  return {
+    id: newRunId(),
+    vendor: 'codex',
+    status: 'starting',
+    task: 'fix the test',
+    cwd: '/repo/app',
+    worktreeRoot: '/repo/app',
+    options: { timeoutMinutes: 30, progress: false },
+    origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: 'alpha' },
+    supervisor: 'alphahost:1',
+    createdAt: now,
+    ...overrides,
+  } as NewRunRow & { id: RunId };
+}
+
+function started(runId: RunId): NewDelivery {
+  return { runId, kind: 'started', target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' }, body: `[run ${runId}] sent to node gamma` };
+}
+
+function done(run: { id: RunId }): NewDelivery {
+  return { runId: run.id, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: `[run ${run.id}] completed` };
+}
+
+function routed(node: string, path: string, overrides: Partial<NewRunRow> = {}) {
+  return newRun({ status: 'queued', node, cwd: path, worktreeRoot: `${node}:${path}`, launch: { ...LAUNCH, route: { target: path, worktree: false } }, ...overrides }) as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
+}
+
+describe(`routed runs on ${testEngine}`, () => {
+  let database: TestDatabase;
+  let store: RunStore;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    store = new RunStore(database.db);
+  });
+  afterAll(async () => {
+    await database?.dispose();
+  });
+
+  it('writes a routed run queued for its node, with its message; only that node claims it, once prepared', async () => {
+    const run = routed('gamma', '/srv/gamma/app');
+    await store.recordInbound('telegram', 'routed-1', now, 'alphahost:1');
+    const row = await store.createRoutedRun(run, started(run.id), 5, now, { platform: 'telegram', dedupeKey: 'routed-1' });
+    expect(row.body).toContain('sent to node gamma');
+    expect(await store.hasQueuedFor('gamma')).toBe(true);
+    expect(await store.hasQueuedFor('alpha')).toBe(false);
+    // Not prepared yet: nobody claims it, not even gamma.
+    expect(await store.claimQueued(5, 'gammahost:7', 'gamma')).toEqual([]);
+    expect((await store.routedRuns('gamma')).map((r) => r.id)).toEqual([run.id]);
+    expect(await store.placeRouted(run.id, { cwd: '/srv/gamma/app', worktreeRoot: '/srv/gamma/app', branch: null, sourceRoot: null })).toBe(true);
+    expect(await store.routedRuns('gamma')).toEqual([]);
+    // alpha (another node, even on the host that wrote it) never takes it.
+    expect(await store.claimQueued(5, 'alphahost:1', 'alpha')).toEqual([]);
+    const claimed = await store.claimQueued(5, 'gammahost:7', 'gamma');
+    expect(claimed.map((r) => [r.id, r.status, r.supervisor, r.node])).toEqual([[run.id, 'starting', 'gammahost:7', 'gamma']]);
+    expect(claimed[0]!.launch).toEqual(LAUNCH);
+    // The same inbound event never writes a second run.
+    const again = routed('gamma', '/srv/gamma/app');
+    await expect(store.createRoutedRun(again, started(again.id), 5, now, { platform: 'telegram', dedupeKey: 'routed-1' })).rejects.toMatchObject({ code: 'duplicate_inbound' });
+    await store.finishRun(run.id, { status: 'completed', reason: null, endedAt: now }, done(run), now);
+  });
+
+  it("max_active counts the node's own runs; the worktree lock holds across nodes", async () => {
+    // Two runs active on alpha do not take gamma's one slot.
+    const alphaRuns = [newRun({ node: 'alpha', worktreeRoot: '/a/1', cwd: '/a/1' }), newRun({ node: 'alpha', worktreeRoot: '/a/2', cwd: '/a/2' })];
+    for (const r of alphaRuns) await store.createRun(r, started(r.id), 2, now);
+    const first = routed('gamma', '/srv/gamma/one');
+    const second = routed('gamma', '/srv/gamma/two');
+    for (const r of [first, second]) {
+      await store.createRoutedRun(r, started(r.id), 5, now);
+      await store.placeRouted(r.id, { cwd: r.cwd, worktreeRoot: r.cwd, branch: null, sourceRoot: null });
+    }
+    expect((await store.claimQueued(1, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([first.id]);
+    expect(await store.claimQueued(1, 'gammahost:7', 'gamma')).toEqual([]);
+    expect((await store.getRun(second.id))?.status).toBe('queued');
+    // alpha, full at 2, still refuses its own third run.
+    const third = newRun({ node: 'alpha', worktreeRoot: '/a/3', cwd: '/a/3' });
+    await expect(store.createRun(third, started(third.id), 2, now)).rejects.toMatchObject({ code: 'max_active' });
+    // A queued run for a worktree another node's run holds waits for it.
+    const sameRoot = routed('gamma', '/a/1');
+    await store.createRoutedRun(sameRoot, started(sameRoot.id), 5, now);
+    await store.placeRouted(sameRoot.id, { cwd: '/a/1', worktreeRoot: '/a/1', branch: null, sourceRoot: null });
+    await store.finishRun(first.id, { status: 'completed', reason: null, endedAt: now }, done(first), now);
+    expect((await store.claimQueued(5, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([second.id]);
+    for (const r of [...alphaRuns, second]) await store.finishRun(r.id, { status: 'completed', reason: null, endedAt: now }, done(r), now);
+    expect((await store.claimQueued(5, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([sameRoot.id]);
+    await store.finishRun(sameRoot.id, { status: 'completed', reason: null, endedAt: now }, done(sameRoot), now);
+  });
+
+  it('[node] fleet_max_active caps the active runs of all nodes together', async () => {
+    const onAlpha = newRun({ node: 'alpha', worktreeRoot: '/f/1', cwd: '/f/1' });
+    await store.createRun(onAlpha, started(onAlpha.id), { node: 5, fleet: 2 }, now);
+    const routedRun = routed('gamma', '/f/2');
+    await store.createRoutedRun(routedRun, started(routedRun.id), 5, now);
+    await store.placeRouted(routedRun.id, { cwd: '/f/2', worktreeRoot: '/f/2', branch: null, sourceRoot: null });
+    // gamma has room for 5 of its own, but the fleet has room for one more only.
+    const other = routed('gamma', '/f/3');
+    await store.createRoutedRun(other, started(other.id), 5, now);
+    await store.placeRouted(other.id, { cwd: '/f/3', worktreeRoot: '/f/3', branch: null, sourceRoot: null });
+    expect((await store.claimQueued({ node: 5, fleet: 2 }, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([routedRun.id]);
+    const third = newRun({ node: 'alpha', worktreeRoot: '/f/4', cwd: '/f/4' });
+    await expect(store.createRun(third, started(third.id), { node: 5, fleet: 2 }, now)).rejects.toMatchObject({
+      code: 'max_active',
+      message: expect.stringContaining('already active across the fleet (fleet_max_active = 2)'),
+    });
+    // Without a fleet cap the same start passes.
+    await store.createRun(third, started(third.id), 5, now);
+    for (const r of [onAlpha, routedRun, third]) await store.finishRun(r.id, { status: 'completed', reason: null, endedAt: now }, done(r), now);
+    expect((await store.claimQueued({ node: 5, fleet: 2 }, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([other.id]);
+    await store.finishRun(other.id, { status: 'completed', reason: null, endedAt: now }, done(other), now);
+  });
+
+  it('a routed run the node refuses ends failed with its reason and outcome; a cancelled one is not refused again', async () => {
+    const run = routed('gamma', '/etc');
+    await store.createRoutedRun(run, started(run.id), 5, now);
+    const outcome = await store.refuseQueued(run.id, 'outside_workspace', '/etc is outside the workspace.', { runId: run.id, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'refused' }, now);
+    expect(outcome?.body).toBe('refused');
+    expect(await store.getRun(run.id)).toMatchObject({ status: 'failed', reason: 'outside_workspace', launch: null });
+    expect(await store.refuseQueued(run.id, 'outside_workspace', 'x', { runId: run.id, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'again' }, now)).toBeNull();
+    expect(await store.placeRouted(run.id, { cwd: '/etc', worktreeRoot: '/etc', branch: null, sourceRoot: null })).toBe(false);
+  });
+
+  it.runIf(testEngine === 'postgres')('wakes the node with NOTIFY on commit', async () => {
+    const payloads: string[] = [];
+    const unlisten = await database.listen!(RUNS_CHANNEL, (payload) => payloads.push(payload));
+    try {
+      const run = routed('delta', '/srv/delta/app');
+      await store.createRoutedRun(run, started(run.id), 5, now);
+      const end = Date.now() + 30_000;
+      while (!payloads.includes('delta') && Date.now() < end) await sleep(50);
+      expect(payloads).toContain('delta');
+    } finally {
+      await unlisten();
+    }
+  });
+});
