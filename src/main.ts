@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { startChannels, type ChannelFactory } from './channels/start.js';
+import { preloadChannels, startChannels, type ChannelFactory } from './channels/start.js';
 import { discordChannel } from './channels/discord/factory.js';
 import { slackChannel } from './channels/slack/factory.js';
 import { telegramChannel } from './channels/telegram/factory.js';
@@ -136,6 +136,7 @@ export async function startService(options: StartOptions): Promise<Service> {
   const print = options.print ?? ((line: string) => console.log(line));
 
   print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded database'})…`);
+  preloadChannels(CHANNELS, env);
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
   let report: () => Promise<DoctorReport> = () => Promise.reject(new Error('the service is still starting'));
   let fleet: NodeRegistry | undefined;
