@@ -36,6 +36,25 @@ export interface ChannelDeps {
 export interface ChannelFactory {
   platform: ChannelPlatform;
   create(deps: ChannelDeps): Promise<ChannelAdapter | { skipped: string }>;
+  /**
+   * Starts loading the platform's SDK when the environment configures the platform (undefined
+   * otherwise), so start-up can overlap it with opening the database; `create` then finds the
+   * module loaded. @default none
+   */
+  preload?(env: BatonEnv): Promise<unknown> | undefined;
+}
+
+/**
+ * Starts loading the SDKs of the configured channels and returns at once. Loading ~1,500
+ * CommonJS modules is CPU work that otherwise starts only after the database is open and
+ * migrated; started first, it runs while start-up waits on PostgreSQL round trips (issue #15).
+ * A module that fails to load fails again, reported, in {@link startChannels}.
+ */
+export function preloadChannels(factories: readonly ChannelFactory[], env: BatonEnv): void {
+  for (const factory of factories) {
+    // Reported by `create`, which imports the same module (the loader keeps the failure).
+    factory.preload?.(env)?.catch(() => undefined);
+  }
 }
 
 /** Retry schedule of a channel that failed to start. */
@@ -98,19 +117,23 @@ export async function startChannels(
     }
   };
 
-  for (const factory of factories) {
-    const created = await factory.create(deps);
-    if ('skipped' in created) {
-      skipped.set(factory.platform, created.skipped);
-      lines.push(`${factory.platform}: not started: ${created.skipped}`);
-      continue;
+  // Channels are created, then connected, side by side (each connect is a few round trips to
+  // its platform); `all` and the banner lines keep the factories' order.
+  const created = await Promise.all(factories.map((factory) => factory.create(deps)));
+  for (const adapter of created) if (!('skipped' in adapter)) all.set(adapter.platform, adapter);
+  const states = await Promise.all(created.map((adapter) => ('skipped' in adapter ? undefined : attempt(adapter, policy.firstRetryMs))));
+  factories.forEach((factory, i) => {
+    const made = created[i]!;
+    if ('skipped' in made) {
+      skipped.set(factory.platform, made.skipped);
+      lines.push(`${factory.platform}: not started: ${made.skipped}`);
+      return;
     }
-    all.set(created.platform, created);
-    const state = await attempt(created, policy.firstRetryMs);
+    const state = states[i]!;
     const owner = deps.config.channels[factory.platform].owner;
     const ownerHint = owner ? '' : ` (no owner_user_id in [channels.${factory.platform}]: nobody can launch runs; send /whoami to the bot to learn your id)`;
     lines.push(`${factory.platform}: ${state}${state === 'connected' ? ownerHint : ''}`);
-  }
+  });
 
   return {
     adapters,

@@ -498,7 +498,7 @@ export class Dispatcher {
     };
     const timeoutMs = timeoutMinutes * 60_000;
     const startedBody = startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments), branch ?? undefined);
-    const started = await deps.store
+    const created = await deps.store
       .createRun(
         run,
         (place) => ({
@@ -520,6 +520,7 @@ export class Dispatcher {
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       });
+    const { run: stored, ...started } = created;
     if (started.queued) {
       deps.logger.info({ runId, vendor, cwd: workspace.cwd, behind: started.queued.behind, ahead: started.queued.ahead }, 'run queued');
       await deps.outbox.attempt(started);
@@ -528,8 +529,7 @@ export class Dispatcher {
       return runId;
     }
     deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
-    const stored = await deps.store.getRun(runId);
-    deps.supervisor.start(stored!, approvalToken ? { ...request, approvalToken: approvalToken.token } : request, timeoutMs);
+    deps.supervisor.start(stored, approvalToken ? { ...request, approvalToken: approvalToken.token } : request, timeoutMs);
     await deps.outbox.attempt(started);
     return runId;
   }

@@ -4,7 +4,6 @@
  * `--version` call have real defaults that tests may swap.
  */
 import type { NodeView } from '../fleet/nodes.js';
-import { execa } from 'execa';
 import { absolutePath } from '../harness/spawn-env.js';
 import type { ChannelState } from '../channels/types.js';
 import type { BatonConfig } from '../config/resolve.js';
@@ -114,6 +113,8 @@ export async function readCliVersion(binaryPath: string, env: { HOME: string; PA
   try {
     // In HOME with only absolute PATH entries: doctor may run inside a repository, whose own
     // `node` an empty PATH entry would otherwise start.
+    // Loaded on use: execa is ~100 modules the service's start-up does without (issue #15).
+    const { execa } = await import('execa');
     const result = await execa(binaryPath, ['--version'], {
       env: { ...env, PATH: absolutePath(env.PATH) },
       cwd: env.HOME,

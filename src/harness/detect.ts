@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { execa } from 'execa';
+import { execFile } from 'node:child_process';
 import { absolutePath } from './spawn-env.js';
 import type { InstalledVendor } from './supervisor.js';
 import type { Vendor, VendorName } from './vendors/types.js';
@@ -40,12 +40,25 @@ export async function detectVendors(vendors: readonly Vendor[], env: Record<stri
       const binaryPath = await findOnPath(vendor.binaryName, env.PATH ?? '');
       if (!binaryPath) return { vendor: vendor.name, missing: `${vendor.binaryName} not found on PATH` };
       // In HOME, never in the caller's directory: `baton ask` runs inside repositories.
-      const result = await execa(binaryPath, ['--version'], { env: { ...env, PATH: absolutePath(env.PATH ?? '') }, cwd: env.HOME ?? '/', extendEnv: false, stdin: 'ignore', reject: false, timeout: 10_000 });
-      const version = String(result.stdout ?? '').trim().split('\n')[0] ?? '';
+      // node:child_process, not execa: this runs at every start, and execa's ~100 modules cost
+      // ~150 ms of CPU there (issue #15); execa loads with the first run or git call instead.
+      const result = await readVersion(binaryPath, { ...env, PATH: absolutePath(env.PATH ?? '') }, env.HOME ?? '/');
+      const version = result.stdout.trim().split('\n')[0] ?? '';
       if (result.exitCode !== 0 || !version) {
         return { vendor: vendor.name, missing: `${binaryPath} --version failed (${result.exitCode ?? result.signal ?? result.code ?? 'no exit code'})` };
       }
       return { vendor: vendor.name, found: { vendor, binaryPath, version } };
     }),
   );
+}
+
+/** `binary --version` with exactly `env`, stdin closed, 10 s limit; never rejects. */
+function readVersion(binaryPath: string, env: Record<string, string>, cwd: string): Promise<{ stdout: string; exitCode: number | null; signal: string | null; code?: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(binaryPath, ['--version'], { env, cwd, timeout: 10_000, maxBuffer: 1_048_576, encoding: 'utf8' }, (err, stdout) => {
+      const code = err && typeof (err as NodeJS.ErrnoException).code === 'string' ? (err as NodeJS.ErrnoException).code : undefined;
+      resolve({ stdout: String(stdout ?? ''), exitCode: child.exitCode, signal: child.signalCode, ...(code ? { code } : {}) });
+    });
+    child.stdin?.end();
+  });
 }

@@ -18,7 +18,6 @@
  *
  * Source of the config keys: git-config(1), gitattributes(5), githooks(5), git 2.39.
  */
-import { execa } from 'execa';
 import { BatonError } from '../core/errors.js';
 import { absolutePath } from './spawn-env.js';
 
@@ -76,6 +75,8 @@ function gitEnv(options: GitOptions): Record<string, string> {
 }
 
 async function exec(args: string[], options: GitOptions): Promise<GitResult> {
+  // Loaded on first use: execa is ~100 modules the service's start-up does without (issue #15).
+  const { execa } = await import('execa');
   const result = await execa('git', args, {
     cwd: options.cwd,
     env: gitEnv(options),

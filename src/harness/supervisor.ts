@@ -8,7 +8,6 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { execa } from 'execa';
 import { formatDurationMs, type Clock } from '../core/clock.js';
 import { BatonError, isBatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
@@ -289,6 +288,8 @@ export class RunSupervisor {
 
   private async execute(run: RunRow, request: LaunchRequest, timeoutMs: number, entry: ActiveRun): Promise<void> {
     const { deps } = this;
+    // Loaded on the first run (cached after): execa is ~100 modules start-up does without (issue #15).
+    const { execa } = await import('execa');
     const runId = run.id as RunId;
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);

@@ -25,9 +25,13 @@ import { access, chmod, cp, mkdir, mkdtemp, readFile, readlink, realpath, rename
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { BatonError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process.js';
+
+/** execa, loaded on first use: ~100 modules that start-up on PostgreSQL does without (issue #15). */
+async function loadExeca(): Promise<typeof import('execa').execa> {
+  return (await import('execa')).execa;
+}
 
 /** Port number of the server: with no TCP listener it only names the socket file. */
 export const EMBEDDED_POSTGRES_PORT = 5432;
@@ -170,6 +174,7 @@ export async function startEmbeddedPostgres(
   logFile: string,
   canConnect: (server: EmbeddedServer) => Promise<boolean>,
 ): Promise<EmbeddedServer> {
+  const execa = await loadExeca();
   const binaries = await postgresBinaries();
   if (!binaries) {
     throw new BatonError('database_unavailable', `No PostgreSQL binaries for ${process.platform}-${process.arch}: reinstall baton's dependencies, or set DATABASE_URL.`);
@@ -223,6 +228,7 @@ export async function startEmbeddedPostgres(
 
 /** Copies the template cluster into `dataDir` (or runs initdb), through a temporary sibling renamed into place. */
 async function initialize(binaries: PostgresBinaries, dataDir: string): Promise<void> {
+  const execa = await loadExeca();
   await mkdir(dirname(dataDir), { recursive: true, mode: 0o700 });
   const temp = `${dataDir}.new-${process.pid}`;
   await rm(temp, { recursive: true, force: true });
@@ -248,6 +254,7 @@ async function initialize(binaries: PostgresBinaries, dataDir: string): Promise<
 }
 
 async function runInitdb(binaries: PostgresBinaries, dir: string): Promise<void> {
+  const execa = await loadExeca();
   const result = await execa(binaries.initdb, ['-D', dir, ...INITDB_FLAGS], { reject: false, stdin: 'ignore', all: true });
   if (result.exitCode !== 0) throw new Error(`initdb exited ${result.exitCode}: ${String(result.all).trim().split('\n').slice(-3).join(' ')}`);
   await ensureInclude(dir);
@@ -308,6 +315,7 @@ async function exists(path: string): Promise<boolean> {
  * run initdb, about a second).
  */
 async function buildTemplate(): Promise<void> {
+  const execa = await loadExeca();
   const binaries = await postgresBinaries();
   if (!binaries) return;
   const version = (await execa(binaries.postgres, ['--version'])).stdout.trim();

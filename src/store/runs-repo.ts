@@ -249,7 +249,8 @@ export class RunStore {
    * When `inbound` is given, that event is marked handled in the same transaction, so a replay
    * of it after a crash can never launch a second run.
    *
-   * @returns the `started` (or queued) message and, for a queued run, its place in line.
+   * @returns the `started` (or queued) message, `run`: the run row as committed (RETURNING, so a
+   *   launch spawns without reading it back), and, for a queued run, its place in line.
    * @throws BatonError `worktree_busy` when another run is active in the same worktree root;
    *   `max_active` when `maxActive` runs are already active (both only without `queue`);
    *   `queue_full` when the conversation already has `queue.maxQueued` queued runs;
@@ -262,7 +263,7 @@ export class RunStore {
     now: Date,
     inbound?: InboundKey,
     queue?: QueuePolicy,
-  ): Promise<DeliveryRow & { queued?: QueuePlace }> {
+  ): Promise<DeliveryRow & { queued?: QueuePlace; run: RunRow }> {
     const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     try {
       return await this.db.transaction(async (tx) => {
@@ -315,10 +316,10 @@ export class RunStore {
             .returning({ key: inboundEvents.dedupeKey });
           if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
         }
-        await tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run);
+        const [runRow] = await tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run).returning();
         const message = typeof started === 'function' ? started(place) : started;
         const [row] = await tx.insert(deliveries).values(toDeliveryValues(message, now)).returning();
-        return place ? { ...row!, queued: place } : row!;
+        return place ? { ...row!, queued: place, run: runRow! } : { ...row!, run: runRow! };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'runs_one_active_per_worktree')) throw worktreeBusy(run.worktreeRoot);

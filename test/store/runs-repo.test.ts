@@ -86,6 +86,13 @@ describe(`RunStore on ${testEngine}`, () => {
     expect(stored?.origin).toEqual(run.origin);
   });
 
+  it('returns the committed run row with its started message, so a launch needs no read before the spawn (issue #15)', async () => {
+    const run = newRun({ worktreeRoot: '/repo/returning', cwd: '/repo/returning' });
+    const created = await store.createRun(run, started(run.id), 5, now);
+    expect(created.run).toEqual(await store.getRun(run.id));
+    expect(created.run.status).toBe('starting');
+  });
+
   it('refuses a second active run in the same worktree root', async () => {
     const first = newRun({ worktreeRoot: '/repo/busy' });
     await store.createRun(first, started(first.id), 5, now);

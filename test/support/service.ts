@@ -1,9 +1,11 @@
 /**
- * Runs baton the way a user does: `node dist/cli/baton.js start` (what `npm start` runs) in a
+ * Runs baton the way a user does: `node --max-semi-space-size=2 dist/cli/baton.js start` (what `npm start` and the
+ * systemd unit run: {@link SERVICE_NODE_FLAGS}) in a
  * child process with an environment the test controls, and waits for its ready banner.
  */
 import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '../../src/cli/service.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/baton.js', import.meta.url));
 
@@ -28,7 +30,7 @@ export interface ServiceProcess {
  * @throws Error with the output so far when the process exits first or `readyTimeoutMs` passes.
  */
 export async function startService(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ServiceProcess> {
-  const child = execa(process.execPath, [CLI, 'start'], {
+  const child = execa(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'start'], {
     env,
     extendEnv: false,
     stdin: 'ignore',

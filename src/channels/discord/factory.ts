@@ -4,6 +4,7 @@ import type { ChannelFactory } from '../start.js';
 /** Creates the Discord adapter when a bot token is set. */
 export const discordChannel: ChannelFactory = {
   platform: 'discord',
+  preload: (env) => (env.discordBotToken ? import('./adapter.js') : undefined),
   create: async ({ env, clock, logger, lease, inbox, presses }) => {
     if (!env.discordBotToken) return { skipped: 'DISCORD_BOT_TOKEN not set' };
     // discord.js is loaded only when Discord is configured (it costs ~400 ms and tens of MB).

@@ -7,6 +7,7 @@ import type { ChannelFactory } from '../start.js';
 /** Creates the Slack adapter when a bot token and one way of receiving events are set. */
 export const slackChannel: ChannelFactory = {
   platform: 'slack',
+  preload: (env) => (env.slackBotToken ? import('./adapter.js') : undefined),
   create: async ({ env, clock, logger, inbox, presses }) => {
     if (!env.slackBotToken) return { skipped: 'SLACK_BOT_TOKEN not set' };
     // Bolt is loaded only when Slack is configured (it costs ~300 ms and tens of MB).

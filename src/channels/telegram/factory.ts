@@ -4,6 +4,7 @@ import type { ChannelFactory } from '../start.js';
 /** Creates the Telegram adapter when a bot token is set. */
 export const telegramChannel: ChannelFactory = {
   platform: 'telegram',
+  preload: (env) => (env.telegramBotToken ? import('./adapter.js') : undefined),
   create: async ({ env, clock, logger, inbox, conversations, lease, notifyOwner, presses }) => {
     if (!env.telegramBotToken) return { skipped: 'TELEGRAM_BOT_TOKEN not set' };
     const { TelegramAdapter } = await import('./adapter.js');
