@@ -1,5 +1,6 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { multistream, pino, stdSerializers, type DestinationStream, type Level, type Logger } from 'pino';
-import { openRotatingLogFile } from './log-file.js';
 
 export type { Logger } from 'pino';
 
@@ -89,13 +90,22 @@ export const LOG_FILE_ROTATION = { sizeMb: 10, keepFiles: 5 } as const;
 
 /**
  * The service logger: JSON lines to stdout and to `logsDir/baton.N.log`, rotated at
- * {@link LOG_FILE_ROTATION} sizes, `logsDir/current.log` pointing at the live file
- * ({@link openRotatingLogFile}).
+ * {@link LOG_FILE_ROTATION} sizes (pino-roll keeps `current.log` pointing at the live file).
  *
  * @returns the logger and a `close()` that flushes the file.
  */
 export async function createServiceLogger(level: string, logsDir: string): Promise<{ logger: Logger; close(): void }> {
-  const file = await openRotatingLogFile({ dir: logsDir, baseName: 'baton', maxBytes: LOG_FILE_ROTATION.sizeMb * 1_048_576, keepFiles: LOG_FILE_ROTATION.keepFiles, mode: 0o600 });
+  const { default: pinoRoll } = await import('pino-roll');
+  await mkdir(logsDir, { recursive: true, mode: 0o700 });
+  const file = await pinoRoll({
+    mode: 0o600,
+    file: join(logsDir, 'baton'),
+    extension: '.log',
+    size: `${LOG_FILE_ROTATION.sizeMb}m`,
+    limit: { count: LOG_FILE_ROTATION.keepFiles },
+    symlink: true,
+    mkdir: true,
+  });
   const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
   const logger = pino(
     { level, base: { service: 'baton' }, redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' }, serializers: { err: serializeError } },
