@@ -2,8 +2,8 @@
  * Routes every normalized inbound message: trust, dedupe, commands, launch gates (PRODUCT.md
  * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { realpath, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
@@ -14,7 +14,7 @@ import { safeErrorMessage, type Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
-import { resolveWorkspace } from '../harness/workspace.js';
+import { assertInsideRoots, isInside, resolveWorkspace } from '../harness/workspace.js';
 import { addRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { NodeView } from '../fleet/nodes.js';
@@ -717,6 +717,7 @@ Reason: ${err.code}`;
       return;
     }
     for (const run of claimed) {
+      if (!(await this.stillGranted(run))) continue;
       const launch = run.launch;
       deps.logger.info({ runId: run.id, vendor: run.vendor, cwd: run.cwd }, 'queued run starting');
       const { timeoutMs, images, ...rest } = launch ?? { prompt: run.task, timeoutMs: run.options.timeoutMinutes * 60_000 };
@@ -725,6 +726,43 @@ Reason: ${err.code}`;
         .send({ runId: run.id as RunId, kind: 'notice', target: { ...outcomeTarget(run) }, body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined) })
         .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not announce a queued run starting'));
     }
+  }
+
+  /**
+   * The workspace gate again for a run just claimed from the queue: `[workspace] roots` apply
+   * live, and a root the owner took away since the launch (or since a routed run was prepared)
+   * must not still receive the run. A run in its own worktree is checked by the directory it was
+   * asked for in its source checkout. A refused run ends `failed` with the gate's reason and its
+   * outcome message. Never throws: a database failure is logged and the run is left to the
+   * reconciliation, unstarted.
+   *
+   * @returns true when the run may start.
+   */
+  private async stillGranted(run: RunRow): Promise<boolean> {
+    const { deps } = this;
+    const asked = run.sourceRoot && isInside(run.cwd, run.worktreeRoot) ? join(run.sourceRoot, relative(run.worktreeRoot, run.cwd)) : run.cwd;
+    let refusal: BatonError;
+    try {
+      const real = await realpath(asked).catch((err: unknown) => {
+        throw new BatonError('cwd_missing', `${asked} does not exist any more.`, { cause: err, details: { path: asked } });
+      });
+      await assertInsideRoots(real, this.config.workspace.roots);
+      return true;
+    } catch (err) {
+      if (!isBatonError(err)) throw err;
+      refusal = err;
+    }
+    deps.logger.info({ runId: run.id, code: refusal.code }, 'queued run refused at start: the workspace gate changed since its launch');
+    const body = `[run ${run.id}] failed · ${run.vendor} · ${run.cwd} · refused when its turn came
+${refusal.message}
+Reason: ${refusal.code}`;
+    try {
+      const outcome = await deps.store.finishRun(run.id as RunId, { status: 'failed', reason: refusal.code, errorMessage: refusal.message, endedAt: deps.clock.now() }, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
+      if (outcome) await deps.outbox.attempt(outcome);
+    } catch (err) {
+      deps.logger.warn({ err, runId: run.id }, 'could not end a queued run the workspace gate refused; it stays unstarted');
+    }
+    return false;
   }
 
   /**
