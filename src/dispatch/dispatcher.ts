@@ -541,7 +541,9 @@ export class Dispatcher {
    * @throws BatonError `node_unknown`, `node_unavailable`.
    */
   private async routeOf(parent: RunRow | undefined, target: string | undefined): Promise<Route> {
-    const { fleet, config } = this.deps;
+    const { fleet } = this.deps;
+    // The live config: `[workspace] roots` granted or revoked since the start decide here too.
+    const { config } = this;
     if (!fleet) return { kind: 'local', target };
     if (parent) {
       if (!parent.node || parent.node === fleet.name) return { kind: 'local', target: parent.cwd };
