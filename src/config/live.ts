@@ -1,8 +1,8 @@
 /**
  * The running service's view of `config.toml` after start. `baton approve` and `baton grant path`
  * edit the file while the service runs; the two keys they touch — `[harness] approved` and
- * `[workspace] roots` — are read per command, so the service applies them on its next command
- * (or doctor report) without a restart. Every other key was wired into the service at start
+ * `[workspace] roots` — are read per command and before each queue pass, so the service applies
+ * them on its next command, doctor report or queued/routed run without a restart. Every other key was wired into the service at start
  * (channels, limits, timers) and still needs one; {@link LiveConfig.state} says so, and how.
  *
  * A file that does not parse or validate is never applied: the service keeps what it has and

@@ -710,6 +710,9 @@ Reason: ${err.code}`;
     const { deps } = this;
     let claimed: RunRow[];
     try {
+      // config.toml as it is now: a node that takes only routed runs gets no command that would
+      // re-read it, and `baton approve` / `baton grant path` there must still apply.
+      await deps.liveConfig?.refresh();
       // Before the gate below: a node that cannot run them refuses runs routed to it.
       if (deps.fleet) await this.prepareRouted();
       if (!this.config.harness.enabled || !this.config.harness.approved) return;
