@@ -17,7 +17,7 @@ import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { InstalledVendor } from '../../src/harness/supervisor.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
-import type { NewRunRow } from '../../src/store/schema.js';
+import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
 import { createHarness, FAKE_CODEX, type TestHarness } from '../support/harness.js';
 
 const toml = (approved: boolean, root: string): string => `[harness]\napproved = ${approved}\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`;
@@ -57,7 +57,7 @@ describe('a node that only takes routed runs', () => {
       node: 'gamma',
       launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: false } },
       createdAt: new Date(),
-    } as unknown as NewRunRow & { id: RunId };
+    } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
     await h.store.createRoutedRun(run, { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${id}] sent to node gamma` }, 5, new Date());
     await dispatcher.startQueued();
     const end = Date.now() + 60_000;
