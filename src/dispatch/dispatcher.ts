@@ -15,7 +15,7 @@ import type { Outbox } from '../delivery/outbox.js';
 import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
 import { assertInsideRoots, isInside, resolveWorkspace } from '../harness/workspace.js';
-import { addRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
+import { addRunWorktree, discardLeftoverRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { NodeView } from '../fleet/nodes.js';
 import { routeLaunch, type Route } from '../fleet/route.js';
@@ -656,6 +656,8 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
         if (!this.config.harness.approved) throw new BatonError('not_approved', `Coding agents are not yet approved on node ${name}. Approve with \`baton approve\` there (or set [harness] approved = true).`);
         if (!deps.vendors.has(run.vendor)) throw new BatonError('vendor_missing', `The ${run.vendor} CLI was not found on PATH on node ${name} when baton started there. Install it there, then restart baton there.`);
         const resolved = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
+        // What an earlier pass killed (or cut from the database) after `git worktree add` left.
+        if (deps.worktreesDir && (route.worktree || this.config.workspace.worktrees === 'per-run')) await discardLeftoverRunWorktree(resolved.cwd, run.id, deps.worktreesDir);
         worktree = await this.worktreeFor(resolved.cwd, run.id as RunId, { worktree: route.worktree } as LaunchOptions);
         const place = worktree ?? resolved;
         const placed = await deps.store.placeRouted(run.id, {
@@ -666,6 +668,8 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
         });
         if (!placed && worktree) await this.discardWorktree(worktree);
       } catch (err) {
+        // A database error may hide a write that was made: the worktree stays, and the next
+        // pass removes it before it makes the worktree again (see below).
         if (!isBatonError(err)) throw err;
         if (worktree) await this.discardWorktree(worktree);
         deps.logger.info({ runId: run.id, code: err.code }, 'routed run refused by this node');

@@ -70,6 +70,25 @@ export async function addRunWorktree(cwd: string, runId: string, worktreesDir: s
 }
 
 /**
+ * Removes what an earlier attempt to prepare run `runId` may have left of its worktree (a process
+ * killed, or a database write that failed, between `git worktree add` and the write recording
+ * it): the directory `<worktreesDir>/<repo>/<run id>` and the branch `baton/<run id>` in the
+ * checkout holding `cwd`. Only for a run nothing runs in yet. Nothing there is not an error.
+ *
+ * @param cwd the asked-for run directory, real and past the workspace gate.
+ */
+export async function discardLeftoverRunWorktree(cwd: string, runId: string, worktreesDir: string): Promise<void> {
+  const top = await runGit(['rev-parse', '--show-toplevel'], { cwd, allowFailure: true });
+  if (top.exitCode !== 0 || !top.stdout.trim()) return;
+  const sourceRoot = await realpath(top.stdout.trim());
+  const repoDir = join(worktreesDir, safeName(basename(sourceRoot)));
+  const worktreeRoot = join(await realpath(repoDir).catch(() => repoDir), runId);
+  await runGit(['worktree', 'remove', '--force', worktreeRoot], { cwd: sourceRoot, allowFailure: true });
+  await runGit(['worktree', 'prune'], { cwd: sourceRoot, allowFailure: true });
+  await runGit(['branch', '-D', worktreeBranch(runId)], { cwd: sourceRoot, allowFailure: true });
+}
+
+/**
  * Removes a worktree this launch made and its branch again (the run was refused before it
  * started, so the branch holds nothing).
  */
