@@ -212,7 +212,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     );
   };
   const pruneTimer = (): void => {
-    pruneWorktrees({ store, clock, logger, retentionMs: config.workspace.worktreeRetentionMs }).catch((err: unknown) => logger.error({ err }, 'worktree retention failed'));
+    pruneWorktrees({ store, clock, logger, retentionMs: config.workspace.worktreeRetentionMs, node: { name: config.node.name, host } }).catch((err: unknown) => logger.error({ err }, 'worktree retention failed'));
   };
   sweep();
   pruneTimer();
