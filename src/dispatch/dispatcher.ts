@@ -726,7 +726,11 @@ Reason: ${err.code}`;
       return;
     }
     for (const run of claimed) {
-      if (!(await this.stillGranted(run))) continue;
+      if (!(await this.stillGranted(run))) {
+        // Its slot is free again: another queued run may take it in one more pass.
+        this.queueAgain = true;
+        continue;
+      }
       const launch = run.launch;
       deps.logger.info({ runId: run.id, vendor: run.vendor, cwd: run.cwd }, 'queued run starting');
       const { timeoutMs, images, ...rest } = launch ?? { prompt: run.task, timeoutMs: run.options.timeoutMinutes * 60_000 };
