@@ -218,7 +218,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     );
   };
   const pruneTimer = (): void => {
-    pruneWorktrees({ store, clock, logger, retentionMs: config.workspace.worktreeRetentionMs }).catch((err: unknown) => logger.error({ err }, 'worktree retention failed'));
+    pruneWorktrees({ store, clock, logger, retentionMs: config.workspace.worktreeRetentionMs, node: { name: config.node.name, host } }).catch((err: unknown) => logger.error({ err }, 'worktree retention failed'));
   };
   sweep();
   pruneTimer();
@@ -230,7 +230,7 @@ export async function startService(options: StartOptions): Promise<Service> {
 
   // This process's row in the fleet's nodes table (issue #16); with one database shared by
   // several nodes, only one of them polls each bot token (a lease in the database).
-  fleet = new NodeRegistry({ db: database.db, name: config.node.name, roots: config.workspace.roots, heartbeatMs: config.node.heartbeatMs, deadAfterMs: config.node.deadAfterMs, logger });
+  fleet = new NodeRegistry({ db: database.db, name: config.node.name, roots: () => live.current.workspace.roots, heartbeatMs: config.node.heartbeatMs, deadAfterMs: config.node.deadAfterMs, logger });
   await fleet.start();
   // Runs of this host that another node ended `node_lost` while this host was cut off: stop
   // what may still run of them (issue #16 item 4).

@@ -16,6 +16,7 @@ import type { RunRow } from '../store/schema.js';
 import { readServiceState } from '../health.js';
 import { exists } from './operator.js';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { listWorktrees, pruneWorktrees } from '../harness/worktrees.js';
 import { systemClock } from '../core/clock.js';
 import { createLogger } from '../core/logger.js';
@@ -104,6 +105,8 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
   const prune = sub === 'prune';
   const odd = sub !== undefined && !prune ? sub : flags.find((f) => f !== '--force');
   if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['prune', '--force']), 'Usage: baton worktrees [prune [--force]]'));
+  // This node's runs only: another node's worktrees are on its disk (one database, several hosts).
+  const thisNode = { name: inputs.config.node.name, host: hostname() };
   return withStore(inputs, async (store) => {
     if (prune) {
       const actions = await pruneWorktrees({
@@ -112,12 +115,13 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
         logger: createLogger({ level: 'silent' }),
         retentionMs: inputs.config.workspace.worktreeRetentionMs,
         force: flags.includes('--force'),
+        node: thisNode,
       });
       if (actions.length === 0) out('No worktree to prune.');
       for (const a of actions) out(`[run ${a.runId}] ${a.action}: ${a.detail}`);
       return actions.some((a) => a.action === 'kept') ? 1 : 0;
     }
-    const states = await listWorktrees(store);
+    const states = await listWorktrees(store, thisNode);
     if (states.length === 0) out('No run worktrees.');
     for (const s of states) {
       const state = s.removed

@@ -1,15 +1,16 @@
 /**
  * The running service's view of `config.toml` after start. `baton approve` and `baton grant path`
  * edit the file while the service runs; the two keys they touch — `[harness] approved` and
- * `[workspace] roots` — are read per command, so the service applies them on its next command
- * (or doctor report) without a restart. Every other key was wired into the service at start
+ * `[workspace] roots` — are read per command and before each queue pass, so the service applies
+ * them on its next command, doctor report or queued/routed run without a restart. Every other key was wired into the service at start
  * (channels, limits, timers) and still needs one; {@link LiveConfig.state} says so, and how.
  *
  * A file that does not parse or validate is never applied: the service keeps what it has and
  * the state carries the error.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import type { Logger } from '../core/logger.js';
@@ -65,6 +66,40 @@ function changedTomlKeys(a: string, b: string): string[] {
     if (!isDeepStrictEqual(left.get(key), right.get(key))) keys.push(key);
   }
   return keys.sort();
+}
+
+/** The most of config.toml the live reload reads, in bytes (a config is a few KiB). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * config.toml's text, read without waiting on what is not a regular file: opened non-blocking
+ * (a FIFO with no writer would hold the read, and every command waits on the refresh), checked
+ * on the open descriptor to be a regular file (symlinks followed), and at most
+ * {@link MAX_CONFIG_BYTES}.
+ *
+ * @throws the fs error (`ENOENT` for a missing file), or an error with code `ENOTREG` / `EFBIG`.
+ */
+async function readConfigText(path: string): Promise<string> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    const refuse = (code: string, what: string): never => {
+      throw Object.assign(new Error(`${path} ${what}`), { code });
+    };
+    if (!info.isFile()) refuse('ENOTREG', 'is not a regular file');
+    if (info.size > MAX_CONFIG_BYTES) refuse('EFBIG', `is over ${MAX_CONFIG_BYTES} bytes`);
+    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_CONFIG_BYTES) refuse('EFBIG', `is over ${MAX_CONFIG_BYTES} bytes`);
+    }
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** SHA-256 of the text, hex. */
@@ -131,12 +166,13 @@ export class LiveConfig {
     const { configPath, homeDir, logger } = this.options;
     let text: string;
     try {
-      text = await readFile(configPath, 'utf8');
+      text = await readConfigText(configPath);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // A missing file means defaults; anything else cannot be used.
       if (code !== 'ENOENT') {
-        this.currentState = { kind: 'invalid', message: `Cannot read ${configPath} (${code ?? 'unknown error'}).` };
+        const why = code === 'ENOTREG' || code === 'EFBIG' ? (err as Error).message : code ?? 'unknown error';
+        this.currentState = { kind: 'invalid', message: `Cannot read ${configPath} (${why}).` };
         return;
       }
       text = '';

@@ -2,8 +2,8 @@
  * Routes every normalized inbound message: trust, dedupe, commands, launch gates (PRODUCT.md
  * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { realpath, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
@@ -14,8 +14,8 @@ import { safeErrorMessage, type Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
-import { resolveWorkspace } from '../harness/workspace.js';
-import { addRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
+import { assertInsideRoots, isInside, resolveWorkspace } from '../harness/workspace.js';
+import { addRunWorktree, discardLeftoverRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { NodeView } from '../fleet/nodes.js';
 import { routeLaunch, type Route } from '../fleet/route.js';
@@ -541,7 +541,9 @@ export class Dispatcher {
    * @throws BatonError `node_unknown`, `node_unavailable`.
    */
   private async routeOf(parent: RunRow | undefined, target: string | undefined): Promise<Route> {
-    const { fleet, config } = this.deps;
+    const { fleet } = this.deps;
+    // The live config: `[workspace] roots` granted or revoked since the start decide here too.
+    const { config } = this;
     if (!fleet) return { kind: 'local', target };
     if (parent) {
       if (!parent.node || parent.node === fleet.name) return { kind: 'local', target: parent.cwd };
@@ -654,6 +656,8 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
         if (!this.config.harness.approved) throw new BatonError('not_approved', `Coding agents are not yet approved on node ${name}. Approve with \`baton approve\` there (or set [harness] approved = true).`);
         if (!deps.vendors.has(run.vendor)) throw new BatonError('vendor_missing', `The ${run.vendor} CLI was not found on PATH on node ${name} when baton started there. Install it there, then restart baton there.`);
         const resolved = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
+        // What an earlier pass killed (or cut from the database) after `git worktree add` left.
+        if (deps.worktreesDir && (route.worktree || this.config.workspace.worktrees === 'per-run')) await discardLeftoverRunWorktree(resolved.cwd, run.id, deps.worktreesDir);
         worktree = await this.worktreeFor(resolved.cwd, run.id as RunId, { worktree: route.worktree } as LaunchOptions);
         const place = worktree ?? resolved;
         const placed = await deps.store.placeRouted(run.id, {
@@ -664,6 +668,8 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
         });
         if (!placed && worktree) await this.discardWorktree(worktree);
       } catch (err) {
+        // A database error may hide a write that was made: the worktree stays, and the next
+        // pass removes it before it makes the worktree again (see below).
         if (!isBatonError(err)) throw err;
         if (worktree) await this.discardWorktree(worktree);
         deps.logger.info({ runId: run.id, code: err.code }, 'routed run refused by this node');
@@ -708,6 +714,9 @@ Reason: ${err.code}`;
     const { deps } = this;
     let claimed: RunRow[];
     try {
+      // config.toml as it is now: a node that takes only routed runs gets no command that would
+      // re-read it, and `baton approve` / `baton grant path` there must still apply.
+      await deps.liveConfig?.refresh();
       // Before the gate below: a node that cannot run them refuses runs routed to it.
       if (deps.fleet) await this.prepareRouted();
       if (!this.config.harness.enabled || !this.config.harness.approved) return;
@@ -717,6 +726,11 @@ Reason: ${err.code}`;
       return;
     }
     for (const run of claimed) {
+      if (!(await this.stillGranted(run))) {
+        // Its slot is free again: another queued run may take it in one more pass.
+        this.queueAgain = true;
+        continue;
+      }
       const launch = run.launch;
       deps.logger.info({ runId: run.id, vendor: run.vendor, cwd: run.cwd }, 'queued run starting');
       const { timeoutMs, images, ...rest } = launch ?? { prompt: run.task, timeoutMs: run.options.timeoutMinutes * 60_000 };
@@ -725,6 +739,43 @@ Reason: ${err.code}`;
         .send({ runId: run.id as RunId, kind: 'notice', target: { ...outcomeTarget(run) }, body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined) })
         .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not announce a queued run starting'));
     }
+  }
+
+  /**
+   * The workspace gate again for a run just claimed from the queue: `[workspace] roots` apply
+   * live, and a root the owner took away since the launch (or since a routed run was prepared)
+   * must not still receive the run. A run in its own worktree is checked by the directory it was
+   * asked for in its source checkout. A refused run ends `failed` with the gate's reason and its
+   * outcome message. Never throws: a database failure is logged and the run is left to the
+   * reconciliation, unstarted.
+   *
+   * @returns true when the run may start.
+   */
+  private async stillGranted(run: RunRow): Promise<boolean> {
+    const { deps } = this;
+    const asked = run.sourceRoot && isInside(run.cwd, run.worktreeRoot) ? join(run.sourceRoot, relative(run.worktreeRoot, run.cwd)) : run.cwd;
+    let refusal: BatonError;
+    try {
+      const real = await realpath(asked).catch((err: unknown) => {
+        throw new BatonError('cwd_missing', `${asked} does not exist any more.`, { cause: err, details: { path: asked } });
+      });
+      await assertInsideRoots(real, this.config.workspace.roots);
+      return true;
+    } catch (err) {
+      if (!isBatonError(err)) throw err;
+      refusal = err;
+    }
+    deps.logger.info({ runId: run.id, code: refusal.code }, 'queued run refused at start: the workspace gate changed since its launch');
+    const body = `[run ${run.id}] failed · ${run.vendor} · ${run.cwd} · refused when its turn came
+${refusal.message}
+Reason: ${refusal.code}`;
+    try {
+      const outcome = await deps.store.finishRun(run.id as RunId, { status: 'failed', reason: refusal.code, errorMessage: refusal.message, endedAt: deps.clock.now() }, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
+      if (outcome) await deps.outbox.attempt(outcome);
+    } catch (err) {
+      deps.logger.warn({ err, runId: run.id }, 'could not end a queued run the workspace gate refused; it stays unstarted');
+    }
+    return false;
   }
 
   /**

@@ -32,7 +32,11 @@ export interface NodeView {
 export interface NodeRegistryOptions {
   db: Db;
   name: string;
-  roots: readonly string[];
+  /**
+   * This node's `[workspace] roots`, absolute: a list, or a function giving them as they stand
+   * now (the live config: `baton grant path` applies without a restart), written at each heartbeat.
+   */
+  roots: readonly string[] | (() => readonly string[]);
   /** Heartbeat period, in ms. */
   heartbeatMs: number;
   /** A node silent longer than this is dead, in ms. */
@@ -68,14 +72,20 @@ export class NodeRegistry {
     this.timer.unref();
   }
 
+  /** The roots to write now. */
+  private roots(): string[] {
+    const { roots } = this.options;
+    return [...(typeof roots === 'function' ? roots() : roots)];
+  }
+
   private async insertRow(): Promise<void> {
-    const { db, name, roots } = this.options;
+    const { db, name } = this.options;
     await db.insert(nodes).values({
       instance: this.instance,
       name,
       host: hostname(),
       pid: process.pid,
-      roots: [...roots],
+      roots: this.roots(),
       startedAt: sql`now()` as unknown as Date,
       heartbeatAt: sql`now()` as unknown as Date,
     });
@@ -83,7 +93,7 @@ export class NodeRegistry {
 
   private async beat(): Promise<void> {
     try {
-      const updated = await this.options.db.update(nodes).set({ heartbeatAt: sql`now()` as unknown as Date }).where(eq(nodes.instance, this.instance)).returning({ instance: nodes.instance });
+      const updated = await this.options.db.update(nodes).set({ heartbeatAt: sql`now()` as unknown as Date, roots: this.roots() }).where(eq(nodes.instance, this.instance)).returning({ instance: nodes.instance });
       // Removed by hand or by a cleanup: write it again, so the fleet sees this node.
       if (updated.length === 0) await this.insertRow();
       if (this.failing) this.options.logger.info({ node: this.name }, 'node heartbeat written again');

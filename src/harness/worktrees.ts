@@ -70,6 +70,25 @@ export async function addRunWorktree(cwd: string, runId: string, worktreesDir: s
 }
 
 /**
+ * Removes what an earlier attempt to prepare run `runId` may have left of its worktree (a process
+ * killed, or a database write that failed, between `git worktree add` and the write recording
+ * it): the directory `<worktreesDir>/<repo>/<run id>` and the branch `baton/<run id>` in the
+ * checkout holding `cwd`. Only for a run nothing runs in yet. Nothing there is not an error.
+ *
+ * @param cwd the asked-for run directory, real and past the workspace gate.
+ */
+export async function discardLeftoverRunWorktree(cwd: string, runId: string, worktreesDir: string): Promise<void> {
+  const top = await runGit(['rev-parse', '--show-toplevel'], { cwd, allowFailure: true });
+  if (top.exitCode !== 0 || !top.stdout.trim()) return;
+  const sourceRoot = await realpath(top.stdout.trim());
+  const repoDir = join(worktreesDir, safeName(basename(sourceRoot)));
+  const worktreeRoot = join(await realpath(repoDir).catch(() => repoDir), runId);
+  await runGit(['worktree', 'remove', '--force', worktreeRoot], { cwd: sourceRoot, allowFailure: true });
+  await runGit(['worktree', 'prune'], { cwd: sourceRoot, allowFailure: true });
+  await runGit(['branch', '-D', worktreeBranch(runId)], { cwd: sourceRoot, allowFailure: true });
+}
+
+/**
  * Removes a worktree this launch made and its branch again (the run was refused before it
  * started, so the branch holds nothing).
  */
@@ -113,12 +132,13 @@ export interface WorktreeState {
 
 /**
  * The state of every run worktree baton made and has not removed, newest first; a worktree that resumed runs share
- * is listed once, under its newest run (whose status decides whether it is in use).
+ * is listed once, under its newest run (whose status decides whether it is in use). With `node`,
+ * only that node's (see {@link RunStore.runsWithWorktree}).
  */
-export async function listWorktrees(store: RunStore): Promise<WorktreeState[]> {
+export async function listWorktrees(store: RunStore, node?: { name: string; host: string }): Promise<WorktreeState[]> {
   const out: WorktreeState[] = [];
   const seen = new Set<string>();
-  for (const run of await store.runsWithWorktree()) {
+  for (const run of await store.runsWithWorktree(node)) {
     if (seen.has(run.worktreeRoot)) continue;
     seen.add(run.worktreeRoot);
     out.push(await worktreeState(run));
@@ -153,6 +173,11 @@ export interface PruneOptions {
   retentionMs: number;
   /** Also remove worktrees with uncommitted changes (they are lost). @default false */
   force?: boolean;
+  /**
+   * This node (`[node] name` and host name): only its runs' worktrees are on this disk. Another
+   * node's would look removed by hand here. @default every run's (a single machine)
+   */
+  node?: { name: string; host: string };
 }
 
 /** What one prune did with one worktree, in words (`baton worktrees prune` prints them). */
@@ -173,7 +198,7 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
   const cutoffMs = options.clock.nowMs() - options.retentionMs;
   const actions: PruneAction[] = [];
   const removedAt = options.clock.now();
-  for (const state of await listWorktrees(options.store)) {
+  for (const state of await listWorktrees(options.store, options.node)) {
     if (state.runStatus === 'starting' || state.runStatus === 'running') continue;
     if (state.removed) {
       await options.store.markWorktreeRemoved(state.path, removedAt);

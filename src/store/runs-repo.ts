@@ -741,9 +741,15 @@ export class RunStore {
     return row;
   }
 
-  /** Every run that got its own git worktree (issue #17) not yet recorded as removed, newest first. */
-  async runsWithWorktree(): Promise<RunRow[]> {
-    return this.db.select().from(runs).where(and(isNotNull(runs.branch), isNull(runs.worktreeRemovedAt))).orderBy(desc(runs.createdAt));
+  /**
+   * Every run that got its own git worktree (issue #17) not yet recorded as removed, newest first.
+   *
+   * @param node with it, only the runs of that node (`runs.node`), or of its host for runs
+   *   written without a node: a fleet shares the database, not the disks the worktrees are on.
+   */
+  async runsWithWorktree(node?: { name: string; host: string }): Promise<RunRow[]> {
+    const mine = node ? sql`(${runs.node} = ${node.name} or (${runs.node} is null and starts_with(${runs.supervisor}, ${`${node.host}:`})))` : undefined;
+    return this.db.select().from(runs).where(and(isNotNull(runs.branch), isNull(runs.worktreeRemovedAt), mine)).orderBy(desc(runs.createdAt));
   }
 
   /** Records that the worktree at `worktreeRoot` is gone, on every run that shared it (resumes do). */

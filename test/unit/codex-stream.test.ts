@@ -153,6 +153,13 @@ describe('codex refused credentials', () => {
     expect(codexVendor.describeAuthFailure!({ event: { type: 'item.completed', item: { type: 'agent_message', text: '401 Unauthorized' } } })).toBeUndefined();
   });
 
+  it("takes no other server's 401 for codex's own login (a good run would be ended not_logged_in)", () => {
+    // A remote MCP server of the user's codex config whose token expired: codex reports it and the run goes on.
+    const mcp = 'MCP client for `docs` failed to start: HTTP status client error (401 Unauthorized) for url (https://mcp.example.com/mcp)';
+    expect(codexVendor.describeAuthFailure!({ event: { type: 'error', message: mcp } })).toBeUndefined();
+    expect(codexVendor.describeAuthFailure!({ event: { type: 'item.completed', item: { type: 'error', message: mcp } } })).toBeUndefined();
+  });
+
   it('ends the run failed/not_logged_in with the words and the fix', () => {
     const reducer = codexVendor.newReducer();
     reducer.push(retry);

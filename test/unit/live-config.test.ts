@@ -1,4 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { execa } from 'execa';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +43,29 @@ describe('LiveConfig', () => {
     expect(live.current.harness.approved).toBe(true);
     expect(live.describe()).toMatch(/^config changed since the service started and cannot be used, so the service keeps its old settings: Invalid configuration in .* Fix the file, then restart it \(HOW\)$/);
   });
+
+  it('keeps its settings when config.toml becomes a FIFO or a device, without waiting on it', async () => {
+    const sub = await mkdtemp(join(dir, 'special-'));
+    const configPath = join(sub, 'config.toml');
+    const startText = `[harness]\napproved = true\n[workspace]\nroots = ["${sub}"]\n`;
+    await writeFile(configPath, startText);
+    const config = parseConfigToml(startText, { configPath, homeDir: sub });
+    const live = new LiveConfig({ configPath, homeDir: sub, config, logger: createLogger({ level: 'silent' }), restartHow: 'HOW' });
+    await live.refresh();
+    // A named pipe nobody writes: reading it would wait forever, and every command waits on refresh().
+    await rm(configPath);
+    await execa('mkfifo', [configPath]);
+    await live.refresh();
+    expect(live.state.kind).toBe('invalid');
+    expect(live.current.harness.approved).toBe(true);
+    expect(live.current.workspace.roots).toEqual([sub]);
+    // A symlink to an endless device: reading it would never end (or exhaust memory).
+    await rm(configPath);
+    await symlink('/dev/zero', configPath);
+    await live.refresh();
+    expect(live.state.kind).toBe('invalid');
+    expect(live.current.harness.approved).toBe(true);
+  }, 30_000);
 
   it('says how to restart a foreground service and a systemd unit', () => {
     expect(restartHow({ underSystemd: true, isRoot: false, pid: 7 })).toBe('systemctl --user restart baton');

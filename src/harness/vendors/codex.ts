@@ -11,8 +11,15 @@ import type { SniffedEvent } from '../json-lines.js';
 
 const MAX_NOTICES = 20;
 
-/** codex's words for refused credentials (see `codexVendor.describeAuthFailure`). */
-const CODEX_AUTH_FAILURE = /\b401 Unauthorized\b|\bnot logged in\b/i;
+/**
+ * codex's words for refused credentials (see `codexVendor.describeAuthFailure`): its model
+ * client's "unexpected status 401", not any 401 (a remote MCP server's expired token is reported
+ * in the same kind of event, "MCP client for `x` failed to start: … (401 Unauthorized) …", and
+ * the run goes on without that server).
+ */
+const CODEX_AUTH_FAILURE = /\bunexpected status 401\b|\bnot logged in\b/i;
+/** Lines about an MCP server, never about codex's own login. */
+const MCP_LINE = /\bMCP\b/;
 
 /**
  * The Codex vendor.
@@ -92,7 +99,7 @@ export const codexVendor: Vendor = {
       text = e.type === 'error' ? e.message : e.type === 'turn.failed' ? e.error?.message : e.type === 'item.completed' && e.item?.type === 'error' ? e.item.message : undefined;
     }
     if (typeof text !== 'string') return undefined;
-    const line = text.split('\n').find((l) => CODEX_AUTH_FAILURE.test(l));
+    const line = text.split('\n').find((l) => CODEX_AUTH_FAILURE.test(l) && !MCP_LINE.test(l));
     return line === undefined ? undefined : line.replace(/^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/, '$1').trim().slice(0, 300);
   },
 

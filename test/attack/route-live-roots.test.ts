@@ -1,0 +1,48 @@
+/**
+ * Attack: `baton grant path` applies live (src/config/live.ts), and the workspace gate reads the
+ * live roots, but the fleet routing read the roots this node started with. A directory granted
+ * here after the start, and also under another live node's roots, was sent to that other node
+ * (another machine, another checkout) instead of running here where the owner just granted it.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BatonConfig } from '../../src/config/index.js';
+import { systemClock } from '../../src/core/clock.js';
+import type { RunId } from '../../src/core/ids.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import type { NodeView } from '../../src/fleet/nodes.js';
+import type { InstalledVendor } from '../../src/harness/supervisor.js';
+import { codexVendor } from '../../src/harness/vendors/codex.js';
+import type { VendorName } from '../../src/harness/vendors/types.js';
+import { createHarness, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
+
+describe('routing with roots granted live', () => {
+  let h: TestHarness;
+  beforeAll(async () => {
+    h = await createHarness({
+      replaceConfig: ({ root }) => `[harness]\napproved = true\n[workspace]\nroots = [${JSON.stringify(join(root, 'a'))}]\n[channels.telegram]\nowner_user_id = "1"\n`,
+    });
+  }, 60_000);
+  afterAll(async () => h?.dispose());
+
+  it('runs here a directory granted here after the start, though another node’s roots hold it too', async () => {
+    const granted = join(h.root, 'b', 'app');
+    await mkdir(granted, { recursive: true });
+    await mkdir(join(h.root, 'a'), { recursive: true });
+    const node = (name: string, roots: string[], self: boolean): NodeView => ({ name, host: name, pid: 1, roots, startedAt: new Date(), heartbeatAt: new Date(), silentSeconds: 0, alive: true, self });
+    const fleet = { name: 'alpha', list: async () => [node('alpha', [join(h.root, 'a')], true), node('gamma', [h.root], false)] };
+    // `baton grant path <root>/b` while the service runs: the live config has it.
+    const live: { current: BatonConfig; refresh(): Promise<void> } = {
+      current: { ...h.config, workspace: { ...h.config.workspace, roots: [join(h.root, 'a'), join(h.root, 'b')] } },
+      refresh: async () => {},
+    };
+    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
+    const dispatcher = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, liveConfig: live, fleet });
+    const result = await dispatcher.handle(inbound('1', `/codex in:${granted} success`));
+    expect(result.kind).toBe('launched');
+    const run = await h.store.getRun((result as { runId: RunId }).runId);
+    expect(run).toMatchObject({ node: 'alpha', cwd: granted });
+  }, 120_000);
+});

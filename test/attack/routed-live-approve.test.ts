@@ -1,0 +1,67 @@
+/**
+ * Attack: a node that receives no chat commands (a build box the fleet routes to) never re-read
+ * config.toml: the live config was refreshed only before a command or a doctor report, not before
+ * a queue pass. A routed run refused "not yet approved on node gamma. Approve with `baton
+ * approve` there" stayed refused after the owner did exactly that (the CLI even says "a running
+ * service applies it to its next command; no restart needed"), until gamma was restarted.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveConfig } from '../../src/config/live.js';
+import { systemClock } from '../../src/core/clock.js';
+import { newRunId, type RunId } from '../../src/core/ids.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import type { InstalledVendor } from '../../src/harness/supervisor.js';
+import { codexVendor } from '../../src/harness/vendors/codex.js';
+import type { VendorName } from '../../src/harness/vendors/types.js';
+import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
+import { createHarness, FAKE_CODEX, type TestHarness } from '../support/harness.js';
+
+const toml = (approved: boolean, root: string): string => `[harness]\napproved = ${approved}\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`;
+
+describe('a node that only takes routed runs', () => {
+  let h: TestHarness;
+  beforeAll(async () => {
+    h = await createHarness({ replaceConfig: ({ root }) => toml(false, root) });
+  }, 60_000);
+  afterAll(async () => h?.dispose());
+
+  it('applies `baton approve` to its next queue pass, without a command or a restart', async () => {
+    const configPath = join(h.dir, 'config.toml');
+    await writeFile(configPath, toml(false, h.root));
+    const live = new LiveConfig({ configPath, homeDir: join(h.dir, 'home'), config: h.config, logger: silentLogger(), restartHow: 'restart it' });
+    await live.refresh();
+    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
+    const fleet = { name: 'gamma', list: async () => [] };
+    const dispatcher = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, liveConfig: live, fleet });
+    const app = join(h.root, 'app');
+    await mkdir(app, { recursive: true });
+
+    // `baton approve` on gamma, after the service started there.
+    await writeFile(configPath, toml(true, h.root));
+    // alpha routes a run to gamma; the NOTIFY makes gamma run a queue pass.
+    const id = newRunId();
+    const run = {
+      id,
+      vendor: 'codex',
+      status: 'queued',
+      task: 'success',
+      cwd: app,
+      worktreeRoot: `gamma:${app}`,
+      options: { timeoutMinutes: 30, progress: false },
+      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: 'alpha' },
+      supervisor: 'alphahost:1',
+      node: 'gamma',
+      launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: false } },
+      createdAt: new Date(),
+    } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
+    await h.store.createRoutedRun(run, { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${id}] sent to node gamma` }, 5, new Date());
+    await dispatcher.startQueued();
+    const end = Date.now() + 60_000;
+    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(id))?.status ?? '')) await sleep(100);
+    expect(await h.store.getRun(id)).toMatchObject({ status: 'completed', cwd: app });
+  }, 120_000);
+});

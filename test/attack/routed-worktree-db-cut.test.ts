@@ -1,0 +1,79 @@
+/**
+ * Attack: a database cut while a node prepares a routed run that asked for its own worktree. The
+ * worktree (branch `baton/<run id>`) was made, the write that records it failed, and the error
+ * left the worktree behind; the next queue pass made the same worktree again, git refused the
+ * existing branch, and the run ended `failed` (git_failed) for a blip the pass was meant to retry.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { newRunId, type RunId } from '../../src/core/ids.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import type { InstalledVendor } from '../../src/harness/supervisor.js';
+import { codexVendor } from '../../src/harness/vendors/codex.js';
+import type { VendorName } from '../../src/harness/vendors/types.js';
+import type { RunStore } from '../../src/store/runs-repo.js';
+import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
+import { createHarness, FAKE_CODEX, type TestHarness } from '../support/harness.js';
+
+describe('a database cut while a routed run gets its worktree', () => {
+  let h: TestHarness;
+  beforeAll(async () => {
+    h = await createHarness();
+  }, 60_000);
+  afterAll(async () => h?.dispose());
+
+  it('retries on the next pass and runs, instead of failing on its own leftover branch', async () => {
+    const app = join(h.root, 'app');
+    await mkdir(app, { recursive: true });
+    const git = (...args: string[]) => execa('git', ['-C', app, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    await git('init', '-q');
+    await writeFile(join(app, 'README'), 'x\n');
+    await git('add', 'README');
+    await git('commit', '-qm', 'first');
+    let cut = true;
+    const store = new Proxy(h.store, {
+      get(target, key, receiver) {
+        if (key === 'placeRouted' && cut) {
+          return async () => {
+            cut = false;
+            throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+          };
+        }
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as RunStore;
+    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
+    const fleet = { name: 'gamma', list: async () => [] };
+    const dispatcher = new Dispatcher({ config: h.config, store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, worktreesDir: join(h.dir, 'baton', 'worktrees'), fleet });
+    const id = newRunId();
+    const run = {
+      id,
+      vendor: 'codex',
+      status: 'queued',
+      task: 'success',
+      cwd: app,
+      worktreeRoot: `gamma:${app}`,
+      options: { timeoutMinutes: 30, progress: false },
+      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: 'alpha' },
+      supervisor: 'alphahost:1',
+      node: 'gamma',
+      launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: true } },
+      createdAt: new Date(),
+    } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
+    await h.store.createRoutedRun(run, { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${id}] sent to node gamma` }, 5, new Date());
+    await dispatcher.startQueued();
+    expect(cut).toBe(false);
+    expect((await h.store.getRun(id))?.status).toBe('queued');
+    // The reconciliation's next pass.
+    await dispatcher.startQueued();
+    const end = Date.now() + 60_000;
+    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(id))?.status ?? '')) await sleep(100);
+    expect(await h.store.getRun(id)).toMatchObject({ status: 'completed', branch: `baton/${id}` });
+  }, 120_000);
+});
