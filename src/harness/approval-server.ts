@@ -10,7 +10,9 @@
  * checks the token before it reads the body), which the service accepts only for this run. The
  * service answers within about 20 s (`pending` or the decision); a pending answer, a refused
  * connection or a 5xx (the service restarting) is asked again, with the port re-read from
- * `service.json` (`BATON_SERVICE_STATE`) after a failure. The server exits with claude.
+ * `service.json` (`BATON_SERVICE_STATE`) after a failure. The token goes only to a listener owned by
+ * this user (src/harness/listener-owner.ts); any other is treated as the service being away. The
+ * server exits with claude.
  *
  * Environment: `BATON_APPROVAL_RUN_ID`, `BATON_APPROVAL_TOKEN`, `BATON_APPROVAL_URL`
  * (`http://127.0.0.1:PORT`), `BATON_SERVICE_STATE` (path of `service.json`).
@@ -21,6 +23,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { APPROVAL_SERVER_NAME, APPROVAL_TOOL_NAME } from './approval-names.js';
+import { listenerOwner } from './listener-owner.js';
 
 /** Wait between asks after a failure to reach the service, in ms. */
 const RETRY_MS = 1_000;
@@ -42,6 +45,20 @@ async function currentUrl(fallback: string): Promise<string> {
 }
 
 /**
+ * Why the token must not go to `url` now, or undefined when it may: only a 127.0.0.1 listener of
+ * this user may receive it (after the service died another local user could bind its port). Where
+ * `/proc/net/tcp` cannot be read (not Linux) the check cannot be made and the port is trusted.
+ */
+async function refusal(url: string): Promise<string | undefined> {
+  const port = Number(new URL(url).port);
+  if (!Number.isInteger(port) || port <= 0) return 'no port is recorded';
+  const owner = await listenerOwner(port);
+  if (owner.kind === 'none') return 'nothing listens there';
+  if (owner.kind === 'found' && owner.uid !== process.getuid?.()) return `it is held by uid ${owner.uid}, not this user`;
+  return undefined;
+}
+
+/**
  * Asks the service until it decides. A 401/404 (the run is unknown to it) and a 413 (the input is
  * over the service's 1 MiB cap) are denials.
  */
@@ -49,8 +66,16 @@ async function decide(request: { requestId: string; tool: string; input: Record<
   const runId = process.env['BATON_APPROVAL_RUN_ID'] ?? '';
   const token = process.env['BATON_APPROVAL_TOKEN'] ?? '';
   let url = process.env['BATON_APPROVAL_URL'] ?? '';
+  let said = '';
   for (;;) {
     try {
+      const refused = url ? await refusal(url) : 'no service address is known';
+      if (refused) {
+        const line = `baton approval server: not sending the run's token to ${url.replace(/^http:\/\//, '') || 'the service'}: ${refused}; waiting for the service\n`;
+        if (line !== said) process.stderr.write(line);
+        said = line;
+        throw new Error(refused);
+      }
       const response = await fetch(`${url}/approvals/request`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'x-baton-run-id': runId, 'content-type': 'application/json' },
