@@ -46,11 +46,21 @@ describe.runIf(onPostgres)('Discord in a fleet', () => {
     expect(standby!.stdout()).toMatch(/discord: standby/);
     const first = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/whoami' });
     await discord.waitForSent(replyTo(first), WAIT_MS);
+    // The standby connects once the holder's lease has expired. Discord dispatches a message to a
+    // session right after its READY: the user's next message arrives the moment the standby's
+    // session opens, and must be answered (not dropped while the node is still starting up).
+    let pushed: DiscordMessage | undefined;
+    let opened = false;
+    discord.onIdentify(() => {
+      if (opened) return;
+      opened = true;
+      setImmediate(() => (pushed = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/whoami' })));
+    });
     await world.service.kill();
-    // The standby connects once the holder's lease has expired.
-    for (let i = 0; i < 600 && discord.sessions() === 0; i++) await sleep(100);
+    for (let i = 0; i < 1_200 && !pushed; i++) await sleep(100);
+    expect(pushed, 'the standby never opened a gateway session').toBeDefined();
+    const second = pushed!;
     expect(discord.sessions()).toBe(1);
-    const second = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/whoami' });
     const answer = await discord.waitForSent(replyTo(second), WAIT_MS);
     expect(answer.message.content).toContain(OWNER.id);
     expect(discord.sent.filter(replyTo(first))).toHaveLength(1);

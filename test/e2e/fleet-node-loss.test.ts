@@ -14,7 +14,9 @@ import { startService, type ServiceProcess } from '../support/service.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
-const NODE = (name: string): string => `[node]\nname = "${name}"\nheartbeat_seconds = 1\ndead_after_seconds = 3`;
+// dead_after well above the heartbeat: only the frozen node is lost, not one whose event loop
+// stalls a few seconds on a loaded machine.
+const NODE = (name: string): string => `[node]\nname = "${name}"\nheartbeat_seconds = 1\ndead_after_seconds = 10`;
 
 async function until(check: () => Promise<boolean> | boolean, what: string, limitMs = 120_000): Promise<void> {
   const end = Date.now() + limitMs;

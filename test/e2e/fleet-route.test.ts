@@ -19,7 +19,10 @@ import { startService, type ServiceProcess } from '../support/service.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
-const NODE = (name: string): string => `max_active = 1\n[node]\nname = "${name}"\nheartbeat_seconds = 1\ndead_after_seconds = 3`;
+// dead_after well above the heartbeat: a node whose event loop stalls a few seconds on a loaded
+// machine must not be taken for dead while it runs a routed run.
+const DEAD_AFTER_S = 10;
+const NODE = (name: string): string => `max_active = 1\n[node]\nname = "${name}"\nheartbeat_seconds = 1\ndead_after_seconds = ${DEAD_AFTER_S}`;
 
 async function until(check: () => Promise<boolean> | boolean, what: string, limitMs = 90_000): Promise<void> {
   const end = Date.now() + limitMs;
@@ -161,7 +164,7 @@ describe.runIf(onPostgres)('routing a launch to the node that holds the reposito
     expect(await answerTo('/use nowhere:/srv/app')).toMatch(/^No node named nowhere is in this fleet now/);
     await beta.kill();
     // Dead once silent past dead_after_seconds; a live node then forgets its row (item 4).
-    await until(async () => (await sql`select 1 from nodes where name = 'beta' and heartbeat_at > now() - interval '3 seconds'`).length === 0, 'beta is silent past dead_after');
+    await until(async () => (await sql`select 1 from nodes where name = 'beta' and heartbeat_at > now() - ${DEAD_AFTER_S}::int * interval '1 second'`).length === 0, 'beta is silent past dead_after');
     const refusal = await answerTo(`/codex in:beta:${join(world.dir, 'beta-work')} zebra-hello`);
     expect(refusal).toMatch(/^(Node beta is not answering|No node named beta is in this fleet now)/);
     expect(world.openai.requests.some((r) => JSON.stringify(r.body).includes('zebra-hello'))).toBe(false);

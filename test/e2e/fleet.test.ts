@@ -74,7 +74,8 @@ describe.runIf(onPostgres)('a fleet of three nodes on one database', () => {
     push(10);
     // A standby (beta or gamma) takes the lease once alpha's expires, then polls.
     let next: string | undefined;
-    while (!next || next === 'alpha') {
+    // Bounded, so a takeover that never comes fails here instead of polling past the test's end.
+    for (let i = 0; i < 480 && (!next || next === 'alpha'); i++) {
       await new Promise((r) => setTimeout(r, 250));
       next = await holder();
     }

@@ -254,6 +254,14 @@ export class DiscordAdapter implements ChannelAdapter {
 
   private async connect(): Promise<void> {
     const client = new Client({ intents: DISCORD_INTENTS, partials: [Partials.Channel], rest: this.restOptions(), allowedMentions: { parse: [] } });
+    // Discord dispatches MESSAGE_CREATE right after READY, and discord.js emits the events it
+    // queued before READY one per setImmediate after `ready`: listening only once logged in (after
+    // the inbox replay, a database round trip) would drop a message sent as the session opens —
+    // e.g. the first one after a fleet takeover. So the listeners go on before login and hold what
+    // arrives until the stored messages have been replayed, then hand it on in arrival order.
+    const early: (() => void)[] = [];
+    let live = false;
+    this.listen(client, (deliver) => (live ? deliver() : early.push(deliver)));
     const ready = new Promise<void>((resolve, reject) => {
       client.once(Events.ClientReady, () => resolve());
       client.once(Events.ShardDisconnect, (event) => reject(new Error(gatewayCloseReason(event.code))));
@@ -273,7 +281,8 @@ export class DiscordAdapter implements ChannelAdapter {
       clearTimeout(timer);
     }
     if (!this.leaseHeld || this.stopped) {
-      // The lease was lost (or the service stopped) while logging in.
+      // The lease was lost (or the service stopped) while logging in: the node that holds it now
+      // has its own session, which Discord dispatches the same messages to.
       await client.destroy().catch(() => undefined);
       return;
     }
@@ -282,6 +291,8 @@ export class DiscordAdapter implements ChannelAdapter {
     await this.inbox.replaySafely();
     this.watch(client);
     this.client = client;
+    live = true;
+    for (const deliver of early.splice(0)) deliver();
     this.inbox.startRetrying();
     this.state = { state: 'connected' };
     this.options.logger.info({ channel: 'discord', bot: client.user?.tag }, 'discord connected');
@@ -364,22 +375,35 @@ export class DiscordAdapter implements ChannelAdapter {
     );
   }
 
-  private watch(client: Client): void {
+  /**
+   * Messages and button presses of `client`, each handed to `gate` as a thunk that handles it
+   * (synchronously queued, so calls in arrival order keep that order); registered before login.
+   */
+  private listen(client: Client, gate: (deliver: () => void) => void): void {
     const { logger } = this.options;
-    const current = (): boolean => this.client === client && !this.stopped;
-    client.on(Events.MessageCreate, (message) => {
-      void this.receive(client, message).catch((err: unknown) =>
-        logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord message handler failed'),
-      );
-    });
+    client.on(Events.MessageCreate, (message) =>
+      gate(() => {
+        void this.receive(client, message).catch((err: unknown) =>
+          logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord message handler failed'),
+        );
+      }),
+    );
     // Component interactions come over the gateway whatever the intents (Discord "Gateway Intents":
     // INTERACTION_CREATE is in no intent), so DISCORD_INTENTS is unchanged.
     client.on(Events.InteractionCreate, (interaction) => {
       if (!interaction.isButton()) return;
-      void this.press(interaction).catch((err: unknown) =>
-        logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord button press handler failed'),
-      );
+      gate(() => {
+        void this.press(interaction).catch((err: unknown) =>
+          logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord button press handler failed'),
+        );
+      });
     });
+  }
+
+  /** The connection state events of a client that is ready and replayed. */
+  private watch(client: Client): void {
+    const { logger } = this.options;
+    const current = (): boolean => this.client === client && !this.stopped;
     client.on(Events.ShardReconnecting, () => {
       if (current()) this.state = { state: 'reconnecting', reason: 'gateway connection lost; reconnecting' };
     });
