@@ -443,7 +443,7 @@ export class RunSupervisor {
         authFailed = true;
         const home = run.vendor === 'codex' ? deps.homes.codexHome : deps.homes.claudeConfigDir;
         const fix = installed.vendor.loginFix?.(home) ?? `Log ${run.vendor} in for ${home}, then send the task again.`;
-        deps.logger.warn({ runId, vendor: run.vendor }, 'the model server refused the CLI’s credentials; stopping the run');
+        deps.logger.warn({ runId, vendor: run.vendor }, 'the CLI is not logged in or its credentials were refused; stopping the run');
         exit.authFailure = { words, fix };
         void entry.stop({});
         return true;
