@@ -99,8 +99,11 @@ export async function startChannels(
       await adapter.start(handler);
       // A standby (another node of the fleet polls this bot) still sends through this adapter.
       adapters.set(adapter.platform, adapter);
+      // Behind a fleet lease the adapter connects in the lease's callback and does not throw: its
+      // state says whether that worked (and, when it failed, when it tries again).
       const now = adapter.status();
-      return now.state === 'standby' ? `standby: ${now.reason}` : 'connected';
+      if (now.state === 'standby' || now.state === 'failed' || now.state === 'reconnecting') return `${now.state}: ${now.reason}`;
+      return 'connected';
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       deps.logger.error({ channel: adapter.platform, reason, retryInMs: waitMs }, 'channel failed to start; retrying');

@@ -285,7 +285,13 @@ function appendToArray(text: string, value: Span, literal: string): string {
   const closeOnOwnLine = closeLineStart > (last?.end ?? value.start) && /^[ \t]*$/.test(text.slice(closeLineStart, close));
   if (!closeOnOwnLine) {
     const at = last?.end ?? value.start + 1;
-    return text.slice(0, at) + (last === undefined ? literal : `, ${literal}`) + text.slice(at);
+    const added = last === undefined ? literal : `, ${literal}`;
+    // A comment after the `]` keeps its column when the longer line leaves room, else sits two
+    // spaces after it (the starter's `roots = []   # for example: …` stays tidy).
+    const after = text.slice(close + 1);
+    const pad = /^[ \t]+(?=#)/.exec(after)?.[0];
+    const tail = pad === undefined ? after : `${' '.repeat(Math.max(pad.length - added.length, Math.min(pad.length, 2)))}${after.slice(pad.length)}`;
+    return text.slice(0, at) + added + text.slice(at, close + 1) + tail;
   }
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lastLineStart = last === undefined ? 0 : text.lastIndexOf('\n', last.start - 1) + 1;

@@ -7,7 +7,8 @@ import { chmod, link, mkdir, open, unlink, type FileHandle } from 'node:fs/promi
 import path from 'node:path';
 
 /** Text of the starter `config.toml`: every key with its default or a commented-out example. */
-export const CONFIG_TEMPLATE = `# baton configuration. Read once at start: restart baton after editing.
+export const CONFIG_TEMPLATE = `# baton configuration. Read at start: restart baton after editing, except [harness] approved
+# and [workspace] roots (what \`baton approve\` and \`baton grant\` set), which apply on the next command.
 # Every key is optional; the values shown are the defaults. An unknown key or a bad value
 # refuses start with a message naming the key.
 # Paths may start with "~" (your home directory); relative paths are relative to this file.

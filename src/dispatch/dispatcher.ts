@@ -431,7 +431,7 @@ export class Dispatcher {
     const route = await this.routeOf(parent, options.in ?? conversationDefault ?? this.config.workspace.defaultCwd);
     if (route.kind === 'remote') return this.launchRemote(route, vendor, options, task, message, parent);
     if (!deps.vendors.has(vendor)) {
-      throw new BatonError('vendor_missing', `The ${vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
+      throw new BatonError('vendor_missing', vendorMissingText(vendor));
     }
     const resolved = await resolveWorkspace(parent ? parent.cwd : route.target, conversationDefault, this.workspaceSettings());
     const model = options.model ?? parent?.options.model;
@@ -1014,7 +1014,21 @@ function actionOf(command: Command): Action {
 
 /** A refusal's text without its ", then restart" step, for front ends that read the config per command. */
 export function withoutRestart(text: string): string {
-  return text.replace(/,? then restart(?: baton| the service)?\./g, '.');
+  return text
+    .replace(/ when baton started\./g, '.')
+    .replace(/ Install it \(([^)]*)\), then restart(?: baton| the service)?\./g, ' Install it: $1')
+    .replace(/,? then restart(?: baton| the service)?\./g, '.');
+}
+
+/** The command that installs a vendor's CLI, as the README gives it (npm packages `@openai/codex`, `@anthropic-ai/claude-code`). */
+export const VENDOR_INSTALL: Record<VendorName, string> = {
+  codex: 'npm i -g @openai/codex',
+  claude: 'npm i -g @anthropic-ai/claude-code',
+};
+
+/** The refusal when `vendor`'s CLI was not on PATH at start, with how to install it. */
+export function vendorMissingText(vendor: VendorName): string {
+  return `The ${vendor} CLI was not found on PATH when baton started. Install it (${VENDOR_INSTALL[vendor]}), then restart baton.`;
 }
 
 /** A refusal's text with its ", then restart" step saying how (`how`: e.g. `systemctl --user restart baton`). */

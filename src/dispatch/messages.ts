@@ -100,7 +100,8 @@ function outcomeBody(facts: OutcomeFacts): string {
       const tail = facts.diagnostics?.trim();
       if (tail) lines.push(`Diagnostics:\n${tail.slice(-DIAGNOSTICS_TAIL_CHARS)}`);
       if (facts.diff) lines.push(diffText(facts.diff));
-      lines.push(facts.resumeCommand ? `Resume: ${facts.resumeCommand}` : 'Not resumable.');
+      // A CLI that is not logged in has no session worth resuming: the fix is to log it in.
+      if (facts.reason !== 'not_logged_in') lines.push(facts.resumeCommand ? `Resume: ${facts.resumeCommand}` : 'Not resumable.');
       lines.push(GIT_STATUS_ADVICE);
       return lines.join('\n');
     }

@@ -2,7 +2,9 @@
  * Gathers the doctor report (PRODUCT.md §11) from a {@link DoctorSources}: no network, no
  * keychain, no writes. Vendor homes come from `resolveVendorHomes`, the resolver runs use.
  */
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { parseConfigToml } from '../config/load.js';
 import { VENDOR_NAMES } from '../config/schema.js';
 import { isBatonError } from '../core/errors.js';
@@ -65,8 +67,9 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
     probeStorage(sources.measureStorage ?? measureStorage, runsDir, config.harness.minFreeBytes > 0),
   ]);
 
+  const envWarning = sources.config.envFile?.loaded ? await envFilePermissionWarning(sources.config.envFile.path) : undefined;
   const rows: DoctorRow[] = [
-    configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }, sources.config.envFile, sources.config.changedSinceStart),
+    withWarning(configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }, sources.config.envFile, sources.config.changedSinceStart), envWarning),
     databaseRow(sources.database),
     ...channelRows(sources.channels),
     ...(sources.nodes === undefined ? [] : [nodesRow(sources.nodes)]),
@@ -79,6 +82,32 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
     storageRow(runsDir, config.harness, storage),
   ];
   return { generatedAt: sources.now, rows: rows.map((row) => finishRow(row, sources.secrets ?? [])) };
+}
+
+/**
+ * A warning when the `.env` at `file` sets a secret ({@link SECRET_ENV_NAMES}, non-empty) and
+ * group or others may read it (any of mode 0o077), else undefined. Only names are looked at;
+ * an unreadable file gives no warning (the service could not read it either).
+ */
+async function envFilePermissionWarning(file: string): Promise<string | undefined> {
+  let mode: number;
+  let text: string;
+  try {
+    [mode, text] = await Promise.all([stat(file).then((s) => s.mode), readFile(file, 'utf8')]);
+  } catch {
+    return undefined;
+  }
+  if ((mode & 0o077) === 0) return undefined;
+  const values = parseEnv(text);
+  const secrets = SECRET_ENV_NAMES.filter((name) => (values[name] ?? '').trim() !== '');
+  if (secrets.length === 0) return undefined;
+  return `${file} holds ${secrets.join(', ')} and is readable by ${mode & 0o007 ? 'every user' : 'its group'} (mode ${(mode & 0o777).toString(8)}): chmod 600 ${file}`;
+}
+
+/** `row` warning with `warning` first among its details; a failing row stays failed. */
+function withWarning(row: DoctorRow, warning: string | undefined): DoctorRow {
+  if (warning === undefined) return row;
+  return { ...row, status: row.status === 'fail' ? 'fail' : 'warn', details: [warning, ...row.details] };
 }
 
 function messageOf(err: unknown): string {

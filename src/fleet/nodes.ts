@@ -6,9 +6,11 @@
  * process.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Logger } from '../core/logger.js';
+import { isProcessAlive } from '../core/process.js';
 import type { Db } from '../store/database.js';
 import { nodes } from '../store/schema.js';
 
@@ -164,16 +166,44 @@ export class NodeRegistry {
   }
 }
 
+/** Options of {@link describeNodes}. */
+export interface DescribeNodesOptions {
+  /**
+   * Whether `pid` is a live baton process on this host. @default signal 0, then
+   * `/proc/<pid>/cmdline` naming baton (without procfs, a live pid is taken for baton)
+   */
+  isLocalBaton?: (pid: number) => boolean;
+}
+
 /**
  * One line per node for `/runs` and the banner: `name (this) · host pid · alive|dead Ns`.
- * Two live nodes with one name are flagged (routing by name needs names to be unique).
+ * Two live nodes with one name are flagged (routing by name needs names to be unique). A row with
+ * this node's name and host whose pid is no longer a live baton process is this node's previous
+ * process (killed, then restarted before its heartbeat went stale), said so, and not flagged;
+ * node-loss still reconciles it once it is silent past `dead_after_seconds`.
  */
-export function describeNodes(list: readonly NodeView[]): string[] {
+export function describeNodes(list: readonly NodeView[], options: DescribeNodesOptions = {}): string[] {
+  const isLocalBaton = options.isLocalBaton ?? localBatonProcess;
+  const self = list.find((n) => n.self);
+  const previous = (n: NodeView): boolean => !!self && !n.self && n.name === self.name && n.host === self.host && n.pid !== self.pid && !isLocalBaton(n.pid);
   const liveNames = new Map<string, number>();
-  for (const n of list) if (n.alive) liveNames.set(n.name, (liveNames.get(n.name) ?? 0) + 1);
+  for (const n of list) if (n.alive && !previous(n)) liveNames.set(n.name, (liveNames.get(n.name) ?? 0) + 1);
   return list.map((n) => {
+    if (previous(n)) return `${n.name} · ${n.host} pid ${n.pid} · previous process of this node: pid ${n.pid} exited without stopping; its runs are reconciled`;
     const state = n.alive ? 'alive' : `dead (silent ${n.silentSeconds} s)`;
     const clash = n.alive && (liveNames.get(n.name) ?? 0) > 1 ? ' — two live nodes share this name; give each its own [node] name' : '';
     return `${n.name}${n.self ? ' (this)' : ''} · ${n.host} pid ${n.pid} · ${state}${clash}`;
   });
+}
+
+/** A live pid whose `/proc/<pid>/cmdline` names baton; without procfs, any live pid. */
+function localBatonProcess(pid: number): boolean {
+  if (!isProcessAlive(pid)) return false;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return true;
+  }
+  return /baton/i.test(cmdline);
 }

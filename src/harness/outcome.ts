@@ -18,7 +18,7 @@ export interface ExitFacts {
   /** The supervisor killed it for a protocol or output violation: the reason code. */
   killedFor?: 'protocol' | 'output_limit';
   /**
-   * The model server refused the CLI's credentials (a 401, not logged in; the vendor's
+   * The CLI is not logged in or the model server refused its credentials (a 401; the vendor's
    * `describeAuthFailure`), so the supervisor stopped it: the CLI's words and how to log it in.
    * Unless the run still completed, it ends failed/`not_logged_in`.
    */
@@ -100,7 +100,7 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   if (exit.authFailure && stream.terminal?.kind !== 'completed') {
     const { words, fix } = exit.authFailure;
-    return { status: 'failed', reason: 'not_logged_in', errorMessage: `The model server refused the CLI’s credentials (${words}); the run was stopped, since retrying cannot help. ${fix}` };
+    return { status: 'failed', reason: 'not_logged_in', errorMessage: `The CLI is not logged in or its credentials were refused (${words}); the run was stopped, since retrying cannot help. ${fix}` };
   }
   if (exit.killedFor === 'output_limit') {
     return { status: 'failed', reason: 'output_limit', errorMessage: 'The CLI printed more than 4 times max_run_artifact_mb; the run was stopped.' };

@@ -29,6 +29,8 @@ import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
 import { persistTerminal, writeTerminalRecord, type TerminalRecord, type TerminalWritePolicy } from './terminal-write.js';
 import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
+import { codexLoginState } from '../doctor/login.js';
+import type { Platform } from '../channels/types.js';
 
 /** A vendor CLI found on PATH at start. */
 export interface InstalledVendor {
@@ -416,8 +418,8 @@ export class RunSupervisor {
         firstEventMs: deps.limits.firstEventMs,
         inactivityMs: deps.limits.inactivityMs,
         onNoFirstEvent: () =>
-          this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; /cancel ${runId} to stop it.`, advisoryButtons(runId)),
-        onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; /cancel ${runId} to stop it.`, advisoryButtons(runId)),
+          this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; ${howToStop(run.origin.platform, runId)}.`, advisoryButtons(runId)),
+        onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; ${howToStop(run.origin.platform, runId)}.`, advisoryButtons(runId)),
       });
       const runReducer = reducer!;
       // Where the channel can edit, the started message is the run's live status, and `progress`
@@ -444,7 +446,7 @@ export class RunSupervisor {
         authFailed = true;
         const home = run.vendor === 'codex' ? deps.homes.codexHome : deps.homes.claudeConfigDir;
         const fix = installed.vendor.loginFix?.(home) ?? `Log ${run.vendor} in for ${home}, then send the task again.`;
-        deps.logger.warn({ runId, vendor: run.vendor }, 'the model server refused the CLI’s credentials; stopping the run');
+        deps.logger.warn({ runId, vendor: run.vendor }, 'the CLI is not logged in or its credentials were refused; stopping the run');
         exit.authFailure = { words, fix };
         void entry.stop({});
         return true;
@@ -472,7 +474,12 @@ export class RunSupervisor {
             const retry = retryNoticed || refused ? undefined : installed.vendor.describeRetry?.(event);
             if (retry) {
               retryNoticed = true;
-              this.notify(run, `${run.vendor} is retrying: ${retry.split('\n')[0]!.slice(0, 300)}. The run continues; /cancel ${runId} to stop it.`);
+              const words = `${run.vendor} is retrying: ${retry.split('\n')[0]!.slice(0, 300)}. The run continues; ${howToStop(run.origin.platform, runId)}.`;
+              // A codex with no login in the CODEX_HOME runs use (doctor's file check) retries in
+              // vain once the network is back: say so with the retry.
+              void this.loginHint(run.vendor)
+                .catch(() => '')
+                .then((hint) => this.notify(run, `${words}${hint}`));
             }
             const facts = runReducer.facts();
             // The token cap (issue #17): checked whenever the CLI reports usage (codex at
@@ -728,6 +735,14 @@ export class RunSupervisor {
     }
   }
 
+  /** ` codex has no login in <CODEX_HOME>: …` when doctor's file check finds none for `vendor`, else empty. */
+  private async loginHint(vendor: VendorName): Promise<string> {
+    if (vendor !== 'codex') return '';
+    const home = this.deps.homes.codexHome;
+    const state = await codexLoginState(home);
+    return state.state === 'not_authenticated' ? ` codex has no login in ${home}: run \`CODEX_HOME=${home} codex login\`.` : '';
+  }
+
   /** Posts a best-effort notice about a run to its origin; failures are logged, never thrown. */
   private notify(run: RunRow, text: string, buttons?: ButtonJson[]): void {
     const { deps } = this;
@@ -818,6 +833,14 @@ function codePoints(text: string): number {
 class StoppedBeforeSpawn extends Error {}
 
 /** The buttons of a watchdog advisory (issue #14). */
+/**
+ * How the person who launched a run stops it, in the words of where they launched it: a chat
+ * command, or in a terminal (`baton ask`) Ctrl-C or `baton cancel` from another terminal.
+ */
+export function howToStop(platform: Platform | string, runId: string): string {
+  return platform === 'terminal' ? `press Ctrl-C, or run \`baton cancel ${runId}\` in another terminal, to stop it` : `/cancel ${runId} to stop it`;
+}
+
 function advisoryButtons(runId: string): ButtonJson[] {
   return [
     { label: 'Keep waiting', action: 'keep', arg: runId },

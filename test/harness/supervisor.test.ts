@@ -8,6 +8,7 @@ import { mkdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
+import { howToStop } from '../../src/harness/supervisor.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { reconcileOrphanedRuns } from '../../src/harness/reconcile.js';
@@ -184,8 +185,14 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
     const notices = h.channel.sent.filter((m) => m.text.startsWith(`[run ${runId}] codex is retrying`));
     expect(notices.map((m) => m.text)).toEqual([
-      `[run ${runId}] codex is retrying: Reconnecting... 1/5 (stream disconnected before completion). The run continues; /cancel ${runId} to stop it.`,
+      // The harness's CODEX_HOME has no auth.json: doctor's check says no login, and the notice says so.
+      `[run ${runId}] codex is retrying: Reconnecting... 1/5 (stream disconnected before completion). The run continues; /cancel ${runId} to stop it. codex has no login in ${h.dir}/home/.codex: run \`CODEX_HOME=${h.dir}/home/.codex codex login\`.`,
     ]);
+  });
+
+  it('tells one who launched from a terminal to press Ctrl-C or run baton cancel, not /cancel', () => {
+    expect(howToStop('terminal', 'hr_x')).toBe('press Ctrl-C, or run `baton cancel hr_x` in another terminal, to stop it');
+    expect(howToStop('telegram', 'hr_x')).toBe('/cancel hr_x to stop it');
   });
 
   it('honours a cancel requested through the database by another process', async () => {

@@ -346,3 +346,32 @@ describe('claude retries, for the owner', () => {
     for (const text of retries) expect(text).toMatch(/^API retry \d+/);
   });
 });
+
+describe('claude not logged in (measured on 2.1.332: empty CLAUDE_CONFIG_DIR, no ANTHROPIC_API_KEY)', () => {
+  // claude's own lines, trimmed: a synthetic assistant message flagged as an API error, then the result.
+  const synthetic = {
+    type: 'assistant',
+    message: { model: '<synthetic>', role: 'assistant', type: 'message', content: [{ type: 'text', text: 'Not logged in · Please run /login' }] },
+    session_id: 's',
+    error: 'authentication_failed',
+    is_api_error_message: true,
+  };
+  const result = { type: 'result', subtype: 'success', is_error: true, terminal_reason: 'api_error', result: 'Not logged in · Please run /login', session_id: 's' };
+
+  it('is an auth failure in claude own words', () => {
+    expect(claudeVendor.describeAuthFailure?.({ event: synthetic })).toBe('Not logged in · Please run /login');
+  });
+
+  it('is not an auth failure when the agent merely says the same words', () => {
+    const agent = { type: 'assistant', message: { model: 'claude-x', role: 'assistant', content: [{ type: 'text', text: 'Not logged in · Please run /login' }] }, session_id: 's' };
+    expect(claudeVendor.describeAuthFailure?.({ event: agent })).toBeUndefined();
+    expect(claudeVendor.describeAuthFailure?.({ event: { ...result, is_error: false, terminal_reason: 'completed' } })).toBeUndefined();
+    expect(claudeVendor.describeAuthFailure?.({ stderr: 'Not logged in · Please run /login\n' })).toBeUndefined();
+  });
+
+  it('says how to log claude in for the config dir runs use', () => {
+    const fix = claudeVendor.loginFix?.('/srv/claude');
+    expect(fix).toContain('CLAUDE_CONFIG_DIR=/srv/claude claude');
+    expect(fix).toContain('[harness] claude_config_dir');
+  });
+});

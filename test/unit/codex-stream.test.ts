@@ -168,7 +168,7 @@ describe('codex refused credentials', () => {
     expect(classifyExit(reducer.facts(), { exitCode: null, signal: 'SIGINT', timedOut: false, authFailure: { words: 'unexpected status 401 Unauthorized', fix } })).toEqual({
       status: 'failed',
       reason: 'not_logged_in',
-      errorMessage: `The model server refused the CLI’s credentials (unexpected status 401 Unauthorized); the run was stopped, since retrying cannot help. ${fix}`,
+      errorMessage: `The CLI is not logged in or its credentials were refused (unexpected status 401 Unauthorized); the run was stopped, since retrying cannot help. ${fix}`,
     });
   });
 });

@@ -165,7 +165,8 @@ describe('grantPath', () => {
   }
 
   it.each([
-    ['an empty array', '[workspace]\nroots = []   # none yet\n', (r: string) => `[workspace]\nroots = ["${r}"]   # none yet\n`],
+    ['an empty array', '[workspace]\nroots = []   # none yet\n', (r: string) => `[workspace]\nroots = ["${r}"]  # none yet\n`],
+    ['an empty array with a comment aligned far out', '[workspace]\nroots = []                                                  # none yet\n', (r: string) => `[workspace]\nroots = ["${r}"]${' '.repeat(50 - r.length - 2)}# none yet\n`],
     ['a one-line array', '[workspace]\nroots = ["~/code"]\n', (r: string) => `[workspace]\nroots = ["~/code", "${r}"]\n`],
     [
       'a multi-line array without a trailing comma',
@@ -192,7 +193,7 @@ describe('grantPath', () => {
     const { result, after } = await grant(undefined);
     expect(result.changed).toBe(true);
     expect(changedLines(CONFIG_TEMPLATE, after)).toEqual([
-      expect.objectContaining({ before: expect.stringMatching(/^roots = \[\] +# for example/), after: expect.stringContaining(`roots = ["${granted}"]`) }),
+      expect.objectContaining({ before: expect.stringMatching(/^roots = \[\] +# for example/), after: `roots = ["${granted}"]  # for example: roots = ["~/code"]` }),
     ]);
   });
 
@@ -235,5 +236,15 @@ describe('grantPath', () => {
     await grant('[workspace]\nroots = []\n', odd);
     const { config } = await loadConfig({ configPath, homeDir: home });
     expect(config.workspace.roots).toEqual([odd]);
+  });
+});
+
+describe('starter config header', () => {
+  it('says which keys apply without a restart (src/config/live.ts LIVE_KEYS)', () => {
+    const header = CONFIG_TEMPLATE.split('\n').slice(0, 3).join('\n');
+    expect(header).not.toContain('Read once at start');
+    expect(header).toContain('[harness] approved');
+    expect(header).toContain('[workspace] roots');
+    expect(header).toContain('apply on the next command');
   });
 });

@@ -245,6 +245,25 @@ describe('collectDoctorReport', () => {
     expect(toDoctorJson(report)).not.toContain(SECRETS.dbPassword);
   });
 
+  it('warns with chmod 600 when $BATON_HOME/.env holding a token is readable by group or others', async () => {
+    await healthyMachine();
+    const envPath = path.join(batonHome, '.env');
+    await mkdir(batonHome, { recursive: true });
+    await writeFile(envPath, `TELEGRAM_BOT_TOKEN=${SECRETS.apiKey}\n`);
+    await chmod(envPath, 0o644);
+    const loose = row(await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })), 'config');
+    expect(loose.status).toBe('warn');
+    expect(loose.details.join('\n')).toContain(`chmod 600 ${envPath}`);
+    expect(JSON.stringify(loose)).not.toContain(SECRETS.apiKey);
+    await chmod(envPath, 0o600);
+    const tight = row(await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })), 'config');
+    expect(tight.status).toBe('ok');
+    await writeFile(envPath, 'BATON_LOG_LEVEL=debug\n');
+    await chmod(envPath, 0o644);
+    const noSecret = row(await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })), 'config');
+    expect(noSecret.status).toBe('ok');
+  });
+
   it('fails the config row but exits 0 when config.toml does not load, using defaults elsewhere', async () => {
     await healthyMachine();
     const error = new BatonError('config_invalid', 'Invalid configuration in /x/config.toml:\n  [harness].bogus: unknown key\nFix this key, then restart baton.');

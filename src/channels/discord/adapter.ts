@@ -62,6 +62,11 @@ const INLINE_RATE_LIMIT_WAIT_MS = 5_000;
  */
 export const DISCORD_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent];
 
+/** First wait before a new login after a failure, in ms (a channel that fails to start: 60 s). */
+const DISCORD_FIRST_RETRY_MS = 60_000;
+/** Longest wait between logins, in ms. */
+const DISCORD_MAX_RETRY_MS = 1_800_000;
+
 /** Options of the {@link DiscordAdapter}. */
 export interface DiscordAdapterOptions {
   token: string;
@@ -71,7 +76,11 @@ export interface DiscordAdapterOptions {
   logger: Logger;
   /** Longest wait for READY at start, in ms. @default 30_000 */
   readyTimeoutMs?: number;
-  /** Wait before logging in again after the gateway gave up (e.g. close code 4014), in ms. @default 300_000 */
+  /**
+   * First wait before logging in again after a login failed or the gateway gave up (e.g. close
+   * code 4014), in ms; doubles per failure up to 30 minutes and starts over once connected.
+   * @default 60_000 (as a channel that fails to start, src/channels/start.ts)
+   */
   reconnectAfterMs?: number;
   /**
    * The fleet's lease on this bot token's gateway session (issue #16): a second session would
@@ -105,6 +114,8 @@ export class DiscordAdapter implements ChannelAdapter {
   private client: Client | undefined;
   private handler: InboundHandler | undefined;
   private state: ChannelState = { state: 'stopped' };
+  /** The last wait before a new login, in ms; unset while connected. */
+  private reconnectWaitMs: number | undefined;
   private readonly conversations = new ConversationQueue();
   /** Inbox writes, one channel's in arrival order, so a message is stored before the next one of its channel. */
   private readonly storing = new ConversationQueue();
@@ -143,7 +154,7 @@ export class DiscordAdapter implements ChannelAdapter {
         onAcquired: async () => {
           this.leaseHeld = true;
           if (this.stopped) return;
-          await this.connect().catch((err: unknown) => this.scheduleReconnect(describeDiscordError(err, this.options.token)));
+          await this.connect().catch((err: unknown) => this.scheduleReconnect(classifyDiscordError(err, 'login', this.options.token).message));
         },
         onLost: async (reason) => {
           this.leaseHeld = false;
@@ -295,6 +306,7 @@ export class DiscordAdapter implements ChannelAdapter {
     for (const deliver of early.splice(0)) deliver();
     this.inbox.startRetrying();
     this.state = { state: 'connected' };
+    this.reconnectWaitMs = undefined;
     this.options.logger.info({ channel: 'discord', bot: client.user?.tag }, 'discord connected');
   }
 
@@ -468,20 +480,28 @@ export class DiscordAdapter implements ChannelAdapter {
     });
   }
 
-  /** The gateway gave up on this session: report it and log in again later. */
+  /**
+   * A login failed or the gateway gave up on this session: report it (the state's reason says when
+   * the next login is) and log in again later, waiting twice as long after each failure.
+   */
   private scheduleReconnect(reason: string): void {
     const { logger } = this.options;
-    const waitMs = this.options.reconnectAfterMs ?? 300_000;
-    this.state = { state: 'failed', reason };
+    if (this.reconnectTimer || this.stopped) {
+      this.state = { state: 'failed', reason };
+      return;
+    }
+    const first = this.options.reconnectAfterMs ?? DISCORD_FIRST_RETRY_MS;
+    const waitMs = this.reconnectWaitMs === undefined ? first : Math.min(this.reconnectWaitMs * 2, DISCORD_MAX_RETRY_MS);
+    this.reconnectWaitMs = waitMs;
+    this.state = { state: 'failed', reason: `${reason} (retrying in ${Math.round(waitMs / 1000)}s)` };
     logger.error({ channel: 'discord', reason, retryInMs: waitMs }, 'discord gateway closed');
-    if (this.reconnectTimer || this.stopped) return;
     const old = this.client;
     this.client = undefined;
     void old?.destroy().catch(() => undefined);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (this.stopped || !this.leaseHeld) return;
-      this.connect().catch((err: unknown) => this.scheduleReconnect(describeDiscordError(err, this.options.token)));
+      this.connect().catch((err: unknown) => this.scheduleReconnect(classifyDiscordError(err, 'login', this.options.token).message));
     }, waitMs);
     this.reconnectTimer.unref();
   }

@@ -50,8 +50,13 @@ export function classifyDiscordError(err: unknown, what: string, token: string):
   const closed = err instanceof Error ? GATEWAY_ERRORS.get(err.message) : undefined;
   if (closed !== undefined) return new ChannelSendError('refused', `Discord ${what}: ${gatewayCloseReason(closed)}`);
   // The cause is dropped on purpose: a transport error may quote a request with its headers.
-  return new ChannelSendError('network', `Discord ${what} failed: ${describeDiscordError(err, token)}`);
+  const detail = describeDiscordError(err, token);
+  if (UNREACHABLE.test(detail)) return new ChannelSendError('network', `Discord ${what} failed: Discord unreachable (${detail})`);
+  return new ChannelSendError('network', `Discord ${what} failed: ${detail}`);
 }
+
+/** Node's words for a host that cannot be reached (DNS or TCP), as undici and `net` report them. */
+const UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)\b|fetch failed/;
 
 /** Errors @discordjs/ws raises for gateway close codes, by message. */
 const GATEWAY_ERRORS = new Map([

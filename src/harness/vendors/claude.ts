@@ -130,6 +130,32 @@ export const claudeVendor: Vendor = {
     return `cd ${shellQuote(cwd)} && claude --resume ${shellQuote(sessionId)}`;
   },
 
+  /**
+   * Not logged in. Measured on 2.1.332 with an empty CLAUDE_CONFIG_DIR and no ANTHROPIC_API_KEY:
+   * after `system/init`, a synthetic `assistant` message (model `<synthetic>`) whose text is
+   * `Not logged in · Please run /login`, with `error: "authentication_failed"` and
+   * `is_api_error_message: true` beside `message`, then a `result` with `is_error: true`,
+   * `terminal_reason: "api_error"` and the same words; stderr is empty, exit status 1. Only the
+   * envelope's `error` (claude's, never the agent's text) is matched, so an agent that writes these
+   * words is not taken for a login failure.
+   */
+  describeAuthFailure(source: { event: unknown } | { stderr: string }): string | undefined {
+    if (!('event' in source)) return undefined;
+    const e = source.event;
+    if (!isRecord(e) || e['type'] !== 'assistant' || e['error'] !== 'authentication_failed' || e['is_api_error_message'] !== true) return undefined;
+    const message = e['message'];
+    const content = isRecord(message) && Array.isArray(message['content']) ? message['content'] : [];
+    const text = content
+      .map((block: unknown) => (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string' ? block['text'] : ''))
+      .join(' ')
+      .trim();
+    return (text || 'authentication_failed').slice(0, 300);
+  },
+
+  loginFix(home: string): string {
+    return `Log claude in as the user baton runs as: run CLAUDE_CONFIG_DIR=${home} claude once and log in (/login), or set [harness] claude_config_dir to a config dir that is logged in; then send the task again.`;
+  },
+
   /** `system/api_retry` events (VENDOR-CLI.md), in the words the outcome's notices use. */
   describeRetry(event: unknown): string | undefined {
     return isRecord(event) && event['type'] === 'system' && event['subtype'] === 'api_retry' ? describeRetry(event) : undefined;
