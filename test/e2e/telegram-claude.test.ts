@@ -59,16 +59,33 @@ describe('Telegram → claude → outcome', () => {
 
   it('reports an API error as failed with the vendor words and a resume command', async () => {
     const { telegram, anthropic } = world;
-    anthropic.enqueue({ kind: 'http_error', status: 401 });
+    // 404 (no such model), not a login problem (a 401 is: next test). Measured on claude 2.1.332:
+    // a failed streaming request is tried once more without streaming, so both get the 404.
+    anthropic.enqueue({ kind: 'http_error', status: 404 }, { kind: 'http_error', status: 404 });
     telegram.pushUpdate(world.privateMessage(OWNER, '/claude this will fail', 30));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 30 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
-    const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] failed`), WAIT_MS);
+    const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS).catch((err: unknown) => {
+      throw new Error(`${String(err)}\nrequests: ${JSON.stringify(anthropic.requests.slice(-4).map((r) => ({ path: r.path, status: r.status })))}`);
+    });
     const result = (await world.eventsOf(runId)).find((e) => e.type === 'result');
     expect(result?.is_error).toBe(true);
     expect(failed.text.split('\n')[1]).toBe(String(result?.result).trim());
     expect(failed.text).toContain('Reason: vendor_error');
     expect(failed.text).toMatch(/Resume: cd \S+ && claude --resume [0-9a-f-]+/);
+  });
+
+  it('reports refused credentials (API 401) as not_logged_in with the fix, and offers no resume', async () => {
+    const { telegram, anthropic } = world;
+    anthropic.enqueue({ kind: 'http_error', status: 401 });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude this will be refused', 31));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 31 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] failed`), WAIT_MS);
+    expect(failed.text).toContain('Failed to authenticate. API Error: 401');
+    expect(failed.text).toContain('claude_config_dir');
+    expect(failed.text).toContain('Reason: not_logged_in');
+    expect(failed.text).not.toContain('Resume:');
   });
 
   it('never reports a run whose write claude denied as plainly completed (chat and /runs)', async () => {
