@@ -297,10 +297,7 @@ export class RunStore {
             .from(runs)
             .where(and(eq(runs.status, 'queued'), sql`${runs.origin}->>'platform' = ${origin.platform}`, sql`${runs.origin}->>'chatId' = ${origin.chatId}`));
           if ((mine?.count ?? 0) >= queue.maxQueued) {
-            throw new BatonError(
-              'queue_full',
-              `${queue.maxQueued} run${queue.maxQueued === 1 ? ' is' : 's are'} already queued in this conversation (max_queued = ${queue.maxQueued}). Wait for one to start, /cancel one, or raise [harness] max_queued and restart.`,
-            );
+            throw queueFull(queue.maxQueued);
           }
           // Ahead of it: the run holding its worktree and those queued for it; when the machine is
           // full, every queued run (they take free slots first).
@@ -308,14 +305,7 @@ export class RunStore {
           const behind = ahead.at(-1)?.id ?? busy[0]?.id ?? (await this.oldestActiveId(tx));
           place = { behind: behind ?? 'an active run', ahead: Math.max(1, ahead.length + (busy[0] ? 1 : 0)) };
         }
-        if (inbound) {
-          const marked = await tx
-            .update(inboundEvents)
-            .set({ state: 'handled', payload: null })
-            .where(and(eq(inboundEvents.platform, inbound.platform), eq(inboundEvents.dedupeKey, inbound.dedupeKey), sql`${inboundEvents.state} <> 'handled'`))
-            .returning({ key: inboundEvents.dedupeKey });
-          if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
-        }
+        if (inbound) await markInboundHandled(tx, inbound);
         const [runRow] = await tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run).returning();
         const message = typeof started === 'function' ? started(place) : started;
         const [row] = await tx.insert(deliveries).values(toDeliveryValues(message, now)).returning();
@@ -349,19 +339,9 @@ export class RunStore {
         .from(runs)
         .where(and(eq(runs.status, 'queued'), sql`${runs.origin}->>'platform' = ${run.origin.platform}`, sql`${runs.origin}->>'chatId' = ${run.origin.chatId}`));
       if ((mine?.count ?? 0) >= maxQueued) {
-        throw new BatonError(
-          'queue_full',
-          `${maxQueued} run${maxQueued === 1 ? ' is' : 's are'} already queued in this conversation (max_queued = ${maxQueued}). Wait for one to start, /cancel one, or raise [harness] max_queued and restart.`,
-        );
+        throw queueFull(maxQueued);
       }
-      if (inbound) {
-        const marked = await tx
-          .update(inboundEvents)
-          .set({ state: 'handled', payload: null })
-          .where(and(eq(inboundEvents.platform, inbound.platform), eq(inboundEvents.dedupeKey, inbound.dedupeKey), sql`${inboundEvents.state} <> 'handled'`))
-          .returning({ key: inboundEvents.dedupeKey });
-        if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
-      }
+      if (inbound) await markInboundHandled(tx, inbound);
       await tx.insert(runs).values({ ...run, status: 'queued' });
       const [row] = await tx.insert(deliveries).values(toDeliveryValues(started, now)).returning();
       await tx.execute(sql`select pg_notify(${RUNS_CHANNEL}, ${run.node})`);
@@ -975,4 +955,26 @@ function isUniqueViolation(err: unknown, constraint: string): boolean {
     current = candidate.cause;
   }
   return false;
+}
+
+/**
+ * Marks the inbound event a launch answers as handled, inside the launch's transaction.
+ *
+ * @throws BatonError `duplicate_inbound` when it was already handled (a redelivery raced this one).
+ */
+async function markInboundHandled(tx: Pick<Db, 'update'>, inbound: InboundKey): Promise<void> {
+  const marked = await tx
+    .update(inboundEvents)
+    .set({ state: 'handled', payload: null })
+    .where(and(eq(inboundEvents.platform, inbound.platform), eq(inboundEvents.dedupeKey, inbound.dedupeKey), sql`${inboundEvents.state} <> 'handled'`))
+    .returning({ key: inboundEvents.dedupeKey });
+  if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
+}
+
+/** The `queue_full` refusal for a conversation holding `maxQueued` queued runs. */
+function queueFull(maxQueued: number): BatonError {
+  return new BatonError(
+    'queue_full',
+    `${maxQueued} run${maxQueued === 1 ? ' is' : 's are'} already queued in this conversation (max_queued = ${maxQueued}). Wait for one to start, /cancel one, or raise [harness] max_queued and restart.`,
+  );
 }
