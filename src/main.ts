@@ -30,6 +30,7 @@ import { LiveConfig, restartHow } from './config/live.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { isProcessAlive } from './core/process.js';
 import { collectGarbageNow } from './core/memory.js';
+import { UndoStack } from './core/undo.js';
 import { createServiceLogger, type Logger } from './core/logger.js';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery/worker.js';
 import { collectDoctorReport, formatDoctorTable, type DoctorReport } from './doctor/index.js';
@@ -135,11 +136,26 @@ export interface StartOptions {
  * @throws BatonError `database_unavailable`, `migration_failed`.
  */
 export async function startService(options: StartOptions): Promise<Service> {
+  const undo = new UndoStack();
+  try {
+    return await startServiceSteps(options, undo);
+  } catch (err) {
+    // Whatever this attempt opened is released, so a caller may start again in this process
+    // (src/cli/start-attempts.ts does after a lost database connection) or exit cleanly.
+    await undo.run();
+    throw err;
+  }
+}
+
+/** {@link startService}'s steps; each resource it opens registers its release in `undo` first. */
+async function startServiceSteps(options: StartOptions, undo: UndoStack): Promise<Service> {
   const { inputs } = options;
   const { env, config, rawEnv } = inputs;
   const clock = options.clock ?? systemClock;
   const serviceLogger = options.logger ? undefined : await createServiceLogger(env.logLevel, join(inputs.batonHome, 'logs'));
   const logger = options.logger ?? serviceLogger!.logger;
+  undo.push('log file', () => serviceLogger?.close());
+  undo.onError = (what, err) => logger.error({ err }, `start-up failed; could not release the ${what}`);
   const print = options.print ?? ((line: string) => console.log(line));
 
   print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded database'})…`);
@@ -173,6 +189,9 @@ export async function startService(options: StartOptions): Promise<Service> {
     openRetry: { say: (line) => console.error(line), nowMs: () => clock.nowMs() },
   });
   const { database, store, outbox, supervisor, dispatcher, adapters, detections, host } = runtime;
+  undo.push('database', () => database.close());
+  undo.push('status editor', () => runtime.statusEditor.stop());
+  undo.push('run supervisor', () => supervisor.shutdown());
 
   // At start and every minute: runs whose service process on this host died are stopped and
   // reported (PRODUCT.md §10), so a crashed sibling never holds a worktree lock for good.
@@ -211,6 +230,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       .finally(() => dispatcher.startQueued());
   }, RECONCILE_INTERVAL_MS);
   reconcileTimer.unref();
+  undo.push('reconcile timer', () => clearInterval(reconcileTimer));
   supervisor.watchCancelRequests();
   const sweep = (): void => {
     sweepArtifacts({ runsDir: runtime.runsDir, tracesDir: join(inputs.batonHome, 'traces'), retentionMs: config.harness.artifactRetentionMs, store, clock, logger }).catch(
@@ -227,11 +247,14 @@ export async function startService(options: StartOptions): Promise<Service> {
     pruneTimer();
   }, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
+  undo.push('sweep timer', () => clearInterval(sweepTimer));
 
   // This process's row in the fleet's nodes table (issue #16); with one database shared by
   // several nodes, only one of them polls each bot token (a lease in the database).
   fleet = new NodeRegistry({ db: database.db, name: config.node.name, roots: () => live.current.workspace.roots, heartbeatMs: config.node.heartbeatMs, deadAfterMs: config.node.deadAfterMs, logger });
   await fleet.start();
+  const startedFleet = fleet;
+  undo.push('node row', () => startedFleet.stop());
   // Runs of this host that another node ended `node_lost` while this host was cut off: stop
   // what may still run of them (issue #16 item 4).
   await stopLeftoversOfLostRuns({ store, host, killGraceMs: KILL_GRACE_MS, cgroups: runtime.cgroups, logger, since: new Date(clock.nowMs() - 7 * 24 * 3600_000) }).catch((err: unknown) =>
@@ -246,6 +269,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       .catch((err: unknown) => logger.error({ err }, 'reconciling lost nodes failed'));
   }, Math.max(1_000, config.node.heartbeatMs));
   nodeLossTimer.unref();
+  undo.push('node-loss timer', () => clearInterval(nodeLossTimer));
   // Runs other nodes route here (issue #16 item 3): woken by NOTIFY at once, and found by a poll
   // every heartbeat when a notification is missed (or on a database without LISTEN).
   const wakeForRoutedRuns = (payload: string): void => {
@@ -264,6 +288,8 @@ export async function startService(options: StartOptions): Promise<Service> {
       .catch((err: unknown) => logger.warn({ err }, 'could not look for runs routed to this node'));
   }, Math.max(1_000, config.node.heartbeatMs));
   routedTimer.unref();
+  undo.push('LISTEN for routed runs', () => unlisten?.());
+  undo.push('routed-runs timer', () => clearInterval(routedTimer));
 
   // `baton runs|cancel|stop` reach this process through the health server when embedded PGlite
   // keeps the database to it; their answers come back through a terminal conversation per call.
@@ -338,34 +364,20 @@ export async function startService(options: StartOptions): Promise<Service> {
   };
   // The HTTP port opens before the channels start and queued runs resume: a claude run that a
   // replayed event or the queue starts asks its approvals there (approvals_unavailable otherwise).
-  let health: Awaited<ReturnType<typeof startHealthServer>>;
-  try {
-    const approvals = runtime.approvals;
-    health = await startHealthServer({
-      port: env.httpPort ?? 0,
-      batonHome: inputs.batonHome,
-      host,
-      startedAt: clock.now(),
-      report: () => report(),
-      admin,
-      ask,
-      ...(approvals ? { approvals: { authorize: (runId, token) => approvals.authorize(runId, token), request: (run, request, signal) => approvals.request(run, request, signal) } } : {}),
-      logger,
-    });
-    approvalPort.port = health.port;
-  } catch (err) {
-    // e.g. BATON_HTTP_PORT taken: release what started so the process exits with one clear line.
-    clearInterval(nodeLossTimer);
-    clearInterval(routedTimer);
-    await unlisten?.().catch(() => undefined);
-    clearInterval(reconcileTimer);
-    clearInterval(sweepTimer);
-    await supervisor.shutdown();
-    await fleet.stop();
-    await database.close();
-    serviceLogger?.close();
-    throw err;
-  }
+  const approvals = runtime.approvals;
+  const health = await startHealthServer({
+    port: env.httpPort ?? 0,
+    batonHome: inputs.batonHome,
+    host,
+    startedAt: clock.now(),
+    report: () => report(),
+    admin,
+    ask,
+    ...(approvals ? { approvals: { authorize: (runId, token) => approvals.authorize(runId, token), request: (run, request, signal) => approvals.request(run, request, signal) } } : {}),
+    logger,
+  });
+  undo.push('health server', () => health.close());
+  approvalPort.port = health.port;
   // A long paste the chat app split into several messages reaches the dispatcher as one.
   const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger });
   const channels = await startChannels(
@@ -394,6 +406,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     },
     adapters,
   );
+  undo.push('channels', () => channels.stop());
   for (const row of orphanMessages) await outbox.attempt(row);
   // Queued runs stayed queued across the restart; those whose slot is free start now that the
   // channels can carry their messages.
@@ -424,6 +437,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     });
   };
   const worker: DeliveryWorker = startDeliveryWorker({ store, outbox, clock, logger });
+  undo.push('delivery worker', () => worker.stop());
 
   const banner = [
     `baton started (pid ${process.pid})`,

@@ -18,6 +18,7 @@ import { ask, ASK_USAGE } from './ask.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
 import { didYouMean, usageWith } from './suggest.js';
+import { StartGaveUpError, startWithRetries } from './start-attempts.js';
 
 const USAGE = `Usage: baton <command>
 
@@ -80,7 +81,13 @@ async function start(): Promise<void> {
     console.error('baton: unexpected error, exiting:', err);
     process.exit(1);
   });
-  service = await startUnlessStalled(() => startService({ inputs }));
+  try {
+    service = await startWithRetries(() => startService({ inputs }), { say: (line) => console.error(line), sleep: (ms) => new Promise((r) => setTimeout(r, ms)), events: process });
+  } catch (err) {
+    if (!(err instanceof StartGaveUpError)) throw err;
+    console.error(`baton: ${err.message}`);
+    process.exit(1);
+  }
   const started = service;
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals): void => {
@@ -100,35 +107,6 @@ async function start(): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-}
-
-/** Start-up attempts made when one stalls on a dead database connection. */
-const START_ATTEMPTS = 3;
-
-/**
- * Runs the service's start-up, again when an attempt stalls. A PostgreSQL connection the server
- * closes while start-up uses it (e.g. `idle_session_timeout`) can hit the postgres.js fault of
- * src/store/driver-faults.ts: the query's promise then never settles, nothing else keeps Node
- * busy, and the process would exit 0 before it is ready. Node's `beforeExit` fires only once
- * nothing is pending at all, so the stalled attempt is certainly dead; start-up's queries are
- * idempotent (issue #10 item 9), so it starts again, at most {@link START_ATTEMPTS} times, then
- * fails with a clear line and exit code 1.
- */
-async function startUnlessStalled(start: () => Promise<Service>): Promise<Service> {
-  for (let attempt = 1; ; attempt++) {
-    let onStall: (() => void) | undefined;
-    const stalled = new Promise<'stalled'>((resolve) => {
-      onStall = () => resolve('stalled');
-      process.once('beforeExit', onStall);
-    });
-    const outcome = await Promise.race([start(), stalled]).finally(() => process.removeListener('beforeExit', onStall!));
-    if (outcome !== 'stalled') return outcome;
-    if (attempt >= START_ATTEMPTS) {
-      console.error(`baton: start-up stalled ${START_ATTEMPTS} times on a database connection the server closed; exiting (check the database's idle_session_timeout and the network to it)`);
-      process.exit(1);
-    }
-    console.error(`baton: start-up stalled on a database connection the server closed; starting again (attempt ${attempt + 1} of ${START_ATTEMPTS})`);
-  }
 }
 
 async function serviceCommand(argv: readonly string[]): Promise<number> {

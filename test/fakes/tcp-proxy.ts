@@ -21,6 +21,13 @@ export interface TcpProxy {
   refuse(): void;
   /** New connections are forwarded again. */
   accept(): void;
+  /**
+   * The next client chunk that contains `text` (bytes read as latin1, e.g. part of an SQL
+   * statement in a Parse message) is not forwarded: its connection is closed with a FIN instead,
+   * as a server closing an idle session does just as the statement arrives. Once only; resolves
+   * when it happened.
+   */
+  closeWhenClientSends(text: string): Promise<void>;
   /** Connections accepted and forwarded so far (refused ones not counted). */
   readonly forwarded: number;
   /** Connections reset while refusing. */
@@ -36,6 +43,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let refusing = false;
   let forwarded = 0;
   let refused = 0;
+  const traps: { text: string; sprung: () => void }[] = [];
   const server = createServer((client) => {
     if (refusing) {
       refused += 1;
@@ -53,7 +61,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream);
+    client.on('data', (chunk: Buffer) => {
+      const trap = traps.find((t) => chunk.toString('latin1').includes(t.text));
+      if (trap) {
+        traps.splice(traps.indexOf(trap), 1);
+        drop();
+        trap.sprung();
+        return;
+      }
+      if (!upstream.write(chunk)) {
+        client.pause();
+        upstream.once('drain', () => client.resume());
+      }
+    });
     upstream.pipe(client);
   });
   await new Promise<void>((resolve, reject) => {
@@ -79,6 +99,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
       return n;
     },
+    closeWhenClientSends: (text) => new Promise<void>((resolve) => traps.push({ text, sprung: resolve })),
     refuse: () => {
       refusing = true;
     },
