@@ -70,7 +70,12 @@ export class NodeRegistry {
   async start(): Promise<void> {
     await this.insertRow();
     this.freshSince = performance.now();
-    this.timer = setInterval(() => void this.beat(), this.options.heartbeatMs);
+    this.timer = setInterval(() => {
+      // One beat at a time; stop() waits for the one in flight.
+      this.beating ??= this.beat().finally(() => {
+        this.beating = undefined;
+      });
+    }, this.options.heartbeatMs);
     this.timer.unref();
   }
 
@@ -93,11 +98,16 @@ export class NodeRegistry {
     });
   }
 
+  /** The heartbeat write in flight, if any. */
+  private beating: Promise<void> | undefined;
+  /** Set by {@link stop}: no beat writes the row again. */
+  private stopped = false;
+
   private async beat(): Promise<void> {
     try {
       const updated = await this.options.db.update(nodes).set({ heartbeatAt: sql`now()` as unknown as Date, roots: this.roots() }).where(eq(nodes.instance, this.instance)).returning({ instance: nodes.instance });
       // Removed by hand or by a cleanup: write it again, so the fleet sees this node.
-      if (updated.length === 0) await this.insertRow();
+      if (updated.length === 0 && !this.stopped) await this.insertRow();
       if (this.failing) this.options.logger.info({ node: this.name }, 'node heartbeat written again');
       this.failing = false;
       this.freshSince ??= performance.now();
@@ -160,8 +170,11 @@ export class NodeRegistry {
 
   /** Stops the heartbeat and deletes this node's row (best effort: a failure is logged). */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    // A beat still in flight would otherwise find the row deleted and write it again.
+    await this.beating;
     await this.options.db.delete(nodes).where(eq(nodes.instance, this.instance)).catch((err: unknown) => this.options.logger.warn({ err }, 'could not remove this node from the nodes table'));
   }
 }

@@ -6,13 +6,13 @@
  * database time.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { silentLogger } from '../../src/core/logger.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseLease, leaseKey } from '../../src/fleet/lease.js';
 import { describeNodes, NodeRegistry } from '../../src/fleet/nodes.js';
 import { openDatabase } from '../../src/store/database.js';
-import { leases } from '../../src/store/schema.js';
+import { leases, nodes } from '../../src/store/schema.js';
 import { startTcpProxy } from '../fakes/tcp-proxy.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 
@@ -122,5 +122,19 @@ describe(`fleet lease (${testEngine})`, () => {
     await two.stop();
     await one.stop();
     expect(await one.list()).toEqual([]);
+  });
+
+  it('nodes: a stopped node leaves no row, even with a heartbeat in flight as it stops', async () => {
+    // A beat that lands after stop's delete found no row and wrote it again: a node stopped for
+    // good stayed in the table (seen as a second node with one pid after a restart).
+    for (let round = 0; round < 40; round++) {
+      const node = new NodeRegistry({ db: database.db, name: 'beating', roots: [], heartbeatMs: 1, deadAfterMs: 20_000, logger });
+      await node.start();
+      await sleep(round % 5);
+      await node.stop();
+      await sleep(20);
+      const rows = await database.db.select({ instance: nodes.instance }).from(nodes).where(eq(nodes.name, 'beating'));
+      expect(rows, `round ${round}`).toEqual([]);
+    }
   });
 });
