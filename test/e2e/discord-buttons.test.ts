@@ -61,7 +61,6 @@ describe('Discord buttons through discord.js interactions', () => {
     const guestReplies = discord.interactionReplies.filter((r) => r.interactionId === guestPress.id);
     expect(guestReplies.map((r) => r.kind)).toEqual(['callback', 'followup']);
     expect(guestReplies[0]!.body.type).toBe(6);
-    expect(guestReplies[0]!.afterMs).toBeLessThan(3_000);
     expect(guestReplies[1]!.body).toMatchObject({ content: 'Only the owner can use these buttons.', flags: MessageFlags.Ephemeral });
     expect((await findRunProcesses(runId)).length).toBeGreaterThan(0);
 

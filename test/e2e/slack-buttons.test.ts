@@ -45,7 +45,6 @@ for (const transport of ['http', 'socket'] as const) {
         deliver = async (payload) => {
           const answer = await slack.deliverInteractive(payload);
           expect(answer.status).toBe(200);
-          expect(answer.elapsedMs).toBeLessThan(3_000);
         };
       } else {
         slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });

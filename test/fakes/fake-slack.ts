@@ -151,6 +151,11 @@ export interface FakeSlack {
   failNext(method: string, failure: { error: string } | { status: 429; retryAfterS: number }): void;
   /** The next call of `method` is answered after `delayMs`. */
   delayNext(method: string, delayMs: number): void;
+  /**
+   * Holds the next call of `method` until the returned function is called (then answers it as
+   * usual): shows that something does not wait for that call, without a clock.
+   */
+  holdNext(method: string): () => void;
   /** Files shared through the upload flow, in order. */
   readonly uploads: readonly UploadedFile[];
   /** Resolves with the first posted message matching `predicate` (already posted or later). */
@@ -216,6 +221,7 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   const history: SlackMessage[] = [];
   const failures = new Map<string, ({ error: string } | { status: 429; retryAfterS: number })[]>();
   const delays = new Map<string, number[]>();
+  const holds = new Map<string, Promise<void>[]>();
   const waiters = new Set<(p: PostedMessage) => boolean>();
   const acks = new Map<string, () => void>();
   const blocksOf = new Map<string, Record<string, unknown>[]>();
@@ -360,6 +366,8 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
       calls.push({ method, args, atMs: Date.now() });
       const delay = delays.get(method)?.shift();
       if (delay) await new Promise((r) => setTimeout(r, delay));
+      const hold = holds.get(method)?.shift();
+      if (hold) await hold;
       const failure = failures.get(method)?.shift();
       if (failure && 'status' in failure) {
         return send(res, { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(failure.retryAfterS) } });
@@ -484,6 +492,11 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
       socket.send(JSON.stringify({ envelope_id: envelopeId, type: 'events_api', accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload: body }));
     }),
     failNext: (method, failure) => failures.set(method, [...(failures.get(method) ?? []), failure]),
+    holdNext: (method) => {
+      let release!: () => void;
+      holds.set(method, [...(holds.get(method) ?? []), new Promise<void>((resolve) => (release = resolve))]);
+      return release;
+    },
     delayNext: (method, delayMs) => delays.set(method, [...(delays.get(method) ?? []), delayMs]),
     waitForPosted: (predicate, timeoutMs) => {
       const seen = posted.find(predicate);
