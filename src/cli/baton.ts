@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 /**
  * The `baton` command (PRODUCT.md §12). `baton start` runs the service in the foreground until
  * SIGINT/SIGTERM; the other commands do one thing and exit.

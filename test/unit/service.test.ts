@@ -2,7 +2,10 @@ import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installService, renderUnit, servicePath, uninstallService, unitPath, type ServiceTarget } from '../../src/cli/service.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { installService, renderUnit, SERVICE_NODE_FLAGS, servicePath, uninstallService, unitPath, type ServiceTarget } from '../../src/cli/service.js';
 
 let home: string;
 let target: ServiceTarget;
@@ -82,5 +85,20 @@ describe('systemd service', () => {
 
   it('refuses a system unit without root', async () => {
     await expect(installService({ ...target, user: false }, false)).rejects.toMatchObject({ code: 'usage' });
+  });
+});
+
+describe('the baton command itself', () => {
+  it('runs with the service flags when started through its own file (npm link, npm install -g)', async () => {
+    // `baton start` through the linked command used to run without them (~25 MB more idle RSS).
+    const cli = fileURLToPath(new URL('../../dist/cli/baton.js', import.meta.url));
+    const shebang = (await readFile(cli, 'utf8')).split('\n')[0]!;
+    for (const flag of SERVICE_NODE_FLAGS) expect(shebang.split(/\s+/)).toContain(flag);
+    // The line runs as the kernel runs it (npm makes the file executable when it links it):
+    // the interpreter, then the one argument after it, then the file.
+    const [interpreter, ...rest] = shebang.slice(2).trim().split(/\s+/);
+    const argument = rest.join(' ');
+    const { stdout } = await promisify(execFile)(interpreter!, [argument, cli, 'version'], { env: { ...process.env, BATON_HOME: join(home, 'version-home') } });
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
