@@ -149,7 +149,11 @@ async function openPostgres(target: PostgresTarget, maxConnections = 10): Promis
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const host = 'url' in target ? safeHost(target.url) : `${target.server.socketDir} (unix socket)`;
   const newPool = () => {
-    const common = { max: maxConnections, onnotice: () => {}, connect_timeout: 10, connection: { application_name: APPLICATION_NAME } };
+    // fetch_types off: no column or result of baton's is an array, and postgres.js 3.4.9 runs
+    // that per-connection type query from a promise nobody awaits (connection.js
+    // fetchArrayTypes), so a connection reset during it was an unhandled rejection (seen in a
+    // loaded test run); it also saves a round trip on every new connection.
+    const common = { max: maxConnections, onnotice: () => {}, connect_timeout: 10, fetch_types: false, connection: { application_name: APPLICATION_NAME } };
     const pool =
       'url' in target
         ? postgres(target.url, common)
