@@ -54,6 +54,9 @@ async function waitFor(what: string, predicate: () => boolean | Promise<boolean>
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** The service's error line for an update whose handling failed (error lines reach stdout). */
+const launchFailedOnTheCut = (stdout: string): boolean => stdout.includes('telegram update handler failed');
+
 const statusOf = async (runId: string): Promise<string | undefined> =>
   (await admin<{ status: string }[]>`select status from runs where id = ${runId}`)[0]?.status;
 
@@ -96,11 +99,18 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
         (await holder<{ n: number }[]>`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`)[0]!.n > 0,
       );
       expect(proxy.cut('close')).toBeGreaterThan(0);
-      await waitFor('the driver fault to be reported or the service to exit', () =>
-        service.stderr().includes('PostgreSQL driver failed') || service.exitCode() !== undefined,
+      // Usually the driver faults (then the service must say so and keep running); on a loaded
+      // machine the close can also reach the driver in an order that only fails the launch's
+      // statement. Either way the launch's connection is gone and the service must go on.
+      await waitFor('the driver fault, or the launch failing on its closed connection, or the service to exit', () =>
+        service.stderr().includes('PostgreSQL driver failed') || launchFailedOnTheCut(service.stdout()) || service.exitCode() !== undefined,
       );
       expect(service.exitCode()).toBeUndefined();
-      expect(service.stderr()).toMatch(/kept running \(it reconnects\): TypeError: Cannot read properties of null \(reading 'write'\)\n/);
+      if (service.stderr().includes('PostgreSQL driver failed')) {
+        expect(service.stderr()).toMatch(/kept running \(it reconnects\): TypeError: Cannot read properties of null \(reading 'write'\)\n/);
+      } else {
+        console.log('database-outage item 7: the cut failed the launch without the driver fault this time');
+      }
     } finally {
       await holder`select pg_advisory_unlock(${LAUNCH_LOCK_KEY})`;
       holder.release();

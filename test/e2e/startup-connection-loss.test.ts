@@ -51,11 +51,12 @@ describe.skipIf(!onPostgres)('a database connection lost during start-up', () =>
           expect(service.stderr()).toMatch(/start-up lost its database connection \(.+\); starting again \(attempt 2 of 3\)/);
           expect(service.stderr()).not.toContain('unexpected error');
           expect(service.exitCode()).toBeUndefined();
-          // The failed attempt released its node row; the one that started holds the only one.
+          // The attempt that started holds this process's only node row. (The first service's
+          // row may be left too: on a loaded machine its stop can outlast the support's SIGKILL.)
           const admin = postgres(directUrl, { max: 1, onnotice: () => {} });
           try {
-            const nodes = await admin<{ pid: number }[]>`select pid from nodes`;
-            expect(nodes.map((n) => n.pid)).toEqual([service.pid]);
+            const nodes = await admin<{ pid: number }[]>`select pid from nodes where pid = ${service.pid}`;
+            expect(nodes).toHaveLength(1);
           } finally {
             await admin.end();
           }
