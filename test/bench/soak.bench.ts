@@ -27,7 +27,7 @@ import { measureStorage } from '../../src/harness/storage.js';
 import { fdCount, rssKb } from './support/proc.js';
 import { atMost, exactly, size, beginScenario, SMOKE } from './support/results.js';
 import { SentIndex } from './support/sent-index.js';
-import { lifeFigures, readProbe, windowFigures, type SoakSample } from './support/soak-memory.js';
+import { lifeFigures, memoryBuckets, readProbe, windowFigures, type SoakSample } from './support/soak-memory.js';
 import { median, percentile, round, slope } from './support/stats.js';
 import { startBenchWorld, TELEGRAM_TOKEN, type BenchWorld } from './support/world.js';
 
@@ -291,6 +291,8 @@ describe('soak', () => {
     const longLife = windowFigures(samples, 0, slopeFrom);
     const lives = lifeFigures(samples);
     const rssSlopeMb = longLife.rssMb.slopePer100Runs;
+    /** 100 at the default 2,000 runs. */
+    const bucketRuns = Math.max(1, Math.round(lifeRuns / 20));
     const fdSlope = longLife.fds.slopePer100Runs;
     const storageT0 = performance.now();
     const storage = await measureStorage(join(world.batonHome, 'harness', 'runs'), true);
@@ -318,6 +320,7 @@ describe('soak', () => {
       startedMessagesMissing: startedMissing,
       requestToOutcomeMs: { n: latency.length, p50: round(percentile(latency.map((p) => p.y), 50), 0), p95: round(percentile(latency.map((p) => p.y), 95), 0), firstQuarterMedian: firstQuarterMs, lastQuarterMedian: lastQuarterMs, slopeMsPer1000Runs: round(slope(latency) * 1000, 1) },
       longLife,
+      longLifeBuckets: { runsPerBucket: bucketRuns, buckets: memoryBuckets(samples, 0, bucketRuns) },
       lives,
       artifactStore: { bytes: storage.artifactBytes, scanMs: storageScanMs },
       examples: {
@@ -332,7 +335,7 @@ describe('soak', () => {
     const notes = [
       `Memory over time: one process life of ${lifeRuns} runs; least squares over its ${longLife.samples} samples (every ${sampleEveryMs} ms, /proc/<pid>) from run ${slopeFrom} to ${longLife.toRuns}: RSS ${longLife.rssMb.start} → ${longLife.rssMb.end} MB, ${rssSlopeMb} MB per 100 runs (target ≤ ${RSS_SLOPE_LIMIT_MB}); open descriptors ${longLife.fds.start} → ${longLife.fds.end}, ${fdSlope} per 100 runs (flat: ≤ ${FD_SLOPE_LIMIT}).`,
       probe
-        ? `Inside the service over the same window (process.memoryUsage(), test/bench/fakes/memory-probe.cjs), MB start → end and per 100 runs: JS heap used ${probe.heapUsedMb.start} → ${probe.heapUsedMb.end} (${probe.heapUsedMb.slopePer100Runs}), heap committed ${probe.heapTotalMb.start} → ${probe.heapTotalMb.end} (${probe.heapTotalMb.slopePer100Runs}), of it V8 code space ${probe.codeSpaceMb.start} → ${probe.codeSpaceMb.end} (${probe.codeSpaceMb.slopePer100Runs}); external ${probe.externalMb.start} → ${probe.externalMb.end} (${probe.externalMb.slopePer100Runs}), of it array buffers ${probe.arrayBuffersMb.start} → ${probe.arrayBuffersMb.end} (${probe.arrayBuffersMb.slopePer100Runs}); RSS outside the JS heap (rss − heap committed: allocator, node's own code and data, stacks) ${probe.rssOutsideHeapMb.start} → ${probe.rssOutsideHeapMb.end} (${probe.rssOutsideHeapMb.slopePer100Runs}).`
+        ? `Inside the service over the same window (process.memoryUsage(), test/bench/fakes/memory-probe.cjs), MB start → end and per 100 runs: JS heap in use after a full collection ${probe.heapAfterFullGcMb.start} → ${probe.heapAfterFullGcMb.end} (${probe.heapAfterFullGcMb.slopePer100Runs}, ${probe.fullGcs} collections), JS heap used ${probe.heapUsedMb.start} → ${probe.heapUsedMb.end} (${probe.heapUsedMb.slopePer100Runs}), heap committed ${probe.heapTotalMb.start} → ${probe.heapTotalMb.end} (${probe.heapTotalMb.slopePer100Runs}), of it V8 code space ${probe.codeSpaceMb.start} → ${probe.codeSpaceMb.end} (${probe.codeSpaceMb.slopePer100Runs}); external ${probe.externalMb.start} → ${probe.externalMb.end} (${probe.externalMb.slopePer100Runs}), of it array buffers ${probe.arrayBuffersMb.start} → ${probe.arrayBuffersMb.end} (${probe.arrayBuffersMb.slopePer100Runs}); RSS outside the JS heap (rss − heap committed: allocator, node's own code and data, stacks) ${probe.rssOutsideHeapMb.start} → ${probe.rssOutsideHeapMb.end} (${probe.rssOutsideHeapMb.slopePer100Runs}).`
         : 'The memory probe wrote no reading in the window (no breakdown of RSS).',
       `Kill cycle: ${killRuns} more runs, SIGKILL at the long life's last run and every ${restartEvery} launches after (${restartMs.length} restarts), at a varying point of the run just launched. RSS at the end of each life: ${lives.map((l) => l.rssEndMb).join(', ')} MB; descriptors: ${lives.map((l) => l.fdsEnd).join(', ')}. Lanes a and b (two repos) keep max_active = 2 busy; PostgreSQL (kill -9 of a PGlite service is not measured).`,
       ...(heapSnapshots.length > 0

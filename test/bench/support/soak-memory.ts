@@ -18,6 +18,8 @@ export interface ProbeReading {
   arrayBuffers: number;
   /** V8 heap space name (`old_space`, `code_space`, …) → committed size and live bytes. */
   spaces: Record<string, { size: number; used: number }>;
+  /** JS heap in use just after the latest full (mark-compact) collection, the `count`-th of the process; absent before the first. */
+  afterMajorGc?: { atMs: number; heapUsed: number; count: number } | undefined;
 }
 
 /** A sample of the service process. */
@@ -68,13 +70,17 @@ export interface WindowFigures {
   rssMb: SeriesFigures;
   fds: SeriesFigures;
   /**
-   * From the probe (absent without it): the JS heap (used and committed), external memory
+   * From the probe (absent without it): the JS heap in use after each full collection in the window
+   * (what a leak raises; `heapUsedMb` also holds garbage), the JS heap (used and committed), external memory
    * (`external`, which includes `arrayBuffers`), array buffers, RSS outside V8's heap
    * (`rss − heapTotal`: the allocator, code and data of node itself, threads' stacks), and V8's
    * code space (committed).
    */
   probe?: {
     samples: number;
+    /** Full collections seen in the window, and the heap in use after each. */
+    fullGcs: number;
+    heapAfterFullGcMb: SeriesFigures;
     heapUsedMb: SeriesFigures;
     heapTotalMb: SeriesFigures;
     externalMb: SeriesFigures;
@@ -98,6 +104,12 @@ export function windowFigures(samples: readonly SoakSample[], segment: number, f
   const list = samples.filter((s) => s.segment === segment && s.terminals >= fromRuns);
   const probed = list.filter((s): s is SoakSample & { probe: ProbeReading } => s.probe !== undefined);
   const of = (pick: (p: ProbeReading) => number): SeriesFigures => series(probed.map((s) => ({ x: s.terminals, y: pick(s.probe) / MB })));
+  // Each full collection once, at the run count of the first sample that saw it.
+  const afterGc = new Map<number, { x: number; y: number }>();
+  for (const s of probed) {
+    const gc = s.probe.afterMajorGc;
+    if (gc && !afterGc.has(gc.count) && gc.atMs >= (probed[0]?.probe.atMs ?? 0)) afterGc.set(gc.count, { x: s.terminals, y: gc.heapUsed / MB });
+  }
   return {
     fromRuns,
     toRuns: list.at(-1)?.terminals ?? fromRuns,
@@ -108,6 +120,8 @@ export function windowFigures(samples: readonly SoakSample[], segment: number, f
       ? {
           probe: {
             samples: probed.length,
+            fullGcs: afterGc.size,
+            heapAfterFullGcMb: series([...afterGc.values()]),
             heapUsedMb: of((p) => p.heapUsed),
             heapTotalMb: of((p) => p.heapTotal),
             externalMb: of((p) => p.external),
@@ -147,6 +161,43 @@ export function lifeFigures(samples: readonly SoakSample[]): LifeFigures[] {
       fdsStart: first.fds,
       fdsEnd: last.fds,
       fdsMax: Math.max(...list.map((s) => s.fds)),
+    };
+  });
+}
+
+/** Memory of one stretch of `runsPerBucket` runs of one life: RSS and the JS heap, in MB. */
+export interface MemoryBucket {
+  /** Runs finished at the stretch's start. */
+  fromRuns: number;
+  samples: number;
+  rssMinMb: number;
+  rssMeanMb: number;
+  rssMaxMb: number;
+  /** Mean committed JS heap (probe), and the heap in use after the stretch's last full collection; NaN without. */
+  heapTotalMeanMb: number;
+  heapAfterFullGcMb: number;
+}
+
+/** The samples of `segment` in stretches of `runsPerBucket` runs, so the shape behind a slope can be seen. */
+export function memoryBuckets(samples: readonly SoakSample[], segment: number, runsPerBucket: number): MemoryBucket[] {
+  const buckets = new Map<number, SoakSample[]>();
+  for (const s of samples) {
+    if (s.segment !== segment) continue;
+    const from = Math.floor(s.terminals / runsPerBucket) * runsPerBucket;
+    buckets.set(from, [...(buckets.get(from) ?? []), s]);
+  }
+  return [...buckets.entries()].map(([fromRuns, list]) => {
+    const rss = list.map((s) => s.rssKb / 1024);
+    const probed = list.flatMap((s) => (s.probe ? [s.probe] : []));
+    const lastGc = probed.at(-1)?.afterMajorGc;
+    return {
+      fromRuns,
+      samples: list.length,
+      rssMinMb: round(Math.min(...rss), 1),
+      rssMeanMb: round(rss.reduce((a, b) => a + b, 0) / rss.length, 1),
+      rssMaxMb: round(Math.max(...rss), 1),
+      heapTotalMeanMb: probed.length > 0 ? round(probed.reduce((a, p) => a + p.heapTotal, 0) / probed.length / MB, 1) : Number.NaN,
+      heapAfterFullGcMb: lastGc ? round(lastGc.heapUsed / MB, 1) : Number.NaN,
     };
   });
 }
