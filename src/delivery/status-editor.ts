@@ -12,7 +12,12 @@
  * - an edit is only attempted once the `started` message has been delivered (its platform message
  *   id is recorded on the delivery row); before that it is skipped;
  * - a failed edit is logged (warn); a run whose edits failed {@link StatusEditorDeps.maxFailures}
- *   times is left alone. Nothing is stored: a restart forgets the live state.
+ *   times is left alone. Nothing is stored: a restart forgets the live state;
+ * - when runs end in one conversation faster than it may be edited, at most
+ *   {@link StatusEditorDeps.maxEndedWaiting} ended runs wait for their last edit; older ones are
+ *   dropped (their outcome message was sent; only their started message keeps its last status).
+ *   Otherwise the line, and the memory holding it, grew with every run (the soak benchmark: one
+ *   chat, 4–8 runs a second, one edit per 5 s).
  */
 import type { ButtonJson } from '../store/schema.js';
 import type { ChannelAdapter, Platform } from '../channels/types.js';
@@ -34,6 +39,8 @@ export interface StatusEditorDeps {
   intervalMs: number;
   /** Failed edits of one run after which its status is left alone. @default 3 */
   maxFailures?: number;
+  /** Ended runs of one conversation that may wait for their last edit; the oldest beyond it get none. @default 10 */
+  maxEndedWaiting?: number;
 }
 
 /** A run as the editor needs it. */
@@ -63,6 +70,8 @@ interface Conversation {
   busy: boolean;
   /** Runs with a newer state than their message shows, oldest first. */
   dirty: Set<string>;
+  /** Ended runs have been dropped from the line since the conversation was last idle (logged once). */
+  shedding?: boolean;
 }
 
 /** Edits runs' `started` messages into live status messages; see the module comment. */
@@ -72,6 +81,11 @@ export class StatusEditor {
   private stopped = false;
 
   constructor(private readonly deps: StatusEditorDeps) {}
+
+  /** Runs the editor holds (active, or ended and waiting for their last edit), for diagnostics and tests. */
+  get heldRuns(): number {
+    return this.runs.size;
+  }
 
   /** Whether runs from `platform` get a live status (edits are on and its adapter can edit). */
   enabledFor(platform: string): boolean {
@@ -120,7 +134,26 @@ export class StatusEditor {
       this.conversations.set(key, conversation);
     }
     conversation.dirty.add(run.id);
+    if (final) this.shedEnded(key, conversation);
     this.pump(key);
+  }
+
+  /** Drops the oldest ended runs waiting in `conversation` beyond `maxEndedWaiting`. */
+  private shedEnded(key: string, conversation: Conversation): void {
+    const limit = this.deps.maxEndedWaiting ?? 10;
+    const ended = [...conversation.dirty].filter((id) => this.runs.get(id)?.final);
+    const dropped = ended.slice(0, Math.max(0, ended.length - limit));
+    for (const id of dropped) {
+      conversation.dirty.delete(id);
+      this.runs.delete(id);
+    }
+    if (dropped.length > 0 && !conversation.shedding) {
+      conversation.shedding = true;
+      this.deps.logger.warn(
+        { conversation: key, endedWaiting: limit, intervalMs: this.deps.intervalMs },
+        'live status: runs end in this conversation faster than it may be edited; older ended runs keep their last status (their outcome messages are sent)',
+      );
+    }
   }
 
   private pump(key: string): void {

@@ -171,6 +171,23 @@ describe('StatusEditor', () => {
     expect(channel.edits).toEqual([]);
   });
 
+  it('holds a bounded number of ended runs when runs end in one chat faster than it may edit (the soak backlog), and edits the latest', async () => {
+    // 5 runs a second end in one chat that may see one edit per 5 s: before, every ended run
+    // waited in line for its last edit, so the editor held them all (~2 KB each in the soak).
+    const runs = Array.from({ length: 200 }, (_, i) => ({ ...run, id: `hr_${String(i).padStart(12, '0')}` }));
+    for (const each of runs) {
+      editor.update(each, render);
+      await vi.advanceTimersByTimeAsync(100);
+      editor.finish(each, () => 'completed');
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    expect(editor.heldRuns).toBeLessThanOrEqual(11);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(editor.heldRuns).toBe(0);
+    const last = runs.at(-1)!.id;
+    expect(channel.edits.at(-1)!.text).toBe(`[run ${last}] started · codex · /repo\ncompleted`);
+  });
+
   it('makes no edit on a channel that cannot edit, or with status_edit_seconds = 0', () => {
     expect(editor.enabledFor('telegram')).toBe(true);
     expect(new StatusEditor({ store: { startedDelivery: async () => undefined }, adapters: new Map([['terminal', new RecordingChannel('terminal')]]), clock: systemClock, logger: silentLogger(), intervalMs: 5_000 }).enabledFor('terminal')).toBe(false);
