@@ -14,6 +14,7 @@ import { safeErrorMessage, type Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
+import { LaunchSpans } from './launch-spans.js';
 import { assertInsideRoots, isInside, resolveWorkspace } from '../harness/workspace.js';
 import { addRunWorktree, discardLeftoverRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
@@ -133,6 +134,8 @@ export type DispatchResult =
 /** The command router. */
 export class Dispatcher {
   private readonly storageGate: () => Promise<void>;
+  /** The launch spans of the inbound events being handled (see launch-spans.ts). */
+  private readonly launchSpans = new WeakMap<InboundMessage, LaunchSpans>();
   /**
    * Files sent without a command, by conversation and sender. In memory: a restart within the
    * hold forgets them (the owner sends them again).
@@ -166,7 +169,9 @@ export class Dispatcher {
   async handle(message: InboundMessage): Promise<DispatchResult> {
     const { deps } = this;
     const { platform, dedupeKey } = message;
+    const spans = new LaunchSpans(message.receivedAt);
     await deps.liveConfig?.refresh();
+    spans.mark('config');
     if (message.senderIsBot) {
       await deps.store.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
@@ -174,6 +179,7 @@ export class Dispatcher {
     const role = this.roleOf(message);
     // Only the owner's files are ever downloaded.
     if (role === 'owner' && message.attachments?.some((a) => a.pastedText)) message = await this.joinPastedText(message);
+    this.launchSpans.set(message, spans);
     let command: Command | BatonError;
     try {
       command = parseCommand(message.text, platform === 'slack' || platform === 'discord');
@@ -192,6 +198,7 @@ export class Dispatcher {
       deps.logger.info({ platform, dedupeKey }, 'duplicate inbound event ignored');
       return { kind: 'duplicate' };
     }
+    spans.mark('inbound');
     // The later parts of a joined paste are claimed with it, so a replay never handles them alone.
     const continuations = message.continuationKeys ?? [];
     for (const key of continuations) await deps.store.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
@@ -427,13 +434,17 @@ export class Dispatcher {
     }
     const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
     const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
+    const spans = this.launchSpans.get(message);
     const conversationDefault = await deps.store.conversationDefault(conversation);
+    spans?.mark('conversation');
     const route = await this.routeOf(parent, options.in ?? conversationDefault ?? this.config.workspace.defaultCwd);
+    spans?.mark('route');
     if (route.kind === 'remote') return this.launchRemote(route, vendor, options, task, message, parent);
     if (!deps.vendors.has(vendor)) {
       throw new BatonError('vendor_missing', vendorMissingText(vendor));
     }
     const resolved = await resolveWorkspace(parent ? parent.cwd : route.target, conversationDefault, this.workspaceSettings());
+    spans?.mark('workspace');
     const model = options.model ?? parent?.options.model;
     let posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
@@ -449,11 +460,13 @@ export class Dispatcher {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
     await this.storageGate();
+    spans?.mark('storage');
 
     const runId = (deps.newRunId ?? newRunId)();
     // A worktree of its own (issue #17); a resume runs in its parent's directory, which is its
     // parent's worktree when that had one.
     const worktree = parent ? undefined : await this.worktreeFor(resolved.cwd, runId, options);
+    spans?.mark('worktree');
     const workspace = worktree ?? resolved;
     const branch = worktree?.branch ?? parent?.branch ?? null;
     const sourceRoot = worktree?.sourceRoot ?? parent?.sourceRoot ?? null;
@@ -520,6 +533,7 @@ export class Dispatcher {
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       });
+    spans?.mark('run_row');
     const { run: stored, ...started } = created;
     if (started.queued) {
       deps.logger.info({ runId, vendor, cwd: workspace.cwd, behind: started.queued.behind, ahead: started.queued.ahead }, 'run queued');
@@ -528,7 +542,7 @@ export class Dispatcher {
       await this.startQueued();
       return runId;
     }
-    deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
+    deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id, ...(spans ? { spansMs: spans.toJSON() } : {}) }, 'run launched');
     deps.supervisor.start(stored, approvalToken ? { ...request, approvalToken: approvalToken.token } : request, timeoutMs);
     await deps.outbox.attempt(started);
     return runId;

@@ -288,8 +288,13 @@ export class RunSupervisor {
 
   private async execute(run: RunRow, request: LaunchRequest, timeoutMs: number, entry: ActiveRun): Promise<void> {
     const { deps } = this;
+    // Where the launch spends its time before the spawn, in ms since here (issue #15), logged with 'run started'.
+    const launchStartMs = performance.now();
+    const spawnSpans: Record<string, number> = {};
+    const mark = (name: string): void => void (spawnSpans[name] = Math.round((performance.now() - launchStartMs) * 10) / 10);
     // Loaded on the first run (cached after): execa is ~100 modules start-up does without (issue #15).
     const { execa } = await import('execa');
+    mark('execa_import');
     const runId = run.id as RunId;
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
@@ -314,6 +319,7 @@ export class RunSupervisor {
       }
       await mkdir(runDir, { recursive: true, mode: 0o700 });
       await chmod(runDir, 0o700);
+      mark('run_dir');
       checkTaskLength(installed.vendor, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
       const launch: LaunchRequest = { ...request };
@@ -329,6 +335,7 @@ export class RunSupervisor {
       }
       const argv = installed.vendor.buildArgv(launch, { cwd: run.cwd });
       const task = await installed.vendor.stdinPayload(launch);
+      mark('task_payload');
       if (entry.stopBeforeSpawn) {
         Object.assign(exit, entry.stopBeforeSpawn);
         throw new StoppedBeforeSpawn();
@@ -372,6 +379,7 @@ export class RunSupervisor {
         }),
       );
       entry.pid = child.pid;
+      mark('spawned');
       // The launch snapshot, taken while the CLI starts: it only has to be complete before the
       // CLI can change anything, and neither CLI acts (nor calls its model) before it has its
       // task on stdin (measured, see each vendor's stdinPayload). Spawning first takes the four
@@ -391,6 +399,7 @@ export class RunSupervisor {
         if (taskState !== 'pending') return;
         taskState = 'sent';
         child.stdin?.end(task);
+        mark('task_sent');
       });
       let stopping: Promise<void> | undefined;
       entry.stop = (why) => {
@@ -531,7 +540,7 @@ export class RunSupervisor {
       if (child.pid !== undefined) {
         this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
         await deps.store.markRunning(runId, child.pid, deps.clock.now());
-        deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd }, 'run started');
+        deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd, spansMs: spawnSpans }, 'run started');
       }
 
       // A CLI that has exited is judged once its pipes are drained, or after a short drain when a
