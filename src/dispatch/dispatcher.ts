@@ -3,7 +3,7 @@
  * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
  */
 import { realpath, rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, normalize, relative } from 'node:path';
 import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
@@ -563,9 +563,12 @@ export class Dispatcher {
       if (!parent.node || parent.node === fleet.name) return { kind: 'local', target: parent.cwd };
       return routeLaunch(`${parent.node}:${parent.cwd}`, { self: fleet.name, roots: config.workspace.roots, projects: config.projects, nodes: await fleet.list() });
     }
-    // Reading the nodes costs a query: only for a target that may be elsewhere.
+    // Reading the nodes costs a query: only for a target that may be elsewhere. A path inside
+    // this node's own roots runs here whatever the other nodes are (routeLaunch), e.g. the
+    // conversation's or [workspace] default directory (issue #15).
     const expanded = target === undefined ? undefined : (config.projects.get(target) ?? target);
     if (expanded === undefined || (!expanded.startsWith('/') && !/^[A-Za-z0-9][A-Za-z0-9_.-]*:/.test(expanded))) return { kind: 'local', target };
+    if (expanded.startsWith('/') && config.workspace.roots.some((root) => isInside(normalize(expanded), root))) return { kind: 'local', target };
     return routeLaunch(target, { self: fleet.name, roots: config.workspace.roots, projects: config.projects, nodes: await fleet.list() });
   }
 
