@@ -170,9 +170,12 @@ export class Dispatcher {
     const { deps } = this;
     const { platform, dedupeKey } = message;
     const spans = new LaunchSpans(message.receivedAt);
-    await deps.liveConfig?.refresh();
-    spans.mark('config');
+    // config.toml is re-read while the event is claimed (issue #15): what comes before the claim
+    // reads no live key (only consent and roots apply live), and nothing acts before both are done.
+    // refresh() never rejects.
+    const refreshed = deps.liveConfig?.refresh();
     if (message.senderIsBot) {
+      await refreshed;
       await deps.store.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
     }
@@ -191,10 +194,13 @@ export class Dispatcher {
     // Authorization comes before anything is written: a stranger leaves no trace (the inbox
     // forgets the raw update it stored).
     if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) {
+      await refreshed;
       await deps.store.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
     }
-    if (!(await deps.store.recordInbound(platform, dedupeKey, message.receivedAt, deps.supervisor.supervisorId))) {
+    const claimed = await deps.store.recordInbound(platform, dedupeKey, message.receivedAt, deps.supervisor.supervisorId);
+    await refreshed;
+    if (!claimed) {
       deps.logger.info({ platform, dedupeKey }, 'duplicate inbound event ignored');
       return { kind: 'duplicate' };
     }

@@ -390,6 +390,7 @@ export class RunSupervisor {
       const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write prompt.md'));
       const processes: RunProcesses | undefined =
         child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
+      mark('tracked');
       if (processes?.fallbackReason) deps.logger.warn({ runId, why: processes.fallbackReason }, 'no cgroup for this run; following its process tree instead');
       // A CLI that exits before reading its task makes the write fail (EPIPE); its exit says why.
       child.stdin?.on('error', (err) => deps.logger.warn({ err, runId }, 'could not write the task to the CLI'));
@@ -400,6 +401,7 @@ export class RunSupervisor {
         taskState = 'sent';
         child.stdin?.end(task);
         mark('task_sent');
+        deps.logger.debug({ runId, spansMs: spawnSpans }, 'task sent to the CLI');
       });
       let stopping: Promise<void> | undefined;
       entry.stop = (why) => {
