@@ -136,6 +136,8 @@ export class Dispatcher {
   private readonly storageGate: () => Promise<void>;
   /** The launch spans of the inbound events being handled (see launch-spans.ts). */
   private readonly launchSpans = new WeakMap<InboundMessage, LaunchSpans>();
+  /** The conversation defaults read for the launches being handled, started with their claim. */
+  private readonly conversationDefaults = new WeakMap<InboundMessage, Promise<string | undefined>>();
   /**
    * Files sent without a command, by conversation and sender. In memory: a restart within the
    * hold forgets them (the owner sends them again).
@@ -197,6 +199,13 @@ export class Dispatcher {
       await refreshed;
       await deps.store.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
+    }
+    // A launch's conversation default is read while the event is claimed (issue #15): one
+    // conversation's events are handled in order, so no /use of it can come in between.
+    if (!(command instanceof BatonError) && command.kind === 'launch' && role !== 'stranger') {
+      const read = deps.store.conversationDefault({ platform, chatId: message.chatId, threadId: message.threadId });
+      read.catch(() => undefined); // awaited (and its error thrown) by the launch, if one comes
+      this.conversationDefaults.set(message, read);
     }
     const claimed = await deps.store.recordInbound(platform, dedupeKey, message.receivedAt, deps.supervisor.supervisorId);
     await refreshed;
@@ -441,7 +450,7 @@ export class Dispatcher {
     const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
     const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
     const spans = this.launchSpans.get(message);
-    const conversationDefault = await deps.store.conversationDefault(conversation);
+    const conversationDefault = await (this.conversationDefaults.get(message) ?? deps.store.conversationDefault(conversation));
     spans?.mark('conversation');
     const route = await this.routeOf(parent, options.in ?? conversationDefault ?? this.config.workspace.defaultCwd);
     spans?.mark('route');
