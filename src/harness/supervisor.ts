@@ -383,10 +383,11 @@ export class RunSupervisor {
       // The launch snapshot, taken while the CLI starts: it only has to be complete before the
       // CLI can change anything, and neither CLI acts (nor calls its model) before it has its
       // task on stdin (measured, see each vendor's stdinPayload). Spawning first takes the four
-      // git processes off the launch path (issue #15).
-      snapshotTaken = this.snapshot(run, runDir);
-      // The prompt's copy in the run directory is for the owner only (the CLI gets the prompt on
-      // argv or stdin): written after the spawn, off the launch path (issue #15).
+      // git processes off the launch path (issue #15). A CLI that could not be spawned changes
+      // nothing: no snapshot, no task.
+      snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : this.snapshot(run, runDir);
+      // The prompt's copy in the run directory is for the owner only (the CLI gets it on stdin):
+      // written after the spawn, off the launch path (issue #15).
       const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write prompt.md'));
       const processes: RunProcesses | undefined =
         child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
@@ -397,7 +398,7 @@ export class RunSupervisor {
       // 'pending' until the snapshot resolved; 'withheld' when the run was stopped first.
       let taskState: 'pending' | 'sent' | 'withheld' = 'pending';
       const taskSent = snapshotTaken.then(() => {
-        if (taskState !== 'pending') return;
+        if (taskState !== 'pending' || child.pid === undefined) return;
         taskState = 'sent';
         child.stdin?.end(task);
         mark('task_sent');
