@@ -380,6 +380,9 @@ export class RunSupervisor {
       );
       entry.pid = child.pid;
       mark('spawned');
+      // Stamped at the spawn itself, before the cgroup move below (which can take ms): the
+      // dispatch-overhead bench times update → spawn by this trace.
+      if (child.pid !== undefined) this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
       // The launch snapshot, taken while the CLI starts: it only has to be complete before the
       // CLI can change anything, and neither CLI acts (nor calls its model) before it has its
       // task on stdin (measured, see each vendor's stdinPayload). Spawning first takes the four
@@ -541,7 +544,6 @@ export class RunSupervisor {
       );
 
       if (child.pid !== undefined) {
-        this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
         await deps.store.markRunning(runId, child.pid, deps.clock.now());
         deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd, spansMs: spawnSpans }, 'run started');
       }
