@@ -146,7 +146,6 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     limits: {
       maxEventBytes: config.harness.maxEventBytes,
       maxFramingErrors: config.harness.maxFramingErrors,
-      promptArgvMaxBytes: config.harness.promptArgvMaxBytes,
       killGraceMs: KILL_GRACE_MS,
       maxRunArtifactBytes: config.harness.maxRunArtifactBytes,
       firstEventMs: config.harness.firstEventMs,

@@ -49,8 +49,6 @@ export interface HarnessConfig {
   readonly inactivityMs: number;
   /** How long a tool approval waits for the owner, in ms (`approval_timeout_minutes`); then it is denied. */
   readonly approvalTimeoutMs: number;
-  /** Largest prompt passed in argv, in UTF-8 bytes; larger ones go to the CLI on stdin. */
-  readonly promptArgvMaxBytes: number;
   /** Largest attachment, in bytes (`max_attachment_mb`). */
   readonly maxAttachmentBytes: number;
   /** Largest `hr_….patch` sent with an outcome, in bytes (`max_patch_kb`). */
@@ -192,7 +190,6 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       approvalTimeoutMs: Math.round(h.approval_timeout_minutes * MS_PER_MINUTE),
       finishGraceMs: h.finish_grace_seconds * MS_PER_SECOND,
       passEnv: [...h.pass_env],
-      promptArgvMaxBytes: h.prompt_argv_max_kb * BYTES_PER_KIB,
       maxAttachmentBytes: h.max_attachment_mb * BYTES_PER_MIB,
       maxPatchBytes: h.max_patch_kb * BYTES_PER_KIB,
       maxEventBytes: h.max_event_bytes,

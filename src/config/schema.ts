@@ -15,8 +15,8 @@ export type VendorName = (typeof VENDOR_NAMES)[number];
 export const MAX_TIMEOUT_MINUTES = 240;
 
 /**
- * Largest allowed `prompt_argv_max_kb` (KiB). Linux caps one argv string at 128 KiB including the
- * NUL (`MAX_ARG_STRLEN`); 120 leaves room for the short spill prompt and the other argv strings.
+ * Largest allowed `prompt_argv_max_kb` (KiB), a key no longer used (every task goes on stdin since
+ * issue #15) and still validated as it was, so a config file that set it loads unchanged.
  */
 export const PROMPT_ARGV_MAX_KB_CAP = 120;
 
@@ -106,7 +106,7 @@ const harnessSection = z.strictObject({
   approval_timeout_minutes: documented(z.number().gt(0).max(MAX_TIMEOUT_MINUTES).default(10), `number of minutes, more than 0, at most ${MAX_TIMEOUT_MINUTES} (fractions allowed)`,
     'Minutes a tool approval waits for the owner\'s Allow or Deny (claude runs with mode:default or approve); no answer by then denies the call, and the chat says so.'),
   prompt_argv_max_kb: documented(int(1, PROMPT_ARGV_MAX_KB_CAP).default(100), `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,
-    'Largest prompt in KiB (UTF-8 bytes / 1024) passed as a command-line argument; larger prompts go to the CLI on stdin.'),
+    'No longer used: every task goes to the CLI on stdin (issue #15), never on its command line. Still accepted, so a config file that sets it loads.'),
   max_attachment_mb: documented(int(1, 2048).default(20), 'integer MiB, 1 to 2048',
     "Largest file that can go with a task (a screenshot, a log), in MiB; 20 is Telegram's Bot API download limit. At most 10 files per task."),
   max_patch_kb: documented(int(1, 1_048_576).default(1024), 'integer KiB, 1 to 1048576',

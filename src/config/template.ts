@@ -48,9 +48,8 @@ inactivity_minutes = 10
 # Minutes a tool approval (claude with mode:default or approve) waits for your Allow or Deny in
 # the chat; no answer by then denies the call. Fractions are allowed.
 approval_timeout_minutes = 10
-# Largest prompt, in KiB of UTF-8, passed on the command line (at most 120: Linux caps one
-# argument at 128 KiB). Larger prompts go to the CLI on stdin.
-prompt_argv_max_kb = 100
+# No longer used: every task goes to the CLI on stdin. Still accepted in an older file.
+# prompt_argv_max_kb = 100
 # Largest file, in MiB, that can go with a task (a screenshot, a log file); at most 10 per task.
 max_attachment_mb = 20
 # Largest diff, in KiB, sent as the run's hr_….patch file; over it only the diff stat is sent.

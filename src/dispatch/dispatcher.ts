@@ -3,7 +3,7 @@
  * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
  */
 import { realpath, rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, normalize, relative } from 'node:path';
 import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
@@ -14,6 +14,7 @@ import { safeErrorMessage, type Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
+import { LaunchSpans } from './launch-spans.js';
 import { assertInsideRoots, isInside, resolveWorkspace } from '../harness/workspace.js';
 import { addRunWorktree, discardLeftoverRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
@@ -133,6 +134,10 @@ export type DispatchResult =
 /** The command router. */
 export class Dispatcher {
   private readonly storageGate: () => Promise<void>;
+  /** The launch spans of the inbound events being handled (see launch-spans.ts). */
+  private readonly launchSpans = new WeakMap<InboundMessage, LaunchSpans>();
+  /** The conversation defaults read for the launches being handled, started with their claim. */
+  private readonly conversationDefaults = new WeakMap<InboundMessage, Promise<string | undefined>>();
   /**
    * Files sent without a command, by conversation and sender. In memory: a restart within the
    * hold forgets them (the owner sends them again).
@@ -166,14 +171,20 @@ export class Dispatcher {
   async handle(message: InboundMessage): Promise<DispatchResult> {
     const { deps } = this;
     const { platform, dedupeKey } = message;
-    await deps.liveConfig?.refresh();
+    const spans = new LaunchSpans(message.receivedAt);
+    // config.toml is re-read while the event is claimed (issue #15): what comes before the claim
+    // reads no live key (only consent and roots apply live), and nothing acts before both are done.
+    // refresh() never rejects.
+    const refreshed = deps.liveConfig?.refresh();
     if (message.senderIsBot) {
+      await refreshed;
       await deps.store.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
     }
     const role = this.roleOf(message);
     // Only the owner's files are ever downloaded.
     if (role === 'owner' && message.attachments?.some((a) => a.pastedText)) message = await this.joinPastedText(message);
+    this.launchSpans.set(message, spans);
     let command: Command | BatonError;
     try {
       command = parseCommand(message.text, platform === 'slack' || platform === 'discord');
@@ -185,13 +196,24 @@ export class Dispatcher {
     // Authorization comes before anything is written: a stranger leaves no trace (the inbox
     // forgets the raw update it stored).
     if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) {
+      await refreshed;
       await deps.store.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
     }
-    if (!(await deps.store.recordInbound(platform, dedupeKey, message.receivedAt, deps.supervisor.supervisorId))) {
+    // A launch's conversation default is read while the event is claimed (issue #15): one
+    // conversation's events are handled in order, so no /use of it can come in between.
+    if (!(command instanceof BatonError) && command.kind === 'launch' && role !== 'stranger') {
+      const read = deps.store.conversationDefault({ platform, chatId: message.chatId, threadId: message.threadId });
+      read.catch(() => undefined); // awaited (and its error thrown) by the launch, if one comes
+      this.conversationDefaults.set(message, read);
+    }
+    const claimed = await deps.store.recordInbound(platform, dedupeKey, message.receivedAt, deps.supervisor.supervisorId);
+    await refreshed;
+    if (!claimed) {
       deps.logger.info({ platform, dedupeKey }, 'duplicate inbound event ignored');
       return { kind: 'duplicate' };
     }
+    spans.mark('inbound');
     // The later parts of a joined paste are claimed with it, so a replay never handles them alone.
     const continuations = message.continuationKeys ?? [];
     for (const key of continuations) await deps.store.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
@@ -427,13 +449,17 @@ export class Dispatcher {
     }
     const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
     const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
-    const conversationDefault = await deps.store.conversationDefault(conversation);
+    const spans = this.launchSpans.get(message);
+    const conversationDefault = await (this.conversationDefaults.get(message) ?? deps.store.conversationDefault(conversation));
+    spans?.mark('conversation');
     const route = await this.routeOf(parent, options.in ?? conversationDefault ?? this.config.workspace.defaultCwd);
+    spans?.mark('route');
     if (route.kind === 'remote') return this.launchRemote(route, vendor, options, task, message, parent);
     if (!deps.vendors.has(vendor)) {
       throw new BatonError('vendor_missing', vendorMissingText(vendor));
     }
     const resolved = await resolveWorkspace(parent ? parent.cwd : route.target, conversationDefault, this.workspaceSettings());
+    spans?.mark('workspace');
     const model = options.model ?? parent?.options.model;
     let posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
@@ -449,11 +475,13 @@ export class Dispatcher {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
     await this.storageGate();
+    spans?.mark('storage');
 
     const runId = (deps.newRunId ?? newRunId)();
     // A worktree of its own (issue #17); a resume runs in its parent's directory, which is its
     // parent's worktree when that had one.
     const worktree = parent ? undefined : await this.worktreeFor(resolved.cwd, runId, options);
+    spans?.mark('worktree');
     const workspace = worktree ?? resolved;
     const branch = worktree?.branch ?? parent?.branch ?? null;
     const sourceRoot = worktree?.sourceRoot ?? parent?.sourceRoot ?? null;
@@ -520,6 +548,7 @@ export class Dispatcher {
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       });
+    spans?.mark('run_row');
     const { run: stored, ...started } = created;
     if (started.queued) {
       deps.logger.info({ runId, vendor, cwd: workspace.cwd, behind: started.queued.behind, ahead: started.queued.ahead }, 'run queued');
@@ -528,7 +557,7 @@ export class Dispatcher {
       await this.startQueued();
       return runId;
     }
-    deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id }, 'run launched');
+    deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id, ...(spans ? { spansMs: spans.toJSON() } : {}) }, 'run launched');
     deps.supervisor.start(stored, approvalToken ? { ...request, approvalToken: approvalToken.token } : request, timeoutMs);
     await deps.outbox.attempt(started);
     return runId;
@@ -549,9 +578,12 @@ export class Dispatcher {
       if (!parent.node || parent.node === fleet.name) return { kind: 'local', target: parent.cwd };
       return routeLaunch(`${parent.node}:${parent.cwd}`, { self: fleet.name, roots: config.workspace.roots, projects: config.projects, nodes: await fleet.list() });
     }
-    // Reading the nodes costs a query: only for a target that may be elsewhere.
+    // Reading the nodes costs a query: only for a target that may be elsewhere. A path inside
+    // this node's own roots runs here whatever the other nodes are (routeLaunch), e.g. the
+    // conversation's or [workspace] default directory (issue #15).
     const expanded = target === undefined ? undefined : (config.projects.get(target) ?? target);
     if (expanded === undefined || (!expanded.startsWith('/') && !/^[A-Za-z0-9][A-Za-z0-9_.-]*:/.test(expanded))) return { kind: 'local', target };
+    if (expanded.startsWith('/') && config.workspace.roots.some((root) => isInside(normalize(expanded), root))) return { kind: 'local', target };
     return routeLaunch(target, { self: fleet.name, roots: config.workspace.roots, projects: config.projects, nodes: await fleet.list() });
   }
 

@@ -1,7 +1,8 @@
 /**
  * What a run changed in its working tree (issue #13): a snapshot of the tree is taken at launch,
- * before the CLI starts, and again at the end; the diff of the two is the run's own change, so
- * changes that were already there at launch are not attributed to it.
+ * while the CLI starts and before it has its task (issue #15), and again at the end; the diff of
+ * the two is the run's own change, so changes that were already there at launch are not
+ * attributed to it.
  *
  * A snapshot never touches the user's index or working tree: it is a private index
  * (`GIT_INDEX_FILE=<run dir>/<name>.index`) seeded from a copy of the user's index (so only files

@@ -46,8 +46,6 @@ export interface RunLimits {
   maxEventBytes: number;
   /** Malformed lines tolerated before the run is killed as `failed/protocol`. */
   maxFramingErrors: number;
-  /** Prompts over this many UTF-8 bytes go to `brief.md`. */
-  promptArgvMaxBytes: number;
   /** Wait between SIGINT and SIGKILL when stopping a run, in ms. */
   killGraceMs: number;
   /** Cap of `events.jsonl`, in bytes; output past 4× this kills the run. */
@@ -290,8 +288,13 @@ export class RunSupervisor {
 
   private async execute(run: RunRow, request: LaunchRequest, timeoutMs: number, entry: ActiveRun): Promise<void> {
     const { deps } = this;
+    // Where the launch spends its time before the spawn, in ms since here (issue #15), logged with 'run started'.
+    const launchStartMs = performance.now();
+    const spawnSpans: Record<string, number> = {};
+    const mark = (name: string): void => void (spawnSpans[name] = Math.round((performance.now() - launchStartMs) * 10) / 10);
     // Loaded on the first run (cached after): execa is ~100 modules start-up does without (issue #15).
     const { execa } = await import('execa');
+    mark('execa_import');
     const runId = run.id as RunId;
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
@@ -307,7 +310,8 @@ export class RunSupervisor {
     let events: WriteStream | undefined;
     let stream: RunStream | undefined;
     let stopWatchdog = (): void => {};
-    let snapshot: TreeSnapshot | undefined;
+    // Started right after the spawn, while the CLI starts; the CLI gets its task once it resolved.
+    let snapshotTaken: Promise<TreeSnapshot | undefined> | undefined;
 
     try {
       if (!installed) {
@@ -315,9 +319,10 @@ export class RunSupervisor {
       }
       await mkdir(runDir, { recursive: true, mode: 0o700 });
       await chmod(runDir, 0o700);
-      const promptOnStdin = this.needsStdin(installed.vendor, request.prompt);
+      mark('run_dir');
+      checkTaskLength(installed.vendor, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
-      const launch: LaunchRequest = { ...request, promptOnStdin };
+      const launch: LaunchRequest = { ...request };
       if (request.approvalToken !== undefined) {
         if (!installed.vendor.supportsApprovals || !deps.approvalServer) {
           throw new BatonError('approvals_unavailable', `Tool approvals are not available for ${run.vendor} runs here. Launch without approve (and without mode:default).`);
@@ -329,9 +334,8 @@ export class RunSupervisor {
         launch.approvalMcpConfig = mcpConfig;
       }
       const argv = installed.vendor.buildArgv(launch, { cwd: run.cwd });
-      const stdinPayload = await installed.vendor.stdinPayload(launch);
-      // Before the CLI exists, so nothing it writes is taken for what was already there.
-      snapshot = await this.snapshot(run, runDir);
+      const task = await installed.vendor.stdinPayload(launch);
+      mark('task_payload');
       if (entry.stopBeforeSpawn) {
         Object.assign(exit, entry.stopBeforeSpawn);
         throw new StoppedBeforeSpawn();
@@ -351,9 +355,9 @@ export class RunSupervisor {
         cwd: run.cwd,
         env,
         extendEnv: false,
-        // An open stdin pipe hangs codex forever (VENDOR-CLI.md): a prompt sent there is written
-        // and stdin closed at once; otherwise there is none.
-        stdin: stdinPayload === undefined ? 'ignore' : 'pipe',
+        // The task goes on stdin once the launch snapshot is taken (below), then stdin is closed:
+        // an open stdin pipe hangs codex forever (VENDOR-CLI.md).
+        stdin: 'pipe',
         stdout: 'pipe',
         stderr: 'pipe',
         detached: true, // own session and process group, so a group signal reaches its tools
@@ -375,19 +379,41 @@ export class RunSupervisor {
         }),
       );
       entry.pid = child.pid;
-      // The prompt's copy in the run directory is for the owner only (the CLI gets the prompt on
-      // argv or stdin): written after the spawn, off the launch path (issue #15).
+      mark('spawned');
+      // Stamped at the spawn itself, before the cgroup move below (which can take ms): the
+      // dispatch-overhead bench times update → spawn by this trace.
+      if (child.pid !== undefined) this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
+      // The launch snapshot, taken while the CLI starts: it only has to be complete before the
+      // CLI can change anything, and neither CLI acts (nor calls its model) before it has its
+      // task on stdin (measured, see each vendor's stdinPayload). Spawning first takes the four
+      // git processes off the launch path (issue #15). A CLI that could not be spawned changes
+      // nothing: no snapshot, no task.
+      snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : this.snapshot(run, runDir);
+      // The prompt's copy in the run directory is for the owner only (the CLI gets it on stdin):
+      // written after the spawn, off the launch path (issue #15).
       const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write prompt.md'));
       const processes: RunProcesses | undefined =
         child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
+      mark('tracked');
       if (processes?.fallbackReason) deps.logger.warn({ runId, why: processes.fallbackReason }, 'no cgroup for this run; following its process tree instead');
-      if (stdinPayload !== undefined && child.stdin) {
-        // A CLI that exits before reading its prompt makes this EPIPE; its exit says why.
-        child.stdin.on('error', (err) => deps.logger.warn({ err, runId }, 'could not write the prompt to the CLI'));
-        child.stdin.end(stdinPayload);
-      }
+      // A CLI that exits before reading its task makes the write fail (EPIPE); its exit says why.
+      child.stdin?.on('error', (err) => deps.logger.warn({ err, runId }, 'could not write the task to the CLI'));
+      // 'pending' until the snapshot resolved; 'withheld' when the run was stopped first.
+      let taskState: 'pending' | 'sent' | 'withheld' = 'pending';
+      const taskSent = snapshotTaken.then(() => {
+        if (taskState !== 'pending' || child.pid === undefined) return;
+        taskState = 'sent';
+        child.stdin?.end(task);
+        mark('task_sent');
+        deps.logger.debug({ runId, spansMs: spawnSpans }, 'task sent to the CLI');
+      });
       let stopping: Promise<void> | undefined;
       entry.stop = (why) => {
+        // A run stopped before its task was sent never gets it; its stdin is closed.
+        if (taskState === 'pending') {
+          taskState = 'withheld';
+          child.stdin?.destroy();
+        }
         // Leftover processes are stopped either way; only a run still working is relabelled.
         if (!finishedOnItsOwn && !exit.stoppedAfterTerminal) Object.assign(exit, why);
         stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) }).then(() => undefined);
@@ -518,9 +544,8 @@ export class RunSupervisor {
       );
 
       if (child.pid !== undefined) {
-        this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
         await deps.store.markRunning(runId, child.pid, deps.clock.now());
-        deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd }, 'run started');
+        deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd, spansMs: spawnSpans }, 'run started');
       }
 
       // A CLI that has exited is judged once its pipes are drained, or after a short drain when a
@@ -537,6 +562,7 @@ export class RunSupervisor {
       }
       const result = await child;
       await promptWritten;
+      await taskSent;
       clearTimeout(timer);
       stream.end();
       if (stopping) await stopping;
@@ -565,6 +591,8 @@ export class RunSupervisor {
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
     exit.stderrTail = stderrTail.toString('utf8');
+    // Never rejects (a failed snapshot is logged and undefined).
+    const snapshot = await snapshotTaken;
     // A CLI that never started changed nothing: no diff, and its snapshot index goes.
     const diffFrom = exit.spawnFailure ? undefined : snapshot;
     if (snapshot && !diffFrom) {
@@ -781,23 +809,6 @@ export class RunSupervisor {
       },
     };
   }
-
-  /**
-   * Whether the prompt goes on stdin: it does when over `prompt_argv_max_kb`. On stdin the agent
-   * gets the whole task as its prompt, in every posture; a file it had to read was denied to
-   * claude outside its directories (issue #18).
-   *
-   * @throws BatonError `task_too_long` when the vendor cannot take that many characters at all.
-   */
-  private needsStdin(vendor: Vendor, prompt: string): boolean {
-    if (Buffer.byteLength(prompt, 'utf8') <= this.deps.limits.promptArgvMaxBytes) return false;
-    const max = vendor.maxStdinPromptChars;
-    const chars = max === undefined ? 0 : codePoints(prompt);
-    if (max !== undefined && chars > max) {
-      throw new BatonError('task_too_long', `The task is ${chars.toLocaleString('en-US')} characters; ${vendor.name} accepts at most ${max.toLocaleString('en-US')}. Shorten it and send it again.`);
-    }
-    return true;
-  }
 }
 
 /**
@@ -822,6 +833,20 @@ function processNote(processes: RunProcesses | undefined, survivors: readonly nu
     return 'This machine gives baton no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived.';
   }
   return undefined;
+}
+
+/**
+ * Checks the task fits what the vendor reads on stdin (every task goes there, issue #15).
+ *
+ * @throws BatonError `task_too_long` when the vendor cannot take that many characters at all.
+ */
+function checkTaskLength(vendor: Vendor, prompt: string): void {
+  const max = vendor.maxStdinPromptChars;
+  if (max === undefined || prompt.length <= max) return;
+  const chars = codePoints(prompt);
+  if (chars > max) {
+    throw new BatonError('task_too_long', `The task is ${chars.toLocaleString('en-US')} characters; ${vendor.name} accepts at most ${max.toLocaleString('en-US')}. Shorten it and send it again.`);
+  }
 }
 
 /** Characters as the CLIs count them: Unicode code points (an emoji is one, not two UTF-16 units). */

@@ -2,10 +2,9 @@
  * The workspace gate (PRODUCT.md §6 item 5): a run's directory must resolve, symlinks followed,
  * inside a granted workspace root. Also finds the worktree root that the lock domain keys on.
  */
-import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { BatonError } from '../core/errors.js';
-import { runGit } from './git.js';
 
 /** What the gate needs to know of the configuration. */
 export interface WorkspaceSettings {
@@ -145,12 +144,47 @@ async function realDirectory(path: string): Promise<string> {
 }
 
 /**
- * `git rev-parse --show-toplevel` in `cwd` (through {@link runGit}: nothing the repository's
- * config names runs), or `cwd` itself when it is not in a git checkout.
+ * The top of the git working tree holding `cwd` — what `git rev-parse --show-toplevel` prints —
+ * or `cwd` itself outside one. Found the way git discovers a repository (setup.c), without
+ * running git, which cost a process start on every launch (~10-20 ms, issue #15): from `cwd`
+ * up, the first directory whose `.git` is a git directory (`HEAD`, `objects/`, `refs/`) or a
+ * gitfile (`gitdir: <path>`, a linked worktree or submodule) pointing at one is the top. A `.git`
+ * file that is no such gitfile makes git fail, so `cwd` is returned; a `.git` directory that is no
+ * git directory is passed over, as git does; inside a git directory itself (a bare repository)
+ * there is no working tree (`cwd`). Not followed: `GIT_DIR`/`GIT_WORK_TREE`/
+ * `GIT_CEILING_DIRECTORIES` in baton's environment, `core.worktree`, and git's refusal of a
+ * repository owned by another user (which made this `cwd`, a narrower lock domain).
+ *
+ * @param cwd an absolute, real directory (each parent of it is then real too).
  */
 export async function findWorktreeRoot(cwd: string): Promise<string> {
-  const result = await runGit(['rev-parse', '--show-toplevel'], { cwd, allowFailure: true, timeoutMs: 10_000 }).catch(() => undefined);
-  const top = result?.stdout.trim() ?? '';
-  if (!result || result.exitCode !== 0 || !top) return cwd;
-  return realpath(top).catch(() => cwd);
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const entry = join(dir, '.git');
+    const stats = await stat(entry).catch(() => undefined);
+    if (stats?.isDirectory() && (await isGitDirectory(entry))) return dir;
+    if (stats?.isFile()) return (await gitfileTarget(entry, dir)) ? dir : cwd;
+    if (await isGitDirectory(dir)) return cwd;
+    if (dirname(dir) === dir) return cwd;
+  }
+}
+
+/**
+ * git's `is_git_directory`: `HEAD` is a file (or symlink), `objects/` and `refs/` are directories
+ * — in the directory its `commondir` file names, for a linked worktree's git directory.
+ */
+async function isGitDirectory(dir: string): Promise<boolean> {
+  const head = await lstat(join(dir, 'HEAD')).catch(() => undefined);
+  if (!head || !(head.isFile() || head.isSymbolicLink())) return false;
+  const commondir = (await readFile(join(dir, 'commondir'), 'utf8').catch(() => '')).trim();
+  const common = commondir ? resolve(dir, commondir) : dir;
+  const [objects, refs] = await Promise.all(['objects', 'refs'].map((name) => stat(join(common, name)).catch(() => undefined)));
+  return Boolean(objects?.isDirectory() && refs?.isDirectory());
+}
+
+/** True when the gitfile `path` reads `gitdir: <dir>` and `<dir>` (relative to `base`) is a git directory. */
+async function gitfileTarget(path: string, base: string): Promise<boolean> {
+  // A gitfile is one short line; a large or unreadable `.git` file is no gitfile.
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const match = /^gitdir: (.+?)\r?\n?$/.exec(text.slice(0, 4096));
+  return match ? isGitDirectory(resolve(base, match[1]!)) : false;
 }

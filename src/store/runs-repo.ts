@@ -267,23 +267,25 @@ export class RunStore {
     const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     try {
       return await this.db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
-        // Both gates in one round trip: the active count and a run holding this worktree.
-        const [gates] = await tx
-          .select({
-            active: sql<number>`count(*)::int`,
-            busyId: sql<string | null>`(array_agg(${runs.id}) filter (where ${runs.worktreeRoot} = ${run.worktreeRoot}))[1]`,
-          })
-          .from(runs)
-          .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+        // The lock and the read of every active and queued run go out together, pipelined: one
+        // round trip instead of four (issue #15). The server still runs them in order, and in READ
+        // COMMITTED the read takes its snapshot when it starts, after the lock is held.
+        const [, rows] = await Promise.all([
+          tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`),
+          tx
+            .select({ id: runs.id, status: runs.status, worktreeRoot: runs.worktreeRoot, onNode: run.node ? sql<boolean>`${onNode(run.node)}` : sql<boolean>`true` })
+            .from(runs)
+            .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES, 'queued']))
+            .orderBy(runs.createdAt),
+        ]);
+        const active = rows.filter((r) => r.status !== 'queued');
         // max_active counts this node's runs (issue #16 item 3); the worktree lock is global.
-        const [mineActive] = run.node ? await tx.select({ n: sql<number>`count(*)::int` }).from(runs).where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), onNode(run.node))) : [undefined];
-        const fleetFull = fleetMaxActive !== undefined && (gates?.active ?? 0) >= fleetMaxActive;
-        const busy = gates?.busyId ? [{ id: gates.busyId }] : [];
-        const full = (mineActive?.n ?? gates?.active ?? 0) >= maxActive || fleetFull;
-        const waiting = queue
-          ? await tx.select({ id: runs.id, worktreeRoot: runs.worktreeRoot }).from(runs).where(and(eq(runs.status, 'queued'), run.node ? onNode(run.node) : undefined)).orderBy(runs.createdAt)
-          : [];
+        const mineActive = run.node ? active.filter((r) => r.onNode).length : active.length;
+        const fleetFull = fleetMaxActive !== undefined && active.length >= fleetMaxActive;
+        const busyId = active.find((r) => r.worktreeRoot === run.worktreeRoot)?.id;
+        const busy = busyId ? [{ id: busyId }] : [];
+        const full = mineActive >= maxActive || fleetFull;
+        const waiting = queue ? rows.filter((r) => r.status === 'queued' && r.onNode) : [];
         const sameRoot = waiting.filter((w) => w.worktreeRoot === run.worktreeRoot);
         let place: QueuePlace | undefined;
         if (busy[0] || full || sameRoot.length > 0) {
@@ -305,10 +307,14 @@ export class RunStore {
           const behind = ahead.at(-1)?.id ?? busy[0]?.id ?? (await this.oldestActiveId(tx));
           place = { behind: behind ?? 'an active run', ahead: Math.max(1, ahead.length + (busy[0] ? 1 : 0)) };
         }
-        if (inbound) await markInboundHandled(tx, inbound);
-        const [runRow] = await tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run).returning();
         const message = typeof started === 'function' ? started(place) : started;
-        const [row] = await tx.insert(deliveries).values(toDeliveryValues(message, now)).returning();
+        // The three writes go out together too (pipelined), in this order: a handled inbound
+        // event is found first and rolls all back, as a unique violation of the run does.
+        const [, [runRow], [row]] = await Promise.all([
+          inbound ? markInboundHandled(tx, inbound) : undefined,
+          tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run).returning(),
+          tx.insert(deliveries).values(toDeliveryValues(message, now)).returning(),
+        ]);
         return place ? { ...row!, queued: place, run: runRow! } : { ...row!, run: runRow! };
       });
     } catch (err) {

@@ -79,12 +79,14 @@ describe('claude -p against the fake Anthropic server', () => {
         ...claudeVendor.vendorEnv({ codexHome: join(scratch, 'unused-codex-home'), claudeConfigDir: configDir }),
       },
       extendEnv: false,
-      stdin: 'ignore',
+      stdin: 'pipe',
       encoding: 'buffer',
       reject: false,
       timeout: RUN_LIMIT_MS,
     });
     child.stdout.on('data', (chunk: Buffer) => take(decoder.push(chunk)));
+    // The task goes on stdin, as the supervisor sends it.
+    child.stdin.end(await claudeVendor.stdinPayload(request));
     const result = await child;
     take(decoder.end());
     const facts = reducer.facts();

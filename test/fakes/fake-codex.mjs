@@ -4,7 +4,7 @@
 // is covered by the E2E tests with the pinned codex.
 import { spawn } from 'node:child_process';
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
 let prompt = argv.at(-1) ?? '';
@@ -68,6 +68,11 @@ switch (scenario) {
     break;
   case 'argv':
     thread(); answer(JSON.stringify(argv)); done();
+    break;
+  case 'write-file':
+    // Changes the working tree as soon as it has its task: the run's diff must show the file.
+    writeFileSync(arg, 'written by the run\n');
+    thread(); answer('wrote a file'); done();
     break;
   case 'reconnecting':
     // As codex 0.171.0 prints while it cannot reach its model, then succeeds.

@@ -29,7 +29,9 @@ let repoCounter = 0;
 
 /**
  * One fake CLI for both vendors, a `/bin/sh` script (it starts in about a millisecond, like a
- * CLI that prints its stream at once) whose behaviour is chosen by the prompt, its last argument.
+ * CLI that prints its stream at once) whose behaviour is chosen by the task. The task goes on
+ * stdin once the launch snapshot is taken; this CLI prints without waiting for it, so its
+ * scenario comes from `.scenario` in its working directory, written by {@link launch}.
  */
 async function writeFakeCli(dir: string): Promise<string> {
   const firstClaudeTurn = (await readFile(join(CLAUDE_197, 'plain.jsonl'), 'utf8')).trim();
@@ -50,7 +52,7 @@ async function writeFakeCli(dir: string): Promise<string> {
   };
   const cases = Object.entries(scenarios).map(([name, body]) => `  ${name})\n${body}\n    ;;`).join('\n');
   const path = join(dir, 'fake-cli');
-  await writeFile(path, `#!/bin/sh\nfor last; do :; done\ncase "$last" in\n${cases}\n  *) echo "fake-cli: unknown scenario $last" >&2; exit 2 ;;\nesac\n`);
+  await writeFile(path, `#!/bin/sh\nlast=$(cat .scenario)\ncase "$last" in\n${cases}\n  *) echo "fake-cli: unknown scenario $last" >&2; exit 2 ;;\nesac\n`);
   await chmod(path, 0o755);
   return path;
 }
@@ -62,6 +64,7 @@ let fakeDir: string;
 async function launch(harness: TestHarness, vendor: 'codex' | 'claude', task: string): Promise<RunId> {
   const cwd = join(harness.root, `repo${++repoCounter}`);
   await mkdir(cwd, { recursive: true });
+  await writeFile(join(cwd, '.scenario'), task);
   const result = await harness.dispatcher.handle(inbound('1', `/${vendor} in:${cwd} ${task}`));
   if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
   return result.runId;

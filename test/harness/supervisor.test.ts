@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { howToStop } from '../../src/harness/supervisor.js';
@@ -108,6 +109,45 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     const argv = JSON.parse(argvRun.finalMessage!) as string[];
     expect(argv.at(-1)).toBe('-');
     expect(argv.every((arg) => Buffer.byteLength(arg) < 4096)).toBe(true);
+  });
+
+  it('gives a short task on stdin too, never on argv (where `ps` would show it)', async () => {
+    const run = await finished(await launch('argv a short secret-ish task'));
+    expect(run).toMatchObject({ status: 'completed' });
+    const argv = JSON.parse(run.finalMessage!) as string[];
+    expect(argv.slice(-2)).toEqual(['--', '-']);
+    expect(argv.join(' ')).not.toContain('secret-ish');
+  });
+
+  it('takes the working-tree snapshot before the CLI has its task: what the CLI writes at once is in the diff', async () => {
+    const cwd = join(h.root, `repo${++repoCounter}`);
+    await mkdir(cwd, { recursive: true });
+    await execa('git', ['init', '-q', cwd]);
+    const result = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} write-file made-by-run.txt`));
+    if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
+    const run = await finished(result.runId);
+    expect(run).toMatchObject({ status: 'completed', finalMessage: 'wrote a file' });
+    const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${result.runId}\\] completed`));
+    expect(outcome.text).toMatch(/made-by-run\.txt/);
+  });
+
+  it('ends a run whose CLI exits before reading its task with the CLI\'s own exit, without an unhandled error', async () => {
+    const script = join(h.dir, 'exits-at-once.sh');
+    await writeFile(script, '#!/bin/sh\necho "no stdin for me" >&2\nexit 3\n', { mode: 0o755 });
+    const quick = await createHarness({ codexBinary: script });
+    try {
+      const cwd = join(quick.root, 'r');
+      await mkdir(cwd);
+      // Larger than a pipe's buffer, so the write cannot complete before the CLI is gone (EPIPE).
+      const result = await quick.dispatcher.handle(inbound('1', `/codex in:${cwd} success ${'p'.repeat(256 * 1024)}`));
+      if (result.kind !== 'launched') throw new Error('not launched');
+      await quick.supervisor.idle();
+      expect(await quick.store.getRun(result.runId)).toMatchObject({ status: 'failed', exitCode: 3 });
+      const outcome = await quick.channel.waitForText(/failed/);
+      expect(outcome.text).toContain('no stdin for me');
+    } finally {
+      await quick.dispose();
+    }
   });
 
   it('refuses a task longer than the vendor reads on stdin, before spawning', async () => {

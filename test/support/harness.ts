@@ -106,7 +106,6 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     limits: {
       maxEventBytes: 1_048_576,
       maxFramingErrors: 5,
-      promptArgvMaxBytes: 100 * 1024,
       killGraceMs: 300,
       maxRunArtifactBytes: 64 * 1024 * 1024,
       firstEventMs: 120_000,

@@ -237,15 +237,19 @@ describe('claude argv, env and resume command', () => {
     expect(claudeVendor.buildArgv({ prompt: 'p', posture: 'default' }, ctx)).toContain('--permission-mode=default');
   });
 
-  it('puts every flag before -- and the prompt last, in --flag=value form', () => {
-    expect(claudeVendor.buildArgv({ prompt: 'fix the bug' }, ctx)).toEqual([...pinned, '--', 'fix the bug']);
+  it('puts every flag in --flag=value form and reads the task as a stream-json message on stdin', () => {
+    expect(claudeVendor.buildArgv({ prompt: 'fix the bug' }, ctx)).toEqual([...pinned, '--input-format=stream-json']);
     expect(claudeVendor.buildArgv({ prompt: '-rf --help', model: 'claude-sonnet-4-5', posture: 'acceptEdits', resumeSessionId: 'abc-1' }, ctx)).toEqual([
-      ...pinned, '--model=claude-sonnet-4-5', '--permission-mode=acceptEdits', '--resume=abc-1', '--', '-rf --help',
+      ...pinned, '--model=claude-sonnet-4-5', '--permission-mode=acceptEdits', '--resume=abc-1', '--input-format=stream-json',
     ]);
   });
 
-  it('passes no prompt argument when the prompt goes on stdin', () => {
-    expect(claudeVendor.buildArgv({ prompt: 'long', promptOnStdin: true }, ctx)).toEqual(pinned);
+  it('sends the task on stdin as one stream-json user message, never on argv', async () => {
+    const payload = await claudeVendor.stdinPayload({ prompt: '-rf --help\nline two' });
+    expect(payload.endsWith('\n')).toBe(true);
+    expect(payload.slice(0, -1)).not.toContain('\n');
+    expect(JSON.parse(payload)).toEqual({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '-rf --help\nline two' }] } });
+    expect(claudeVendor.buildArgv({ prompt: 'a task' }, ctx).join(' ')).not.toContain('a task');
   });
 
   it('declares only CLAUDE_CONFIG_DIR, never an API key', () => {

@@ -118,19 +118,19 @@ describe('codex argv', () => {
   const ctx = { cwd: '/home/dev/app' };
   const untrusted = 'projects={"/home/dev/app"={trust_level="untrusted"},"/home/dev"={trust_level="untrusted"},"/home"={trust_level="untrusted"},"/"={trust_level="untrusted"}}';
 
-  it('puts the prompt after -- and exec flags before resume', () => {
+  it('reads the prompt from stdin (`-` after --), exec flags before resume', () => {
     expect(codexVendor.buildArgv({ prompt: '-rf', model: 'm1', posture: 'read-only' }, ctx)).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '-c', untrusted, '-m', 'm1', '--sandbox', 'read-only', '--', '-rf',
+      'exec', '--json', '--skip-git-repo-check', '-c', untrusted, '-m', 'm1', '--sandbox', 'read-only', '--', '-',
     ]);
     expect(codexVendor.buildArgv({ prompt: 'go on', posture: 'workspace-write', resumeSessionId: 'abc' }, ctx)).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '-c', untrusted, '-c', 'sandbox_mode="workspace-write"', 'resume', 'abc', '--', 'go on',
+      'exec', '--json', '--skip-git-repo-check', '-c', untrusted, '-c', 'sandbox_mode="workspace-write"', 'resume', 'abc', '--', '-',
     ]);
     expect(codexVendor.resumeCommand('/home/dev/my app', 'abc')).toBe("cd '/home/dev/my app' && codex exec resume abc --json");
   });
 
-  it('reads a prompt sent on stdin from `-`', () => {
-    expect(codexVendor.buildArgv({ prompt: 'long', promptOnStdin: true }, ctx).slice(-2)).toEqual(['--', '-']);
-    expect(codexVendor.buildArgv({ prompt: 'long', promptOnStdin: true, resumeSessionId: 'abc' }, ctx).slice(-4)).toEqual(['resume', 'abc', '--', '-']);
+  it('sends the prompt as is on stdin, never on argv', async () => {
+    expect(await codexVendor.stdinPayload({ prompt: '-rf --help' })).toBe('-rf --help');
+    expect(codexVendor.buildArgv({ prompt: 'a task', resumeSessionId: 'abc' }, ctx).join(' ')).not.toContain('a task');
   });
 
   it('marks every directory from the cwd up untrusted, quoting any path as a TOML string', () => {

@@ -24,7 +24,7 @@ max_active = 2                 # concurrent local runs, enforced atomically
 default_timeout_minutes = 30   # wall clock; a run may ask up to 240
 first_event_seconds = 120      # advisory notice when no vendor event yet
 inactivity_minutes = 10        # advisory notice on silence; the run continues
-prompt_argv_max_kb = 100       # UTF-8 bytes; larger prompts go to the CLI on stdin (Linux caps one argv string at 128 KiB incl. NUL)
+prompt_argv_max_kb = 100       # no longer used (every task goes on stdin), still accepted
 max_event_bytes = 1048576      # one vendor event
 max_framing_errors = 20        # malformed lines before failed/protocol; 0 = zero tolerance
 max_run_artifact_mb = 64       # events.jsonl spool cap; past it: truncate, flag, continue
@@ -97,7 +97,6 @@ describe('loadConfig', () => {
       passEnv: [...DEFAULT_PASS_ENV],
       inactivityMs: 10 * 60_000,
       approvalTimeoutMs: 10 * 60_000,
-      promptArgvMaxBytes: 100 * 1024,
       maxAttachmentBytes: 20 * 1024 * 1024,
       maxPatchBytes: 1024 * 1024,
       maxEventBytes: 1_048_576,

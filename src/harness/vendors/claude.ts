@@ -20,11 +20,10 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  * The Claude Code vendor.
  *
  * argv: `-p --output-format=stream-json --verbose [--model=M] [--permission-mode=P]
- * [--resume=SESSION] -- PROMPT`. Measured on claude 2.1.197 (commander-style option parsing):
- * - Flags go first, then `--`, then the prompt, so a prompt such as `-x`, `--help` or `--`
- *   reaches the model verbatim. The other forms fail: `-p -x` and `-p=-x` are
- *   `error: unknown option` (rc 1), and `-p -- -x --output-format stream-json` silently takes
- *   every flag after `--` as an ignored argument (plain-text output, rc 0).
+ * [--resume=SESSION] --input-format=stream-json`; the task goes on stdin ({@link
+ * claudeVendor.stdinPayload}), so no prompt such as `-x` or `--help` is ever parsed as a flag.
+ * Measured on claude 2.1.197 (commander-style option parsing), when prompts were on argv: a
+ * prompt had to follow `--`; `-p -x` and `-p=-x` are `error: unknown option` (rc 1).
  * - Values use `--flag=value`: the variadic flags (`--add-dir`, `--allowedTools`) in their
  *   space form swallow a following prompt ("Input must be provided …", rc 1), their `=` form
  *   takes exactly one value; `--` ends them too.
@@ -46,8 +45,6 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  * - `--settings={"permissions":{"disableBypassPermissionsMode":"disable"}}`: bypass mode cannot be
  *   switched on by any settings file, the owner's included, nor by `--permission-mode` (measured:
  *   the run stays in `default`). baton refuses that posture anyway (PRODUCT.md §6).
- *
- * A prompt on stdin: no prompt argument, and claude reads stdin as the prompt (VENDOR-CLI.md).
  *
  * Tool approvals (issue #14): a run with `approvalMcpConfig` gets `--strict-mcp-config
  * --mcp-config=<run dir>/mcp.json --permission-prompt-tool=mcp__baton__approve`. Measured on
@@ -92,29 +89,33 @@ export const claudeVendor: Vendor = {
     // `--max-turns` is not listed by 2.1.332's `claude --help` but is honoured (test/e2e/budget-caps.test.ts).
     if (request.maxBudgetUsd !== undefined) argv.push(`--max-budget-usd=${request.maxBudgetUsd}`);
     if (request.maxTurns !== undefined) argv.push(`--max-turns=${request.maxTurns}`);
-    if (request.images?.length) argv.push('--input-format=stream-json');
-    else if (!request.promptOnStdin) argv.push('--', request.prompt);
+    argv.push('--input-format=stream-json');
     return argv;
   },
 
   /**
-   * With images: one stream-json user message whose content is the prompt and an `image` block
-   * (base64) per image — claude has no image flag; measured on 2.1.197 (and 2.1.332) with
-   * `--input-format=stream-json`, the Messages request then carries the image bytes. Without:
-   * the plain prompt when it is too long for argv.
+   * One stream-json user message (`--input-format=stream-json`): the prompt as a text block, and
+   * an `image` block (base64) per image — claude has no image flag; measured on 2.1.197 (and
+   * 2.1.332), the Messages request then carries the image bytes.
+   *
+   * Why stream-json for every task (issue #15), measured on 2.1.332 against the fake Messages
+   * server, stdin pipe left open before the message was written: with a plain-text prompt on
+   * stdin claude waits at most 3 s for its first byte, then prints "Warning: no stdin data
+   * received in 3s" and exits 1 ("Input must be provided …"); with stream-json input it waits
+   * for its first message without a limit. In both it made no model request and changed nothing
+   * in the working directory while it waited; the first model call came ~210 ms after the write
+   * (stream-json, ~350 ms as plain text) against ~420-440 ms from spawn with the task written at
+   * once (median of 5, load ~3): about half of its start happens before it reads its task.
    */
-  async stdinPayload(request: LaunchRequest): Promise<string | undefined> {
-    if (request.images?.length) {
-      const images = await Promise.all(
-        request.images.map(async (image) => ({
-          type: 'image',
-          source: { type: 'base64', media_type: image.mediaType, data: (await readFile(image.path)).toString('base64') },
-        })),
-      );
-      const message = { type: 'user', message: { role: 'user', content: [{ type: 'text', text: request.prompt }, ...images] } };
-      return `${JSON.stringify(message)}\n`;
-    }
-    return request.promptOnStdin ? request.prompt : undefined;
+  async stdinPayload(request: LaunchRequest): Promise<string> {
+    const images = await Promise.all(
+      (request.images ?? []).map(async (image) => ({
+        type: 'image',
+        source: { type: 'base64', media_type: image.mediaType, data: (await readFile(image.path)).toString('base64') },
+      })),
+    );
+    const message = { type: 'user', message: { role: 'user', content: [{ type: 'text', text: request.prompt }, ...images] } };
+    return `${JSON.stringify(message)}\n`;
   },
 
   /** Only the config dir: `ANTHROPIC_API_KEY` is passed only in an API-key mode (PRODUCT.md §7). */

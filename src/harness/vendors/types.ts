@@ -24,11 +24,6 @@ export interface LaunchRequest {
   /** Resume this vendor session instead of starting a new one. */
   resumeSessionId?: string;
   /**
-   * The prompt goes to the CLI's stdin instead of its argv (prompts over `prompt_argv_max_kb`:
-   * Linux caps one argv string at 128 KiB). The supervisor writes it and closes stdin.
-   */
-  promptOnStdin?: boolean;
-  /**
    * The run's approval token (issue #14): tool calls the permission mode would ask about go to the
    * owner in the chat. Only for vendors with {@link Vendor.supportsApprovals}.
    */
@@ -100,15 +95,21 @@ export interface Vendor {
   /**
    * argv after the executable (CLI flags per VENDOR-CLI.md). The argv also pins what a file inside
    * the repository must not change (posture, settings sources): a repository is untrusted input.
+   * It never holds the task: the task goes on stdin ({@link Vendor.stdinPayload}), so it is not in
+   * `ps` and the CLI can start before it has it (issue #15).
    */
   buildArgv(request: LaunchRequest, context: LaunchContext): string[];
   /** Most characters (Unicode code points) the CLI accepts as a prompt on stdin; absent: no known limit. */
   readonly maxStdinPromptChars?: number;
   /**
-   * What the supervisor writes to the CLI's stdin before closing it, or undefined for no stdin
-   * at all (an open stdin hangs codex).
+   * The task as the CLI reads it on stdin. The supervisor spawns the CLI with a stdin pipe, takes
+   * the launch snapshot of the working tree while the CLI starts, then writes this and closes
+   * stdin (an open stdin hangs codex). The CLI must do nothing to the working tree and call no
+   * model before this arrives (measured per vendor, see its TSDoc).
+   *
+   * @throws Error when an image of the request cannot be read.
    */
-  stdinPayload(request: LaunchRequest): Promise<string | undefined>;
+  stdinPayload(request: LaunchRequest): Promise<string>;
   /** The CLI can hand permission prompts to baton (claude's `--permission-prompt-tool`). */
   readonly supportsApprovals?: boolean;
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
