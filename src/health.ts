@@ -181,9 +181,17 @@ export async function startHealthServer(options: {
   logger: Logger;
 }): Promise<HealthServer> {
   const adminToken = randomBytes(24).toString('hex');
+  // Responses to owner commands (`POST /admin/command`) not yet sent; see close().
+  const answering = new Set<ServerResponse>();
+  let allAnswered: (() => void) | undefined;
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/admin/command') {
+      answering.add(res);
+      res.once('close', () => {
+        answering.delete(res);
+        if (answering.size === 0) allAnswered?.();
+      });
       handleAdmin(req, res, adminToken, options.admin, options.logger);
       return;
     }
@@ -242,14 +250,29 @@ export async function startHealthServer(options: {
   return {
     port,
     close: async () => {
-      // Open connections (a permission request's long poll) would hold close() for their whole wait.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // An owner command being answered gets its answer first: `baton cancel` sent to a
+      // `baton ask` ends that ask's run, and the ask then closes this server — cutting the reply
+      // made the command fall back to the database and say the run had "already finished".
+      if (answering.size > 0) {
+        const answered = new Promise<void>((resolve) => (allAnswered = resolve));
+        await Promise.race([answered, delay(ADMIN_ANSWER_GRACE_MS)]);
+      }
+      // Open connections (a permission request's long poll) would hold close() for their whole wait.
       server.closeAllConnections();
       await closed;
       const current = await readServiceState(options.batonHome);
       if (current?.pid === process.pid) await rm(path, { force: true });
     },
   };
+}
+
+/** How long closing the server waits for owner commands still being answered, in ms. */
+const ADMIN_ANSWER_GRACE_MS = 10_000;
+
+/** Resolves after `ms` without holding the process open. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**
