@@ -15,7 +15,7 @@ import { constants } from 'node:fs';
 import { chmod, open, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../core/logger.js';
-import { runGit, type GitOptions } from './git.js';
+import { readFilterOverrides, runGit, type GitOptions } from './git.js';
 
 /** A snapshot of a working tree: the tree object of everything not ignored. */
 export interface TreeSnapshot {
@@ -41,11 +41,15 @@ export interface SnapshotOptions {
  */
 export async function snapshotTree(cwd: string, indexPath: string, options: SnapshotOptions = {}): Promise<TreeSnapshot | undefined> {
   const base: GitOptions = { cwd, timeoutMs: options.timeoutMs ?? 120_000, ...(options.path ? { path: options.path } : {}) };
-  const top = await runGit(['rev-parse', '--show-toplevel'], { ...base, allowFailure: true });
-  const toplevel = top.stdout.trim();
-  if (top.exitCode !== 0 || toplevel === '') return undefined;
-  const inTree: GitOptions = { ...base, cwd: toplevel, env: { GIT_INDEX_FILE: indexPath } };
-  const userIndex = resolve(toplevel, (await runGit(['rev-parse', '--git-path', 'index'], { ...base, cwd: toplevel })).stdout.trim());
+  // It runs on the launch path, beside the CLI's start (issue #15): the filter drivers are read
+  // once for all four commands, and one rev-parse answers both questions.
+  const filters = await readFilterOverrides(base);
+  const top = await runGit(['rev-parse', '--show-toplevel', '--git-path', 'index'], { ...base, filterOverrides: filters, allowFailure: true });
+  const [toplevel = '', indexLine = ''] = top.stdout.split('\n').map((line) => line.trim());
+  if (top.exitCode !== 0 || toplevel === '' || indexLine === '') return undefined;
+  const inTree: GitOptions = { ...base, cwd: toplevel, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: filters };
+  // --git-path prints a path relative to the directory git ran in.
+  const userIndex = resolve(cwd, indexLine);
   await rm(indexPath, { force: true });
   // The user's index only seeds the stat cache; a copy that git cannot use (a split index, a
   // version it refuses) is replaced by an empty one, which costs a full hash of the tree.

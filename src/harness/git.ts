@@ -35,6 +35,12 @@ export interface GitOptions {
   allowFailure?: boolean;
   /** Bytes of stdout kept (default 64 MiB); more fails with `git_failed`. */
   maxBufferBytes?: number;
+  /**
+   * The filter-driver blanking of {@link readFilterOverrides}, already read for this repository
+   * by the caller running several git commands in a row (one git process fewer per command);
+   * read anew for each command when absent.
+   */
+  filterOverrides?: Record<string, string>;
 }
 
 /** What {@link runGit} returns. */
@@ -99,6 +105,17 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
 }
 
 /**
+ * The environment overrides (`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`) that blank every filter
+ * driver defined in any config scope git would read in `options.cwd`, for
+ * {@link GitOptions.filterOverrides}. Read again after anything may have changed the config.
+ *
+ * @throws BatonError `git_failed` as {@link runGit}.
+ */
+export async function readFilterOverrides(options: GitOptions): Promise<Record<string, string>> {
+  return filterOverrides(options);
+}
+
+/**
  * The `-c` options that blank every filter driver defined in any config scope git would read in
  * `cwd` (includes followed). Empty when none is defined.
  */
@@ -142,7 +159,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   if ((sub === 'diff' || sub === 'log' || sub === 'show') && !(args.includes('--no-ext-diff') && args.includes('--no-textconv'))) {
     throw new TypeError(`runGit: git ${sub} needs --no-ext-diff and --no-textconv`);
   }
-  const overrides = await filterOverrides(options);
+  const overrides = options.filterOverrides ?? (await filterOverrides(options));
   const result = await exec([...HARDENING, ...args], { ...options, env: { ...options.env, ...overrides } });
   if (result.exitCode !== 0 && !options.allowFailure) {
     const first = result.stderr.split('\n').find((l) => l.trim()) ?? `exit ${result.exitCode}`;
