@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A stand-in for `codex` in the chat-channel E2E tests, which are about platforms, not the CLI
 // (the real codex is covered by the Telegram E2E). It answers `--version` like codex does and,
-// for `exec --json … [resume SESSION] -- PROMPT`, prints codex's JSON events: a new session id,
+// for `exec --json … [resume SESSION] -- PROMPT` (or `-- -` with the task on stdin), prints codex's JSON events: a new session id,
 // or the resumed one; `long N` answers N characters over 100-character lines; anything else
 // answers `done: PROMPT` (or `resumed SESSION: PROMPT`).
 const argv = process.argv.slice(2);
@@ -11,7 +11,13 @@ if (argv[0] === '--version') {
 }
 const resumeAt = argv.indexOf('resume');
 const resumed = resumeAt === -1 ? undefined : argv[resumeAt + 1];
-const prompt = argv.at(-1) ?? '';
+// `-` (what baton passes since issue #15, as `codex exec -`): the task arrives on stdin.
+let prompt = argv.at(-1) ?? '';
+if (prompt === '-') {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  prompt = Buffer.concat(chunks).toString('utf8');
+}
 const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 emit({ type: 'thread.started', thread_id: resumed ?? `fake-session-${process.pid}-${Date.now()}` });
 emit({ type: 'turn.started' });
