@@ -71,6 +71,12 @@ async function startGatedRun(messageId: number, gate: string, finalText: string)
   const started = await telegram.waitForSent((m) => replyTarget(m) === messageId && m.text.includes('] started'), WAIT_MS);
   const runId = runIdOf(started.text);
   await waitFor('the run to be running', async () => (await statusOf(runId)) === 'running');
+  // The outage must come after the `started` message is recorded as sent: since the CLI is
+  // spawned before that record is written (issue #15), an outage right after `running` could
+  // leave it pending, and the outcome then waits behind its retry (order per run).
+  await waitFor('the started message to be recorded', async () =>
+    (await admin<{ n: number }[]>`select count(*)::int as n from deliveries where run_id = ${runId} and status = 'pending'`)[0]!.n === 0,
+  );
   await openai.waitForRequest((r) => r.path === '/v1/responses', WAIT_MS);
   return runId;
 }
