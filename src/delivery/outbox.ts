@@ -3,6 +3,7 @@
  * then attempted once inline; a failure leaves it pending with a backoff for the retry worker, or
  * dead-letters it past the attempt or age cap. Parts already sent are never sent again.
  */
+import { safeErrorMessage } from '../core/logger.js';
 import { readFile } from 'node:fs/promises';
 import type { ChannelAdapter, Platform } from '../channels/types.js';
 import { ChannelSendError } from '../channels/types.js';
@@ -279,9 +280,10 @@ export class Outbox {
 /** A delivery's file cannot be sent at all: the adapter sends no files, or the file is gone. */
 class DocumentUnavailable extends Error {}
 
+/** One line for the log; a failed query's parameters (message text) are withheld. */
 function describe(err: unknown): string {
-  if (err instanceof ChannelSendError) return `${err.kind}: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
+  if (err instanceof ChannelSendError) return `${err.kind}: ${safeErrorMessage(err)}`;
+  return safeErrorMessage(err);
 }
 
 /** Index of the last text part of a delivery's items (its buttons go under it), or -1. */

@@ -5,6 +5,7 @@
  * reconciliation reads the same file, so a run that finished before a crash or a stop is recorded
  * as it ended rather than as `interrupted`.
  */
+import { safeErrorMessage } from '../core/logger.js';
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunId } from '../core/ids.js';
@@ -126,8 +127,9 @@ export async function persistTerminal(deps: TerminalWriteDeps, record: TerminalR
   }
 }
 
+/** One line for the log; a failed query's parameters (the run's final message) are withheld. */
 function describe(err: unknown): string {
-  return err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? err.name}: ${err.message}` : String(err);
+  return err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? err.name}: ${safeErrorMessage(err)}` : String(err);
 }
 
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {

@@ -18,6 +18,9 @@ import { describeDiscordError } from '../../src/channels/discord/errors.js';
 import { systemClock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/core/logger.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
+import { RecordingChannel } from '../fakes/recording-channel.js';
+import { Outbox } from '../../src/delivery/outbox.js';
+import { RunStore } from '../../src/store/runs-repo.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 
 const TOKEN = 'xoxb-unitfake3';
@@ -75,5 +78,23 @@ describe(`a handler that failed on the database (${testEngine})`, () => {
     const before = lines.length;
     logger.error({ channel: 'discord', err: describeDiscordError(queryError, 'discord-token') }, 'discord message handler failed');
     expect(lines.slice(before).filter((line) => line.includes(TASK))).toEqual([]);
+  });
+});
+
+describe('the outbox', () => {
+  it('logs a failed delivery write without the failed query’s parameters', async () => {
+    // The real store on the test database, with its one write after a send failing the way a
+    // failed query does (the outbox then keeps the row and logs "delivery attempt failed").
+    const store = new RunStore(database.db);
+    store.recordPartsSent = async () => {
+      throw queryError;
+    };
+    const outbox = new Outbox({ store, clock: systemClock, logger, adapters: new Map([['telegram', new RecordingChannel()]]), policy: { backoffBaseMs: 30_000, backoffCapMs: 60_000, maxAttempts: 5, maxAgeMs: 86_400_000 } });
+    const before = lines.length;
+    await outbox.send({ runId: null, kind: 'notice', target: { platform: 'telegram', chatId: '1' }, body: 'a notice' });
+    const logged = lines.slice(before).join('');
+    expect(logged).toContain('delivery attempt failed');
+    expect(logged).toContain('Failed query');
+    expect(logged).not.toContain(TASK);
   });
 });
