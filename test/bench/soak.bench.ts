@@ -144,18 +144,21 @@ describe('soak', () => {
 
     // Sampler: the current service process, every second (smoke: every 200 ms, to get a few samples).
     const sampleEveryMs = SMOKE ? 200 : 1_000;
+    const sampleOnce = async (): Promise<void> => {
+      const pid = world.service.pid;
+      try {
+        const [rss, fds, probe] = await Promise.all([rssKb(pid), fdCount(pid), readProbe(probeDir, pid)]);
+        samples.push({ atS: round((performance.now() - t0) / 1000, 1), segment, pid, terminals, rssKb: rss, fds, probe });
+      } catch (err) {
+        // the process went away between reading its pid and its files: a restart
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    };
     const sampler = (async () => {
       while (!done) {
         await new Promise((r) => setTimeout(r, sampleEveryMs));
         if (restarting) continue;
-        const pid = world.service.pid;
-        try {
-          const [rss, fds, probe] = await Promise.all([rssKb(pid), fdCount(pid), readProbe(probeDir, pid)]);
-          samples.push({ atS: round((performance.now() - t0) / 1000, 1), segment, pid, terminals, rssKb: rss, fds, probe });
-        } catch (err) {
-          // the process went away between reading its pid and its files: a restart
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        }
+        await sampleOnce();
       }
     })();
 
@@ -224,6 +227,9 @@ describe('soak', () => {
           });
         }
         await settle(request);
+        // A smoke's window of the long life lasts a fraction of a second on a quiet machine: a
+        // sample per settled run there, so its slopes have points to be fitted to.
+        if (SMOKE && segment === 0 && !restarting && n >= slopeFrom && n < lifeRuns) await sampleOnce();
         if (heapDir && heapAt.includes(n) && n > 0 && n < lifeRuns) await snapshot(n);
       }
     };
