@@ -8,6 +8,7 @@
  * variables (test/bench/support/results.ts).
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,10 +29,18 @@ for (let i = 0; i < args.length; i++) {
     passOn.push(arg);
   }
 }
+// A smoke whose figure check fails leaves its problems here (test/bench/support/global-setup.ts):
+// vitest exits 0 after an error in a global teardown, so this is what fails the run.
+const smokeProblems = fileURLToPath(new URL('../../bench/smoke-problems.txt', import.meta.url));
+rmSync(smokeProblems, { force: true });
 const vitest = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
 const result = spawnSync(process.execPath, [vitest, 'run', '--config', 'test/bench/vitest.config.ts', ...passOn], {
   cwd: root,
   env: { ...process.env, BENCH_ONLY: only },
   stdio: 'inherit',
 });
+if (existsSync(smokeProblems)) {
+  console.error(`bench smoke failed:\n${readFileSync(smokeProblems, 'utf8')}`);
+  process.exit(1);
+}
 process.exit(result.status ?? 1);
