@@ -106,20 +106,13 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
 
 /**
  * The environment overrides (`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`) that blank every filter
- * driver defined in any config scope git would read in `options.cwd`, for
- * {@link GitOptions.filterOverrides}. Read again after anything may have changed the config.
+ * driver defined in any config scope git would read in `options.cwd` (includes followed); empty
+ * when none is defined. {@link runGit} reads them for each command unless the caller passes them
+ * in {@link GitOptions.filterOverrides}; read them again after anything may have changed the config.
  *
  * @throws BatonError `git_failed` as {@link runGit}.
  */
 export async function readFilterOverrides(options: GitOptions): Promise<Record<string, string>> {
-  return filterOverrides(options);
-}
-
-/**
- * The `-c` options that blank every filter driver defined in any config scope git would read in
- * `cwd` (includes followed). Empty when none is defined.
- */
-async function filterOverrides(options: GitOptions): Promise<Record<string, string>> {
   const listed = await exec([...HARDENING, 'config', '--includes', '--name-only', '--get-regexp', '^filter\\.'], options);
   // Exit 1: no key matched. Anything else is a broken config git will refuse anyway.
   if (listed.exitCode !== 0) return {};
@@ -159,7 +152,7 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
   if ((sub === 'diff' || sub === 'log' || sub === 'show') && !(args.includes('--no-ext-diff') && args.includes('--no-textconv'))) {
     throw new TypeError(`runGit: git ${sub} needs --no-ext-diff and --no-textconv`);
   }
-  const overrides = options.filterOverrides ?? (await filterOverrides(options));
+  const overrides = options.filterOverrides ?? (await readFilterOverrides(options));
   const result = await exec([...HARDENING, ...args], { ...options, env: { ...options.env, ...overrides } });
   if (result.exitCode !== 0 && !options.allowFailure) {
     const first = result.stderr.split('\n').find((l) => l.trim()) ?? `exit ${result.exitCode}`;
