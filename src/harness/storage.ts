@@ -22,16 +22,55 @@ export interface StorageUsage {
 }
 
 /**
- * A storage gate that re-measures at most once per `maxAgeMs`: walking every run directory on
- * each launch grows with the store (the soak benchmark saw launch latency climb with run count).
- * A breach is re-checked on every launch until it clears, so freed space is seen at once.
+ * How long a passing measurement may still admit launches while a new one is taken in the
+ * background, in multiples of the gate's `maxAgeMs`; an older one is re-measured before the launch.
+ */
+export const STORAGE_STALE_FACTOR = 10;
+
+/**
+ * A storage gate that keeps the walk of the run directories off the launch path (issue #15: the
+ * walk grows with the store; with 400 runs it took tens of ms, paid by one launch a minute).
+ *
+ * - A passing measurement younger than `maxAgeMs` admits a launch at once.
+ * - One between `maxAgeMs` and `maxAgeMs × STORAGE_STALE_FACTOR` also admits it at once, and a new
+ *   measurement starts in the background (one at a time); a breach it finds refuses the next launch.
+ * - With no passing measurement (the first launch, a breach seen, one older than that) the launch
+ *   waits for a new one: a breach is re-checked on every launch until it clears, so freed space is
+ *   seen at once.
+ *
+ * @param maxAgeMs how long a passing measurement is fresh, in ms.
+ * @param nowMs the clock, in ms.
+ * @returns the gate: resolves when the launch may go on.
+ * @throws (the gate) as {@link assertStorage}: `quota_exceeded`, `free_space_low`,
+ *   `storage_unprobeable`, or the file system's own error from the walk.
  */
 export function cachedStorageGate(runsDir: string, limits: StorageLimits, maxAgeMs: number, nowMs: () => number): () => Promise<void> {
-  let checkedAtMs = -Infinity;
+  /** When the last passing measurement began; -Infinity when there is none, or a later one failed. */
+  let passedAtMs = -Infinity;
+  let measuring: Promise<void> | undefined;
+  const measure = (): Promise<void> =>
+    (measuring ??= (async () => {
+      const began = nowMs();
+      try {
+        await assertStorage(runsDir, limits);
+        passedAtMs = began;
+      } catch (err) {
+        passedAtMs = -Infinity;
+        throw err;
+      } finally {
+        measuring = undefined;
+      }
+    })());
   return async () => {
-    if (nowMs() - checkedAtMs < maxAgeMs) return;
-    await assertStorage(runsDir, limits);
-    checkedAtMs = nowMs();
+    const ageMs = nowMs() - passedAtMs;
+    if (ageMs < maxAgeMs) return;
+    if (ageMs < maxAgeMs * STORAGE_STALE_FACTOR) {
+      // Not lost: a failure clears the passing measurement, so the next launch measures again
+      // on its own path and is refused with the error.
+      measure().catch(() => undefined);
+      return;
+    }
+    await measure();
   };
 }
 
