@@ -746,6 +746,9 @@ Reason: ${err.code}`;
     const { deps } = this;
     let claimed: RunRow[];
     try {
+      // Nothing queued (the common case at a run's end): no config read, no launch lock, which
+      // the next launch would otherwise wait behind (issue #15). A routed run is queued too.
+      if (!(await deps.store.hasQueued())) return;
       // config.toml as it is now: a node that takes only routed runs gets no command that would
       // re-read it, and `baton approve` / `baton grant path` there must still apply.
       await deps.liveConfig?.refresh();

@@ -3,7 +3,7 @@
  * delivery row in the same transaction (PRODUCT.md §9), so an outcome is never lost between the
  * two writes.
  */
-import { and, desc, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lte, notInArray, sql, type SQL } from 'drizzle-orm';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Db } from './database.js';
@@ -112,7 +112,21 @@ const NO_EARLIER_PENDING = sql.raw(
 );
 
 /** Advisory lock key that serializes launches, so the `max_active` count can't be raced. */
-const LAUNCH_LOCK_KEY = 715042;
+export const LAUNCH_LOCK_KEY = 715042;
+
+/** `'a', 'b'`: run statuses as SQL literals (enum values: nothing to escape). */
+const statusLiterals = (statuses: readonly RunStatus[]): SQL => sql.raw(statuses.map((status) => `'${status}'`).join(', '));
+
+/**
+ * The status conditions of the launch and queue reads (issue #15), written into the SQL as
+ * literals, not bound as parameters: the planner then knows from the column's statistics that few
+ * runs match and reads them through `runs_status`. Bound as parameters, a cached generic plan of
+ * the prepared statement (PostgreSQL may switch to one after five executions) guesses a sixth of
+ * the table per status and walks every run in `created_at` order instead.
+ */
+const IS_OPEN = sql`${runs.status} in (${statusLiterals([...ACTIVE_RUN_STATUSES, 'queued'])})`;
+const IS_ACTIVE = sql`${runs.status} in (${statusLiterals(ACTIVE_RUN_STATUSES)})`;
+const IS_QUEUED = sql`${runs.status} = 'queued'`;
 
 /**
  * The `NOTIFY` channel a routed run wakes its node on (issue #16 item 3); the payload is the node
@@ -275,7 +289,7 @@ export class RunStore {
           tx
             .select({ id: runs.id, status: runs.status, worktreeRoot: runs.worktreeRoot, onNode: run.node ? sql<boolean>`${onNode(run.node)}` : sql<boolean>`true` })
             .from(runs)
-            .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES, 'queued']))
+            .where(IS_OPEN)
             .orderBy(runs.createdAt),
         ]);
         const active = rows.filter((r) => r.status !== 'queued');
@@ -324,7 +338,7 @@ export class RunStore {
   }
 
   private async oldestActiveId(tx: Pick<Db, 'select'>): Promise<string | undefined> {
-    const [row] = await tx.select({ id: runs.id }).from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES])).orderBy(runs.createdAt).limit(1);
+    const [row] = await tx.select({ id: runs.id }).from(runs).where(IS_ACTIVE).orderBy(runs.createdAt).limit(1);
     return row?.id;
   }
 
@@ -358,6 +372,16 @@ export class RunStore {
   /** Runs waiting `queued` for node `node` (routed there, or queued there for a slot), oldest first. */
   async queuedFor(node: string): Promise<RunRow[]> {
     return this.db.select().from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node))).orderBy(runs.createdAt);
+  }
+
+  /**
+   * True when any run waits `queued` (one index lookup, no lock): a run's end skips the queue pass
+   * when none does (issue #15). A run queued after this answered is started by the process that
+   * queued it, which looks again once its run row is committed.
+   */
+  async hasQueued(): Promise<boolean> {
+    const rows = await this.db.select({ id: runs.id }).from(runs).where(IS_QUEUED).limit(1);
+    return rows.length > 0;
   }
 
   /** True when a run waits `queued` for node `node` (a cheap poll before {@link claimQueued}). */
@@ -431,7 +455,7 @@ export class RunStore {
       const active = await tx
         .select({ worktreeRoot: runs.worktreeRoot, node: runs.node })
         .from(runs)
-        .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+        .where(IS_ACTIVE);
       // Only runs queued for this node, or (without a node) on this host: their cwd, worktree and
       // attachments are there (a fleet shares the database, not the disks).
       const host = supervisor.slice(0, supervisor.lastIndexOf(':') + 1);
@@ -439,7 +463,7 @@ export class RunStore {
       const queued = await tx
         .select()
         .from(runs)
-        .where(and(eq(runs.status, 'queued'), node ? sql`(${runs.node} = ${node} or ${here})` : here, sql`not (coalesce(${runs.launch}, '{}'::jsonb) ? 'route')`))
+        .where(and(IS_QUEUED, node ? sql`(${runs.node} = ${node} or ${here})` : here, sql`not (coalesce(${runs.launch}, '{}'::jsonb) ? 'route')`))
         .orderBy(runs.createdAt);
       const busyRoots = new Set(active.map((a) => a.worktreeRoot));
       let count = node ? active.filter((a) => a.node === node || a.node === null).length : active.length;

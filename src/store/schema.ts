@@ -221,6 +221,13 @@ export const runs = pgTable(
       .where(sql`${t.status} in ('starting', 'running')`),
     index('runs_created_at').on(t.createdAt),
     index('runs_active').on(t.status).where(sql`${t.status} in ('starting', 'running')`),
+    // What a launch reads under the launch lock, and what a run's end looks for (issue #15): the
+    // active and queued runs, oldest first. Without it both scanned every run ever made (9 ms at
+    // 50,000 runs on the bench machine, growing with the table). Not partial: a predicate naming
+    // `queued` cannot be created in the transaction that runs every migration of a fresh database
+    // (the enum value comes from 0006; PostgreSQL 55P04), and a full index serves a generic plan
+    // with the statuses bound as parameters as well.
+    index('runs_status').on(t.status, t.createdAt),
   ],
 );
 

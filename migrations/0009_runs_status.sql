@@ -1,0 +1,1 @@
+CREATE INDEX "runs_status" ON "runs" USING btree ("status","created_at");
