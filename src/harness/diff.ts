@@ -7,9 +7,10 @@
  * A snapshot never touches the user's index or working tree: it is a private index
  * (`GIT_INDEX_FILE=<run dir>/<name>.index`) seeded from a copy of the user's index (so only files
  * whose stat changed are read and hashed), then `git add -A` (untracked files count, ignored ones
- * do not) and `git write-tree`. It writes blobs and trees into the repository's object store, as
- * `git stash` would. Every git call goes through {@link runGit}, which switches off the commands
- * a hostile repository config could name.
+ * do not). Its tree (`git write-tree` of that index) is written when the diff needs it, at the end
+ * of the run: one git process fewer beside the CLI's start (issue #15). It writes blobs and trees
+ * into the repository's object store, as `git stash` would. Every git call goes through
+ * {@link runGit}, which switches off the commands a hostile repository config could name.
  */
 import { constants } from 'node:fs';
 import { chmod, open, rm, writeFile } from 'node:fs/promises';
@@ -17,12 +18,12 @@ import { join, resolve } from 'node:path';
 import type { Logger } from '../core/logger.js';
 import { readFilterOverrides, runGit, type GitOptions } from './git.js';
 
-/** A snapshot of a working tree: the tree object of everything not ignored. */
+/** A snapshot of a working tree: everything not ignored, staged in a private index. */
 export interface TreeSnapshot {
   /** The worktree's top directory (`git rev-parse --show-toplevel`). */
   toplevel: string;
-  /** The tree object id (hex) `git write-tree` wrote. */
-  tree: string;
+  /** The private index holding the snapshot (the file must stay until {@link treeOf} has read it). */
+  indexPath: string;
 }
 
 /** Options of {@link snapshotTree}. */
@@ -31,6 +32,11 @@ export interface SnapshotOptions {
   path?: string;
   /** Kill git after this many ms. @default 120_000 */
   timeoutMs?: number;
+  /**
+   * Nice value for the git processes (0–19): the launch snapshot runs beside the CLI's start and
+   * yields the CPU to it (issue #15). @default 0 (this process's own)
+   */
+  niceness?: number;
 }
 
 /**
@@ -40,11 +46,14 @@ export interface SnapshotOptions {
  * @throws BatonError `git_failed` when git fails or times out in a working tree.
  */
 export async function snapshotTree(cwd: string, indexPath: string, options: SnapshotOptions = {}): Promise<TreeSnapshot | undefined> {
-  const base: GitOptions = { cwd, timeoutMs: options.timeoutMs ?? 120_000, ...(options.path ? { path: options.path } : {}) };
-  // It runs on the launch path, beside the CLI's start (issue #15): the filter drivers are read
-  // once for all four commands, and one rev-parse answers both questions.
-  const filters = await readFilterOverrides(base);
-  const top = await runGit(['rev-parse', '--show-toplevel', '--git-path', 'index'], { ...base, filterOverrides: filters, allowFailure: true });
+  const base = gitOptions(cwd, options);
+  // It runs beside the CLI's start and the CLI waits for it (issue #15): the filter drivers are
+  // read once for the commands that convert content (add), at the same time as the one rev-parse
+  // that answers both questions — rev-parse converts no content, so no filter driver runs in it.
+  const [filters, top] = await Promise.all([
+    readFilterOverrides(base),
+    runGit(['rev-parse', '--show-toplevel', '--git-path', 'index'], { ...base, filterOverrides: {}, allowFailure: true }),
+  ]);
   const [toplevel = '', indexLine = ''] = top.stdout.split('\n').map((line) => line.trim());
   if (top.exitCode !== 0 || toplevel === '' || indexLine === '') return undefined;
   const inTree: GitOptions = { ...base, cwd: toplevel, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: filters };
@@ -60,8 +69,23 @@ export async function snapshotTree(cwd: string, indexPath: string, options: Snap
     await rm(indexPath, { force: true });
     added = await runGit(['add', '-A'], inTree);
   }
-  const tree = (await runGit(['write-tree'], inTree)).stdout.trim();
-  return { toplevel, tree };
+  return { toplevel, indexPath };
+}
+
+/** The {@link GitOptions} of `options` for a git command in `cwd`. */
+function gitOptions(cwd: string, options: SnapshotOptions): GitOptions {
+  return { cwd, timeoutMs: options.timeoutMs ?? 120_000, ...(options.path ? { path: options.path } : {}), ...(options.niceness ? { niceness: options.niceness } : {}) };
+}
+
+/**
+ * The tree object id (hex) of a snapshot: `git write-tree` of its index.
+ *
+ * @throws BatonError `git_failed` as {@link runGit}.
+ */
+async function treeOf(snapshot: TreeSnapshot, options: SnapshotOptions): Promise<string> {
+  // write-tree converts no content (it hashes index entries into trees): no filter driver runs.
+  const written = await runGit(['write-tree'], { ...gitOptions(snapshot.toplevel, options), env: { GIT_INDEX_FILE: snapshot.indexPath }, filterOverrides: {} });
+  return written.stdout.trim();
 }
 
 /**
@@ -117,14 +141,16 @@ export async function diffSinceSnapshot(
   options: SnapshotOptions = {},
 ): Promise<RunDiff | undefined> {
   const end = await snapshotTree(start.toplevel, endIndexPath, options);
-  if (!end || end.tree === start.tree) return undefined;
-  const base: GitOptions = { cwd: start.toplevel, timeoutMs: options.timeoutMs ?? 120_000, ...(options.path ? { path: options.path } : {}) };
-  const statOut = (await runGit(['diff', ...PLAIN_DIFF, `--stat=72`, `--stat-count=${STAT_FILES}`, start.tree, end.tree], base)).stdout;
+  if (!end) return undefined;
+  const [startTree, endTree] = await Promise.all([treeOf(start, options), treeOf(end, options)]);
+  if (endTree === startTree) return undefined;
+  const base = gitOptions(start.toplevel, options);
+  const statOut = (await runGit(['diff', ...PLAIN_DIFF, `--stat=72`, `--stat-count=${STAT_FILES}`, startTree, endTree], base)).stdout;
   const statLines = statOut.split('\n').filter((line) => line.trim() !== '');
   const summary = statLines.at(-1)?.trim() ?? '';
   const diff: RunDiff = { stat: statLines.join('\n'), summary };
   try {
-    const patch = await runGit(['diff', ...PLAIN_DIFF, '--binary', '--full-index', start.tree, end.tree], {
+    const patch = await runGit(['diff', ...PLAIN_DIFF, '--binary', '--full-index', startTree, endTree], {
       ...base,
       maxBufferBytes: Math.max(maxPatchBytes * 4, 16 * 1024 * 1024),
     });

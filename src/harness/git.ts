@@ -18,6 +18,7 @@
  *
  * Source of the config keys: git-config(1), gitattributes(5), githooks(5), git 2.39.
  */
+import { getPriority, setPriority } from 'node:os';
 import { BatonError } from '../core/errors.js';
 import { absolutePath } from './spawn-env.js';
 
@@ -41,6 +42,11 @@ export interface GitOptions {
    * read anew for each command when absent.
    */
   filterOverrides?: Record<string, string>;
+  /**
+   * Nice value (0–19) git runs at, set right after the spawn (`os.setPriority`): git work that
+   * runs beside a CLI's start yields the CPU to it. @default 0: this process's own priority
+   */
+  niceness?: number;
 }
 
 /** What {@link runGit} returns. */
@@ -83,7 +89,7 @@ function gitEnv(options: GitOptions): Record<string, string> {
 async function exec(args: string[], options: GitOptions): Promise<GitResult> {
   // Loaded on first use: execa is ~100 modules the service's start-up does without (issue #15).
   const { execa } = await import('execa');
-  const result = await execa('git', args, {
+  const child = execa('git', args, {
     cwd: options.cwd,
     env: gitEnv(options),
     extendEnv: false,
@@ -93,6 +99,21 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
     maxBuffer: options.maxBufferBytes ?? 64 * 1024 * 1024,
     stripFinalNewline: false,
   });
+  if (options.niceness && child.pid !== undefined) {
+    try {
+      // Never above this process's own nice value: raising a priority needs privilege.
+      setPriority(child.pid, Math.max(options.niceness, getPriority()));
+    } catch (err) {
+      // ESRCH (Node: `ERR_SYSTEM_ERROR`, `info.code`): git has exited already, and its priority
+      // no longer matters. Anything else is a fault to report, once git is stopped.
+      if ((err as { info?: { code?: string } }).info?.code !== 'ESRCH') {
+        child.kill('SIGKILL');
+        await child;
+        throw err;
+      }
+    }
+  }
+  const result = await child;
   const stdout = typeof result.stdout === 'string' ? result.stdout : '';
   const stderr = typeof result.stderr === 'string' ? result.stderr : '';
   if (result.failed && result.exitCode === undefined) {

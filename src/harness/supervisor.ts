@@ -145,6 +145,11 @@ const OUTPUT_LIMIT_FACTOR = 4;
 const PROGRESS_INTERVAL_MS = 60_000;
 /** The live status is refreshed at least this often while a run is silent (its elapsed time), in ms. */
 const STATUS_REFRESH_MS = 30_000;
+/**
+ * Nice value of the launch snapshot's git processes: they run beside the CLI's start, which waits
+ * only for their end (its task follows the snapshot), so the CLI gets the CPU first (issue #15).
+ */
+const LAUNCH_SNAPSHOT_NICENESS = 10;
 
 /** Starts, watches, cancels and finishes runs. */
 export class RunSupervisor {
@@ -608,7 +613,7 @@ export class RunSupervisor {
   private async snapshot(run: RunRow, runDir: string): Promise<TreeSnapshot | undefined> {
     const started = performance.now();
     try {
-      const snapshot = await snapshotTree(run.cwd, join(runDir, SNAPSHOT_FILES.start));
+      const snapshot = await snapshotTree(run.cwd, join(runDir, SNAPSHOT_FILES.start), { niceness: LAUNCH_SNAPSHOT_NICENESS });
       this.deps.logger.debug({ runId: run.id, ms: Math.round(performance.now() - started), git: Boolean(snapshot) }, 'working tree snapshot taken');
       return snapshot;
     } catch (err) {

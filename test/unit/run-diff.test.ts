@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,26 @@ afterAll(async () => {
 });
 
 describe('run diff', () => {
+  it('runs the snapshot\'s git processes at the nice value asked for (the launch snapshot yields the CPU to the CLI)', async () => {
+    const path = await repo('r-nice');
+    const bin = join(dir, 'nice-bin');
+    const log = join(dir, 'nice.log');
+    await mkdir(bin);
+    const realGit = (await execa('sh', ['-c', 'command -v git'])).stdout.trim();
+    // A git that notes its own nice value (field 19 of /proc/self/stat) once it has been running a
+    // while (the priority is set right after the spawn), then runs the real one.
+    await writeFile(join(bin, 'git'), `#!/bin/sh\nsleep 0.3\nawk '{print $19}' /proc/$$/stat >> ${log}\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    const start = await snapshotTree(path, join(dir, 'r-nice.index'), { path: `${bin}:/usr/bin:/bin`, niceness: 10 });
+    expect(start?.toplevel).toBe(path);
+    const seen = (await readFile(log, 'utf8')).trim().split('\n').map(Number);
+    expect(seen.length).toBeGreaterThanOrEqual(3); // the filter listing, rev-parse, add
+    expect(seen.every((nice) => nice === Math.max(10, getPriority()))).toBe(true);
+    // Without it, git runs at this process's own priority.
+    await rm(log);
+    await snapshotTree(path, join(dir, 'r-nice-2.index'), { path: `${bin}:/usr/bin:/bin` });
+    expect((await readFile(log, 'utf8')).trim().split('\n').map(Number).every((nice) => nice === getPriority())).toBe(true);
+  });
+
   it('is undefined outside a git checkout, without an error', async () => {
     const plain = join(dir, 'plain');
     await mkdir(plain);
