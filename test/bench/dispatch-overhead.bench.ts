@@ -101,6 +101,8 @@ interface Sample {
   runId: string;
   /** Wall-clock ms (epoch) when the update was handed to baton's adapter. */
   handedEpochMs: number;
+  /** What the bench ran just before this baton run: another baton run, or a direct spawn. */
+  after: 'baton' | 'direct';
 }
 
 describe('dispatch overhead', () => {
@@ -212,20 +214,25 @@ describe('dispatch overhead', () => {
     };
 
     const samples = new Map<string, Sample[]>(vendors.map((v) => [v.vendor.name, []]));
+    let last: 'baton' | 'direct' = 'direct';
     for (let r = -WARMUP_ROUNDS; r < runs; r++) {
       // Alternate which goes first, per vendor and per round, so drift hits both sides alike.
       const order = r % 2 === 0 ? vendors : [...vendors].reverse();
       for (const v of order) {
         let baton: Awaited<ReturnType<typeof viaBaton>>;
         let directMs: number | undefined;
+        let after = last;
         if ((r + (v.vendor.name === 'codex' ? 0 : 1)) % 2 === 0) {
           baton = await viaBaton(v, r);
           directMs = await direct(v, r);
+          last = 'direct';
         } else {
           directMs = await direct(v, r);
+          after = 'direct';
           baton = await viaBaton(v, r);
+          last = 'baton';
         }
-        if (r >= 0 && baton && directMs !== undefined) samples.get(v.vendor.name)!.push({ round: r, viaBatonMs: round(baton.ms, 2), directMs: round(directMs, 2), runId: baton.runId, handedEpochMs: Math.round(baton.handedEpochMs) });
+        if (r >= 0 && baton && directMs !== undefined) samples.get(v.vendor.name)!.push({ round: r, viaBatonMs: round(baton.ms, 2), directMs: round(directMs, 2), runId: baton.runId, handedEpochMs: Math.round(baton.handedEpochMs), after });
       }
     }
 
@@ -258,10 +265,10 @@ describe('dispatch overhead', () => {
         // not a log record
       }
     }
-    /** p50 of each named span over `runIds`, in ms. */
-    const spanMedians = (spans: Map<string, Record<string, number>>, runIds: readonly string[]): Record<string, number> => {
+    /** The `p`th percentile of each named span over `runIds`, in ms. */
+    const spanPercentiles = (spans: Map<string, Record<string, number>>, runIds: readonly string[], p: number): Record<string, number> => {
       const names = [...new Set(runIds.flatMap((id) => Object.keys(spans.get(id) ?? {})))];
-      return Object.fromEntries(names.map((name) => [name, round(percentile(runIds.flatMap((id) => (spans.get(id)?.[name] === undefined ? [] : [spans.get(id)![name]!])), 50), 1)]));
+      return Object.fromEntries(names.map((name) => [name, round(percentile(runIds.flatMap((id) => (spans.get(id)?.[name] === undefined ? [] : [spans.get(id)![name]!])), p), 1)]));
     };
 
     const perVendor = vendors.map(({ vendor }) => {
@@ -269,6 +276,9 @@ describe('dispatch overhead', () => {
       const toSpawn = list.flatMap((s) => (spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - s.handedEpochMs] : []));
       const toLaunched = list.flatMap((s) => (launchedAt.has(s.runId) ? [launchedAt.get(s.runId)! - s.handedEpochMs] : []));
       const launchedToSpawn = list.flatMap((s) => (launchedAt.has(s.runId) && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - launchedAt.get(s.runId)!] : []));
+      // The CLI's own start inside baton (spawn → first model call), to set beside a direct start:
+      // what baton's work after the spawn (cgroup move, snapshot, messages) costs the CLI.
+      const spawnToModel = list.flatMap((s) => (spawnedAt.has(s.runId) ? [s.viaBatonMs - (spawnedAt.get(s.runId)! - s.handedEpochMs)] : []));
       const baton = list.map((s) => s.viaBatonMs);
       const directs = list.map((s) => s.directMs);
       const paired = list.map((s) => s.viaBatonMs - s.directMs);
@@ -279,10 +289,17 @@ describe('dispatch overhead', () => {
         directMs: summary(directs),
         pairedOverheadMs: summary(paired),
         updateToSpawnMs: summary(toSpawn),
+        spawnToModelViaBatonMs: summary(spawnToModel),
+        // Back to back: a launch right after another run through baton (its end's work may still
+        // be going on) against one after a direct spawn.
+        updateToSpawnAfterBatonMs: summary(list.flatMap((s) => (s.after === 'baton' && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - s.handedEpochMs] : []))),
+        updateToSpawnAfterDirectMs: summary(list.flatMap((s) => (s.after === 'direct' && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - s.handedEpochMs] : []))),
         updateToRunCreatedMs: summary(toLaunched),
         runCreatedToSpawnMs: summary(launchedToSpawn),
-        launchSpansP50Ms: spanMedians(launchSpans, list.map((s) => s.runId)),
-        startSpansP50Ms: spanMedians(startSpans, list.map((s) => s.runId)),
+        launchSpansP50Ms: spanPercentiles(launchSpans, list.map((s) => s.runId), 50),
+        launchSpansP95Ms: spanPercentiles(launchSpans, list.map((s) => s.runId), 95),
+        startSpansP50Ms: spanPercentiles(startSpans, list.map((s) => s.runId), 50),
+        startSpansP95Ms: spanPercentiles(startSpans, list.map((s) => s.runId), 95),
         p50Ratio: round(percentile(baton, 50) / percentile(directs, 50), 3),
         p95Ratio: round(percentile(baton, 95) / percentile(directs, 95), 3),
       };
@@ -290,12 +307,13 @@ describe('dispatch overhead', () => {
     const notes = [
       `Proxy for "first event": the fake model server receiving the CLI's first model call (codex POST /v1/responses, claude POST /v1/messages), stamped on the bench's clock; the same proxy for direct spawns. The baton side starts when the getUpdates answer carrying the update is written to baton's grammY client (a tap between baton and the fake Bot API).`,
       `The direct spawn uses what baton builds: the CLI found on the same PATH, vendor.buildArgv, buildChildEnv (HOME, PATH, TERM, USER, BATON_RUN_ID, CODEX_HOME/CLAUDE_CONFIG_DIR), cwd = the repo, detached, the task written to stdin at once (baton writes it once its snapshot of the working tree is taken). ${runs} runs each, after ${WARMUP_ROUNDS} warm-up rounds; baton-first and direct-first alternate. Database: ${engine}.`,
-      'Between update and spawn baton does (issue #15): the Telegram inbox insert → grammY runner → normalize → Dispatcher.handle (inbound claim, with config.toml re-read and the conversation default read alongside; parse; workspace resolution with realpath and a walk up for .git; the storage gate, re-measured at most once a minute; the createRun transaction, pipelined) → RunSupervisor.execute (run dir mkdir, events.jsonl open, execa). After the spawn: the run cgroup move, then the working-tree snapshot while the CLI starts; the task goes on stdin once it is taken (span task_sent). The spans below say how long each step took.',
+      'Between update and spawn baton does (issue #15): the Telegram inbox insert → grammY runner → normalize → Dispatcher.handle (inbound claim, with config.toml re-read and the conversation default read alongside; parse; workspace resolution with realpath and a walk up for .git; the storage gate, which reads a measurement taken off the launch path; the createRun transaction, pipelined) → RunSupervisor.execute (run dir mkdir, events.jsonl open, execa). After the spawn: the run cgroup move, then the working-tree snapshot while the CLI starts (three git processes at nice 10); the task goes on stdin once it is taken (span task_sent). The spans below say how long each step took.',
     ];
     for (const v of perVendor) {
-      notes.push(`${v.vendor}: update → spawn inside baton (run_start trace, wall clock, ms resolution) p50 ${v.updateToSpawnMs.p50} ms, p95 ${v.updateToSpawnMs.p95} ms, of which update → run row committed ('run launched' log line) p50 ${v.updateToRunCreatedMs.p50} ms and run row → spawned p50 ${v.runCreatedToSpawnMs.p50} ms; paired (baton − direct, same round) p50 ${v.pairedOverheadMs.p50} ms, p95 ${v.pairedOverheadMs.p95} ms; direct CLI start p50 ${v.directMs.p50} ms.`);
+      notes.push(`${v.vendor}: update → spawn inside baton (run_start trace, wall clock, ms resolution) p50 ${v.updateToSpawnMs.p50} ms, p95 ${v.updateToSpawnMs.p95} ms, of which update → run row committed ('run launched' log line) p50 ${v.updateToRunCreatedMs.p50} ms and run row → spawned p50 ${v.runCreatedToSpawnMs.p50} ms; paired (baton − direct, same round) p50 ${v.pairedOverheadMs.p50} ms, p95 ${v.pairedOverheadMs.p95} ms; direct CLI start p50 ${v.directMs.p50} ms, p95 ${v.directMs.p95} ms, against the CLI's start inside baton (spawn → first model call) p50 ${v.spawnToModelViaBatonMs.p50} ms, p95 ${v.spawnToModelViaBatonMs.p95} ms.`);
       const target = P95_RATIO_TARGET[v.vendor as keyof typeof P95_RATIO_TARGET];
-      notes.push(`${v.vendor}: p50 of the launch spans, ms since the dispatcher took the update: ${JSON.stringify(v.launchSpansP50Ms)}; ms since the supervisor began the launch: ${JSON.stringify(v.startSpansP50Ms)}.`);
+      notes.push(`${v.vendor}: the launch spans, ms since the dispatcher took the update, p50 ${JSON.stringify(v.launchSpansP50Ms)}, p95 ${JSON.stringify(v.launchSpansP95Ms)}; ms since the supervisor began the launch, p50 ${JSON.stringify(v.startSpansP50Ms)}, p95 ${JSON.stringify(v.startSpansP95Ms)}.`);
+      notes.push(`${v.vendor}: update → spawn right after another run through baton p50 ${v.updateToSpawnAfterBatonMs.p50} ms, p95 ${v.updateToSpawnAfterBatonMs.p95} ms (${v.updateToSpawnAfterBatonMs.n} runs); right after a direct spawn p50 ${v.updateToSpawnAfterDirectMs.p50} ms, p95 ${v.updateToSpawnAfterDirectMs.p95} ms (${v.updateToSpawnAfterDirectMs.n}).`);
       if (v.p95Ratio > target) notes.push(`${v.vendor}: p95 ratio ${v.p95Ratio} misses ${target.toFixed(2)}.`);
     }
     if (hung.length > 0) {
@@ -303,8 +321,20 @@ describe('dispatch overhead', () => {
         `${hung.length} run(s) made no model call (within ${RUN_TIMEOUT_MS / 1000} s, or ended without one) and were left out of the samples (a round with a hung run keeps neither side): ${hung.map((h) => `${h.vendor} via ${h.path} round ${h.round}`).join('; ')}. Their processes, stdout and stderr tails are in numbers.hung.`,
       );
     }
+    // Each sample with its own launch: update → spawn and the spans, to find what a slow one spent.
+    const detailed = Object.fromEntries(
+      [...samples].map(([vendor, list]) => [
+        vendor,
+        list.map((s) => ({
+          ...s,
+          ...(spawnedAt.has(s.runId) ? { updateToSpawnMs: spawnedAt.get(s.runId)! - s.handedEpochMs } : {}),
+          launchSpansMs: launchSpans.get(s.runId),
+          startSpansMs: startSpans.get(s.runId),
+        })),
+      ]),
+    );
     await scenario.save({
-      numbers: { engine, perVendor, hung, samples: Object.fromEntries(samples) },
+      numbers: { engine, perVendor, hung, samples: detailed },
       checks: [
         exactly('runs without a model call (hung)', hung.length, 0),
         ...perVendor.flatMap((v) => [
