@@ -56,7 +56,7 @@ export async function snapshotTree(cwd: string, indexPath: string, options: Snap
   ]);
   const [toplevel = '', indexLine = ''] = top.stdout.split('\n').map((line) => line.trim());
   if (top.exitCode !== 0 || toplevel === '' || indexLine === '') return undefined;
-  const inTree: GitOptions = { ...base, cwd: toplevel, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: filters };
+  const inTree: GitOptions = { ...base, cwd: toplevel, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: privateIndex(filters) };
   // --git-path prints a path relative to the directory git ran in.
   const userIndex = resolve(cwd, indexLine);
   await rm(indexPath, { force: true });
@@ -84,8 +84,20 @@ function gitOptions(cwd: string, options: SnapshotOptions): GitOptions {
  */
 async function treeOf(snapshot: TreeSnapshot, options: SnapshotOptions): Promise<string> {
   // write-tree converts no content (it hashes index entries into trees): no filter driver runs.
-  const written = await runGit(['write-tree'], { ...gitOptions(snapshot.toplevel, options), env: { GIT_INDEX_FILE: snapshot.indexPath }, filterOverrides: {} });
+  const written = await runGit(['write-tree'], { ...gitOptions(snapshot.toplevel, options), env: { GIT_INDEX_FILE: snapshot.indexPath }, filterOverrides: privateIndex({}) });
   return written.stdout.trim();
+}
+
+/**
+ * `overrides` plus `core.splitIndex=false` (command scope, as the filter blanking): a private
+ * index is written whole, never as a split index. A split one links to `.git/sharedindex.<sha>`,
+ * which the agent's own git removes during the run once it is older than
+ * `splitIndex.sharedIndexExpire` (a repository may set `now`); the start index is read again at
+ * the run's end ({@link treeOf}), and without its shared index the diff was lost.
+ */
+function privateIndex(overrides: Record<string, string>): Record<string, string> {
+  const n = Number(overrides['GIT_CONFIG_COUNT'] ?? 0);
+  return { ...overrides, GIT_CONFIG_COUNT: String(n + 1), [`GIT_CONFIG_KEY_${n}`]: 'core.splitIndex', [`GIT_CONFIG_VALUE_${n}`]: 'false' };
 }
 
 /**
