@@ -82,9 +82,12 @@ function gitOptions(cwd: string, options: SnapshotOptions): GitOptions {
  *
  * @throws BatonError `git_failed` as {@link runGit}.
  */
-async function treeOf(snapshot: TreeSnapshot, options: SnapshotOptions): Promise<string> {
-  // write-tree converts no content (it hashes index entries into trees): no filter driver runs.
-  const written = await runGit(['write-tree'], { ...gitOptions(snapshot.toplevel, options), env: { GIT_INDEX_FILE: snapshot.indexPath }, filterOverrides: privateIndex({}) });
+async function treeOf(snapshot: TreeSnapshot, options: SnapshotOptions, filters: Record<string, string>): Promise<string> {
+  // Not free of filters: writing the index back, write-tree re-hashes each racily clean entry
+  // (mtime not older than the index) from the working tree, through the clean filter. So it gets
+  // the blanking of the drivers the config names now (`filters`, read at the run's end: the
+  // agent may have added one during the run).
+  const written = await runGit(['write-tree'], { ...gitOptions(snapshot.toplevel, options), env: { GIT_INDEX_FILE: snapshot.indexPath }, filterOverrides: privateIndex(filters) });
   return written.stdout.trim();
 }
 
@@ -154,7 +157,8 @@ export async function diffSinceSnapshot(
 ): Promise<RunDiff | undefined> {
   const end = await snapshotTree(start.toplevel, endIndexPath, options);
   if (!end) return undefined;
-  const [startTree, endTree] = await Promise.all([treeOf(start, options), treeOf(end, options)]);
+  const filters = await readFilterOverrides(gitOptions(start.toplevel, options));
+  const [startTree, endTree] = await Promise.all([treeOf(start, options, filters), treeOf(end, options, filters)]);
   if (endTree === startTree) return undefined;
   const base = gitOptions(start.toplevel, options);
   const statOut = (await runGit(['diff', ...PLAIN_DIFF, `--stat=72`, `--stat-count=${STAT_FILES}`, startTree, endTree], base)).stdout;
