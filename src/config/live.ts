@@ -88,9 +88,17 @@ async function readConfigText(path: string): Promise<string> {
     };
     if (!info.isFile()) refuse('ENOTREG', 'is not a regular file');
     if (info.size > MAX_CONFIG_BYTES) refuse('EFBIG', `is over ${MAX_CONFIG_BYTES} bytes`);
-    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+    // Sized by the stat, one byte over so the end shows in the first read; grown (up to one byte
+    // over the cap) if the file grew since. Every inbound event reads it (issue #15): a zeroed
+    // 1 MiB buffer each time was garbage for the collector on the launch path.
+    let buffer = Buffer.allocUnsafe(info.size + 1);
     let length = 0;
     for (;;) {
+      if (length === buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_CONFIG_BYTES + 1));
+        buffer.copy(grown);
+        buffer = grown;
+      }
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;

@@ -44,6 +44,26 @@ describe('LiveConfig', () => {
     expect(live.describe()).toMatch(/^config changed since the service started and cannot be used, so the service keeps its old settings: Invalid configuration in .* Fix the file, then restart it \(HOW\)$/);
   });
 
+  it('reads a long config.toml whole, and refuses one over 1 MiB', async () => {
+    const sub = await mkdtemp(join(dir, 'long-'));
+    const configPath = join(sub, 'config.toml');
+    const startText = `[harness]\napproved = false\n`;
+    await writeFile(configPath, startText);
+    const config = parseConfigToml(startText, { configPath, homeDir: sub });
+    const live = new LiveConfig({ configPath, homeDir: sub, config, logger: createLogger({ level: 'silent' }), restartHow: 'HOW' });
+    // 900 KiB of comment first: the setting at the very end must be read.
+    const padding = `# ${'x'.repeat(1022)}\n`.repeat(900);
+    await writeFile(configPath, `${padding}[harness]\napproved = true\n`);
+    await live.refresh();
+    expect(live.state).toEqual({ kind: 'current' });
+    expect(live.current.harness.approved).toBe(true);
+    await writeFile(configPath, `${`# ${'x'.repeat(1022)}\n`.repeat(1025)}[harness]\napproved = false\n`);
+    await live.refresh();
+    expect(live.state.kind).toBe('invalid');
+    expect(live.describe()).toMatch(/over 1048576 bytes/);
+    expect(live.current.harness.approved).toBe(true);
+  });
+
   it('keeps its settings when config.toml becomes a FIFO or a device, without waiting on it', async () => {
     const sub = await mkdtemp(join(dir, 'special-'));
     const configPath = join(sub, 'config.toml');
