@@ -121,8 +121,8 @@ const statusLiterals = (statuses: readonly RunStatus[]): SQL => sql.raw(statuses
  * The status conditions of the launch and queue reads (issue #15), written into the SQL as
  * literals, not bound as parameters: the planner then knows from the column's statistics that few
  * runs match and reads them through `runs_status`. Bound as parameters, a cached generic plan of
- * the prepared statement (PostgreSQL may switch to one after five executions) guesses a sixth of
- * the table per status and walks every run in `created_at` order instead.
+ * the prepared statement (PostgreSQL may switch to one after five executions) cannot know it, and
+ * walked all 100,000 runs in `created_at` order instead (test/store/run-queries-plan.test.ts).
  */
 const IS_OPEN = sql`${runs.status} in (${statusLiterals([...ACTIVE_RUN_STATUSES, 'queued'])})`;
 const IS_ACTIVE = sql`${runs.status} in (${statusLiterals(ACTIVE_RUN_STATUSES)})`;
