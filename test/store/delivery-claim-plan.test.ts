@@ -16,11 +16,10 @@ import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { genericPlan } from '../support/generic-plan.js';
 
 /** Rows in the table when the plan is taken: enough that a seq scan costs far more than the index. */
 const ROWS = 200_000;
-
-class Rollback extends Error {}
 
 describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', () => {
   let database: TestDatabase;
@@ -37,19 +36,6 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
     await client?.end({ timeout: 5 });
     await database?.dispose();
   });
-
-  /** Node types, index names and seq-scanned relations of an EXPLAIN (FORMAT JSON) plan. */
-  function planNodes(plan: Record<string, unknown>): { indexes: string[]; seqScans: string[] } {
-    const indexes: string[] = [];
-    const seqScans: string[] = [];
-    const walk = (node: Record<string, unknown>): void => {
-      if (typeof node['Index Name'] === 'string') indexes.push(node['Index Name']);
-      if (node['Node Type'] === 'Seq Scan') seqScans.push(String(node['Relation Name']));
-      for (const child of (node['Plans'] as Record<string, unknown>[] | undefined) ?? []) walk(child);
-    };
-    walk(plan);
-    return { indexes, seqScans };
-  }
 
   it(`uses the partial index deliveries_due under force_generic_plan at ${ROWS} rows`, async () => {
     const runId = newRunId();
@@ -83,21 +69,8 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
     );
     await client.unsafe('analyze deliveries');
 
-    const literal = (value: unknown): string => (typeof value === 'number' ? String(value) : `'${String(value instanceof Date ? value.toISOString() : value).replaceAll("'", "''")}'`);
-    let plan: Record<string, unknown> | undefined;
-    await client
-      .begin(async (tx) => {
-        await tx.unsafe(`prepare claim_generic as ${claim!.query}`);
-        await tx.unsafe('set local plan_cache_mode = force_generic_plan');
-        const out = await tx.unsafe(`explain (format json) execute claim_generic(${claim!.params.map(literal).join(', ')})`);
-        plan = ((out[0] as Record<string, unknown>)['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan;
-        throw new Rollback();
-      })
-      .catch((err: unknown) => {
-        if (!(err instanceof Rollback)) throw err;
-      });
-    const nodes = planNodes(plan!);
-    expect(nodes.seqScans, JSON.stringify(plan)).toEqual([]);
+    const nodes = await genericPlan(client, claim!);
+    expect(nodes.seqScans, JSON.stringify(nodes.plan)).toEqual([]);
     expect(nodes.indexes).toContain('deliveries_due');
   }, 300_000);
 });

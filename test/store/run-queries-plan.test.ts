@@ -15,18 +15,16 @@ import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { genericPlan } from '../support/generic-plan.js';
 
 /** Ended runs in the table when the plans are taken: enough that a scan costs far more than the index. */
 const ROWS = 100_000;
-
-class Rollback extends Error {}
 
 describe.skipIf(testEngine !== 'postgres')('run queries on a long history, PostgreSQL', () => {
   let database: TestDatabase;
   let client: postgres.Sql;
   const captured: { query: string; params: unknown[] }[] = [];
   let db: Db;
-  let prepared = 0;
 
   beforeAll(async () => {
     database = await openTestDatabase();
@@ -46,36 +44,6 @@ describe.skipIf(testEngine !== 'postgres')('run queries on a long history, Postg
     await database?.dispose();
   });
 
-  /** Index names and seq-scanned relations of the generic plan of `query` with `params`. */
-  async function genericPlan(query: string, params: unknown[]): Promise<{ indexes: string[]; seqScans: string[]; plan: unknown }> {
-    const literal = (value: unknown): string =>
-      typeof value === 'number' ? String(value) : `'${String(value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : value).replaceAll("'", "''")}'`;
-    let plan: Record<string, unknown> | undefined;
-    // PREPARE outlives the rolled-back transaction on its connection: one name per statement.
-    const name = `generic_${(prepared += 1)}`;
-    await client
-      .begin(async (tx) => {
-        await tx.unsafe(`prepare ${name} as ${query}`);
-        await tx.unsafe('set local plan_cache_mode = force_generic_plan');
-        const execute = params.length > 0 ? `execute ${name}(${params.map(literal).join(', ')})` : `execute ${name}`;
-        const out = await tx.unsafe(`explain (format json) ${execute}`);
-        plan = ((out[0] as Record<string, unknown>)['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan;
-        throw new Rollback();
-      })
-      .catch((err: unknown) => {
-        if (!(err instanceof Rollback)) throw err;
-      });
-    const indexes: string[] = [];
-    const seqScans: string[] = [];
-    const walk = (node: Record<string, unknown>): void => {
-      if (typeof node['Index Name'] === 'string') indexes.push(node['Index Name']);
-      if (node['Node Type'] === 'Seq Scan') seqScans.push(String(node['Relation Name']));
-      for (const child of (node['Plans'] as Record<string, unknown>[] | undefined) ?? []) walk(child);
-    };
-    walk(plan!);
-    return { indexes, seqScans, plan };
-  }
-
   it(`reads the active and queued runs through an index at ${ROWS} ended runs, under a generic plan`, async () => {
     const store = new RunStore(db);
     const now = new Date();
@@ -93,7 +61,7 @@ describe.skipIf(testEngine !== 'postgres')('run queries on a long history, Postg
     // createRun's read, hasQueued, and claimQueued's two reads.
     expect(reads.length).toBeGreaterThanOrEqual(4);
     for (const read of reads) {
-      const { indexes, seqScans, plan } = await genericPlan(read.query, read.params);
+      const { indexes, seqScans, plan } = await genericPlan(client, read);
       expect(seqScans, `${read.query}\n${JSON.stringify(plan)}`).toEqual([]);
       expect(indexes.some((name) => name === 'runs_status' || name === 'runs_active'), read.query).toBe(true);
     }
