@@ -22,83 +22,75 @@ export interface StorageUsage {
 }
 
 /**
- * How long a passing measurement may still admit launches while a new one is taken in the
- * background, in multiples of the gate's `maxAgeMs`; an older one is re-measured before the launch.
- */
-export const STORAGE_STALE_FACTOR = 10;
-
-/**
- * A storage gate that keeps the walk of the run directories off the launch path (issue #15: the
- * walk grows with the store, and one launch a minute paid for it; the soak bench's store of 2,500
- * runs took 784 ms to walk).
+ * The storage gate of launches, with the walk of the run directories off the launch path (issue
+ * #15: the walk grows with the store, and one launch a minute paid for it; the soak bench's store
+ * of 2,500 runs took 784 ms to walk).
  *
- * - A passing measurement younger than `maxAgeMs` admits a launch at once.
- * - One between `maxAgeMs` and `maxAgeMs × STORAGE_STALE_FACTOR` also admits it at once, and a new
- *   measurement starts in the background (one at a time); a breach it finds refuses the next launch.
- * - With no passing measurement (the first launch, a breach seen, one older than that) the launch
- *   waits for a new one: a breach is re-checked on every launch until it clears, so freed space is
- *   seen at once.
+ * - The free-disk floor is read for every launch: one `statfs`, fresh, since anything on the
+ *   machine may fill the disk.
+ * - The artifact quota comes from the last walk. A passing walk admits the launch whatever its
+ *   age, and one older than `maxAgeMs` is renewed in the background (one walk at a time); a
+ *   breach it finds refuses the launches after it. The store only grows by baton's own runs, so
+ *   at most the launches made during that walk pass a quota the store has just crossed.
+ * - With no passing walk (the first launch, or the last walk found a breach or failed) the launch
+ *   waits for one: after a refusal every launch walks again, so freed space counts at once.
  *
- * @param maxAgeMs how long a passing measurement is fresh, in ms.
+ * @param maxAgeMs after how long a passing walk is renewed, in ms.
  * @param nowMs the clock, in ms.
  * @returns the gate: resolves when the launch may go on.
- * @throws (the gate) as {@link assertStorage}: `quota_exceeded`, `free_space_low`,
- *   `storage_unprobeable`, or the file system's own error from the walk.
+ * @throws (the gate) BatonError `quota_exceeded`, `free_space_low` or `storage_unprobeable`, or the
+ *   file system's own error from the walk.
  */
 export function cachedStorageGate(runsDir: string, limits: StorageLimits, maxAgeMs: number, nowMs: () => number): () => Promise<void> {
-  /** When the last passing measurement began; -Infinity when there is none, or a later one failed. */
-  let passedAtMs = -Infinity;
-  let measuring: Promise<void> | undefined;
-  const measure = (): Promise<void> =>
-    (measuring ??= (async () => {
+  /** When the last passing walk began; -Infinity when there is none, or a later one failed. */
+  let walkedAtMs = -Infinity;
+  let walking: Promise<void> | undefined;
+  const walk = (): Promise<void> =>
+    (walking ??= (async () => {
       const began = nowMs();
       try {
-        await assertStorage(runsDir, limits);
-        passedAtMs = began;
+        assertQuota(runsDir, await directorySize(runsDir), limits);
+        walkedAtMs = began;
       } catch (err) {
-        passedAtMs = -Infinity;
+        walkedAtMs = -Infinity;
         throw err;
       } finally {
-        measuring = undefined;
+        walking = undefined;
       }
     })());
   return async () => {
-    const ageMs = nowMs() - passedAtMs;
-    if (ageMs < maxAgeMs) return;
-    if (ageMs < maxAgeMs * STORAGE_STALE_FACTOR) {
-      // Not lost: a failure clears the passing measurement, so the next launch measures again
-      // on its own path and is refused with the error.
-      measure().catch(() => undefined);
+    const free = limits.minFreeBytes > 0 ? freeBytes(runsDir).then((bytes) => assertFreeSpace(runsDir, bytes, limits)) : undefined;
+    if (walkedAtMs === -Infinity) {
+      await Promise.all([free, walk()]);
       return;
     }
-    await measure();
+    // Not lost: a failure clears the passing walk, so the next launch walks on its own path and is
+    // refused with the error.
+    if (nowMs() - walkedAtMs >= maxAgeMs) walk().catch(() => undefined);
+    await free;
   };
 }
 
-/**
- * Measures the store and refuses when a bound is breached.
- *
- * @param runsDir - `$BATON_HOME/harness/runs`; it need not exist yet (a fresh install is never
- *   refused): free space is read on its nearest existing ancestor.
- * @throws BatonError `quota_exceeded`, `free_space_low`, or `storage_unprobeable`.
- */
-export async function assertStorage(runsDir: string, limits: StorageLimits): Promise<StorageUsage> {
-  const usage = await measureStorage(runsDir, limits.minFreeBytes > 0);
-  if (usage.artifactBytes >= limits.artifactQuotaBytes) {
+/** @throws BatonError `quota_exceeded` when `artifactBytes` is at or over the quota. */
+function assertQuota(runsDir: string, artifactBytes: number, limits: StorageLimits): void {
+  if (artifactBytes >= limits.artifactQuotaBytes) {
     throw new BatonError(
       'quota_exceeded',
-      `The run artifact store ${runsDir} holds ${formatBytes(usage.artifactBytes)}, at or over its quota of ${formatBytes(limits.artifactQuotaBytes)}. Delete old run directories there or raise [harness] artifact_quota_gb, then retry.`,
-      { details: { ...usage } },
+      `The run artifact store ${runsDir} holds ${formatBytes(artifactBytes)}, at or over its quota of ${formatBytes(limits.artifactQuotaBytes)}. Delete old run directories there or raise [harness] artifact_quota_gb, then retry.`,
+      { details: { artifactBytes } },
     );
   }
-  if (limits.minFreeBytes > 0 && usage.freeBytes !== undefined && usage.freeBytes < limits.minFreeBytes) {
+}
+
+/** @throws BatonError `free_space_low` when the floor is set and `freeBytes` is under it. */
+function assertFreeSpace(runsDir: string, freeBytes: number, limits: StorageLimits): void {
+  if (limits.minFreeBytes > 0 && freeBytes < limits.minFreeBytes) {
     throw new BatonError(
       'free_space_low',
-      `Only ${formatBytes(usage.freeBytes)} free on the disk holding ${runsDir}, below the floor of ${formatBytes(limits.minFreeBytes)}. Free some space, or lower [harness] min_free_gb (0 disables the check).`,
-      { details: { ...usage } },
+      `Only ${formatBytes(freeBytes)} free on the disk holding ${runsDir}, below the floor of ${formatBytes(limits.minFreeBytes)}. Free some space, or lower [harness] min_free_gb (0 disables the check).`,
+      { details: { freeBytes } },
     );
   }
-  return usage;
 }
 
 /**
@@ -108,11 +100,24 @@ export async function assertStorage(runsDir: string, limits: StorageLimits): Pro
  */
 export async function measureStorage(runsDir: string, probeFree: boolean): Promise<StorageUsage> {
   const artifactBytes = await directorySize(runsDir);
-  if (!probeFree) return { artifactBytes, freeBytes: undefined };
-  const probed = await nearestExisting(runsDir);
+  return { artifactBytes, freeBytes: probeFree ? await freeBytes(runsDir) : undefined };
+}
+
+/**
+ * Free bytes for an unprivileged user on the file system holding `runsDir` (or its nearest
+ * existing ancestor): one `statfs` once the directory exists.
+ *
+ * @throws BatonError `storage_unprobeable` when it cannot be read.
+ */
+async function freeBytes(runsDir: string): Promise<number> {
+  let probed = runsDir;
   try {
-    const fs = await statfs(probed);
-    return { artifactBytes, freeBytes: fs.bavail * fs.bsize };
+    const fs = await statfs(runsDir).catch(async (err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      probed = await nearestExisting(runsDir);
+      return statfs(probed);
+    });
+    return fs.bavail * fs.bsize;
   } catch (err) {
     throw new BatonError(
       'storage_unprobeable',
