@@ -46,6 +46,14 @@ export interface SnapshotOptions {
  * @throws BatonError `git_failed` when git fails or times out in a working tree.
  */
 export async function snapshotTree(cwd: string, indexPath: string, options: SnapshotOptions = {}): Promise<TreeSnapshot | undefined> {
+  return (await stageTree(cwd, indexPath, options))?.snapshot;
+}
+
+/**
+ * {@link snapshotTree}, with the filter-driver blanking it read (for more git commands on the
+ * tree as it is now; the config may change later).
+ */
+async function stageTree(cwd: string, indexPath: string, options: SnapshotOptions): Promise<{ snapshot: TreeSnapshot; filters: Record<string, string> } | undefined> {
   const base = gitOptions(cwd, options);
   // It runs beside the CLI's start and the CLI waits for it (issue #15): the filter drivers are
   // read once for the commands that convert content (add), at the same time as the one rev-parse
@@ -69,7 +77,7 @@ export async function snapshotTree(cwd: string, indexPath: string, options: Snap
     await rm(indexPath, { force: true });
     added = await runGit(['add', '-A'], inTree);
   }
-  return { toplevel, indexPath };
+  return { snapshot: { toplevel, indexPath }, filters };
 }
 
 /** The {@link GitOptions} of `options` for a git command in `cwd`. */
@@ -155,10 +163,11 @@ export async function diffSinceSnapshot(
   logger: Logger,
   options: SnapshotOptions = {},
 ): Promise<RunDiff | undefined> {
-  const end = await snapshotTree(start.toplevel, endIndexPath, options);
+  // The end snapshot's filter blanking (read after the run, so after the agent's last chance to
+  // name a driver) serves both write-trees.
+  const end = await stageTree(start.toplevel, endIndexPath, options);
   if (!end) return undefined;
-  const filters = await readFilterOverrides(gitOptions(start.toplevel, options));
-  const [startTree, endTree] = await Promise.all([treeOf(start, options, filters), treeOf(end, options, filters)]);
+  const [startTree, endTree] = await Promise.all([treeOf(start, options, end.filters), treeOf(end.snapshot, options, end.filters)]);
   if (endTree === startTree) return undefined;
   const base = gitOptions(start.toplevel, options);
   const statOut = (await runGit(['diff', ...PLAIN_DIFF, `--stat=72`, `--stat-count=${STAT_FILES}`, startTree, endTree], base)).stdout;
