@@ -1,7 +1,7 @@
 /**
  * A run's end starts queued runs (issue #17), but with none queued — the common case — the queue
  * pass must cost the next launch nothing (issue #15): before, every run's end re-read config.toml
- * and took the launch lock for a transaction of four round trips, which a launch arriving just
+ * and took the launch lock for a transaction of five round trips, which a launch arriving just
  * then waited behind. Now one lock-free lookup ends the pass. Shown here with the launch lock held
  * by another session: the pass still ends, without reading the config.
  *
