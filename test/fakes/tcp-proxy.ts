@@ -30,6 +30,12 @@ export interface TcpProxy {
   closeWhenClientSends(text: string): Promise<void>;
   /** Connections accepted and forwarded so far (refused ones not counted). */
   readonly forwarded: number;
+  /**
+   * Chunks the clients have sent so far (each `data` event on a client socket). A client that
+   * waits for the server between its writes, as a driver does within one query, sends one chunk
+   * per turn, so this counts round trips.
+   */
+  readonly clientChunks: number;
   /** Connections reset while refusing. */
   readonly refused: number;
   /** Pairs open right now. */
@@ -43,6 +49,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let refusing = false;
   let forwarded = 0;
   let refused = 0;
+  let clientChunks = 0;
   const traps: { text: string; sprung: () => void }[] = [];
   const server = createServer((client) => {
     if (refusing) {
@@ -62,6 +69,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     client.on('data', (chunk: Buffer) => {
+      clientChunks += 1;
       const trap = traps.find((t) => chunk.toString('latin1').includes(t.text));
       if (trap) {
         traps.splice(traps.indexOf(trap), 1);
@@ -111,6 +119,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     get refused() {
       return refused;
+    },
+    get clientChunks() {
+      return clientChunks;
     },
     get open() {
       return pairs.size;
