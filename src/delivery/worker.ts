@@ -6,6 +6,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { RunStore } from '../store/runs-repo.js';
+import type { DeliveryRow } from '../store/schema.js';
 import type { Outbox } from './outbox.js';
 
 /** Options of {@link startDeliveryWorker}. */
@@ -26,43 +27,95 @@ export interface DeliveryWorkerOptions {
 
 /** A running worker; `stop()` waits for the tick in progress. */
 export interface DeliveryWorker {
-  /** Runs one tick now; resolves with the number of rows attempted. */
+  /** Claims one batch now and attempts its rows; resolves with the number of rows attempted. */
   tick(): Promise<number>;
   stop(): Promise<void>;
 }
 
-/** Starts the worker; the first tick runs at once (pending rows from before a restart). */
+/**
+ * Starts the worker; the first pass runs at once (pending rows from before a restart).
+ *
+ * A pass claims a batch and sends it on `concurrency` lanes. While a backlog lasts (each claim
+ * came back full) the next batch is claimed as soon as the rows not yet started are fewer than
+ * the lanes, so a lane never waits for a claim, nor for the slowest row of its batch (issue #15:
+ * with a claim after each whole batch, the lanes stood idle through every claim and every
+ * batch's slowest send). A claimed row waits at most for the rows claimed before it to start.
+ */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { store, outbox, clock, logger } = options;
   const tickMs = options.tickMs ?? 30_000;
+  const batchSize = options.batchSize ?? 50;
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const leaseMs = options.leaseMs ?? 300_000;
   let running: Promise<number> = Promise.resolve(0);
   let stopped = false;
 
+  /**
+   * Claims and sends until a claim comes back short of `batchSize` (or after one claim when
+   * `drain` is false, or once stopped); resolves with the number of rows attempted, rejects with
+   * a failed claim's error once the rows claimed before it were attempted. Rows claimed
+   * are all attempted, even after `stop()`: a claimed row left unsent would wait out its lease.
+   */
+  const pass = async (drain: boolean): Promise<number> => {
+    const waiting: DeliveryRow[] = [];
+    let attempted = 0;
+    let more = true;
+    let failure: { err: unknown } | undefined;
+    /** The claim in flight; it never rejects: a failure ends the claiming and fails the pass. */
+    let claiming: Promise<void> | undefined;
+    const claim = (): Promise<void> =>
+      (claiming ??= store
+        .claimDueDeliveries(clock.now(), batchSize, leaseMs)
+        .then(
+          (rows) => {
+            waiting.push(...rows);
+            more = drain && rows.length >= batchSize;
+          },
+          (err: unknown) => {
+            failure ??= { err };
+            more = false;
+          },
+        )
+        .finally(() => {
+          claiming = undefined;
+        }));
+    const next = async (): Promise<DeliveryRow | undefined> => {
+      for (;;) {
+        // Claim ahead: the next batch is on its way before the lanes run out of rows.
+        if (waiting.length < concurrency && more && !stopped) void claim();
+        const row = waiting.shift();
+        if (row) return row;
+        if (!claiming) return undefined;
+        await claiming;
+      }
+    };
+    const lane = async (): Promise<void> => {
+      for (let row = await next(); row; row = await next()) {
+        attempted += 1;
+        await outbox.attemptClaimed(row);
+      }
+    };
+    await claim();
+    await Promise.all(Array.from({ length: Math.min(concurrency, waiting.length) }, lane));
+    // Rows claimed before a failed claim were still attempted; the failure is the pass's.
+    if (failure) throw failure.err;
+    return attempted;
+  };
+
   const tick = (): Promise<number> => {
-    running = running.then(async () => {
-      const rows = await store.claimDueDeliveries(clock.now(), options.batchSize ?? 50, options.leaseMs ?? 300_000);
-      let next = 0;
-      const lane = async (): Promise<void> => {
-        while (next < rows.length) await outbox.attemptClaimed(rows[next++]!);
-      };
-      await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 8, rows.length) }, lane));
-      return rows.length;
-    });
-    return running;
+    const current = running.catch(() => 0).then(() => pass(false));
+    running = current;
+    return current;
   };
   const loop = (): void => {
     if (stopped) return;
-    tick()
-      .then(
-        // A full batch means a backlog: drain it at once instead of 50 rows per tick.
-        (claimed) => claimed >= (options.batchSize ?? 50),
-        (err: unknown) => {
-          logger.error({ err }, 'delivery worker tick failed');
-          return false;
-        },
-      )
-      .then((backlog) => {
-        if (!stopped) timer = setTimeout(loop, backlog ? 0 : tickMs);
+    const current = running.catch(() => 0).then(() => pass(true));
+    running = current;
+    // A pass drains the backlog, so the next one waits a tick, failed or not; the failure is logged.
+    current
+      .catch((err: unknown) => logger.error({ err }, 'delivery worker tick failed'))
+      .then(() => {
+        if (!stopped) timer = setTimeout(loop, tickMs);
       });
   };
   let timer: NodeJS.Timeout | undefined = setTimeout(loop, 0);

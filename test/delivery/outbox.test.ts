@@ -324,6 +324,39 @@ describe(`outbox (${testEngine})`, () => {
     }
   });
 
+  it('claims ahead while a backlog lasts: one slow send holds up no row claimed after it', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-29T14:00:00Z'));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    /** Holds the send of `slow` until released. */
+    class HoldingChannel extends RecordingChannel {
+      override async send(message: Parameters<RecordingChannel['send']>[0]): Promise<{ messageId: string }> {
+        if (message.text === 'slow') await held;
+        return super.send(message);
+      }
+    }
+    const channel = new HoldingChannel();
+    const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', channel]]), policy });
+    // `slow` is the oldest, so the first claim takes it.
+    await store.enqueue({ runId: null, kind: 'reply', target, body: 'slow' }, clock.now());
+    clock.advance(1);
+    for (let i = 0; i < 11; i++) await store.enqueue({ runId: null, kind: 'reply', target, body: `ahead ${i}` }, clock.now());
+    clock.advance(INLINE_LEASE_MS);
+    // Batches of 4 on 2 lanes: before, the worker claimed again only once a whole batch was sent,
+    // so the rows after `slow`'s batch waited for it (3 sent, then nothing).
+    const worker = startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000, batchSize: 4, concurrency: 2 });
+    try {
+      for (let i = 0; i < 400 && channel.sent.length < 11; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(channel.sent.map((m) => m.text).sort()).toEqual(Array.from({ length: 11 }, (_, i) => `ahead ${i}`).sort());
+      release();
+      for (let i = 0; i < 400 && channel.sent.length < 12; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(channel.sent.at(-1)?.text).toBe('slow');
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+
   it('never lets two workers send one row at the same time', async () => {
     const clock = new ManualClock(Date.parse('2026-11-29T12:00:00Z'));
     const channel = new RecordingChannel();
