@@ -92,12 +92,22 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const lane = async (): Promise<void> => {
       for (let row = await next(); row; row = await next()) {
         attempted += 1;
-        await outbox.attemptClaimed(row);
+        try {
+          await outbox.attemptClaimed(row);
+        } catch (err) {
+          // A failed attempt (its database write failed) ends the claiming, not this lane: the
+          // rows already claimed are still attempted, and the pass (so `stop()`) waits for every
+          // lane instead of settling while the others still send and claim.
+          failure ??= { err };
+          more = false;
+        }
       }
     };
     await claim();
-    await Promise.all(Array.from({ length: Math.min(concurrency, waiting.length) }, lane));
-    // Rows claimed before a failed claim were still attempted; the failure is the pass's.
+    // Every lane, even when the first claim is smaller than `concurrency` (batchSize below it):
+    // claims ahead feed them all.
+    await Promise.all(Array.from({ length: waiting.length > 0 ? concurrency : 0 }, lane));
+    // Rows claimed before a failed claim or attempt were still attempted; the failure is the pass's.
     if (failure) throw failure.err;
     return attempted;
   };

@@ -1,0 +1,91 @@
+/**
+ * Attack on the claim-ahead delivery worker (src/delivery/worker.ts), with a fake store and outbox
+ * (no database needed). When one lane's `attemptClaimed` throws (its database write failed), the
+ * pass rejected at once through `Promise.all` while the other lanes kept sending and, with claim
+ * ahead, kept claiming further batches outside any pass: `stop()` returned with sends still in
+ * flight (the service then closes the database under them) and rows went on being claimed after it.
+ * Also: with `batchSize` below `concurrency`, only `batchSize` lanes ever ran.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/core/logger.js';
+import type { Outbox } from '../../src/delivery/outbox.js';
+import { startDeliveryWorker } from '../../src/delivery/worker.js';
+import type { RunStore } from '../../src/store/runs-repo.js';
+import type { DeliveryRow } from '../../src/store/schema.js';
+
+const clock = { now: () => new Date(0), nowMs: () => 0 };
+
+function fakeStore(total: number) {
+  let nextId = 1;
+  let claims = 0;
+  const store = {
+    claimDueDeliveries: async (_now: Date, limit: number) => {
+      claims += 1;
+      await sleep(5);
+      const rows: DeliveryRow[] = [];
+      while (rows.length < limit && nextId <= total) rows.push({ id: nextId++, runId: null } as unknown as DeliveryRow);
+      return rows;
+    },
+  };
+  return { store: store as unknown as RunStore, claims: () => claims, claimed: () => nextId - 1 };
+}
+
+describe('delivery worker lanes', () => {
+  it('stop() waits for every lane still sending after another lane failed, and nothing is claimed after it', async () => {
+    const { store, claimed } = fakeStore(40);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inFlight = 0;
+    const started: number[] = [];
+    const outbox = {
+      attemptClaimed: async (row: DeliveryRow) => {
+        started.push(row.id);
+        inFlight += 1;
+        try {
+          if (row.id === 1) throw new Error('connection reset while recording the send');
+          if (row.id === 2) await held;
+          else await sleep(1);
+          return true;
+        } finally {
+          inFlight -= 1;
+        }
+      },
+    } as unknown as Outbox;
+    const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger: silentLogger(), tickMs: 3_600_000, batchSize: 4, concurrency: 2 });
+    await sleep(100);
+    let stopped = false;
+    const stopping = worker.stop().then(() => (stopped = true));
+    await sleep(100);
+    const stoppedWhileSending = stopped && inFlight > 0;
+    release();
+    await stopping;
+    const claimedAtStop = claimed();
+    const startedAtStop = started.length;
+    await sleep(100);
+    expect(stoppedWhileSending).toBe(false);
+    expect(claimed()).toBe(claimedAtStop);
+    expect(started.length).toBe(startedAtStop);
+    // Every claimed row was attempted before stop() returned (none left waiting out its lease).
+    expect(started.length).toBe(claimedAtStop);
+  });
+
+  it('keeps `concurrency` lanes busy when batchSize is smaller than concurrency', async () => {
+    const { store } = fakeStore(16);
+    let inFlight = 0;
+    let most = 0;
+    const outbox = {
+      attemptClaimed: async () => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await sleep(40);
+        inFlight -= 1;
+        return true;
+      },
+    } as unknown as Outbox;
+    const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger: silentLogger(), tickMs: 3_600_000, batchSize: 2, concurrency: 4 });
+    await sleep(400);
+    await worker.stop();
+    expect(most).toBe(4);
+  });
+});
