@@ -242,9 +242,22 @@ function preparedStatements<T extends PostgresClient>(current: () => T): T {
       }
       if (key === 'begin' || key === 'savepoint') {
         // (fn) or (mode, fn): the body comes last.
-        return (...args: unknown[]) => {
+        return async (...args: unknown[]) => {
           const body = args.pop() as (tx: PostgresClient) => unknown;
-          return (client[key] as (...a: unknown[]) => unknown)(...args, wrapBody(body));
+          const run = () => (client[key] as (...a: unknown[]) => Promise<unknown>)(...args, wrapBody(body));
+          if (key === 'savepoint') return run();
+          // A statement prepared before another connection changed the schema under it (a
+          // migration by another process: "cached plan must not change result type") fails once
+          // per connection. postgres.js retries it outside a transaction, but inside one its retry
+          // meets the aborted transaction. The transaction was rolled back and postgres.js dropped
+          // the stale statement: run it again (a few stale statements at most, one per try).
+          for (let tries = 1; ; tries++) {
+            try {
+              return await run();
+            } catch (err) {
+              if (tries >= 4 || !staleStatement(err)) throw err;
+            }
+          }
         };
       }
       const value: unknown = Reflect.get(client, key);
@@ -252,6 +265,15 @@ function preparedStatements<T extends PostgresClient>(current: () => T): T {
     },
     apply: (_target, thisArg, args) => Reflect.apply(current() as unknown as (...a: unknown[]) => unknown, thisArg, args),
   }) as T;
+}
+
+/** Whether a failed query (or drizzle's wrapper of it) hit a prepared statement the schema outdated. */
+function staleStatement(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const routine = (e as { routine?: unknown }).routine;
+    if (routine === 'RevalidateCachedQuery' || routine === 'FetchPreparedStatement') return true;
+  }
+  return false;
 }
 
 /** What {@link preparedStatements} needs of a postgres.js client or transaction. */
