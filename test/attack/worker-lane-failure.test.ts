@@ -88,4 +88,30 @@ describe('delivery worker lanes', () => {
     await worker.stop();
     expect(most).toBe(4);
   });
+
+  it('a claim failing mid-pass: rows claimed before it are attempted, the error is logged once, the next pass recovers', async () => {
+    let nextId = 1;
+    let claims = 0;
+    const store = {
+      claimDueDeliveries: async (_now: Date, limit: number) => {
+        claims += 1;
+        await sleep(5);
+        if (claims === 2) throw new Error('connection reset');
+        const rows: DeliveryRow[] = [];
+        while (rows.length < limit && nextId <= 10) rows.push({ id: nextId++, runId: null } as unknown as DeliveryRow);
+        return rows;
+      },
+    } as unknown as RunStore;
+    const attempted: number[] = [];
+    const outbox = { attemptClaimed: async (row: DeliveryRow) => (attempted.push(row.id), await sleep(2), true) } as unknown as Outbox;
+    const errors: string[] = [];
+    const logger = { ...silentLogger(), error: (_o: unknown, msg: string) => errors.push(msg) } as never;
+    const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger, tickMs: 100, batchSize: 4, concurrency: 2 });
+    await sleep(80);
+    expect(attempted).toEqual([1, 2, 3, 4]);
+    expect(errors).toEqual(['delivery worker tick failed']);
+    await sleep(250);
+    await worker.stop();
+    expect(attempted.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
 });
