@@ -46,10 +46,13 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
-/** A fresh migrated PostgreSQL database, dropped after the file. */
+/**
+ * A fresh migrated PostgreSQL database, dropped after the file, opened as the service opens
+ * `DATABASE_URL` (buildRuntime: the default pool of 10 connections; the bench had 4 before).
+ */
 async function freshDatabase(): Promise<{ database: Database; url: string }> {
   const created = await createPostgresDatabase(postgresAdminUrl());
-  const database = await openDatabase({ url: created.url, maxConnections: 4 });
+  const database = await openDatabase({ url: created.url });
   cleanups.push(async () => {
     await database.close();
     await created.drop();
