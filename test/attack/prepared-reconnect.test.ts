@@ -6,27 +6,18 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/store/database.js';
+import type { Database } from '../../src/store/database.js';
 import { INLINE_LEASE_MS, RunStore } from '../../src/store/runs-repo.js';
 import { runs } from '../../src/store/schema.js';
-import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
-import { createPostgresDatabase, testEngine } from '../support/db.js';
+import { testEngine } from '../support/db.js';
+import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 
 describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnects', () => {
-  let created: { url: string; drop(): Promise<void> };
-  let proxy: TcpProxy;
-  const opened: Database[] = [];
+  let pg: ProxiedPostgres;
   beforeAll(async () => {
-    created = await createPostgresDatabase(process.env.DATABASE_URL!);
-    const url = new URL(created.url);
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    opened.push(await openDatabase({ url: created.url, maxConnections: 2 }));
+    pg = await startProxiedPostgres();
   }, 60_000);
-  afterAll(async () => {
-    for (const database of opened) await database.close();
-    await proxy?.close();
-    await created?.drop();
-  });
+  afterAll(async () => pg?.dispose());
 
   const lookup = (database: Database, id: string) =>
     database.db.select({ id: runs.id }).from(runs).where(and(eq(runs.id, id), eq(runs.status, 'running')));
@@ -45,8 +36,8 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnect
   };
 
   it('after a cut, recycle() and a failed transaction the same statements run again', async () => {
-    const database = await openDatabase({ url: proxy.rewrite(created.url), maxConnections: 1, migrate: false });
-    opened.push(database);
+    const database = await pg.open();
+    const proxy = pg.proxy;
     const store = new RunStore(database.db);
     const now = new Date('2026-12-01T00:00:00Z');
     const claimAt = new Date(now.getTime() + INLINE_LEASE_MS + 1);

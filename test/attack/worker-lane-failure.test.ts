@@ -16,19 +16,28 @@ import type { DeliveryRow } from '../../src/store/schema.js';
 
 const clock = { now: () => new Date(0), nowMs: () => 0 };
 
-function fakeStore(total: number) {
+/** A store that hands out rows 1…`total` in claims (5 ms each); claim number `failClaim` throws. */
+function fakeStore(total: number, failClaim?: number) {
   let nextId = 1;
   let claims = 0;
   const store = {
     claimDueDeliveries: async (_now: Date, limit: number) => {
       claims += 1;
       await sleep(5);
+      if (claims === failClaim) throw new Error('connection reset');
       const rows: DeliveryRow[] = [];
       while (rows.length < limit && nextId <= total) rows.push({ id: nextId++, runId: null } as unknown as DeliveryRow);
       return rows;
     },
   };
   return { store: store as unknown as RunStore, claims: () => claims, claimed: () => nextId - 1 };
+}
+
+/** Resolves once `condition()` holds, polling every 5 ms; fails after 20 s. */
+async function until(condition: () => boolean): Promise<void> {
+  for (const end = Date.now() + 20_000; !condition(); await sleep(5)) {
+    if (Date.now() > end) throw new Error('condition not reached in 20 s');
+  }
 }
 
 describe('delivery worker lanes', () => {
@@ -74,44 +83,37 @@ describe('delivery worker lanes', () => {
     const { store } = fakeStore(16);
     let inFlight = 0;
     let most = 0;
+    let done = 0;
     const outbox = {
       attemptClaimed: async () => {
         inFlight += 1;
         most = Math.max(most, inFlight);
         await sleep(40);
         inFlight -= 1;
+        done += 1;
         return true;
       },
     } as unknown as Outbox;
     const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger: silentLogger(), tickMs: 3_600_000, batchSize: 2, concurrency: 4 });
-    await sleep(400);
+    await until(() => done === 16);
     await worker.stop();
     expect(most).toBe(4);
   });
 
   it('a claim failing mid-pass: rows claimed before it are attempted, the error is logged once, the next pass recovers', async () => {
-    let nextId = 1;
-    let claims = 0;
-    const store = {
-      claimDueDeliveries: async (_now: Date, limit: number) => {
-        claims += 1;
-        await sleep(5);
-        if (claims === 2) throw new Error('connection reset');
-        const rows: DeliveryRow[] = [];
-        while (rows.length < limit && nextId <= 10) rows.push({ id: nextId++, runId: null } as unknown as DeliveryRow);
-        return rows;
-      },
-    } as unknown as RunStore;
+    const { store } = fakeStore(10, 2);
     const attempted: number[] = [];
     const outbox = { attemptClaimed: async (row: DeliveryRow) => (attempted.push(row.id), await sleep(2), true) } as unknown as Outbox;
     const errors: string[] = [];
     const logger = { ...silentLogger(), error: (_o: unknown, msg: string) => errors.push(msg) } as never;
-    const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger, tickMs: 100, batchSize: 4, concurrency: 2 });
-    await sleep(80);
+    // The next pass comes a tick (1 s) after the failed one, long after the failed pass settled.
+    const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger, tickMs: 1_000, batchSize: 4, concurrency: 2 });
+    await until(() => errors.length > 0);
     expect(attempted).toEqual([1, 2, 3, 4]);
     expect(errors).toEqual(['delivery worker tick failed']);
-    await sleep(250);
+    await until(() => attempted.length === 10);
     await worker.stop();
     expect(attempted.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(errors).toHaveLength(1);
   });
 });

@@ -11,27 +11,17 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/store/database.js';
+import type { Database } from '../../src/store/database.js';
 import { runs } from '../../src/store/schema.js';
-import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
-import { createPostgresDatabase, testEngine } from '../support/db.js';
+import { testEngine } from '../support/db.js';
+import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 
 describe.skipIf(testEngine !== 'postgres')('prepared statements on PostgreSQL', () => {
-  let created: { url: string; drop(): Promise<void> };
-  let proxy: TcpProxy;
-  const opened: Database[] = [];
+  let pg: ProxiedPostgres;
   beforeAll(async () => {
-    created = await createPostgresDatabase(process.env.DATABASE_URL!);
-    const url = new URL(created.url);
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    // Migrate once, directly.
-    opened.push(await openDatabase({ url: created.url, maxConnections: 2 }));
+    pg = await startProxiedPostgres();
   }, 60_000);
-  afterAll(async () => {
-    for (const database of opened) await database.close();
-    await proxy?.close();
-    await created?.drop();
-  });
+  afterAll(async () => pg?.dispose());
 
   /** A query with parameters, as the launch path sends them. */
   const lookup = (database: Database, id: string) =>
@@ -52,9 +42,9 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements on PostgreSQL', 
       }
     };
     await run();
-    const before = proxy.clientChunks;
+    const before = pg.proxy.clientChunks;
     await run();
-    return proxy.clientChunks - before;
+    return pg.proxy.clientChunks - before;
   }
 
   /** The statements the server has prepared on the pool's one connection. */
@@ -64,23 +54,18 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements on PostgreSQL', 
   }
 
   it('a repeated query with parameters is one round trip, prepared once per connection', async () => {
-    const database = await openDatabase({ url: proxy.rewrite(created.url), maxConnections: 1, migrate: false });
-    opened.push(database);
+    const database = await pg.open();
     expect(await turnsFor(database, 10, false)).toBe(10);
     expect((await preparedOnServer(database)).some((s) => s.includes('from "runs"'))).toBe(true);
   });
 
   it('inside a transaction too (BEGIN and COMMIT are a turn each)', async () => {
-    const database = await openDatabase({ url: proxy.rewrite(created.url), maxConnections: 1, migrate: false });
-    opened.push(database);
+    const database = await pg.open();
     expect(await turnsFor(database, 10, true)).toBe(12);
   });
 
   it('?prepare=false in the URL leaves statements unnamed (a pooler in transaction mode)', async () => {
-    const url = new URL(proxy.rewrite(created.url));
-    url.searchParams.set('prepare', 'false');
-    const database = await openDatabase({ url: url.toString(), maxConnections: 1, migrate: false });
-    opened.push(database);
+    const database = await pg.open({ params: { prepare: 'false' } });
     expect(await turnsFor(database, 10, false)).toBe(20);
     expect(await preparedOnServer(database)).toEqual([]);
   });
