@@ -9,19 +9,14 @@
  * end's `git write-tree` fails (`index file open failed`), so the outcome carries no diff. Before
  * the change the start tree was written at launch and the same run had its diff.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { diffSinceSnapshot, snapshotTree } from '../../src/harness/diff.js';
+import { git, scratchDir } from '../support/git-repo.js';
 
-const base = mkdtempSync(join(tmpdir(), 'baton-attack-split-'));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.email=a@b.c', '-c', 'user.name=a', ...args], { cwd, encoding: 'utf8' });
+const base = scratchDir('baton-attack-split-');
 
 describe('the run diff in a repository with a split index', () => {
   it('still has the diff when the agent\'s git expires the shared index the start index links to', async () => {

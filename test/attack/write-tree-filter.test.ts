@@ -8,19 +8,14 @@
  * filter it names then runs in baton, outside the agent's sandbox, at the run's end. Before the
  * change write-tree ran with the blanked filter drivers.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { diffSinceSnapshot, snapshotTree } from '../../src/harness/diff.js';
+import { git, scratchDir } from '../support/git-repo.js';
 
-const base = mkdtempSync(join(tmpdir(), 'baton-attack-wtf-'));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.email=a@b.c', '-c', 'user.name=a', ...args], { cwd, encoding: 'utf8' });
+const base = scratchDir('baton-attack-wtf-');
 
 describe('the run-end write-tree in a repository whose config names a clean filter', () => {
   it('runs no filter command', async () => {

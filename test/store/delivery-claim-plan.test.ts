@@ -8,33 +8,30 @@
  *
  * PostgreSQL server only (plans of a real server at scale); skipped on PGlite.
  */
-import { drizzle } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId } from '../../src/core/ids.js';
 import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
-import { genericPlan } from '../support/generic-plan.js';
+import { testEngine } from '../support/db.js';
+import { genericPlan, openCapturingDatabase, type CapturedQuery } from '../support/generic-plan.js';
 
 /** Rows in the table when the plan is taken: enough that a seq scan costs far more than the index. */
 const ROWS = 200_000;
 
 describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', () => {
-  let database: TestDatabase;
+  let opened: Awaited<ReturnType<typeof openCapturingDatabase>>;
   let client: postgres.Sql;
-  const captured: { query: string; params: unknown[] }[] = [];
+  let captured: CapturedQuery[];
   let db: Db;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
-    client = postgres(database.url!, { max: 2, onnotice: () => {} });
-    db = drizzle(client, { schema, logger: { logQuery: (query, params) => void captured.push({ query, params }) } }) as unknown as Db;
+    opened = await openCapturingDatabase();
+    ({ client, captured, db } = opened);
   }, 120_000);
   afterAll(async () => {
-    await client?.end({ timeout: 5 });
-    await database?.dispose();
+    await opened?.close();
   });
 
   it(`uses the partial index deliveries_due under force_generic_plan at ${ROWS} rows`, async () => {

@@ -7,29 +7,26 @@
  *
  * PostgreSQL server only (plans of a real server at scale); skipped on PGlite.
  */
-import { drizzle } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId } from '../../src/core/ids.js';
 import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
-import * as schema from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
-import { genericPlan } from '../support/generic-plan.js';
+import { testEngine } from '../support/db.js';
+import { genericPlan, openCapturingDatabase, type CapturedQuery } from '../support/generic-plan.js';
 
 /** Ended runs in the table when the plans are taken: enough that a scan costs far more than the index. */
 const ROWS = 100_000;
 
 describe.skipIf(testEngine !== 'postgres')('run queries on a long history, PostgreSQL', () => {
-  let database: TestDatabase;
+  let opened: Awaited<ReturnType<typeof openCapturingDatabase>>;
   let client: postgres.Sql;
-  const captured: { query: string; params: unknown[] }[] = [];
+  let captured: CapturedQuery[];
   let db: Db;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
-    client = postgres(database.url!, { max: 2, onnotice: () => {} });
-    db = drizzle(client, { schema, logger: { logQuery: (query, params) => void captured.push({ query, params }) } }) as unknown as Db;
+    opened = await openCapturingDatabase();
+    ({ client, captured, db } = opened);
     await client.unsafe(
       `insert into runs (id, vendor, status, task, cwd, worktree_root, options, origin, supervisor, created_at)
        select 'hr_old' || g, 'codex', 'completed', 'task', '/r', '/r', '{"timeoutMinutes":30}'::jsonb,
@@ -40,8 +37,7 @@ describe.skipIf(testEngine !== 'postgres')('run queries on a long history, Postg
     await client.unsafe('analyze runs');
   }, 300_000);
   afterAll(async () => {
-    await client?.end({ timeout: 5 });
-    await database?.dispose();
+    await opened?.close();
   });
 
   it(`reads the active and queued runs through an index at ${ROWS} ended runs, under a generic plan`, async () => {

@@ -4,7 +4,11 @@
  * always under `plan_cache_mode = force_generic_plan` (forced here). Used by the plan tests of
  * issue #15 to show a query keeps its index whatever the plan cache does.
  */
-import type postgres from 'postgres';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import type { Db } from '../../src/store/database.js';
+import * as schema from '../../src/store/schema.js';
+import { openTestDatabase, type TestDatabase } from './db.js';
 
 /** A statement as drizzle's logger saw it. */
 export interface CapturedQuery {
@@ -17,6 +21,28 @@ export interface PlanSummary {
   indexes: string[];
   seqScans: string[];
   plan: Record<string, unknown>;
+}
+
+/**
+ * A fresh migrated PostgreSQL database (needs `DATABASE_URL`), a postgres.js `client` on it, and a
+ * drizzle `db` over that client whose statements land in `captured`, for a RunStore whose queries
+ * the test then explains. `close()` ends the client and drops the database.
+ */
+export async function openCapturingDatabase(): Promise<{ database: TestDatabase; client: postgres.Sql; db: Db; captured: CapturedQuery[]; close(): Promise<void> }> {
+  const database = await openTestDatabase();
+  const client = postgres(database.url!, { max: 2, onnotice: () => {} });
+  const captured: CapturedQuery[] = [];
+  const db = drizzle(client, { schema, logger: { logQuery: (query, params) => void captured.push({ query, params }) } }) as unknown as Db;
+  return {
+    database,
+    client,
+    db,
+    captured,
+    close: async () => {
+      await client.end({ timeout: 5 });
+      await database.dispose();
+    },
+  };
 }
 
 class Rollback extends Error {}
