@@ -7,6 +7,7 @@ import { and, desc, eq, inArray, isNotNull, isNull, lte, notInArray, sql, type S
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import type { Db } from './database.js';
+import { GroupCommit } from './group-commit.js';
 import {
   ACTIVE_RUN_STATUSES,
   conversationDefaults,
@@ -848,25 +849,64 @@ export class RunStore {
    *   pending (false when not done or not a run's delivery).
    */
   async recordPartsSent(delivery: DeliveryRow, partsDelivered: number, messageIds: string[], done: boolean, now: Date): Promise<{ laterPendingInRun: boolean }> {
-    // One statement, one round trip (issue #15: the send loop was four per part — begin, update,
-    // insert, commit — and a select for the run's next row): the row update and the message links
-    // are data-modifying CTEs, atomic like the transaction they replace, and the final select says
-    // whether a later row of the run waits, which is all the outbox needs to go on.
-    const runId = delivery.runId;
-    const setDone = done ? sql`, status = 'delivered', delivered_at = ${now.toISOString()}::timestamptz` : sql``;
-    const links =
-      runId && messageIds.length > 0
-        ? sql`, linked as (insert into run_messages (platform, chat_id, message_id, run_id) values ${sql.join(
-            messageIds.map((messageId) => sql`(${delivery.target.platform}, ${delivery.target.chatId}, ${messageId}, ${runId})`),
-            sql`, `,
-          )} on conflict do nothing)`
-        : sql``;
-    const later = done && runId ? sql`exists (select 1 from deliveries later where later.run_id = ${runId} and later.id > ${delivery.id} and later.status = 'pending')` : sql`false`;
-    const result = await this.db.execute<{ later_pending: boolean }>(
-      sql`with updated as (update deliveries set parts_delivered = ${partsDelivered}, platform_message_ids = platform_message_ids || ${JSON.stringify(messageIds)}::jsonb${setDone} where id = ${delivery.id} returning id)${links} select ${later} as later_pending`,
-    );
+    const laterPendingInRun = await this.partsSent.submit({
+      id: delivery.id,
+      parts: partsDelivered,
+      ids: messageIds,
+      done,
+      at: now.toISOString(),
+      run_id: delivery.runId,
+      platform: delivery.target.platform,
+      chat_id: delivery.target.chatId,
+    });
+    return { laterPendingInRun };
+  }
+
+  /**
+   * The writes of {@link recordPartsSent}, several rows to a statement while the service is busy
+   * (group commit, issue #15).
+   */
+  private readonly partsSent = new GroupCommit<PartsSent, boolean>((batch) => this.writePartsSent(batch), {
+    maxBatch: 64,
+    retryAlone: isStatementError,
+  });
+
+  /**
+   * One statement, one round trip for any number of rows (issue #15: the send loop was four per
+   * part — begin, update, insert, commit — and a select for the run's next row): the row updates
+   * and the message links are data-modifying CTEs, atomic like the transaction they replace, and
+   * the final select says per row whether a later row of its run waits, which is all the outbox
+   * needs to go on. The final select sees the table as it was before the statement; a batch never
+   * holds two rows of one run (the outbox attempts a run's rows one at a time, and a claim leases
+   * only a run's first pending row).
+   *
+   * @returns `later_pending` per row of `batch`, in order.
+   */
+  private async writePartsSent(batch: readonly PartsSent[]): Promise<boolean[]> {
+    const result = await this.db.execute<{ later_pending: boolean }>(sql`
+      with input as (
+        select * from jsonb_to_recordset(${JSON.stringify(batch.map((b, ord) => ({ ...b, ord })))}::jsonb)
+          as i(ord int, id bigint, parts int, ids jsonb, done boolean, at timestamptz, run_id text, platform text, chat_id text)
+      ), updated as (
+        update deliveries d set
+          parts_delivered = i.parts,
+          platform_message_ids = d.platform_message_ids || i.ids,
+          status = case when i.done then 'delivered'::delivery_status else d.status end,
+          delivered_at = case when i.done then i.at else d.delivered_at end
+        from input i where d.id = i.id
+        returning d.id
+      ), linked as (
+        insert into run_messages (platform, chat_id, message_id, run_id)
+        select i.platform, i.chat_id, m.message_id, i.run_id
+        from input i cross join lateral jsonb_array_elements_text(i.ids) as m(message_id)
+        where i.run_id is not null
+        on conflict do nothing
+      )
+      select i.done and i.run_id is not null
+             and exists (select 1 from deliveries later where later.run_id = i.run_id and later.id > i.id and later.status = 'pending') as later_pending
+      from input i order by i.ord`);
     const rows = (Array.isArray(result) ? result : (result as { rows: { later_pending: boolean }[] }).rows) as { later_pending: boolean }[];
-    return { laterPendingInRun: rows[0]?.later_pending === true };
+    return rows.map((row) => row.later_pending === true);
   }
 
   /**
@@ -973,6 +1013,35 @@ function worktreeBusy(root: string, runId?: string): BatonError {
     `Another run is active in ${root}${runId ? ` (${runId})` : ''}. Wait for it to finish or /cancel it.`,
     { details: { worktreeRoot: root } },
   );
+}
+
+/** One row's write of {@link RunStore.recordPartsSent}, as the batch statement reads it (JSON). */
+interface PartsSent {
+  id: number;
+  /** The row's new parts_delivered. */
+  parts: number;
+  /** Platform message ids of the parts just sent. */
+  ids: string[];
+  done: boolean;
+  /** When the row was delivered (ISO 8601), used when `done`. */
+  at: string;
+  run_id: string | null;
+  platform: string;
+  chat_id: string;
+}
+
+/**
+ * True when `err` (or its cause, as drizzle wraps driver errors) is an error the server raised
+ * about a row's data: SQLSTATE class 22 (data exception) or 23 (integrity constraint violation,
+ * such as a run deleted under its delivery). The statement was then rolled back and wrote nothing.
+ */
+function isStatementError(err: unknown): boolean {
+  for (let current: unknown = err, depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** True when `err` (or its cause, as drizzle wraps driver errors) is a unique violation of `constraint`. */

@@ -70,4 +70,35 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
     expect(nodes.seqScans, JSON.stringify(nodes.plan)).toEqual([]);
     expect(nodes.indexes).toContain('deliveries_due');
   }, 300_000);
+
+  // After the test above, which left ROWS rows in the table.
+  it(`records sent rows (group commit) through the primary key and deliveries_run at ${ROWS} rows`, async () => {
+    const runId = newRunId();
+    const now = new Date();
+    await db.insert(schema.runs).values({
+      id: runId,
+      vendor: 'codex',
+      status: 'completed',
+      task: 't',
+      cwd: '/r',
+      worktreeRoot: '/r',
+      options: { timeoutMinutes: 30, progress: false },
+      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '1' },
+      supervisor: 'test:1',
+      createdAt: now,
+    });
+    const rows = await db
+      .insert(schema.deliveries)
+      .values([0, 1].map(() => ({ runId, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'b', nextAttemptAt: now, createdAt: now })))
+      .returning();
+    expect(Number((await client.unsafe('select count(*)::int as n from deliveries'))[0]!.n)).toBeGreaterThan(ROWS);
+    captured.length = 0;
+    expect(await new RunStore(db).recordPartsSent(rows[0]!, 1, ['9'], true, now)).toEqual({ laterPendingInRun: true });
+    const write = captured.find((c) => /update deliveries/i.test(c.query));
+    expect(write, 'the recordPartsSent statement was captured').toBeDefined();
+
+    const nodes = await genericPlan(client, write!);
+    expect(nodes.seqScans, JSON.stringify(nodes.plan)).toEqual([]);
+    expect(nodes.indexes).toEqual(expect.arrayContaining(['deliveries_pkey', 'deliveries_run']));
+  }, 300_000);
 });
