@@ -390,7 +390,7 @@ export class RunSupervisor {
       if (child.pid !== undefined) this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
       // The launch snapshot, taken while the CLI starts: it only has to be complete before the
       // CLI can change anything, and neither CLI acts (nor calls its model) before it has its
-      // task on stdin (measured, see each vendor's stdinPayload). Spawning first takes the four
+      // task on stdin (measured, see each vendor's stdinPayload). Spawning first takes the
       // git processes off the launch path (issue #15). A CLI that could not be spawned changes
       // nothing: no snapshot, no task.
       snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : this.snapshot(run, runDir);

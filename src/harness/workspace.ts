@@ -158,13 +158,27 @@ async function realDirectory(path: string): Promise<string> {
  * @param cwd an absolute, real directory (each parent of it is then real too).
  */
 export async function findWorktreeRoot(cwd: string): Promise<string> {
+  return (await discoverRepository(cwd))?.top ?? cwd;
+}
+
+/**
+ * The working tree holding `cwd` and its git directory, found as {@link findWorktreeRoot} finds
+ * it (same limits); undefined outside a working tree.
+ *
+ * @returns `top` (what `git rev-parse --show-toplevel` prints) and `gitDir` (absolute: `<top>/.git`,
+ *   or the directory a gitfile names), where the working tree's own `index` file lives.
+ */
+export async function discoverRepository(cwd: string): Promise<{ top: string; gitDir: string } | undefined> {
   for (let dir = cwd; ; dir = dirname(dir)) {
     const entry = join(dir, '.git');
     const stats = await stat(entry).catch(() => undefined);
-    if (stats?.isDirectory() && (await isGitDirectory(entry))) return dir;
-    if (stats?.isFile()) return (await gitfileTarget(entry, dir)) ? dir : cwd;
-    if (await isGitDirectory(dir)) return cwd;
-    if (dirname(dir) === dir) return cwd;
+    if (stats?.isDirectory() && (await isGitDirectory(entry))) return { top: dir, gitDir: entry };
+    if (stats?.isFile()) {
+      const gitDir = await gitfileTarget(entry, dir);
+      return gitDir ? { top: dir, gitDir } : undefined;
+    }
+    if (await isGitDirectory(dir)) return undefined;
+    if (dirname(dir) === dir) return undefined;
   }
 }
 
@@ -181,10 +195,12 @@ async function isGitDirectory(dir: string): Promise<boolean> {
   return Boolean(objects?.isDirectory() && refs?.isDirectory());
 }
 
-/** True when the gitfile `path` reads `gitdir: <dir>` and `<dir>` (relative to `base`) is a git directory. */
-async function gitfileTarget(path: string, base: string): Promise<boolean> {
+/** The directory the gitfile `path` names (`gitdir: <dir>`, relative to `base`) when it is a git directory. */
+async function gitfileTarget(path: string, base: string): Promise<string | undefined> {
   // A gitfile is one short line; a large or unreadable `.git` file is no gitfile.
   const text = await readFile(path, 'utf8').catch(() => '');
   const match = /^gitdir: (.+?)\r?\n?$/.exec(text.slice(0, 4096));
-  return match ? isGitDirectory(resolve(base, match[1]!)) : false;
+  if (!match) return undefined;
+  const gitDir = resolve(base, match[1]!);
+  return (await isGitDirectory(gitDir)) ? gitDir : undefined;
 }

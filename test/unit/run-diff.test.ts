@@ -48,12 +48,40 @@ describe('run diff', () => {
     const start = await snapshotTree(path, join(dir, 'r-nice.index'), { path: `${bin}:/usr/bin:/bin`, niceness: 10 });
     expect(start?.toplevel).toBe(path);
     const seen = (await readFile(log, 'utf8')).trim().split('\n').map(Number);
-    expect(seen.length).toBeGreaterThanOrEqual(3); // the filter listing, rev-parse, add
+    expect(seen.length).toBeGreaterThanOrEqual(2); // the filter listing, add
     expect(seen.every((nice) => nice === Math.max(10, getPriority()))).toBe(true);
     // Without it, git runs at this process's own priority.
     await rm(log);
     await snapshotTree(path, join(dir, 'r-nice-2.index'), { path: `${bin}:/usr/bin:/bin` });
     expect((await readFile(log, 'utf8')).trim().split('\n').map(Number).every((nice) => nice === getPriority())).toBe(true);
+  });
+
+  it('starts two git processes for a launch snapshot, not three (each start costs baton a fork, issue #15)', async () => {
+    const path = await repo('r-count');
+    await mkdir(join(path, 'sub'));
+    const bin = join(dir, 'count-bin');
+    const log = join(dir, 'count.log');
+    await mkdir(bin);
+    const realGit = (await execa('sh', ['-c', 'command -v git'])).stdout.trim();
+    await writeFile(join(bin, 'git'), `#!/bin/sh\necho "$*" >> ${log}\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    const start = await snapshotTree(join(path, 'sub'), join(dir, 'r-count.index'), { path: `${bin}:/usr/bin:/bin` });
+    expect(start?.toplevel).toBe(path);
+    const commands = (await readFile(log, 'utf8')).trim().split('\n');
+    expect(commands, commands.join('\n')).toHaveLength(2);
+    expect(commands[1]).toMatch(/ add -A$/);
+    // What it staged is the working tree: the run's change shows against it.
+    await writeFile(join(path, 'sub', 'made.txt'), 'by the run\n');
+    const diff = await diffSinceSnapshot(start!, join(dir, 'r-count-end.index'), join(dir, 'r-count.patch'), 1024 * 1024, silentLogger());
+    expect(diff?.stat).toContain('sub/made.txt');
+    expect(diff?.summary).toBe('1 file changed, 1 insertion(+)');
+  });
+
+  it('is undefined, leaving no index, for a .git that looks like a repository but that git refuses', async () => {
+    const path = await repo('r-refused');
+    await writeFile(join(path, '.git', 'HEAD'), 'not a ref\n');
+    const index = join(dir, 'r-refused.index');
+    expect(await snapshotTree(path, index)).toBeUndefined();
+    expect(existsSync(index)).toBe(false);
   });
 
   it('is undefined outside a git checkout, without an error', async () => {
