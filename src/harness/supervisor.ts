@@ -3,7 +3,7 @@
  * message, written together (PRODUCT.md §7–§9).
  */
 import { worktreeChanges } from './worktrees.js';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -322,8 +322,11 @@ export class RunSupervisor {
       if (!installed) {
         throw new BatonError('vendor_missing', `The ${run.vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
       }
-      await mkdir(runDir, { recursive: true, mode: 0o700 });
-      await chmod(runDir, 0o700);
+      // Synchronous on purpose: two metadata calls in baton's own home take microseconds, and the
+      // thread-pool round trips of the async ones cost the launch 1.8 ms p50, 5.2 ms p95 on the
+      // 2-core machine (dispatch bench spans, issue #15).
+      mkdirSync(runDir, { recursive: true, mode: 0o700 });
+      chmodSync(runDir, 0o700);
       mark('run_dir');
       checkTaskLength(installed.vendor, request.prompt);
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
