@@ -10,12 +10,12 @@
  */
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/core/ids.js';
 import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
 import { testEngine } from '../support/db.js';
 import { genericPlan, openCapturingDatabase, type CapturedQuery } from '../support/generic-plan.js';
+import { insertCompletedRun } from '../support/run-rows.js';
 
 /** Rows in the table when the plan is taken: enough that a seq scan costs far more than the index. */
 const ROWS = 200_000;
@@ -35,20 +35,8 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
   });
 
   it(`uses the partial index deliveries_due under force_generic_plan at ${ROWS} rows`, async () => {
-    const runId = newRunId();
     const now = new Date();
-    await db.insert(schema.runs).values({
-      id: runId,
-      vendor: 'codex',
-      status: 'completed',
-      task: 't',
-      cwd: '/r',
-      worktreeRoot: '/r',
-      options: { timeoutMinutes: 30, progress: false },
-      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '1' },
-      supervisor: 'test:1',
-      createdAt: now,
-    });
+    const runId = await insertCompletedRun(db, '1', now);
     await db.insert(schema.deliveries).values({ runId, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'b', nextAttemptAt: new Date(now.getTime() - 1000), createdAt: now });
     captured.length = 0;
     expect(await new RunStore(db).claimDueDeliveries(now, 50, 300_000)).toHaveLength(1);
@@ -73,20 +61,8 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
 
   // After the test above, which left ROWS rows in the table.
   it(`records sent rows (group commit) through the primary key and deliveries_run at ${ROWS} rows`, async () => {
-    const runId = newRunId();
     const now = new Date();
-    await db.insert(schema.runs).values({
-      id: runId,
-      vendor: 'codex',
-      status: 'completed',
-      task: 't',
-      cwd: '/r',
-      worktreeRoot: '/r',
-      options: { timeoutMinutes: 30, progress: false },
-      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '1' },
-      supervisor: 'test:1',
-      createdAt: now,
-    });
+    const runId = await insertCompletedRun(db, '1', now);
     const rows = await db
       .insert(schema.deliveries)
       .values([0, 1].map(() => ({ runId, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'b', nextAttemptAt: now, createdAt: now })))

@@ -5,31 +5,20 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId, type RunId } from '../../src/core/ids.js';
+import type { RunId } from '../../src/core/ids.js';
 import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
 import type { DeliveryRow } from '../../src/store/schema.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 import { openCapturingDatabase } from '../support/generic-plan.js';
+import { insertCompletedRun } from '../support/run-rows.js';
 
 const now = new Date('2026-12-01T08:00:00.000Z');
 
 /** A completed run with `count` pending deliveries, in order. */
 async function runWithDeliveries(db: Db, count: number): Promise<{ runId: RunId; rows: DeliveryRow[] }> {
-  const runId = newRunId();
-  await db.insert(schema.runs).values({
-    id: runId,
-    vendor: 'codex',
-    status: 'completed',
-    task: 't',
-    cwd: '/r',
-    worktreeRoot: '/r',
-    options: { timeoutMinutes: 30, progress: false },
-    origin: { platform: 'telegram', chatId: '7', senderId: '7', messageId: '1' },
-    supervisor: 'test:1',
-    createdAt: now,
-  });
+  const runId = await insertCompletedRun(db, '7', now);
   const rows = await db
     .insert(schema.deliveries)
     .values(Array.from({ length: count }, (_, i) => ({ runId, kind: i === 0 ? 'outcome' : 'reply', target: { platform: 'telegram', chatId: '7' }, body: `b${i}`, nextAttemptAt: now, createdAt: now })))
