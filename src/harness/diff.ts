@@ -101,12 +101,16 @@ async function stageDiscovered(
   base: GitOptions,
   found: { top: string; gitDir: string },
 ): Promise<{ snapshot: TreeSnapshot; filters: Record<string, string> } | undefined> {
-  const filtersRead = readFilterOverrides(base);
+  // Read where `add` runs, not in the run's cwd: git may find another repository from cwd than
+  // the discovery did (a `.git` git accepts and the discovery passes over, e.g. an executable
+  // regular file `objects`), and the drivers blanked must be those of the config `add` reads.
+  const inTop: GitOptions = { ...base, cwd: found.top };
+  const filtersRead = readFilterOverrides(inTop);
   await rm(indexPath, { force: true });
   const seeded = await copyRegularFile(join(found.gitDir, 'index'), indexPath).then(() => true, () => false);
   if (seeded) await chmod(indexPath, 0o600);
   const filters = await filtersRead;
-  const added = await runGit(['add', '-A'], { ...base, cwd: found.top, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: privateIndex(filters), allowFailure: true });
+  const added = await runGit(['add', '-A'], { ...inTop, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: privateIndex(filters), allowFailure: true });
   if (added.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters };
   await rm(indexPath, { force: true });
   return undefined;
