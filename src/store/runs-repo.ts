@@ -883,30 +883,24 @@ export class RunStore {
    * @returns `later_pending` per row of `batch`, in order.
    */
   private async writePartsSent(batch: readonly PartsSent[]): Promise<boolean[]> {
-    const result = await this.db.execute<{ later_pending: boolean }>(sql`
-      with input as (
-        select * from jsonb_to_recordset(${JSON.stringify(batch.map((b, ord) => ({ ...b, ord })))}::jsonb)
-          as i(ord int, id bigint, parts int, ids jsonb, done boolean, at timestamptz, run_id text, platform text, chat_id text)
-      ), updated as (
-        update deliveries d set
-          parts_delivered = i.parts,
-          platform_message_ids = d.platform_message_ids || i.ids,
-          status = case when i.done then 'delivered'::delivery_status else d.status end,
-          delivered_at = case when i.done then i.at else d.delivered_at end
-        from input i where d.id = i.id
-        returning d.id
-      ), linked as (
-        insert into run_messages (platform, chat_id, message_id, run_id)
-        select i.platform, i.chat_id, m.message_id, i.run_id
-        from input i cross join lateral jsonb_array_elements_text(i.ids) as m(message_id)
-        where i.run_id is not null
-        on conflict do nothing
-      )
-      select i.done and i.run_id is not null
-             and exists (select 1 from deliveries later where later.run_id = i.run_id and later.id > i.id and later.status = 'pending') as later_pending
-      from input i order by i.ord`);
-    const rows = (Array.isArray(result) ? result : (result as { rows: { later_pending: boolean }[] }).rows) as { later_pending: boolean }[];
-    return rows.map((row) => row.later_pending === true);
+    if (new Set(batch.map((b) => b.id)).size === batch.length) return partsSentStatement(this.db, batch);
+    // Two records of one delivery (an attempt that outlived its lease and the retry worker's
+    // attempt of the same row; rows without a run are not serialized per run): one update can
+    // apply only one input row per delivery and drops the other silently. They go in turn, in
+    // chunks without a repeated delivery, in one transaction (the batch stays all or nothing).
+    return this.db.transaction(async (tx) => {
+      const results: boolean[] = [];
+      let chunk: PartsSent[] = [];
+      for (const item of batch) {
+        if (chunk.some((c) => c.id === item.id)) {
+          results.push(...(await partsSentStatement(tx, chunk)));
+          chunk = [];
+        }
+        chunk.push(item);
+      }
+      results.push(...(await partsSentStatement(tx, chunk)));
+      return results;
+    });
   }
 
   /**
@@ -1013,6 +1007,37 @@ function worktreeBusy(root: string, runId?: string): BatonError {
     `Another run is active in ${root}${runId ? ` (${runId})` : ''}. Wait for it to finish or /cancel it.`,
     { details: { worktreeRoot: root } },
   );
+}
+
+/**
+ * The statement of {@link RunStore.writePartsSent} for `batch` (no delivery twice), on `db` or a
+ * transaction of it.
+ */
+async function partsSentStatement(db: Pick<Db, 'execute'>, batch: readonly PartsSent[]): Promise<boolean[]> {
+  const result = await db.execute<{ later_pending: boolean }>(sql`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(batch.map((b, ord) => ({ ...b, ord })))}::jsonb)
+        as i(ord int, id bigint, parts int, ids jsonb, done boolean, at timestamptz, run_id text, platform text, chat_id text)
+    ), updated as (
+      update deliveries d set
+        parts_delivered = i.parts,
+        platform_message_ids = d.platform_message_ids || i.ids,
+        status = case when i.done then 'delivered'::delivery_status else d.status end,
+        delivered_at = case when i.done then i.at else d.delivered_at end
+      from input i where d.id = i.id
+      returning d.id
+    ), linked as (
+      insert into run_messages (platform, chat_id, message_id, run_id)
+      select i.platform, i.chat_id, m.message_id, i.run_id
+      from input i cross join lateral jsonb_array_elements_text(i.ids) as m(message_id)
+      where i.run_id is not null
+      on conflict do nothing
+    )
+    select i.done and i.run_id is not null
+           and exists (select 1 from deliveries later where later.run_id = i.run_id and later.id > i.id and later.status = 'pending') as later_pending
+    from input i order by i.ord`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: { later_pending: boolean }[] }).rows) as { later_pending: boolean }[];
+  return rows.map((row) => row.later_pending === true);
 }
 
 /** One row's write of {@link RunStore.recordPartsSent}, as the batch statement reads it (JSON). */
