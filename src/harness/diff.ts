@@ -16,7 +16,7 @@ import { constants } from 'node:fs';
 import { chmod, open, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../core/logger.js';
-import { readFilterOverrides, runGit, type GitOptions } from './git.js';
+import { readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
 import { discoverRepository } from './workspace.js';
 
 /** A snapshot of a working tree: everything not ignored, staged in a private index. */
@@ -105,11 +105,18 @@ async function stageDiscovered(
   // the discovery did (a `.git` git accepts and the discovery passes over, e.g. an executable
   // regular file `objects`), and the drivers blanked must be those of the config `add` reads.
   const inTop: GitOptions = { ...base, cwd: found.top };
-  const filtersRead = readFilterOverrides(inTop);
+  const configRead = readFilterOverridesAndWorktree(inTop);
   await rm(indexPath, { force: true });
   const seeded = await copyRegularFile(join(found.gitDir, 'index'), indexPath).then(() => true, () => false);
   if (seeded) await chmod(indexPath, 0o600);
-  const filters = await filtersRead;
+  const { overrides: filters, worktreeSet } = await configRead;
+  // core.worktree moves git's working tree away from the top found (the repository's config may
+  // name any directory baton can read): `add` would stage that directory and the run's diff would
+  // be its change, not the run's. Asking git for the top is the long way's business.
+  if (worktreeSet) {
+    await rm(indexPath, { force: true });
+    return undefined;
+  }
   const added = await runGit(['add', '-A'], { ...inTop, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: privateIndex(filters), allowFailure: true });
   if (added.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters };
   await rm(indexPath, { force: true });

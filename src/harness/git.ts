@@ -134,11 +134,21 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
  * @throws BatonError `git_failed` as {@link runGit}.
  */
 export async function readFilterOverrides(options: GitOptions): Promise<Record<string, string>> {
-  const listed = await exec([...HARDENING, 'config', '--includes', '--name-only', '--get-regexp', '^filter\\.'], options);
+  return (await readFilterOverridesAndWorktree(options)).overrides;
+}
+
+/**
+ * {@link readFilterOverrides}, and in the same git process whether the config sets
+ * `core.worktree` (then git's working tree is not the directory holding `.git`).
+ */
+export async function readFilterOverridesAndWorktree(options: GitOptions): Promise<{ overrides: Record<string, string>; worktreeSet: boolean }> {
+  const listed = await exec([...HARDENING, 'config', '--includes', '--name-only', '--get-regexp', '^(filter\\.|core\\.worktree$)'], options);
   // Exit 1: no key matched. Anything else is a broken config git will refuse anyway.
-  if (listed.exitCode !== 0) return {};
+  if (listed.exitCode !== 0) return { overrides: {}, worktreeSet: false };
   const drivers = new Set<string>();
+  let worktreeSet = false;
   for (const line of listed.stdout.split('\n')) {
+    if (line.trim() === 'core.worktree') worktreeSet = true;
     const match = /^filter\.(.+)\.[^.]+$/.exec(line.trim());
     if (match?.[1]) drivers.add(match[1]);
   }
@@ -150,13 +160,13 @@ export async function readFilterOverrides(options: GitOptions): Promise<Record<s
     pairs.push([`filter.${name}.required`, 'false']);
   }
   const env: Record<string, string> = {};
-  if (pairs.length === 0) return env;
+  if (pairs.length === 0) return { overrides: env, worktreeSet };
   env['GIT_CONFIG_COUNT'] = String(pairs.length);
   pairs.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });
-  return env;
+  return { overrides: env, worktreeSet };
 }
 
 /**
