@@ -109,11 +109,12 @@ async function stageDiscovered(
   await rm(indexPath, { force: true });
   const seeded = await copyRegularFile(join(found.gitDir, 'index'), indexPath).then(() => true, () => false);
   if (seeded) await chmod(indexPath, 0o600);
-  const { overrides: filters, worktreeSet } = await configRead;
+  const { overrides: filters, worktree } = await configRead;
   // core.worktree moves git's working tree away from the top found (the repository's config may
   // name any directory baton can read): `add` would stage that directory and the run's diff would
-  // be its change, not the run's. Asking git for the top is the long way's business.
-  if (worktreeSet) {
+  // be its change, not the run's. Unless it names the top found (a submodule's git directory
+  // does), asking git for the top is the long way's business.
+  if (worktree !== undefined && resolve(found.gitDir, worktree) !== found.top) {
     await rm(indexPath, { force: true });
     return undefined;
   }

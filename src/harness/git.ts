@@ -138,35 +138,37 @@ export async function readFilterOverrides(options: GitOptions): Promise<Record<s
 }
 
 /**
- * {@link readFilterOverrides}, and in the same git process whether the config sets
- * `core.worktree` (then git's working tree is not the directory holding `.git`).
+ * {@link readFilterOverrides}, and in the same git process the value of `core.worktree` (then
+ * git's working tree may not be the directory holding `.git`; relative to the git directory).
  */
-export async function readFilterOverridesAndWorktree(options: GitOptions): Promise<{ overrides: Record<string, string>; worktreeSet: boolean }> {
-  const listed = await exec([...HARDENING, 'config', '--includes', '--name-only', '--get-regexp', '^(filter\\.|core\\.worktree$)'], options);
+export async function readFilterOverridesAndWorktree(options: GitOptions): Promise<{ overrides: Record<string, string>; worktree: string | undefined }> {
+  // -z: each entry is `key\nvalue\0` (`key\0` without a value), so a value holding a newline
+  // cannot pass for a key.
+  const listed = await exec([...HARDENING, 'config', '--includes', '-z', '--get-regexp', '^(filter\\.|core\\.worktree$)'], options);
   // Exit 1: no key matched. Anything else is a broken config git will refuse anyway.
-  if (listed.exitCode !== 0) return { overrides: {}, worktreeSet: false };
+  if (listed.exitCode !== 0) return { overrides: {}, worktree: undefined };
   const drivers = new Set<string>();
-  let worktreeSet = false;
-  for (const line of listed.stdout.split('\n')) {
-    if (line.trim() === 'core.worktree') worktreeSet = true;
-    const match = /^filter\.(.+)\.[^.]+$/.exec(line.trim());
+  let worktree: string | undefined;
+  for (const entry of listed.stdout.split('\0')) {
+    const cut = entry.indexOf('\n');
+    const key = cut < 0 ? entry : entry.slice(0, cut);
+    if (key === 'core.worktree') worktree = cut < 0 ? '' : entry.slice(cut + 1);
+    const match = /^filter\.(.+)\.[^.]+$/s.exec(key);
     if (match?.[1]) drivers.add(match[1]);
   }
-  // Passed as GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n (command scope, like `-c`), never as `-c`:
-  // git splits `-c` at the first `=`, so a driver named `x=y` would escape `-c filter.x=y.clean=`.
   const pairs: Array<[string, string]> = [];
   for (const name of drivers) {
     for (const key of ['clean', 'smudge', 'process']) pairs.push([`filter.${name}.${key}`, '']);
     pairs.push([`filter.${name}.required`, 'false']);
   }
   const env: Record<string, string> = {};
-  if (pairs.length === 0) return { overrides: env, worktreeSet };
+  if (pairs.length === 0) return { overrides: env, worktree };
   env['GIT_CONFIG_COUNT'] = String(pairs.length);
   pairs.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });
-  return { overrides: env, worktreeSet };
+  return { overrides: env, worktree };
 }
 
 /**
