@@ -13,8 +13,8 @@
  * {@link runGit}, which switches off the commands a hostile repository config could name.
  */
 import { constants } from 'node:fs';
-import { chmod, open, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { Logger } from '../core/logger.js';
 import { readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
 import { discoverRepository } from './workspace.js';
@@ -114,7 +114,7 @@ async function stageDiscovered(
   // name any directory baton can read): `add` would stage that directory and the run's diff would
   // be its change, not the run's. Unless it names the top found (a submodule's git directory
   // does), asking git for the top is the long way's business.
-  if (worktree !== undefined && resolve(found.gitDir, worktree) !== found.top) {
+  if (worktree !== undefined && (await physicalPath(found.gitDir, worktree)) !== found.top) {
     await rm(indexPath, { force: true });
     return undefined;
   }
@@ -122,6 +122,15 @@ async function stageDiscovered(
   if (added.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters };
   await rm(indexPath, { force: true });
   return undefined;
+}
+
+/**
+ * `path` (relative to `dir` unless absolute) as git resolves core.worktree: physically, a `..`
+ * after a symlink climbing from the link's target (realpath(3)), never lexically as
+ * path.resolve would; undefined when it does not exist.
+ */
+async function physicalPath(dir: string, path: string): Promise<string | undefined> {
+  return realpath(isAbsolute(path) ? path : `${dir}/${path}`).catch(() => undefined);
 }
 
 /** The {@link GitOptions} of `options` for a git command in `cwd`. */
