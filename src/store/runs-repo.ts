@@ -1058,12 +1058,14 @@ interface PartsSent {
 /**
  * True when `err` (or its cause, as drizzle wraps driver errors) is an error the server raised
  * about a row's data: SQLSTATE class 22 (data exception) or 23 (integrity constraint violation,
- * such as a run deleted under its delivery). The statement was then rolled back and wrote nothing.
+ * such as a run deleted under its delivery); or a deadlock (40P01) or serialization failure
+ * (40001), which a batch can meet where its rows alone would not (it locks several delivery rows
+ * at once). The statement was then rolled back and wrote nothing. Not 40003 (completion unknown).
  */
 function isStatementError(err: unknown): boolean {
   for (let current: unknown = err, depth = 0; current && depth < 4; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
+    if (typeof code === 'string' && (/^2[23][0-9A-Z]{3}$/.test(code) || code === '40P01' || code === '40001')) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
