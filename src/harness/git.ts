@@ -156,6 +156,8 @@ export async function readFilterOverridesAndWorktree(options: GitOptions): Promi
     const match = /^filter\.(.+)\.[^.]+$/s.exec(key);
     if (match?.[1]) drivers.add(match[1]);
   }
+  // Passed as GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n (command scope, like `-c`), never as `-c`:
+  // git splits `-c` at the first `=`, so a driver named `x=y` would escape `-c filter.x=y.clean=`.
   const pairs: Array<[string, string]> = [];
   for (const name of drivers) {
     for (const key of ['clean', 'smudge', 'process']) pairs.push([`filter.${name}.${key}`, '']);

@@ -4,7 +4,7 @@
  */
 import { worktreeChanges } from './worktrees.js';
 import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
