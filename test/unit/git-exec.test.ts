@@ -1,0 +1,82 @@
+/**
+ * How `runGit` reports a git that cannot be started, hangs, floods its output or dies by a signal
+ * (src/harness/git.ts starts git with node:child_process, issue #15): each is a `git_failed`
+ * BatonError, the process is gone afterwards, and output is decoded whole.
+ */
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isBatonError } from '../../src/core/errors.js';
+import { runGit } from '../../src/harness/git.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'baton-git-exec-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A directory holding a `git` that runs `body` (sh), for `GitOptions.path`. */
+function fakeGit(name: string, body: string): string {
+  const bin = join(dir, name);
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\n${body}\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  return `${bin}:/usr/bin:/bin`;
+}
+
+async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isBatonError(err)) throw new Error(`expected a BatonError, got ${String(err)}`);
+  return { code: err.code, message: err.message };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('runGit process handling', () => {
+  it('fails with git_failed when git is not on PATH', async () => {
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    const err = await failure(runGit(['status'], { cwd: dir, path: empty, filterOverrides: {} }));
+    expect(err.code).toBe('git_failed');
+    expect(err.message).toMatch(/git status could not run: .*ENOENT/);
+  });
+
+  it('kills a git that runs past its time limit and says so', async () => {
+    const pidFile = join(dir, 'slow.pid');
+    const path = fakeGit('slow', `echo $$ > ${pidFile}\nexec sleep 30`);
+    const err = await failure(runGit(['status'], { cwd: dir, path, timeoutMs: 2_000, filterOverrides: {} }));
+    expect(err).toMatchObject({ code: 'git_failed' });
+    expect(err.message).toContain('timed out after 2000 ms');
+    // The pid is written before the sleep starts; a git killed before it wrote it is gone too.
+    if (existsSync(pidFile)) expect(alive(Number(readFileSync(pidFile, 'utf8').trim()))).toBe(false);
+  });
+
+  it('kills a git whose output passes the limit, without keeping it', async () => {
+    const path = fakeGit('flood', 'exec yes flood');
+    const err = await failure(runGit(['status'], { cwd: dir, path, maxBufferBytes: 100_000, filterOverrides: {} }));
+    expect(err).toMatchObject({ code: 'git_failed' });
+    expect(err.message).toContain('its output passed 100000 bytes');
+  });
+
+  it('reports a git killed by a signal, not an exit code', async () => {
+    const path = fakeGit('killed', 'kill -9 $$');
+    const err = await failure(runGit(['status'], { cwd: dir, path, allowFailure: true, filterOverrides: {} }));
+    expect(err).toMatchObject({ code: 'git_failed' });
+    expect(err.message).toContain('killed by SIGKILL');
+  });
+
+  it('returns exit code, stdout and stderr, with multi-byte text cut across writes intact', async () => {
+    // "é" is 0xC3 0xA9: the two bytes go out in two writes with a pause between them.
+    const path = fakeGit('split', `printf '\\303'; sleep 0.1; printf '\\251 ok'; printf 'warn' >&2; exit 3`);
+    const result = await runGit(['status'], { cwd: dir, path, allowFailure: true, filterOverrides: {} });
+    expect(result).toEqual({ exitCode: 3, stdout: 'é ok', stderr: 'warn' });
+  });
+});
