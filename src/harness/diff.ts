@@ -16,7 +16,7 @@ import { constants } from 'node:fs';
 import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Logger } from '../core/logger.js';
-import { readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
+import { configNamesNothingToBlank, readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
 import { discoverRepository } from './workspace.js';
 
 /** A snapshot of a working tree: everything not ignored, staged in a private index. */
@@ -47,17 +47,22 @@ export interface SnapshotOptions {
  * @throws BatonError `git_failed` when git fails or times out in a working tree.
  */
 export async function snapshotTree(cwd: string, indexPath: string, options: SnapshotOptions = {}): Promise<TreeSnapshot | undefined> {
-  return (await stageTree(cwd, indexPath, options))?.snapshot;
+  return (await stageTree(cwd, indexPath, options, { checkConfigWithoutGit: true }))?.snapshot;
 }
 
 /**
  * {@link snapshotTree}, with the filter-driver blanking it read (for more git commands on the
  * tree as it is now; the config may change later).
  */
-async function stageTree(cwd: string, indexPath: string, options: SnapshotOptions): Promise<{ snapshot: TreeSnapshot; filters: Record<string, string> } | undefined> {
+async function stageTree(
+  cwd: string,
+  indexPath: string,
+  options: SnapshotOptions,
+  how: { checkConfigWithoutGit: boolean } = { checkConfigWithoutGit: false },
+): Promise<{ snapshot: TreeSnapshot; filters: Record<string, string> } | undefined> {
   const base = gitOptions(cwd, options);
   const found = await discoverRepository(cwd);
-  const staged = found ? await stageDiscovered(indexPath, base, found) : undefined;
+  const staged = found ? await stageDiscovered(indexPath, base, found, how.checkConfigWithoutGit) : undefined;
   if (staged) return staged;
   // It runs beside the CLI's start and the CLI waits for it (issue #15): the filter drivers are
   // read once for the commands that convert content (add), at the same time as the one rev-parse
@@ -91,7 +96,9 @@ async function stageTree(cwd: string, indexPath: string, options: SnapshotOption
  * on the 2-core machine, most of it the fork of a ~100 MB process (issue #15; measured: 4.3 ms at
  * 51 MB RSS, 8.5 ms at 110 MB, 18.6 ms at 351 MB). Forks are serial in baton's thread, so running
  * the rev-parse beside `add` saved nothing; it is left out. The user's index is copied while the
- * filter drivers are read, then `add -A` runs in the top found.
+ * filter drivers are read, then `add -A` runs in the top found. For the launch snapshot
+ * (`checkConfigWithoutGit`) the listing of filter drivers is skipped too when
+ * {@link configNamesNothingToBlank} finds none to blank: one git process.
  *
  * @returns undefined when `add` failed (git refused the repository the discovery found, or the
  *   seeded index): the snapshot is then taken the long way, which asks git for the top.
@@ -100,11 +107,25 @@ async function stageDiscovered(
   indexPath: string,
   base: GitOptions,
   found: { top: string; gitDir: string },
+  checkConfigWithoutGit: boolean,
 ): Promise<{ snapshot: TreeSnapshot; filters: Record<string, string> } | undefined> {
   // Read where `add` runs, not in the run's cwd: git may find another repository from cwd than
   // the discovery did (a `.git` git accepts and the discovery passes over, e.g. an executable
   // regular file `objects`), and the drivers blanked must be those of the config `add` reads.
   const inTop: GitOptions = { ...base, cwd: found.top };
+  // The launch snapshot (only it: the CLI waits for it) takes one git process instead of two when
+  // no config git reads can name a filter driver, an include or core.worktree: `add` then runs
+  // pinned to the git directory and top found (GIT_DIR, GIT_WORK_TREE), so git reads exactly the
+  // config checked. A repository git refuses there (one the discovery accepts and git does not)
+  // fails `add`, and the two-process way runs. The end snapshot never takes this way: its filter
+  // blanking, read by git, also serves the write-trees and diffs that run without GIT_DIR.
+  if (checkConfigWithoutGit && (await configNamesNothingToBlank(found.gitDir))) {
+    await rm(indexPath, { force: true });
+    if (await copyRegularFile(join(found.gitDir, 'index'), indexPath).then(() => true, () => false)) await chmod(indexPath, 0o600);
+    const pinned = { GIT_DIR: found.gitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath };
+    const quiet = await runGit(['add', '-A'], { ...inTop, env: pinned, filterOverrides: privateIndex({}), allowFailure: true });
+    if (quiet.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters: {} };
+  }
   const configRead = readFilterOverridesAndWorktree(inTop);
   await rm(indexPath, { force: true });
   const seeded = await copyRegularFile(join(found.gitDir, 'index'), indexPath).then(() => true, () => false);

@@ -48,7 +48,7 @@ describe('run diff', () => {
     const start = await snapshotTree(path, join(dir, 'r-nice.index'), { path: `${bin}:/usr/bin:/bin`, niceness: 10 });
     expect(start?.toplevel).toBe(path);
     const seen = (await readFile(log, 'utf8')).trim().split('\n').map(Number);
-    expect(seen.length).toBeGreaterThanOrEqual(2); // the filter listing, add
+    expect(seen.length).toBeGreaterThanOrEqual(1); // add (and the filter listing, when the config names a filter)
     expect(seen.every((nice) => nice === Math.max(10, getPriority()))).toBe(true);
     // Without it, git runs at this process's own priority.
     await rm(log);
@@ -56,24 +56,43 @@ describe('run diff', () => {
     expect((await readFile(log, 'utf8')).trim().split('\n').map(Number).every((nice) => nice === getPriority())).toBe(true);
   });
 
-  it('starts two git processes for a launch snapshot, not three (each start costs baton a fork, issue #15)', async () => {
-    const path = await repo('r-count');
-    await mkdir(join(path, 'sub'));
+  it('starts one git process for a launch snapshot when no config names a filter, two when one does (each start costs baton a fork, issue #15)', async () => {
     const bin = join(dir, 'count-bin');
     const log = join(dir, 'count.log');
     await mkdir(bin);
     const realGit = (await execa('sh', ['-c', 'command -v git'])).stdout.trim();
     await writeFile(join(bin, 'git'), `#!/bin/sh\necho "$*" >> ${log}\nexec ${realGit} "$@"\n`, { mode: 0o755 });
-    const start = await snapshotTree(join(path, 'sub'), join(dir, 'r-count.index'), { path: `${bin}:/usr/bin:/bin` });
-    expect(start?.toplevel).toBe(path);
-    const commands = (await readFile(log, 'utf8')).trim().split('\n');
-    expect(commands, commands.join('\n')).toHaveLength(2);
-    expect(commands[1]).toMatch(/ add -A$/);
-    // What it staged is the working tree: the run's change shows against it.
-    await writeFile(join(path, 'sub', 'made.txt'), 'by the run\n');
-    const diff = await diffSinceSnapshot(start!, join(dir, 'r-count-end.index'), join(dir, 'r-count.patch'), 1024 * 1024, silentLogger());
-    expect(diff?.stat).toContain('sub/made.txt');
-    expect(diff?.summary).toBe('1 file changed, 1 insertion(+)');
+    // The global config git reads here is this test's own (an empty home), not the machine's.
+    const home = join(dir, 'count-home');
+    await mkdir(home);
+    const savedHome = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const path = await repo('r-count');
+      await mkdir(join(path, 'sub'));
+      const start = await snapshotTree(join(path, 'sub'), join(dir, 'r-count.index'), { path: `${bin}:/usr/bin:/bin` });
+      expect(start?.toplevel).toBe(path);
+      const commands = (await readFile(log, 'utf8')).trim().split('\n');
+      expect(commands, commands.join('\n')).toHaveLength(1);
+      expect(commands[0]).toMatch(/ add -A$/);
+      // What it staged is the working tree: the run's change shows against it.
+      await writeFile(join(path, 'sub', 'made.txt'), 'by the run\n');
+      const diff = await diffSinceSnapshot(start!, join(dir, 'r-count-end.index'), join(dir, 'r-count.patch'), 1024 * 1024, silentLogger());
+      expect(diff?.stat).toContain('sub/made.txt');
+      expect(diff?.summary).toBe('1 file changed, 1 insertion(+)');
+
+      // A filter driver in the repository's config: git is asked which drivers to blank first.
+      const filtered = await repo('r-count-filter');
+      await git(filtered, ['config', 'filter.lfs.clean', 'cat']);
+      await rm(log);
+      expect((await snapshotTree(filtered, join(dir, 'r-count-filter.index'), { path: `${bin}:/usr/bin:/bin` }))?.toplevel).toBe(filtered);
+      const asked = (await readFile(log, 'utf8')).trim().split('\n');
+      expect(asked, asked.join('\n')).toHaveLength(2);
+      expect(asked[0]).toContain('config --includes -z --get-regexp');
+      expect(asked[1]).toMatch(/ add -A$/);
+    } finally {
+      process.env.HOME = savedHome;
+    }
   });
 
   it('is undefined, leaving no index, for a .git that looks like a repository but that git refuses', async () => {

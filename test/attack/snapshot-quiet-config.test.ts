@@ -1,0 +1,117 @@
+/**
+ * Attack: the launch snapshot skips git's own listing of filter drivers when a check without git
+ * finds none to blank (src/harness/git.ts `configNamesNothingToBlank`, issue #15). Each case here
+ * hides a clean filter where a careless check would miss it: in the global config, behind an
+ * include, in capitals or the old `[filter.name]` form, in the common config of a linked
+ * worktree, or in an outer repository git falls back to when it refuses the `.git` the discovery
+ * found. The filter, when run, leaves a marker file; baton must never run it. Each case fails
+ * with a check that answers "nothing to blank" without reading, or with `add` left to git's own
+ * discovery instead of pinned to the git directory checked.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { snapshotTree } from '../../src/harness/diff.js';
+import { configNamesNothingToBlank } from '../../src/harness/git.js';
+
+const base = mkdtempSync(join(tmpdir(), 'baton-attack-quiet-config-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+let savedHome: string | undefined;
+let home: string;
+let n = 0;
+beforeEach(() => {
+  savedHome = process.env.HOME;
+  home = join(base, `home-${++n}`);
+  mkdirSync(home);
+  process.env.HOME = home;
+});
+afterEach(() => {
+  process.env.HOME = savedHome;
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+}
+
+/** A committed repository whose `a.txt` goes through the `evil` filter; returns it and the marker. */
+function repoWithAttributes(name: string): { path: string; marker: string } {
+  const path = join(base, name);
+  mkdirSync(path);
+  git(path, 'init', '-q', '-b', 'main');
+  writeFileSync(join(path, '.gitattributes'), '*.txt filter=evil\n');
+  git(path, 'add', '.gitattributes');
+  git(path, 'commit', '-qm', 'start');
+  writeFileSync(join(path, 'a.txt'), 'changed\n');
+  return { path, marker: join(base, `${name}-PWNED`) };
+}
+
+const evil = (marker: string): string => `touch ${marker}; cat`;
+
+async function snapshotRunsNoFilter(cwd: string, marker: string): Promise<void> {
+  const start = await snapshotTree(cwd, join(base, `${n}.index`));
+  expect(start).toBeDefined();
+  expect(existsSync(marker)).toBe(false);
+}
+
+describe('launch snapshot without git\'s own filter listing', () => {
+  it('blanks a filter the global config defines', async () => {
+    const { path, marker } = repoWithAttributes('global');
+    writeFileSync(join(home, '.gitconfig'), `[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    await snapshotRunsNoFilter(path, marker);
+  });
+
+  it('blanks a filter in a file the repository config includes', async () => {
+    const { path, marker } = repoWithAttributes('include');
+    writeFileSync(join(path, '.git', 'extra.cfg'), `[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    git(path, 'config', 'include.path', 'extra.cfg');
+    await snapshotRunsNoFilter(path, marker);
+  });
+
+  it('blanks a filter written in capitals or in the old [filter.name] form', async () => {
+    for (const [name, header] of [['caps', '[FiLtEr "evil"]'], ['dotted', '[filter.evil]']] as const) {
+      const { path, marker } = repoWithAttributes(name);
+      writeFileSync(join(path, '.git', 'config'), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n${header}\n\tclean = "${evil(marker)}"\n`);
+      // git reads it as a filter (so the case can fail)
+      expect(git(path, 'config', '--get', 'filter.evil.clean').trim()).toBe(evil(marker));
+      await snapshotRunsNoFilter(path, marker);
+    }
+  });
+
+  it('blanks a filter of the common config when the run is in a linked worktree', async () => {
+    const { path, marker } = repoWithAttributes('linked');
+    git(path, 'config', 'filter.evil.clean', evil(marker));
+    const linked = join(base, 'linked-wt');
+    git(path, 'worktree', 'add', '-q', linked);
+    rmSync(marker, { force: true }); // `worktree add` checked out through the filter (plain git did that)
+    writeFileSync(join(linked, 'a.txt'), 'changed\n');
+    await snapshotRunsNoFilter(linked, marker);
+  });
+
+  it('blanks the outer repository\'s filter when git refuses the .git the discovery found', async () => {
+    const { path: outer, marker } = repoWithAttributes('outer');
+    git(outer, 'config', 'filter.evil.clean', evil(marker));
+    // A `.git` the discovery takes (HEAD a file, objects/ and refs/ directories) with a config
+    // free of filters, and a HEAD git refuses: git's own discovery walks on to `outer`.
+    const inner = join(outer, 'inner');
+    mkdirSync(join(inner, '.git', 'objects'), { recursive: true });
+    mkdirSync(join(inner, '.git', 'refs'));
+    writeFileSync(join(inner, '.git', 'HEAD'), 'not a ref\n');
+    writeFileSync(join(inner, '.git', 'config'), '[core]\n\tbare = false\n');
+    writeFileSync(join(inner, 'b.txt'), 'inner\n');
+    expect(git(inner, 'rev-parse', '--show-toplevel').trim()).toBe(outer);
+    await snapshotTree(inner, join(base, 'outer.index')).catch(() => undefined);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('answers "ask git" at once for a config that is a FIFO, not a file', async () => {
+    const { path } = repoWithAttributes('fifo');
+    const gitDir = join(path, '.git');
+    expect(await configNamesNothingToBlank(gitDir)).toBe(true);
+    rmSync(join(gitDir, 'config'));
+    execFileSync('mkfifo', [join(gitDir, 'config')]);
+    expect(await configNamesNothingToBlank(gitDir)).toBe(false);
+  });
+});
