@@ -6,6 +6,7 @@ import { worktreeChanges } from './worktrees.js';
 import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { finished } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { formatDurationMs, type Clock } from '../core/clock.js';
@@ -297,9 +298,6 @@ export class RunSupervisor {
     const launchStartMs = performance.now();
     const spawnSpans: Record<string, number> = {};
     const mark = (name: string): void => void (spawnSpans[name] = Math.round((performance.now() - launchStartMs) * 10) / 10);
-    // Loaded on the first run (cached after): execa is ~100 modules start-up does without (issue #15).
-    const { execa } = await import('execa');
-    mark('execa_import');
     const runId = run.id as RunId;
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
@@ -359,24 +357,30 @@ export class RunSupervisor {
       });
       spool.on('error', () => {}); // later errors of the same broken file: already reported once
 
-      const child = execa(installed.binaryPath, argv, {
+      // node:child_process, not execa: execa's own work around a spawn (option handling, its
+      // stream and promise plumbing) cost the launch ~3-5 ms of CPU at baton's heap on the 2-core
+      // machine, part of it before the fork (issue #15). Exactly `env` (nothing inherited); raw
+      // Buffers; the child is never killed by this process's exit.
+      const child = spawn(installed.binaryPath, argv, {
         cwd: run.cwd,
         env,
-        extendEnv: false,
         // The task goes on stdin once the launch snapshot is taken (below), then stdin is closed:
         // an open stdin pipe hangs codex forever (VENDOR-CLI.md).
-        stdin: 'pipe',
-        stdout: 'pipe',
-        stderr: 'pipe',
+        stdio: ['pipe', 'pipe', 'pipe'],
         detached: true, // own session and process group, so a group signal reaches its tools
-        cleanup: false,
-        reject: false,
-        buffer: false,
-        encoding: 'buffer',
       });
-      // From here to the readers below there is no await: execa resumes an unbuffered pipe, so
-      // a chunk that arrives before its 'data' listener is gone (a CLI that prints its whole
-      // stream at once lost it, and its session id and stderr with it).
+      // How the child ended: its exit code or signal once its pipes are closed, or the error that
+      // kept it from starting (ENOENT, EACCES: 'error' with no pid, then no exit).
+      const ended = new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: NodeJS.ErrnoException }>((resolve) => {
+        child.on('error', (err: NodeJS.ErrnoException) => {
+          if (child.pid === undefined) resolve({ exitCode: null, signal: null, spawnError: err });
+          else deps.logger.warn({ err, runId }, 'the CLI process reported an error');
+        });
+        child.once('close', (exitCode, signal) => resolve({ exitCode, signal }));
+      });
+      // From here to the readers below there is no await: the pipes stay paused until read, and a
+      // CLI that prints its whole stream at once must not wait on a full pipe (under execa, which
+      // resumed them, such a stream was lost, and its session id and stderr with it).
       // Once the CLI has exited on its own, or is being stopped after its terminal event, the run
       // has finished: a cancel or shutdown arriving then must not relabel its outcome.
       let finishedOnItsOwn = false;
@@ -568,7 +572,7 @@ export class RunSupervisor {
         child.stderr?.destroy();
         await terminateRun({ rootPid: undefined, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) });
       }
-      const result = await child;
+      const result = await ended;
       await promptWritten;
       await taskSent;
       clearTimeout(timer);
@@ -577,12 +581,13 @@ export class RunSupervisor {
       // Whatever the run started and left behind (a server, a `setsid` tool) ends with the run.
       const survivors = (await processes?.killAll(deps.limits.killGraceMs)) ?? [];
       exit.processNote = processNote(processes, survivors, Boolean(stopping));
-      exit.exitCode = result.exitCode ?? null;
-      exit.signal = result.signal ?? null;
-      if (result.failed && result.exitCode === undefined && result.signal === undefined) {
-        // E2BIG, ENOENT, EACCES: the CLI never ran.
-        const detail = `${result.code ?? ''} ${result.originalMessage ?? result.message}`.trim();
+      if (result.spawnError) {
+        // ENOENT, EACCES: the CLI never ran. (E2BIG and the like throw from spawn: the catch below.)
+        const detail = `${result.spawnError.code ?? ''} ${result.spawnError.message}`.trim();
         exit.spawnFailure = { reason: 'spawn_failed', message: `Could not start ${installed.binaryPath}: ${detail}` };
+      } else {
+        exit.exitCode = result.exitCode;
+        exit.signal = result.signal;
       }
     } catch (err) {
       if (!(err instanceof StoppedBeforeSpawn)) {
