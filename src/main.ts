@@ -462,15 +462,11 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   for (const line of banner) print(line);
   // Start-up leaves dead objects that V8's memory reducer would return only 10–20 s later; one
   // full collection once the channels' first polls have settled returns them now (issue #15).
-  // execa (which runs git and the CLIs) is loaded here rather than by the first launch, which
-  // would otherwise wait ~0.1 s for it; start-up itself does without it.
+  // (Runs and git start their processes with node:child_process: the service never loads execa,
+  // which only the doctor and the embedded database's set-up use.)
   const startupGcTimer = setTimeout(() => {
-    import('execa')
-      .catch((err: unknown) => logger.error({ err }, 'could not load execa; runs will fail to start'))
-      .finally(() => {
-        const freed = collectGarbageNow();
-        logger.debug({ heapUsedMb: toMb(freed.heapUsedAfterBytes), freedHeapMb: toMb(freed.heapUsedBeforeBytes - freed.heapUsedAfterBytes), rssMb: toMb(freed.rssAfterBytes) }, 'start-up garbage collected');
-      });
+    const freed = collectGarbageNow();
+    logger.debug({ heapUsedMb: toMb(freed.heapUsedAfterBytes), freedHeapMb: toMb(freed.heapUsedBeforeBytes - freed.heapUsedAfterBytes), rssMb: toMb(freed.rssAfterBytes) }, 'start-up garbage collected');
   }, STARTUP_GC_DELAY_MS);
   startupGcTimer.unref();
 

@@ -41,7 +41,7 @@ export async function detectVendors(vendors: readonly Vendor[], env: Record<stri
       if (!binaryPath) return { vendor: vendor.name, missing: `${vendor.binaryName} not found on PATH` };
       // In HOME, never in the caller's directory: `baton ask` runs inside repositories.
       // node:child_process, not execa: this runs at every start, and execa's ~100 modules cost
-      // ~150 ms of CPU there (issue #15); execa loads with the first run or git call instead.
+      // ~150 ms of CPU there (issue #15). Runs and git use node:child_process too.
       const result = await readVersion(binaryPath, { ...env, PATH: absolutePath(env.PATH ?? '') }, env.HOME ?? '/');
       const version = result.stdout.trim().split('\n')[0] ?? '';
       if (result.exitCode !== 0 || !version) {
