@@ -112,7 +112,9 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
       ...(cause === undefined ? {} : { cause }),
       details: { cwd: options.cwd },
     });
-  const child = spawn('git', args, { cwd: options.cwd, env: gitEnv(options), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group (detached), so a stop reaches what git started too: a descendant that
+  // holds git's stdout or stderr would otherwise keep 'close' from coming, past the time limit.
+  const child = spawn('git', args, { cwd: options.cwd, env: gitEnv(options), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const settled = new Promise<GitResult>((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -120,7 +122,15 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
     let failure: BatonError | undefined;
     const stop = (why: BatonError): void => {
       failure ??= why;
-      child.kill('SIGKILL');
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+      // A descendant outside the group (its own session) may still hold the pipes: stop reading
+      // them, so 'close' follows git's own exit.
+      child.stdout!.destroy();
+      child.stderr!.destroy();
     };
     const timer = setTimeout(() => stop(fail(`timed out after ${timeoutMs} ms`)), timeoutMs);
     child.stdout!.on('data', (chunk: Buffer) => {
