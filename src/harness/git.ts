@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import { absolutePath } from './spawn-env.js';
 
@@ -199,6 +199,9 @@ const QUIET_CONFIG_MAX_BYTES = 1024 * 1024;
 export async function configNamesNothingToBlank(gitDir: string, options: Pick<GitOptions, 'env'> = {}): Promise<boolean> {
   const home = process.env.HOME ?? '/';
   const global = options.env?.['GIT_CONFIG_GLOBAL'];
+  // A relative HOME (or GIT_CONFIG_GLOBAL) is resolved by git against its own working directory,
+  // the repository's top: a file the repository holds, which the check here would not read.
+  if (!isAbsolute(global ?? home) || !isAbsolute(gitDir)) return false;
   const files = [join(gitDir, 'config'), join(gitDir, 'config.worktree'), ...(global !== undefined ? [global] : [join(home, '.gitconfig'), join(home, '.config', 'git', 'config')])];
   if (await exists(join(gitDir, 'commondir'))) return false;
   const texts = await Promise.all(files.map(readConfigText));
