@@ -153,7 +153,13 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
       clearTimeout(timer);
       if (failure) return reject(failure);
       if (code === null) return reject(fail(`killed by ${signal ?? 'a signal'}`));
-      resolve({ exitCode: code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      // Decoding throws for an output longer than a string can be (~512 MiB, under a large
+      // maxBufferBytes): thrown here, in a listener, it would be uncaught and leave this pending.
+      try {
+        resolve({ exitCode: code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      } catch (error) {
+        reject(fail(`its output could not be kept (${(error as Error).message})`, error));
+      }
     });
   });
   if (options.niceness && child.pid !== undefined) {
