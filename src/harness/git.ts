@@ -18,7 +18,7 @@
  *
  * Source of the config keys: git-config(1), gitattributes(5), githooks(5), git 2.39.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
@@ -114,7 +114,14 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
     });
   // Its own process group (detached), so a stop reaches what git started too: a descendant that
   // holds git's stdout or stderr would otherwise keep 'close' from coming, past the time limit.
-  const child = spawn('git', args, { cwd: options.cwd, env: gitEnv(options), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const env = gitEnv(options);
+  let child: ChildProcess;
+  try {
+    child = spawn('git', args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  } catch (error) {
+    // Some failures throw instead of an 'error' event (ENOTDIR for a cwd that is a file, E2BIG).
+    throw fail((error as Error).message, error);
+  }
   const settled = new Promise<GitResult>((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
