@@ -206,7 +206,8 @@ const QUIET_CONFIG_MAX_BYTES = 1024 * 1024;
  * section, an include (whose target could hold one) and `core.worktree` cannot be written
  * without them, as git's config syntax allows only letters, digits and `-` in section and key
  * names (config.c). It is false too for a file that is not a regular file, is larger than
- * {@link QUIET_CONFIG_MAX_BYTES} or cannot be read (ENOENT is an absent file), and for a linked
+ * {@link QUIET_CONFIG_MAX_BYTES} or cannot be read (ENOENT is an absent file), for a repository
+ * config file that is a symlink, for a relative `HOME`, and for a linked
  * worktree's git directory (a `commondir` file: its config lives where that names).
  */
 export async function configNamesNothingToBlank(gitDir: string, options: Pick<GitOptions, 'env'> = {}): Promise<boolean> {
@@ -217,16 +218,24 @@ export async function configNamesNothingToBlank(gitDir: string, options: Pick<Gi
   if (!isAbsolute(global ?? home) || !isAbsolute(gitDir)) return false;
   const files = [join(gitDir, 'config'), join(gitDir, 'config.worktree'), ...(global !== undefined ? [global] : [join(home, '.gitconfig'), join(home, '.config', 'git', 'config')])];
   if (await exists(join(gitDir, 'commondir'))) return false;
-  const texts = await Promise.all(files.map(readConfigText));
+  // The repository's own files are never followed through a symlink: a link can name a
+  // different file for git than for this process (`/proc/self/cwd/…` is git's cwd, the top, for
+  // git, and baton's cwd here), and the repository is untrusted. The global files are the
+  // operator's (a symlinked ~/.gitconfig is common) and are followed.
+  const texts = await Promise.all(files.map((file, i) => readConfigText(file, i >= 2)));
   return texts.every((text) => text !== undefined && !/filter|include|worktree/i.test(text));
 }
 
-/** `path` as latin1 text ('' when absent); undefined when it is no regular file, too large or unreadable. */
-async function readConfigText(path: string): Promise<string | undefined> {
+/**
+ * `path` as latin1 text ('' when absent); undefined when it is no regular file, too large or
+ * unreadable, or (unless `follow`) a symlink.
+ */
+async function readConfigText(path: string, follow: boolean): Promise<string | undefined> {
   let handle: FileHandle;
   try {
-    // O_NONBLOCK: a FIFO planted as a config file must not hang the launch.
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    // O_NONBLOCK: a FIFO planted as a config file must not hang the launch. O_NOFOLLOW: a
+    // symlink fails with ELOOP, so the caller asks git.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR' ? '' : undefined;
