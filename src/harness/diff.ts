@@ -119,10 +119,13 @@ async function stageDiscovered(
   // config checked. A repository git refuses there (one the discovery accepts and git does not)
   // fails `add`, and the two-process way runs. The end snapshot never takes this way: its filter
   // blanking, read by git, also serves the write-trees and diffs that run without GIT_DIR.
-  if (checkConfigWithoutGit && (await configNamesNothingToBlank(found.gitDir))) {
+  // Checked and pinned by its real path: a symlink on the way (`.git` -> `/proc/self/cwd/…`) can
+  // name one directory for this process and another for git, which runs in the top.
+  const realGitDir = checkConfigWithoutGit ? await realpath(found.gitDir).catch(() => undefined) : undefined;
+  if (realGitDir !== undefined && (await configNamesNothingToBlank(realGitDir))) {
     await rm(indexPath, { force: true });
-    if (await copyRegularFile(join(found.gitDir, 'index'), indexPath).then(() => true, () => false)) await chmod(indexPath, 0o600);
-    const pinned = { GIT_DIR: found.gitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath };
+    if (await copyRegularFile(join(realGitDir, 'index'), indexPath).then(() => true, () => false)) await chmod(indexPath, 0o600);
+    const pinned = { GIT_DIR: realGitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath };
     const quiet = await runGit(['add', '-A'], { ...inTop, env: pinned, filterOverrides: privateIndex({}), allowFailure: true });
     if (quiet.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters: {} };
   }
