@@ -16,7 +16,7 @@ import { constants } from 'node:fs';
 import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Logger } from '../core/logger.js';
-import { configNamesNothingToBlank, readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
+import { pinConfigWithoutFilters, readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
 import { discoverRepository } from './workspace.js';
 
 /** A snapshot of a working tree: everything not ignored, staged in a private index. */
@@ -98,7 +98,7 @@ async function stageTree(
  * the rev-parse beside `add` saved nothing; it is left out. The user's index is copied while the
  * filter drivers are read, then `add -A` runs in the top found. For the launch snapshot
  * (`checkConfigWithoutGit`) the listing of filter drivers is skipped too when
- * {@link configNamesNothingToBlank} finds none to blank: one git process.
+ * {@link pinConfigWithoutFilters} finds none to blank: one git process.
  *
  * @returns undefined when `add` failed (git refused the repository the discovery found, or the
  *   seeded index): the snapshot is then taken the long way, which asks git for the top.
@@ -122,10 +122,11 @@ async function stageDiscovered(
   // Checked and pinned by its real path: a symlink on the way (`.git` -> `/proc/self/cwd/…`) can
   // name one directory for this process and another for git, which runs in the top.
   const realGitDir = checkConfigWithoutGit ? await realpath(found.gitDir).catch(() => undefined) : undefined;
-  if (realGitDir !== undefined && (await configNamesNothingToBlank(realGitDir))) {
+  const pinnedGlobal = realGitDir === undefined ? undefined : await pinConfigWithoutFilters(realGitDir);
+  if (realGitDir !== undefined && pinnedGlobal !== undefined) {
     await rm(indexPath, { force: true });
     if (await copyRegularFile(join(realGitDir, 'index'), indexPath).then(() => true, () => false)) await chmod(indexPath, 0o600);
-    const pinned = { GIT_DIR: realGitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath };
+    const pinned = { GIT_DIR: realGitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath, ...pinnedGlobal };
     const quiet = await runGit(['add', '-A'], { ...inTop, env: pinned, filterOverrides: privateIndex({}), allowFailure: true });
     if (quiet.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters: {} };
   }

@@ -20,7 +20,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { BatonError } from '../core/errors.js';
@@ -190,52 +190,62 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
 const QUIET_CONFIG_MAX_BYTES = 1024 * 1024;
 
 /**
- * Whether no config file git reads for the git directory `gitDir` can name anything
- * {@link readFilterOverridesAndWorktree} asks git for, read without starting git: on the 2-core
- * machine each git process costs baton ~10 ms (the fork of a ~120 MB process), and the launch
- * snapshot runs while the CLI starts (issue #15).
+ * The environment that pins git to config files none of which can name anything
+ * {@link readFilterOverridesAndWorktree} asks git for, found without starting git; undefined when
+ * one might (then ask git). On the 2-core machine each git process costs baton ~10 ms (the fork of
+ * a ~120 MB process), and the launch snapshot runs while the CLI starts (issue #15).
  *
- * Only for a git command run with `GIT_DIR=gitDir` and `GIT_WORK_TREE` set (so git reads this
- * directory's config and no other, whatever its own discovery would find) and this module's
- * environment (no system config; `HOME`, or `GIT_CONFIG_GLOBAL` when `options.env` sets it).
- * The files: `<gitDir>/config`, `<gitDir>/config.worktree`, and the global `~/.gitconfig` and
- * `~/.config/git/config` (git-config(1) FILES; `XDG_CONFIG_HOME` never reaches git here).
+ * For a git command run with `GIT_DIR=gitDir` (absolute and real) and `GIT_WORK_TREE` set, so git
+ * reads this directory's config and no other whatever its own discovery would find, in this
+ * module's environment (no system config). The files are `<gitDir>/config` and
+ * `<gitDir>/config.worktree` (never followed through a symlink: the repository is untrusted, and
+ * a link such as `/proc/self/cwd/…` names one file for git and another here), and the global
+ * config (git-config(1) FILES: `~/.gitconfig` and `~/.config/git/config`; `XDG_CONFIG_HOME` never
+ * reaches git here). The global file read is pinned by its real path as `GIT_CONFIG_GLOBAL`
+ * (`/dev/null` when there is none), so git reads exactly the file checked, however it is linked;
+ * when both global files exist (GIT_CONFIG_GLOBAL names one) git is asked.
  *
- * Conservative by design: the answer is false, and the caller asks git, when a file holds the
- * letters `filter`, `include` or `worktree` in any case anywhere (a comment too): a filter
- * section, an include (whose target could hold one) and `core.worktree` cannot be written
- * without them, as git's config syntax allows only letters, digits and `-` in section and key
- * names (config.c). It is false too for a file that is not a regular file, is larger than
- * {@link QUIET_CONFIG_MAX_BYTES} or cannot be read (ENOENT is an absent file), for a repository
- * config file that is a symlink, for a relative `HOME`, and for a linked
- * worktree's git directory (a `commondir` file: its config lives where that names).
+ * Conservative by design: undefined when a file holds the letters `filter`, `include` or
+ * `worktree` in any case anywhere (a comment too) — a filter section, an include (whose target
+ * could hold one) and `core.worktree` cannot be written without them, as git's config syntax
+ * allows only letters, digits and `-` in section and key names (config.c) — when a file is no
+ * regular file, is larger than {@link QUIET_CONFIG_MAX_BYTES} or cannot be read (ENOENT is an
+ * absent file), for a relative `HOME`, and for a linked worktree's git directory (a `commondir`
+ * file: its config lives where that names).
+ *
+ * @returns `{ GIT_CONFIG_GLOBAL }` to add to the command's environment, or undefined.
  */
-export async function configNamesNothingToBlank(gitDir: string, options: Pick<GitOptions, 'env'> = {}): Promise<boolean> {
+export async function pinConfigWithoutFilters(gitDir: string): Promise<{ GIT_CONFIG_GLOBAL: string } | undefined> {
   const home = process.env.HOME ?? '/';
-  const global = options.env?.['GIT_CONFIG_GLOBAL'];
-  // A relative HOME (or GIT_CONFIG_GLOBAL) is resolved by git against its own working directory,
-  // the repository's top: a file the repository holds, which the check here would not read.
-  if (!isAbsolute(global ?? home) || !isAbsolute(gitDir)) return false;
-  const files = [join(gitDir, 'config'), join(gitDir, 'config.worktree'), ...(global !== undefined ? [global] : [join(home, '.gitconfig'), join(home, '.config', 'git', 'config')])];
-  if (await exists(join(gitDir, 'commondir'))) return false;
-  // The repository's own files are never followed through a symlink: a link can name a
-  // different file for git than for this process (`/proc/self/cwd/…` is git's cwd, the top, for
-  // git, and baton's cwd here), and the repository is untrusted. The global files are the
-  // operator's (a symlinked ~/.gitconfig is common) and are followed.
-  const texts = await Promise.all(files.map((file, i) => readConfigText(file, i >= 2)));
-  return texts.every((text) => text !== undefined && !/filter|include|worktree/i.test(text));
+  if (!isAbsolute(home) || !isAbsolute(gitDir)) return undefined;
+  if (await exists(join(gitDir, 'commondir'))) return undefined;
+  const globals = await Promise.all([join(home, '.gitconfig'), join(home, '.config', 'git', 'config')].map(realGlobal));
+  if (globals.includes(null)) return undefined;
+  const present = globals.filter((path): path is string => path !== undefined);
+  if (present.length > 1) return undefined;
+  const global = present[0] ?? '/dev/null';
+  const texts = await Promise.all([readConfigText(join(gitDir, 'config')), readConfigText(join(gitDir, 'config.worktree')), present[0] ? readConfigText(present[0]) : '']);
+  return texts.every((text) => text !== undefined && !/filter|include|worktree/i.test(text)) ? { GIT_CONFIG_GLOBAL: global } : undefined;
+}
+
+/** The real path of a global config file; undefined when there is none, null when it cannot be told. */
+async function realGlobal(path: string): Promise<string | undefined | null> {
+  return realpath(path).then(
+    (real) => real,
+    (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? undefined : null),
+  );
 }
 
 /**
  * `path` as latin1 text ('' when absent); undefined when it is no regular file, too large or
- * unreadable, or (unless `follow`) a symlink.
+ * unreadable, or a symlink.
  */
-async function readConfigText(path: string, follow: boolean): Promise<string | undefined> {
+async function readConfigText(path: string): Promise<string | undefined> {
   let handle: FileHandle;
   try {
     // O_NONBLOCK: a FIFO planted as a config file must not hang the launch. O_NOFOLLOW: a
     // symlink fails with ELOOP, so the caller asks git.
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW));
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR' ? '' : undefined;

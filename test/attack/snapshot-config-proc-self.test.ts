@@ -1,6 +1,6 @@
 /**
  * Attack: a path that names a different file for each process that opens it. `.git/config` as a
- * symlink to `/proc/self/cwd/<name>`: baton's check without git (`configNamesNothingToBlank`)
+ * symlink to `/proc/self/cwd/<name>`: baton's check without git (`pinConfigWithoutFilters`)
  * opens it in baton's own working directory (nothing there: "no config"), while git, started in
  * the repository's top, reads `<top>/<name>` — a file of the repository, naming a clean filter.
  * The agent of an earlier run can plant both; the next launch snapshot then ran the filter.

@@ -1,6 +1,6 @@
 /**
  * Attack: `.git` as a symlink to `/proc/self/cwd/<relative path>`. The discovery without git and
- * `configNamesNothingToBlank` resolve it in baton's working directory; git, pinned to the same
+ * `pinConfigWithoutFilters` resolve it in baton's working directory; git, pinned to the same
  * `<top>/.git` by GIT_DIR and started in the top, resolves it from the top. The `..`s of the
  * relative path land in two places the repository chooses: a git directory with a quiet config
  * for baton's check, and one naming a clean filter for git. (A service started in `/`, the

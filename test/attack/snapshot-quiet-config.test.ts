@@ -1,6 +1,6 @@
 /**
  * Attack: the launch snapshot skips git's own listing of filter drivers when a check without git
- * finds none to blank (src/harness/git.ts `configNamesNothingToBlank`, issue #15). Each case here
+ * finds none to blank (src/harness/git.ts `pinConfigWithoutFilters`, issue #15). Each case here
  * hides a clean filter where a careless check would miss it: in the global config, behind an
  * include, in capitals or the old `[filter.name]` form, in the common config of a linked
  * worktree, or in an outer repository git falls back to when it refuses the `.git` the discovery
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../../src/harness/diff.js';
-import { configNamesNothingToBlank } from '../../src/harness/git.js';
+import { pinConfigWithoutFilters } from '../../src/harness/git.js';
 
 const base = mkdtempSync(join(tmpdir(), 'baton-attack-quiet-config-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -60,6 +60,15 @@ describe('launch snapshot without git\'s own filter listing', () => {
   it('blanks a filter the global config defines', async () => {
     const { path, marker } = repoWithAttributes('global');
     writeFileSync(join(home, '.gitconfig'), `[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    await snapshotRunsNoFilter(path, marker);
+  });
+
+  it('runs no filter from a global config linked through /proc/self/cwd (a file in the repository for git)', async () => {
+    const { path, marker } = repoWithAttributes('proc-global');
+    // For git, which runs in the top, the link names the repository's own file; for baton, a file
+    // beside baton's working directory that does not exist. git must read what baton read.
+    writeFileSync(join(path, '.trap.cfg'), `[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    execFileSync('ln', ['-s', '/proc/self/cwd/.trap.cfg', join(home, '.gitconfig')]);
     await snapshotRunsNoFilter(path, marker);
   });
 
@@ -109,9 +118,9 @@ describe('launch snapshot without git\'s own filter listing', () => {
   it('answers "ask git" at once for a config that is a FIFO, not a file', async () => {
     const { path } = repoWithAttributes('fifo');
     const gitDir = join(path, '.git');
-    expect(await configNamesNothingToBlank(gitDir)).toBe(true);
+    expect(await pinConfigWithoutFilters(gitDir)).toBeDefined();
     rmSync(join(gitDir, 'config'));
     execFileSync('mkfifo', [join(gitDir, 'config')]);
-    expect(await configNamesNothingToBlank(gitDir)).toBe(false);
+    expect(await pinConfigWithoutFilters(gitDir)).toBeUndefined();
   });
 });

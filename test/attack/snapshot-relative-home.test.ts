@@ -2,7 +2,7 @@
  * Attack: a relative `HOME` (e.g. `HOME=.` in a service unit). git resolves `$HOME/.gitconfig`
  * against its own working directory — the repository's top, where the launch snapshot runs it —
  * so a `.gitconfig` committed (or written by an agent) in the repository is git's global config.
- * `configNamesNothingToBlank` read `HOME` against baton's own working directory instead, found
+ * `pinConfigWithoutFilters` read `HOME` against baton's own working directory instead, found
  * nothing there, and the launch snapshot's `add` ran the filter that file defines.
  */
 import { execFileSync } from 'node:child_process';
