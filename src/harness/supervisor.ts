@@ -7,6 +7,7 @@ import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from 'node:
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { formatDurationMs, type Clock } from '../core/clock.js';
@@ -349,11 +350,13 @@ export class RunSupervisor {
       // A 1 MiB buffer: with the 16 KiB default the child's output was paused after most chunks.
       events = createWriteStream(join(runDir, 'events.jsonl'), { mode: 0o600, flags: 'a', highWaterMark: SPOOL_BUFFER_BYTES });
       const spool = events;
+      // The child's stdout once spawned: a spawn that throws leaves no child for the handler below.
+      let childOutput: Readable | undefined;
       // A failing spool (disk full) must neither stop the run nor leave its output paused.
       spool.once('error', (err) => {
         deps.logger.warn({ err, runId }, 'events.jsonl write failed; spooling stops, the run continues');
         stream?.detachSpool();
-        child.stdout?.resume();
+        childOutput?.resume();
       });
       spool.on('error', () => {}); // later errors of the same broken file: already reported once
 
@@ -369,6 +372,7 @@ export class RunSupervisor {
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true, // own session and process group, so a group signal reaches its tools
       });
+      childOutput = child.stdout ?? undefined;
       // How the child ended: its exit code or signal once its pipes are closed, or the error that
       // kept it from starting (ENOENT, EACCES: 'error' with no pid, then no exit).
       const ended = new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: NodeJS.ErrnoException }>((resolve) => {
