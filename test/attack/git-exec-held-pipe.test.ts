@@ -5,12 +5,13 @@
  * pipe open after git itself is gone; waiting for 'close' alone then waits for that descendant,
  * past the limit (here: 60 s for a 1 s limit).
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/core/errors.js';
 import { runGit } from '../../src/harness/git.js';
+import { alive, fakeGit } from '../support/fake-git.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-attack-git-held-'));
 const pids: number[] = [];
@@ -25,22 +26,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function fakeGit(name: string, body: string): string {
-  const bin = join(dir, name);
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\n${body}\n`);
-  chmodSync(join(bin, 'git'), 0o755);
-  return `${bin}:/usr/bin:/bin`;
-}
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function settleWithin(promise: Promise<unknown>, ms: number): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
@@ -55,7 +41,7 @@ async function settleWithin(promise: Promise<unknown>, ms: number): Promise<unkn
 describe('runGit time limit with a descendant holding git\'s output', () => {
   it('fails at the limit when git hangs and a child of it holds stdout', async () => {
     const pidFile = join(dir, 'hang.pid');
-    const path = fakeGit('hang', `sleep 60 & echo $! > ${pidFile}\nwait`);
+    const path = fakeGit(dir, 'hang', `sleep 60 & echo $! > ${pidFile}\nwait`);
     const outcome = await settleWithin(runGit(['status'], { cwd: dir, path, timeoutMs: 1_000, filterOverrides: {} }), 8_000);
     const child = Number(readFileSync(pidFile, 'utf8').trim());
     pids.push(child);
@@ -68,7 +54,7 @@ describe('runGit time limit with a descendant holding git\'s output', () => {
 
   it('fails at the limit when git exited and a background child still holds stdout', async () => {
     const pidFile = join(dir, 'bg.pid');
-    const path = fakeGit('bg', `sleep 60 & echo $! > ${pidFile}\necho done`);
+    const path = fakeGit(dir, 'bg', `sleep 60 & echo $! > ${pidFile}\necho done`);
     const outcome = await settleWithin(runGit(['status'], { cwd: dir, path, timeoutMs: 1_000, filterOverrides: {} }), 8_000);
     pids.push(Number(readFileSync(pidFile, 'utf8').trim()));
     expect(isBatonError(outcome, 'git_failed') ? 'git_failed' : outcome).toBe('git_failed');

@@ -3,13 +3,16 @@
  * finds none to blank (src/harness/git.ts `pinConfigWithoutFilters`, issue #15). Each case here
  * hides a clean filter where a careless check would miss it: in the global config, behind an
  * include, in capitals or the old `[filter.name]` form, in the common config of a linked
- * worktree, or in an outer repository git falls back to when it refuses the `.git` the discovery
- * found. The filter, when run, leaves a marker file; baton must never run it. Each case fails
- * with a check that answers "nothing to blank" without reading, or with `add` left to git's own
- * discovery instead of pinned to the git directory checked.
+ * worktree, in an outer repository git falls back to when it refuses the `.git` the discovery
+ * found, behind a relative `HOME`, or behind a symlink through `/proc/self/cwd` (`.git`,
+ * `.git/config`, `~/.gitconfig`), which names baton's working directory for baton and the
+ * repository's top for git. The filter, when run, leaves a marker file; baton must never run it.
+ * Each case fails with a check that answers "nothing to blank" without reading, with `add` left
+ * to git's own discovery instead of pinned to what was checked, or (the last four) with the first
+ * version of the check.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -112,6 +115,56 @@ describe('launch snapshot without git\'s own filter listing', () => {
     writeFileSync(join(inner, 'b.txt'), 'inner\n');
     expect(git(inner, 'rev-parse', '--show-toplevel').trim()).toBe(outer);
     await snapshotTree(inner, join(base, 'outer.index')).catch(() => undefined);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('runs no filter behind a relative HOME (git reads it from the top, in the repository)', async () => {
+    const { path, marker } = repoWithAttributes('relative-home');
+    mkdirSync(join(path, 'home'));
+    writeFileSync(join(path, 'home', '.gitconfig'), `[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    // baton's own working directory is not the repository (it never is: runs name their cwd)
+    expect(process.cwd()).not.toBe(path);
+    process.env.HOME = 'home';
+    await snapshotRunsNoFilter(path, marker);
+  });
+
+  it('runs no filter of a .git/config linked through /proc/self/cwd to a file in the repository', async () => {
+    const { path, marker } = repoWithAttributes('proc-config');
+    const name = 'planted-config-7f3a';
+    writeFileSync(join(path, name), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    rmSync(join(path, '.git', 'config'));
+    symlinkSync(`/proc/self/cwd/${name}`, join(path, '.git', 'config'));
+    // baton's cwd holds no such file; git in the top reads the planted one
+    expect(existsSync(join(process.cwd(), name))).toBe(false);
+    expect(git(path, 'config', '--get', 'filter.evil.clean').trim()).toBe(evil(marker));
+    await snapshotRunsNoFilter(path, marker);
+  });
+
+  it('runs no filter of the git directory git alone sees through .git -> /proc/self/cwd/<../…>', async () => {
+    const depth = process.cwd().split('/').filter(Boolean).length;
+    // The top is `depth` levels under base: from it, `depth` times `..` is base; from baton's cwd
+    // it is `/`. (A service started in `/`, the systemd default, makes the second place any path
+    // the repository knows.)
+    const top = join(base, 'deep', ...Array.from({ length: depth - 1 }, (_, i) => `d${i}`));
+    mkdirSync(top, { recursive: true });
+    git(top, 'init', '-q', '-b', 'main');
+    writeFileSync(join(top, '.gitattributes'), '*.txt filter=evil\n');
+    git(top, 'add', '.gitattributes');
+    git(top, 'commit', '-qm', 'start');
+    const rel = `${'../'.repeat(depth)}${base.slice(1)}/gd`;
+    const quiet = join(base, 'gd'); // what baton's process sees
+    const hostile = join(base, base.slice(1), 'gd'); // what git sees
+    mkdirSync(join(base, base.slice(1)), { recursive: true });
+    cpSync(join(top, '.git'), quiet, { recursive: true });
+    cpSync(join(top, '.git'), hostile, { recursive: true });
+    const marker = join(base, 'gitdir-PWNED');
+    writeFileSync(join(hostile, 'config'), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    rmSync(join(top, '.git'), { recursive: true });
+    symlinkSync(`/proc/self/cwd/${rel}`, join(top, '.git'));
+    writeFileSync(join(top, 'a.txt'), 'changed\n');
+    // git, run in the top, reads the hostile config
+    expect(git(top, 'config', '--get', 'filter.evil.clean').trim()).toBe(evil(marker));
+    await snapshotTree(top, join(base, 'gitdir.index')).catch(() => undefined);
     expect(existsSync(marker)).toBe(false);
   });
 

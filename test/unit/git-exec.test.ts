@@ -3,24 +3,17 @@
  * (src/harness/git.ts starts git with node:child_process, issue #15): each is a `git_failed`
  * BatonError, the process is gone afterwards, and output is decoded whole.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../src/core/errors.js';
 import { runGit } from '../../src/harness/git.js';
+import { alive, fakeGit } from '../support/fake-git.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-git-exec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A directory holding a `git` that runs `body` (sh), for `GitOptions.path`. */
-function fakeGit(name: string, body: string): string {
-  const bin = join(dir, name);
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\n${body}\n`);
-  chmodSync(join(bin, 'git'), 0o755);
-  return `${bin}:/usr/bin:/bin`;
-}
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   const err = await promise.then(
@@ -31,14 +24,6 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; messa
   return { code: err.code, message: err.message };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('runGit process handling', () => {
   it('fails with git_failed when git is not on PATH', async () => {
@@ -51,7 +36,7 @@ describe('runGit process handling', () => {
 
   it('kills a git that runs past its time limit and says so', async () => {
     const pidFile = join(dir, 'slow.pid');
-    const path = fakeGit('slow', `echo $$ > ${pidFile}\nexec sleep 30`);
+    const path = fakeGit(dir, 'slow', `echo $$ > ${pidFile}\nexec sleep 30`);
     const err = await failure(runGit(['status'], { cwd: dir, path, timeoutMs: 2_000, filterOverrides: {} }));
     expect(err).toMatchObject({ code: 'git_failed' });
     expect(err.message).toContain('timed out after 2000 ms');
@@ -60,14 +45,14 @@ describe('runGit process handling', () => {
   });
 
   it('kills a git whose output passes the limit, without keeping it', async () => {
-    const path = fakeGit('flood', 'exec yes flood');
+    const path = fakeGit(dir, 'flood', 'exec yes flood');
     const err = await failure(runGit(['status'], { cwd: dir, path, maxBufferBytes: 100_000, filterOverrides: {} }));
     expect(err).toMatchObject({ code: 'git_failed' });
     expect(err.message).toContain('its output passed 100000 bytes');
   });
 
   it('reports a git killed by a signal, not an exit code', async () => {
-    const path = fakeGit('killed', 'kill -9 $$');
+    const path = fakeGit(dir, 'killed', 'kill -9 $$');
     const err = await failure(runGit(['status'], { cwd: dir, path, allowFailure: true, filterOverrides: {} }));
     expect(err).toMatchObject({ code: 'git_failed' });
     expect(err.message).toContain('killed by SIGKILL');
@@ -75,7 +60,7 @@ describe('runGit process handling', () => {
 
   it('returns exit code, stdout and stderr, with multi-byte text cut across writes intact', async () => {
     // "é" is 0xC3 0xA9: the two bytes go out in two writes with a pause between them.
-    const path = fakeGit('split', `printf '\\303'; sleep 0.1; printf '\\251 ok'; printf 'warn' >&2; exit 3`);
+    const path = fakeGit(dir, 'split', `printf '\\303'; sleep 0.1; printf '\\251 ok'; printf 'warn' >&2; exit 3`);
     const result = await runGit(['status'], { cwd: dir, path, allowFailure: true, filterOverrides: {} });
     expect(result).toEqual({ exitCode: 3, stdout: 'é ok', stderr: 'warn' });
   });
