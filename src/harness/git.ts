@@ -150,8 +150,10 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
       if (bytes.err > limit) stop(fail(`its error output passed ${limit} bytes`));
       else err.push(chunk);
     });
-    // 'error' without a process (ENOENT, EACCES, a missing cwd) is followed by no 'close'.
-    child.once('error', (error) => {
+    // 'error' without a process (ENOENT, EACCES, a missing cwd) is followed by no 'close'. `on`,
+    // not `once`: a later 'error' (a kill the system refused) would otherwise be unhandled and
+    // end the service; the first one settles the call.
+    child.on('error', (error) => {
       clearTimeout(timer);
       reject(failure ?? fail(error.message, error));
     });
@@ -186,7 +188,7 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
   return settled;
 }
 
-/** Config files larger than this are not read by {@link configNamesNothingToBlank}: 1 MiB. */
+/** Config files larger than this are not read by {@link pinConfigWithoutFilters}: 1 MiB. */
 const QUIET_CONFIG_MAX_BYTES = 1024 * 1024;
 
 /**
