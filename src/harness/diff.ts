@@ -76,11 +76,9 @@ async function stageTree(
   const inTree: GitOptions = { ...base, cwd: toplevel, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: privateIndex(filters) };
   // --git-path prints a path relative to the directory git ran in.
   const userIndex = resolve(cwd, indexLine);
-  await rm(indexPath, { force: true });
-  // The user's index only seeds the stat cache; a copy that git cannot use (a split index, a
-  // version it refuses) is replaced by an empty one, which costs a full hash of the tree.
-  const seeded = await copyRegularFile(userIndex, indexPath).then(() => true, () => false);
-  if (seeded) await chmod(indexPath, 0o600);
+  // A copy that git cannot use (a split index, a version it refuses) is replaced by an empty one,
+  // which costs a full hash of the tree.
+  const seeded = await seedIndex(userIndex, indexPath);
   let added = await runGit(['add', '-A'], { ...inTree, allowFailure: seeded });
   if (added.exitCode !== 0) {
     await rm(indexPath, { force: true });
@@ -124,16 +122,13 @@ async function stageDiscovered(
   const realGitDir = checkConfigWithoutGit ? await realpath(found.gitDir).catch(() => undefined) : undefined;
   const pinnedGlobal = realGitDir === undefined ? undefined : await pinConfigWithoutFilters(realGitDir);
   if (realGitDir !== undefined && pinnedGlobal !== undefined) {
-    await rm(indexPath, { force: true });
-    if (await copyRegularFile(join(realGitDir, 'index'), indexPath).then(() => true, () => false)) await chmod(indexPath, 0o600);
+    await seedIndex(join(realGitDir, 'index'), indexPath);
     const pinned = { GIT_DIR: realGitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath, ...pinnedGlobal };
     const quiet = await runGit(['add', '-A'], { ...inTop, env: pinned, filterOverrides: privateIndex({}), allowFailure: true });
     if (quiet.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters: {} };
   }
   const configRead = readFilterOverridesAndWorktree(inTop);
-  await rm(indexPath, { force: true });
-  const seeded = await copyRegularFile(join(found.gitDir, 'index'), indexPath).then(() => true, () => false);
-  if (seeded) await chmod(indexPath, 0o600);
+  await seedIndex(join(found.gitDir, 'index'), indexPath);
   const { overrides: filters, worktree } = await configRead;
   // core.worktree moves git's working tree away from the top found (the repository's config may
   // name any directory baton can read): `add` would stage that directory and the run's diff would
@@ -187,6 +182,18 @@ async function treeOf(snapshot: TreeSnapshot, options: SnapshotOptions, filters:
 function privateIndex(overrides: Record<string, string>): Record<string, string> {
   const n = Number(overrides['GIT_CONFIG_COUNT'] ?? 0);
   return { ...overrides, GIT_CONFIG_COUNT: String(n + 1), [`GIT_CONFIG_KEY_${n}`]: 'core.splitIndex', [`GIT_CONFIG_VALUE_${n}`]: 'false' };
+}
+
+/**
+ * Makes `indexPath` a private copy (0600) of the user's index `from`, replacing what was there;
+ * true when copied. The user's index only seeds git's stat cache: when it is no regular file or
+ * cannot be read, `indexPath` is left absent and git starts from an empty index (a full hash).
+ */
+async function seedIndex(from: string, indexPath: string): Promise<boolean> {
+  await rm(indexPath, { force: true });
+  const copied = await copyRegularFile(from, indexPath).then(() => true, () => false);
+  if (copied) await chmod(indexPath, 0o600);
+  return copied;
 }
 
 /**
