@@ -9,8 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/core/ids.js';
-import { createHarness } from '../support/harness.js';
+import { createHarness, insertRun } from '../support/harness.js';
 
 describe('a spawn that throws', () => {
   it('fails the run spawn_failed, and a failing spool then is only logged', async () => {
@@ -21,18 +20,11 @@ describe('a spawn that throws', () => {
     try {
       const cwd = join(h.root, 'not-a-directory');
       writeFileSync(cwd, 'a file where the checkout was\n');
-      const runId = newRunId();
+      const run = await insertRun(h, cwd);
+      const runId = run.id;
       // The spool's path is a directory: opening it fails (EISDIR) after the spawn threw.
       mkdirSync(join(h.runsDir, runId, 'events.jsonl'), { recursive: true });
-      const now = new Date();
-      const origin = { platform: 'telegram', chatId: '1', senderId: '1', messageId: '1' };
-      await h.store.createRun(
-        { id: runId, vendor: 'codex', status: 'starting', task: 'x', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin, supervisor: h.supervisor.supervisorId, createdAt: now },
-        { runId, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${runId}] started` },
-        5,
-        now,
-      );
-      h.supervisor.start((await h.store.getRun(runId))!, { prompt: 'success' }, 60_000);
+      h.supervisor.start(run, { prompt: 'success' }, 60_000);
       await h.supervisor.idle();
       expect(await h.store.getRun(runId)).toMatchObject({ status: 'failed', reason: 'spawn_failed' });
       // Give a late spool error its turn.

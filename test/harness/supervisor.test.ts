@@ -10,14 +10,14 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { howToStop } from '../../src/harness/supervisor.js';
-import { newRunId, type RunId } from '../../src/core/ids.js';
+import type { RunId } from '../../src/core/ids.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { reconcileOrphanedRuns } from '../../src/harness/reconcile.js';
 import { detectCgroupSupport } from '../../src/harness/run-cgroup.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { createHarness, inbound, type TestHarness } from '../support/harness.js';
+import { createHarness, inbound, insertRun, type TestHarness } from '../support/harness.js';
 import { testEngine } from '../support/db.js';
 
 let h: TestHarness;
@@ -269,16 +269,9 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     expect((await h.store.getRun(runId))?.status).toBe('running');
     expect((await findRunProcesses(runId)).length).toBeGreaterThanOrEqual(2);
     // A run recorded under a dead process of this host is interrupted and its processes killed.
-    const orphan = newRunId();
-    const now = new Date();
     const cwd = join(h.root, 'orphan');
     await mkdir(cwd, { recursive: true });
-    await h.store.createRun(
-      { id: orphan, vendor: 'codex', status: 'running', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '9' }, supervisor: `${host}:999999`, createdAt: now },
-      { runId: orphan, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${orphan}] started` },
-      10,
-      now,
-    );
+    const orphan = (await insertRun(h, cwd, { status: 'running', supervisor: `${host}:999999` })).id;
     const rows = await reconcile();
     expect(rows.map((r) => r.runId)).toEqual([orphan]);
     expect(await h.store.getRun(orphan)).toMatchObject({ status: 'interrupted', reason: 'restart' });
@@ -290,16 +283,9 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     const support = await detectCgroupSupport();
     if (!('parent' in support)) throw new Error(`this test needs a writable cgroup v2: ${support.unavailable}`);
     const host = h.supervisor.supervisorId.split(':')[0]!;
-    const orphan = newRunId();
-    const now = new Date();
     const cwd = join(h.root, 'orphan-cgroup');
     await mkdir(cwd, { recursive: true });
-    await h.store.createRun(
-      { id: orphan, vendor: 'codex', status: 'running', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '9' }, supervisor: `${host}:999998`, createdAt: now },
-      { runId: orphan, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${orphan}] started` },
-      10,
-      now,
-    );
+    const orphan = (await insertRun(h, cwd, { status: 'running', supervisor: `${host}:999998` })).id;
     // What a dead baton process left: the run's cgroup with a tool that dropped its session and env.
     const dir = join(support.parent, `baton-${orphan}`);
     await mkdir(dir);
@@ -328,16 +314,9 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     // The chat grammar takes whole minutes; the supervisor takes any duration in ms.
     const cwd = join(h.root, `repo${++repoCounter}`);
     await mkdir(cwd, { recursive: true });
-    const runId = newRunId();
-    const now = new Date();
-    const origin = { platform: 'telegram', chatId: '1', senderId: '1', messageId: '1' };
-    await h.store.createRun(
-      { id: runId, vendor: 'codex', status: 'starting', task: 'hang', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin, supervisor: h.supervisor.supervisorId, createdAt: now },
-      { runId, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${runId}] started` },
-      5,
-      now,
-    );
-    h.supervisor.start((await h.store.getRun(runId))!, { prompt: 'hang-ignore-int' }, 500);
+    const started = await insertRun(h, cwd, { task: 'hang' });
+    const runId = started.id as RunId;
+    h.supervisor.start(started, { prompt: 'hang-ignore-int' }, 500);
     const run = await finished(runId);
     expect(run).toMatchObject({ status: 'failed', reason: 'timeout' });
     expect(await findRunProcesses(runId)).toEqual([]);

@@ -18,6 +18,8 @@ import { claudeVendor } from '../../src/harness/vendors/claude.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
 import { RunStore } from '../../src/store/runs-repo.js';
+import type { RunRow } from '../../src/store/schema.js';
+import { newRunId, type RunId } from '../../src/core/ids.js';
 import { fileTracer } from '../../src/harness/traces.js';
 import type { InboundMessage } from '../../src/channels/types.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
@@ -160,4 +162,45 @@ export function inbound(senderId: string, text: string, overrides: Partial<Inbou
     receivedAt: new Date(),
     ...overrides,
   };
+}
+
+/** What {@link insertRun} may set; the rest is a codex run from Telegram chat 1 with a 1-minute limit. */
+export interface InsertedRunFields {
+  /** @default a new run id */
+  id?: RunId;
+  /** @default 'starting' */
+  status?: 'starting' | 'running';
+  /** `<host>:<pid>` of the supervising process. @default the harness's own supervisor */
+  supervisor?: string;
+  /** @default 't' */
+  task?: string;
+}
+
+/**
+ * Records a codex run in `cwd` straight in the store, with its started delivery, as a launch
+ * would (no chat command, no spawn): for tests that start a run by hand or leave one orphaned.
+ *
+ * @returns the run's row as stored.
+ */
+export async function insertRun(h: TestHarness, cwd: string, fields: InsertedRunFields = {}): Promise<RunRow> {
+  const id = fields.id ?? newRunId();
+  const now = new Date();
+  await h.store.createRun(
+    {
+      id,
+      vendor: 'codex',
+      status: fields.status ?? 'starting',
+      task: fields.task ?? 't',
+      cwd,
+      worktreeRoot: cwd,
+      options: { timeoutMinutes: 1, progress: false },
+      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '9' },
+      supervisor: fields.supervisor ?? h.supervisor.supervisorId,
+      createdAt: now,
+    },
+    { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${id}] started` },
+    10,
+    now,
+  );
+  return (await h.store.getRun(id))!;
 }
