@@ -107,8 +107,9 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
   const subcommand = args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? '';
   const limit = options.maxBufferBytes ?? DEFAULT_MAX_BUFFER_BYTES;
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const fail = (why: string, cause?: unknown): BatonError =>
-    new BatonError('git_failed', `git ${subcommand} could not run: ${why}. Check that git is installed and on PATH.`, {
+  /** `fix`: what the operator can do; by default for a git that could not start. */
+  const fail = (why: string, cause?: unknown, fix = 'Check that git is installed and on PATH.'): BatonError =>
+    new BatonError('git_failed', `git ${subcommand} could not run: ${why}. ${fix}`, {
       ...(cause === undefined ? {} : { cause }),
       details: { cwd: options.cwd },
     });
@@ -139,15 +140,15 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
       child.stdout!.destroy();
       child.stderr!.destroy();
     };
-    const timer = setTimeout(() => stop(fail(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => stop(fail(`timed out after ${timeoutMs} ms`, undefined, `Check ${options.cwd} for a file git blocks on reading (a FIFO as .git/config, .gitignore or an excludes file) or a tree too large to hash in that time.`)), timeoutMs);
     child.stdout!.on('data', (chunk: Buffer) => {
       bytes.out += chunk.length;
-      if (bytes.out > limit) stop(fail(`its output passed ${limit} bytes`));
+      if (bytes.out > limit) stop(fail(`its output passed ${limit} bytes`, undefined, 'Nothing to set: baton keeps no more of it, and a run whose diff it was gets its outcome without the patch.'));
       else out.push(chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       bytes.err += chunk.length;
-      if (bytes.err > limit) stop(fail(`its error output passed ${limit} bytes`));
+      if (bytes.err > limit) stop(fail(`its error output passed ${limit} bytes`, undefined, `Run the same git command in ${options.cwd} to see what it reports.`));
       else err.push(chunk);
     });
     // 'error' without a process (ENOENT, EACCES, a missing cwd) is followed by no 'close'. `on`,
@@ -161,13 +162,13 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (failure) return reject(failure);
-      if (code === null) return reject(fail(`killed by ${signal ?? 'a signal'}`));
+      if (code === null) return reject(fail(`killed by ${signal ?? 'a signal'}`, undefined, 'Something outside baton stopped it (the OOM killer, an operator); run the same git command again to see whether it recurs.'));
       // Decoding throws for an output longer than a string can be (~512 MiB, under a large
       // maxBufferBytes): thrown here, in a listener, it would be uncaught and leave this pending.
       try {
         resolve({ exitCode: code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
       } catch (error) {
-        reject(fail(`its output could not be kept (${(error as Error).message})`, error));
+        reject(fail(`its output could not be kept (${(error as Error).message})`, error, 'Nothing to set: baton keeps no more of it, and a run whose diff it was gets its outcome without the patch.'));
       }
     });
   });

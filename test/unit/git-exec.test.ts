@@ -40,6 +40,8 @@ describe('runGit process handling', () => {
     const err = await failure(runGit(['status'], { cwd: dir, path, timeoutMs: 2_000, filterOverrides: {} }));
     expect(err).toMatchObject({ code: 'git_failed' });
     expect(err.message).toContain('timed out after 2000 ms');
+    // The fix names where to look, not git's installation.
+    expect(err.message).toContain(`Check ${dir} for a file git blocks on reading`);
     // The pid is written before the sleep starts; a git killed before it wrote it is gone too.
     if (existsSync(pidFile)) expect(alive(Number(readFileSync(pidFile, 'utf8').trim()))).toBe(false);
   });
