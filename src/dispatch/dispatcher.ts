@@ -542,9 +542,12 @@ export class Dispatcher {
         { platform: message.platform, dedupeKey: message.dedupeKey },
         // A run that asks for approvals is never queued: its approval token is kept only in memory.
         harness.queue && !approve ? { maxQueued: harness.maxQueued, launch: { ...request, images: request.images ? [...request.images] : undefined, timeoutMs } as QueuedLaunchJson } : undefined,
+        // The worktree is this run's from here: its launch snapshot begins while the commit travels.
+        () => deps.supervisor.beginLaunchSnapshot(runId, workspace.cwd),
       )
       .catch(async (err: unknown) => {
-        if (attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
+        // A snapshot begun in the transaction takes the run directory with it once its git ends.
+        if (!deps.supervisor.dropLaunchSnapshot(runId) && attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       });

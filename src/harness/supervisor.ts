@@ -4,7 +4,7 @@
  */
 import { worktreeChanges } from './worktrees.js';
 import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
@@ -148,13 +148,16 @@ const PROGRESS_INTERVAL_MS = 60_000;
 /** The live status is refreshed at least this often while a run is silent (its elapsed time), in ms. */
 const STATUS_REFRESH_MS = 30_000;
 /**
- * Nice value of the launch snapshot's git processes: they run beside the CLI's start, which waits
- * only for their end (its task follows the snapshot), so the CLI gets the CPU first (issue #15).
+ * Nice value of the launch snapshot's git processes: they may still run beside the CLI's start,
+ * which waits only for their end (its task follows the snapshot), so the CLI gets the CPU first
+ * (issue #15).
  */
 const LAUNCH_SNAPSHOT_NICENESS = 10;
 
 /** Starts, watches, cancels and finishes runs. */
 export class RunSupervisor {
+  /** Launch snapshots begun before the spawn ({@link beginLaunchSnapshot}), by run. */
+  private readonly launchSnapshots = new Map<RunId, Promise<TreeSnapshot | undefined>>();
   private readonly active = new Map<RunId, ActiveRun>();
   private cancelPoll: NodeJS.Timeout | undefined;
   /** Aborted at shutdown: pending run-end writes stop retrying and stay in `terminal.json`. */
@@ -314,8 +317,11 @@ export class RunSupervisor {
     let events: WriteStream | undefined;
     let stream: RunStream | undefined;
     let stopWatchdog = (): void => {};
-    // Started right after the spawn, while the CLI starts; the CLI gets its task once it resolved.
+    // The launch snapshot; the CLI gets its task once it resolved. Begun inside the launch
+    // transaction ({@link beginLaunchSnapshot}), else right after the spawn.
     let snapshotTaken: Promise<TreeSnapshot | undefined> | undefined;
+    const begun = this.launchSnapshots.get(runId);
+    this.launchSnapshots.delete(runId);
 
     try {
       if (!installed) {
@@ -399,12 +405,12 @@ export class RunSupervisor {
       // Stamped at the spawn itself, before the cgroup move below (which can take ms): the
       // dispatch-overhead bench times update → spawn by this trace.
       if (child.pid !== undefined) this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
-      // The launch snapshot, taken while the CLI starts: it only has to be complete before the
-      // CLI can change anything, and neither CLI acts (nor calls its model) before it has its
-      // task on stdin (measured, see each vendor's stdinPayload). Spawning first takes the
-      // git processes off the launch path (issue #15). A CLI that could not be spawned changes
-      // nothing: no snapshot, no task.
-      snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : this.snapshot(run, runDir);
+      // The launch snapshot only has to be complete before the CLI can change anything, and
+      // neither CLI acts (nor calls its model) before it has its task on stdin (measured, see
+      // each vendor's stdinPayload). Begun in the launch transaction when the dispatcher could,
+      // else now, while the CLI starts (a queued run started later, a resumed launch). A CLI
+      // that could not be spawned changes nothing: no snapshot, no task.
+      snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : (begun ?? this.snapshot(run, runDir));
       // The prompt's copy in the run directory is for the owner only (the CLI gets it on stdin):
       // written after the spawn, off the launch path (issue #15).
       const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write prompt.md'));
@@ -608,6 +614,10 @@ export class RunSupervisor {
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
     exit.stderrTail = stderrTail.toString('utf8');
+    // A snapshot begun for a CLI that was never spawned (stopped first, or the spawn threw).
+    if (begun && snapshotTaken !== begun && (await begun)) {
+      await removeSnapshotIndexes(runDir).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not remove the snapshot index'));
+    }
     // Never rejects (a failed snapshot is logged and undefined).
     const snapshot = await snapshotTaken;
     // A CLI that never started changed nothing: no diff, and its snapshot index goes.
@@ -619,10 +629,53 @@ export class RunSupervisor {
   }
 
   /**
+   * Begins the launch snapshot of a run about to start in `cwd`, before its spawn. The dispatcher
+   * calls it from inside the launch transaction once the run holds its worktree
+   * (`RunStore.createRun`'s `onLaunchable`): the snapshot's git process then starts while the
+   * commit travels, ahead of the CLI's start rather than beside it, and the spawn does not wait
+   * for it. In 30-run dispatch benches on the 2-core machine (issue #15) codex's start inside
+   * baton was 34 and 43 ms behind a direct start at p50 with the snapshot begun after the spawn,
+   * 18 ms with it begun here, at the same update → spawn (30.5 against 31 and 32.5 ms). {@link
+   * start} uses it; {@link dropLaunchSnapshot} discards it when the transaction failed. Begun twice (a transaction run again), the second waits for the first and replaces it.
+   * Never throws: a run directory that cannot be made leaves the snapshot to the launch, which
+   * reports the error.
+   */
+  beginLaunchSnapshot(runId: RunId, cwd: string): void {
+    const runDir = join(this.deps.runsDir, runId);
+    try {
+      mkdirSync(runDir, { recursive: true, mode: 0o700 });
+      chmodSync(runDir, 0o700);
+    } catch (err) {
+      this.deps.logger.debug({ err, runId }, 'no run directory for an early launch snapshot; the launch takes it after the spawn');
+      return;
+    }
+    const prior = this.launchSnapshots.get(runId) ?? Promise.resolve(undefined);
+    this.launchSnapshots.set(runId, prior.then(() => this.snapshot({ id: runId, cwd }, runDir)));
+  }
+
+  /**
+   * Discards a snapshot begun by {@link beginLaunchSnapshot} for a run that was not created: once
+   * its git has ended, the run directory is removed, in the background (the launch's own error
+   * does not wait for git, which a hostile repository can hold up to its time limit); a directory
+   * that cannot be removed is logged.
+   *
+   * @returns whether a snapshot had been begun (the run directory is then removed here).
+   */
+  dropLaunchSnapshot(runId: RunId): boolean {
+    const begun = this.launchSnapshots.get(runId);
+    if (!begun) return false;
+    this.launchSnapshots.delete(runId);
+    void begun
+      .then(() => rm(join(this.deps.runsDir, runId), { recursive: true, force: true }))
+      .catch((err: unknown) => this.deps.logger.warn({ err, runId }, 'could not remove the run directory of a launch that was not created'));
+    return true;
+  }
+
+  /**
    * The launch snapshot of the run's working tree (see diff.ts); undefined outside a git checkout
    * or when git failed (logged: the run goes on without a diff).
    */
-  private async snapshot(run: RunRow, runDir: string): Promise<TreeSnapshot | undefined> {
+  private async snapshot(run: Pick<RunRow, 'id' | 'cwd'>, runDir: string): Promise<TreeSnapshot | undefined> {
     const started = performance.now();
     try {
       const snapshot = await snapshotTree(run.cwd, join(runDir, SNAPSHOT_FILES.start), { niceness: LAUNCH_SNAPSHOT_NICENESS });

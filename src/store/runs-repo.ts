@@ -264,6 +264,12 @@ export class RunStore {
    * When `inbound` is given, that event is marked handled in the same transaction, so a replay
    * of it after a crash can never launch a second run.
    *
+   * `onLaunchable` is called inside the transaction, once the lock is held and its read found the
+   * run launchable now (worktree free, a slot open; never for a queued run), right after the writes
+   * went out: from then on no other launch can take the worktree (each waits for the lock, then
+   * sees this run active), so the launch snapshot may begin while the commit travels (issue #15).
+   * A transaction run again calls it again. It must not throw.
+   *
    * @returns the `started` (or queued) message, `run`: the run row as committed (RETURNING, so a
    *   launch spawns without reading it back), and, for a queued run, its place in line.
    * @throws BatonError `worktree_busy` when another run is active in the same worktree root;
@@ -278,6 +284,7 @@ export class RunStore {
     now: Date,
     inbound?: InboundKey,
     queue?: QueuePolicy,
+    onLaunchable?: () => void,
   ): Promise<DeliveryRow & { queued?: QueuePlace; run: RunRow }> {
     const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     try {
@@ -325,11 +332,13 @@ export class RunStore {
         const message = typeof started === 'function' ? started(place) : started;
         // The three writes go out together too (pipelined), in this order: a handled inbound
         // event is found first and rolls all back, as a unique violation of the run does.
-        const [, [runRow], [row]] = await Promise.all([
+        const writes = Promise.all([
           inbound ? markInboundHandled(tx, inbound) : undefined,
           tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run).returning(),
           tx.insert(deliveries).values(toDeliveryValues(message, now)).returning(),
         ]);
+        if (!place) onLaunchable?.();
+        const [, [runRow], [row]] = await writes;
         return place ? { ...row!, queued: place, run: runRow! } : { ...row!, run: runRow! };
       });
     } catch (err) {
