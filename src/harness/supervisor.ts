@@ -614,9 +614,13 @@ export class RunSupervisor {
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
     exit.stderrTail = stderrTail.toString('utf8');
-    // A snapshot begun for a CLI that was never spawned (stopped first, or the spawn threw).
-    if (begun && snapshotTaken !== begun && (await begun)) {
-      await removeSnapshotIndexes(runDir).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not remove the snapshot index'));
+    // A snapshot begun for a CLI that was never spawned (stopped first, or the spawn threw): its
+    // index goes once its git ended, in the background: the failure is not held for a git that a
+    // huge or hostile repository keeps running up to its time limit.
+    if (begun && snapshotTaken !== begun) {
+      void begun
+        .then((taken) => (taken ? removeSnapshotIndexes(runDir) : undefined))
+        .catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not remove the snapshot index'));
     }
     // Never rejects (a failed snapshot is logged and undefined).
     const snapshot = await snapshotTaken;

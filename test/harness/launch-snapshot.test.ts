@@ -199,6 +199,7 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     h.supervisor.start({ ...run, vendor: 'claude' }, { prompt: 'p' }, 60_000);
     await h.supervisor.idle();
     expect(await h.store.getRun(runId)).toMatchObject({ status: 'failed', reason: 'vendor_missing' });
-    expect(existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start))).toBe(false);
+    // Removed once the snapshot's git ended (the failure does not wait for it).
+    await waitFor(async () => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)), 'the begun snapshot\'s index to go');
   });
 });
