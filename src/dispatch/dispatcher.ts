@@ -554,6 +554,8 @@ export class Dispatcher {
     spans?.mark('run_row');
     const { run: stored, ...started } = created;
     if (started.queued) {
+      // A transaction run again may have begun the snapshot on its first try, then queued the run.
+      deps.supervisor.discardLaunchSnapshot(runId);
       deps.logger.info({ runId, vendor, cwd: workspace.cwd, behind: started.queued.behind, ahead: started.queued.ahead }, 'run queued');
       await deps.outbox.attempt(started);
       // The slot may have freed between the check and now (a run ended on another process).

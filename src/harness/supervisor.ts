@@ -158,6 +158,8 @@ const LAUNCH_SNAPSHOT_NICENESS = 10;
 export class RunSupervisor {
   /** Launch snapshots begun before the spawn ({@link beginLaunchSnapshot}), by run. */
   private readonly launchSnapshots = new Map<RunId, Promise<TreeSnapshot | undefined>>();
+  /** Launch snapshots discarded for runs that were queued ({@link discardLaunchSnapshot}): done once their index is gone. */
+  private readonly discardedSnapshots = new Map<RunId, Promise<void>>();
   private readonly active = new Map<RunId, ActiveRun>();
   private cancelPoll: NodeJS.Timeout | undefined;
   /** Aborted at shutdown: pending run-end writes stop retrying and stay in `terminal.json`. */
@@ -322,6 +324,8 @@ export class RunSupervisor {
     let snapshotTaken: Promise<TreeSnapshot | undefined> | undefined;
     const begun = this.launchSnapshots.get(runId);
     this.launchSnapshots.delete(runId);
+    // A snapshot begun for this run and discarded when it was queued: its git and index go first.
+    const discarded = this.discardedSnapshots.get(runId);
 
     try {
       if (!installed) {
@@ -410,7 +414,7 @@ export class RunSupervisor {
       // each vendor's stdinPayload). Begun in the launch transaction when the dispatcher could,
       // else now, while the CLI starts (a queued run started later, a resumed launch). A CLI
       // that could not be spawned changes nothing: no snapshot, no task.
-      snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : (begun ?? this.snapshot(run, runDir));
+      snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : (begun ?? (discarded ? discarded.then(() => this.snapshot(run, runDir)) : this.snapshot(run, runDir)));
       // The prompt's copy in the run directory is for the owner only (the CLI gets it on stdin):
       // written after the spawn, off the launch path (issue #15).
       const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write prompt.md'));
@@ -673,6 +677,28 @@ export class RunSupervisor {
       .then(() => rm(join(this.deps.runsDir, runId), { recursive: true, force: true }))
       .catch((err: unknown) => this.deps.logger.warn({ err, runId }, 'could not remove the run directory of a launch that was not created'));
     return true;
+  }
+
+  /**
+   * Discards a snapshot begun by {@link beginLaunchSnapshot} for a run that was queued after all:
+   * a launch transaction run again (a stale prepared statement) may find the worktree taken on its
+   * second try, after its first began the snapshot. The run starts later, after another run may
+   * have written in the worktree, so that snapshot must not be its diff's base: its index is
+   * removed once its git ended (the run directory stays: it holds the run's attachments), and the
+   * run's own snapshot, taken at its start, waits for that.
+   */
+  discardLaunchSnapshot(runId: RunId): void {
+    const begun = this.launchSnapshots.get(runId);
+    if (!begun) return;
+    this.launchSnapshots.delete(runId);
+    const runDir = join(this.deps.runsDir, runId);
+    const gone = begun
+      .then((taken) => (taken ? removeSnapshotIndexes(runDir) : undefined))
+      .catch((err: unknown) => this.deps.logger.warn({ err, runId }, 'could not remove the snapshot index of a queued run'))
+      .finally(() => {
+        if (this.discardedSnapshots.get(runId) === gone) this.discardedSnapshots.delete(runId);
+      });
+    this.discardedSnapshots.set(runId, gone);
   }
 
   /**
