@@ -547,7 +547,7 @@ export class Dispatcher {
       )
       .catch(async (err: unknown) => {
         // A snapshot begun in the transaction takes the run directory with it once its git ends.
-        if (!deps.supervisor.dropLaunchSnapshot(runId) && attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
+        if (!(await deps.supervisor.dropLaunchSnapshot(runId)) && attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       });

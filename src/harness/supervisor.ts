@@ -662,20 +662,26 @@ export class RunSupervisor {
   }
 
   /**
-   * Discards a snapshot begun by {@link beginLaunchSnapshot} for a run that was not created: once
-   * its git has ended, the run directory is removed, in the background (the launch's own error
-   * does not wait for git, which a hostile repository can hold up to its time limit); a directory
-   * that cannot be removed is logged.
+   * Discards a snapshot begun by {@link beginLaunchSnapshot} for a run that was not created: the
+   * run directory is removed at once, and again once its git has ended, in the background (the
+   * launch's own error does not wait for git, which a hostile repository can hold up to its time
+   * limit); a directory that cannot be removed is logged.
    *
    * @returns whether a snapshot had been begun (the run directory is then removed here).
    */
-  dropLaunchSnapshot(runId: RunId): boolean {
+  async dropLaunchSnapshot(runId: RunId): Promise<boolean> {
     const begun = this.launchSnapshots.get(runId);
     if (!begun) return false;
     this.launchSnapshots.delete(runId);
-    void begun
-      .then(() => rm(join(this.deps.runsDir, runId), { recursive: true, force: true }))
-      .catch((err: unknown) => this.deps.logger.warn({ err, runId }, 'could not remove the run directory of a launch that was not created'));
+    const runDir = join(this.deps.runsDir, runId);
+    const remove = (): Promise<void> =>
+      rm(runDir, { recursive: true, force: true }).catch((err: unknown) => this.deps.logger.warn({ err, runId }, 'could not remove the run directory of a launch that was not created'));
+    // Again once git ended, in the background: its index (written in the directory it found)
+    // fails once the directory is gone, so this finds nothing unless git was quicker.
+    void begun.then(remove);
+    // Now, not once git ended: a service stopped meanwhile (git held up to its time limit by a
+    // hostile repository) left the directory of a run that does not exist, attachments and all.
+    await remove();
     return true;
   }
 
