@@ -265,8 +265,8 @@ export class RunStore {
    * of it after a crash can never launch a second run.
    *
    * `onLaunchable` is called inside the transaction, once the lock is held and its read found the
-   * run launchable now (worktree free, a slot open; never for a queued run), right after the writes
-   * went out: from then on no other launch can take the worktree (each waits for the lock, then
+   * run launchable now (worktree free, a slot open; never for a queued run), as the writes go
+   * out: from then on no other launch can take the worktree (each waits for the lock, then
    * sees this run active), so the launch snapshot may begin while the commit travels (issue #15).
    * A transaction run again calls it again. It must not throw.
    *
@@ -332,13 +332,15 @@ export class RunStore {
         const message = typeof started === 'function' ? started(place) : started;
         // The three writes go out together too (pipelined), in this order: a handled inbound
         // event is found first and rolls all back, as a unique violation of the run does.
-        const writes = Promise.all([
+        // Called before the writes are built, so that a hook that throws leaves no write in
+        // flight to reject unheard; the writes still go out first (drizzle sends a query when its
+        // promise is awaited, a microtask after this synchronous call).
+        if (!place) onLaunchable?.();
+        const [, [runRow], [row]] = await Promise.all([
           inbound ? markInboundHandled(tx, inbound) : undefined,
           tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run).returning(),
           tx.insert(deliveries).values(toDeliveryValues(message, now)).returning(),
         ]);
-        if (!place) onLaunchable?.();
-        const [, [runRow], [row]] = await writes;
         return place ? { ...row!, queued: place, run: runRow! } : { ...row!, run: runRow! };
       });
     } catch (err) {
