@@ -643,10 +643,12 @@ export class RunSupervisor {
    * commit travels, ahead of the CLI's start rather than beside it, and the spawn does not wait
    * for it. In 30-run dispatch benches on the 2-core machine (issue #15) codex's start inside
    * baton was 34 and 43 ms behind a direct start at p50 with the snapshot begun after the spawn,
-   * 18 ms with it begun here, at the same update → spawn (30.5 against 31 and 32.5 ms). {@link
-   * start} uses it; {@link dropLaunchSnapshot} discards it when the transaction failed. Begun twice (a transaction run again), the second waits for the first and replaces it.
-   * Never throws: a run directory that cannot be made leaves the snapshot to the launch, which
-   * reports the error.
+   * 18 ms with it begun here, at the same update → spawn (30.5 against 31 and 32.5 ms).
+   *
+   * {@link start} uses it; {@link dropLaunchSnapshot} discards it when the transaction failed, and
+   * {@link discardLaunchSnapshot} when the run was queued after all. Begun twice (a transaction
+   * run again), the second waits for the first and replaces it. Never throws: a run directory that
+   * cannot be made leaves the snapshot to the launch, which reports the error.
    */
   beginLaunchSnapshot(runId: RunId, cwd: string): void {
     const runDir = join(this.deps.runsDir, runId);

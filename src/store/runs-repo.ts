@@ -330,12 +330,12 @@ export class RunStore {
           place = { behind: behind ?? 'an active run', ahead: Math.max(1, ahead.length + (busy[0] ? 1 : 0)) };
         }
         const message = typeof started === 'function' ? started(place) : started;
-        // The three writes go out together too (pipelined), in this order: a handled inbound
-        // event is found first and rolls all back, as a unique violation of the run does.
         // Called before the writes are built, so that a hook that throws leaves no write in
         // flight to reject unheard; the writes still go out first (drizzle sends a query when its
         // promise is awaited, a microtask after this synchronous call).
         if (!place) onLaunchable?.();
+        // The three writes go out together too (pipelined), in this order: a handled inbound
+        // event is found first and rolls all back, as a unique violation of the run does.
         const [, [runRow], [row]] = await Promise.all([
           inbound ? markInboundHandled(tx, inbound) : undefined,
           tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run).returning(),

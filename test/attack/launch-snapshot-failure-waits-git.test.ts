@@ -60,11 +60,11 @@ describe(`a run that never spawns does not wait for its begun snapshot (${testEn
       h.supervisor.beginLaunchSnapshot(runId, cwd);
       // claude is not installed in this harness: vendor_missing before any spawn.
       h.supervisor.start({ ...run, vendor: 'claude' }, { prompt: 'p' }, 60_000);
-      await waitFor(async () => (await h.store.getRun(runId))?.status === 'failed', 'the failure to be recorded while git is held', 5_000);
+      await waitFor(async () => (await h.store.getRun(runId))?.status === 'failed', 'the failure to be recorded while git is held', 30_000);
     } finally {
       await rm(hold, { force: true });
     }
     await h.supervisor.idle();
     await waitFor(() => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)), 'the begun snapshot\'s index to go', 10_000);
-  }, 30_000);
+  }, 60_000);
 });
