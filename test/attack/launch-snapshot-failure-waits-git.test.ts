@@ -7,18 +7,18 @@
  * snapshot nothing uses. Before the change such a run never waited for git at all.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunId } from '../../src/core/ids.js';
 import { SNAPSHOT_FILES } from '../../src/harness/diff.js';
 import { createHarness, insertRun, type TestHarness } from '../support/harness.js';
+import { holdingGit, type HoldingGit } from '../support/fake-git.js';
 import { testEngine } from '../support/db.js';
 
 let h: TestHarness;
-let hold: string;
-let savedPath: string | undefined;
+let git: HoldingGit;
 
 async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -31,19 +31,12 @@ async function waitFor(check: () => Promise<boolean> | boolean, what: string, ti
 beforeAll(async () => {
   const dir = join((await import('node:os')).tmpdir(), `baton-attack-snapshot-wait-${process.pid}`);
   await mkdir(dir, { recursive: true });
-  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  const bin = join(dir, 'bin');
-  await mkdir(bin, { recursive: true });
-  hold = join(dir, 'hold');
-  // While `hold` exists, an `add -A` waits (a repository whose git takes long).
-  await writeFile(join(bin, 'git'), `#!/bin/sh\ncase "$*" in *" add -A"*) while [ -e ${hold} ]; do sleep 0.02; done;; esac\nexec ${realGit} "$@"\n`, { mode: 0o755 });
-  savedPath = process.env.PATH;
-  process.env.PATH = `${bin}:${savedPath ?? '/usr/bin:/bin'}`;
+  git = holdingGit(dir);
   h = await createHarness();
 });
 afterAll(async () => {
-  await rm(hold, { force: true });
-  process.env.PATH = savedPath;
+  await rm(git.hold, { force: true });
+  git?.restore();
   await h?.dispose();
 });
 
@@ -51,20 +44,23 @@ describe(`a run that never spawns does not wait for its begun snapshot (${testEn
   it('reports the failure while the snapshot\'s git still runs, and removes the index once it ended', async () => {
     const cwd = join(h.root, 'repo');
     await mkdir(cwd, { recursive: true });
-    execFileSync('git', ['init', '-q'], { cwd, env: { PATH: savedPath ?? '/usr/bin:/bin' } });
+    execFileSync('git', ['init', '-q'], { cwd, env: { PATH: git.realPath } });
     await writeFile(join(cwd, 'a.txt'), 'a\n');
     const run = await insertRun(h, cwd);
     const runId = run.id as RunId;
-    await writeFile(hold, '');
+    await writeFile(git.hold, '');
     try {
       h.supervisor.beginLaunchSnapshot(runId, cwd);
       // claude is not installed in this harness: vendor_missing before any spawn.
       h.supervisor.start({ ...run, vendor: 'claude' }, { prompt: 'p' }, 60_000);
       await waitFor(async () => (await h.store.getRun(runId))?.status === 'failed', 'the failure to be recorded while git is held', 30_000);
+      // Recorded while the snapshot's add still waits: it has not ended.
+      expect(readFileSync(git.log, 'utf8').split('\n').some((line) => line.startsWith('done ') && line.includes('add -A'))).toBe(false);
     } finally {
-      await rm(hold, { force: true });
+      await rm(git.hold, { force: true });
     }
     await h.supervisor.idle();
     await waitFor(() => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)), 'the begun snapshot\'s index to go', 10_000);
+    expect(existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start))).toBe(false);
   }, 60_000);
 });

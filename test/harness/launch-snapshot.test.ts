@@ -13,30 +13,29 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { SNAPSHOT_FILES } from '../../src/harness/diff.js';
-import { createHarness, FAKE_CODEX, inbound, insertRun, type TestHarness } from '../support/harness.js';
+import { answerInboundElsewhere, createHarness, FAKE_CODEX, inbound, insertRun, type TestHarness } from '../support/harness.js';
+import { holdingGit, type HoldingGit } from '../support/fake-git.js';
 import { testEngine } from '../support/db.js';
 
 let h: TestHarness;
-let log: string;
-let hold: string;
-let savedPath: string | undefined;
+let git: HoldingGit;
 let repoCounter = 0;
 
 /** A fresh repository under the harness root with one committed file. */
 async function repository(): Promise<string> {
   const cwd = join(h.root, `repo${++repoCounter}`);
   await mkdir(cwd, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, env: { PATH: savedPath ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1' } });
-  git('init', '-q');
+  const run = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, env: { PATH: git.realPath, GIT_CONFIG_NOSYSTEM: '1' } });
+  run('init', '-q');
   await writeFile(join(cwd, 'kept.txt'), 'kept\n');
-  git('add', '-A');
-  git('commit', '-qm', 'start');
+  run('add', '-A');
+  run('commit', '-qm', 'start');
   return cwd;
 }
 
 /** The log's lines: `git <args>` when a git call starts, `done <args>` when it ended, `cli` when the codex started. */
 async function logLines(): Promise<string[]> {
-  return existsSync(log) ? (await readFile(log, 'utf8')).trim().split('\n').filter(Boolean) : [];
+  return existsSync(git.log) ? (await readFile(git.log, 'utf8')).trim().split('\n').filter(Boolean) : [];
 }
 
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
@@ -50,33 +49,20 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
 beforeAll(async () => {
   const dir = join((await import('node:os')).tmpdir(), `baton-launch-snapshot-${process.pid}`);
   await mkdir(dir, { recursive: true });
-  log = join(dir, 'calls.log');
-  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  const bin = join(dir, 'bin');
-  await mkdir(bin, { recursive: true });
-  hold = join(dir, 'hold');
-  // Notes each call and its end; while the file `hold` exists, an `add -A` waits before it runs.
-  await writeFile(
-    join(bin, 'git'),
-    `#!/bin/sh\necho "git $*" >> ${log}\ncase "$*" in *" add -A"*) while [ -e ${hold} ]; do sleep 0.02; done;; esac\n${realGit} "$@"\nrc=$?\necho "done $*" >> ${log}\nexit $rc\n`,
-    { mode: 0o755 },
-  );
+  git = holdingGit(dir);
   const codex = join(dir, 'codex');
-  await writeFile(codex, `#!/bin/sh\necho cli >> ${log}\nexec ${FAKE_CODEX} "$@"\n`, { mode: 0o755 });
-  // The snapshot finds git on this process's PATH.
-  savedPath = process.env.PATH;
-  process.env.PATH = `${bin}:${savedPath ?? '/usr/bin:/bin'}`;
+  await writeFile(codex, `#!/bin/sh\necho cli >> ${git.log}\nexec ${FAKE_CODEX} "$@"\n`, { mode: 0o755 });
   h = await createHarness({ codexBinary: codex });
 });
 afterAll(async () => {
-  process.env.PATH = savedPath;
+  git?.restore();
   await h?.dispose();
 });
 
 describe(`launch snapshot begun in the launch transaction (${testEngine})`, () => {
   it('starts the snapshot\'s git before the run is committed, and the run\'s diff comes from that snapshot', async () => {
     const cwd = await repository();
-    await writeFile(log, '');
+    await writeFile(git.log, '');
     // The commit is held until the snapshot's `git add` has started: a snapshot begun only
     // after the spawn (before issue #15's change) never starts here, and the launch times out.
     const createRun = h.store.createRun.bind(h.store);
@@ -107,8 +93,8 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
 
   it('does not hold the spawn for a snapshot that takes long: the CLI starts beside it and gets its task when it is over', async () => {
     const cwd = await repository();
-    await writeFile(log, '');
-    await writeFile(hold, '');
+    await writeFile(git.log, '');
+    await writeFile(git.hold, '');
     let runId: RunId;
     try {
       const result = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} write-file made-by-run.txt`));
@@ -118,7 +104,7 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
       await waitFor(async () => (await logLines()).includes('cli'), 'the CLI to start beside a held snapshot');
       expect((await logLines()).some((line) => line.startsWith('done ') && line.includes('add -A'))).toBe(false);
     } finally {
-      await rm(hold, { force: true });
+      await rm(git.hold, { force: true });
     }
     await h.supervisor.idle();
     // The CLI wrote its file after the snapshot: it is the run's change.
@@ -129,14 +115,9 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
   it('removes the run directory of a launch whose transaction failed after its snapshot began', async () => {
     const cwd = await repository();
     const before = new Set(await readdir(h.runsDir).catch(() => [] as string[]));
-    const createRun = h.store.createRun.bind(h.store);
     // Another process answered the same event meanwhile: the transaction's mark of the inbound
     // event finds it handled (duplicate_inbound) after the read found the worktree free.
-    h.store.createRun = (async (...args: Parameters<typeof createRun>) => {
-      const key = args[4];
-      if (key) await h.store.markInboundHandled(key.platform, key.dedupeKey);
-      return createRun(...args);
-    }) as typeof createRun;
+    const undo = answerInboundElsewhere(h);
     let began = 0;
     const begin = h.supervisor.beginLaunchSnapshot.bind(h.supervisor);
     h.supervisor.beginLaunchSnapshot = (runId: RunId, at: string) => {
@@ -152,7 +133,7 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
       await waitFor(async () => (await left()).length === 0, 'the run directory of the launch that was not created to go');
       expect(await left()).toEqual([]);
     } finally {
-      h.store.createRun = createRun;
+      undo();
       h.supervisor.beginLaunchSnapshot = begin;
     }
   });

@@ -204,3 +204,22 @@ export async function insertRun(h: TestHarness, cwd: string, fields: InsertedRun
   );
   return (await h.store.getRun(id))!;
 }
+
+/**
+ * Makes `h.store.createRun` mark its inbound event handled before its transaction, as another
+ * process answering the same event meanwhile would: the launch transaction then fails
+ * `duplicate_inbound` after its read found the worktree free.
+ *
+ * @returns the undo.
+ */
+export function answerInboundElsewhere(h: TestHarness): () => void {
+  const createRun = h.store.createRun.bind(h.store);
+  h.store.createRun = (async (...args: Parameters<typeof createRun>) => {
+    const key = args[4];
+    if (key) await h.store.markInboundHandled(key.platform, key.dedupeKey);
+    return createRun(...args);
+  }) as typeof createRun;
+  return () => {
+    h.store.createRun = createRun;
+  };
+}
