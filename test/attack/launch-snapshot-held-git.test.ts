@@ -35,6 +35,15 @@ async function waitFor(check: () => Promise<boolean> | boolean, what: string, ti
   }
 }
 
+/** A repository `name` under the harness root with one file, made with the real git (unseen by the log). */
+async function repository(name: string): Promise<string> {
+  const cwd = join(h.root, name);
+  await mkdir(cwd, { recursive: true });
+  execFileSync('git', ['init', '-q'], { cwd, env: { PATH: git.realPath } });
+  await writeFile(join(cwd, 'a.txt'), 'a\n');
+  return cwd;
+}
+
 beforeAll(async () => {
   const dir = join((await import('node:os')).tmpdir(), `baton-attack-snapshot-held-${process.pid}`);
   await mkdir(dir, { recursive: true });
@@ -49,10 +58,7 @@ afterAll(async () => {
 
 describe(`a run that never spawns does not wait for its begun snapshot (${testEngine})`, () => {
   it('reports the failure while the snapshot\'s git still runs, and removes the index once it ended', async () => {
-    const cwd = join(h.root, 'repo-never-spawned');
-    await mkdir(cwd, { recursive: true });
-    execFileSync('git', ['init', '-q'], { cwd, env: { PATH: git.realPath } });
-    await writeFile(join(cwd, 'a.txt'), 'a\n');
+    const cwd = await repository('repo-never-spawned');
     const run = await insertRun(h, cwd);
     const runId = run.id as RunId;
     await writeFile(git.hold, '');
@@ -76,10 +82,7 @@ describe(`a run that never spawns does not wait for its begun snapshot (${testEn
 // Last: it shuts the harness's supervisor down.
 describe(`a launch that was not created leaves no run directory at shutdown (${testEngine})`, () => {
   it('removes the run directory before the launch answers, while the snapshot\'s git still runs', async () => {
-    const cwd = join(h.root, 'repo-not-created');
-    await mkdir(cwd, { recursive: true });
-    execFileSync('git', ['init', '-q'], { cwd, env: { PATH: git.realPath } });
-    await writeFile(join(cwd, 'a.txt'), 'a\n');
+    const cwd = await repository('repo-not-created');
     // Another process answered the same event meanwhile: the transaction fails after its read.
     const undo = answerInboundElsewhere(h);
     const ids: RunId[] = [];
