@@ -45,16 +45,27 @@ interface ModelServer {
   waitForRequest(predicate: (request: never) => boolean, timeoutMs: number): Promise<unknown>;
 }
 
-/** Resolves with `performance.now()` at the arrival of the first model call not in `before`. */
-function firstModelCallAt(server: ModelServer, isModelCall: (request: { method: string; path: string }) => boolean, before: ReadonlySet<unknown>): Promise<number> {
-  let stamp: number | undefined;
+/**
+ * When the first model call not in `before` reached the fake (`performance.now()` of the bench):
+ * `headersAt` when its headers had arrived (the figure), `bodyAt` once the fake had read its whole
+ * body. The second waits for the bench process's event loop, which in a run through baton also
+ * serves the fake Bot API that baton is writing to; a direct spawn has no such traffic.
+ */
+function firstModelCallAt(server: ModelServer, isModelCall: (request: { method: string; path: string }) => boolean, before: ReadonlySet<unknown>): Promise<ModelCallStamps> {
+  let bodyAt: number | undefined;
   return server
     .waitForRequest(((request: { method: string; path: string }) => {
       if (before.has(request) || !isModelCall(request)) return false;
-      stamp ??= performance.now();
+      bodyAt ??= performance.now();
       return true;
     }) as (request: never) => boolean, RUN_TIMEOUT_MS)
-    .then(() => stamp!);
+    .then((request) => ({ headersAt: (request as { receivedAtMs: number }).receivedAtMs, bodyAt: bodyAt! }));
+}
+
+/** See {@link firstModelCallAt}; ms on the bench's `performance.now()` clock. */
+interface ModelCallStamps {
+  headersAt: number;
+  bodyAt: number;
 }
 
 /** A run that never reached the model: what the bench saw of it. */
@@ -96,8 +107,13 @@ async function processGroup(pgid: number): Promise<number[]> {
 
 interface Sample {
   round: number;
+  /** Update → the model call's headers at the fake (the figure). */
   viaBatonMs: number;
+  /** Spawn → the model call's headers at the fake. */
   directMs: number;
+  /** The same two, to the moment the fake had read the call's whole body (reported beside). */
+  viaBatonBodyReadMs: number;
+  directBodyReadMs: number;
   runId: string;
   /** Wall-clock ms (epoch) when the update was handed to baton's adapter. */
   handedEpochMs: number;
@@ -131,12 +147,12 @@ describe('dispatch overhead', () => {
     const hung: HungRun[] = [];
 
     /** One run through baton: update handed to the adapter → first model call; waits for the outcome. */
-    const viaBaton = async (v: (typeof vendors)[number], roundNo: number): Promise<{ ms: number; runId: string; handedEpochMs: number } | undefined> => {
+    const viaBaton = async (v: (typeof vendors)[number], roundNo: number): Promise<{ ms: number; bodyMs: number; runId: string; handedEpochMs: number } | undefined> => {
       const before = new Set(v.server.requests);
       const messageId = nextMessageId++;
       const arrival = firstModelCallAt(v.server, v.isModelCall, before);
       const updateId = w.pushOwnerMessage(`${v.command} say ok ${roundNo}`, messageId);
-      let modelAt: number | undefined;
+      let modelAt: ModelCallStamps | undefined;
       let timedOut = false;
       void arrival.then(
         (at) => void (modelAt = at),
@@ -169,11 +185,11 @@ describe('dispatch overhead', () => {
       const outcome = index.repliesTo(messageId).find((m) => m.kind === 'terminal')!;
       if (outcome.status !== 'completed') throw new Error(`${v.vendor.name} run through baton ended ${outcome.status}: ${outcome.text}`);
       // The run_start trace is stamped on the wall clock: keep the update's time on it too.
-      return { ms: modelAt - handedAt, runId: outcome.runId!, handedEpochMs: Date.now() - (performance.now() - handedAt) };
+      return { ms: modelAt.headersAt - handedAt, bodyMs: modelAt.bodyAt - handedAt, runId: outcome.runId!, handedEpochMs: Date.now() - (performance.now() - handedAt) };
     };
 
     /** One direct spawn, as the supervisor spawns: → first model call; waits for exit. */
-    const direct = async (v: (typeof vendors)[number], roundNo: number): Promise<number | undefined> => {
+    const direct = async (v: (typeof vendors)[number], roundNo: number): Promise<{ ms: number; bodyMs: number } | undefined> => {
       const before = new Set(v.server.requests);
       const arrival = firstModelCallAt(v.server, v.isModelCall, before);
       const env = buildChildEnv(v.vendor, { HOME: w.home, PATH: w.env.PATH!, TERM: undefined, USER: w.env.USER }, { codexHome: w.codexHome, claudeConfigDir: w.claudeConfigDir }, newRunId());
@@ -210,7 +226,7 @@ describe('dispatch overhead', () => {
       }
       const result = await child;
       if (result.exitCode !== 0) throw new Error(`direct ${v.vendor.name} exited ${String(result.exitCode)}`);
-      return modelAt - t0;
+      return { ms: modelAt.headersAt - t0, bodyMs: modelAt.bodyAt - t0 };
     };
 
     const samples = new Map<string, Sample[]>(vendors.map((v) => [v.vendor.name, []]));
@@ -220,19 +236,30 @@ describe('dispatch overhead', () => {
       const order = r % 2 === 0 ? vendors : [...vendors].reverse();
       for (const v of order) {
         let baton: Awaited<ReturnType<typeof viaBaton>>;
-        let directMs: number | undefined;
+        let directRun: Awaited<ReturnType<typeof direct>>;
         let after = last;
         if ((r + (v.vendor.name === 'codex' ? 0 : 1)) % 2 === 0) {
           baton = await viaBaton(v, r);
-          directMs = await direct(v, r);
+          directRun = await direct(v, r);
           last = 'direct';
         } else {
-          directMs = await direct(v, r);
+          directRun = await direct(v, r);
           after = 'direct';
           baton = await viaBaton(v, r);
           last = 'baton';
         }
-        if (r >= 0 && baton && directMs !== undefined) samples.get(v.vendor.name)!.push({ round: r, viaBatonMs: round(baton.ms, 2), directMs: round(directMs, 2), runId: baton.runId, handedEpochMs: Math.round(baton.handedEpochMs), after });
+        if (r >= 0 && baton && directRun) {
+          samples.get(v.vendor.name)!.push({
+            round: r,
+            viaBatonMs: round(baton.ms, 2),
+            directMs: round(directRun.ms, 2),
+            viaBatonBodyReadMs: round(baton.bodyMs, 2),
+            directBodyReadMs: round(directRun.bodyMs, 2),
+            runId: baton.runId,
+            handedEpochMs: Math.round(baton.handedEpochMs),
+            after,
+          });
+        }
       }
     }
 
@@ -302,10 +329,17 @@ describe('dispatch overhead', () => {
         startSpansP95Ms: spanPercentiles(startSpans, list.map((s) => s.runId), 95),
         p50Ratio: round(percentile(baton, 50) / percentile(directs, 50), 3),
         p95Ratio: round(percentile(baton, 95) / percentile(directs, 95), 3),
+        // Stamped once the fake had read the whole body (what runs before 2026-12-02 measured).
+        bodyRead: {
+          viaBatonMs: summary(list.map((s) => s.viaBatonBodyReadMs)),
+          directMs: summary(list.map((s) => s.directBodyReadMs)),
+          p50Ratio: round(percentile(list.map((s) => s.viaBatonBodyReadMs), 50) / percentile(list.map((s) => s.directBodyReadMs), 50), 3),
+          p95Ratio: round(percentile(list.map((s) => s.viaBatonBodyReadMs), 95) / percentile(list.map((s) => s.directBodyReadMs), 95), 3),
+        },
       };
     });
     const notes = [
-      `Proxy for "first event": the fake model server receiving the CLI's first model call (codex POST /v1/responses, claude POST /v1/messages), stamped on the bench's clock; the same proxy for direct spawns. The baton side starts when the getUpdates answer carrying the update is written to baton's grammY client (a tap between baton and the fake Bot API).`,
+      `Proxy for "first event": the fake model server receiving the CLI's first model call (codex POST /v1/responses, claude POST /v1/messages), stamped on the bench's clock when the call's headers had arrived; the same proxy for direct spawns. (Stamped instead once the fake had read the call's whole body, as runs before 2026-12-02 did, the bench process's own work for the fake Bot API lands on the baton side only: bodyRead below.) The baton side starts when the getUpdates answer carrying the update is written to baton's grammY client (a tap between baton and the fake Bot API).`,
       `The direct spawn uses what baton builds: the CLI found on the same PATH, vendor.buildArgv, buildChildEnv (HOME, PATH, TERM, USER, BATON_RUN_ID, CODEX_HOME/CLAUDE_CONFIG_DIR), cwd = the repo, detached, the task written to stdin at once (baton writes it once its snapshot of the working tree is taken). ${runs} runs each, after ${WARMUP_ROUNDS} warm-up rounds; baton-first and direct-first alternate. Database: ${engine}.`,
       'Between update and spawn baton does (issue #15): the Telegram inbox insert → grammY runner → normalize → Dispatcher.handle (inbound claim, with config.toml re-read and the conversation default read alongside; parse; workspace resolution with realpath and a walk up for .git; the storage gate, which reads a measurement taken off the launch path; the createRun transaction, pipelined) → RunSupervisor.execute (run dir mkdir, events.jsonl open, execa). After the spawn: the run cgroup move, then the working-tree snapshot while the CLI starts (two git processes at nice 10); the task goes on stdin once it is taken (span task_sent). The spans below say how long each step took.',
     ];
@@ -314,6 +348,7 @@ describe('dispatch overhead', () => {
       const target = P95_RATIO_TARGET[v.vendor as keyof typeof P95_RATIO_TARGET];
       notes.push(`${v.vendor}: the launch spans, ms since the dispatcher took the update, p50 ${JSON.stringify(v.launchSpansP50Ms)}, p95 ${JSON.stringify(v.launchSpansP95Ms)}; ms since the supervisor began the launch, p50 ${JSON.stringify(v.startSpansP50Ms)}, p95 ${JSON.stringify(v.startSpansP95Ms)}.`);
       notes.push(`${v.vendor}: update → spawn right after another run through baton p50 ${v.updateToSpawnAfterBatonMs.p50} ms, p95 ${v.updateToSpawnAfterBatonMs.p95} ms (${v.updateToSpawnAfterBatonMs.n} runs); right after a direct spawn p50 ${v.updateToSpawnAfterDirectMs.p50} ms, p95 ${v.updateToSpawnAfterDirectMs.p95} ms (${v.updateToSpawnAfterDirectMs.n}).`);
+      notes.push(`${v.vendor}: stamped once the fake had read the whole body: p95 ratio ${v.bodyRead.p95Ratio}, p50 ${v.bodyRead.p50Ratio} (through baton p50 ${v.bodyRead.viaBatonMs.p50} ms, p95 ${v.bodyRead.viaBatonMs.p95}; direct p50 ${v.bodyRead.directMs.p50}, p95 ${v.bodyRead.directMs.p95}).`);
       if (v.p95Ratio > target) notes.push(`${v.vendor}: p95 ratio ${v.p95Ratio} misses ${target.toFixed(2)}.`);
     }
     if (hung.length > 0) {

@@ -73,6 +73,12 @@ export interface RecordedAnthropicRequest {
   body: unknown;
   /** The HTTP status the fake answered with. */
   status: number;
+  /**
+   * `performance.now()` of the fake's process when the request's headers had arrived, before its
+   * body was read: the moment the CLI's call reached the server, not when the fake's event loop
+   * got round to the whole body.
+   */
+  receivedAtMs: number;
 }
 
 /** One entry of a Messages API request's `messages` array. */
@@ -166,10 +172,11 @@ export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const receivedAtMs = performance.now();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
     const body = parseBody(await readBody(req));
-    const base = { method, path: url.pathname, query: url.search.replace(/^\?/, ''), headers: req.headers, body };
+    const base = { method, path: url.pathname, query: url.search.replace(/^\?/, ''), headers: req.headers, body, receivedAtMs };
     counter += 1;
     const requestId = `req_fake_${counter}`;
 

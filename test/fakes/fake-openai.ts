@@ -67,6 +67,12 @@ export interface RecordedRequest {
   body: unknown;
   /** The HTTP status the fake answered with. */
   status: number;
+  /**
+   * `performance.now()` of the fake's process when the request's headers had arrived, before its
+   * body was read: the moment the CLI's call reached the server, not when the fake's event loop
+   * got round to the whole body.
+   */
+  receivedAtMs: number;
 }
 
 /** An item of a Responses API `input` array, e.g. `{ type: 'function_call_output', call_id, output }`. */
@@ -116,30 +122,31 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
   let fallback = options.fallback ?? ((): FakeTurn => ({ kind: 'message', text: 'ok' }));
   let counter = 0;
 
-  const record = (req: IncomingMessage, path: string, body: unknown, status: number): void => {
-    const entry: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, status };
+  const record = (req: IncomingMessage, path: string, body: unknown, status: number, receivedAtMs: number): void => {
+    const entry: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, status, receivedAtMs };
     log.record(entry);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const receivedAtMs = performance.now();
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     const body = parseBody(await readBody(req));
     if (req.method !== 'POST' || path !== '/v1/responses') {
-      record(req, path, body, 404);
+      record(req, path, body, 404, receivedAtMs);
       sendJson(res, 404, openAiError(`Invalid URL (${req.method ?? 'GET'} ${path})`, 'invalid_request_error'));
       return;
     }
-    const pending: RecordedRequest = { method: 'POST', path, headers: req.headers, body, status: 200 };
+    const pending: RecordedRequest = { method: 'POST', path, headers: req.headers, body, status: 200, receivedAtMs };
     const turn = queue.shift() ?? fallback(pending);
     counter += 1;
     if (turn.kind === 'http_error') {
-      record(req, path, body, turn.status);
+      record(req, path, body, turn.status, receivedAtMs);
       const text = turn.body ?? JSON.stringify(openAiError(`fake model error ${turn.status}`, 'server_error'));
       res.writeHead(turn.status, { 'content-type': 'application/json' });
       res.end(text);
       return;
     }
-    record(req, path, body, 200);
+    record(req, path, body, 200, receivedAtMs);
     const responseId = `resp_fake_${counter}`;
     const item = outputItem(turn, counter);
     const completed = {
