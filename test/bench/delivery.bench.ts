@@ -213,7 +213,7 @@ function planNodes(plan: unknown): { nodeTypes: string[]; indexes: string[]; seq
 
 describe('delivery', () => {
   it('drains due deliveries with 5% failures and keeps the claim query on its index', async () => {
-    const scenario = beginScenario('delivery_throughput', 'Delivery throughput and the claim query plan');
+    const scenario = await beginScenario('delivery_throughput', 'Delivery throughput and the claim query plan');
     const rows = size('DELIVERY_ROWS', 10_000, 200);
     const serverErrorRows = size('DELIVERY_5XX_ROWS', 400, 20);
     const planRows = size('PLAN_ROWS', 1_000_000, 10_000);

@@ -123,7 +123,7 @@ interface Sample {
 
 describe('dispatch overhead', () => {
   it('compares chat → first model call through baton with a direct spawn', async () => {
-    const scenario = beginScenario('dispatch_overhead', 'Dispatch overhead: chat update → first model call, through baton vs direct');
+    const scenario = await beginScenario('dispatch_overhead', 'Dispatch overhead: chat update → first model call, through baton vs direct');
     const runs = size('DISPATCH_RUNS', 200, 2);
     const engine = process.env.DATABASE_URL ? 'postgres' : 'pglite';
     world = await startBenchWorld({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')], engine, tap: true });

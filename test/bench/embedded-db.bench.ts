@@ -44,7 +44,7 @@ async function measure(engine: 'embedded-pg' | 'pglite', runs: number, idleMs: n
 
 describe('embedded database', () => {
   it('measures embedded PostgreSQL and PGlite side by side', async () => {
-    const scenario = beginScenario('embedded_db', 'embedded database candidates (DATABASE_URL unset)');
+    const scenario = await beginScenario('embedded_db', 'embedded database candidates (DATABASE_URL unset)');
     const runs = size('EMBEDDED_RUNS', 3, 1);
     const idleMs = size('EMBEDDED_IDLE_MS', 10_000, 500);
     const pg = await measure('embedded-pg', runs, idleMs);

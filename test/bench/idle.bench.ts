@@ -86,7 +86,7 @@ async function idle(engine: Engine, allChannels: boolean, seconds: number): Prom
 
 describe('idle cost', () => {
   it('watches an idle service with every channel connected', async () => {
-    const scenario = beginScenario('idle_cost', 'Idle service with all channels connected');
+    const scenario = await beginScenario('idle_cost', 'Idle service with all channels connected');
     const seconds = size('IDLE_SECONDS', 60, 2);
     // Slack and Discord only when their adapters and fakes exist in this checkout.
     const allChannels = exists('../../src/channels/slack/adapter.ts') && exists('../../src/channels/discord/adapter.ts') && exists('../fakes/fake-slack.ts') && exists('../fakes/fake-discord.ts');

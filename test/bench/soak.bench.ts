@@ -64,7 +64,7 @@ interface Request {
 
 describe('soak', () => {
   it('keeps every outcome across runs and SIGKILL restarts', async () => {
-    const scenario = beginScenario('soak', 'Soak: one long process life, then short runs with SIGKILL restarts');
+    const scenario = await beginScenario('soak', 'Soak: one long process life, then short runs with SIGKILL restarts');
     const lifeRuns = size('SOAK_RUNS', 2_000, 10);
     const slopeFrom = size('SOAK_SLOPE_FROM', Math.floor(lifeRuns / 2), Math.floor(lifeRuns / 2));
     const killRuns = size('SOAK_KILL_RUNS', 500, 10);

@@ -59,7 +59,7 @@ async function importCost(specifier: string): Promise<{ ms: number; rssMb: numbe
 
 describe('start time', () => {
   it('times baton start to the ready banner', async () => {
-    const scenario = beginScenario('start_time', 'baton start to ready');
+    const scenario = await beginScenario('start_time', 'baton start to ready');
     const repeats = size('START_REPEATS', 5, 1);
     const binDirs = [inject('codexBinDir'), inject('claudeBinDir')];
     const results: Record<Engine, { cold: number[]; warm: number[] }> = { pglite: { cold: [], warm: [] }, postgres: { cold: [], warm: [] } };

@@ -206,7 +206,7 @@ function naivePass(megabytes: number, outPath: string): Promise<Pass> {
 
 describe('stream ingest', () => {
   it('measures RunStream against a naive reader on the same bytes', async () => {
-    const scenario = beginScenario('stream_ingest', 'Stream ingest: JSONL from a fake CLI through parse + spool');
+    const scenario = await beginScenario('stream_ingest', 'Stream ingest: JSONL from a fake CLI through parse + spool');
     const megabytes = size('STREAM_MB', 1024, 20);
     const rounds = size('STREAM_ROUNDS', 2, 1);
     const unbounded = Number.MAX_SAFE_INTEGER;

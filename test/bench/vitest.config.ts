@@ -1,6 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { selectScenarios } from './support/scenarios.js';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { runOrderOf, selectScenarios } from './support/scenarios.js';
+
+/** Runs the scenario files in {@link runOrderOf}'s order, not vitest's (slowest first by cache). */
+class ScenarioOrder extends BaseSequencer {
+  override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    return Promise.resolve([...files].sort((a, b) => runOrderOf(a.moduleId) - runOrderOf(b.moduleId)));
+  }
+}
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -16,6 +24,7 @@ export default defineConfig({
     include: selectScenarios(process.env.BENCH_ONLY).map((s) => `test/bench/${s.file}.bench.ts`),
     globalSetup: ['test/support/global-setup.ts', 'test/bench/support/global-setup.ts'],
     fileParallelism: false,
+    sequence: { sequencer: ScenarioOrder },
     maxWorkers: 1,
     // A full scenario runs for many minutes (the soak, 2 × 200 × 2 real CLI runs).
     testTimeout: 4 * 3_600_000,

@@ -12,6 +12,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitForQuietMachine, type QuietWait } from './quiet.js';
 
 /** The repository root (three levels above this file). */
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -58,6 +59,8 @@ export interface ScenarioReport {
   durationMs: number;
   /** 1-minute load average when the scenario started and ended: the machine is shared. */
   loadAverage: { atStart: number; atEnd: number };
+  /** The wait for a quiet machine before the scenario began (full runs only; the smoke does not wait). */
+  quietBeforeStart?: QuietWait;
   /** The commit checked out when the bench started, and when dist/ (what `baton start` runs) was last built. */
   build?: { commit: string | undefined; distBuiltAt: string | undefined };
   /** Measured numbers, scenario-specific (units in the key names). */
@@ -122,8 +125,13 @@ export interface RunningScenario {
   save(result: Pick<ScenarioReport, 'numbers' | 'checks' | 'notes'>): Promise<ScenarioReport>;
 }
 
-/** Starts the clock of scenario `id`. */
-export function beginScenario(id: string, title: string): RunningScenario {
+/**
+ * Starts the clock of scenario `id`, once the machine is quiet ({@link waitForQuietMachine}: at
+ * most 10 % of the CPUs busy for 3 s in a row, or 120 s at most) in a full run; the smoke starts
+ * at once. What the wait saw is in the report.
+ */
+export async function beginScenario(id: string, title: string): Promise<RunningScenario> {
+  const quietBeforeStart = SMOKE ? undefined : await waitForQuietMachine();
   const startedMs = performance.now();
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   let distBuiltAt: string | undefined;
@@ -141,6 +149,7 @@ export function beginScenario(id: string, title: string): RunningScenario {
         ranAt: new Date().toISOString(),
         durationMs: Math.round(performance.now() - startedMs),
         loadAverage: { atStart: Math.round(loadAtStart * 100) / 100, atEnd: Math.round((loadavg()[0] ?? Number.NaN) * 100) / 100 },
+        ...(quietBeforeStart ? { quietBeforeStart } : {}),
         build: { commit: process.env.BENCH_COMMIT, distBuiltAt },
         ...result,
       };
@@ -208,8 +217,11 @@ export function formatTable(reports: readonly ScenarioReport[]): string {
   const line = (r: string[]): string => r.map((cell, col) => cell.padEnd(widths[col]!)).join(' | ');
   const out = [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.slice(1).map(line)];
   for (const report of reports) {
-    if (report.notes.length === 0) continue;
-    out.push('', `${report.id} notes:`);
+    const quiet = report.quietBeforeStart;
+    const machine = `load average ${report.loadAverage.atStart} at the start, ${report.loadAverage.atEnd} at the end${
+      quiet ? `; began after ${(quiet.waitedMs / 1000).toFixed(0)} s of waiting for a quiet machine (${quiet.quiet ? 'quiet' : 'still busy'}: ${quiet.busyPercent} % of the CPUs in the last second)` : ''
+    }`;
+    out.push('', `${report.id} notes:`, `  - ${machine}.`);
     for (const note of report.notes) out.push(`  - ${note}`);
   }
   return out.join('\n');

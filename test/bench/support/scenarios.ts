@@ -22,6 +22,20 @@ export const BENCH_SCENARIOS: readonly BenchScenario[] = [
 ];
 
 /**
+ * The order a full run runs them in (test/bench/vitest.config.ts): the figures that are absolute
+ * times and CPU shares (start, idle) on a machine that has not yet run anything heavy; the soak,
+ * the delivery drain (a million-row table) and the stream ingest (2 GiB written) last, as their
+ * database and page-cache write-back goes on after they end.
+ */
+export const BENCH_RUN_ORDER: readonly string[] = ['start-time', 'idle', 'embedded-db', 'dispatch-overhead', 'stream-ingest', 'delivery', 'soak'];
+
+/** Where `moduleId` (a path ending in `<file>.bench.ts`) comes in {@link BENCH_RUN_ORDER}; unknown files last. */
+export function runOrderOf(moduleId: string): number {
+  const index = BENCH_RUN_ORDER.findIndex((file) => moduleId.endsWith(`/${file}.bench.ts`));
+  return index === -1 ? BENCH_RUN_ORDER.length : index;
+}
+
+/**
  * The scenarios named in `only`: comma-separated file names (`delivery`) or ids
  * (`delivery_throughput`); every scenario when `only` is empty or undefined.
  *
