@@ -460,6 +460,8 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     'baton ready',
   ];
   for (const line of banner) print(line);
+  // The log file opens now, off the start path: its lines so far wait in memory until then.
+  serviceLogger?.openFile().catch(() => undefined); // openFile logged the failure to stdout
   // Start-up leaves dead objects that V8's memory reducer would return only 10–20 s later; one
   // full collection once the channels' first polls have settled returns them now (issue #15).
   // (Runs and git start their processes with node:child_process: the service never loads execa,
@@ -489,7 +491,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         await worker.stop();
         await fleet.stop();
         await database.close();
-        serviceLogger?.close();
+        await serviceLogger?.close();
       })();
       return stopping;
     },

@@ -88,30 +88,119 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 /** Rotation of the service's log file. */
 export const LOG_FILE_ROTATION = { sizeMb: 10, keepFiles: 5 } as const;
 
+/** Start-up log lines kept in memory for the file until it is open, in bytes (1 MiB). */
+export const PENDING_LOG_LIMIT_BYTES = 1_048_576;
+
+/**
+ * What pino-roll 4 returns, as used here: a SonicBoom (sonic-boom 4, index.js) whose `fd` is -1
+ * until the file is open, then 'ready'; a failed open or write emits 'error'.
+ */
+interface RolledFile {
+  fd: number;
+  write(line: string): boolean;
+  end(): void;
+  once(event: 'ready' | 'error', listener: (err?: Error) => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/** The service logger of {@link createServiceLogger}. */
+export interface ServiceLogger {
+  logger: Logger;
+  /**
+   * Opens the rotated log file and writes to it, in order, every line logged before; from then
+   * on lines go to stdout and the file together. Called once `baton ready` is printed: loading
+   * pino-roll costs ~80–110 ms of the main thread (its date-fns, measured on the 2-core bench
+   * machine, 2026-12-02), which the start no longer waits for. Idempotent.
+   *
+   * @throws what pino-roll throws when the file cannot be opened, after logging it (to stdout):
+   * lines then go to stdout only.
+   */
+  openFile(): Promise<void>;
+  /** Opens the file if it is not open yet (so start-up lines are kept), then flushes and ends it; never rejects. */
+  close(): Promise<void>;
+}
+
 /**
  * The service logger: JSON lines to stdout and to `logsDir/baton.N.log`, rotated at
  * {@link LOG_FILE_ROTATION} sizes (pino-roll keeps `current.log` pointing at the live file).
+ * The file opens with {@link ServiceLogger.openFile}; until then its lines wait in memory (at most
+ * {@link PENDING_LOG_LIMIT_BYTES}; past that they go to stdout only, and the file says how many).
  *
- * @returns the logger and a `close()` that flushes the file.
+ * @throws the `mkdir` error when `logsDir` cannot be made (EACCES, ENOTDIR…), before any line.
  */
-export async function createServiceLogger(level: string, logsDir: string): Promise<{ logger: Logger; close(): void }> {
-  const { default: pinoRoll } = await import('pino-roll');
+export async function createServiceLogger(level: string, logsDir: string): Promise<ServiceLogger> {
   await mkdir(logsDir, { recursive: true, mode: 0o700 });
-  const file = await pinoRoll({
-    mode: 0o600,
-    file: join(logsDir, 'baton'),
-    extension: '.log',
-    size: `${LOG_FILE_ROTATION.sizeMb}m`,
-    limit: { count: LOG_FILE_ROTATION.keepFiles },
-    symlink: true,
-    mkdir: true,
-  });
+  const pending: string[] = [];
+  let pendingBytes = 0;
+  let dropped = 0;
+  let file: { write(line: string): unknown; end(): void } | undefined;
+  let failed = false;
+  const toFile = {
+    write(line: string): void {
+      if (file) file.write(line);
+      else if (failed) return;
+      else if (pendingBytes + line.length <= PENDING_LOG_LIMIT_BYTES) {
+        pending.push(line);
+        pendingBytes += line.length;
+      } else dropped += 1;
+    },
+  };
   const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
   const logger = pino(
     { level, base: { service: 'baton' }, redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' }, serializers: { err: serializeError } },
-    multistream([{ stream: process.stdout, level: streamLevel }, { stream: file, level: streamLevel }]),
+    multistream([{ stream: process.stdout, level: streamLevel }, { stream: toFile, level: streamLevel }]),
   );
-  return { logger, close: () => file.end() };
+  let opening: Promise<void> | undefined;
+  const openFile = (): Promise<void> =>
+    (opening ??= (async () => {
+      try {
+        const { default: pinoRoll } = await import('pino-roll');
+        const opened = (await pinoRoll({
+          mode: 0o600,
+          file: join(logsDir, 'baton'),
+          extension: '.log',
+          size: `${LOG_FILE_ROTATION.sizeMb}m`,
+          limit: { count: LOG_FILE_ROTATION.keepFiles },
+          symlink: true,
+          mkdir: true,
+        })) as unknown as RolledFile;
+        // A write error (disk full, the directory removed) ends the file, not the service; an
+        // 'error' unheard would end the process.
+        opened.on('error', (err: Error) => {
+          if (file !== opened) return; // a failed open: rejected below
+          file = undefined;
+          failed = true;
+          logger.error({ err, logsDir }, 'writing the log file failed; logs go to stdout only from here (free space or fix the directory, then restart baton)');
+        });
+        // pino-roll hands back its SonicBoom before the file is open; a failed open emits 'error'.
+        await new Promise<void>((resolve, reject) => {
+          if (opened.fd >= 0) return resolve();
+          opened.once('ready', () => resolve());
+          opened.once('error', reject);
+        });
+        // One synchronous block: no line can slip between the kept ones and the live ones.
+        for (const line of pending) opened.write(line);
+        if (dropped > 0) {
+          opened.write(`${JSON.stringify({ level: 40, time: Date.now(), service: 'baton', msg: `${dropped} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened` })}\n`);
+        }
+        pending.length = 0;
+        pendingBytes = 0;
+        file = opened;
+      } catch (err) {
+        failed = true;
+        pending.length = 0;
+        logger.error({ err, logsDir }, 'could not open the log file; logs go to stdout only (check that baton may write this directory)');
+        throw err;
+      }
+    })());
+  return {
+    logger,
+    openFile,
+    close: async () => {
+      await openFile().catch(() => undefined); // openFile logged its failure
+      file?.end();
+    },
+  };
 }
 
 /** A logger that drops everything, for tests that assert on state rather than logs. */

@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Update } from 'grammy/types';
 import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
 import { inputItemsOf, type FakeOpenAI } from '../fakes/fake-openai.js';
@@ -45,9 +45,16 @@ describe('Telegram → codex → outcome', () => {
     expect(service.stdout()).toMatch(/telegram: connected/);
     expect(service.stdout()).toContain(`codex codex-cli ${inject('codexVersion')} at `);
     expect(service.stdout()).toContain(`claude ${inject('claudeVersion')} (Claude Code) at `);
-    // Logs also go to a rotated file under $BATON_HOME/logs, never with the token.
-    const log = await readFile(join(batonHome, 'logs', 'current.log'), 'utf8');
-    expect(log).toContain('"msg":"telegram connected"');
+    // Logs also go to a rotated file under $BATON_HOME/logs, never with the token. The file opens
+    // once baton is ready, with the lines logged before it.
+    const log = await vi.waitFor(
+      async () => {
+        const text = await readFile(join(batonHome, 'logs', 'current.log'), 'utf8');
+        expect(text).toContain('"msg":"telegram connected"');
+        return text;
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     expect(log).not.toContain(TOKEN);
   });
 
