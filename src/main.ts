@@ -127,6 +127,11 @@ export interface StartOptions {
   clock?: Clock;
   /** Where banner lines go. @default console.log */
   print?: (line: string) => void;
+  /**
+   * Called once the database is open and migrated, before reconciliation: from here start-up may
+   * launch runs (queued ones) and connect channels, so a stop request waits for it to finish.
+   */
+  onDatabaseOpen?: () => void;
 }
 
 /**
@@ -190,6 +195,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   });
   const { database, store, outbox, supervisor, dispatcher, adapters, detections, host } = runtime;
   undo.push('database', () => database.close());
+  options.onDatabaseOpen?.();
   undo.push('status editor', () => runtime.statusEditor.stop());
   undo.push('run supervisor', () => supervisor.shutdown());
 

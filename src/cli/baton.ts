@@ -81,21 +81,16 @@ async function start(): Promise<void> {
     console.error('baton: unexpected error, exiting:', err);
     process.exit(1);
   });
-  try {
-    service = await startWithRetries(() => startService({ inputs }), { say: (line) => console.error(line), sleep: (ms) => new Promise((r) => setTimeout(r, ms)), events: process });
-  } catch (err) {
-    if (!(err instanceof StartGaveUpError)) throw err;
-    console.error(`baton: ${err.message}`);
-    process.exit(1);
-  }
-  const started = service;
+  // Signals are handled from the first moment, not once start-up returned: before, a SIGTERM
+  // that came while it ran (even just after `baton ready` was printed) ended the process at once,
+  // leaving a run that start-up had launched (a queued one) without its service.
+  // - Before the database is open nothing needs stopping: exit now.
+  // - From then on start-up may launch runs and connect channels: stop once it has finished.
+  // - A second signal exits at once, whatever the phase.
+  let phase: 'opening' | 'starting' | 'started' = 'opening';
+  let stopWhenStarted: NodeJS.Signals | undefined;
   let signals = 0;
-  const shutdown = (signal: NodeJS.Signals): void => {
-    signals += 1;
-    if (signals > 1) {
-      console.error(`baton: ${signal} again, exiting now`);
-      process.exit(130);
-    }
+  const stop = (started: Service, signal: NodeJS.Signals): void => {
     console.log(`baton: ${signal} received, stopping (active runs are stopped and reported as interrupted)`);
     started.stop().then(
       () => process.exit(0),
@@ -105,8 +100,38 @@ async function start(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      console.error(`baton: ${signal} again, exiting now`);
+      process.exit(130);
+    }
+    if (phase === 'opening') {
+      console.log(`baton: ${signal} received before the database was open; exiting`);
+      process.exit(0);
+    }
+    if (phase === 'starting') {
+      stopWhenStarted = signal;
+      console.log(`baton: ${signal} received while starting; stopping once start-up has finished (send it again to exit now)`);
+      return;
+    }
+    stop(service!, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    service = await startWithRetries(() => startService({ inputs, onDatabaseOpen: () => void (phase = 'starting') }), {
+      say: (line) => console.error(line),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      events: process,
+    });
+  } catch (err) {
+    if (!(err instanceof StartGaveUpError)) throw err;
+    console.error(`baton: ${err.message}`);
+    process.exit(1);
+  }
+  phase = 'started';
+  if (stopWhenStarted) stop(service, stopWhenStarted);
 }
 
 async function serviceCommand(argv: readonly string[]): Promise<number> {

@@ -1,0 +1,101 @@
+/**
+ * A stop signal while `baton start` is still starting. It used to end the process at once (no
+ * handler was installed until start-up returned, even for a SIGTERM just after `baton ready` was
+ * printed), leaving whatever start-up had launched without its service. Before the database is
+ * open baton exits at once; after it, start-up finishes and the service stops as it does later.
+ */
+import { execa } from 'execa';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { SERVICE_NODE_FLAGS } from '../../src/cli/service.js';
+import { CLI } from '../support/cli.js';
+import { makeTestHome, type TestHome } from '../support/home.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** `baton start` with `env`; resolves the first time `pattern` is in its output. */
+function spawnStart(env: Record<string, string>) {
+  const child = execa(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'start'], { env, extendEnv: false, stdin: 'ignore', reject: false, buffer: false, cleanup: true });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  cleanups.push(async () => {
+    child.kill('SIGKILL');
+    await child;
+  });
+  const seen = (pattern: RegExp): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (pattern.test(out)) resolve();
+      };
+      child.stdout?.on('data', check);
+      child.stderr?.on('data', check);
+      void child.then(() => (pattern.test(out) ? resolve() : reject(new Error(`baton exited before ${pattern}:\n${out}`))));
+      check();
+    });
+  return { child, seen, output: () => out };
+}
+
+async function home(): Promise<TestHome> {
+  const h = await makeTestHome('baton-start-signals-', [inject('codexBinDir'), inject('claudeBinDir')]);
+  cleanups.push(() => h.dispose());
+  return h;
+}
+
+describe('a stop signal while baton starts', () => {
+  it('exits at once, with status 0, while it still waits for the database', async () => {
+    const h = await home();
+    // A port nothing listens on: start-up waits for the database, one line per attempt.
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const start = spawnStart({ ...h.env, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test` });
+    await start.seen(/Cannot reach PostgreSQL/);
+    start.child.kill('SIGTERM');
+    const result = await start.child;
+    expect(result.signal).toBeUndefined();
+    expect(result.exitCode).toBe(0);
+    expect(start.output()).toContain('SIGTERM received before the database was open; exiting');
+  });
+
+  it('finishes start-up, then stops as a running service does, when the signal comes after the database opened', async () => {
+    const h = await home();
+    // A Bot API that holds getMe: start-up waits there, with the database open.
+    const held: ServerResponse[] = [];
+    let heard: () => void = () => undefined;
+    const getMeHeld = new Promise<void>((resolve) => (heard = resolve));
+    const api: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      held.push(res);
+      if (req.url?.includes('/getMe')) heard();
+    });
+    api.listen(0, '127.0.0.1');
+    await once(api, 'listening');
+    cleanups.push(
+      () =>
+        new Promise((r) => {
+          api.closeAllConnections();
+          api.close(r);
+        }),
+    );
+    const start = spawnStart({ ...h.env, TELEGRAM_BOT_TOKEN: '123456:held-token', TELEGRAM_API_ROOT: `http://127.0.0.1:${(api.address() as AddressInfo).port}` });
+    await getMeHeld;
+    start.child.kill('SIGTERM');
+    await start.seen(/SIGTERM received while starting; stopping once start-up has finished/);
+    expect(start.child.exitCode).toBeNull(); // still starting, not ended by the signal
+    // The held call fails: Telegram is reported and retried in the background, start-up ends.
+    for (const res of held) res.destroy();
+    const result = await start.child;
+    expect(result.signal).toBeUndefined();
+    expect(result.exitCode).toBe(0);
+    const out = start.output();
+    expect(out).toContain('baton ready');
+    expect(out.indexOf('SIGTERM received, stopping')).toBeGreaterThan(out.indexOf('baton ready'));
+  });
+});
