@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readlink, symlink, unlink } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { multistream, pino, stdSerializers, type DestinationStream, type Level, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -93,15 +93,21 @@ export const PENDING_LOG_LIMIT_BYTES = 1_048_576;
 
 /**
  * What pino-roll 4 returns, as used here: a SonicBoom (sonic-boom 4, index.js) whose `fd` is -1
- * until the file is open, then 'ready'; a failed open or write emits 'error'.
+ * until its file is open, then 'ready' (again after each rotation's reopen, with `file` the new
+ * path); a failed open, write or rotation emits 'error'; `end()` flushes, then 'close'.
  */
 interface RolledFile {
   fd: number;
+  file: string;
   write(line: string): boolean;
   end(): void;
-  once(event: 'ready' | 'error', listener: (err?: Error) => void): unknown;
-  on(event: 'error', listener: (err: Error) => void): unknown;
+  once(event: 'ready' | 'error' | 'close', listener: (err?: Error) => void): unknown;
+  on(event: 'ready' | 'error', listener: (err?: Error) => void): unknown;
+  removeListener(event: 'error' | 'close', listener: (err?: Error) => void): unknown;
 }
+
+/** How long {@link ServiceLogger.close} waits for the file's last writes, in ms. */
+const CLOSE_FLUSH_MS = 5_000;
 
 /** The service logger of {@link createServiceLogger}. */
 export interface ServiceLogger {
@@ -112,19 +118,23 @@ export interface ServiceLogger {
    * pino-roll costs ~80–110 ms of the main thread (its date-fns, measured on the 2-core bench
    * machine, 2026-12-02), which the start no longer waits for. Idempotent.
    *
-   * @throws what pino-roll throws when the file cannot be opened, after logging it (to stdout):
-   * lines then go to stdout only.
+   * @throws what opening the file threw, after logging it (to stdout): lines then go to stdout only.
    */
   openFile(): Promise<void>;
-  /** Opens the file if it is not open yet (so start-up lines are kept), then flushes and ends it; never rejects. */
+  /**
+   * Opens the file if it is not open yet (so start-up lines are kept), ends it and waits (at most
+   * 5 s) until its last lines are written: the process may exit right after. Never rejects.
+   */
   close(): Promise<void>;
 }
 
 /**
  * The service logger: JSON lines to stdout and to `logsDir/baton.N.log`, rotated at
- * {@link LOG_FILE_ROTATION} sizes (pino-roll keeps `current.log` pointing at the live file).
- * The file opens with {@link ServiceLogger.openFile}; until then its lines wait in memory (at most
- * {@link PENDING_LOG_LIMIT_BYTES}; past that they go to stdout only, and the file says how many).
+ * {@link LOG_FILE_ROTATION} sizes, with `current.log` a symlink to the live file. The file opens
+ * with {@link ServiceLogger.openFile}; until then its lines wait in memory (at most
+ * {@link PENDING_LOG_LIMIT_BYTES}; from the first line past that, lines go to stdout only, and
+ * the file says how many). No failure of the file ends the service: it is logged to stdout, and a
+ * failed open or write leaves stdout the only destination until a restart.
  *
  * @throws the `mkdir` error when `logsDir` cannot be made (EACCES, ENOTDIR…), before any line.
  */
@@ -133,16 +143,17 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
   const pending: string[] = [];
   let pendingBytes = 0;
   let dropped = 0;
-  let file: { write(line: string): unknown; end(): void } | undefined;
-  let failed = false;
+  let file: RolledFile | undefined;
+  /** No more lines for the file: it failed, or it was closed. */
+  let done = false;
   const toFile = {
     write(line: string): void {
       if (file) file.write(line);
-      else if (failed) return;
-      else if (pendingBytes + line.length <= PENDING_LOG_LIMIT_BYTES) {
+      else if (done) return;
+      else if (dropped === 0 && pendingBytes + Buffer.byteLength(line) <= PENDING_LOG_LIMIT_BYTES) {
         pending.push(line);
-        pendingBytes += line.length;
-      } else dropped += 1;
+        pendingBytes += Buffer.byteLength(line);
+      } else dropped += 1; // the file keeps a gapless start: nothing after the first line dropped
     },
   };
   const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
@@ -150,26 +161,52 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
     { level, base: { service: 'baton' }, redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' }, serializers: { err: serializeError } },
     multistream([{ stream: process.stdout, level: streamLevel }, { stream: toFile, level: streamLevel }]),
   );
+  const currentLink = join(logsDir, 'current.log');
+  /** Points `current.log` at `target` (a file in `logsDir`); a failure is a warning, never fatal. */
+  const linkCurrent = async (target: string): Promise<void> => {
+    try {
+      const existing = await lstat(currentLink).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined;
+        throw err;
+      });
+      if (existing && !existing.isSymbolicLink()) {
+        logger.warn({ path: currentLink }, 'current.log is not a symlink; left as it is (remove it to have it point at the live log file)');
+        return;
+      }
+      if (existing && (await readlink(currentLink)) === basename(target)) return;
+      if (existing) await unlink(currentLink);
+      await symlink(basename(target), currentLink);
+    } catch (err) {
+      logger.warn({ err, path: currentLink }, 'could not point current.log at the live log file');
+    }
+  };
   let opening: Promise<void> | undefined;
   const openFile = (): Promise<void> =>
     (opening ??= (async () => {
       try {
         const { default: pinoRoll } = await import('pino-roll');
+        // symlink: false: pino-roll's own symlink call can throw after it has begun opening the
+        // file, before anything could listen for that open's 'error'. current.log is kept here.
         const opened = (await pinoRoll({
           mode: 0o600,
           file: join(logsDir, 'baton'),
           extension: '.log',
           size: `${LOG_FILE_ROTATION.sizeMb}m`,
           limit: { count: LOG_FILE_ROTATION.keepFiles },
-          symlink: true,
+          symlink: false,
           mkdir: true,
         })) as unknown as RolledFile;
-        // A write error (disk full, the directory removed) ends the file, not the service; an
-        // 'error' unheard would end the process.
-        opened.on('error', (err: Error) => {
-          if (file !== opened) return; // a failed open: rejected below
+        // Every 'error' is heard (one unheard would end the process). A failed write or reopen
+        // ends the file; a failed removal of an old rotated file is a warning.
+        opened.on('error', (err?: Error) => {
+          if (file !== opened) return; // before the open succeeded: rejected below
+          const syscall = (err as NodeJS.ErrnoException | undefined)?.syscall;
+          if (syscall === 'unlink' || syscall === 'readdir' || syscall === 'stat') {
+            logger.warn({ err, logsDir }, 'could not remove an old rotated log file');
+            return;
+          }
           file = undefined;
-          failed = true;
+          done = true;
           logger.error({ err, logsDir }, 'writing the log file failed; logs go to stdout only from here (free space or fix the directory, then restart baton)');
         });
         // pino-roll hands back its SonicBoom before the file is open; a failed open emits 'error'.
@@ -186,8 +223,10 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
         pending.length = 0;
         pendingBytes = 0;
         file = opened;
+        await linkCurrent(opened.file);
+        opened.on('ready', () => void linkCurrent(opened.file)); // each rotation reopens
       } catch (err) {
-        failed = true;
+        done = true;
         pending.length = 0;
         logger.error({ err, logsDir }, 'could not open the log file; logs go to stdout only (check that baton may write this directory)');
         throw err;
@@ -198,7 +237,21 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
     openFile,
     close: async () => {
       await openFile().catch(() => undefined); // openFile logged its failure
-      file?.end();
+      const closing = file;
+      file = undefined;
+      done = true; // a line logged from here on goes to stdout only, never to an ended stream
+      if (!closing) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CLOSE_FLUSH_MS);
+        const settle = (err?: Error): void => {
+          clearTimeout(timer);
+          if (err) logger.error({ err, logsDir }, 'the log file\'s last lines could not be written');
+          resolve();
+        };
+        closing.once('close', () => settle());
+        closing.once('error', settle);
+        closing.end();
+      });
     },
   };
 }

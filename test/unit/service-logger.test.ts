@@ -3,8 +3,7 @@
  * all of date-fns, is not on the start path, and no line logged before the file opened is lost
  * from it or put out of order.
  */
-import { closeSync, readdirSync, readlinkSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,14 +30,29 @@ async function fileMessages(logsDir: string): Promise<string[]> {
     .map((line) => (JSON.parse(line) as { msg: string }).msg);
 }
 
-/** Waits until the file's writes are on disk: pino-roll writes asynchronously. */
+/** Waits until the file's writes are on disk (pino-roll writes asynchronously), 30 s at most. */
 async function settle(logsDir: string, lastMessage: string): Promise<string[]> {
-  for (let i = 0; i < 200; i++) {
+  const end = Date.now() + 30_000;
+  for (;;) {
     const messages = await fileMessages(logsDir).catch((): string[] => []);
     if (messages.includes(lastMessage)) return messages;
-    await new Promise((r) => setTimeout(r, 10));
+    if (Date.now() > end) throw new Error(`"${lastMessage}" never reached the log file`);
+    await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`"${lastMessage}" never reached the log file`);
+}
+
+/** Whether a line containing every one of `parts` went to stdout. */
+function saidOnStdout(...parts: string[]): boolean {
+  return vi.mocked(process.stdout.write).mock.calls.some((call) => parts.every((part) => String(call[0]).includes(part)));
+}
+
+/** Waits (30 s at most) until {@link saidOnStdout}. */
+async function waitForStdout(...parts: string[]): Promise<void> {
+  const end = Date.now() + 30_000;
+  while (!saidOnStdout(...parts)) {
+    if (Date.now() > end) throw new Error(`stdout never said ${parts.join(' … ')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 describe('the service log file', () => {
@@ -81,30 +95,54 @@ describe('the service log file', () => {
     await service.close(); // does not throw
   });
 
-  it('goes on with stdout only when a write to the open file fails, instead of ending the process', async () => {
+  it('goes on with stdout only when a write to the open file fails (a full disk), instead of ending the process', async () => {
     const logsDir = join(dir, 'logs');
+    await mkdir(logsDir, { recursive: true });
+    // /dev/full opens, and every write to it fails with ENOSPC.
+    await symlink('/dev/full', join(logsDir, 'baton.1.log'));
+    const service = await createServiceLogger('info', logsDir);
+    service.logger.info('kept for the file');
+    await service.openFile();
+    await waitForStdout('writing the log file failed', 'ENOSPC');
+    service.logger.info('still logging');
+    expect(saidOnStdout('still logging')).toBe(true);
+    await service.close();
+  });
+
+  it('does not end the process when current.log is a plain file and the log file cannot be opened', async () => {
+    const logsDir = join(dir, 'logs');
+    await mkdir(join(logsDir, 'baton.1.log'), { recursive: true });
+    await writeFile(join(logsDir, 'current.log'), 'not a link\n');
+    const service = await createServiceLogger('info', logsDir);
+    await expect(service.openFile()).rejects.toThrow();
+    expect(saidOnStdout('could not open the log file')).toBe(true);
+    await service.close();
+  });
+
+  it('logs to the file, and warns once, when current.log is a plain file it may not replace', async () => {
+    const logsDir = join(dir, 'logs');
+    await mkdir(logsDir, { recursive: true });
+    await writeFile(join(logsDir, 'current.log'), 'not a link\n');
     const service = await createServiceLogger('info', logsDir);
     await service.openFile();
-    service.logger.info('written');
-    await settle(logsDir, 'written');
-    // The file's descriptor closed under it: its next write fails with EBADF, as a full disk's
-    // would with ENOSPC. Logged at once, so no other open can take the number first.
-    const fd = readdirSync('/proc/self/fd').find((n) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${n}`) === join(logsDir, 'baton.1.log');
-      } catch {
-        return false;
-      }
-    });
-    expect(fd).toBeDefined();
-    closeSync(Number(fd));
-    service.logger.info('not written');
-    const stdout = vi.mocked(process.stdout.write);
-    for (let i = 0; i < 200 && !stdout.mock.calls.some((call) => String(call[0]).includes('writing the log file failed')); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(stdout.mock.calls.some((call) => String(call[0]).includes('writing the log file failed') && String(call[0]).includes('EBADF'))).toBe(true);
-    service.logger.info('still logging');
-    expect(stdout.mock.calls.some((call) => String(call[0]).includes('still logging'))).toBe(true);
+    expect(saidOnStdout('current.log is not a symlink')).toBe(true);
+    service.logger.info('to the file');
     await service.close();
+    expect(await readFile(join(logsDir, 'baton.1.log'), 'utf8')).toContain('"msg":"to the file"');
+    expect(await readFile(join(logsDir, 'current.log'), 'utf8')).toBe('not a link\n');
+  });
+
+  it('has every line on disk once close() resolved', async () => {
+    const logsDir = join(dir, 'logs');
+    const service = await createServiceLogger('info', logsDir);
+    const lines = 2_000;
+    for (let i = 0; i < lines; i++) service.logger.info(`line ${i} ${'y'.repeat(200)}`);
+    await service.close();
+    const messages = await fileMessages(logsDir);
+    expect(messages).toHaveLength(lines);
+    expect(messages[lines - 1]).toMatch(/^line 1999 /);
+    service.logger.info('after close'); // to stdout only; never to the ended file
+    expect(saidOnStdout('after close')).toBe(true);
   });
 
   it('keeps at most the pending limit in memory and says in the file how many lines went to stdout only', async () => {
@@ -113,13 +151,15 @@ describe('the service log file', () => {
     const filler = 'x'.repeat(10_000);
     const lines = Math.ceil(PENDING_LOG_LIMIT_BYTES / filler.length) + 5;
     for (let i = 0; i < lines; i++) service.logger.info(`${i} ${filler}`);
+    service.logger.info('small, after the first dropped line'); // not kept: no gaps in the file
     await service.openFile();
     service.logger.info('live');
     const messages = await settle(logsDir, 'live');
     const kept = messages.filter((m) => m.endsWith(filler));
     expect(kept.length).toBeLessThan(lines);
     expect(kept.map((m) => Number(m.split(' ')[0]))).toEqual([...Array(kept.length).keys()]);
-    expect(messages).toContain(`${lines - kept.length} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened`);
+    expect(messages).not.toContain('small, after the first dropped line');
+    expect(messages).toContain(`${lines + 1 - kept.length} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened`);
     await service.close();
   });
 });
