@@ -120,7 +120,16 @@ async function start(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    service = await startWithRetries(() => startService({ inputs, onDatabaseOpen: () => void (phase = 'starting') }), {
+    const attempt = (): Promise<Service> => {
+      // Another attempt after a lost connection: the last one released all it had opened.
+      if (stopWhenStarted) {
+        console.log(`baton: ${stopWhenStarted} was received while starting; exiting instead of starting again`);
+        process.exit(0);
+      }
+      phase = 'opening';
+      return startService({ inputs, onDatabaseOpen: () => void (phase = 'starting') });
+    };
+    service = await startWithRetries(attempt, {
       say: (line) => console.error(line),
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       events: process,

@@ -9,7 +9,9 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startService } from '../support/service.js';
 import { SERVICE_NODE_FLAGS } from '../../src/cli/service.js';
+import { startTcpProxy } from '../fakes/tcp-proxy.js';
 import { CLI } from '../support/cli.js';
 import { makeTestHome, type TestHome } from '../support/home.js';
 
@@ -20,7 +22,8 @@ afterEach(async () => {
 
 /** `baton start` with `env`; resolves the first time `pattern` is in its output. */
 function spawnStart(env: Record<string, string>) {
-  const child = execa(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'start'], { env, extendEnv: false, stdin: 'ignore', reject: false, buffer: false, cleanup: true });
+  // forceKillAfterDelay off: execa would SIGKILL 5 s after the SIGTERM, before a slow start-up ends.
+  const child = execa(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'start'], { env, extendEnv: false, stdin: 'ignore', reject: false, buffer: false, cleanup: true, forceKillAfterDelay: false });
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
@@ -98,4 +101,25 @@ describe('a stop signal while baton starts', () => {
     expect(out).toContain('baton ready');
     expect(out.indexOf('SIGTERM received, stopping')).toBeGreaterThan(out.indexOf('baton ready'));
   });
+
+  it.skipIf(!process.env.DATABASE_URL)('exits instead of starting again when start-up lost its database after the signal', async () => {
+    const h = await home();
+    const directUrl = h.env.DATABASE_URL!;
+    // The schema first, so the trap meets start-up's own statement, not a migration.
+    await (await startService(h.env)).stop();
+    const server = new URL(directUrl);
+    const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    cleanups.push(() => proxy.close());
+    // The connection carrying the reconcile (the database is open: phase "starting") is cut.
+    const sprung = proxy.closeWhenClientSends('starts_with("runs"."supervisor"');
+    const start = spawnStart({ ...h.env, DATABASE_URL: proxy.rewrite(directUrl) });
+    await sprung;
+    start.child.kill('SIGTERM'); // lands before the next attempt, which waits 1 s after a loss
+    const result = await start.child;
+    expect(result.exitCode).toBe(0);
+    const out = start.output();
+    expect(out).toContain('SIGTERM was received while starting; exiting instead of starting again');
+    expect(out).not.toContain('baton ready');
+  });
 });
+
