@@ -56,7 +56,8 @@ export async function waitForQuietMachine(options: QuietOptions = {}): Promise<Q
     await sleep(sampleMs);
     const after = await cpuJiffies();
     const total = after.total - before.total;
-    busyPercent = total > 0 ? (100 * (after.busy - before.busy)) / total : 0;
+    // iowait may go down between two reads (proc(5)): a share is kept within 0–100.
+    busyPercent = total > 0 ? Math.min(100, Math.max(0, (100 * (after.busy - before.busy)) / total)) : 0;
     before = after;
     quietInARow = busyPercent <= maxBusyPercent ? quietInARow + 1 : 0;
     const waitedMs = Math.round(performance.now() - started);
