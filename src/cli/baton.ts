@@ -84,8 +84,10 @@ async function start(): Promise<void> {
   // Signals are handled from the first moment, not once start-up returned: before, a SIGTERM
   // that came while it ran (even just after `baton ready` was printed) ended the process at once,
   // leaving a run that start-up had launched (a queued one) without its service.
-  // - Before the database is open nothing needs stopping: exit now.
-  // - From then on start-up may launch runs and connect channels: stop once it has finished.
+  // - Before a database of the operator's (DATABASE_URL) is open nothing needs stopping: exit
+  //   now, even while start-up waits for that database to answer.
+  // - From then on start-up may launch runs and connect channels, and an embedded database is a
+  //   server baton started: stop once start-up has finished.
   // - A second signal exits at once, whatever the phase.
   let phase: 'opening' | 'starting' | 'started' = 'opening';
   let stopWhenStarted: NodeJS.Signals | undefined;
@@ -106,11 +108,11 @@ async function start(): Promise<void> {
       console.error(`baton: ${signal} again, exiting now`);
       process.exit(130);
     }
-    if (phase === 'opening') {
+    if (phase === 'opening' && inputs.env.databaseUrl) {
       console.log(`baton: ${signal} received before the database was open; exiting`);
       process.exit(0);
     }
-    if (phase === 'starting') {
+    if (phase !== 'started') {
       stopWhenStarted = signal;
       console.log(`baton: ${signal} received while starting; stopping once start-up has finished (send it again to exit now)`);
       return;

@@ -6,6 +6,7 @@
  */
 import { execa } from 'execa';
 import { once } from 'node:events';
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -120,6 +121,27 @@ describe('a stop signal while baton starts', () => {
     const out = start.output();
     expect(out).toContain('SIGTERM was received while starting; exiting instead of starting again');
     expect(out).not.toContain('baton ready');
+  });
+
+  it('lets the embedded database start, then stops it with the service, when the signal comes before it is open', async () => {
+    const h = await home();
+    const { DATABASE_URL: _external, ...env } = h.env; // the embedded database: a server baton starts
+    const start = spawnStart(env);
+    await start.seen(/starting \(embedded database\)/);
+    start.child.kill('SIGTERM');
+    const result = await start.child;
+    expect(result.exitCode).toBe(0);
+    const out = start.output();
+    expect(out).toContain('SIGTERM received while starting; stopping once start-up has finished');
+    expect(out.indexOf('SIGTERM received, stopping')).toBeGreaterThan(out.indexOf('baton ready'));
+    // No process of this home is left (an embedded PostgreSQL server runs from inside it).
+    const left: string[] = [];
+    for (const pid of await readdir('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (cmdline.includes(h.batonHome)) left.push(cmdline.split('\0').join(' '));
+    }
+    expect(left).toEqual([]);
   });
 });
 
