@@ -181,6 +181,7 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
     }
   };
   let opening: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
   const openFile = (): Promise<void> =>
     (opening ??= (async () => {
       try {
@@ -235,12 +236,13 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
   return {
     logger,
     openFile,
-    close: async () => {
+    // One close for every caller: a second call made while the first flushes waits for it too.
+    close: () => (closing ??= (async () => {
       await openFile().catch(() => undefined); // openFile logged its failure
-      const closing = file;
+      const ending = file;
       file = undefined;
       done = true; // a line logged from here on goes to stdout only, never to an ended stream
-      if (!closing) return;
+      if (!ending) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, CLOSE_FLUSH_MS);
         const settle = (err?: Error): void => {
@@ -248,11 +250,11 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
           if (err) logger.error({ err, logsDir }, 'the log file\'s last lines could not be written');
           resolve();
         };
-        closing.once('close', () => settle());
-        closing.once('error', settle);
-        closing.end();
+        ending.once('close', () => settle());
+        ending.once('error', settle);
+        ending.end();
       });
-    },
+    })()),
   };
 }
 
