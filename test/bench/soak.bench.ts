@@ -65,10 +65,10 @@ interface Request {
 describe('soak', () => {
   it('keeps every outcome across runs and SIGKILL restarts', async () => {
     const scenario = await beginScenario('soak', 'Soak: one long process life, then short runs with SIGKILL restarts');
-    const lifeRuns = size('SOAK_RUNS', 2_000, 10);
+    const lifeRuns = size('SOAK_RUNS', 2_000, 6);
     const slopeFrom = size('SOAK_SLOPE_FROM', Math.floor(lifeRuns / 2), Math.floor(lifeRuns / 2));
-    const killRuns = size('SOAK_KILL_RUNS', 500, 10);
-    const restartEvery = size('SOAK_RESTART_EVERY', 100, 5);
+    const killRuns = size('SOAK_KILL_RUNS', 500, 4);
+    const restartEvery = size('SOAK_RESTART_EVERY', 100, 2);
     const total = lifeRuns + killRuns;
     const drainWaitMs = size('SOAK_DRAIN_S', 180, 3) * 1000;
     if (slopeFrom >= lifeRuns) throw new Error(`BENCH_SOAK_SLOPE_FROM=${slopeFrom} must be below BENCH_SOAK_RUNS=${lifeRuns}`);
