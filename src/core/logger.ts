@@ -103,7 +103,6 @@ interface RolledFile {
   end(): void;
   once(event: 'ready' | 'error' | 'close', listener: (err?: Error) => void): unknown;
   on(event: 'ready' | 'error', listener: (err?: Error) => void): unknown;
-  removeListener(event: 'error' | 'close', listener: (err?: Error) => void): unknown;
 }
 
 /** How long {@link ServiceLogger.close} waits for the file's last writes, in ms. */
@@ -150,10 +149,13 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
     write(line: string): void {
       if (file) file.write(line);
       else if (done) return;
-      else if (dropped === 0 && pendingBytes + Buffer.byteLength(line) <= PENDING_LOG_LIMIT_BYTES) {
-        pending.push(line);
-        pendingBytes += Buffer.byteLength(line);
-      } else dropped += 1; // the file keeps a gapless start: nothing after the first line dropped
+      else {
+        const bytes = Buffer.byteLength(line);
+        if (dropped === 0 && pendingBytes + bytes <= PENDING_LOG_LIMIT_BYTES) {
+          pending.push(line);
+          pendingBytes += bytes;
+        } else dropped += 1; // the file keeps a gapless start: nothing after the first line dropped
+      }
     },
   };
   const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
@@ -218,12 +220,10 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
         });
         // One synchronous block: no line can slip between the kept ones and the live ones.
         for (const line of pending) opened.write(line);
-        if (dropped > 0) {
-          opened.write(`${JSON.stringify({ level: 40, time: Date.now(), service: 'baton', msg: `${dropped} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened` })}\n`);
-        }
         pending.length = 0;
         pendingBytes = 0;
         file = opened;
+        if (dropped > 0) logger.warn({ dropped }, `${dropped} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened`);
         await linkCurrent(opened.file);
         opened.on('ready', () => void linkCurrent(opened.file)); // each rotation reopens
       } catch (err) {
