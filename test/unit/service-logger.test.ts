@@ -3,6 +3,7 @@
  * all of date-fns, is not on the start path, and no line logged before the file opened is lost
  * from it or put out of order.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -143,6 +144,21 @@ describe('the service log file', () => {
     expect(messages[lines - 1]).toMatch(/^line 1999 /);
     service.logger.info('after close'); // to stdout only; never to the ended file
     expect(saidOnStdout('after close')).toBe(true);
+  });
+
+  it('resolves a second close() only once the last lines are on disk, as the first does', async () => {
+    const logsDir = join(dir, 'logs');
+    const service = await createServiceLogger('info', logsDir);
+    await service.openFile();
+    const lines = 5_000;
+    for (let i = 0; i < lines; i++) service.logger.info(`line ${i} ${'y'.repeat(200)}`);
+    const first = service.close();
+    await service.close();
+    // Read at once: no turn of the event loop between the second close() resolving and this.
+    const text = readFileSync(join(logsDir, 'current.log'), 'utf8');
+    expect(text).toContain(`"msg":"line ${lines - 1} `);
+    await first;
+    expect(await readFile(join(logsDir, 'current.log'), 'utf8')).toBe(text);
   });
 
   it('keeps at most the pending limit in memory and says in the file how many lines went to stdout only', async () => {
