@@ -43,7 +43,8 @@ afterAll(async () => {
 /** A model server as the bench sees it: its requests, and a wait that stamps the arrival. */
 interface ModelServer {
   requests: readonly unknown[];
-  waitForRequest(predicate: (request: never) => boolean, timeoutMs: number): Promise<unknown>;
+  /** Both fakes record when a request's headers arrived (`receivedAtMs`). */
+  waitForRequest(predicate: (request: never) => boolean, timeoutMs: number): Promise<{ receivedAtMs: number }>;
 }
 
 /**
@@ -60,7 +61,7 @@ function firstModelCallAt(server: ModelServer, isModelCall: (request: { method: 
       bodyAt ??= performance.now();
       return true;
     }) as (request: never) => boolean, RUN_TIMEOUT_MS)
-    .then((request) => ({ headersAt: (request as { receivedAtMs: number }).receivedAtMs, bodyAt: bodyAt! }));
+    .then((request) => ({ headersAt: request.receivedAtMs, bodyAt: bodyAt! }));
 }
 
 /** See {@link firstModelCallAt}; ms on the bench's `performance.now()` clock. */
