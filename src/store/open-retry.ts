@@ -28,18 +28,23 @@ export interface OpenRetryDeps {
   policy?: OpenRetryPolicy;
   /** The opener (a seam for tests). @default openDatabase */
   open?: (options: OpenDatabaseOptions) => Promise<Database>;
+  /** Waits `ms` (a seam for tests). @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
  * {@link openDatabase}, retried with exponential backoff while it fails with
  * `database_unavailable` on PostgreSQL. Other failures (a bad migration, a locked embedded data
- * directory) are thrown at once: waiting cannot fix them.
+ * directory) are thrown at once: waiting cannot fix them. The wait before the last attempt is cut
+ * to what is left of `maxWaitMs`, so the last attempt is made when `maxWaitMs` has passed, as each
+ * line says, not up to one whole wait (15 s) earlier.
  *
  * @throws BatonError `database_unavailable` after `maxWaitMs`; `migration_failed` at once.
  */
 export async function openDatabaseWithRetry(options: OpenDatabaseOptions, deps: OpenRetryDeps): Promise<Database> {
   const policy = deps.policy ?? OPEN_RETRY_POLICY;
   const open = deps.open ?? openDatabase;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const startMs = deps.nowMs();
   let delayMs = policy.firstDelayMs;
   for (let attempt = 1; ; attempt++) {
@@ -49,13 +54,14 @@ export async function openDatabaseWithRetry(options: OpenDatabaseOptions, deps: 
       return database;
     } catch (err) {
       if (!('url' in options) || !isBatonError(err, 'database_unavailable')) throw err;
-      const waitedMs = deps.nowMs() - startMs;
-      if (waitedMs + delayMs > policy.maxWaitMs) throw err;
+      const leftMs = policy.maxWaitMs - (deps.nowMs() - startMs);
+      if (leftMs <= 0) throw err;
+      const waitMs = Math.min(delayMs, leftMs);
       deps.say(
-        `baton: ${err.message.split('. ')[0]}; retrying in ${Math.round(delayMs / 1000)}s ` +
+        `baton: ${err.message.split('. ')[0]}; retrying in ${Math.round(waitMs / 1000)}s ` +
           `(attempt ${attempt}, giving up after ${Math.round(policy.maxWaitMs / 1000)}s)`,
       );
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await sleep(waitMs);
       delayMs = Math.min(delayMs * 2, policy.maxDelayMs);
     }
   }

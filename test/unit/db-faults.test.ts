@@ -71,6 +71,34 @@ describe('openDatabaseWithRetry', () => {
     ).rejects.toBe(err);
   });
 
+  it('makes its last attempt when maxWaitMs has passed, not a whole wait before', async () => {
+    // Each attempt takes 1.5 s to fail (a slow connect); the service's own policy. Before, it gave
+    // up at 55.5 s, after an attempt at 54 s, of the 60 s its lines promised: the next 15 s wait
+    // would have passed 60 s, so it gave up instead of waiting the 4.5 s left.
+    let now = 0;
+    const attemptsAtMs: number[] = [];
+    const lines: string[] = [];
+    const err = unavailable();
+    await expect(
+      openDatabaseWithRetry(
+        { url: 'postgres://h/db' },
+        {
+          say: (line) => lines.push(line),
+          nowMs: () => now,
+          policy: { maxWaitMs: 60_000, firstDelayMs: 1_000, maxDelayMs: 15_000 },
+          sleep: async (ms) => void (now += ms),
+          open: () => {
+            attemptsAtMs.push(now);
+            now += 1_500;
+            return Promise.reject(err);
+          },
+        },
+      ),
+    ).rejects.toBe(err);
+    expect(attemptsAtMs).toEqual([0, 2_500, 6_000, 11_500, 21_000, 37_500, 54_000, 60_000]);
+    expect(lines.at(-1)).toBe('baton: Cannot reach PostgreSQL at h:1/db: connect ECONNREFUSED; retrying in 5s (attempt 7, giving up after 60s)');
+  });
+
   it('does not wait for what waiting cannot fix', async () => {
     const migration = new BatonError('migration_failed', 'Database migrations failed.');
     let calls = 0;
