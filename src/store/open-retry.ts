@@ -4,6 +4,7 @@
  * a stack per restart; the service now waits for the server itself, says why in one line per
  * attempt, and only then exits (the unit's `RestartSec` spaces what follows).
  */
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { isBatonError } from '../core/errors.js';
 import { openDatabase, type Database, type OpenDatabaseOptions } from './database.js';
 
@@ -28,7 +29,7 @@ export interface OpenRetryDeps {
   policy?: OpenRetryPolicy;
   /** The opener (a seam for tests). @default openDatabase */
   open?: (options: OpenDatabaseOptions) => Promise<Database>;
-  /** Waits `ms` (a seam for tests). @default setTimeout */
+  /** Waits `ms` (a seam for tests). @default node:timers/promises setTimeout */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -44,7 +45,7 @@ export interface OpenRetryDeps {
 export async function openDatabaseWithRetry(options: OpenDatabaseOptions, deps: OpenRetryDeps): Promise<Database> {
   const policy = deps.policy ?? OPEN_RETRY_POLICY;
   const open = deps.open ?? openDatabase;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = deps.sleep ?? sleepFor;
   const startMs = deps.nowMs();
   let delayMs = policy.firstDelayMs;
   for (let attempt = 1; ; attempt++) {
