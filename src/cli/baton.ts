@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findOnPath } from '../harness/detect.js';
 import { VENDORS } from '../runtime.js';
 import { secretValues } from '../config/index.js';
@@ -133,7 +134,7 @@ async function start(): Promise<void> {
     };
     service = await startWithRetries(attempt, {
       say: (line) => console.error(line),
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      sleep,
       events: process,
     });
   } catch (err) {
