@@ -10,24 +10,24 @@ export interface BenchScenario {
   id: string;
 }
 
-/** Every scenario, in the order a full run reports them. */
+/**
+ * Every scenario, in the order a full run runs them (test/bench/vitest.config.ts): the figures
+ * that are absolute times and CPU shares (start, idle) on a machine that has not yet run anything
+ * heavy; the stream ingest (2 GiB written), the delivery drain (a million-row table) and the soak
+ * last, as their database and page-cache write-back goes on after they end.
+ */
 export const BENCH_SCENARIOS: readonly BenchScenario[] = [
+  { file: 'start-time', id: 'start_time' },
+  { file: 'idle', id: 'idle_cost' },
+  { file: 'embedded-db', id: 'embedded_db' },
   { file: 'dispatch-overhead', id: 'dispatch_overhead' },
   { file: 'stream-ingest', id: 'stream_ingest' },
   { file: 'delivery', id: 'delivery_throughput' },
-  { file: 'idle', id: 'idle_cost' },
-  { file: 'start-time', id: 'start_time' },
-  { file: 'embedded-db', id: 'embedded_db' },
   { file: 'soak', id: 'soak' },
 ];
 
-/**
- * The order a full run runs them in (test/bench/vitest.config.ts): the figures that are absolute
- * times and CPU shares (start, idle) on a machine that has not yet run anything heavy; the soak,
- * the delivery drain (a million-row table) and the stream ingest (2 GiB written) last, as their
- * database and page-cache write-back goes on after they end.
- */
-export const BENCH_RUN_ORDER: readonly string[] = ['start-time', 'idle', 'embedded-db', 'dispatch-overhead', 'stream-ingest', 'delivery', 'soak'];
+/** The file names of {@link BENCH_SCENARIOS}, in their run order. */
+export const BENCH_RUN_ORDER: readonly string[] = BENCH_SCENARIOS.map((s) => s.file);
 
 /** Where `moduleId` (a path ending in `<file>.bench.ts`) comes in {@link BENCH_RUN_ORDER}; unknown files last. */
 export function runOrderOf(moduleId: string): number {
