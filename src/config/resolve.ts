@@ -51,6 +51,8 @@ export interface HarnessConfig {
   readonly approvalTimeoutMs: number;
   /** Largest attachment, in bytes (`max_attachment_mb`). */
   readonly maxAttachmentBytes: number;
+  /** Largest image that can go with a task, in pixels (`max_image_pixels`). */
+  readonly maxImagePixels: number;
   /** Largest `hr_….patch` sent with an outcome, in bytes (`max_patch_kb`). */
   readonly maxPatchBytes: number;
   /** Largest single vendor event line, in bytes. */
@@ -191,6 +193,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       finishGraceMs: h.finish_grace_seconds * MS_PER_SECOND,
       passEnv: [...h.pass_env],
       maxAttachmentBytes: h.max_attachment_mb * BYTES_PER_MIB,
+      maxImagePixels: h.max_image_pixels,
       maxPatchBytes: h.max_patch_kb * BYTES_PER_KIB,
       maxEventBytes: h.max_event_bytes,
       maxFramingErrors: h.max_framing_errors,

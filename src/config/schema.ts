@@ -109,6 +109,8 @@ const harnessSection = z.strictObject({
     'No longer used: every task goes to the CLI on stdin (issue #15), never on its command line. Still accepted, so a config file that sets it loads.'),
   max_attachment_mb: documented(int(1, 2048).default(20), 'integer MiB, 1 to 2048',
     "Largest file that can go with a task (a screenshot, a log), in MiB; 20 is Telegram's Bot API download limit. At most 10 files per task."),
+  max_image_pixels: documented(int(1, 1_000_000_000).default(50_000_000), 'integer pixels, 1 to 1000000000',
+    'Largest image (width × height, read from its header) that can go with a task; a larger one is refused by name before any CLI decodes it, since a CLI holds the whole decoded image in memory (a few bytes a pixel, however small the file). The default, 50 megapixels, passes a 48-megapixel phone photo and an 8K screenshot.'),
   max_patch_kb: documented(int(1, 1_048_576).default(1024), 'integer KiB, 1 to 1048576',
     "Largest diff, in KiB, sent as a run's hr_….patch file; over it the outcome says so and carries the diff stat only."),
   max_event_bytes: documented(int(1024, 2 ** 30).default(1_048_576), 'integer bytes, 1024 to 1073741824',

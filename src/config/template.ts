@@ -52,6 +52,9 @@ approval_timeout_minutes = 10
 # prompt_argv_max_kb = 100
 # Largest file, in MiB, that can go with a task (a screenshot, a log file); at most 10 per task.
 max_attachment_mb = 20
+# Largest image, in pixels (width × height, read from its header), that can go with a task;
+# a CLI decodes the whole image into memory, so a small file can still be too big.
+max_image_pixels = 50000000
 # Largest diff, in KiB, sent as the run's hr_….patch file; over it only the diff stat is sent.
 max_patch_kb = 1024
 # Largest single vendor event (one JSON line), in bytes; longer lines are framing errors.

@@ -490,7 +490,7 @@ export class Dispatcher {
     const attachmentsDir = join(deps.runsDir, runId, 'attachments');
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
-      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }).catch(async (err: unknown) => {
+      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS, maxImagePixels: harness.maxImagePixels }).catch(async (err: unknown) => {
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       })
@@ -625,7 +625,7 @@ export class Dispatcher {
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const scratch = join(deps.runsDir, runId);
     const attachments = incoming.length
-      ? await storeAttachments(incoming, join(scratch, 'attachments'), { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }).finally(() => rm(scratch, { recursive: true, force: true }))
+      ? await storeAttachments(incoming, join(scratch, 'attachments'), { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS, maxImagePixels: harness.maxImagePixels }).finally(() => rm(scratch, { recursive: true, force: true }))
       : [];
     if (attachments.some((a) => a.kind === 'image')) {
       throw new BatonError('attachment_refused', `Images cannot go to a run on another node (${route.node}) yet: they are files on this node's disk. Send text files, or launch on this node.`);

@@ -12,6 +12,7 @@ import { AttachmentDownloadError, MAX_DOWNLOAD_RETRY_AFTER_MS } from '../channel
 import type { IncomingAttachment } from '../channels/types.js';
 import { BatonError } from '../core/errors.js';
 import { safeErrorMessage } from '../core/logger.js';
+import { readImageDimensions } from './image-dimensions.js';
 
 /** An image the model sees as an image. Media types Anthropic's Messages API and codex accept. */
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
@@ -27,6 +28,8 @@ export interface AttachmentLimits {
   maxBytes: number;
   /** Most files with one task. */
   maxCount: number;
+  /** Largest image, in pixels (width × height, read from its header; `[harness] max_image_pixels`). */
+  maxImagePixels: number;
 }
 
 /** Most files with one task. */
@@ -100,7 +103,7 @@ export function sniffImage(head: Buffer): ImageMediaType | undefined {
  * Downloads every attachment into `dir` (created 0700; files 0600) and classifies each.
  *
  * @throws BatonError `attachment_refused` naming the file and why: too many files, over the size
- *   cap, a type that is neither an image nor UTF-8 text, text over 1 MiB, or a failed download.
+ *   cap, an image over the pixel cap or whose header gives no width and height, a type that is neither an image nor UTF-8 text, text over 1 MiB, or a failed download.
  *   Whatever was stored is removed first.
  */
 export async function storeAttachments(
@@ -158,7 +161,19 @@ async function storeOne(attachment: IncomingAttachment, dir: string, index: numb
     await handle.close();
   }
   const mediaType = sniffImage(head);
-  if (mediaType) return { kind: 'image', name, path, bytes, mediaType };
+  if (mediaType) {
+    // Checked before any CLI sees the file: a CLI decodes the whole image into memory (4 bytes a
+    // pixel or so) before it scales it down, whatever the file's size on disk.
+    const size = await readImageDimensions(path, mediaType);
+    const format = IMAGE_FORMAT[mediaType];
+    if (!size) {
+      throw refused(`${name} looks like a ${format} image, but its width and height cannot be read from its header (the file is cut short or malformed), so it cannot go with the task. Save it again and send it again.`);
+    }
+    if (size.width * size.height > limits.maxImagePixels) {
+      throw refused(`${name} is ${size.width}×${size.height} pixels (${megapixels(size.width * size.height)} megapixels), more than [harness] max_image_pixels allows (${megapixels(limits.maxImagePixels)} megapixels), so it cannot go with the task. Scale it down (or crop it) and send it again.`);
+    }
+    return { kind: 'image', name, path, bytes, mediaType };
+  }
   if (bytes > MAX_TEXT_ATTACHMENT_BYTES) {
     throw refused(`${name} is neither an image (PNG, JPEG, GIF, WebP) nor a text file of at most 1 MB, so it cannot go with the task.`);
   }
@@ -197,6 +212,13 @@ function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${Math.ceil(bytes / 1024)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+const IMAGE_FORMAT: Record<ImageMediaType, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
+
+/** `400`, `65.5`: millions of pixels, one decimal at most. */
+function megapixels(pixels: number): string {
+  return String(Math.round(pixels / 100_000) / 10);
 }
 
 function displayName(name: string, index: number): string {

@@ -106,6 +106,22 @@ describe('Telegram attachments', () => {
     expect(answer.text).toMatch(/^photo-50\.jpg is larger than 20\.0 MB \(\[harness\] max_attachment_mb\)/);
     expect(telegram.calls.filter((c) => c.method === 'getFile').length).toBe(downloads);
   });
+  it('an image over max_image_pixels is refused by name and size before any CLI sees it', async () => {
+    const { telegram, openai } = world;
+    // Signature and IHDR only: a few dozen bytes that say 20000×20000.
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(20_000, 0);
+    ihdr.writeUInt32BE(20_000, 4);
+    ihdr.set([8, 6, 0, 0, 0], 8);
+    const huge = Buffer.concat([PNG.subarray(0, 8), Buffer.from([0, 0, 0, 13]), Buffer.from('IHDR'), ihdr, PNG.subarray(29)]);
+    const before = openai.requests.length;
+    telegram.pushUpdate(photoMessage(OWNER, 55, huge, '/codex look at this wide one'));
+    const answer = await telegram.waitForSent((m) => replyTarget(m) === 55, WAIT_MS);
+    expect(answer.text).toBe('photo-55.jpg is 20000×20000 pixels (400 megapixels), more than [harness] max_image_pixels allows (50 megapixels), so it cannot go with the task. Scale it down (or crop it) and send it again.');
+    expect(openai.requests.length).toBe(before);
+    expect(telegram.sent.some((m) => replyTarget(m) === 55 && m.text.includes('] started'))).toBe(false);
+  });
+
   it('retries a getFile that failed on Telegram’s side, and answers an expired or too large file in one line (issue #13 item 3)', async () => {
     const { telegram, openai } = world;
     openai.setFallback(() => ({ kind: 'message', text: 'Looked at it.' }));

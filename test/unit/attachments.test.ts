@@ -9,7 +9,7 @@ import { AttachmentDownloadError, httpDownloadFailure, parseRetryAfter } from '.
 import { DOWNLOAD_RETRY, describeAttachments, sniffImage, storeAttachments, taskWithTextAttachments, type DownloadRetryPolicy } from '../../src/harness/attachments.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-const limits = { maxBytes: 64 * 1024, maxCount: 3 };
+const limits = { maxBytes: 64 * 1024, maxCount: 3, maxImagePixels: 50_000_000 };
 
 function file(name: string, bytes: Buffer | string, sizeBytes?: number): IncomingAttachment {
   return { name, ...(sizeBytes === undefined ? {} : { sizeBytes }), open: async () => Readable.from([Buffer.from(bytes)]) };
@@ -156,5 +156,74 @@ describe('download retries (issue #13 item 3)', () => {
     expect(parseRetryAfter('soon')).toBeUndefined();
     expect([408, 429, 500, 503].map((s) => http(s).transient)).toEqual([true, true, true, true]);
     expect([400, 401, 403, 404, 410].map((s) => http(s).transient)).toEqual([false, false, false, false, false]);
+  });
+});
+
+describe('image dimensions, read from the header before any CLI decodes the image', () => {
+  /** A PNG that is only its signature and IHDR chunk: enough for its dimensions, nothing to decode. */
+  function pngHeader(width: number, height: number): Buffer {
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(width, 0);
+    ihdr.writeUInt32BE(height, 4);
+    ihdr.set([8, 6, 0, 0, 0], 8);
+    return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR'), ihdr, Buffer.alloc(4)]);
+  }
+  /** A baseline JPEG: SOI, a JFIF APP0 segment, then SOF0 with the dimensions. */
+  function jpegHeader(width: number, height: number): Buffer {
+    const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 0, 0]);
+    const sof = Buffer.from([0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 0xff, width >> 8, width & 0xff, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+    return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, sof, Buffer.from([0xff, 0xd9])]);
+  }
+  function gifHeader(width: number, height: number): Buffer {
+    const screen = Buffer.alloc(7);
+    screen.writeUInt16LE(width, 0);
+    screen.writeUInt16LE(height, 2);
+    return Buffer.concat([Buffer.from('GIF89a'), screen, Buffer.from(';')]);
+  }
+  /** An extended WebP (VP8X chunk): canvas width and height minus one, 24-bit little-endian. */
+  function webpHeader(width: number, height: number): Buffer {
+    const vp8x = Buffer.alloc(10);
+    vp8x.writeUIntLE(width - 1, 4, 3);
+    vp8x.writeUIntLE(height - 1, 7, 3);
+    const body = Buffer.concat([Buffer.from('WEBPVP8X'), Buffer.from([10, 0, 0, 0]), vp8x]);
+    const size = Buffer.alloc(4);
+    size.writeUInt32LE(body.length, 0);
+    return Buffer.concat([Buffer.from('RIFF'), size, body]);
+  }
+
+  it('refuses a 20000×20000 PNG of a few bytes, and a JPEG, GIF or WebP over the limit, naming the file, the size and the key', async () => {
+    const out = join(dir, 'attachments');
+    const cases: [string, Buffer, string][] = [
+      ['huge.png', pngHeader(20_000, 20_000), 'huge.png is 20000×20000 pixels (400 megapixels), more than [harness] max_image_pixels allows (50 megapixels), so it cannot go with the task. Scale it down (or crop it) and send it again.'],
+      ['photo.jpg', jpegHeader(10_000, 6_000), 'photo.jpg is 10000×6000 pixels (60 megapixels)'],
+      ['anim.gif', gifHeader(65_535, 1_000), 'anim.gif is 65535×1000 pixels (65.5 megapixels)'],
+      ['pic.webp', webpHeader(16_383, 16_383), 'pic.webp is 16383×16383 pixels (268.4 megapixels)'],
+    ];
+    for (const [name, bytes, message] of cases) {
+      await expect(storeAttachments([file('ok.txt', 'fine'), file(name, bytes)], out, limits)).rejects.toMatchObject({ code: 'attachment_refused', message: expect.stringContaining(message) });
+      expect(existsSync(out) ? await readdir(out) : []).toEqual([]);
+    }
+  });
+
+  it('keeps an image within the limit, whatever its format, and follows the configured limit', async () => {
+    const stored = await storeAttachments([file('a.png', pngHeader(8_000, 6_000)), file('b.jpg', jpegHeader(7_000, 7_000)), file('c.gif', gifHeader(100, 100)), file('d.webp', webpHeader(4_000, 3_000))], join(dir, 'a'), { ...limits, maxCount: 4 });
+    expect(stored.map((a) => a.kind === 'image' && a.mediaType)).toEqual(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+    await expect(storeAttachments([file('a.png', pngHeader(2_000, 1_100))], join(dir, 'b'), { ...limits, maxImagePixels: 2_000_000 }))
+      .rejects.toMatchObject({ code: 'attachment_refused', message: expect.stringContaining('a.png is 2000×1100 pixels (2.2 megapixels), more than [harness] max_image_pixels allows (2 megapixels)') });
+  });
+
+  it('refuses an image whose header gives no dimensions, since its size cannot be known before decoding it', async () => {
+    const cases: [string, Buffer][] = [
+      ['cut.png', pngHeader(10, 10).subarray(0, 20)],
+      ['zero.png', pngHeader(0, 10)],
+      ['nosof.jpg', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0, 0]), Buffer.alloc(64)])],
+      ['bad.webp', Buffer.from('RIFF\0\0\0\0WEBPJUNKJUNKJUNK')],
+    ];
+    for (const [name, bytes] of cases) {
+      await expect(storeAttachments([file(name, bytes)], join(dir, 'a'), limits)).rejects.toMatchObject({
+        code: 'attachment_refused',
+        message: expect.stringMatching(new RegExp(`^${name.replace('.', '\\.')} looks like a (PNG|JPEG|WebP) image, but its width and height cannot be read from its header`)),
+      });
+    }
   });
 });

@@ -98,6 +98,7 @@ describe('loadConfig', () => {
       inactivityMs: 10 * 60_000,
       approvalTimeoutMs: 10 * 60_000,
       maxAttachmentBytes: 20 * 1024 * 1024,
+      maxImagePixels: 50_000_000,
       maxPatchBytes: 1024 * 1024,
       maxEventBytes: 1_048_576,
       maxFramingErrors: 20,
