@@ -58,8 +58,7 @@ const LAST_MESSAGE_CHARS = 600;
  * refused its writes never reads as done in silence.
  */
 export function outcomeText(facts: OutcomeFacts): string {
-  const text = outcomeBody(facts);
-  return facts.processNote ? `${text}\n${facts.processNote}` : text;
+  return [outcomeBody(facts), facts.instructionsNote, facts.processNote].filter(Boolean).join('\n');
 }
 
 function outcomeBody(facts: OutcomeFacts): string {

@@ -29,6 +29,8 @@ export interface ExitFacts {
   stderrTail?: string;
   /** Processes that may outlive the run, in words (see supervisor.ts `processNote`). */
   processNote?: string | undefined;
+  /** The project's instruction files the CLI was not given, one sentence each (project-instructions.ts). */
+  instructionsNote?: string | undefined;
   /**
    * The CLI sent its terminal event but had not exited after the grace period, so the supervisor
    * stopped it: the outcome is judged from the terminal event, not from the exit status.
@@ -170,6 +172,8 @@ export interface OutcomeFacts {
   resumeCommand?: string | undefined;
   /** Processes that may outlive the run, in words; shown whatever the status. */
   processNote?: string | undefined;
+  /** Instruction files of the project left out of the run, one sentence each; shown whatever the status. */
+  instructionsNote?: string | undefined;
   /**
    * The run's own git worktree (issue #17): its branch and what changed in it, as `git diff
    * --shortstat` words plus new files; `changes` undefined when nothing changed.

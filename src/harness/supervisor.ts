@@ -29,6 +29,7 @@ import { APPROVAL_SERVER_NAME } from './approval-names.js';
 import { terminateRun } from './process-tree.js';
 import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-cgroup.js';
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
+import { writeProjectInstructions } from './project-instructions.js';
 import { persistTerminal, writeTerminalRecord, type TerminalRecord, type TerminalWritePolicy } from './terminal-write.js';
 import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
 import { codexLoginState } from '../doctor/login.js';
@@ -349,6 +350,12 @@ export class RunSupervisor {
         const mcpConfig = join(runDir, 'mcp.json');
         await writePrivate(mcpConfig, JSON.stringify({ mcpServers: { [APPROVAL_SERVER_NAME]: { type: 'stdio', ...deps.approvalServer(runId, request.approvalToken) } } }));
         launch.approvalMcpConfig = mcpConfig;
+      }
+      if (installed.vendor.instructionFiles) {
+        const instructions = await writeProjectInstructions(run.cwd, installed.vendor.instructionFiles, join(runDir, 'instructions.md'));
+        if (instructions.file) launch.instructionsFile = instructions.file;
+        if (instructions.skipped.length > 0) exit.instructionsNote = instructions.skipped.join('\n');
+        mark('instructions');
       }
       const argv = installed.vendor.buildArgv(launch, { cwd: run.cwd });
       const task = await installed.vendor.stdinPayload(launch);
@@ -788,6 +795,7 @@ export class RunSupervisor {
       diagnostics,
       resumeCommand,
       processNote: exit.processNote,
+      instructionsNote: exit.instructionsNote,
       diff: diff?.facts,
     });
     // The whole outcome as result.md: the outbox sends it instead of the later parts when the

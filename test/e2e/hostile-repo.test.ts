@@ -9,7 +9,7 @@ import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
+import { isMessagesCall, startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
 
@@ -37,6 +37,9 @@ beforeAll(async () => {
     hooks: { SessionStart: hook('session-start'), UserPromptSubmit: hook('prompt-submit'), PreToolUse: hook('pre-tool') },
   };
   await writeFile(join(hostileRepo, '.claude', 'settings.json'), JSON.stringify(settings));
+  // The project's instructions are the one part of its claude files a run keeps.
+  await writeFile(join(hostileRepo, 'CLAUDE.md'), '# House rules\nRule 5e1f: run the linter before you answer.\n');
+  await writeFile(join(hostileRepo, '.claude', 'CLAUDE.md'), 'Rule 9c2b: tabs, never spaces.\n');
   await writeFile(join(hostileRepo, '.claude', 'settings.local.json'), JSON.stringify(settings));
   const mcpServer = { command: 'sh', args: ['-c', `touch ${join(outside, 'mcp-started')}; sleep 2`] };
   await writeFile(join(hostileRepo, '.mcp.json'), JSON.stringify({ mcpServers: { repo: mcpServer } }));
@@ -91,6 +94,10 @@ describe('a hostile repository cannot take over a chat-launched run', () => {
     for (const name of ['session-start', 'prompt-submit', 'pre-tool']) expect(existsSync(join(outside, `hook-${name}`))).toBe(false);
     expect(existsSync(join(outside, 'mcp-started'))).toBe(false);
     expect(init?.mcp_servers).toEqual([]);
+    // …while its CLAUDE.md and .claude/CLAUDE.md reach the model as instructions.
+    const system = JSON.stringify(anthropic.requests.filter(isMessagesCall).map((r) => (r.body as { system?: unknown }).system));
+    expect(system).toContain('Rule 5e1f: run the linter before you answer.');
+    expect(system).toContain('Rule 9c2b: tabs, never spaces.');
   });
 
   it('codex: a trusted repository config widens neither the sandbox nor changes the model provider', async () => {

@@ -33,6 +33,13 @@ describe('outcome text', () => {
     expect(text).toBe('[run hr_0123456789ab] completed · claude · /repo · 1m 05s · 15 tokens (10 in, 5 out)\n\nDone.');
   });
 
+  it('names each project instruction file the agent was not given, whatever the status', () => {
+    const instructionsNote = '/repo/CLAUDE.md was not given to the agent: it is not a regular file.';
+    const done = outcomeText({ run, status: 'completed', reason: null, endedAt, finalMessage: 'Done.', instructionsNote });
+    expect(done).toBe(`[run hr_0123456789ab] completed · claude · /repo · 1m 05s\n\nDone.\n${instructionsNote}`);
+    expect(outcomeText({ run, status: 'failed', reason: 'vendor_error', endedAt, instructionsNote, processNote: 'p' }).endsWith(`\n${instructionsNote}\np`)).toBe(true);
+  });
+
   it('shows what the run changed before the answer, naming the patch file or why there is none', () => {
     const stat = ' a.txt | 1 +\n 1 file changed, 1 insertion(+)';
     const withPatch = outcomeText({ run, status: 'completed', reason: null, endedAt, finalMessage: 'Done.', diff: { stat, patchFilename: 'hr_0123456789ab.patch' } });

@@ -75,6 +75,9 @@ export const claudeVendor: Vendor = {
   name: 'claude',
   binaryName: 'claude',
   supportsApprovals: true,
+  // `--setting-sources=user` (below) also keeps claude from reading these; measured on 2.1.332:
+  // the project's CLAUDE.md then did not reach the request's system prompt.
+  instructionFiles: ['CLAUDE.md', '.claude/CLAUDE.md'],
 
   buildArgv(request: LaunchRequest, _context: LaunchContext): string[] {
     const argv = ['-p', '--output-format=stream-json', '--verbose', '--setting-sources=user', `--settings=${NO_BYPASS_SETTINGS}`];
@@ -89,6 +92,9 @@ export const claudeVendor: Vendor = {
     // `--max-turns` is not listed by 2.1.332's `claude --help` but is honoured (test/e2e/budget-caps.test.ts).
     if (request.maxBudgetUsd !== undefined) argv.push(`--max-budget-usd=${request.maxBudgetUsd}`);
     if (request.maxTurns !== undefined) argv.push(`--max-turns=${request.maxTurns}`);
+    // Listed by 2.1.332's `claude --help` only under --bare ("--append-system-prompt[-file]");
+    // measured: the file's text ends the request's `system` blocks, with settings still user-only.
+    if (request.instructionsFile) argv.push(`--append-system-prompt-file=${request.instructionsFile}`);
     argv.push('--input-format=stream-json');
     return argv;
   },

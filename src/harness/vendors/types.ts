@@ -36,6 +36,11 @@ export interface LaunchRequest {
   maxBudgetUsd?: number;
   /** Most agent turns, for a CLI with its own turn flag (claude `--max-turns`). */
   maxTurns?: number;
+  /**
+   * Set by the supervisor: the run's 0600 file holding the project's instruction files
+   * ({@link Vendor.instructionFiles}) as baton read them, for the CLI to take as instructions.
+   */
+  instructionsFile?: string;
 }
 
 /** Where a run happens, for flags that depend on it. */
@@ -110,6 +115,14 @@ export interface Vendor {
    * @throws Error when an image of the request cannot be read.
    */
   stdinPayload(request: LaunchRequest): Promise<string>;
+  /**
+   * Files of a project (relative to each directory from the checkout's top down to the run's
+   * directory) that hold its instructions for the agent, which the CLI is kept from reading
+   * itself because it reads them together with the project's settings. baton reads them
+   * (bounded, inside the checkout only) and passes them in {@link LaunchRequest.instructionsFile}.
+   * Absent: the CLI reads the project's instructions itself (codex's `AGENTS.md`).
+   */
+  readonly instructionFiles?: readonly string[];
   /** The CLI can hand permission prompts to baton (claude's `--permission-prompt-tool`). */
   readonly supportsApprovals?: boolean;
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
