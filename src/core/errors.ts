@@ -46,6 +46,8 @@ export type ErrorCode =
   | 'task_too_long'
   | 'git_failed'
   | 'worktree_refused'
+  | 'worktree_gone'
+  | 'worktree_locked'
   | 'queue_full'
   // fleet (issue #16)
   | 'node_unknown'

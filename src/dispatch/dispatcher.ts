@@ -24,6 +24,7 @@ import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as Ve
 import type { LaunchRequest } from '../harness/vendors/types.js';
 import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
+import { assertWorktreeThere, pressRestoreWorktree, refusalButtons, RESTORE_WORKTREE_ACTION } from './worktree-gone.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry } from '../harness/attachments.js';
 import { queuedText, startedText } from './messages.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
@@ -297,8 +298,22 @@ export class Dispatcher {
           return `Resuming as ${runId}.`;
         } catch (err) {
           if (!isBatonError(err)) throw err;
+          const buttons = refusalButtons(err);
+          // Too long for a press answer, and it carries a button of its own.
+          if (buttons) await this.reply(message, err.message, buttons);
           return err.message.slice(0, 190);
         }
+      }
+      case RESTORE_WORKTREE_ACTION: {
+        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        if (!run || !inConversation(run)) return 'That run is not known here.';
+        const answer = await pressRestoreWorktree(run);
+        if (answer.length > 190) {
+          // Too long for a press answer (a lock and how to lift it): said in the chat as well.
+          const target = { platform: press.platform, chatId: press.chatId, ...(press.threadId ? { threadId: press.threadId } : {}), replyToMessageId: press.messageId };
+          await deps.outbox.send({ runId: null, kind: 'reply', target, body: answer });
+        }
+        return answer.slice(0, 190);
       }
       case 'stop': {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
@@ -353,7 +368,7 @@ export class Dispatcher {
         return { kind: 'duplicate' };
       }
       deps.logger.info({ code: err.code, platform: message.platform }, 'command refused');
-      await this.reply(message, deps.configPerCommand ? withoutRestart(err.message) : deps.restartHow ? withRestartHow(err.message, deps.restartHow) : err.message);
+      await this.reply(message, deps.configPerCommand ? withoutRestart(err.message) : deps.restartHow ? withRestartHow(err.message, deps.restartHow) : err.message, refusalButtons(err));
       return { kind: 'refused', code: err.code };
     }
   }
@@ -458,6 +473,7 @@ export class Dispatcher {
     if (!deps.vendors.has(vendor)) {
       throw new BatonError('vendor_missing', vendorMissingText(vendor));
     }
+    if (parent) await assertWorktreeThere(parent);
     const resolved = await resolveWorkspace(parent ? parent.cwd : route.target, conversationDefault, this.workspaceSettings());
     spans?.mark('workspace');
     const model = options.model ?? parent?.options.model;

@@ -30,6 +30,7 @@ import { terminateRun } from './process-tree.js';
 import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-cgroup.js';
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
 import { writeProjectInstructions } from './project-instructions.js';
+import { branchExists, worktreeGoneError, worktreeIntact } from './worktree-restore.js';
 import { persistTerminal, writeTerminalRecord, type TerminalRecord, type TerminalWritePolicy } from './terminal-write.js';
 import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
 import { codexLoginState } from '../doctor/login.js';
@@ -339,6 +340,11 @@ export class RunSupervisor {
       chmodSync(runDir, 0o700);
       mark('run_dir');
       checkTaskLength(installed.vendor, request.prompt);
+      // The last word on where a run happens, whichever path (a queue, another node) led here:
+      // a worktree that is gone must not become an empty or foreign directory to run in.
+      if (run.branch && run.sourceRoot && !(await worktreeIntact(run.worktreeRoot))) {
+        throw worktreeGoneError(runId, { worktreeRoot: run.worktreeRoot, branch: run.branch, sourceRoot: run.sourceRoot }, await branchExists(run.sourceRoot, run.branch));
+      }
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
       const launch: LaunchRequest = { ...request };
       if (request.approvalToken !== undefined) {

@@ -3,11 +3,12 @@
  * fake Bot API, the real codex CLI against the fake Responses API, real git, all on 127.0.0.1.
  */
 import { execa } from 'execa';
-import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { inputItemsOf, type RecordedRequest } from '../fakes/fake-openai.js';
 import { CLI } from '../support/cli.js';
+import type { SendMessageBody } from '../fakes/fake-telegram.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
 
 let world: TelegramE2E;
@@ -94,4 +95,63 @@ describe('worktree per run', () => {
       for (const runId of ids) expect(listed.stdout).toMatch(new RegExp(`hr_[0-9a-f]{12} · baton/${runId} · \\S+/${runId} · from ${repo} · completed, uncommitted changes, 0 unmerged commits`));
     }
   });
+
+  it('a reply to a run whose worktree was deleted says so and offers a fresh worktree from its branch; it never resumes in an empty or non-git directory', async () => {
+    const { repo, telegram } = world;
+    await readFile(join(repo, 'README.txt')).catch(async () => {
+      await execa('sh', ['-c', 'printf hello > README.txt'], { cwd: repo });
+      await git(repo, 'add', 'README.txt');
+      await git(repo, 'commit', '-q', '-m', 'first');
+    });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex worktree third task', 30));
+    const runId = runIdOf((await telegram.waitForSent((m) => replyTarget(m) === 30, WAIT_MS)).text);
+    expect(await outcomeOf(runId)).toContain('completed');
+    const worktree = join(world.batonHome, 'worktrees', 'repo', runId);
+    await git(worktree, 'add', 'where.txt');
+    await git(worktree, 'commit', '-q', '-m', 'the run\'s work');
+    await rm(worktree, { recursive: true, force: true });
+    const outcome = telegram.sent.find((m) => m.text.startsWith(`[run ${runId}] completed`))!;
+    const before = world.openai.requests.length;
+
+    telegram.pushUpdate(world.privateMessage(OWNER, 'continue', 31, outcome));
+    const gone = await telegram.waitForSent((m) => replyTarget(m) === 31, WAIT_MS);
+    expect(gone.text).toBe(
+      `[run ${runId}]'s worktree ${worktree} is gone, so it cannot continue there. Its branch baton/${runId} is still in ${repo}: ` +
+        'press Restore worktree to check it out again in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.',
+    );
+    expect(buttonsOf(gone)).toEqual({ 'Restore worktree': `restore_worktree:${runId}` });
+    // An empty directory in its place is not the worktree either.
+    await mkdir(worktree, { recursive: true });
+    telegram.pushUpdate(world.privateMessage(OWNER, 'continue', 32, outcome));
+    expect((await telegram.waitForSent((m) => replyTarget(m) === 32, WAIT_MS)).text).toMatch(/is gone, so it cannot continue there/);
+    expect(world.openai.requests.length).toBe(before);
+
+    expect(await press(gone, 'Restore worktree')).toBe(`Restored ${worktree} on branch baton/${runId}. Reply to the run's message to continue.`);
+    expect((await git(worktree, 'rev-parse', '--show-toplevel')).stdout.trim()).toBe(worktree);
+    expect((await git(worktree, 'log', '-1', '--format=%s')).stdout.trim()).toBe('the run\'s work');
+    expect(await press(gone, 'Restore worktree')).toBe(`${worktree} is already there, on branch baton/${runId}. Reply to the run's message to continue.`);
+
+    telegram.pushUpdate(world.privateMessage(OWNER, 'continue', 33, outcome));
+    const resumed = await telegram.waitForSent((m) => replyTarget(m) === 33, WAIT_MS);
+    expect(resumed.text).toMatch(new RegExp(`started · codex · ${worktree} · branch baton/${runId} · resuming ${runId}$`));
+    expect(await outcomeOf(runIdOf(resumed.text))).toContain('completed');
+  });
 });
+
+function buttonsOf(body: SendMessageBody): Record<string, string> {
+  const rows = (body.reply_markup as { inline_keyboard?: { text: string; callback_data: string }[][] } | undefined)?.inline_keyboard ?? [];
+  return Object.fromEntries(rows.flat().map((b) => [b.text, b.callback_data]));
+}
+
+/** Presses `label` under `body` as the owner; resolves with the answer the presser saw. */
+async function press(body: SendMessageBody, label: string): Promise<string | undefined> {
+  const callbackData = buttonsOf(body)[label]!;
+  const message = world.telegram.sentMessages[world.telegram.sent.indexOf(body)]!;
+  const queryId = `cbq-${world.telegram.pressButton({ from: { id: OWNER }, message, callbackData })}-${OWNER}`;
+  const deadline = Date.now() + WAIT_MS;
+  while (!world.telegram.callbackAnswers.has(queryId)) {
+    if (Date.now() > deadline) throw new Error(`the press ${queryId} was never answered`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return world.telegram.callbackAnswers.get(queryId)!.text;
+}
