@@ -94,8 +94,9 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
 
 /**
  * `baton worktrees`: lists the git worktrees baton made for runs (issue #17) with their branch and
- * state; `baton worktrees prune [--force]` removes merged ones and those past
- * `[workspace] worktree_retention_days` (see {@link pruneWorktrees}).
+ * state; `baton worktrees prune [--force] [--unlock]` removes merged ones and those past
+ * `[workspace] worktree_retention_days` (see {@link pruneWorktrees}); `--unlock` also lifts git's
+ * lock of a worktree whose directory is gone.
  *
  * @returns 0; 1 when a prune kept a worktree it would have removed.
  * @throws BatonError `usage` for other arguments.
@@ -103,8 +104,8 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
 export async function worktreesCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
   const [sub, ...flags] = argv;
   const prune = sub === 'prune';
-  const odd = sub !== undefined && !prune ? sub : flags.find((f) => f !== '--force');
-  if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['prune', '--force']), 'Usage: baton worktrees [prune [--force]]'));
+  const odd = sub !== undefined && !prune ? sub : flags.find((f) => f !== '--force' && f !== '--unlock');
+  if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['prune', '--force', '--unlock']), 'Usage: baton worktrees [prune [--force] [--unlock]]'));
   // This node's runs only: another node's worktrees are on its disk (one database, several hosts).
   const thisNode = { name: inputs.config.node.name, host: hostname() };
   return withStore(inputs, async (store) => {
@@ -115,6 +116,7 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
         logger: createLogger({ level: 'silent' }),
         retentionMs: inputs.config.workspace.worktreeRetentionMs,
         force: flags.includes('--force'),
+        unlock: flags.includes('--unlock'),
         node: thisNode,
       });
       if (actions.length === 0) out('No worktree to prune.');
@@ -124,7 +126,9 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
     const states = await listWorktrees(store, thisNode);
     if (states.length === 0) out('No run worktrees.');
     for (const s of states) {
-      const state = s.removed
+      const state = s.removed && s.gitLock !== undefined
+        ? `REMOVED, but git keeps it locked ("${s.gitLock}"): \`baton worktrees prune --unlock\` unlocks and clears it`
+        : s.removed
         ? 'REMOVED: the directory is gone (`baton worktrees prune` clears this entry)'
         : [s.runStatus, s.dirty ? 'uncommitted changes' : 'clean', s.branchExists ? `${s.unmergedCommits} unmerged commit${s.unmergedCommits === 1 ? '' : 's'}` : 'branch gone'].join(', ');
       out(`${s.runId} · ${s.branch} · ${s.path} · from ${s.sourceRoot} · ${state}`);

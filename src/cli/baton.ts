@@ -34,8 +34,9 @@ Commands:
   runs [RUN_ID]         list recent runs, or show one
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
-  worktrees [prune [--force]]  list the git worktrees of runs, or remove merged
-                        and expired ones (--force: also those with uncommitted changes)
+  worktrees [prune [--force] [--unlock]]  list the git worktrees of runs, or remove
+                        merged and expired ones (--force: also those with uncommitted
+                        changes; --unlock: also lift git's lock of one whose directory is gone)
   service install [--user]    write a systemd unit that runs baton start
   service uninstall [--user]  remove it
   config-reference      print the table of every config.toml key

@@ -13,6 +13,7 @@ import type { Logger } from '../core/logger.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow } from '../store/schema.js';
 import { runGit } from './git.js';
+import { gitWorktreeEntry } from './git-worktree-entry.js';
 import { isInside } from './workspace.js';
 
 /** Where a run with its own worktree happens. */
@@ -128,6 +129,11 @@ export interface WorktreeState {
   unmergedCommits: number;
   /** The branch still exists in the source checkout. */
   branchExists: boolean;
+  /**
+   * For a removed worktree git still keeps registered and locked: the lock's reason ('' for
+   * none). Such an entry keeps its branch from being deleted until it is unlocked.
+   */
+  gitLock?: string;
 }
 
 /**
@@ -161,7 +167,8 @@ async function worktreeState(run: RunRow): Promise<WorktreeState> {
       unmergedCommits = Number(count.stdout.trim()) || 0;
     }
   }
-  return { runId: run.id, branch, path: run.worktreeRoot, sourceRoot, runStatus: run.status, endedAt: run.endedAt, removed, dirty, unmergedCommits, branchExists };
+  const gitLock = removed && sourceThere ? (await gitWorktreeEntry(sourceRoot, run.worktreeRoot))?.locked : undefined;
+  return { runId: run.id, branch, path: run.worktreeRoot, sourceRoot, runStatus: run.status, endedAt: run.endedAt, removed, dirty, unmergedCommits, branchExists, ...(gitLock !== undefined ? { gitLock } : {}) };
 }
 
 /** Options of {@link pruneWorktrees}. */
@@ -173,6 +180,12 @@ export interface PruneOptions {
   retentionMs: number;
   /** Also remove worktrees with uncommitted changes (they are lost). @default false */
   force?: boolean;
+  /**
+   * Also unlock, and clear from git, a removed worktree git keeps locked by someone else (a lock
+   * git's own interrupted `worktree add` left, `initializing`, is baton's and always cleared).
+   * @default false
+   */
+  unlock?: boolean;
   /**
    * This node (`[node] name` and host name): only its runs' worktrees are on this disk. Another
    * node's would look removed by hand here. @default every run's (a single machine)
@@ -201,9 +214,31 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
   for (const state of await listWorktrees(options.store, options.node)) {
     if (state.runStatus === 'starting' || state.runStatus === 'running') continue;
     if (state.removed) {
+      const lock = state.gitLock;
+      const reason = `"${lock ?? ''}"`;
+      if (lock !== undefined && !options.unlock && !isBatonsLock(lock)) {
+        actions.push({
+          runId: state.runId,
+          action: 'kept',
+          detail: `${state.path} is gone, but git in ${state.sourceRoot} keeps it registered and locked (${reason}), so its branch ${state.branch} cannot be deleted; kept. If its disk is only unmounted, mount it; else \`baton worktrees prune --unlock\` unlocks and clears it`,
+        });
+        continue;
+      }
+      try {
+        if (lock !== undefined) await runGit(['worktree', 'unlock', state.path], { cwd: state.sourceRoot });
+        // git's entry of the missing worktree goes too: while it stays, git counts the branch as checked out.
+        if (await stat(state.sourceRoot).then((s) => s.isDirectory(), () => false)) {
+          await runGit(['worktree', 'remove', '--force', state.path], { cwd: state.sourceRoot, allowFailure: true });
+        }
+      } catch (err) {
+        options.logger.warn({ err, runId: state.runId, path: state.path }, 'worktree prune could not unlock a worktree');
+        actions.push({ runId: state.runId, action: 'kept', detail: `${state.path}: ${err instanceof Error ? err.message : String(err)}` });
+        continue;
+      }
       await options.store.markWorktreeRemoved(state.path, removedAt);
       const branch = state.branchExists ? `branch ${state.branch} is still in ${state.sourceRoot}` : `branch ${state.branch} is gone too`;
-      actions.push({ runId: state.runId, action: 'forgotten', detail: `${state.path} was already gone; record cleared (${branch})` });
+      const unlocked = lock !== undefined ? `; git's lock (${reason}) lifted and its entry removed` : '';
+      actions.push({ runId: state.runId, action: 'forgotten', detail: `${state.path} was already gone${unlocked}; record cleared (${branch})` });
       continue;
     }
     const merged = state.branchExists && state.unmergedCommits === 0 && !state.dirty;
@@ -243,6 +278,14 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
 /** True when `path` lies in `$BATON_HOME/worktrees` (a root baton owns). */
 export function isInWorktreesDir(path: string, worktreesDir: string): boolean {
   return isInside(path, worktreesDir);
+}
+
+/**
+ * A lock baton itself caused: the one `git worktree add` holds while it runs (reason
+ * `initializing`, builtin/worktree.c), left behind when baton was stopped during an add.
+ */
+function isBatonsLock(reason: string): boolean {
+  return reason === 'initializing';
 }
 
 function safeName(name: string): string {

@@ -144,4 +144,39 @@ describe(`run worktrees on ${testEngine}`, () => {
     // A second prune has nothing more to say about it.
     expect((await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).map((a) => a.runId)).not.toContain(byHand.runId);
   });
+
+  it('a worktree deleted while git holds it locked is kept, its lock named, until the owner asks to unlock it', async () => {
+    const locked = await runWith('completed', now);
+    await git(repo, 'worktree', 'lock', '--reason', 'on the usb disk', locked.worktreeRoot);
+    await rm(locked.worktreeRoot, { recursive: true, force: true });
+    expect((await listWorktrees(store)).find((s) => s.runId === locked.runId)).toMatchObject({ removed: true, gitLock: 'on the usb disk' });
+
+    const kept = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).find((a) => a.runId === locked.runId);
+    expect(kept).toEqual({
+      runId: locked.runId,
+      action: 'kept',
+      detail: `${locked.worktreeRoot} is gone, but git in ${repo} keeps it registered and locked ("on the usb disk"), so its branch ${locked.branch} cannot be deleted; kept. If its disk is only unmounted, mount it; else \`baton worktrees prune --unlock\` unlocks and clears it`,
+    });
+    expect((await listWorktrees(store)).map((s) => s.runId)).toContain(locked.runId);
+
+    const cleared = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS, unlock: true })).find((a) => a.runId === locked.runId);
+    expect(cleared).toEqual({
+      runId: locked.runId,
+      action: 'forgotten',
+      detail: `${locked.worktreeRoot} was already gone; git's lock ("on the usb disk") lifted and its entry removed; record cleared (branch ${locked.branch} is still in ${repo})`,
+    });
+    expect((await git(repo, 'worktree', 'list', '--porcelain')).stdout).not.toContain(locked.worktreeRoot);
+    await git(repo, 'branch', '-D', locked.branch);
+  });
+
+  it('git\'s own lock of a worktree add that never finished is baton\'s: cleared without asking', async () => {
+    const interrupted = await runWith('failed', now);
+    // What `git worktree add` leaves while it runs (builtin/worktree.c), kept by a killed add.
+    const admin = (await readFile(join(interrupted.worktreeRoot, '.git'), 'utf8')).replace(/^gitdir: /, '').trim();
+    await writeFile(join(admin, 'locked'), 'initializing');
+    await rm(interrupted.worktreeRoot, { recursive: true, force: true });
+    const action = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).find((a) => a.runId === interrupted.runId);
+    expect(action).toMatchObject({ action: 'forgotten' });
+    expect((await git(repo, 'worktree', 'list', '--porcelain')).stdout).not.toContain(interrupted.worktreeRoot);
+  });
 });
