@@ -5,13 +5,14 @@
  * with uncommitted changes stays unless forced, an active run's is never touched.
  */
 import { execa } from 'execa';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/logger.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { addRunWorktree, listWorktrees, pruneWorktrees, type RunWorktree } from '../../src/harness/worktrees.js';
+import { restoreRunWorktree, worktreeIntact } from '../../src/harness/worktree-restore.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { runs, type RunRow } from '../../src/store/schema.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
@@ -178,5 +179,32 @@ describe(`run worktrees on ${testEngine}`, () => {
     const action = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).find((a) => a.runId === interrupted.runId);
     expect(action).toMatchObject({ action: 'forgotten' });
     expect((await git(repo, 'worktree', 'list', '--porcelain')).stdout).not.toContain(interrupted.worktreeRoot);
+  });
+
+  it('restores a deleted worktree from its branch only where that is safe: never over files, a lock, or a branch that is gone', async () => {
+    const run = await runWith('completed', now);
+    const recorded = { worktreeRoot: run.worktreeRoot, branch: run.branch, sourceRoot: run.sourceRoot };
+    expect(await worktreeIntact(run.worktreeRoot)).toBe(true);
+    expect(await restoreRunWorktree(run.runId, recorded)).toBe('present');
+
+    await rm(run.worktreeRoot, { recursive: true, force: true });
+    await mkdir(run.worktreeRoot);
+    await writeFile(join(run.worktreeRoot, 'notes.txt'), 'someone else\'s');
+    expect(await worktreeIntact(run.worktreeRoot)).toBe(false);
+    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_gone', message: expect.stringContaining('holds files but is no longer the worktree') });
+
+    await rm(run.worktreeRoot, { recursive: true, force: true });
+    const admin = join(repo, '.git', 'worktrees', run.runId);
+    await writeFile(join(admin, 'locked'), 'on the usb disk');
+    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_locked', message: expect.stringContaining('registered and locked ("on the usb disk")') });
+    await rm(join(admin, 'locked'));
+
+    expect(await restoreRunWorktree(run.runId, recorded)).toBe('restored');
+    expect(await worktreeIntact(run.worktreeRoot)).toBe(true);
+    expect((await git(run.worktreeRoot, 'branch', '--show-current')).stdout.trim()).toBe(run.branch);
+
+    await git(repo, 'worktree', 'remove', '--force', run.worktreeRoot);
+    await git(repo, 'branch', '-D', run.branch);
+    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_gone', details: { branchExists: false } });
   });
 });
