@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BatonError } from '../core/errors.js';
 import { isRunId, type RunId } from '../core/ids.js';
 import { formatRun, formatRunList } from '../dispatch/run-views.js';
+import { pressRestoreWorktree } from '../dispatch/worktree-gone.js';
 import type { ServiceInputs } from '../main.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { databaseIsShared, embeddedDatabaseExists } from '../store/embedded-postgres.js';
@@ -103,9 +104,10 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
  */
 export async function worktreesCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
   const [sub, ...flags] = argv;
+  if (sub === 'restore') return restoreCommand(flags, inputs, out);
   const prune = sub === 'prune';
   const odd = sub !== undefined && !prune ? sub : flags.find((f) => f !== '--force' && f !== '--unlock');
-  if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['prune', '--force', '--unlock']), 'Usage: baton worktrees [prune [--force] [--unlock]]'));
+  if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['prune', 'restore', '--force', '--unlock']), 'Usage: baton worktrees [prune [--force] [--unlock] | restore RUN_ID]'));
   // This node's runs only: another node's worktrees are on its disk (one database, several hosts).
   const thisNode = { name: inputs.config.node.name, host: hostname() };
   return withStore(inputs, async (store) => {
@@ -138,6 +140,27 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
     out('No run worktrees.');
     return 0;
   });
+}
+
+/** `baton worktrees restore RUN_ID`: the Restore worktree button, from the terminal. @returns 0 when the worktree is there now. */
+async function restoreCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+  const [id, ...extra] = argv;
+  if (!id || extra.length > 0) throw new BatonError('usage', 'Usage: baton worktrees restore RUN_ID');
+  const unknown = (): number => {
+    out('No coding run found for that id.');
+    return 1;
+  };
+  return withStore(inputs, async (store) => {
+    const run = isRunId(id) ? await store.getRun(id) : undefined;
+    if (!run) return unknown();
+    if (run.node && run.node !== inputs.config.node.name) {
+      out(`[run ${run.id}] ran on node ${run.node}; its worktree is on that machine's disk. Run this there.`);
+      return 1;
+    }
+    const result = await pressRestoreWorktree(run);
+    out(result.text);
+    return result.ok ? 0 : 1;
+  }, unknown);
 }
 
 /**

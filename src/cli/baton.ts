@@ -37,6 +37,7 @@ Commands:
   worktrees [prune [--force] [--unlock]]  list the git worktrees of runs, or remove
                         merged and expired ones (--force: also those with uncommitted
                         changes; --unlock: also lift git's lock of one whose directory is gone)
+  worktrees restore RUN_ID  check a run's branch out again where its deleted worktree was
   service install [--user]    write a systemd unit that runs baton start
   service uninstall [--user]  remove it
   config-reference      print the table of every config.toml key

@@ -307,7 +307,9 @@ export class Dispatcher {
       case RESTORE_WORKTREE_ACTION: {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
-        const answer = await pressRestoreWorktree(run);
+        // Its worktree is on the disk of the node it ran on.
+        if (run.node && deps.fleet && run.node !== deps.fleet.name) return `That run's worktree is on node ${run.node}; run baton worktrees restore ${run.id} there.`;
+        const answer = (await pressRestoreWorktree(run)).text;
         if (answer.length > 190) {
           // Too long for a press answer (a lock and how to lift it): said in the chat as well.
           const target = { platform: press.platform, chatId: press.chatId, ...(press.threadId ? { threadId: press.threadId } : {}), replyToMessageId: press.messageId };

@@ -3,7 +3,7 @@
  * say "create the directory first", and a directory made so is not the worktree), with a button
  * that checks the run's branch out again; and what that button does.
  */
-import { BatonError, isBatonError } from '../core/errors.js';
+import { isBatonError, type BatonError } from '../core/errors.js';
 import { branchExists, restoreRunWorktree, worktreeGoneError, worktreeIntact } from '../harness/worktree-restore.js';
 import type { ButtonJson, RunRow } from '../store/schema.js';
 
@@ -30,18 +30,21 @@ export function refusalButtons(err: BatonError): ButtonJson[] | undefined {
 
 /**
  * What a press of Restore worktree does for `run`: its branch checked out again at its
- * worktree's place. @returns the answer the presser sees.
+ * worktree's place (the button, and `baton worktrees restore RUN_ID`).
+ *
+ * @returns `ok` when the worktree is there now, and the words for the owner.
  */
-export async function pressRestoreWorktree(run: RunRow): Promise<string> {
-  if (!run.branch || !run.sourceRoot) return 'That run did not have a worktree of its own.';
-  if (run.status === 'starting' || run.status === 'running' || run.status === 'queued') return 'That run is still active; wait for its outcome.';
+export async function pressRestoreWorktree(run: RunRow): Promise<{ ok: boolean; text: string }> {
+  if (!run.branch || !run.sourceRoot) return { ok: false, text: 'That run did not have a worktree of its own.' };
+  if (run.status === 'starting' || run.status === 'running' || run.status === 'queued') return { ok: false, text: 'That run is still active; wait for its outcome.' };
   try {
     const done = await restoreRunWorktree(run.id, { worktreeRoot: run.worktreeRoot, branch: run.branch, sourceRoot: run.sourceRoot });
-    return done === 'restored'
+    const text = done === 'restored'
       ? `Restored ${run.worktreeRoot} on branch ${run.branch}. Reply to the run's message to continue.`
       : `${run.worktreeRoot} is already there, on branch ${run.branch}. Reply to the run's message to continue.`;
+    return { ok: true, text };
   } catch (err) {
     if (!isBatonError(err)) throw err;
-    return err.message;
+    return { ok: false, text: err.message };
   }
 }

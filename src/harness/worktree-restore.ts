@@ -43,7 +43,7 @@ export async function worktreeIntact(worktreeRoot: string): Promise<boolean> {
  */
 export function worktreeGoneError(runId: string, worktree: RecordedWorktree, branchExists: boolean): BatonError {
   const message = branchExists
-    ? `[run ${runId}]'s worktree ${worktree.worktreeRoot} is gone, so it cannot continue there. Its branch ${worktree.branch} is still in ${worktree.sourceRoot}: press Restore worktree to check it out again in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.`
+    ? `[run ${runId}]'s worktree ${worktree.worktreeRoot} is gone, so it cannot continue there. Its branch ${worktree.branch} is still in ${worktree.sourceRoot}: press Restore worktree (or run \`baton worktrees restore ${runId}\` on the machine) to check it out again in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.`
     : `[run ${runId}]'s worktree ${worktree.worktreeRoot} is gone, and so is its branch ${worktree.branch} in ${worktree.sourceRoot}, so it cannot continue. Start a new run.`;
   return new BatonError('worktree_gone', message, { details: { runId, path: worktree.worktreeRoot, branch: worktree.branch, branchExists } });
 }

@@ -117,7 +117,8 @@ describe('worktree per run', () => {
     const gone = await telegram.waitForSent((m) => replyTarget(m) === 31, WAIT_MS);
     expect(gone.text).toBe(
       `[run ${runId}]'s worktree ${worktree} is gone, so it cannot continue there. Its branch baton/${runId} is still in ${repo}: ` +
-        'press Restore worktree to check it out again in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.',
+        `press Restore worktree (or run \`baton worktrees restore ${runId}\` on the machine) to check it out again` +
+        ' in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.',
     );
     expect(buttonsOf(gone)).toEqual({ 'Restore worktree': `restore_worktree:${runId}` });
     // An empty directory in its place is not the worktree either.
@@ -130,6 +131,11 @@ describe('worktree per run', () => {
     expect((await git(worktree, 'rev-parse', '--show-toplevel')).stdout.trim()).toBe(worktree);
     expect((await git(worktree, 'log', '-1', '--format=%s')).stdout.trim()).toBe('the run\'s work');
     expect(await press(gone, 'Restore worktree')).toBe(`${worktree} is already there, on branch baton/${runId}. Reply to the run's message to continue.`);
+    if (world.env['DATABASE_URL']) {
+      // The same from the terminal (with embedded PGlite the service holds the database).
+      const restored = await execa(process.execPath, [CLI, 'worktrees', 'restore', runId], { env: world.env, extendEnv: false, reject: false });
+      expect([restored.exitCode, restored.stdout.trim()]).toEqual([0, `${worktree} is already there, on branch baton/${runId}. Reply to the run's message to continue.`]);
+    }
 
     telegram.pushUpdate(world.privateMessage(OWNER, 'continue', 33, outcome));
     const resumed = await telegram.waitForSent((m) => replyTarget(m) === 33, WAIT_MS);
