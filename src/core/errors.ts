@@ -45,6 +45,7 @@ export type ErrorCode =
   | 'user_unresolved'
   | 'task_too_long'
   | 'git_failed'
+  | 'patch_unavailable'
   | 'worktree_refused'
   | 'queue_full'
   // fleet (issue #16)
