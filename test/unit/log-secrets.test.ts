@@ -80,3 +80,22 @@ describe('secretValues', () => {
     expect(values).toContain('canary-db-pw/1');
   });
 });
+
+describe('a stored Telegram update whose handler failed', () => {
+  it('is logged without the bot token grammY keeps in the error\'s context (ctx.api.token)', async () => {
+    const bot = new Bot(TOKEN, { botInfo: { id: 1, is_bot: true, first_name: 'b', username: 'b_bot', can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false, has_main_web_app: false } as never });
+    bot.use(() => {
+      throw new Error('the database is away');
+    });
+    const update = { update_id: 1, message: { message_id: 1, date: 0, chat: { id: 5, type: 'private', first_name: 'u' }, from: { id: 5, is_bot: false, first_name: 'u' }, text: 'hi' } };
+    const err = await bot.handleUpdate(update as never).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    const unscrubbed = capture();
+    createLogger({ level: 'info', destination: unscrubbed.destination as never }).error({ channel: 'telegram', err }, 'stored event handler failed');
+    expect(unscrubbed.lines.join('')).toContain(TOKEN); // what every such line carried
+    const { lines, destination } = capture();
+    createLogger({ level: 'info', destination: destination as never, secrets: [TOKEN] }).error({ channel: 'telegram', err }, 'stored event handler failed');
+    expect(lines.join('')).toContain('stored event handler failed');
+    expect(lines.join('')).not.toContain(TOKEN);
+  });
+});
