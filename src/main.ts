@@ -157,7 +157,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   const { inputs } = options;
   const { env, config, rawEnv } = inputs;
   const clock = options.clock ?? systemClock;
-  const serviceLogger = options.logger ? undefined : await createServiceLogger(env.logLevel, join(inputs.batonHome, 'logs'));
+  const serviceLogger = options.logger ? undefined : await createServiceLogger(env.logLevel, join(inputs.batonHome, 'logs'), secretValues(env));
   const logger = options.logger ?? serviceLogger!.logger;
   undo.push('log file', () => serviceLogger?.close());
   undo.onError = (what, err) => logger.error({ err }, `start-up failed; could not release the ${what}`);

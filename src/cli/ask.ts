@@ -12,6 +12,7 @@ import { systemClock } from '../core/clock.js';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
 import { createLogger } from '../core/logger.js';
+import { secretValues } from '../config/index.js';
 import type { ServiceInputs } from '../main.js';
 import { buildRuntime } from '../runtime.js';
 import { readServiceState, startHealthServer, type HealthServer } from '../health.js';
@@ -77,7 +78,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   }
 
   const messages: string[] = [];
-  const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never });
+  const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never, secrets: secretValues(inputs.env) });
   const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger, configPerCommand: true });
   // Replies to owner commands from another terminal go back to that command, the rest is ours.
   const adminReplies = new Map<string, string[]>();

@@ -16,6 +16,7 @@ import { isDriverFault } from '../store/driver-faults.js';
 import { approveCommand, doctorCommand, grantCommand } from './operator.js';
 import { cancelCommand, runsCommand, stopCommand, worktreesCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
+import { patchCommand } from './patch.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
 import { didYouMean, usageWith } from './suggest.js';
@@ -32,6 +33,8 @@ Commands:
   grant path [--force] DIR  add DIR to the workspace roots runs may use
                         (/, your home and above need --force)
   runs [RUN_ID]         list recent runs, or show one
+  patch RUN_ID [--include-ignored]  print a run's patch (to pipe into git apply);
+                        --include-ignored adds the files its outcome left out
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
   worktrees [prune [--force] [--unlock]]  list the git worktrees of runs, or remove
@@ -182,7 +185,7 @@ function noMoreArgs(command: string, rest: readonly string[]): void {
 }
 
 /** The command words {@link main} knows, for "did you mean". */
-const COMMANDS = ['start', 'ask', 'doctor', 'approve', 'grant', 'runs', 'cancel', 'stop', 'worktrees', 'service', 'config-reference', 'help', 'version'] as const;
+const COMMANDS = ['start', 'ask', 'doctor', 'approve', 'grant', 'runs', 'patch', 'cancel', 'stop', 'worktrees', 'service', 'config-reference', 'help', 'version'] as const;
 
 /** Runs one command; resolves with its exit code (`start` resolves once the service is up). */
 async function main(argv: readonly string[]): Promise<number> {
@@ -197,6 +200,8 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'runs':
       if (rest.length > 1) throw new BatonError('usage', 'Usage: baton runs [RUN_ID]');
       return runsCommand(rest, await loadInputs(), print);
+    case 'patch':
+      return patchCommand(rest, (await loadPaths()).batonHome, (bytes) => process.stdout.write(bytes));
     case 'cancel':
       return cancelCommand(rest, await loadInputs(), print);
     case 'worktrees':

@@ -45,6 +45,7 @@ export type ErrorCode =
   | 'user_unresolved'
   | 'task_too_long'
   | 'git_failed'
+  | 'patch_unavailable'
   | 'worktree_refused'
   | 'worktree_gone'
   | 'worktree_locked'

@@ -1,6 +1,7 @@
 import { lstat, mkdir, readlink, symlink, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { multistream, pino, stdSerializers, type DestinationStream, type Level, type Logger } from 'pino';
+import { secretScrubber } from './secret-scrub.js';
 
 export type { Logger } from 'pino';
 
@@ -70,6 +71,22 @@ export interface LoggerOptions {
   level?: string;
   /** Where records go. @default stdout */
   destination?: DestinationStream;
+  /**
+   * Secret values (tokens, passwords: `secretValues(env)`) removed from every line, wherever they
+   * sit in it (see {@link secretScrubber}). @default none
+   */
+  secrets?: readonly string[];
+}
+
+/**
+ * `destination` with every line scrubbed of `secrets` before it is written. By value and on the
+ * finished line, so no field name, nesting or SDK error shape can carry one past it: a grammY
+ * network error quotes its request URL, bot token included, in a nested error's message and stack.
+ */
+export function scrubbingStream(destination: DestinationStream, secrets: readonly string[]): DestinationStream {
+  if (secrets.length === 0) return destination;
+  const scrub = secretScrubber(secrets);
+  return { write: (line: string) => destination.write(scrub(line)) };
 }
 
 /** Makes the structured logger every component receives through its deps. */
@@ -81,7 +98,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' },
       serializers: { err: serializeError },
     },
-    options.destination,
+    options.secrets?.length ? scrubbingStream(options.destination ?? process.stdout, options.secrets) : options.destination,
   );
 }
 
@@ -137,7 +154,7 @@ export interface ServiceLogger {
  *
  * @throws the `mkdir` error when `logsDir` cannot be made (EACCES, ENOTDIR…), before any line.
  */
-export async function createServiceLogger(level: string, logsDir: string): Promise<ServiceLogger> {
+export async function createServiceLogger(level: string, logsDir: string, secrets: readonly string[] = []): Promise<ServiceLogger> {
   await mkdir(logsDir, { recursive: true, mode: 0o700 });
   const pending: string[] = [];
   let pendingBytes = 0;
@@ -161,7 +178,10 @@ export async function createServiceLogger(level: string, logsDir: string): Promi
   const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
   const logger = pino(
     { level, base: { service: 'baton' }, redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' }, serializers: { err: serializeError } },
-    multistream([{ stream: process.stdout, level: streamLevel }, { stream: toFile, level: streamLevel }]),
+    multistream([
+      { stream: scrubbingStream(process.stdout, secrets), level: streamLevel },
+      { stream: scrubbingStream(toFile, secrets), level: streamLevel },
+    ]),
   );
   const currentLink = join(logsDir, 'current.log');
   /** Points `current.log` at `target` (a file in `logsDir`); a failure is a warning, never fatal. */

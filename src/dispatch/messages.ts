@@ -113,8 +113,25 @@ function outcomeBody(facts: OutcomeFacts): string {
  */
 export function diffText(diff: OutcomeDiff): string {
   const where = diff.patchFilename ? ` (full diff in ${diff.patchFilename})` : diff.patchMissing ? ` (${diff.patchMissing})` : '';
-  return `Changes${where}:\n${diff.stat}`;
+  const lines = [`Changes${where}:\n${diff.stat}`];
+  if (diff.leftOut?.length) {
+    const why = { ignored_before: 'ignored before the run', secret_name: 'a secret file name', secret_content: 'looks like it holds a secret' } as const;
+    // A file name is the repository's text: control and format characters are shown escaped.
+    const shown = diff.leftOut.slice(0, LEFT_OUT_SHOWN).map((f) => `  ${visiblePath(f.path)} (${why[f.why]})`);
+    const more = diff.leftOut.length > LEFT_OUT_SHOWN ? [`  … and ${diff.leftOut.length - LEFT_OUT_SHOWN} more`] : [];
+    lines.push(`Left out of the patch:\n${[...shown, ...more].join('\n')}${diff.includeCommand ? `\nTo get them, on the machine: ${diff.includeCommand}` : ''}`);
+  }
+  return lines.join('\n');
 }
+
+/** `path` as is, or quoted with its control and format characters (bidi overrides too) as `\uXXXX`. */
+function visiblePath(path: string): string {
+  if (!/[\p{Cc}\p{Cf}]/u.test(path)) return path;
+  return `"${path.replace(/[\p{Cc}\p{Cf}"\\]/gu, (c) => (c === '"' || c === '\\' ? `\\${c}` : `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`))}"`;
+}
+
+/** Left-out files named in an outcome; the rest are counted. */
+const LEFT_OUT_SHOWN = 10;
 
 /** `Branch: baton/hr_… (2 files changed, 5 insertions(+), 1 new file)`: where a worktree run's work is. */
 export function worktreeLine(worktree: NonNullable<OutcomeFacts['worktree']>): string {

@@ -14,10 +14,12 @@
  */
 import { constants } from 'node:fs';
 import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Logger } from '../core/logger.js';
 import { pinConfigWithoutFilters, readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
 import { discoverRepository } from './workspace.js';
+import { excludePathspecs, filesToLeaveOut, PLAIN_DIFF, type LeftOutFile } from './patch-filter.js';
+import { writePatchRecord } from './patch-record.js';
 
 /** A snapshot of a working tree: everything not ignored, staged in a private index. */
 export interface TreeSnapshot {
@@ -222,19 +224,21 @@ export interface RunDiff {
   patchBytes?: number;
   /** Why there is no patch file, in words, when there is none. */
   patchMissing?: string;
+  /**
+   * Files of the change not in the patch (ignored before the run, or secret-looking by name or
+   * content), sorted by path; absent when none. `baton patch ID --include-ignored` gives them.
+   */
+  leftOut?: LeftOutFile[];
 }
 
 /** Files listed in the stat. */
 export const STAT_FILES = 8;
 
-/**
- * Options that make `git diff` output a plain patch `git apply` takes whatever the repository's
- * config says (`diff.noprefix`, `diff.mnemonicPrefix`, `diff.relative`, `color.diff`; git-config(1)).
- */
-const PLAIN_DIFF = ['--no-ext-diff', '--no-textconv', '--no-color', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/'];
 
 /**
- * Diffs the tree at launch with the tree now and writes the full patch to `patchPath` (0600).
+ * Diffs the tree at launch with the tree now and writes the patch to `patchPath` (0600), as git's
+ * bytes, without the files {@link filesToLeaveOut} names (listed in {@link RunDiff.leftOut}). The
+ * two trees are recorded beside it (see `patch-record.ts`) for `baton patch`.
  *
  * @param maxPatchBytes - the patch cap (`[harness] max_patch_kb`); over it no file is written.
  * @returns undefined when nothing changed.
@@ -260,16 +264,23 @@ export async function diffSinceSnapshot(
   const summary = statLines.at(-1)?.trim() ?? '';
   const diff: RunDiff = { stat: statLines.join('\n'), summary };
   try {
-    const patch = await runGit(['diff', ...PLAIN_DIFF, '--binary', '--full-index', startTree, endTree], {
+    const runDir = dirname(patchPath);
+    const leftOut = await filesToLeaveOut(startTree, endTree, base, runDir);
+    if (leftOut.length > 0) diff.leftOut = leftOut;
+    await writePatchRecord(runDir, { toplevel: start.toplevel, startTree, endTree, leftOut });
+    const patch = await runGit(['diff', ...PLAIN_DIFF, '--binary', '--full-index', startTree, endTree, ...excludePathspecs(leftOut)], {
       ...base,
       maxBufferBytes: Math.max(maxPatchBytes * 4, 16 * 1024 * 1024),
+      binaryStdout: true,
     });
-    const bytes = Buffer.byteLength(patch.stdout, 'utf8');
+    const bytes = patch.stdoutBytes!.length;
     diff.patchBytes = bytes;
-    if (bytes > maxPatchBytes) {
+    if (bytes === 0) {
+      diff.patchMissing = 'every changed file is left out of the patch';
+    } else if (bytes > maxPatchBytes) {
       diff.patchMissing = `the full diff is ${formatKiB(bytes)}, over [harness] max_patch_kb (${formatKiB(maxPatchBytes)}), so it is not attached`;
     } else {
-      await writeFile(patchPath, patch.stdout, { mode: 0o600 });
+      await writeFile(patchPath, patch.stdoutBytes!, { mode: 0o600 });
       await chmod(patchPath, 0o600);
       diff.patchPath = patchPath;
     }

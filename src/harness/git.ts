@@ -51,12 +51,23 @@ export interface GitOptions {
    * runs beside a CLI's start yields the CPU to it. @default 0: this process's own priority
    */
   niceness?: number;
+  /**
+   * Keep stdout as git wrote it, in {@link GitResult.stdoutBytes}, and leave `stdout` empty: a
+   * patch is bytes (a Latin-1 file's lines are no UTF-8, and decoding them would turn each into
+   * U+FFFD, after which the patch no longer applies). @default false
+   */
+  binaryStdout?: boolean;
+  /** A file git reads as its stdin (`cat-file --batch`, `check-ignore --stdin`). @default none */
+  stdinPath?: string;
 }
 
 /** What {@link runGit} returns. */
 export interface GitResult {
   exitCode: number;
+  /** stdout decoded as UTF-8; empty with {@link GitOptions.binaryStdout}. */
   stdout: string;
+  /** stdout as git wrote it, with {@link GitOptions.binaryStdout} only. */
+  stdoutBytes?: Buffer;
   stderr: string;
 }
 
@@ -117,10 +128,12 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
   // holds git's stdout or stderr would otherwise keep 'close' from coming, past the time limit.
   const env = gitEnv(options);
   let child: ChildProcess;
+  const stdin: FileHandle | undefined = options.stdinPath === undefined ? undefined : await open(options.stdinPath, 'r');
   try {
-    child = spawn('git', args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child = spawn('git', args, { cwd: options.cwd, env, stdio: [stdin?.fd ?? 'ignore', 'pipe', 'pipe'], detached: true });
   } catch (error) {
     // Some failures throw instead of an 'error' event (ENOTDIR for a cwd that is a file, E2BIG).
+    await stdin?.close();
     throw fail((error as Error).message, error);
   }
   const settled = new Promise<GitResult>((resolve, reject) => {
@@ -166,12 +179,17 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
       // Decoding throws for an output longer than a string can be (~512 MiB, under a large
       // maxBufferBytes): thrown here, in a listener, it would be uncaught and leave this pending.
       try {
-        resolve({ exitCode: code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+        const stderr = Buffer.concat(err).toString('utf8');
+        if (options.binaryStdout) resolve({ exitCode: code, stdout: '', stdoutBytes: Buffer.concat(out), stderr });
+        else resolve({ exitCode: code, stdout: Buffer.concat(out).toString('utf8'), stderr });
       } catch (error) {
         reject(fail(`its output could not be kept (${(error as Error).message})`, error, 'Nothing to set: baton keeps no more of it, and a run whose diff it was gets its outcome without the patch.'));
       }
     });
   });
+  // The child holds its own copy of the descriptor. Closed only now: an await between the spawn
+  // and the listeners above would miss a quick git's 'close', and the call would never settle.
+  await stdin?.close();
   if (options.niceness && child.pid !== undefined) {
     try {
       // Never above this process's own nice value: raising a priority needs privilege.

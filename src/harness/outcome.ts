@@ -2,6 +2,7 @@
  * The one place a child's exit becomes a terminal run status (PRODUCT.md §8): the outcome comes
  * only from the vendor's terminal event plus the exit status.
  */
+import type { LeftOutFile } from './patch-filter.js';
 import type { DenialJson, RunRow, RunStatus, UsageJson } from '../store/schema.js';
 import type { StreamFacts } from './vendors/types.js';
 
@@ -191,6 +192,10 @@ export interface OutcomeDiff {
   patchFilename?: string | undefined;
   /** Why no patch file is sent, in words, when none is. */
   patchMissing?: string | undefined;
+  /** Files of the change left out of the patch (ignored before the run, or secret-looking), by path. */
+  leftOut?: readonly LeftOutFile[] | undefined;
+  /** The command that gives the whole change on the machine, when files were left out. */
+  includeCommand?: string | undefined;
 }
 
 /** Puts a finished run's facts into the words of its outcome message. */

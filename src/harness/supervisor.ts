@@ -745,7 +745,11 @@ export class RunSupervisor {
       const diff = await diffSinceSnapshot(snapshot, join(runDir, SNAPSHOT_FILES.end), join(runDir, filename), this.deps.limits.maxPatchBytes, this.deps.logger);
       if (!diff) return undefined;
       return {
-        facts: { stat: diff.stat, ...(diff.patchPath ? { patchFilename: filename } : { patchMissing: diff.patchMissing }) },
+        facts: {
+          stat: diff.stat,
+          ...(diff.patchPath ? { patchFilename: filename } : { patchMissing: diff.patchMissing }),
+          ...(diff.leftOut ? { leftOut: diff.leftOut, includeCommand: `baton patch ${run.id} --include-ignored` } : {}),
+        },
         ...(diff.patchPath ? { patchPath: diff.patchPath } : {}),
       };
     } catch (err) {

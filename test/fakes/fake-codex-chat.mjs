@@ -4,7 +4,17 @@
 // for `exec --json … [resume SESSION] -- PROMPT` (or `-- -` with the task on stdin), prints codex's JSON events: a new session id,
 // or the resumed one; `long N` answers N characters over 100-character lines; anything else
 // answers `done: PROMPT` (or `resumed SESSION: PROMPT`).
+import { appendFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
 const argv = process.argv.slice(2);
+// The environment baton gave this child, for the shared secret check (test/support/canaries.ts):
+// linked as `<test dir>/bin/codex`, it writes `<test dir>/child-env.jsonl`.
+try {
+  appendFileSync(join(dirname(dirname(process.argv[1])), 'child-env.jsonl'), `${JSON.stringify(process.env)}\n`);
+} catch {
+  // Linked somewhere unwritable: nothing to record for.
+}
 if (argv[0] === '--version') {
   process.stdout.write('codex-cli 0.0.0-fake\n');
   process.exit(0);

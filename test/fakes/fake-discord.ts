@@ -29,6 +29,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 /** Gateway intent bits ("Gateway Intents"). */
 export const INTENTS = { guilds: 1 << 0, guildMessages: 1 << 9, directMessages: 1 << 12, messageContent: 1 << 15 } as const;
 
+import { recordReceived } from './received.js';
 /** A Discord user object as the API sends it. */
 export interface DiscordUser {
   id: string;
@@ -520,6 +521,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string | symbol, u
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
+  recordReceived(`discord ${req.method ?? ''} ${req.url ?? ''}`, raw);
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
     const form = await new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();

@@ -25,6 +25,7 @@
  * as for posting; Slack accepts an unchanged text (`ok`).
  * Simplified: any channel id may be posted to; no scopes, no membership checks.
  */
+import { recordReceived } from './received.js';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -546,13 +547,13 @@ function parseArgs(raw: string, contentType: string): Record<string, string> {
 async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  const raw = Buffer.concat(chunks);
+  recordReceived(`slack ${req.url ?? ''}`, raw);
+  return raw;
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return (await readBytes(req)).toString('utf8');
 }
 
 function send(res: ServerResponse, reply: Reply): void {

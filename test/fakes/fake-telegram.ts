@@ -34,6 +34,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Chat, Message, MessageEntity, Update, User, UserFromGetMe } from 'grammy/types';
+import { recordReceived } from './received.js';
 
 /** A message a (fake) user sends to the bot; see {@link FakeTelegram.pushMessage}. */
 export interface PushMessageInput {
@@ -636,6 +637,7 @@ async function readBody(req: IncomingMessage): Promise<{ parsed: Record<string, 
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
+  recordReceived(`telegram ${(req.url ?? '').split('/').at(-1) ?? ''}`, raw);
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
     const form = parseMultipart(raw, type);

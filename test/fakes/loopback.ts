@@ -5,6 +5,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { recordReceived } from './received.js';
 
 /** What every recorded request has, for the timeout message. */
 interface LoggedRequest {
@@ -84,7 +85,9 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
-  return req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+  const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+  recordReceived(`${req.method ?? ''} ${req.url ?? ''}`, body);
+  return body;
 }
 
 /** The body as JSON; the raw text when it is not JSON; undefined when empty. */

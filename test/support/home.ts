@@ -20,10 +20,23 @@ export interface TestHome {
   batonHome: string;
   /** An empty directory first on PATH, for stand-in executables a test links in. */
   bin: string;
-  /** HOME, PATH, USER, BATON_HOME (and DATABASE_URL on PostgreSQL); add to it before starting baton. */
+  /** HOME, PATH, USER, BATON_HOME, a canary ANTHROPIC_API_KEY (and DATABASE_URL, with a canary password, on PostgreSQL); add to it before starting baton. */
   env: Record<string, string>;
   /** Drops the database and removes every file. */
   dispose(): Promise<void>;
+}
+
+/** The canary `ANTHROPIC_API_KEY` of every test home (test/support/canaries.ts). */
+export const ANTHROPIC_KEY_CANARY = 'sk-ant-canary-must-show-nowhere-5b7e';
+/** The canary password put in a `DATABASE_URL` without one (the test server trusts local connections). */
+export const DATABASE_PASSWORD_CANARY = 'canary-db-password-3c9f';
+
+/** `url` with {@link DATABASE_PASSWORD_CANARY} as its password when it has none. */
+function withCanaryPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== '') return url;
+  parsed.password = DATABASE_PASSWORD_CANARY;
+  return parsed.toString();
 }
 
 /** Creates a test home under the system temp dir; `prefix` names it. */
@@ -41,11 +54,13 @@ export async function makeTestHome(prefix: string, binDirs: readonly string[]): 
     PATH: [bin, ...binDirs, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
     USER: process.env.USER ?? userInfo().username,
     BATON_HOME: batonHome,
+    // A secret baton reads only to keep it out of logs and runs: its canary must show nowhere.
+    ANTHROPIC_API_KEY: ANTHROPIC_KEY_CANARY,
   };
   let drop: (() => Promise<void>) | undefined;
   if (process.env.DATABASE_URL) {
     const created = await createPostgresDatabase(process.env.DATABASE_URL);
-    env.DATABASE_URL = created.url;
+    env.DATABASE_URL = withCanaryPassword(created.url);
     drop = created.drop;
   }
   return {

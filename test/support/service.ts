@@ -6,6 +6,7 @@
 import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_NODE_FLAGS } from '../../src/cli/service.js';
+import { assertNoLeaks } from './canaries.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/baton.js', import.meta.url));
 
@@ -17,15 +18,24 @@ export interface ServiceProcess {
   pid: number;
   /** The exit code once the process has exited (null when a signal ended it); undefined while it runs. */
   exitCode(): number | null | undefined;
-  /** SIGTERM, then waits for exit; resolves with the exit code. */
+  /**
+   * SIGTERM, then waits for exit; resolves with the exit code.
+   *
+   * @throws Error when a secret of the env showed where it must not (test/support/canaries.ts).
+   */
   stop(): Promise<number | undefined>;
-  /** SIGKILL (a crash), then waits for exit. */
+  /**
+   * SIGKILL (a crash), then waits for exit.
+   *
+   * @throws Error as {@link stop} does.
+   */
   kill(): Promise<void>;
 }
 
 /**
  * Spawns `baton start` with exactly `env` (nothing inherited) and resolves once it prints
- * `baton ready`.
+ * `baton ready`. When it stops, however it stops, no secret of `env` may show in its output, its
+ * files, what the fakes received or a fake CLI's environment (test/support/canaries.ts).
  *
  * @throws Error with the output so far when the process exits first or `readyTimeoutMs` passes.
  */
@@ -74,11 +84,14 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
     exitCode: () => exitCode,
     stop: async () => {
       child.kill('SIGTERM');
-      return exited;
+      const code = await exited;
+      await assertNoLeaks(env, { stdout: out, stderr: err });
+      return code;
     },
     kill: async () => {
       child.kill('SIGKILL');
       await exited;
+      await assertNoLeaks(env, { stdout: out, stderr: err });
     },
   };
 }

@@ -49,4 +49,13 @@ describe('outcome text', () => {
     const failed = outcomeText({ run, status: 'failed', reason: 'timeout', endedAt, errorMessage: 'Timed out.', diff: { stat, patchFilename: 'hr_0123456789ab.patch' } });
     expect(failed).toContain('Changes (full diff in hr_0123456789ab.patch):');
   });
+
+  it('names the files left out of the patch and how to get them on the machine, a control character escaped', () => {
+    const stat = ' .env | 1 +\n 1 file changed, 1 insertion(+)';
+    const text = outcomeText({
+      run, status: 'completed', reason: null, endedAt, finalMessage: 'Done.',
+      diff: { stat, patchFilename: 'hr_0123456789ab.patch', leftOut: [{ path: '.env', why: 'ignored_before' }, { path: 'a\u202ekey', why: 'secret_content' }], includeCommand: 'baton patch hr_0123456789ab --include-ignored' },
+    });
+    expect(text).toContain(`Changes (full diff in hr_0123456789ab.patch):\n${stat}\nLeft out of the patch:\n  .env (ignored before the run)\n  "a\\u202ekey" (looks like it holds a secret)\nTo get them, on the machine: baton patch hr_0123456789ab --include-ignored\n\nDone.`);
+  });
 });
