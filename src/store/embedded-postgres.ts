@@ -203,6 +203,7 @@ export async function startEmbeddedPostgres(
   };
   if (!(await exists(join(dataDir, 'PG_VERSION')))) await initialize(binaries, dataDir, account);
   if (await canConnect(server)) return server;
+  await refuseStoppedServer(dataDir);
   await removeStalePidFile(dataDir);
   await writeSettings(dataDir, account);
   await mkdir(dirname(logFile), { recursive: true, mode: 0o700 });
@@ -220,11 +221,23 @@ export async function startEmbeddedPostgres(
   });
   if (started.exitCode === 0) return server;
   // Another baton process may have started it at the same moment (pg_ctl then finds its lock
-  // file): wait for that server to take connections, up to 15 s.
-  for (let attempt = 0; attempt < 50; attempt++) {
+  // file): wait for that server to take connections, up to SERVER_ANSWER_WAIT_MS in all (each
+  // probe may itself wait up to its connect timeout on a server that accepts but never answers).
+  const deadlineMs = Date.now() + SERVER_ANSWER_WAIT_MS;
+  while (Date.now() < deadlineMs) {
     if (await canConnect(server)) return server;
     if (!(await exists(join(dataDir, 'postmaster.pid')))) break;
+    await refuseStoppedServer(dataDir);
     await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  const holder = await livePostmasterOf(dataDir);
+  if (holder !== undefined) {
+    throw new BatonError(
+      'database_unavailable',
+      `An embedded PostgreSQL server (pid ${holder}) runs on ${dataDir} but has not answered for ${SERVER_ANSWER_WAIT_MS / 1000} s. ` +
+        `See ${logFile}; end it with kill -QUIT ${holder} (kill -9 ${holder} if it stays), then start baton again.`,
+      { details: { dataDir, logFile, pid: holder } },
+    );
   }
   const log = (await readFile(logFile, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join(' | ');
   throw new BatonError(
@@ -232,6 +245,38 @@ export async function startEmbeddedPostgres(
     `Embedded PostgreSQL in ${dataDir} did not start: ${String(started.stderr).trim() || `pg_ctl exited ${started.exitCode}`}` +
       `${log ? `; ${logFile}: ${log}` : ''}. Fix what the log says, or set DATABASE_URL.`,
     { details: { dataDir, logFile } },
+  );
+}
+
+/** How long a start waits for a server on the data directory to answer, in ms. */
+const SERVER_ANSWER_WAIT_MS = 30_000;
+
+/** The pid of a live postmaster on `dataDir` per its `postmaster.pid`, else undefined. */
+async function livePostmasterOf(dataDir: string): Promise<number | undefined> {
+  const text = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
+  const pid = Number(text?.split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid) || !(await isPostmasterOf(pid, dataDir))) return undefined;
+  return pid;
+}
+
+/**
+ * Throws at once when the server on `dataDir` is stopped (SIGSTOP, job control: state T in
+ * `/proc/<pid>/stat`, proc(5)): it keeps its lock and accepts connections it never answers, so
+ * waiting for it would hang the start with nothing said.
+ *
+ * @throws BatonError `database_unavailable` naming the pid and the two ways out.
+ */
+async function refuseStoppedServer(dataDir: string): Promise<void> {
+  const pid = await livePostmasterOf(dataDir);
+  if (pid === undefined) return;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  if (state !== 'T' && state !== 't') return;
+  throw new BatonError(
+    'database_unavailable',
+    `The embedded PostgreSQL server (pid ${pid}) on ${dataDir} is stopped (SIGSTOP) and answers nothing. ` +
+      `Resume it with kill -CONT ${pid}, or end it with kill -9 ${pid}; then start baton again.`,
+    { details: { dataDir, pid } },
   );
 }
 
