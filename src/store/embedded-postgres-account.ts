@@ -13,6 +13,7 @@
  */
 import { access, chown, constants } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BatonError } from '../core/errors.js';
 
 /** The account baton creates for the server when running as root. */
 export const SERVER_ACCOUNT_NAME = 'baton-postgres';
@@ -61,7 +62,6 @@ async function lookUp(name: string): Promise<{ uid: number; gid: number } | unde
  * @throws BatonError `database_unavailable` when neither exists or setpriv(1) is missing.
  */
 export async function ensureServerAccount(): Promise<ServerAccount> {
-  const { BatonError } = await import('../core/errors.js');
   const setpriv = await findProgram('setpriv');
   if (!setpriv) throw new BatonError('database_unavailable', 'baton runs as root and setpriv(1) is missing, so PostgreSQL cannot run as an unprivileged account: install util-linux, run baton as a normal user, or set DATABASE_URL.');
   let ids = await lookUp(SERVER_ACCOUNT_NAME);

@@ -6,10 +6,8 @@
  * attempts and one log line per event. The pool reconnects by itself once the server answers, and
  * the inbox's retry sweep then hands out what it holds.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive } from '../core/process.js';
+import { livePostmasterOf } from './embedded-postgres.js';
 
 /** The log lines the watcher writes (a pino logger fits). */
 export interface WatchLogger {
@@ -37,17 +35,6 @@ export interface EmbeddedWatch {
   stop(): Promise<void>;
 }
 
-/** The pid in `postmaster.pid` when it names a live process; undefined when the server is gone. */
-export async function livePostmaster(dataDir: string): Promise<number | undefined> {
-  const text = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
-  const pid = Number(text?.split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  if (!isProcessAlive(pid)) return undefined;
-  // A zombie (killed, not yet reaped by its parent) is gone too.
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z' ? undefined : pid;
-}
-
 /**
  * Starts watching the server on `dataDir`. Never throws; failures are logged and retried.
  */
@@ -58,11 +45,11 @@ export function watchEmbeddedPostgres(options: WatchOptions): EmbeddedWatch {
   const stopping = new AbortController();
   let known: number | undefined;
   const loop = async (): Promise<void> => {
-    known = await livePostmaster(options.dataDir);
+    known = await livePostmasterOf(options.dataDir);
     while (!stopping.signal.aborted) {
       await sleep(checkMs, undefined, { signal: stopping.signal }).catch(() => undefined);
       if (stopping.signal.aborted) return;
-      const now = await livePostmaster(options.dataDir);
+      const now = await livePostmasterOf(options.dataDir);
       if (now !== undefined) {
         known = now;
         continue;
@@ -73,7 +60,7 @@ export function watchEmbeddedPostgres(options: WatchOptions): EmbeddedWatch {
       for (let attempt = 1; !stopping.signal.aborted; attempt++) {
         try {
           await options.restart();
-          known = await livePostmaster(options.dataDir);
+          known = await livePostmasterOf(options.dataDir);
           options.logger.warn(
             { dataDir: options.dataDir, pid: known ?? null, attempt, downMs: Date.now() - goneAtMs },
             `embedded PostgreSQL server restarted (pid ${known ?? 'unknown'}, attempt ${attempt}, ${Date.now() - goneAtMs} ms after it was found gone)`,

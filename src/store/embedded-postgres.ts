@@ -251,8 +251,11 @@ export async function startEmbeddedPostgres(
 /** How long a start waits for a server on the data directory to answer, in ms. */
 const SERVER_ANSWER_WAIT_MS = 30_000;
 
-/** The pid of a live postmaster on `dataDir` per its `postmaster.pid`, else undefined. */
-async function livePostmasterOf(dataDir: string): Promise<number | undefined> {
+/**
+ * The pid of a live postmaster on `dataDir` per its `postmaster.pid`, else undefined (no file, a
+ * dead pid, a zombie, or a process working elsewhere). Never throws.
+ */
+export async function livePostmasterOf(dataDir: string): Promise<number | undefined> {
   const text = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
   const pid = Number(text?.split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid) || !(await isPostmasterOf(pid, dataDir))) return undefined;
