@@ -85,8 +85,9 @@ async function startService(home: Home): Promise<{ child: Promise<unknown>; out:
 
 /** The node process at or under `pid` (runuser forks it). */
 async function nodePid(pid: number): Promise<number> {
-  const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
-  if (comm === 'node') return pid;
+  // By its program, not /proc/<pid>/comm: Node 24 names its main thread "MainThread".
+  const argv0 = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0')[0];
+  if (argv0 === process.execPath) return pid;
   const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean);
   for (const child of children) {
     const found = await nodePid(Number(child)).catch(() => undefined);
