@@ -14,6 +14,9 @@
  *   one out stops it). After a crash the server keeps running and the next opener uses it.
  * - A `postmaster.pid` left behind whose pid is not a PostgreSQL server on this directory (after
  *   a reboot the pid may belong to anything) is removed before the start.
+ * - A server killed under the service is started again by its watcher
+ *   (src/store/embedded-postgres-watch.ts). A left-over server that is stopped (SIGSTOP) or does
+ *   not answer fails the start at once, or after {@link SERVER_ANSWER_WAIT_MS}, naming its pid.
  *
  * PostgreSQL refuses to run as root (`postgres` exits with "root execution of the PostgreSQL
  * server is not permitted"): as root the server runs as an unprivileged account that owns the data
