@@ -46,6 +46,7 @@ import { RUNS_CHANNEL } from './store/runs-repo.js';
 import { describeNodes, NodeRegistry } from './fleet/nodes.js';
 import { reconcileLostNodes, stopLeftoversOfLostRuns } from './fleet/node-loss.js';
 import { askReport } from './cli/ask.js';
+import { installedUnitDelegation } from './cli/service.js';
 import { describeDatabaseKind, type Database } from './store/database.js';
 import type { DeliveryRow } from './store/schema.js';
 
@@ -439,6 +440,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       channels: channels.probes(),
       nodes: await fleet.list().catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) })),
       startedWith: detections,
+      runCgroups: { support: runtime.cgroups, unit: await installedUnitDelegation(inputs.homeDir) },
       secrets: secretValues(env),
     });
   };

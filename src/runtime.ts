@@ -115,6 +115,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const probing = Promise.all([detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }), detectCgroupSupport()]);
   probing.catch(() => undefined); // awaited below; a database error must not leave it unhandled
   const database = inputs.openRetry ? await openDatabaseWithRetry(options, inputs.openRetry) : await openDatabase(options);
+  // A server killed under the service (the OOM killer) is started again; nobody else would.
+  database.superviseServer?.(logger);
   const store = new RunStore(database.db);
   const [detections, cgroups] = await probing;
   if ('unavailable' in cgroups) logger.info({ why: cgroups.unavailable }, 'runs are followed by their process tree: no cgroup v2 directory baton may write');

@@ -14,6 +14,8 @@ import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 import { didYouMean, usageWith } from './suggest.js';
+import { installedUnitDelegation } from './service.js';
+import { detectCgroupSupport } from '../harness/run-cgroup.js';
 
 /** Whether `path` exists. */
 export async function exists(path: string): Promise<boolean> {
@@ -105,6 +107,8 @@ async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
       slack: channel(env.slackBotToken, 'SLACK_BOT_TOKEN'),
       discord: channel(env.discordBotToken, 'DISCORD_BOT_TOKEN'),
     },
+    // No service runs: this process's cgroup stands in for where a service started here would be.
+    runCgroups: { support: await detectCgroupSupport(), unit: await installedUnitDelegation(paths.homeDir) },
     secrets: secretValues(env),
   });
 }

@@ -3,7 +3,7 @@
  * `baton start` (PRODUCT.md §12). systemd facts: systemd.service(5), systemd.exec(5),
  * systemd.kill(5), loginctl(1) `enable-linger`.
  */
-import { lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatonError } from '../core/errors.js';
@@ -38,6 +38,20 @@ export interface ServiceTarget {
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
 
+/**
+ * Whether the installed unit (user or system, whichever exists) delegates its cgroup, for doctor.
+ *
+ * @returns undefined when no baton unit is installed.
+ */
+export async function installedUnitDelegation(homeDir: string): Promise<{ path: string; user: boolean; delegate: boolean } | undefined> {
+  for (const user of [true, false]) {
+    const path = unitPath({ user, homeDir });
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text !== undefined) return { path, user, delegate: /^\s*Delegate\s*=\s*(yes|true|on|1)\s*$/im.test(text) };
+  }
+  return undefined;
+}
+
 /** The unit's file name. */
 export const UNIT_NAME = 'baton.service';
 
@@ -70,6 +84,9 @@ export function renderUnit(target: ServiceTarget): string {
     `EnvironmentFile=-${join(target.batonHome, '.env')}`,
     // SIGTERM to baton only, so it stops its runs and reports them; SIGKILL for the rest after the timeout.
     'KillMode=mixed',
+    // The unit's cgroup subtree becomes baton's to write (systemd.resource-control(5)): each run
+    // gets a cgroup of its own, so a process that leaves its session still ends with the run.
+    'Delegate=yes',
     'TimeoutStopSec=30',
     'Restart=on-failure',
     // baton itself waits up to a minute for an unreachable database before it exits; the unit

@@ -21,6 +21,7 @@ import { workspaceWarnings } from '../config/workspace-check.js';
 import { channelRows, configRow, databaseRow, harnessRow, nodesRow, storageRow, type StorageProbe } from './rows.js';
 import { readCliVersion, type DoctorSources } from './sources.js';
 import { loginState, restartHint, vendorRow, type VendorFinding } from './vendors.js';
+import { runCgroupWarnings } from './run-tracking.js';
 
 /**
  * Builds the report: one row per area, in `DoctorArea` order. When the config cannot be
@@ -77,6 +78,7 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
       installed: findings.filter((f) => f.path !== undefined).map((f) => f.name),
       restartFor: started === undefined ? null : findings.filter((f) => f.restart !== undefined).map((f) => f.name),
       workspace: await workspaceWarnings(config),
+      runCgroup: sources.runCgroups && { available: 'parent' in sources.runCgroups.support, warnings: runCgroupWarnings(sources.runCgroups) },
     }),
     ...findings.map((f) => vendorRow(f, config.harness.enabled, started !== undefined)),
     storageRow(runsDir, config.harness, storage),

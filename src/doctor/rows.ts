@@ -107,6 +107,8 @@ export interface HarnessFindings {
   readonly restartFor: readonly string[] | null;
   /** Workspace settings that cannot work (from `workspaceWarnings`); each is a warning. */
   readonly workspace?: readonly string[] | undefined;
+  /** Whether runs get a cgroup (undefined: not known) and the warnings when they do not. */
+  readonly runCgroup?: { readonly available: boolean; readonly warnings: readonly string[] } | undefined;
 }
 
 /**
@@ -117,7 +119,14 @@ export interface HarnessFindings {
 export function harnessRow(config: BatonConfig, findings: HarnessFindings): DoctorRow {
   const { enabled, approved, defaultVendor } = config.harness;
   const roots = config.workspace.roots.length;
-  const facts = { enabled, approved, defaultVendor, workspaceRoots: roots, restartNeeded: findings.restartFor === null ? null : findings.restartFor.length > 0 };
+  const facts = {
+    enabled,
+    approved,
+    defaultVendor,
+    workspaceRoots: roots,
+    restartNeeded: findings.restartFor === null ? null : findings.restartFor.length > 0,
+    runCgroup: findings.runCgroup?.available ?? null,
+  };
   if (!enabled) {
     const hint = findings.installed.length > 0 ? [`${findings.installed.join(' and ')} found: set [harness] enabled = true to use it, then restart`] : [];
     return { area: 'harness', status: 'ok', summary: 'disabled ([harness] enabled = false)', details: hint, facts };
@@ -129,6 +138,7 @@ export function harnessRow(config: BatonConfig, findings: HarnessFindings): Doct
   if (findings.installed.length === 0) details.push('no vendor CLI on PATH: install codex or claude, then restart');
   else if (!findings.installed.includes(defaultVendor)) details.push(`/run uses ${defaultVendor}, which is not installed: install it or change [harness] default_vendor`);
   if (findings.restartFor !== null && findings.restartFor.length > 0) details.push(`restart baton to pick up ${findings.restartFor.join(', ')}`);
+  details.push(...(findings.runCgroup?.warnings ?? []));
   const summary = `enabled · ${approved ? 'approved' : 'not approved'} · ${roots} workspace root${roots === 1 ? '' : 's'} · default vendor ${defaultVendor}`;
   return { area: 'harness', status: details.length > 0 ? 'warn' : 'ok', summary, details, facts };
 }

@@ -10,6 +10,7 @@ import type { BatonConfig } from '../config/resolve.js';
 import type { ChannelPlatform, VendorName } from '../config/schema.js';
 import type { StorageUsage } from '../harness/storage.js';
 import type { DatabaseKind } from '../store/database.js';
+import type { RunCgroupProbe } from './run-tracking.js';
 
 /** The database as the caller found it; `error` when it could not be opened or queried. */
 export type DatabaseProbe =
@@ -89,6 +90,8 @@ export interface DoctorSources {
   readonly nodes?: readonly NodeView[] | { error: string };
   /** What a running service found at start, per vendor; absent when none is running or it is unknown. */
   readonly startedWith?: readonly StartDetection[] | undefined;
+  /** Whether runs get a cgroup of their own, and the installed unit's `Delegate=`; absent: not reported. */
+  readonly runCgroups?: RunCgroupProbe | undefined;
   /** Secret values (e.g. `secretValues(env)`) scrubbed from every text of the report, as a last guard. */
   readonly secrets?: readonly string[] | undefined;
   /** The CLIs to report. @default codex and claude, each looked up by its own name */

@@ -597,7 +597,9 @@ export class RunSupervisor {
         deps.logger.warn({ runId, drainMs: deps.limits.exitDrainMs }, 'the CLI exited but a descendant still holds its output; stopping the run\'s leftover processes');
         child.stdout?.destroy();
         child.stderr?.destroy();
-        await terminateRun({ rootPid: undefined, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) });
+        // No grace: the CLI is gone, so no signal would ask anyone to stop, and waiting the kill
+        // grace for the leftovers only pushed the run's end that far past the drain.
+        await terminateRun({ rootPid: undefined, runId, graceMs: 0, ...(processes ? { trackedPids: processes.pids } : {}) });
       }
       const result = await ended;
       await promptWritten;

@@ -12,6 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { BatonError } from '../core/errors.js';
 import { isProcessAlive, processToken } from '../core/process.js';
 import { chooseEmbeddedEngine, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
+import { watchEmbeddedPostgres, type WatchLogger } from './embedded-postgres-watch.js';
 import { pgliteOptions, prepareDataDir } from './pglite-tuning.js';
 import * as schema from './schema.js';
 
@@ -47,6 +48,12 @@ export interface Database {
    * @throws the database error when the subscription cannot be made.
    */
   listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Embedded PostgreSQL only: from now until {@link close}, start the server again whenever it is
+   * gone (src/store/embedded-postgres-watch.ts), logging each event to `logger`. For long-lived
+   * processes (the service); a short command does without.
+   */
+  superviseServer?(logger: WatchLogger): void;
 }
 
 interface OpenedDatabase extends Database {
@@ -86,7 +93,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         ? await openPglite({ dataDir: choice.dataDir })
         : await openEmbeddedPostgres(choice.dataDir, join(options.embedded, 'logs', 'postgres.log'), options.maxConnections);
   } else database = await openPglite(options);
-  const opened = (): Database => ({ db: database.db, kind: database.kind, close: database.close, recycle: database.recycle, ...(database.listen ? { listen: database.listen } : {}), ...(note ? { note } : {}) });
+  const opened = (): Database => ({
+    db: database.db,
+    kind: database.kind,
+    close: database.close,
+    recycle: database.recycle,
+    ...(database.listen ? { listen: database.listen } : {}),
+    ...(database.superviseServer ? { superviseServer: database.superviseServer } : {}),
+    ...(note ? { note } : {}),
+  });
   if (options.migrate === false) return opened();
   try {
     await migrate(database);
@@ -124,11 +139,16 @@ async function openEmbeddedPostgres(dataDir: string, logFile: string, maxConnect
   const server = await startEmbeddedPostgres(dataDir, logFile, canConnect);
   const database = await openPostgres({ server }, maxConnections);
   const closePool = database.close;
+  let watch: { stop(): Promise<void> } | undefined;
   return {
     ...database,
     kind: { engine: 'embedded-postgres', dataDir },
+    superviseServer: (logger) => {
+      watch ??= watchEmbeddedPostgres({ dataDir, logger, restart: async () => void (await startEmbeddedPostgres(dataDir, logFile, canConnect)) });
+    },
     // The last process out stops the server; until then others keep using it.
     close: async () => {
+      await watch?.stop(); // first: the stop below must not be taken for a crash
       let others = 1;
       try {
         const rows = await database.db.execute(

@@ -14,9 +14,13 @@
  *   one out stops it). After a crash the server keeps running and the next opener uses it.
  * - A `postmaster.pid` left behind whose pid is not a PostgreSQL server on this directory (after
  *   a reboot the pid may belong to anything) is removed before the start.
+ * - A server killed under the service is started again by its watcher
+ *   (src/store/embedded-postgres-watch.ts). A left-over server that is stopped (SIGSTOP) or does
+ *   not answer fails the start at once, or after {@link SERVER_ANSWER_WAIT_MS}, naming its pid.
  *
  * PostgreSQL refuses to run as root (`postgres` exits with "root execution of the PostgreSQL
- * server is not permitted"); {@link chooseEmbeddedEngine} then picks PGlite and says why.
+ * server is not permitted"): as root the server runs as an unprivileged account that owns the data
+ * directory (src/store/embedded-postgres-account.ts).
  *
  * Sources: PostgreSQL 18 documentation, "pg_ctl", "initdb", "Server Configuration" (the keys in
  * {@link EMBEDDED_POSTGRES_SETTINGS}), "Connecting to the server" (socket file `.s.PGSQL.<port>`).
@@ -27,6 +31,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatonError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process.js';
+import { asAccount, ensureServerAccount, giveFileTo, giveTo, serverAccountUnavailable, type ServerAccount } from './embedded-postgres-account.js';
 
 /** execa, loaded on first use: ~100 modules that start-up on PostgreSQL does without (issue #15). */
 async function loadExeca(): Promise<typeof import('execa').execa> {
@@ -117,7 +122,8 @@ export async function embeddedDatabaseExists(batonHome: string): Promise<boolean
 
 /**
  * Picks the engine for `$BATON_HOME` with `DATABASE_URL` unset: embedded PostgreSQL, unless
- * - the process runs as root (PostgreSQL refuses to): PGlite, `why` says how to get PostgreSQL;
+ * - the process runs as root and cannot run the server as another account (no setpriv(1)):
+ *   PGlite, `why` says how to get PostgreSQL;
  * - the home holds a PGlite database made earlier and no PostgreSQL one: PGlite, so no data is
  *   left behind unseen;
  * - no PostgreSQL binaries are installed for this platform: PGlite.
@@ -125,11 +131,9 @@ export async function embeddedDatabaseExists(batonHome: string): Promise<boolean
 export async function chooseEmbeddedEngine(batonHome: string): Promise<EmbeddedChoice> {
   const dirs = embeddedDirs(batonHome);
   const pglite = (why: string): EmbeddedChoice => ({ engine: 'pglite', dataDir: dirs.pglite, why });
-  if (process.getuid?.() === 0) {
-    return pglite(
-      'running as root, and PostgreSQL refuses to run as root: embedded PGlite instead, one process ' +
-        '(run baton as a normal user for embedded PostgreSQL, or set DATABASE_URL)',
-    );
+  const asRoot = process.getuid?.() === 0 ? await serverAccountUnavailable() : undefined;
+  if (asRoot !== undefined) {
+    return pglite(`${asRoot}: embedded PGlite instead, one process (install util-linux, run baton as a normal user for embedded PostgreSQL, or set DATABASE_URL)`);
   }
   if (!(await exists(join(dirs.postgres, 'PG_VERSION'))) && (await exists(dirs.pglite))) {
     return pglite(`keeping the PGlite database made earlier in ${dirs.pglite} (move it away to start afresh on embedded PostgreSQL)`);
@@ -187,6 +191,9 @@ export async function startEmbeddedPostgres(
       { details: { dataDir } },
     );
   }
+  // As root the server runs as its own account (PostgreSQL refuses root), which owns its files.
+  const account = process.getuid?.() === 0 ? await ensureServerAccount() : undefined;
+  const pgCtl = (args: string[]) => asAccount(account, binaries.pg_ctl, args);
   const server: EmbeddedServer = {
     socketDir: dataDir,
     port: EMBEDDED_POSTGRES_PORT,
@@ -194,15 +201,21 @@ export async function startEmbeddedPostgres(
     database: EMBEDDED_POSTGRES_DATABASE,
     dataDir,
     stop: async () => {
-      await execa(binaries.pg_ctl, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60'], { reject: false, stdin: 'ignore' });
+      await execa(...pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60']), { reject: false, stdin: 'ignore' });
     },
   };
-  if (!(await exists(join(dataDir, 'PG_VERSION')))) await initialize(binaries, dataDir);
+  if (!(await exists(join(dataDir, 'PG_VERSION')))) await initialize(binaries, dataDir, account);
   if (await canConnect(server)) return server;
+  await refuseStoppedServer(dataDir);
   await removeStalePidFile(dataDir);
-  await writeSettings(dataDir);
+  await writeSettings(dataDir, account);
   await mkdir(dirname(logFile), { recursive: true, mode: 0o700 });
-  const started = await execa(binaries.pg_ctl, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-s'], {
+  if (account) {
+    // pg_ctl opens the log as the account: it must own the file (its directory stays root's).
+    await writeFile(logFile, '', { flag: 'a', mode: 0o600 });
+    await giveFileTo(account, logFile);
+  }
+  const started = await execa(...pgCtl(['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-s']), {
     reject: false,
     stdin: 'ignore',
     // pg_ctl's child keeps no pipe to this process: the server outlives a crash of baton.
@@ -211,11 +224,23 @@ export async function startEmbeddedPostgres(
   });
   if (started.exitCode === 0) return server;
   // Another baton process may have started it at the same moment (pg_ctl then finds its lock
-  // file): wait for that server to take connections, up to 15 s.
-  for (let attempt = 0; attempt < 50; attempt++) {
+  // file): wait for that server to take connections, up to SERVER_ANSWER_WAIT_MS in all (each
+  // probe may itself wait up to its connect timeout on a server that accepts but never answers).
+  const deadlineMs = Date.now() + SERVER_ANSWER_WAIT_MS;
+  while (Date.now() < deadlineMs) {
     if (await canConnect(server)) return server;
     if (!(await exists(join(dataDir, 'postmaster.pid')))) break;
+    await refuseStoppedServer(dataDir);
     await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  const holder = await livePostmasterOf(dataDir);
+  if (holder !== undefined) {
+    throw new BatonError(
+      'database_unavailable',
+      `An embedded PostgreSQL server (pid ${holder}) runs on ${dataDir} but has not answered for ${SERVER_ANSWER_WAIT_MS / 1000} s. ` +
+        `See ${logFile}; end it with kill -QUIT ${holder} (kill -9 ${holder} if it stays), then start baton again.`,
+      { details: { dataDir, logFile, pid: holder } },
+    );
   }
   const log = (await readFile(logFile, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join(' | ');
   throw new BatonError(
@@ -226,8 +251,43 @@ export async function startEmbeddedPostgres(
   );
 }
 
+/** How long a start waits for a server on the data directory to answer, in ms. */
+const SERVER_ANSWER_WAIT_MS = 30_000;
+
+/**
+ * The pid of a live postmaster on `dataDir` per its `postmaster.pid`, else undefined (no file, a
+ * dead pid, a zombie, or a process working elsewhere). Never throws.
+ */
+export async function livePostmasterOf(dataDir: string): Promise<number | undefined> {
+  const text = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
+  const pid = Number(text?.split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid) || !(await isPostmasterOf(pid, dataDir))) return undefined;
+  return pid;
+}
+
+/**
+ * Throws at once when the server on `dataDir` is stopped (SIGSTOP, job control: state T in
+ * `/proc/<pid>/stat`, proc(5)): it keeps its lock and accepts connections it never answers, so
+ * waiting for it would hang the start with nothing said.
+ *
+ * @throws BatonError `database_unavailable` naming the pid and the two ways out.
+ */
+async function refuseStoppedServer(dataDir: string): Promise<void> {
+  const pid = await livePostmasterOf(dataDir);
+  if (pid === undefined) return;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  if (state !== 'T' && state !== 't') return;
+  throw new BatonError(
+    'database_unavailable',
+    `The embedded PostgreSQL server (pid ${pid}) on ${dataDir} is stopped (SIGSTOP) and answers nothing. ` +
+      `Resume it with kill -CONT ${pid}, or end it with kill -9 ${pid}; then start baton again.`,
+    { details: { dataDir, pid } },
+  );
+}
+
 /** Copies the template cluster into `dataDir` (or runs initdb), through a temporary sibling renamed into place. */
-async function initialize(binaries: PostgresBinaries, dataDir: string): Promise<void> {
+async function initialize(binaries: PostgresBinaries, dataDir: string, account: ServerAccount | undefined): Promise<void> {
   const execa = await loadExeca();
   await mkdir(dirname(dataDir), { recursive: true, mode: 0o700 });
   const temp = `${dataDir}.new-${process.pid}`;
@@ -237,8 +297,9 @@ async function initialize(binaries: PostgresBinaries, dataDir: string): Promise<
       // cp(1): 2–4× faster than fs.cp on the template's ~1,000 files (0.6–0.8 s vs 1.2–3.4 s at load 16).
       await execa('cp', ['-R', POSTGRES_TEMPLATE, temp], { stdin: 'ignore' });
       await chmod(temp, 0o700); // PostgreSQL refuses a data directory others may read
+      await giveTo(account, temp); // …and one its server's user does not own
     } else {
-      await runInitdb(binaries, temp);
+      await runInitdb(binaries, temp, account);
     }
     // An empty directory (made by hand, or by an older baton) is replaced; one with data is not.
     await rmdir(dataDir).catch(() => undefined);
@@ -253,9 +314,14 @@ async function initialize(binaries: PostgresBinaries, dataDir: string): Promise<
   }
 }
 
-async function runInitdb(binaries: PostgresBinaries, dir: string): Promise<void> {
+async function runInitdb(binaries: PostgresBinaries, dir: string, account?: ServerAccount): Promise<void> {
   const execa = await loadExeca();
-  const result = await execa(binaries.initdb, ['-D', dir, ...INITDB_FLAGS], { reject: false, stdin: 'ignore', all: true });
+  if (account) {
+    // initdb makes the directory as the account, in a parent only root may write to.
+    await mkdir(dir, { mode: 0o700 });
+    await giveTo(account, dir);
+  }
+  const result = await execa(...asAccount(account, binaries.initdb, ['-D', dir, ...INITDB_FLAGS]), { reject: false, stdin: 'ignore', all: true });
   if (result.exitCode !== 0) throw new Error(`initdb exited ${result.exitCode}: ${String(result.all).trim().split('\n').slice(-3).join(' ')}`);
   await ensureInclude(dir);
 }
@@ -268,11 +334,13 @@ async function ensureInclude(dataDir: string): Promise<void> {
 }
 
 /** Writes `baton.conf`: {@link EMBEDDED_POSTGRES_SETTINGS} and the socket directory (quotes doubled). */
-async function writeSettings(dataDir: string): Promise<void> {
+async function writeSettings(dataDir: string, account: ServerAccount | undefined): Promise<void> {
   await ensureInclude(dataDir);
   const lines = Object.entries(EMBEDDED_POSTGRES_SETTINGS).map(([key, value]) => `${key} = ${value}`);
   lines.push(`port = ${EMBEDDED_POSTGRES_PORT}`, `unix_socket_directories = '${dataDir.replaceAll("'", "''")}'`);
-  await writeFile(join(dataDir, 'baton.conf'), `# Written by baton at each start; edits are overwritten.\n${lines.join('\n')}\n`, { mode: 0o600 });
+  const file = join(dataDir, 'baton.conf');
+  await writeFile(file, `# Written by baton at each start; edits are overwritten.\n${lines.join('\n')}\n`, { mode: 0o600 });
+  await giveFileTo(account, file); // written by root when baton runs as root; the server reads it
 }
 
 /**

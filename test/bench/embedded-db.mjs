@@ -66,7 +66,8 @@ function tree(roots) {
   const seen = new Set(); const stack = [...roots]; const pids = [];
   while (stack.length) {
     const p = stack.pop(); if (seen.has(p)) continue; seen.add(p);
-    if (/^(node|postgres|postmaster)$/.test(comm(p))) pids.push(p);
+    // Node 24 names its main thread "MainThread" (/proc/<pid>/comm).
+    if (/^(node|MainThread|postgres|postmaster)$/.test(comm(p))) pids.push(p);
     stack.push(...(kids.get(p) ?? []));
   }
   return pids;
@@ -116,7 +117,7 @@ function command(env, args) {
   }));
 }
 async function stop(child) {
-  const node = asRoot ? tree([child.pid]).find((p) => comm(p) === 'node') : child.pid;
+  const node = asRoot ? tree([child.pid]).find((p) => comm(p) === 'node' || comm(p) === 'MainThread') : child.pid;
   process.kill(node, 'SIGTERM');
   await new Promise((r) => child.on('exit', r));
 }

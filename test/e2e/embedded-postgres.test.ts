@@ -6,7 +6,7 @@
  * able to read, as a clone under /tmp is).
  */
 import { execa } from 'execa';
-import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -85,8 +85,9 @@ async function startService(home: Home): Promise<{ child: Promise<unknown>; out:
 
 /** The node process at or under `pid` (runuser forks it). */
 async function nodePid(pid: number): Promise<number> {
-  const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
-  if (comm === 'node') return pid;
+  // By its program, not /proc/<pid>/comm: Node 24 names its main thread "MainThread".
+  const argv0 = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0')[0];
+  if (argv0 === process.execPath) return pid;
   const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean);
   for (const child of children) {
     const found = await nodePid(Number(child)).catch(() => undefined);
@@ -184,15 +185,35 @@ describe('the embedded database with DATABASE_URL unset', () => {
     expect(await postmaster(home.batonHome)).toBeUndefined();
   }, 240_000);
 
-  it.runIf(isRoot)('is PGlite as root, with one banner line saying why and how to get PostgreSQL', async () => {
+  it.runIf(isRoot)('is PostgreSQL as root too, its server run by the unprivileged account baton-postgres that owns the data directory', async () => {
     const home = await makeHome(false);
+    const pgDir = join(home.batonHome, 'postgres');
     const service = await startService(home);
-    expect(service.out()).toMatch(
-      /database: embedded PGlite in \S+pgdata — running as root, and PostgreSQL refuses to run as root: .*run baton as a normal user for embedded PostgreSQL, or set DATABASE_URL/,
-    );
-    const doctor = await baton(home, ['doctor']);
-    expect(doctor.stdout).toMatch(/PostgreSQL refuses to run as root/);
+    expect(service.out()).toContain(`database: embedded PostgreSQL in ${pgDir} (unix socket only)`);
+    expect(service.out()).not.toMatch(/PGlite/);
+    const server = await postmaster(home.batonHome);
+    expect(server).toBeDefined();
+    const account = { uid: Number((await execa('id', ['-u', 'baton-postgres'])).stdout), gid: Number((await execa('id', ['-g', 'baton-postgres'])).stdout) };
+    const owner = async (path: string) => {
+      const s = await stat(path);
+      return { uid: s.uid, gid: s.gid };
+    };
+    expect(await owner(pgDir)).toEqual(account);
+    expect(await owner(join(pgDir, 'baton.conf'))).toEqual(account);
+    const status = await readFile(`/proc/${server!}/status`, 'utf8');
+    expect(status).toMatch(new RegExp(`^Uid:\\s+${account.uid}\\s`, 'm'));
+    // The CLI commands beside it open the same server as root.
+    expect((await baton(home, ['runs'])).stdout).toMatch(/No coding runs/);
+    const doctor = JSON.parse((await baton(home, ['doctor', '--json'])).stdout) as { rows: { area: string; facts: Record<string, unknown> }[] };
+    expect(doctor.rows.find((r) => r.area === 'database')?.facts).toMatchObject({ engine: 'embedded-postgres', location: pgDir, error: null });
+    // A restart uses the same data; SIGTERM stops the server with the service.
     process.kill(await service.pid(), 'SIGTERM');
     await service.child;
+    expect(await postmaster(home.batonHome)).toBeUndefined();
+    const again = await startService(home);
+    expect(again.out()).toContain('embedded PostgreSQL');
+    process.kill(await again.pid(), 'SIGTERM');
+    await again.child;
+    expect(await postmaster(home.batonHome)).toBeUndefined();
   }, 240_000);
 });

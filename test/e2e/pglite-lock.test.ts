@@ -4,7 +4,7 @@
  * a live baton holding the data directory still refuses a second one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -20,6 +20,9 @@ beforeAll(async () => {
   home = await makeTestHome('baton-lock-', [inject('codexBinDir'), inject('claudeBinDir')]);
   env = { ...home.env };
   delete env.DATABASE_URL; // this is about the embedded database
+  // …on PGlite, which every user (root too) now gets only for a home that already holds a PGlite
+  // database: an existing pgdata/ keeps it, as for a home from an older baton.
+  await mkdir(join(home.batonHome, 'pgdata'));
   stranger = spawn('sleep', ['600'], { stdio: 'ignore' });
 });
 afterAll(async () => {
@@ -38,6 +41,7 @@ describe('PGlite lock', () => {
     const service = await startService(env);
     try {
       expect(service.stdout()).toContain('baton ready');
+      expect(service.stdout()).toContain('embedded PGlite');
     } finally {
       await service.stop();
     }

@@ -132,6 +132,21 @@ describe(`judging a run's end (${testEngine})`, () => {
     expect(await findRunProcesses(runId)).toEqual([]);
   });
 
+  it.each(['holder-group', 'holder-session'])('%s: the descendants holding stdout of an exited CLI are killed at the end of the drain, not given the kill grace too', async (scenario) => {
+    // The CLI has exited: nothing is left to ask to stop, so waiting the kill grace (here 60 s)
+    // for its leftovers only made the run end that much after the drain.
+    const killGraceMs = 60_000;
+    const harness = await createHarness({ codexBinary: fakeCli, limits: { exitDrainMs: 300, killGraceMs } });
+    try {
+      const run = await finished(harness, await launch(harness, 'codex', scenario));
+      expect(run).toMatchObject({ status: 'completed', reason: null, exitCode: 0 });
+      expect(await findRunProcesses(run.id)).toEqual([]);
+      expect(run.endedAt!.getTime() - run.startedAt!.getTime()).toBeLessThan(killGraceMs / 2);
+    } finally {
+      await harness.dispose();
+    }
+  }, 120_000);
+
   it('a cancel that arrives after the CLI exited on its own leaves the outcome alone and says the run had finished', async () => {
     // A long drain keeps the run supervised after its CLI exited, the window a cancel can hit.
     const harness = await createHarness({ codexBinary: fakeCli, limits: { exitDrainMs: 60_000 } });

@@ -303,6 +303,24 @@ describe('collectDoctorReport', () => {
     expect(row(same, 'harness').status).toBe('ok');
   });
 
+  it('says what runs lack when no cgroup can be made for them, and that the installed unit lacks Delegate=yes', async () => {
+    await healthyMachine();
+    const unitFile = path.join(home, '.config', 'systemd', 'user', 'baton.service');
+    const report = await collectDoctorReport(
+      sources({ runCgroups: { support: { unavailable: 'cannot create a cgroup here (EACCES)' }, unit: { path: unitFile, user: true, delegate: false } } }),
+    );
+    const harness = row(report, 'harness');
+    expect(harness.status).toBe('warn');
+    expect(harness.facts).toMatchObject({ runCgroup: false });
+    const text = harness.details.join('\n');
+    expect(text).toMatch(/process tree.*cannot create a cgroup here \(EACCES\)/);
+    expect(text).toContain(`${unitFile} has no Delegate=yes`);
+    expect(text).toContain('baton service install --user');
+    // With a cgroup there is nothing to say.
+    const fine = await collectDoctorReport(sources({ runCgroups: { support: { parent: '/sys/fs/cgroup/x' } } }));
+    expect(row(fine, 'harness')).toMatchObject({ status: 'ok', facts: { runCgroup: true } });
+  });
+
   it('warns, with usage, when free space cannot be probed', async () => {
     await healthyMachine();
     const report = await collectDoctorReport(

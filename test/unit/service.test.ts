@@ -40,6 +40,12 @@ describe('systemd service', () => {
     expect(section('Service')).toMatch(/^RestartSec=30$/m);
   });
 
+  it('delegates its cgroup subtree, so runs get a cgroup of their own as a normal user (systemd.resource-control(5) Delegate=)', () => {
+    const section = (unit: string): string => unit.split(/^\[/m).find((part) => part.startsWith('Service]')) ?? '';
+    expect(section(renderUnit(target))).toMatch(/^Delegate=yes$/m);
+    expect(section(renderUnit({ ...target, user: false }))).toMatch(/^Delegate=yes$/m);
+  });
+
   it('installs a user unit with the linger hint, and uninstalls it', async () => {
     const lines = await installService(target, false);
     const path = unitPath(target);
