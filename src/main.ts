@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { preloadChannels, startChannels, type ChannelFactory } from './channels/start.js';
 import { discordChannel } from './channels/discord/factory.js';
@@ -43,7 +43,8 @@ import { pruneWorktrees } from './harness/worktrees.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import { DatabaseLease, leaseKey } from './fleet/lease.js';
 import { RUNS_CHANNEL } from './store/runs-repo.js';
-import { describeNodes, NodeRegistry } from './fleet/nodes.js';
+import { describeNodes, localBatonProcess, NodeRegistry } from './fleet/nodes.js';
+import { acquireServiceLock } from './service-lock.js';
 import { reconcileLostNodes, stopLeftoversOfLostRuns } from './fleet/node-loss.js';
 import { askReport } from './cli/ask.js';
 import { describeDatabaseKind, type Database } from './store/database.js';
@@ -163,6 +164,9 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   undo.onError = (what, err) => logger.error({ err }, `start-up failed; could not release the ${what}`);
   const print = options.print ?? ((line: string) => console.log(line));
 
+  // Before anything of the home is touched: a second service on it is refused (service-lock.ts).
+  const lock = await acquireServiceLock({ batonHome: inputs.batonHome, host: hostname(), isLocalBaton: localBatonProcess });
+  undo.push('service lock', () => lock.release());
   print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded database'})…`);
   preloadChannels(CHANNELS, env);
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
@@ -497,6 +501,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         await worker.stop();
         await fleet.stop();
         await database.close();
+        await lock.release();
         await serviceLogger?.close();
       })();
       return stopping;
