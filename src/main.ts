@@ -192,7 +192,13 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     logger,
     doctor: async () => formatDoctorTable(await report()),
     nodes: async () => (fleet ? describeNodes(await fleet.list()) : []),
-    fleet: { name: config.node.name, list: async () => (fleet ? fleet.list() : []) },
+    fleet: {
+      name: config.node.name,
+      list: async () => (fleet ? fleet.list() : []),
+      get instance() {
+        return fleet?.instance;
+      },
+    },
     // Under systemd a database that is still starting (or briefly away) is waited for here, one
     // line per attempt in the journal, rather than a restart loop (issue #18 item 10).
     openRetry: { say: (line) => console.error(line), nowMs: () => clock.nowMs() },
@@ -293,7 +299,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     : undefined;
   const routedTimer = setInterval(() => {
     store
-      .hasQueuedFor(registry.name)
+      .hasQueuedFor(registry.name, registry.instance)
       .then((waiting) => (waiting ? dispatcher.startQueued() : undefined))
       .catch((err: unknown) => logger.warn({ err }, 'could not look for runs routed to this node'));
   }, Math.max(1_000, config.node.heartbeatMs));

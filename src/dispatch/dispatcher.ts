@@ -92,7 +92,16 @@ export interface DispatcherDeps {
    * whose target is on another node is routed there, and queued runs are claimed by node name.
    * @default none: every launch runs here (`baton ask`, tests)
    */
-  fleet?: { name: string; list(): Promise<NodeView[]> };
+  fleet?: {
+    name: string;
+    list(): Promise<NodeView[]>;
+    /**
+     * This process's start of the node (`nodes.instance`): the runs it queues are addressed to
+     * it, and it claims only runs addressed to it (or to an instance that is gone).
+     * @default none: runs are addressed and claimed by name alone
+     */
+    readonly instance?: string | undefined;
+  };
   newRunId?: () => RunId;
   /**
    * True where the config is read anew for every command (`baton ask`): a refusal's fix then
@@ -506,7 +515,7 @@ export class Dispatcher {
       ...(approvalToken ? { approvalTokenSha256: approvalToken.sha256 } : {}),
       origin: { ...target, senderId: message.senderId, messageId: message.messageId, ...(deps.fleet ? { node: deps.fleet.name } : {}) },
       supervisor: deps.supervisor.supervisorId,
-      ...(deps.fleet ? { node: deps.fleet.name } : {}),
+      ...(deps.fleet ? { node: deps.fleet.name, nodeInstance: deps.fleet.instance ?? null } : {}),
       createdAt: now,
     };
     const request: LaunchRequest = {
@@ -652,6 +661,8 @@ export class Dispatcher {
       origin: { ...target, senderId: message.senderId, messageId: message.messageId, node: deps.fleet!.name },
       supervisor: deps.supervisor.supervisorId,
       node: route.node,
+      // Only that process of the node claims it: another that took the same name never does.
+      nodeInstance: route.instance ?? null,
       launch,
       createdAt: now,
     };
@@ -677,7 +688,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
    */
   private async prepareRouted(): Promise<void> {
     const { deps } = this;
-    for (const run of await deps.store.routedRuns(deps.fleet!.name)) {
+    for (const run of await deps.store.routedRuns(deps.fleet!.name, deps.fleet!.instance)) {
       const route = run.launch?.route;
       if (!route) continue;
       let worktree: RunWorktree | undefined;
@@ -756,7 +767,7 @@ Reason: ${err.code}`;
       // Before the gate below: a node that cannot run them refuses runs routed to it.
       if (deps.fleet) await this.prepareRouted();
       if (!this.config.harness.enabled || !this.config.harness.approved) return;
-      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name);
+      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name, deps.fleet?.instance);
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
       return;
