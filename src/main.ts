@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { preloadChannels, startChannels, type ChannelFactory } from './channels/start.js';
 import { discordChannel } from './channels/discord/factory.js';
@@ -43,7 +43,8 @@ import { pruneWorktrees } from './harness/worktrees.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
 import { DatabaseLease, leaseKey } from './fleet/lease.js';
 import { RUNS_CHANNEL } from './store/runs-repo.js';
-import { describeNodes, NodeRegistry } from './fleet/nodes.js';
+import { describeNodes, localBatonProcess, NodeRegistry } from './fleet/nodes.js';
+import { acquireServiceLock } from './service-lock.js';
 import { reconcileLostNodes, stopLeftoversOfLostRuns } from './fleet/node-loss.js';
 import { askReport } from './cli/ask.js';
 import { installedUnitDelegation } from './cli/service.js';
@@ -164,6 +165,9 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   undo.onError = (what, err) => logger.error({ err }, `start-up failed; could not release the ${what}`);
   const print = options.print ?? ((line: string) => console.log(line));
 
+  // Before anything of the home is touched: a second service on it is refused (service-lock.ts).
+  const lock = await acquireServiceLock({ batonHome: inputs.batonHome, host: hostname(), isLocalBaton: localBatonProcess });
+  undo.push('service lock', () => lock.release());
   print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded database'})…`);
   preloadChannels(CHANNELS, env);
   // /doctor in chat and GET /health/ready share one report; it needs the channels, built later.
@@ -189,7 +193,13 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     logger,
     doctor: async () => formatDoctorTable(await report()),
     nodes: async () => (fleet ? describeNodes(await fleet.list()) : []),
-    fleet: { name: config.node.name, list: async () => (fleet ? fleet.list() : []) },
+    fleet: {
+      name: config.node.name,
+      list: async () => (fleet ? fleet.list() : []),
+      get instance() {
+        return fleet?.instance;
+      },
+    },
     // Under systemd a database that is still starting (or briefly away) is waited for here, one
     // line per attempt in the journal, rather than a restart loop (issue #18 item 10).
     openRetry: { say: (line) => console.error(line), nowMs: () => clock.nowMs() },
@@ -290,7 +300,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     : undefined;
   const routedTimer = setInterval(() => {
     store
-      .hasQueuedFor(registry.name)
+      .hasQueuedFor(registry.name, registry.instance)
       .then((waiting) => (waiting ? dispatcher.startQueued() : undefined))
       .catch((err: unknown) => logger.warn({ err }, 'could not look for runs routed to this node'));
   }, Math.max(1_000, config.node.heartbeatMs));
@@ -499,6 +509,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         await worker.stop();
         await fleet.stop();
         await database.close();
+        await lock.release();
         await serviceLogger?.close();
       })();
       return stopping;

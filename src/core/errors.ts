@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'env_invalid'
   | 'port_unavailable'
   | 'service_enabled'
+  | 'service_running'
   | 'root_too_broad'
   // storage
   | 'database_unavailable'
@@ -32,6 +33,9 @@ export type ErrorCode =
   | 'worktree_busy'
   | 'max_active'
   | 'duplicate_inbound'
+  // a queued or routed run's row at spawn (src/dispatch/spawn-gates.ts)
+  | 'option_refused'
+  | 'cap_missing'
   // command parsing
   | 'usage'
   | 'unknown_alias'
@@ -53,6 +57,7 @@ export type ErrorCode =
   // fleet (issue #16)
   | 'node_unknown'
   | 'node_unavailable'
+  | 'node_name_taken'
   // channels
   | 'channel_refused'
   | 'channel_network'

@@ -2,8 +2,8 @@
  * Routes every normalized inbound message: trust, dedupe, commands, launch gates (PRODUCT.md
  * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
  */
-import { realpath, rm } from 'node:fs/promises';
-import { join, normalize, relative } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join, normalize } from 'node:path';
 import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
@@ -15,7 +15,7 @@ import type { Outbox } from '../delivery/outbox.js';
 import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
 import { LaunchSpans } from './launch-spans.js';
-import { assertInsideRoots, isInside, resolveWorkspace } from '../harness/workspace.js';
+import { isInside, resolveWorkspace } from '../harness/workspace.js';
 import { addRunWorktree, discardLeftoverRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { NodeView } from '../fleet/nodes.js';
@@ -29,6 +29,8 @@ import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_B
 import { queuedText, startedText } from './messages.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
+import { assertPosture } from './postures.js';
+import { assertRowOptions, assertSpawnable, type SpawnGateContext, type SpawnRequest } from './spawn-gates.js';
 
 /** How long files sent without a command wait for the next launch, in ms (issue #13). */
 export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
@@ -91,7 +93,16 @@ export interface DispatcherDeps {
    * whose target is on another node is routed there, and queued runs are claimed by node name.
    * @default none: every launch runs here (`baton ask`, tests)
    */
-  fleet?: { name: string; list(): Promise<NodeView[]> };
+  fleet?: {
+    name: string;
+    list(): Promise<NodeView[]>;
+    /**
+     * This process's start of the node (`nodes.instance`): the runs it queues are addressed to
+     * it, and it claims only runs addressed to it (or to an instance that is gone).
+     * @default none: runs are addressed and claimed by name alone
+     */
+    readonly instance?: string | undefined;
+  };
   newRunId?: () => RunId;
   /**
    * True where the config is read anew for every command (`baton ask`): a refusal's fix then
@@ -115,14 +126,6 @@ const ANSWERED: DispatchResult = { kind: 'answered' };
 /** How long a passed storage check stands before the store is measured again, in ms. */
 const STORAGE_RECHECK_MS = 60_000;
 const UNKNOWN_COMMAND = 'Unknown command. Send /help for the commands.';
-
-/** Postures no chat option may ask for (PRODUCT.md §6 item 6). */
-const REFUSED_POSTURES = new Set(['danger-full-access', 'bypassPermissions']);
-const POSTURES: Record<VendorName, readonly string[]> = {
-  codex: ['read-only', 'workspace-write'],
-  // claude 2.1.332 lists `manual` where 2.1.197 lists `default`; both are accepted (the vendor maps them).
-  claude: ['default', 'manual', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
-};
 
 /** What {@link Dispatcher.handle} did with a message, for callers and tests. */
 export type DispatchResult =
@@ -530,7 +533,7 @@ export class Dispatcher {
       ...(approvalToken ? { approvalTokenSha256: approvalToken.sha256 } : {}),
       origin: { ...target, senderId: message.senderId, messageId: message.messageId, ...(deps.fleet ? { node: deps.fleet.name } : {}) },
       supervisor: deps.supervisor.supervisorId,
-      ...(deps.fleet ? { node: deps.fleet.name } : {}),
+      ...(deps.fleet ? { node: deps.fleet.name, nodeInstance: deps.fleet.instance ?? null } : {}),
       createdAt: now,
     };
     const request: LaunchRequest = {
@@ -676,6 +679,8 @@ export class Dispatcher {
       origin: { ...target, senderId: message.senderId, messageId: message.messageId, node: deps.fleet!.name },
       supervisor: deps.supervisor.supervisorId,
       node: route.node,
+      // Only that process of the node claims it: another that took the same name never does.
+      nodeInstance: route.instance ?? null,
       launch,
       createdAt: now,
     };
@@ -701,7 +706,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
    */
   private async prepareRouted(): Promise<void> {
     const { deps } = this;
-    for (const run of await deps.store.routedRuns(deps.fleet!.name)) {
+    for (const run of await deps.store.routedRuns(deps.fleet!.name, deps.fleet!.instance)) {
       const route = run.launch?.route;
       if (!route) continue;
       let worktree: RunWorktree | undefined;
@@ -710,6 +715,8 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
         if (!this.config.harness.enabled) throw new BatonError('harness_disabled', `Coding agents are disabled on node ${name}.`);
         if (!this.config.harness.approved) throw new BatonError('not_approved', `Coding agents are not yet approved on node ${name}. Approve with \`baton approve\` there (or set [harness] approved = true).`);
         if (!deps.vendors.has(run.vendor)) throw new BatonError('vendor_missing', `The ${run.vendor} CLI was not found on PATH on node ${name} when baton started there. Install it there, then restart baton there.`);
+        // The row is what this node would run: its options meet the launch gates here too.
+        assertRowOptions(run, this.spawnGateContext());
         const resolved = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
         // What an earlier pass killed (or cut from the database) after `git worktree add` left.
         if (deps.worktreesDir && (route.worktree || this.config.workspace.worktrees === 'per-run')) await discardLeftoverRunWorktree(resolved.cwd, run.id, deps.worktreesDir);
@@ -778,21 +785,20 @@ Reason: ${err.code}`;
       // Before the gate below: a node that cannot run them refuses runs routed to it.
       if (deps.fleet) await this.prepareRouted();
       if (!this.config.harness.enabled || !this.config.harness.approved) return;
-      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name);
+      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name, deps.fleet?.instance);
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
       return;
     }
     for (const run of claimed) {
-      if (!(await this.stillGranted(run))) {
+      const spawn = await this.passesSpawnGates(run);
+      if (!spawn) {
         // Its slot is free again: another queued run may take it in one more pass.
         this.queueAgain = true;
         continue;
       }
-      const launch = run.launch;
       deps.logger.info({ runId: run.id, vendor: run.vendor, cwd: run.cwd }, 'queued run starting');
-      const { timeoutMs, images, ...rest } = launch ?? { prompt: run.task, timeoutMs: run.options.timeoutMinutes * 60_000 };
-      deps.supervisor.start(run, { ...rest, ...(images ? { images } : {}) } as LaunchRequest, timeoutMs);
+      deps.supervisor.start(run, spawn.request, spawn.timeoutMs);
       await deps.outbox
         .send({ runId: run.id as RunId, kind: 'notice', target: { ...outcomeTarget(run) }, body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined) })
         .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not announce a queued run starting'));
@@ -800,30 +806,24 @@ Reason: ${err.code}`;
   }
 
   /**
-   * The workspace gate again for a run just claimed from the queue: `[workspace] roots` apply
-   * live, and a root the owner took away since the launch (or since a routed run was prepared)
-   * must not still receive the run. A run in its own worktree is checked by the directory it was
-   * asked for in its source checkout. A refused run ends `failed` with the gate's reason and its
-   * outcome message. Never throws: a database failure is logged and the run is left to the
-   * reconciliation, unstarted.
+   * Every launch gate again for a run just claimed from the queue (see spawn-gates.ts): the row
+   * is what spawns, and it may have changed since its launch — the owner took a root away or
+   * revoked consent (both apply live), or the row was edited in the shared database. A refused
+   * run ends `failed` with the gate's code and its outcome message. Never throws: a database
+   * failure is logged and the run is left to the reconciliation, unstarted.
    *
-   * @returns true when the run may start.
+   * @returns what the run spawns with, built from the checked row; undefined when refused.
    */
-  private async stillGranted(run: RunRow): Promise<boolean> {
+  private async passesSpawnGates(run: RunRow): Promise<SpawnRequest | undefined> {
     const { deps } = this;
-    const asked = run.sourceRoot && isInside(run.cwd, run.worktreeRoot) ? join(run.sourceRoot, relative(run.worktreeRoot, run.cwd)) : run.cwd;
     let refusal: BatonError;
     try {
-      const real = await realpath(asked).catch((err: unknown) => {
-        throw new BatonError('cwd_missing', `${asked} does not exist any more.`, { cause: err, details: { path: asked } });
-      });
-      await assertInsideRoots(real, this.config.workspace.roots);
-      return true;
+      return await assertSpawnable(run, this.spawnGateContext());
     } catch (err) {
       if (!isBatonError(err)) throw err;
       refusal = err;
     }
-    deps.logger.info({ runId: run.id, code: refusal.code }, 'queued run refused at start: the workspace gate changed since its launch');
+    deps.logger.info({ runId: run.id, code: refusal.code }, 'queued run refused at start: its row no longer passes the launch gates');
     const body = `[run ${run.id}] failed · ${run.vendor} · ${run.cwd} · refused when its turn came
 ${refusal.message}
 Reason: ${refusal.code}`;
@@ -831,9 +831,15 @@ Reason: ${refusal.code}`;
       const outcome = await deps.store.finishRun(run.id as RunId, { status: 'failed', reason: refusal.code, errorMessage: refusal.message, endedAt: deps.clock.now() }, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
       if (outcome) await deps.outbox.attempt(outcome);
     } catch (err) {
-      deps.logger.warn({ err, runId: run.id }, 'could not end a queued run the workspace gate refused; it stays unstarted');
+      deps.logger.warn({ err, runId: run.id }, 'could not end a queued run the launch gates refused; it stays unstarted');
     }
-    return false;
+    return undefined;
+  }
+
+  /** What the spawn-time gates read: the live config and this node's directories. */
+  private spawnGateContext(): SpawnGateContext {
+    const { deps } = this;
+    return { config: this.config, vendors: deps.vendors, runsDir: deps.runsDir, protectedDirs: deps.protectedDirs ?? [], worktreesDir: deps.worktreesDir };
   }
 
   /**
@@ -1113,17 +1119,4 @@ function runCaps(vendor: VendorName, options: LaunchOptions, harness: BatonConfi
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
   };
-}
-
-/** @throws BatonError `posture_refused` for dangerous or unknown postures. */
-function assertPosture(vendor: VendorName, posture: string): void {
-  if (REFUSED_POSTURES.has(posture)) {
-    throw new BatonError(
-      'posture_refused',
-      `${posture} is refused: baton never runs an agent without its sandbox or permission checks. Use ${POSTURES[vendor].join(' or ')}, or leave it out to use your own CLI config.`,
-    );
-  }
-  if (!POSTURES[vendor].includes(posture)) {
-    throw new BatonError('usage', `${posture} is not a ${vendor} ${vendor === 'codex' ? 'sandbox' : 'mode'}. Use one of: ${POSTURES[vendor].join(', ')}.`);
-  }
 }

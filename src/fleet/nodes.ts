@@ -8,11 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { BatonError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { isProcessAlive } from '../core/process.js';
 import type { Db } from '../store/database.js';
-import { nodes } from '../store/schema.js';
+import { nodes, runs } from '../store/schema.js';
 
 /** One node as /runs, doctor and /health/ready show it. */
 export interface NodeView {
@@ -28,6 +29,8 @@ export interface NodeView {
   alive: boolean;
   /** This process. */
   self: boolean;
+  /** `nodes.instance`: this start of the node's process, which routed runs are addressed to. Absent in views made by hand. */
+  instance?: string;
 }
 
 /** Options of {@link NodeRegistry}. */
@@ -44,18 +47,33 @@ export interface NodeRegistryOptions {
   /** A node silent longer than this is dead, in ms. */
   deadAfterMs: number;
   logger: Logger;
+  /** This host's name. @default os.hostname() */
+  host?: string;
+  /** This process's pid. @default process.pid */
+  pid?: number;
+  /** Whether `pid` is a live baton process on this host. @default {@link localBatonProcess} */
+  isLocalBaton?: (pid: number) => boolean;
 }
 
 /** This process's row in `nodes`, kept fresh while the service runs. */
 export class NodeRegistry {
-  /** `host:pid:random`, unique per process life; the holder id of this process's leases. */
-  readonly instance = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /**
+   * `host:pid:random`, unique per process life: the holder id of this process's leases, and the
+   * address of the runs routed to this node (`runs.node_instance`).
+   */
+  readonly instance: string;
+  private readonly host: string;
+  private readonly pid: number;
   private timer: NodeJS.Timeout | undefined;
   private failing = false;
   /** Monotonic ms since which every heartbeat succeeded; undefined while they fail. */
   private freshSince: number | undefined;
 
-  constructor(private readonly options: NodeRegistryOptions) {}
+  constructor(private readonly options: NodeRegistryOptions) {
+    this.host = options.host ?? hostname();
+    this.pid = options.pid ?? process.pid;
+    this.instance = `${this.host}:${this.pid}:${randomBytes(4).toString('hex')}`;
+  }
 
   /** The node name (`[node] name`, else the host name). */
   get name(): string {
@@ -63,12 +81,17 @@ export class NodeRegistry {
   }
 
   /**
-   * Writes this node's row and starts the heartbeat.
+   * Writes this node's row and starts the heartbeat. Routing goes by name, so a name is one
+   * live process: a start whose name a live node of the fleet already has is refused. A row of
+   * the same name left on this host by a process that is gone (killed, then restarted before
+   * its heartbeat went stale) is this node's previous process: its queued runs are this
+   * instance's from now on.
    *
-   * @throws the database error when the first write fails (start-up fails with it).
+   * @throws BatonError `node_name_taken` when another live process has this name; the database
+   *   error when the write fails (start-up fails with it).
    */
   async start(): Promise<void> {
-    await this.insertRow();
+    await this.register();
     this.freshSince = performance.now();
     this.timer = setInterval(() => {
       // One beat at a time; stop() waits for the one in flight.
@@ -85,13 +108,46 @@ export class NodeRegistry {
     return [...(typeof roots === 'function' ? roots() : roots)];
   }
 
-  private async insertRow(): Promise<void> {
-    const { db, name } = this.options;
+  /** Checks the name and writes the row in one transaction (see {@link start}). */
+  private async register(): Promise<void> {
+    const { db, name, deadAfterMs } = this.options;
+    const isLocalBaton = this.options.isLocalBaton ?? localBatonProcess;
+    await db.transaction(async (tx) => {
+      // Two processes starting with one name at once: the second sees the first one's row.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`baton-node:${name}`}))`);
+      const rows = await tx
+        .select({ instance: nodes.instance, host: nodes.host, pid: nodes.pid, silent: sql<string>`extract(epoch from now() - ${nodes.heartbeatAt})` })
+        .from(nodes)
+        .where(eq(nodes.name, name));
+      const previous: string[] = [];
+      for (const row of rows) {
+        if (row.host === this.host && (row.pid === this.pid || !isLocalBaton(row.pid))) {
+          previous.push(row.instance);
+          continue;
+        }
+        const silentSeconds = Math.max(0, Math.round(Number(row.silent)));
+        if (Number(row.silent) > deadAfterMs / 1000) continue;
+        throw new BatonError(
+          'node_name_taken',
+          `The node name ${name} is taken: baton on ${row.host} (pid ${row.pid}) runs as node ${name} on this database (last heartbeat ${silentSeconds} s ago), and two live nodes with one name would split its routed runs. ` +
+            `Give this node its own name ([node] name = "${this.host === row.host ? `${name}-2` : this.host}" in config.toml), or stop that baton first. A node that stopped without saying so frees its name ${Math.round(deadAfterMs / 1000)} s after its last heartbeat ([node] dead_after_seconds).`,
+          { details: { node: name, host: row.host, pid: row.pid } },
+        );
+      }
+      await this.insertRow(tx);
+      if (previous.length > 0) {
+        await tx.update(runs).set({ nodeInstance: this.instance }).where(and(eq(runs.status, 'queued'), eq(runs.node, name), inArray(runs.nodeInstance, previous)));
+      }
+    });
+  }
+
+  private async insertRow(db: Pick<Db, 'insert'> = this.options.db): Promise<void> {
+    const { name } = this.options;
     await db.insert(nodes).values({
       instance: this.instance,
       name,
-      host: hostname(),
-      pid: process.pid,
+      host: this.host,
+      pid: this.pid,
       roots: this.roots(),
       startedAt: sql`now()` as unknown as Date,
       heartbeatAt: sql`now()` as unknown as Date,
@@ -124,7 +180,7 @@ export class NodeRegistry {
    * @throws the database error.
    */
   async list(): Promise<NodeView[]> {
-    return (await this.listWithInstances()).map(({ instance: _instance, ...view }) => view);
+    return this.listWithInstances();
   }
 
   private async listWithInstances(): Promise<(NodeView & { instance: string })[]> {
@@ -210,7 +266,7 @@ export function describeNodes(list: readonly NodeView[], options: DescribeNodesO
 }
 
 /** A live pid whose `/proc/<pid>/cmdline` names baton; without procfs, any live pid. */
-function localBatonProcess(pid: number): boolean {
+export function localBatonProcess(pid: number): boolean {
   if (!isProcessAlive(pid)) return false;
   let cmdline: string;
   try {

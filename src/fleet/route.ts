@@ -29,8 +29,11 @@ export function splitNodeTarget(target: string): { node: string; path: string } 
 export type Route =
   /** Here; `target` is what this node's workspace gate resolves (the node prefix dropped). */
   | { kind: 'local'; target: string | undefined }
-  /** On node `node`, which resolves `path` against its own roots when it takes the run. */
-  | { kind: 'remote'; node: string; path: string };
+  /**
+   * On node `node`, which resolves `path` against its own roots when it takes the run; addressed
+   * to its process `instance` (the newest live start of that name) when the node list has it.
+   */
+  | { kind: 'remote'; node: string; path: string; instance?: string };
 
 /** What {@link routeLaunch} needs to know. */
 export interface RouteContext {
@@ -58,14 +61,24 @@ export function routeLaunch(target: string | undefined, context: RouteContext): 
   if (named) {
     if (named.node === context.self) return { kind: 'local', target: named.path };
     assertNodeLive(named.node, context.nodes, target);
-    return { kind: 'remote', node: named.node, path: named.path };
+    return remote(named.node, named.path, context.nodes);
   }
   if (!isAbsolute(expanded)) return { kind: 'local', target };
   const path = normalize(expanded);
   if (context.roots.some((root) => isInside(path, root))) return { kind: 'local', target };
   const owner = context.nodes.find((n) => n.alive && !n.self && n.name !== context.self && n.roots.some((root) => isInside(path, root)));
   if (!owner) return { kind: 'local', target };
-  return { kind: 'remote', node: owner.name, path };
+  return remote(owner.name, path, context.nodes);
+}
+
+/**
+ * A route to node `name`, addressed to its newest live instance: a process of that name killed
+ * and started again may still show a fresh heartbeat for a while, and the run is the new one's.
+ */
+function remote(name: string, path: string, nodes: readonly NodeView[]): Route {
+  const live = nodes.filter((n) => n.alive && n.name === name).sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
+  const instance = live.at(-1)?.instance;
+  return { kind: 'remote', node: name, path, ...(instance !== undefined ? { instance } : {}) };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   conversationDefaults,
   deliveries,
   inboundEvents,
+  nodes,
   runMessages,
   runs,
   type ButtonJson,
@@ -134,6 +135,16 @@ const IS_QUEUED = sql`${runs.status} = 'queued'`;
  * name. A node that misses it (not listening, connection lost) finds the run by polling.
  */
 export const RUNS_CHANNEL = 'baton_runs';
+
+/**
+ * Queued runs instance `instance` of a node may take: those addressed to it, to no instance (runs
+ * from before instances were addressed), or to an instance that is gone from `nodes` (stopped, or
+ * declared lost). Another live process of the same name never takes a run addressed to this one.
+ */
+function forInstance(instance: string | undefined): SQL {
+  if (instance === undefined) return sql`true`;
+  return sql`(${runs.nodeInstance} is null or ${runs.nodeInstance} = ${instance} or not exists (select 1 from ${nodes} where ${nodes.instance} = ${runs.nodeInstance}))`;
+}
 
 /** Runs of node `name`, or of no node (runs from before routing count everywhere). */
 function onNode(name: string) {
@@ -396,18 +407,18 @@ export class RunStore {
     return rows.length > 0;
   }
 
-  /** True when a run waits `queued` for node `node` (a cheap poll before {@link claimQueued}). */
-  async hasQueuedFor(node: string): Promise<boolean> {
-    const rows = await this.db.select({ id: runs.id }).from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node))).limit(1);
+  /** True when a run waits `queued` for node `node` (for instance `instance` of it, when given): a cheap poll before {@link claimQueued}. */
+  async hasQueuedFor(node: string, instance?: string): Promise<boolean> {
+    const rows = await this.db.select({ id: runs.id }).from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node), forInstance(instance))).limit(1);
     return rows.length > 0;
   }
 
-  /** Runs routed to `node` that it has not prepared yet (their `launch.route` is set), oldest first. */
-  async routedRuns(node: string): Promise<RunRow[]> {
+  /** Runs routed to `node` (to instance `instance` of it, when given, see {@link claimQueued}) that it has not prepared yet (their `launch.route` is set), oldest first. */
+  async routedRuns(node: string, instance?: string): Promise<RunRow[]> {
     return this.db
       .select()
       .from(runs)
-      .where(and(eq(runs.status, 'queued'), eq(runs.node, node), sql`${runs.launch} ? 'route'`))
+      .where(and(eq(runs.status, 'queued'), eq(runs.node, node), sql`${runs.launch} ? 'route'`, forInstance(instance)))
       .orderBy(runs.createdAt);
   }
 
@@ -458,9 +469,13 @@ export class RunStore {
    * claimed are those addressed to it (routed there or queued there) once prepared; runs from
    * before routing (no node) are claimed by a process of the host that queued them.
    *
+   * With `instance` too, of the runs addressed to `node` only those this instance may take
+   * (addressed to it, to no instance, or to one gone from `nodes`): a second live process that
+   * took the same name never claims a run routed to the first.
+   *
    * @returns the claimed runs, each with its `launch`.
    */
-  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string): Promise<RunRow[]> {
+  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string, instance?: string): Promise<RunRow[]> {
     const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
@@ -475,7 +490,7 @@ export class RunStore {
       const queued = await tx
         .select()
         .from(runs)
-        .where(and(IS_QUEUED, node ? sql`(${runs.node} = ${node} or ${here})` : here, sql`not (coalesce(${runs.launch}, '{}'::jsonb) ? 'route')`))
+        .where(and(IS_QUEUED, node ? sql`((${runs.node} = ${node} and ${forInstance(instance)}) or ${here})` : here, sql`not (coalesce(${runs.launch}, '{}'::jsonb) ? 'route')`))
         .orderBy(runs.createdAt);
       const busyRoots = new Set(active.map((a) => a.worktreeRoot));
       let count = node ? active.filter((a) => a.node === node || a.node === null).length : active.length;

@@ -209,6 +209,13 @@ export const runs = pgTable(
      * only that node claims the run when it is queued. Null on runs from before routing.
      */
     node: text('node'),
+    /**
+     * The node instance (`nodes.instance`, one per start of a process) the run is addressed to:
+     * of the processes named `node`, only that one claims the run while it has a row in `nodes`;
+     * once that instance is gone, the next process of the same name takes the run over. Null on
+     * runs from before instances were addressed (claimed by name alone).
+     */
+    nodeInstance: text('node_instance'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),

@@ -52,7 +52,9 @@ describe('PGlite lock', () => {
     try {
       const second = await execa(process.execPath, [CLI, 'start'], { env, extendEnv: false, reject: false, timeout: 60_000 });
       expect(second.exitCode).not.toBe(0);
-      expect(`${second.stdout}\n${second.stderr}`).toContain(`in use by another baton process (pid ${first.pid})`);
+      // The home's service lock refuses it first, before the data directory is opened.
+      expect(`${second.stdout}\n${second.stderr}`).toContain(`baton is already running on this home (`);
+      expect(`${second.stdout}\n${second.stderr}`).toContain(`pid ${first.pid}`);
     } finally {
       await first.stop();
     }

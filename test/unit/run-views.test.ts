@@ -31,6 +31,7 @@ const run = {
   cancelRequested: null,
   supervisor: 'h:1',
   node: null,
+  nodeInstance: null,
   createdAt: created,
   startedAt: created,
   endedAt: new Date(created.getTime() + 65_000),

@@ -1,0 +1,51 @@
+/**
+ * One service per `$BATON_HOME` (src/service-lock.ts): a live baton holding the home refuses a
+ * second start with its pid; a lock left by a process that is gone is taken over; a release never
+ * removes a lock that is not this process's.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acquireServiceLock, serviceLockPath } from '../../src/service-lock.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function home(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'baton-lock-'));
+  dirs.push(dir);
+  return dir;
+}
+
+describe('the service lock of a home', () => {
+  it('refuses a second start while the holder is a live baton, with its pid and the fix', async () => {
+    const batonHome = await home();
+    const first = await acquireServiceLock({ batonHome, host: 'box', pid: 4242, isLocalBaton: () => true });
+    await expect(acquireServiceLock({ batonHome, host: 'box', pid: 4343, isLocalBaton: (pid) => pid === 4242 })).rejects.toMatchObject({
+      code: 'service_running',
+      message: expect.stringMatching(/already running on this home .*pid 4242.*kill 4242.*BATON_HOME/s),
+    });
+    // The refused start's release (its undo) leaves the holder's lock alone.
+    expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: 4242 });
+    await first.release();
+    await expect(readFile(serviceLockPath(batonHome))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('takes over a lock whose process is gone, or that is unreadable, and releases only its own', async () => {
+    const batonHome = await home();
+    await writeFile(serviceLockPath(batonHome), JSON.stringify({ pid: 999_999, host: 'box', startedAt: 'then' }));
+    const taken = await acquireServiceLock({ batonHome, host: 'box', pid: 10, isLocalBaton: () => false });
+    expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: 10, host: 'box' });
+    // Someone else's lock now (written by hand): this process's release must not remove it.
+    await writeFile(serviceLockPath(batonHome), JSON.stringify({ pid: 11, host: 'box', startedAt: 'now' }));
+    await taken.release();
+    expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: 11 });
+    await writeFile(serviceLockPath(batonHome), 'not json');
+    const again = await acquireServiceLock({ batonHome, host: 'box', pid: 12, isLocalBaton: () => true });
+    expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: 12 });
+    await again.release();
+  });
+});
