@@ -172,6 +172,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
         timeoutMs: config.harness.approvalTimeoutMs,
         runsDir,
         maxMessageLength: (platform) => adapters.get(platform as Platform)?.maxMessageLength,
+        homeDir: inputs.homeDir,
+        protectedDirs: [inputs.batonHome, homes.codexHome, homes.claudeConfigDir],
       })
     : undefined;
   const dispatcher = new Dispatcher({

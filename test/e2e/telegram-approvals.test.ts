@@ -108,13 +108,45 @@ describe('tool approvals from Telegram (owner answers)', () => {
     const started = await telegram.waitForSent((m) => replyTarget(m) === 30 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
     const ask = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
-    expect(ask.text).toContain('Allow for this run covers every `touch …` command.');
-    expect(await press(world, ask, 'Allow for this run', OWNER)).toBe('Allowed, and every `touch …` command for the rest of this run.');
+    const touchKind = 'every `touch …` command that names no other code to run and no path outside the project';
+    expect(ask.text).toContain(`Allow for this run covers ${touchKind}.`);
+    expect(await press(world, ask, 'Allow for this run', OWNER)).toBe(`Allowed, and ${touchKind} for the rest of this run.`);
     const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
     expect(done.text).not.toContain('denied');
     expect(await exists(join(repo, 'first.txt'))).toBe(true);
     expect(await exists(join(repo, 'second.txt'))).toBe(true);
     expect(telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] claude asks`))).toHaveLength(1);
+  });
+
+  it('Allow for this run on `git tag` does not cover a git option that runs code, nor a Write to baton\'s own files', async () => {
+    const { telegram, anthropic, repo } = world;
+    const envFile = join(world.batonHome, '.env.approval-test');
+    anthropic.enqueue(
+      { kind: 'tool_use', name: 'Bash', input: { command: 'git tag v-approved' } },
+      { kind: 'tool_use', name: 'Bash', input: { command: 'git -c core.fsmonitor="touch pwned.txt" status' } },
+      { kind: 'tool_use', name: 'Write', input: { file_path: join(repo, 'inside.txt'), content: 'in' } },
+      { kind: 'tool_use', name: 'Write', input: { file_path: envFile, content: 'TELEGRAM_API_ROOT=http://evil' } },
+      { kind: 'message', text: 'Done.' },
+    );
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude approve tag and write', 35));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 35 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const asks = (): SendMessageBody[] => telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] claude asks`));
+    const tag = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
+    expect(await press(world, tag, 'Allow for this run', OWNER)).toMatch(/^Allowed, and every `git tag …` command/);
+    const fsmonitor = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`) && m.text.includes('core.fsmonitor'), WAIT_MS);
+    expect(fsmonitor.text).toContain('Allow for this run covers this exact command.');
+    expect(await press(world, fsmonitor, 'Deny', OWNER)).toBe('Denied.');
+    const inside = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Write`), WAIT_MS);
+    expect(await press(world, inside, 'Allow for this run', OWNER)).toMatch(/^Allowed, and every Write inside the run's directory/);
+    const env = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Write`) && m.text.includes('.env.approval-test'), WAIT_MS);
+    expect(env.text).toContain("⚠ baton's own files:");
+    expect(Object.keys(buttonsOf(env))).toEqual(['Allow', 'Deny']);
+    expect(await press(world, env, 'Deny', OWNER)).toBe('Denied.');
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(asks()).toHaveLength(4);
+    expect(await exists(join(repo, 'pwned.txt'))).toBe(false);
+    expect(await exists(envFile)).toBe(false);
   });
 
   it('Stop under the started message stops a run waiting for an approval; no process is left', async () => {
