@@ -209,6 +209,37 @@ describe('buttons on Telegram', () => {
     expect(done.text).toContain('Picked it up again.');
   });
 
+  it('pressed buttons give way to the decision; a double tap on Resume resumes once; no second run of a session that is still working', async () => {
+    const { telegram, anthropic } = world;
+    anthropic.enqueue({ kind: 'http_error', status: 401 });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude approve this will fail too', 100));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 100 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] failed`), WAIT_MS);
+    // The resumed run asks for approval (its parent was launched with approve), so it stays running.
+    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch resumed.txt' } }, { kind: 'message', text: 'Resumed.' });
+    const first = await press(world, failed, 'Resume', OWNER);
+    expect(first).toMatch(/^Resuming as hr_[0-9a-f]{12}\.$/);
+    const childId = first!.slice('Resuming as '.length, -1);
+    expect(await press(world, failed, 'Resume', OWNER)).toBe(`Already pressed: ${first}`);
+    const failedId = sentMessageOf(world, failed).message_id;
+    const edited = telegram.edits.find((e) => e.message_id === failedId);
+    expect(edited?.text).toMatch(new RegExp(`^\\[run ${runId}\\] failed[\\s\\S]*\\n\\n✓ Resuming as ${childId}\\.$`));
+    expect(edited?.['reply_markup']).toBeUndefined();
+    const ask = await telegram.waitForSent((m) => m.text.startsWith(`[run ${childId}] claude asks to use Bash`), WAIT_MS);
+    // A reply to the parent while its resume still works in the session is refused with the reason.
+    telegram.pushUpdate(world.privateMessage(OWNER, 'and also this', 101, failed));
+    const refused = await telegram.waitForSent((m) => replyTarget(m) === 101, WAIT_MS);
+    expect(refused.text).toBe(`[run ${childId}] is still active in this session. Wait for its outcome, or /cancel ${childId}, then reply again.`);
+    expect(await press(world, ask, 'Deny', OWNER)).toBe('Denied.');
+    const askId = sentMessageOf(world, ask).message_id;
+    const decided = telegram.edits.find((e) => e.message_id === askId);
+    expect(decided?.text).toMatch(/\n\n✓ Denied\.$/);
+    expect(decided?.['reply_markup']).toBeUndefined();
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${childId}] completed`), WAIT_MS);
+    expect(telegram.sent.filter((m) => m.text.includes(`resuming ${runId}`))).toHaveLength(1);
+  }, 4 * WAIT_MS);
+
   it('a restart while an approval waits: the run is interrupted, its approval closed as run_gone, and Resume offered', async () => {
     const { telegram, anthropic } = world;
     anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch crash.txt' } });
