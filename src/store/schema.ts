@@ -370,7 +370,7 @@ export const approvalDecisionEnum = pgEnum('approval_decision', ['allow', 'allow
 /**
  * Tool approvals (issue #14): one row per permission request claude sent through baton's
  * per-run permission-prompt server, and its decision. `kind` is what "Allow for this run"
- * matches later calls against (see `approvalKind`).
+ * matches later calls against (see `approvalScope` in src/harness/approval-scope.ts).
  */
 export const approvals = pgTable(
   'approvals',
