@@ -21,6 +21,8 @@ import { RunSupervisor, type InstalledVendor, type SupervisorDeps } from './harn
 import { ApprovalBroker } from './harness/approvals.js';
 import { APPROVAL_SERVER_SCRIPT } from './harness/approval-names.js';
 import { ApprovalStore } from './store/approvals-repo.js';
+import { PressClaims } from './store/press-claims.js';
+import { PressSettler } from './delivery/settle-press.js';
 import { BatonError } from './core/errors.js';
 import { serviceStatePath } from './health.js';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +138,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const runsDir = join(inputs.batonHome, 'harness', 'runs');
   const homes = resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir);
   const approvalStore = new ApprovalStore(database.db);
+  const pressClaims = new PressClaims(database.db);
   const supervisor = new RunSupervisor({
     store,
     outbox,
@@ -174,10 +177,14 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
         timeoutMs: config.harness.approvalTimeoutMs,
         runsDir,
         maxMessageLength: (platform) => adapters.get(platform as Platform)?.maxMessageLength,
+        homeDir: inputs.homeDir,
+        protectedDirs: [inputs.batonHome, homes.codexHome, homes.claudeConfigDir],
       })
     : undefined;
   const dispatcher = new Dispatcher({
     ...(approvals ? { approvals } : {}),
+    pressClaims,
+    pressSettler: new PressSettler({ claims: pressClaims, adapters, logger }),
     config,
     store,
     outbox,

@@ -18,6 +18,8 @@ import { LaunchSpans } from './launch-spans.js';
 import { isInside, resolveWorkspace } from '../harness/workspace.js';
 import { addRunWorktree, discardLeftoverRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
+import type { PressClaims } from '../store/press-claims.js';
+import type { PressSettler } from '../delivery/settle-press.js';
 import type { NodeView } from '../fleet/nodes.js';
 import { routeLaunch, type Route } from '../fleet/route.js';
 import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
@@ -82,6 +84,10 @@ export interface DispatcherDeps {
   runsDir: string;
   /** Tool approvals of claude runs (issue #14). @default none: `approve` and mode:default launch without them */
   approvals?: ApprovalBroker;
+  /** Claims on pressed messages: a Resume acts once per message. @default none: no claim (tests of other parts) */
+  pressClaims?: PressClaims;
+  /** Replaces a decided card's buttons with the decision. @default none: buttons stay */
+  pressSettler?: Pick<PressSettler, 'settle'>;
   /** `$BATON_HOME/worktrees`, where runs get their own git worktree (issue #17); unset: no run can ask for one. */
   worktreesDir?: string;
   /** The doctor table, for `/doctor`. */
@@ -123,6 +129,17 @@ export interface DispatcherDeps {
 }
 
 const ANSWERED: DispatchResult = { kind: 'answered' };
+
+/** A press's answer, and whether it decided something (its message's buttons then give way). */
+interface PressOutcome {
+  text: string;
+  done: boolean;
+}
+
+/** The refusal of a resume while a run still works in the session. */
+function sessionBusy(busy: RunRow, then: string): string {
+  return `[run ${busy.id}] is still ${busy.status === 'queued' ? 'queued' : 'active'} in this session. Wait for its outcome, or /cancel ${busy.id}, then ${then}.`;
+}
 /** How long a passed storage check stands before the store is measured again, in ms. */
 const STORAGE_RECHECK_MS = 60_000;
 const UNKNOWN_COMMAND = 'Unknown command. Send /help for the commands.';
@@ -246,13 +263,40 @@ export class Dispatcher {
       deps.logger.info({ platform, dedupeKey }, 'duplicate button press ignored');
       return { kind: 'duplicate' };
     }
-    await press.answer(await this.actOnPress(press));
+    await press.answer(await this.pressOnce(press));
     await deps.store.markInboundHandled(platform, dedupeKey);
     return ANSWERED;
   }
 
-  /** What a press does; @returns the short answer the presser sees. */
-  private async actOnPress(press: InboundPress): Promise<string> {
+  /**
+   * A press acted on once per message where the action must not repeat (Resume: a double tap
+   * would start two resumes of one parent): the first press claims the message in the database;
+   * a refused one gives the claim back. A press that decided something then has its message's
+   * buttons replaced by the decision.
+   */
+  private async pressOnce(press: InboundPress): Promise<string> {
+    const { deps } = this;
+    const message = { platform: press.platform, chatId: press.chatId, messageId: press.messageId };
+    const claims = press.action === 'resume' ? deps.pressClaims : undefined;
+    if (claims) {
+      const earlier = await claims.claim(message, { action: press.action, arg: press.arg, pressedBy: `${press.platform}:${press.senderId}` }, deps.clock.now());
+      if (earlier) return earlier.answer ? `Already pressed: ${earlier.answer}` : 'Already pressed; the first press is being acted on.';
+    }
+    let outcome: string | PressOutcome;
+    try {
+      outcome = await this.actOnPress(press);
+    } catch (err) {
+      await claims?.release(message);
+      throw err;
+    }
+    const { text, done } = typeof outcome === 'string' ? { text: outcome, done: false } : outcome;
+    if (claims) await (done ? claims.answered(message, text) : claims.release(message));
+    if (done) await deps.pressSettler?.settle({ ...message, threadId: press.threadId }, `✓ ${text}`);
+    return text;
+  }
+
+  /** What a press does; @returns the short answer the presser sees, `done` when it decided something. */
+  private async actOnPress(press: InboundPress): Promise<string | PressOutcome> {
     const { deps } = this;
     const inConversation = (run: RunRow): boolean => run.origin.platform === press.platform && run.origin.chatId === press.chatId;
     switch (press.action) {
@@ -262,7 +306,8 @@ export class Dispatcher {
         const approval = deps.approvals && /^\d+$/.test(press.arg) ? await deps.approvals.approval(Number(press.arg)) : undefined;
         const run = approval ? await deps.store.getRun(approval.runId) : undefined;
         if (!approval || !run || !inConversation(run)) return 'That approval is not known here.';
-        return deps.approvals!.press(approval.id, press.action, `${press.platform}:${press.senderId}`);
+        // Decided now, already, or its run ended: the card's buttons do nothing more either way.
+        return { text: await deps.approvals!.press(approval.id, press.action, `${press.platform}:${press.senderId}`), done: true };
       }
       case 'redeliver':
         return this.redeliver(press.arg);
@@ -283,6 +328,8 @@ export class Dispatcher {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
         if (!this.config.harness.enabled) return 'Coding agents are disabled on this machine.';
+        const busy = await this.activeRunOfSession(run);
+        if (busy) return sessionBusy(busy, 'press Resume again');
         const message: InboundMessage = {
           platform: press.platform,
           dedupeKey: press.dedupeKey,
@@ -298,7 +345,7 @@ export class Dispatcher {
         };
         try {
           const runId = await this.launch(run.vendor, { progress: false }, RESUME_TASK, message, run);
-          return `Resuming as ${runId}.`;
+          return { text: `Resuming as ${runId}.`, done: true };
         } catch (err) {
           if (!isBatonError(err)) throw err;
           const buttons = refusalButtons(err);
@@ -882,10 +929,18 @@ Reason: ${refusal.code}`;
       return { kind: 'refused', code: 'not_authorized' };
     }
     if (!this.config.harness.enabled) return { kind: 'ignored' };
-    if (parent.status === 'starting' || parent.status === 'running' || parent.status === 'queued') {
-      throw new BatonError('resume_refused', `[run ${parent.id}] is still active. Wait for its outcome, or /cancel ${parent.id}, then reply again.`);
-    }
+    const busy = await this.activeRunOfSession(parent);
+    if (busy) throw new BatonError('resume_refused', sessionBusy(busy, 'reply again'));
     return { kind: 'launched', runId: await this.launch(parent.vendor, { progress: false }, text, message, parent) };
+  }
+
+  /**
+   * A run still working in `run`'s session: the run itself, a resume of it, or another run of the
+   * same vendor session, queued, starting or running. Resuming then would run the session twice.
+   */
+  private async activeRunOfSession(run: RunRow): Promise<RunRow | undefined> {
+    const live = [...(await this.deps.store.activeRuns()), ...(await this.deps.store.queuedRuns())];
+    return live.find((r) => r.id === run.id || r.parentRunId === run.id || (run.vendorSessionId !== null && r.vendorSessionId === run.vendorSessionId));
   }
 
   /**

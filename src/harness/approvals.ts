@@ -18,7 +18,11 @@ import type { Outbox } from '../delivery/outbox.js';
 import type { ApprovalDecision, ApprovalStore } from '../store/approvals-repo.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { ApprovalRow, ButtonJson, DocumentJson, RunRow } from '../store/schema.js';
+import { alwaysAsks, approvalScope, describeKind, type ApprovalScope } from './approval-scope.js';
+import { hiddenWarning, revealHidden, type HiddenKind, type RevealedText } from './reveal-text.js';
 import { outcomeTarget } from './supervisor.js';
+
+export { describeKind } from './approval-scope.js';
 
 /** Button actions of an approval message; the argument is the approval id. */
 export const APPROVAL_ACTIONS = { allow: 'allow', allow_run: 'allow_run', deny: 'deny' } as const satisfies Record<string, ApprovalDecision>;
@@ -71,6 +75,10 @@ export interface ApprovalBrokerDeps {
    * `maxMessageLength`), or undefined when the platform is not connected. @default none ({@link MAX_APPROVAL_INPUT_CHARS} only)
    */
   maxMessageLength?: (platform: string) => number | undefined;
+  /** The home directory of the user baton runs as: `~` in commands, and its dotfiles always ask. */
+  homeDir: string;
+  /** `$BATON_HOME` and the CLI homes: writes there always ask, marked "baton's own files". */
+  protectedDirs: readonly string[];
 }
 
 /** A fresh per-run token and its SHA-256 (hex), which the run row keeps. */
@@ -84,54 +92,50 @@ function sha256Hex(text: string): string {
 }
 
 /**
- * What "Allow for this run" covers: later calls of the same kind are allowed without asking.
- * - `Bash`: the same program (the command's first word), e.g. every `npm …`; a command with
- *   shell syntax that can chain or redirect (`; & | < > $ \` ( ) { }`, a newline), or any
- *   whitespace besides space and tab, is its own kind, so only the identical command is covered.
- * - Any other tool (Write, Edit, MultiEdit, NotebookEdit, WebFetch, MCP tools): the same tool.
+ * The tool call as the owner reads it, whole, with hidden characters made visible (see
+ * reveal-text.ts): the command line for Bash; the file path and a diff for edits (`-` old, `+`
+ * new lines); the path and the new lines for a write; the JSON input otherwise. Command lines and
+ * paths escape every non-ASCII character; file contents only hidden ones and look-alike letters.
  */
-export function approvalKind(tool: string, input: Record<string, unknown>): string {
-  if (tool !== 'Bash') return tool;
-  const command = typeof input['command'] === 'string' ? input['command'].replace(/^[ \t]+|[ \t]+$/g, '') : '';
-  // bash splits words on space and tab only: any other whitespace (NBSP, CR, VT, FF…) would be
-  // part of the program's name, so such a command is its own kind too.
-  if (/[;&|<>$`(){}]/.test(command) || /[^\S \t]/.test(command) || command === '') return `Bash=${command}`;
-  return `Bash:${command.split(/[ \t]+/)[0]!}`;
-}
-
-/** The words of a kind, for the chat ("every `npm` command"). */
-export function describeKind(kind: string): string {
-  if (kind.startsWith('Bash:')) return `every \`${kind.slice(5)} …\` command`;
-  if (kind.startsWith('Bash=')) return 'this exact command';
-  return `every ${kind} call`;
-}
-
-/**
- * The tool call as the owner reads it, whole: the command line for Bash; the file path and a
- * diff for edits (`-` old, `+` new lines); the path and the new lines for a write; the JSON input
- * otherwise.
- */
-export function toolCallText(tool: string, input: Record<string, unknown>): string {
+export function revealToolCall(tool: string, input: Record<string, unknown>): RevealedText {
+  const found = new Set<HiddenKind>();
+  const show = (text: string, strict: boolean): string => {
+    const revealed = revealHidden(text, strict);
+    for (const kind of revealed.found) found.add(kind);
+    return revealed.text;
+  };
   const str = (key: string): string | undefined => (typeof input[key] === 'string' ? input[key] : undefined);
-  const diff = (oldText: string, newText: string): string =>
-    [...oldText.split('\n').map((l) => `- ${l}`), ...newText.split('\n').map((l) => `+ ${l}`)].join('\n');
+  const lines = (text: string, mark: string): string => show(text, false).split('\n').map((l) => `${mark} ${l}`).join('\n');
+  const diff = (oldText: string, newText: string): string => `${lines(oldText, '-')}\n${lines(newText, '+')}`;
+  const path = (key: string): string => show(str(key) ?? '?', true);
+  let text: string;
   switch (tool) {
     case 'Bash':
-      return `$ ${str('command') ?? ''}`;
+      text = `$ ${show(str('command') ?? '', true)}`;
+      break;
     case 'Write':
-      return `${str('file_path') ?? '?'}\n${(str('content') ?? '').split('\n').map((l) => `+ ${l}`).join('\n')}`;
+      text = `${path('file_path')}\n${lines(str('content') ?? '', '+')}`;
+      break;
     case 'Edit':
-      return `${str('file_path') ?? '?'}\n${diff(str('old_string') ?? '', str('new_string') ?? '')}`;
+      text = `${path('file_path')}\n${diff(str('old_string') ?? '', str('new_string') ?? '')}`;
+      break;
     case 'MultiEdit': {
       const edits = Array.isArray(input['edits']) ? input['edits'] : [];
-      return [
-        str('file_path') ?? '?',
+      text = [
+        path('file_path'),
         ...edits.map((e) => (typeof e === 'object' && e !== null ? diff(String((e as Record<string, unknown>)['old_string'] ?? ''), String((e as Record<string, unknown>)['new_string'] ?? '')) : '')),
       ].join('\n');
+      break;
     }
     default:
-      return JSON.stringify(input, null, 2);
+      text = show(JSON.stringify(input, null, 2), false);
   }
+  return { text, found };
+}
+
+/** {@link revealToolCall}'s text. */
+export function toolCallText(tool: string, input: Record<string, unknown>): string {
+  return revealToolCall(tool, input).text;
 }
 
 /**
@@ -153,11 +157,12 @@ function cutToolCallText(text: string, maxChars: number, where: string): string 
 }
 
 /** The buttons under an approval message. */
-export function approvalButtons(approvalId: number): ButtonJson[] {
+export function approvalButtons(approvalId: number, kind = ''): ButtonJson[] {
   const arg = String(approvalId);
   return [
     { label: 'Allow', action: APPROVAL_ACTIONS.allow, arg },
-    { label: 'Allow for this run', action: APPROVAL_ACTIONS.allow_run, arg },
+    // A call that always asks offers no rule for later calls.
+    ...(alwaysAsks(kind) ? [] : [{ label: 'Allow for this run', action: APPROVAL_ACTIONS.allow_run, arg }]),
     { label: 'Deny', action: APPROVAL_ACTIONS.deny, arg },
   ];
 }
@@ -214,10 +219,11 @@ export class ApprovalBroker {
    */
   async request(run: RunRow, request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer> {
     const { deps } = this;
-    const kind = approvalKind(request.tool, request.input);
+    const scope = await approvalScope(request.tool, request.input, { cwd: run.cwd, homeDir: deps.homeDir, protectedDirs: deps.protectedDirs });
+    const { kind } = scope;
     const { row, created } = await deps.approvals.open({ ...request, kind }, deps.clock.now());
     if (created) {
-      const rule = await deps.approvals.ruleFor(run.id, kind);
+      const rule = alwaysAsks(kind) ? undefined : await deps.approvals.ruleFor(run.id, kind);
       if (rule) {
         const allowed = await deps.approvals.decide(row.id, 'allow', `rule:${rule.id}`, deps.clock.now());
         if (allowed) {
@@ -225,7 +231,7 @@ export class ApprovalBroker {
           return answerOf(allowed, deps.timeoutMs);
         }
       } else {
-        await this.ask(run, row.id, request, kind);
+        await this.ask(run, row.id, request, scope);
         deps.logger.info({ runId: run.id, approvalId: row.id, tool: request.tool }, 'tool approval asked in chat');
       }
     }
@@ -265,13 +271,21 @@ export class ApprovalBroker {
    * written to the run directory and sent as a file after the message (the buttons stay under
    * the message). A file that cannot be written is logged; the cut message still goes.
    */
-  private async ask(run: RunRow, approvalId: number, request: ApprovalRequest, kind: string): Promise<void> {
+  private async ask(run: RunRow, approvalId: number, request: ApprovalRequest, scope: ApprovalScope): Promise<void> {
     const { deps } = this;
-    const header = `[run ${run.id}] claude asks to use ${request.tool}:\n`;
-    const footer = `\n\nNo answer within ${waitWords(deps.timeoutMs)} denies it. Allow for this run covers ${describeKind(kind)}.`;
+    const { kind } = scope;
+    const revealed = revealToolCall(request.tool, request.input);
+    const header = `[run ${run.id}] claude asks to use ${revealHidden(request.tool, true).text}:\n`;
+    // The warnings go before the footer, so a cut input never cuts them.
+    const warnings = [
+      ...(scope.mark ? [`⚠ ${scope.mark}: ${revealHidden(scope.path ?? '', true).text || 'no path given'}. Such a call always asks.`] : []),
+      ...(hiddenWarning(revealed.found) ? [hiddenWarning(revealed.found)!] : []),
+    ];
+    const covers = alwaysAsks(kind) ? '' : ` Allow for this run covers ${describeKind(kind)}.`;
+    const footer = `\n\n${warnings.map((w) => `${w}\n`).join('')}No answer within ${waitWords(deps.timeoutMs)} denies it.${covers}`;
     const platformMax = deps.maxMessageLength?.(run.origin.platform);
     const maxChars = Math.min(MAX_APPROVAL_INPUT_CHARS, platformMax === undefined ? Infinity : Math.max(200, platformMax - header.length - footer.length));
-    const whole = toolCallText(request.tool, request.input);
+    const whole = revealed.text;
     const filename = `approval-${approvalId}.txt`;
     const documents: DocumentJson[] = [];
     if (whole.length > maxChars && deps.runsDir) {
@@ -288,7 +302,7 @@ export class ApprovalBroker {
       kind: 'approval',
       target: outcomeTarget(run),
       body: `${header}${cutToolCallText(whole, maxChars, documents.length > 0 ? `the whole input follows as ${filename}` : '/runs shows the request')}${footer}`,
-      buttons: approvalButtons(approvalId),
+      buttons: approvalButtons(approvalId, kind),
       ...(documents.length > 0 ? { documents } : {}),
     });
   }
@@ -316,14 +330,16 @@ export class ApprovalBroker {
       await deps.approvals.closeGone(deps.clock.now(), open.runId);
       return 'That run has already ended.';
     }
-    const row = await deps.approvals.decide(approvalId, decision, decidedBy, deps.clock.now());
+    // A call that always asks gives no rule: "Allow for this run" (an old card's) allows it once.
+    const given = decision === 'allow_run' && open && alwaysAsks(open.kind) ? 'allow' : decision;
+    const row = await deps.approvals.decide(approvalId, given, decidedBy, deps.clock.now());
     if (!row) {
       const existing = await deps.approvals.get(approvalId);
       return existing?.decision ? `Already decided: ${existing.decision}.` : 'No such approval.';
     }
-    deps.logger.info({ runId: row.runId, approvalId, decision, by: decidedBy }, 'tool approval decided');
+    deps.logger.info({ runId: row.runId, approvalId, decision: given, by: decidedBy }, 'tool approval decided');
     this.decided.emit(String(approvalId));
-    return decision === 'deny' ? 'Denied.' : decision === 'allow_run' ? `Allowed, and ${describeKind(row.kind)} for the rest of this run.` : 'Allowed.';
+    return given === 'deny' ? 'Denied.' : given === 'allow_run' ? `Allowed, and ${describeKind(row.kind)} for the rest of this run.` : 'Allowed.';
   }
 
   private async waitForDecision(approvalId: number, ms: number, signal?: AbortSignal): Promise<void> {

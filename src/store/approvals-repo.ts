@@ -17,7 +17,7 @@ export interface NewApproval {
   requestId: string;
   tool: string;
   input: Record<string, unknown>;
-  /** What "Allow for this run" matches (see `approvalKind`). */
+  /** What "Allow for this run" matches (see `approvalScope`). */
   kind: string;
 }
 

@@ -377,7 +377,7 @@ export const approvalDecisionEnum = pgEnum('approval_decision', ['allow', 'allow
 /**
  * Tool approvals (issue #14): one row per permission request claude sent through baton's
  * per-run permission-prompt server, and its decision. `kind` is what "Allow for this run"
- * matches later calls against (see `approvalKind`).
+ * matches later calls against (see `approvalScope` in src/harness/approval-scope.ts).
  */
 export const approvals = pgTable(
   'approvals',
@@ -409,3 +409,26 @@ export type Vendor = (typeof vendorEnum.enumValues)[number];
 
 /** Statuses that hold the worktree lock. */
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['starting', 'running'];
+
+/**
+ * Presses acted on, one per message with baton's buttons: the first press of a message's buttons
+ * claims it, so a double tap (two presses, two dedupe keys) or a press on a card already decided
+ * acts once, whichever process handles it. A press whose action was refused gives its claim back.
+ */
+export const buttonPresses = pgTable(
+  'button_presses',
+  {
+    platform: text('platform').notNull(),
+    chatId: text('chat_id').notNull(),
+    /** The platform's id of the message the buttons are under. */
+    messageId: text('message_id').notNull(),
+    action: text('action').notNull(),
+    arg: text('arg').notNull(),
+    /** `platform:user id` of who pressed. */
+    pressedBy: text('pressed_by').notNull(),
+    pressedAt: timestamp('pressed_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** The answer the first press got, told to a later press; null while it is being acted on. */
+    answer: text('answer'),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.chatId, t.messageId] })],
+);

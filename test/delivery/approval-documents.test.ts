@@ -59,7 +59,7 @@ function setup() {
   const outbox = new Outbox({ store, clock: systemClock, logger: silentLogger(), adapters, policy: { backoffBaseMs: 30_000, backoffCapMs: 60_000, maxAttempts: 5, maxAgeMs: 3_600_000 } });
   const broker = new ApprovalBroker({
     approvals, store, outbox, clock: systemClock, logger: silentLogger(), timeoutMs: 600_000, longPollMs: 0,
-    runsDir, maxMessageLength: (platform) => adapters.get(platform as 'discord')?.maxMessageLength,
+    runsDir, maxMessageLength: (platform) => adapters.get(platform as 'discord')?.maxMessageLength, homeDir: tmpdir(), protectedDirs: [],
   });
   return { channel, broker, outbox };
 }

@@ -220,9 +220,16 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
     const failed = await chat.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] failed`), WAIT_MS);
     expect(Object.keys(buttonsOf(failed))).toEqual(['Resume']);
     anthropic.enqueue({ kind: 'message', text: 'Picked it up again.' });
-    expect(await pressOn(failed, 'Resume')).toMatch(/^Resuming as hr_[0-9a-f]{12}\.$/);
+    const first = await pressOn(failed, 'Resume');
+    expect(first).toMatch(/^Resuming as hr_[0-9a-f]{12}\.$/);
+    // The message's Resume gave way to what it did: Discord has no button left to press.
+    await expect(pressOn(failed, 'Resume')).rejects.toThrow(/has no button baton:resume/);
+    const edit = chat.edits.find((e) => e.messageId === failed.message.id);
+    expect(String(edit?.body['content'])).toMatch(new RegExp(`^\\[run ${runId}\\] failed[\\s\\S]*\\n\\n✓ ${first.replace(/\./g, '\\.')}$`));
+    expect(edit?.body['components']).toEqual([]);
     const resumed = await chat.waitForSent((m) => m.message.content.includes('] started · claude · ') && m.message.content.endsWith(`resuming ${runId}`), WAIT_MS);
     const done = await chat.waitForSent((m) => m.message.content.startsWith(`[run ${runIdOf(resumed.message.content)}] completed`), WAIT_MS);
     expect(done.message.content).toContain('Picked it up again.');
+    expect(chat.sent.filter((m) => m.message.content.endsWith(`resuming ${runId}`))).toHaveLength(1);
   }, 4 * WAIT_MS);
 });

@@ -160,6 +160,11 @@ describe('tool approvals and Redeliver on Slack (the real claude, Socket Mode)',
     expect(await pressOn(ask, 'Allow', GUEST)).toBe('Only the owner can use these buttons.');
     expect(await access(join(world.repo, 'approved.txt')).then(() => true, () => false)).toBe(false);
     expect(await pressOn(ask, 'Allow')).toBe('Allowed.');
+    // The card's buttons gave way to the decision (chat.update with no actions block).
+    const update = slack.updates.find((u) => u.args.ts === ask.message.ts);
+    expect(update?.args.text).toMatch(/\n\n✓ Allowed\.$/);
+    expect((JSON.parse(update!.args.blocks ?? '[]') as { type: string }[]).map((b) => b.type)).not.toContain('actions');
+    await expect(pressOn(ask, 'Deny')).rejects.toThrow(/has no button baton:deny/);
     const done = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] completed`), WAIT_MS);
     expect(done.args.text).not.toContain('denied');
     expect(await access(join(world.repo, 'approved.txt')).then(() => true, () => false)).toBe(true);

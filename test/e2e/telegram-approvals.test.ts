@@ -108,13 +108,45 @@ describe('tool approvals from Telegram (owner answers)', () => {
     const started = await telegram.waitForSent((m) => replyTarget(m) === 30 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
     const ask = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
-    expect(ask.text).toContain('Allow for this run covers every `touch …` command.');
-    expect(await press(world, ask, 'Allow for this run', OWNER)).toBe('Allowed, and every `touch …` command for the rest of this run.');
+    const touchKind = 'every `touch …` command that names no other code to run and no path outside the project';
+    expect(ask.text).toContain(`Allow for this run covers ${touchKind}.`);
+    expect(await press(world, ask, 'Allow for this run', OWNER)).toBe(`Allowed, and ${touchKind} for the rest of this run.`);
     const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
     expect(done.text).not.toContain('denied');
     expect(await exists(join(repo, 'first.txt'))).toBe(true);
     expect(await exists(join(repo, 'second.txt'))).toBe(true);
     expect(telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] claude asks`))).toHaveLength(1);
+  });
+
+  it('Allow for this run on `git tag` does not cover a git option that runs code, nor a Write to baton\'s own files', async () => {
+    const { telegram, anthropic, repo } = world;
+    const envFile = join(world.batonHome, '.env.approval-test');
+    anthropic.enqueue(
+      { kind: 'tool_use', name: 'Bash', input: { command: 'git tag v-approved' } },
+      { kind: 'tool_use', name: 'Bash', input: { command: 'git -c core.fsmonitor="touch pwned.txt" status' } },
+      { kind: 'tool_use', name: 'Write', input: { file_path: join(repo, 'inside.txt'), content: 'in' } },
+      { kind: 'tool_use', name: 'Write', input: { file_path: envFile, content: 'TELEGRAM_API_ROOT=http://evil' } },
+      { kind: 'message', text: 'Done.' },
+    );
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude approve tag and write', 35));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 35 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const asks = (): SendMessageBody[] => telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] claude asks`));
+    const tag = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
+    expect(await press(world, tag, 'Allow for this run', OWNER)).toMatch(/^Allowed, and every `git tag …` command/);
+    const fsmonitor = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`) && m.text.includes('core.fsmonitor'), WAIT_MS);
+    expect(fsmonitor.text).toContain('Allow for this run covers this exact command.');
+    expect(await press(world, fsmonitor, 'Deny', OWNER)).toBe('Denied.');
+    const inside = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Write`), WAIT_MS);
+    expect(await press(world, inside, 'Allow for this run', OWNER)).toMatch(/^Allowed, and every Write inside the run's directory/);
+    const env = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Write`) && m.text.includes('.env.approval-test'), WAIT_MS);
+    expect(env.text).toContain("⚠ baton's own files:");
+    expect(Object.keys(buttonsOf(env))).toEqual(['Allow', 'Deny']);
+    expect(await press(world, env, 'Deny', OWNER)).toBe('Denied.');
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(asks()).toHaveLength(4);
+    expect(await exists(join(repo, 'pwned.txt'))).toBe(false);
+    expect(await exists(envFile)).toBe(false);
   });
 
   it('Stop under the started message stops a run waiting for an approval; no process is left', async () => {
@@ -176,6 +208,37 @@ describe('buttons on Telegram', () => {
     const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(resumed.text)}] completed`), WAIT_MS);
     expect(done.text).toContain('Picked it up again.');
   });
+
+  it('pressed buttons give way to the decision; a double tap on Resume resumes once; no second run of a session that is still working', async () => {
+    const { telegram, anthropic } = world;
+    anthropic.enqueue({ kind: 'http_error', status: 401 });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude approve this will fail too', 100));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 100 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] failed`), WAIT_MS);
+    // The resumed run asks for approval (its parent was launched with approve), so it stays running.
+    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch resumed.txt' } }, { kind: 'message', text: 'Resumed.' });
+    const first = await press(world, failed, 'Resume', OWNER);
+    expect(first).toMatch(/^Resuming as hr_[0-9a-f]{12}\.$/);
+    const childId = first!.slice('Resuming as '.length, -1);
+    expect(await press(world, failed, 'Resume', OWNER)).toBe(`Already pressed: ${first}`);
+    const failedId = sentMessageOf(world, failed).message_id;
+    const edited = telegram.edits.find((e) => e.message_id === failedId);
+    expect(edited?.text).toMatch(new RegExp(`^\\[run ${runId}\\] failed[\\s\\S]*\\n\\n✓ Resuming as ${childId}\\.$`));
+    expect(edited?.['reply_markup']).toBeUndefined();
+    const ask = await telegram.waitForSent((m) => m.text.startsWith(`[run ${childId}] claude asks to use Bash`), WAIT_MS);
+    // A reply to the parent while its resume still works in the session is refused with the reason.
+    telegram.pushUpdate(world.privateMessage(OWNER, 'and also this', 101, failed));
+    const refused = await telegram.waitForSent((m) => replyTarget(m) === 101, WAIT_MS);
+    expect(refused.text).toBe(`[run ${childId}] is still active in this session. Wait for its outcome, or /cancel ${childId}, then reply again.`);
+    expect(await press(world, ask, 'Deny', OWNER)).toBe('Denied.');
+    const askId = sentMessageOf(world, ask).message_id;
+    const decided = telegram.edits.find((e) => e.message_id === askId);
+    expect(decided?.text).toMatch(/\n\n✓ Denied\.$/);
+    expect(decided?.['reply_markup']).toBeUndefined();
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${childId}] completed`), WAIT_MS);
+    expect(telegram.sent.filter((m) => m.text.includes(`resuming ${runId}`))).toHaveLength(1);
+  }, 4 * WAIT_MS);
 
   it('a restart while an approval waits: the run is interrupted, its approval closed as run_gone, and Resume offered', async () => {
     const { telegram, anthropic } = world;

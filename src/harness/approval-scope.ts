@@ -1,0 +1,78 @@
+/**
+ * The exact rule of "Allow for this run": each tool call gets a `kind`, and a call is allowed
+ * without asking when the run holds an "Allow for this run" decision of the same kind.
+ *
+ * - `Bash`: `Bash:<program> <subcommand>` when the command is a simple one of a program baton
+ *   knows, with no option or argument that names code to run and no path outside the project
+ *   (see approval-bash.ts); otherwise `Bash=<command>`, which covers only the identical command.
+ * - File tools (Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS): `<tool>:.`, every call
+ *   of that tool inside the run's directory; a path outside it, under baton's own files, in the
+ *   home's dotfiles or a `.git`, or a hard-linked file, is `ask!…` (see approval-paths.ts).
+ * - `ask!…` kinds always ask: no decision covers them, and their card offers no "Allow for this run".
+ * - Any other tool (WebFetch, MCP tools): the tool's name.
+ */
+import { markOfPath, type PathMark, type PathScope } from './approval-paths.js';
+import { readBash } from './approval-bash.js';
+
+export type { PathScope } from './approval-paths.js';
+
+/** The file tools and the input field naming their path (claude's tool input schemas). */
+const PATH_FIELDS: Readonly<Record<string, string>> = {
+  Write: 'file_path',
+  Edit: 'file_path',
+  MultiEdit: 'file_path',
+  NotebookEdit: 'notebook_path',
+  Read: 'file_path',
+  Glob: 'path',
+  Grep: 'path',
+  LS: 'path',
+};
+
+/** Prefix of the kinds no decision covers. */
+export const ALWAYS_ASK = 'ask!';
+
+/** What "Allow for this run" would cover of one tool call. */
+export interface ApprovalScope {
+  kind: string;
+  /** Why this call always asks (shown on the card), for an `ask!` kind. */
+  mark?: PathMark;
+  /** The path the mark is about, as resolved. */
+  path?: string;
+}
+
+/**
+ * The kind of one tool call (see the module comment). Reads the file system (symbolic links) for
+ * the paths it names; never throws for a path that does not exist.
+ */
+export async function approvalScope(tool: string, input: Record<string, unknown>, scope: PathScope): Promise<ApprovalScope> {
+  if (tool === 'Bash') {
+    const command = typeof input['command'] === 'string' ? input['command'].replace(/^[ \t]+|[ \t]+$/g, '') : '';
+    const exact = { kind: `Bash=${command}` };
+    const reading = readBash(command);
+    if (!reading.covered) return exact;
+    for (const path of reading.paths) if ((await markOfPath(path, scope)) !== undefined) return exact;
+    return { kind: `Bash:${reading.kind}` };
+  }
+  const field = PATH_FIELDS[tool];
+  if (field === undefined || !Object.hasOwn(PATH_FIELDS, tool)) return { kind: tool };
+  const value = input[field];
+  // Glob, Grep and LS default to the working directory; the others always name a file.
+  const path = typeof value === 'string' && value !== '' ? value : field === 'path' && value === undefined ? '.' : undefined;
+  if (path === undefined) return { kind: `${ALWAYS_ASK}${tool}`, mark: 'outside the project' };
+  const mark = /[\u0000-\u001f\u007f]/.test(path) ? 'outside the project' : await markOfPath(path, scope);
+  return mark ? { kind: `${ALWAYS_ASK}${tool}:${path}`, mark, path } : { kind: `${tool}:.` };
+}
+
+/** Whether a kind is one no decision covers. */
+export function alwaysAsks(kind: string): boolean {
+  return kind.startsWith(ALWAYS_ASK);
+}
+
+/** The words of a kind, for the chat ("every `npm test …` command …"). */
+export function describeKind(kind: string): string {
+  if (kind.startsWith('Bash:')) return `every \`${kind.slice(5)} …\` command that names no other code to run and no path outside the project`;
+  if (kind.startsWith('Bash=')) return 'this exact command';
+  if (alwaysAsks(kind)) return 'nothing: this call always asks';
+  if (kind.endsWith(':.')) return `every ${kind.slice(0, -2)} inside the run's directory (not .git, not baton's own files)`;
+  return `every ${kind} call`;
+}
