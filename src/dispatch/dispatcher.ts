@@ -22,7 +22,7 @@ import type { NodeView } from '../fleet/nodes.js';
 import { routeLaunch, type Route } from '../fleet/route.js';
 import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
 import type { LaunchRequest } from '../harness/vendors/types.js';
-import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, type Command, type LaunchOptions } from './command.js';
+import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, parseReplyOptions, type Command, type LaunchOptions } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry } from '../harness/attachments.js';
 import { queuedText, startedText } from './messages.js';
@@ -861,7 +861,9 @@ Reason: ${refusal.code}`;
     if (parent.status === 'starting' || parent.status === 'running' || parent.status === 'queued') {
       throw new BatonError('resume_refused', `[run ${parent.id}] is still active. Wait for its outcome, or /cancel ${parent.id}, then reply again.`);
     }
-    return { kind: 'launched', runId: await this.launch(parent.vendor, { progress: false }, text, message, parent) };
+    // A reply may carry options as a command does (`tokens:8k continue`).
+    const { options, task } = parseReplyOptions(text, parent.vendor);
+    return { kind: 'launched', runId: await this.launch(parent.vendor, options, task, message, parent) };
   }
 
   /**

@@ -60,6 +60,16 @@ describe('baton ask', () => {
     expect(String(result.stdout)).not.toMatch(/restart/);
   });
 
+  it('refuses an unknown option at the start of the task with a did-you-mean; a colon in prose stays task text', async () => {
+    const result = await home.baton(['ask', 'timout:5 fix it']);
+    expect(result.exitCode).toBe(2);
+    expect(String(result.stdout)).toMatch(/^Unknown option timout:\. Did you mean "timeout:"\?/);
+    model.enqueue({ kind: 'message', text: 'Read it.' });
+    const prose = await home.baton(['ask', '--json', 'fix: the bug at http://x.test/a']);
+    expect(prose.exitCode).toBe(0);
+    expect(model.requests.some((r) => JSON.stringify(r.body).includes('fix: the bug at http://x.test/a'))).toBe(true);
+  });
+
   it('refuses bad arguments with a usage error', async () => {
     const result = await home.baton(['ask', '--bogus', 'x']);
     expect(result.exitCode).toBe(2);
