@@ -26,6 +26,8 @@ import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MA
 import { AttachmentDownloadError } from '../channels/download.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry } from '../harness/attachments.js';
 import { queuedText, startedText } from './messages.js';
+import { sessionUsageOf } from './session-usage.js';
+import { parseSerialId, quotedId } from './serial-id.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 
@@ -255,7 +257,8 @@ export class Dispatcher {
       case APPROVAL_ACTIONS.allow:
       case APPROVAL_ACTIONS.allow_run:
       case APPROVAL_ACTIONS.deny: {
-        const approval = deps.approvals && /^\d+$/.test(press.arg) ? await deps.approvals.approval(Number(press.arg)) : undefined;
+        const approvalId = parseSerialId(press.arg);
+        const approval = deps.approvals && approvalId !== undefined ? await deps.approvals.approval(approvalId) : undefined;
         const run = approval ? await deps.store.getRun(approval.runId) : undefined;
         if (!approval || !run || !inConversation(run)) return 'That approval is not known here.';
         return deps.approvals!.press(approval.id, press.action, `${press.platform}:${press.senderId}`);
@@ -474,6 +477,7 @@ export class Dispatcher {
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
+    const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     await this.storageGate();
     spans?.mark('storage');
 
@@ -523,6 +527,7 @@ export class Dispatcher {
       ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
       ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
       ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
+      ...(sessionUsageBefore ? { sessionUsageBefore } : {}),
     };
     const timeoutMs = timeoutMinutes * 60_000;
     const startedBody = startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments), branch ?? undefined);
@@ -621,6 +626,7 @@ export class Dispatcher {
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
+    const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     const runId = (deps.newRunId ?? newRunId)();
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const scratch = join(deps.runsDir, runId);
@@ -640,6 +646,7 @@ export class Dispatcher {
       ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
       ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
       ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
+      ...(sessionUsageBefore ? { sessionUsageBefore } : {}),
       timeoutMs: timeoutMinutes * 60_000,
       route: { target: route.path, worktree: !parent && options.worktree === true },
     };
@@ -889,8 +896,9 @@ Reason: ${refusal.code}`;
 
   /** `/redeliver ID` and the Redeliver button: a dead letter goes back to the queue once. */
   private async redeliver(id: string): Promise<string> {
-    const row = /^\d+$/.test(id) ? await this.deps.store.redeliver(Number(id), this.deps.clock.now()) : undefined;
-    if (!row) return `#${id} is not a dead letter (see /runs for the list).`;
+    const deliveryId = parseSerialId(id);
+    const row = deliveryId !== undefined ? await this.deps.store.redeliver(deliveryId, this.deps.clock.now()) : undefined;
+    if (!row) return `#${quotedId(id)} is not a dead letter (see /runs for the list).`;
     this.deps.logger.info({ deliveryId: row.id, runId: row.runId }, 'dead letter redelivered by the owner');
     const sent = await this.deps.outbox.attempt(row);
     return sent ? `#${row.id} sent again.` : `#${row.id} is queued again; the platform refused it for now, and baton keeps retrying.`;

@@ -307,7 +307,7 @@ export class RunSupervisor {
     const runId = run.id as RunId;
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
-    const reducer = installed?.vendor.newReducer();
+    const reducer = installed?.vendor.newReducer(request.sessionUsageBefore ? { sessionUsageBefore: request.sessionUsageBefore } : undefined);
     const exit: ExitFacts = {
       exitCode: null,
       signal: null,
@@ -617,6 +617,7 @@ export class RunSupervisor {
     }
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
+    if (facts.usageInvalid !== undefined) deps.logger.warn({ runId, vendor: run.vendor, why: facts.usageInvalid }, 'the CLI reported usage figures that cannot be counted; the run’s usage is recorded as unknown');
     exit.stderrTail = stderrTail.toString('utf8');
     // A snapshot begun for a CLI that was never spawned (stopped first, or the spawn threw): its
     // index goes once its git ended, in the background: the failure is not held for a git that a

@@ -36,6 +36,14 @@ export interface LaunchRequest {
   maxBudgetUsd?: number;
   /** Most agent turns, for a CLI with its own turn flag (claude `--max-turns`). */
   maxTurns?: number;
+  /** With {@link resumeSessionId}: the session's usage before this run (see {@link ReducerContext}). */
+  sessionUsageBefore?: UsageJson;
+}
+
+/** What a reducer must know of the run before its first event. */
+export interface ReducerContext {
+  /** A resumed session's usage when the run began (its parent's), for a CLI that reports session totals. */
+  sessionUsageBefore?: UsageJson;
 }
 
 /** Where a run happens, for flags that depend on it. */
@@ -51,6 +59,8 @@ export interface StreamFacts {
   finalMessage?: string;
   /** Summed over every terminal event of the run (claude prints one `result` per turn it ends). */
   usage?: UsageJson;
+  /** Why the CLI's usage figures were not counted (negative, fractional, past a safe integer); `usage` is then absent. */
+  usageInvalid?: string;
   /**
    * Set only by the vendor's terminal event (PRODUCT.md §8); a later terminal event replaces an
    * earlier one: the run is judged by its last. `reason` absent means `vendor_error`.
@@ -114,7 +124,7 @@ export interface Vendor {
   readonly supportsApprovals?: boolean;
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
   vendorEnv(homes: VendorHomes): Record<string, string>;
-  newReducer(): StreamReducer;
+  newReducer(context?: ReducerContext): StreamReducer;
   /** A one-line milestone for `progress` runs (a command started, files changed), or undefined. */
   describeProgress?(event: unknown): string | undefined;
   /**
