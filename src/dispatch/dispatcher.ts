@@ -100,6 +100,13 @@ export interface DispatcherDeps {
    */
   configPerCommand?: boolean;
   /**
+   * Which queued runs this process may start. `all` (the service): any run queued on this host
+   * or node. `own`: only the runs this process queued and waits for, named by {@link
+   * Dispatcher.waitFor} — a short-lived process (`baton ask`) must not start a run it will not
+   * be there to see through. @default 'all'
+   */
+  queueScope?: 'all' | 'own';
+  /**
    * The service's config as it stands now (see src/config/live.ts): refreshed from config.toml
    * before each command, so `baton approve` and `baton grant path` apply without a restart.
    * @default none: `config` as given, for good
@@ -753,6 +760,27 @@ Reason: ${err.code}`;
 
   private queuePass: Promise<void> | undefined;
   private queueAgain = false;
+  /** Queued runs this process waits for (see {@link DispatcherDeps.queueScope}). */
+  private readonly waiting = new Set<string>();
+
+  /**
+   * Names a queued run this process will see through, so that {@link startQueued} may start it
+   * under `queueScope: 'own'`; `false` takes it back (the process gives up waiting).
+   */
+  waitFor(runId: RunId, waits = true): void {
+    if (waits) this.waiting.add(runId);
+    else this.waiting.delete(runId);
+  }
+
+  /**
+   * `/cancel ID` for a front end's own run, queued or active, with its usual answer.
+   *
+   * @throws the store's errors.
+   */
+  async cancelOwn(runId: RunId): Promise<string> {
+    this.waiting.delete(runId);
+    return this.cancel(runId);
+  }
 
   private async startQueuedOnce(): Promise<void> {
     const { deps } = this;
@@ -767,7 +795,9 @@ Reason: ${err.code}`;
       // Before the gate below: a node that cannot run them refuses runs routed to it.
       if (deps.fleet) await this.prepareRouted();
       if (!this.config.harness.enabled || !this.config.harness.approved) return;
-      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name);
+      const only = deps.queueScope === 'own' ? [...this.waiting] : undefined;
+      if (only?.length === 0) return;
+      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name, only);
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
       return;

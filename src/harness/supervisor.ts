@@ -604,7 +604,12 @@ export class RunSupervisor {
         exit.signal = result.signal;
       }
     } catch (err) {
-      if (!(err instanceof StoppedBeforeSpawn)) {
+      if (this.stopping.signal.aborted && !(err instanceof StoppedBeforeSpawn)) {
+        // The process stopped while the run started (its database may be closing under it): the
+        // run was interrupted, which is what it says, not a spawn failure worded by a query.
+        exit.shutdown = true;
+        deps.logger.warn({ err, runId }, 'run start interrupted by shutdown');
+      } else if (!(err instanceof StoppedBeforeSpawn)) {
         const known = (['user_unresolved', 'vendor_missing', 'task_too_long'] as const).find((code) => isBatonError(err, code));
         exit.spawnFailure = known && err instanceof Error
           ? { reason: known, message: err.message }

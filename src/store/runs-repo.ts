@@ -458,9 +458,11 @@ export class RunStore {
    * claimed are those addressed to it (routed there or queued there) once prepared; runs from
    * before routing (no node) are claimed by a process of the host that queued them.
    *
+   * @param only when given, only these runs are claimed (a process that sees only its own runs
+   *   through); the others are not started here but keep their place in line.
    * @returns the claimed runs, each with its `launch`.
    */
-  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string): Promise<RunRow[]> {
+  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string, only?: readonly string[]): Promise<RunRow[]> {
     const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
@@ -483,6 +485,12 @@ export class RunStore {
       const claimed: RunRow[] = [];
       for (const run of queued) {
         if (count >= maxActive || (fleetMaxActive !== undefined && fleetCount >= fleetMaxActive)) break;
+        // A process that may start only its own runs leaves the rest to the service; they keep
+        // their place: a run never overtakes one queued earlier for the same worktree.
+        if (only && !only.includes(run.id)) {
+          busyRoots.add(run.worktreeRoot);
+          continue;
+        }
         if (busyRoots.has(run.worktreeRoot)) continue;
         busyRoots.add(run.worktreeRoot);
         const [row] = await tx
