@@ -353,7 +353,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       if (result.kind !== 'launched') return { status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages };
       const runId = result.runId;
       if (options?.noWait && (await store.getRun(runId))?.status === 'queued') {
-        return { runId, status: 'queued', messages: [...messages, followText(runId, true)] };
+        return { runId, status: 'queued', follow: followText(runId, true), messages };
       }
       // Queued or active: a client gone before the run ended drops it, as /cancel would.
       const cancel = (): void => void dispatcher.cancelOwn(runId).catch((err: unknown) => logger.warn({ err, runId }, 'could not cancel the run of an ask that went away'));

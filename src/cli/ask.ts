@@ -75,7 +75,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   const viaService = await askViaService(inputs, text, files, (line) => (values.json ? undefined : out(line)), values['no-wait']);
   if (viaService) {
     if (values.json) out(JSON.stringify(viaService));
-    else if (viaService.status === 'queued') out(viaService.messages.at(-1) ?? '');
+    else if (viaService.follow !== undefined) out(viaService.follow);
     return viaService.status === 'refused' ? ASK_EXIT.refused : viaService.status === 'queued' ? ASK_EXIT.completed : exitOf(viaService.status);
   }
 
@@ -160,7 +160,7 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     if ((await runtime.store.getRun(runId))?.status === 'queued') {
       if (values['no-wait']) {
         const line = followText(runId, Boolean(await readServiceState(inputs.batonHome)));
-        if (values.json) out(JSON.stringify({ runId, status: 'queued', messages: [...messages, line] }));
+        if (values.json) out(JSON.stringify({ runId, status: 'queued', follow: line, messages }));
         else out(line);
         return ASK_EXIT.completed;
       }
@@ -193,6 +193,8 @@ export interface AskReport {
   usage?: unknown;
   /** Tool calls the CLI denied (claude). */
   denials?: unknown[];
+  /** With `--no-wait`, for a queued run: how to follow it. */
+  follow?: string;
   messages: string[];
 }
 
