@@ -38,7 +38,7 @@ export type AdminCommand = (text: string) => Promise<string[]>;
  * `--json` report once the run has ended and its messages went out. `signal` aborts when the
  * client goes away, and the run is then cancelled.
  */
-export type AdminAsk = (text: string, files: readonly string[], onMessage: (text: string) => void, signal: AbortSignal) => Promise<Record<string, unknown>>;
+export type AdminAsk = (text: string, files: readonly string[], onMessage: (text: string) => void, signal: AbortSignal, options?: { noWait?: boolean }) => Promise<Record<string, unknown>>;
 
 /**
  * The approvals side of the HTTP surface, for the per-run permission-prompt server: `authorize`
@@ -319,7 +319,9 @@ function handleAsk(req: IncomingMessage, res: ServerResponse, token: string, ask
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
-    ask(text, paths as string[], (message) => res.write(`${JSON.stringify({ message })}\n`), gone.signal).then(
+    // `baton ask --no-wait`: a queued run is reported as such at once, and keeps its place.
+    const noWait = req.headers['x-baton-no-wait'] === '1';
+    ask(text, paths as string[], (message) => res.write(`${JSON.stringify({ message })}\n`), gone.signal, { noWait }).then(
       (report) => res.end(`${JSON.stringify({ report })}\n`),
       (err: unknown) => {
         logger.error({ err }, 'ask through the service failed');

@@ -12,6 +12,7 @@ import { discordChannel } from './channels/discord/factory.js';
 import { slackChannel } from './channels/slack/factory.js';
 import { telegramChannel } from './channels/telegram/factory.js';
 import { TerminalAdapter } from './channels/terminal/adapter.js';
+import { followText } from './cli/ask-queue.js';
 import { localAttachment } from './channels/terminal/local-file.js';
 import {
   defaultConfigPath,
@@ -338,7 +339,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     }
   };
   // `baton ask` with embedded PGlite: the run is this process's, its messages stream back.
-  const ask = async (text: string, files: readonly string[], onMessage: (text: string) => void, gone: AbortSignal): Promise<Record<string, unknown>> => {
+  const ask = async (text: string, files: readonly string[], onMessage: (text: string) => void, gone: AbortSignal, options?: { noWait?: boolean }): Promise<Record<string, unknown>> => {
     const chatId = `ask-${randomUUID()}`;
     const messages: string[] = [];
     askListeners.set(chatId, (message) => {
@@ -362,13 +363,18 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       });
       if (result.kind !== 'launched') return { status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages };
       const runId = result.runId;
-      const cancel = (): void => void supervisor.cancel(runId, 'owner_cancel');
+      if (options?.noWait && (await store.getRun(runId))?.status === 'queued') {
+        return { runId, status: 'queued', follow: followText(runId, true), messages };
+      }
+      // Queued or active: a client gone before the run ended drops it, as /cancel would.
+      const cancel = (): void => void dispatcher.cancelOwn(runId).catch((err: unknown) => logger.warn({ err, runId }, 'could not cancel the run of an ask that went away'));
       if (gone.aborted) cancel();
       else gone.addEventListener('abort', cancel, { once: true });
       // Wait for the run to end and its messages to go out (a condition, polled; no deadline).
       for (;;) {
         const run = await store.getRun(runId);
-        const ended = run !== undefined && run.status !== 'starting' && run.status !== 'running';
+        // A queued run waits for its turn, which this service gives it (its queue runner).
+        const ended = run !== undefined && run.status !== 'queued' && run.status !== 'starting' && run.status !== 'running';
         if (ended && (await store.deliveriesOfRun(runId)).every((d) => d.status !== 'pending')) {
           gone.removeEventListener('abort', cancel);
           return askReport(runId, run, messages) as unknown as Record<string, unknown>;

@@ -61,6 +61,8 @@ export interface RuntimeInputs {
   fleet?: DispatcherDeps['fleet'];
   /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
   configPerCommand?: boolean;
+  /** `own` for `baton ask`, which starts only the queued run it waits for (see {@link DispatcherDeps.queueScope}). @default 'all' */
+  queueScope?: DispatcherDeps['queueScope'];
   /**
    * Tool approvals (issue #14) through this process's HTTP port: the service sets the port once
    * its health server listens. @default none (`baton ask` alone: runs launch without approvals)
@@ -200,6 +202,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     ...(inputs.nodes ? { nodes: inputs.nodes } : {}),
     ...(inputs.fleet ? { fleet: inputs.fleet } : {}),
     configPerCommand: inputs.configPerCommand ?? false,
+    ...(inputs.queueScope ? { queueScope: inputs.queueScope } : {}),
     ...(inputs.liveConfig ? { liveConfig: inputs.liveConfig } : {}),
     ...(inputs.restartHow ? { restartHow: inputs.restartHow } : {}),
   });

@@ -18,10 +18,11 @@ import { buildRuntime } from '../runtime.js';
 import { readServiceState, startHealthServer, type HealthServer } from '../health.js';
 import { databaseIsShared } from '../store/embedded-postgres.js';
 import { didYouMean } from './suggest.js';
+import { followText, waitForTurn } from './ask-queue.js';
 import type { RunRow } from '../store/schema.js';
 
 /** Usage text of `baton ask`. */
-export const ASK_USAGE = 'Usage: baton ask [--vendor codex|claude] [--cwd DIR] [--file FILE]... [--progress] [--json] TASK';
+export const ASK_USAGE = 'Usage: baton ask [--vendor codex|claude] [--cwd DIR] [--file FILE]... [--progress] [--json] [--no-wait] TASK';
 
 function parseAskArgs(argv: readonly string[]) {
   try {
@@ -33,6 +34,7 @@ function parseAskArgs(argv: readonly string[]) {
         file: { type: 'string', multiple: true },
         progress: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        'no-wait': { type: 'boolean', default: false },
       },
       allowPositionals: true,
       strict: true,
@@ -41,7 +43,7 @@ function parseAskArgs(argv: readonly string[]) {
     const message = err instanceof Error ? err.message : String(err);
     // node:util's parseArgs says "Unknown option '--vendr'. …"; name the option it was close to.
     const given = /Unknown option '([^']+)'/.exec(message)?.[1];
-    const hint = given === undefined ? '' : didYouMean(given, ['--vendor', '--cwd', '--file', '--progress', '--json']);
+    const hint = given === undefined ? '' : didYouMean(given, ['--vendor', '--cwd', '--file', '--progress', '--json', '--no-wait']);
     throw new BatonError('usage', `${message}.${hint} ${ASK_USAGE}`, { cause: err });
   }
 }
@@ -71,21 +73,26 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   // With embedded PGlite a running service holds the database: the run goes through it.
   // Absolute, so the service (another process, maybe another working directory) finds them.
   const files = (values.file ?? []).map((file) => resolve(file));
-  const viaService = await askViaService(inputs, text, files, (line) => (values.json ? undefined : out(line)));
+  const viaService = await askViaService(inputs, text, files, (line) => (values.json ? undefined : out(line)), values['no-wait']);
   if (viaService) {
     if (values.json) out(JSON.stringify(viaService));
-    return viaService.status === 'refused' ? ASK_EXIT.refused : exitOf(viaService.status);
+    else if (viaService.follow !== undefined) out(viaService.follow);
+    return viaService.status === 'refused' ? ASK_EXIT.refused : viaService.status === 'queued' ? ASK_EXIT.completed : exitOf(viaService.status);
   }
 
   const messages: string[] = [];
   const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never, secrets: secretValues(inputs.env) });
-  const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger, configPerCommand: true });
+  // Only the run this ask waits for: a queued run of someone else's would be left half started
+  // when this process exits.
+  const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger, configPerCommand: true, queueScope: 'own' });
   // Replies to owner commands from another terminal go back to that command, the rest is ours.
   const adminReplies = new Map<string, string[]>();
+  const printed = new Set<string>();
   runtime.adapters.set('terminal', new TerminalAdapter((reply, chatId) => {
     const replies = adminReplies.get(chatId);
-    if (replies) replies.push(reply);
-    else if (values.json) messages.push(reply);
+    if (replies) return void replies.push(reply);
+    printed.add(reply);
+    if (values.json) messages.push(reply);
     else out(reply);
   }));
   // `baton cancel ID`, `baton stop` and chat /stop from another process reach this run through
@@ -98,7 +105,8 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   let stopRequested = false;
   const onSignal = (): void => {
     stopRequested = true;
-    if (runId) void runtime.supervisor.cancel(runId, 'owner_cancel');
+    // Queued or active, here or in the service that took it: cancelled as /cancel would.
+    if (runId) void runtime.dispatcher.cancelOwn(runId).catch((err: unknown) => logger.warn({ err, runId }, 'could not cancel the run'));
   };
   // Ctrl-C, a closed terminal (SIGHUP) and SIGTERM all cancel the run: its CLI lives in a
   // process group of its own and would otherwise outlive `baton ask`, holding the worktree.
@@ -147,11 +155,22 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
       return ASK_EXIT.refused;
     }
     runId = result.runId;
+    const launched = runId;
     // A signal that arrived while the run was being launched cancels it now.
-    if (stopRequested) void runtime.supervisor.cancel(runId, 'owner_cancel');
+    if (stopRequested) onSignal();
+    if ((await runtime.store.getRun(runId))?.status === 'queued') {
+      if (values['no-wait']) {
+        const line = followText(runId, Boolean(await readServiceState(inputs.batonHome)));
+        if (values.json) out(JSON.stringify({ runId, status: 'queued', follow: line, messages }));
+        else out(line);
+        return ASK_EXIT.completed;
+      }
+      if (!values.json) out(`Waiting for its turn; Ctrl-C drops it.`);
+      await waitForTurn(runtime, runId, printed, (line) => void (values.json ? messages.push(line) : out(line)));
+    }
     await runtime.supervisor.idle();
-    const run = await runtime.store.getRun(runId);
-    const report = askReport(runId, run, messages);
+    const run = await runtime.store.getRun(launched);
+    const report = askReport(launched, run, messages);
     if (values.json) out(JSON.stringify(report));
     return exitOf(report.status);
   } finally {
@@ -175,6 +194,8 @@ export interface AskReport {
   usage?: unknown;
   /** Tool calls the CLI denied (claude). */
   denials?: unknown[];
+  /** With `--no-wait`, for a queued run: how to follow it. */
+  follow?: string;
   messages: string[];
 }
 
@@ -208,7 +229,7 @@ function exitOf(status: string | undefined): number {
  * @returns the report, or undefined with PostgreSQL (through `DATABASE_URL` or embedded) or when
  *   no service answers (then `baton ask` opens the database itself).
  */
-async function askViaService(inputs: ServiceInputs, text: string, files: readonly string[], print: (line: string) => void): Promise<AskReport | undefined> {
+async function askViaService(inputs: ServiceInputs, text: string, files: readonly string[], print: (line: string) => void, noWait: boolean): Promise<AskReport | undefined> {
   if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome)) return undefined;
   const state = await readServiceState(inputs.batonHome);
   if (!state) return undefined;
@@ -219,7 +240,7 @@ async function askViaService(inputs: ServiceInputs, text: string, files: readonl
   try {
     response = await fetch(`http://127.0.0.1:${state.port}/admin/ask`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${state.adminToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${state.adminToken}`, 'content-type': 'application/json', ...(noWait ? { 'x-baton-no-wait': '1' } : {}) },
       body: JSON.stringify({ text, files }),
       signal: abort.signal,
     });

@@ -3,6 +3,7 @@
  * no platform and no trust.
  */
 import { BatonError } from '../core/errors.js';
+import { didYouMean } from '../cli/suggest.js';
 
 /** Options a launch may carry before its task text. */
 export interface LaunchOptions {
@@ -105,7 +106,10 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
       continue;
     }
     const word = /^(progress|approve|worktree)(?:\s+|$)/.exec(remaining);
-    if (!word) break;
+    if (!word) {
+      refuseUnknownOption(remaining);
+      break;
+    }
     if (word[1] === 'approve') {
       if (vendor === 'codex') throw usage(APPROVE_CODEX);
       options.approve = true;
@@ -116,6 +120,54 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
   const task = remaining.trim();
   if (!task) throw usage(`/${name} needs a task, e.g. /${name} in:app fix the failing test`);
   return { kind: 'launch', vendor, options, task };
+}
+
+/**
+ * The options a reply to a `[run …]` message may begin with, then its task: the `key:value`
+ * options of a launch, read by the same rules. The bare words (`progress`, `approve`,
+ * `worktree`) are not read here: a reply is prose (“progress is slow…”), and a resume keeps
+ * its parent's directory, so `in:` is refused.
+ *
+ * @throws BatonError `usage` for an unknown or malformed option, `in:`, or no task.
+ */
+export function parseReplyOptions(text: string, vendor: 'codex' | 'claude'): { options: LaunchOptions; task: string } {
+  const options: LaunchOptions = { progress: false };
+  let remaining = text.trim();
+  for (let option = readOption(remaining); option; option = readOption(remaining)) {
+    if (option.key === 'in') throw usage('in: cannot change on a resume: it runs in its parent’s directory. Send a new command to run elsewhere.');
+    applyOption(options, option.key, option.value, vendor);
+    remaining = remaining.slice(option.length);
+  }
+  refuseUnknownOption(remaining);
+  const task = remaining.trim();
+  if (!task) throw usage('A reply needs a task after its options, e.g. tokens:8k continue.');
+  return { options, task };
+}
+
+/** The `key:` options, in the order `/help` names them. */
+const OPTION_KEYS = ['in', 'timeout', 'model', 'sandbox', 'mode', 'budget', 'turns', 'tokens'] as const;
+
+/**
+ * An option-shaped token: a word of 2 to 20 ASCII letters (with `-`/`_` inside), a colon, and a
+ * value that is neither empty (`fix: the bug`) nor a URL's `//` (`http://…`, `file:///…`).
+ * Digits (`10:30`) and one letter (`C:thing`) are not option-shaped.
+ */
+const OPTION_SHAPED = /^([A-Za-z][A-Za-z_-]{0,18}[A-Za-z]):(?!\/\/)\S/;
+
+/**
+ * Refuses an option-shaped token at the start of `text` that is no option: were it read as task
+ * text, a typo (`timout:5`) would go to the model, and the real options after it too.
+ *
+ * @throws BatonError `usage` naming the nearest option and the list.
+ */
+function refuseUnknownOption(text: string): void {
+  const shaped = OPTION_SHAPED.exec(text);
+  if (!shaped) return;
+  const hint = didYouMean(`${shaped[1]!}:`, OPTION_KEYS.map((k) => `${k}:`));
+  throw usage(
+    `Unknown option ${shaped[1]}:.${hint} Options are ${OPTION_KEYS.map((k) => `${k}:`).join(', ')}. ` +
+      'If it is part of the task, begin the task with another word.',
+  );
 }
 
 /**
@@ -247,7 +299,7 @@ export const HELP_TEXT = [
   '  approve (claude; also mode:default): each tool call claude asks about comes to this chat with Allow / Allow for this run / Deny',
   '  worktree: run in a new git worktree on branch baton/RUN_ID (parallel runs on one repository)',
   '  caps: tokens:N (e.g. tokens:200k)  budget:USD and turns:N (claude)',
-  'Reply to a [run …] message with a task to resume that run.',
+  'Reply to a [run …] message with a task to resume that run; key:value options may lead it (tokens:8k continue).',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',
   '/redeliver ID: send a dead letter (listed by /runs) once more',

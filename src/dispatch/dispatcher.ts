@@ -22,13 +22,15 @@ import type { PressClaims } from '../store/press-claims.js';
 import type { PressSettler } from '../delivery/settle-press.js';
 import type { NodeView } from '../fleet/nodes.js';
 import { routeLaunch, type Route } from '../fleet/route.js';
-import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as VendorName } from '../store/schema.js';
+import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, UsageJson, Vendor as VendorName } from '../store/schema.js';
 import type { LaunchRequest } from '../harness/vendors/types.js';
-import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, type Command, type LaunchOptions } from './command.js';
+import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, parseReplyOptions, type Command, type LaunchOptions } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
 import { assertWorktreeThere, pressRestoreWorktree, refusalButtons, RESTORE_WORKTREE_ACTION } from './worktree-gone.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry } from '../harness/attachments.js';
 import { queuedText, startedText } from './messages.js';
+import { sessionUsageOf } from './session-usage.js';
+import { parseSerialId, quotedId } from './serial-id.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 import { assertPosture } from './postures.js';
@@ -115,6 +117,13 @@ export interface DispatcherDeps {
    * applies at once, so its ", then restart" is left out. @default false (the service)
    */
   configPerCommand?: boolean;
+  /**
+   * Which queued runs this process may start. `all` (the service): any run queued on this host
+   * or node. `own`: only the runs this process queued and waits for, named by {@link
+   * Dispatcher.waitFor} — a short-lived process (`baton ask`) must not start a run it will not
+   * be there to see through. @default 'all'
+   */
+  queueScope?: 'all' | 'own';
   /**
    * The service's config as it stands now (see src/config/live.ts): refreshed from config.toml
    * before each command, so `baton approve` and `baton grant path` apply without a restart.
@@ -303,7 +312,8 @@ export class Dispatcher {
       case APPROVAL_ACTIONS.allow:
       case APPROVAL_ACTIONS.allow_run:
       case APPROVAL_ACTIONS.deny: {
-        const approval = deps.approvals && /^\d+$/.test(press.arg) ? await deps.approvals.approval(Number(press.arg)) : undefined;
+        const approvalId = parseSerialId(press.arg);
+        const approval = deps.approvals && approvalId !== undefined ? await deps.approvals.approval(approvalId) : undefined;
         const run = approval ? await deps.store.getRun(approval.runId) : undefined;
         if (!approval || !run || !inConversation(run)) return 'That approval is not known here.';
         // Decided now, already, or its run ended: the card's buttons do nothing more either way.
@@ -542,6 +552,7 @@ export class Dispatcher {
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
+    const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     await this.storageGate();
     spans?.mark('storage');
 
@@ -591,6 +602,7 @@ export class Dispatcher {
       ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
       ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
       ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
+      ...(sessionUsageBefore ? { sessionUsageBefore } : {}),
     };
     const timeoutMs = timeoutMinutes * 60_000;
     const startedBody = startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments), branch ?? undefined);
@@ -689,6 +701,7 @@ export class Dispatcher {
     if (parent && !parent.vendorSessionId) {
       throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
+    const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     const runId = (deps.newRunId ?? newRunId)();
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const scratch = join(deps.runsDir, runId);
@@ -708,6 +721,7 @@ export class Dispatcher {
       ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
       ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
       ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
+      ...(sessionUsageBefore ? { sessionUsageBefore } : {}),
       timeoutMs: timeoutMinutes * 60_000,
       route: { target: route.path, worktree: !parent && options.worktree === true },
     };
@@ -818,6 +832,27 @@ Reason: ${err.code}`;
 
   private queuePass: Promise<void> | undefined;
   private queueAgain = false;
+  /** Queued runs this process waits for (see {@link DispatcherDeps.queueScope}). */
+  private readonly waiting = new Set<string>();
+
+  /**
+   * Names a queued run this process will see through, so that {@link startQueued} may start it
+   * under `queueScope: 'own'`; `false` takes it back (the process gives up waiting).
+   */
+  waitFor(runId: RunId, waits = true): void {
+    if (waits) this.waiting.add(runId);
+    else this.waiting.delete(runId);
+  }
+
+  /**
+   * `/cancel ID` for a front end's own run, queued or active, with its usual answer.
+   *
+   * @throws the store's errors.
+   */
+  async cancelOwn(runId: RunId): Promise<string> {
+    this.waiting.delete(runId);
+    return this.cancel(runId);
+  }
 
   private async startQueuedOnce(): Promise<void> {
     const { deps } = this;
@@ -832,7 +867,9 @@ Reason: ${err.code}`;
       // Before the gate below: a node that cannot run them refuses runs routed to it.
       if (deps.fleet) await this.prepareRouted();
       if (!this.config.harness.enabled || !this.config.harness.approved) return;
-      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name, deps.fleet?.instance);
+      const only = deps.queueScope === 'own' ? [...this.waiting] : undefined;
+      if (only?.length === 0) return;
+      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name, deps.fleet?.instance, only);
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
       return;
@@ -865,7 +902,10 @@ Reason: ${err.code}`;
     const { deps } = this;
     let refusal: BatonError;
     try {
-      return await assertSpawnable(run, this.spawnGateContext());
+      const spawn = await assertSpawnable(run, this.spawnGateContext());
+      if (!spawn.request.resumeSessionId || !run.parentRunId) return spawn;
+      const sessionUsageBefore = await this.sessionUsageAtSpawn(run.parentRunId);
+      return sessionUsageBefore ? { ...spawn, request: { ...spawn.request, sessionUsageBefore } } : spawn;
     } catch (err) {
       if (!isBatonError(err)) throw err;
       refusal = err;
@@ -881,6 +921,21 @@ Reason: ${refusal.code}`;
       deps.logger.warn({ err, runId: run.id }, 'could not end a queued run the launch gates refused; it stays unstarted');
     }
     return undefined;
+  }
+
+  /**
+   * A queued resume's session totals before it, read from its parent's row when it spawns (the
+   * row's own copy is not trusted). A database failure is logged and the run is charged the
+   * session's totals as the CLI reports them, which can only over-count.
+   */
+  private async sessionUsageAtSpawn(parentRunId: string): Promise<UsageJson | undefined> {
+    try {
+      const parent = await this.deps.store.getRun(parentRunId);
+      return parent ? await sessionUsageOf(this.deps.store, parent) : undefined;
+    } catch (err) {
+      this.deps.logger.warn({ err, parentRunId }, 'could not read a resumed session\'s usage; the run is charged the session\'s totals');
+      return undefined;
+    }
   }
 
   /** What the spawn-time gates read: the live config and this node's directories. */
@@ -931,7 +986,9 @@ Reason: ${refusal.code}`;
     if (!this.config.harness.enabled) return { kind: 'ignored' };
     const busy = await this.activeRunOfSession(parent);
     if (busy) throw new BatonError('resume_refused', sessionBusy(busy, 'reply again'));
-    return { kind: 'launched', runId: await this.launch(parent.vendor, { progress: false }, text, message, parent) };
+    // A reply may carry options as a command does (`tokens:8k continue`).
+    const { options, task } = parseReplyOptions(text, parent.vendor);
+    return { kind: 'launched', runId: await this.launch(parent.vendor, options, task, message, parent) };
   }
 
   /**
@@ -966,8 +1023,9 @@ Reason: ${refusal.code}`;
 
   /** `/redeliver ID` and the Redeliver button: a dead letter goes back to the queue once. */
   private async redeliver(id: string): Promise<string> {
-    const row = /^\d+$/.test(id) ? await this.deps.store.redeliver(Number(id), this.deps.clock.now()) : undefined;
-    if (!row) return `#${id} is not a dead letter (see /runs for the list).`;
+    const deliveryId = parseSerialId(id);
+    const row = deliveryId !== undefined ? await this.deps.store.redeliver(deliveryId, this.deps.clock.now()) : undefined;
+    if (!row) return `#${quotedId(id)} is not a dead letter (see /runs for the list).`;
     this.deps.logger.info({ deliveryId: row.id, runId: row.runId }, 'dead letter redelivered by the owner');
     const sent = await this.deps.outbox.attempt(row);
     return sent ? `#${row.id} sent again.` : `#${row.id} is queued again; the platform refused it for now, and baton keeps retrying.`;

@@ -37,8 +37,12 @@ export interface SpawnRequest {
   timeoutMs: number;
 }
 
-/** Keys of a queued launch (`runs.launch`) that a launch writes; `route` only until its node places it. */
-const LAUNCH_KEYS = new Set(['prompt', 'images', 'model', 'posture', 'resumeSessionId', 'maxBudgetUsd', 'maxTurns', 'timeoutMs', 'route']);
+/**
+ * Keys of a queued launch (`runs.launch`) that a launch writes; `route` only until its node places it.
+ * `sessionUsageBefore` is accepted but never passed on: the spawn reads it again from the parent's
+ * row, since a row value would let an edit lower what a resume is charged.
+ */
+const LAUNCH_KEYS = new Set(['prompt', 'images', 'model', 'posture', 'resumeSessionId', 'maxBudgetUsd', 'maxTurns', 'timeoutMs', 'route', 'sessionUsageBefore']);
 /** A model name as a CLI flag value: no whitespace or control characters, never a flag itself. */
 const MODEL_NAME = /^[^\s\p{Cc}-][^\s\p{Cc}]{0,199}$/u;
 /** A vendor session id (codex and claude print UUIDs): never a flag, never a path. */

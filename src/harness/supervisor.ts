@@ -309,7 +309,7 @@ export class RunSupervisor {
     const runId = run.id as RunId;
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
-    const reducer = installed?.vendor.newReducer();
+    const reducer = installed?.vendor.newReducer(request.sessionUsageBefore ? { sessionUsageBefore: request.sessionUsageBefore } : undefined);
     const exit: ExitFacts = {
       exitCode: null,
       signal: null,
@@ -619,7 +619,12 @@ export class RunSupervisor {
         exit.signal = result.signal;
       }
     } catch (err) {
-      if (!(err instanceof StoppedBeforeSpawn)) {
+      if (this.stopping.signal.aborted && !(err instanceof StoppedBeforeSpawn)) {
+        // The process stopped while the run started (its database may be closing under it): the
+        // run was interrupted, which is what it says, not a spawn failure worded by a query.
+        exit.shutdown = true;
+        deps.logger.warn({ err, runId }, 'run start interrupted by shutdown');
+      } else if (!(err instanceof StoppedBeforeSpawn)) {
         const known = (['user_unresolved', 'vendor_missing', 'task_too_long'] as const).find((code) => isBatonError(err, code));
         exit.spawnFailure = known && err instanceof Error
           ? { reason: known, message: err.message }
@@ -632,6 +637,7 @@ export class RunSupervisor {
     }
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
+    if (facts.usageInvalid !== undefined) deps.logger.warn({ runId, vendor: run.vendor, why: facts.usageInvalid }, 'the CLI reported usage figures that cannot be counted; the run’s usage is recorded as unknown');
     exit.stderrTail = stderrTail.toString('utf8');
     // A snapshot begun for a CLI that was never spawned (stopped first, or the spawn threw): its
     // index goes once its git ended, in the background: the failure is not held for a git that a

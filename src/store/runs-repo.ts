@@ -473,9 +473,11 @@ export class RunStore {
    * (addressed to it, to no instance, or to one gone from `nodes`): a second live process that
    * took the same name never claims a run routed to the first.
    *
+   * @param only when given, only these runs are claimed (a process that sees only its own runs
+   *   through); the others are not started here but keep their place in line.
    * @returns the claimed runs, each with its `launch`.
    */
-  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string, instance?: string): Promise<RunRow[]> {
+  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string, instance?: string, only?: readonly string[]): Promise<RunRow[]> {
     const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
@@ -498,6 +500,12 @@ export class RunStore {
       const claimed: RunRow[] = [];
       for (const run of queued) {
         if (count >= maxActive || (fleetMaxActive !== undefined && fleetCount >= fleetMaxActive)) break;
+        // A process that may start only its own runs leaves the rest to the service; they keep
+        // their place: a run never overtakes one queued earlier for the same worktree.
+        if (only && !only.includes(run.id)) {
+          busyRoots.add(run.worktreeRoot);
+          continue;
+        }
         if (busyRoots.has(run.worktreeRoot)) continue;
         busyRoots.add(run.worktreeRoot);
         const [row] = await tx

@@ -57,6 +57,11 @@ export interface UsageJson {
   outputTokens: number;
   reasoningOutputTokens?: number;
   costUsd?: number;
+  /**
+   * The whole vendor session's totals as the CLI reported them, where they differ in kind from
+   * the run's own (codex reports a resumed session's totals): the next resume's starting point.
+   */
+  session?: { inputTokens: number; cachedInputTokens: number; outputTokens: number; reasoningOutputTokens?: number };
 }
 
 /**
@@ -96,6 +101,8 @@ export interface QueuedLaunchJson {
   resumeSessionId?: string;
   maxBudgetUsd?: number;
   maxTurns?: number;
+  /** A resume's session usage before it (see LaunchRequest.sessionUsageBefore). */
+  sessionUsageBefore?: UsageJson;
   timeoutMs: number;
   /**
    * Set while a run routed to another node (issue #16 item 3) waits for that node to prepare it:

@@ -12,6 +12,8 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { makeClaudeConfigDir } from '../support/claude-home.js';
 import { CLI, makeCliHome, reapOnTestEnd, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
+import { blockOn, firstRunId, startAsk, until } from '../support/ask-queue.js';
+import { testEngine } from '../support/db.js';
 
 let model: FakeOpenAI;
 let home: CliHome;
@@ -58,6 +60,16 @@ describe('baton ask', () => {
     expect(String(result.stdout)).toMatch(/^\/usr is outside the workspace\. Grant it with `baton grant path DIR`/);
     // baton ask reads config.toml anew: the fix applies at once, with no restart.
     expect(String(result.stdout)).not.toMatch(/restart/);
+  });
+
+  it('refuses an unknown option at the start of the task with a did-you-mean; a colon in prose stays task text', async () => {
+    const result = await home.baton(['ask', 'timout:5 fix it']);
+    expect(result.exitCode).toBe(2);
+    expect(String(result.stdout)).toMatch(/^Unknown option timout:\. Did you mean "timeout:"\?/);
+    model.enqueue({ kind: 'message', text: 'Read it.' });
+    const prose = await home.baton(['ask', '--json', 'fix: the bug at http://x.test/a']);
+    expect(prose.exitCode).toBe(0);
+    expect(model.requests.some((r) => JSON.stringify(r.body).includes('fix: the bug at http://x.test/a'))).toBe(true);
   });
 
   it('refuses bad arguments with a usage error', async () => {
@@ -227,4 +239,36 @@ describe('baton ask on a network with a proxy and a corporate CA', () => {
     expect(env.PATH).not.toContain(join(envHome.dir, 'node_modules', '.bin'));
     expect(env.PATH).not.toContain(join(envHome.dir, 'npm/node_modules/@npmcli/run-script/lib/node-gyp-bin'));
   });
+});
+
+// Two asks at once need a database both can open: PostgreSQL (`DATABASE_URL` or embedded). With
+// PGlite only one process may open it; beside the service the asks go through it
+// (test/e2e/beside-service.test.ts covers the queue there, on both engines).
+describe.runIf(testEngine === 'postgres')('baton ask in a busy checkout, without a service', () => {
+  it('waits for its turn and prints the outcome; no ask starts a queued run it will not see through; --no-wait says how to follow it', async ({ signal }) => {
+    blockOn(model, 'QUEUEBLOCKER');
+    const blocker = startAsk(home, ['QUEUEBLOCKER hold the checkout']);
+    await until(() => firstRunId(blocker.out()) !== undefined, signal);
+    const blockerId = firstRunId(blocker.out())!;
+    await model.waitForRequest((r) => JSON.stringify(r.body).includes('QUEUEBLOCKER'), 60_000);
+
+    const second = startAsk(home, ['the queued task']);
+    await until(() => / queued behind /.test(second.out()), signal);
+    const secondId = firstRunId(second.out())!;
+    const noWait = await home.baton(['ask', '--no-wait', 'the task not waited for']);
+    expect(noWait.exitCode, noWait.stdout + noWait.stderr).toBe(0);
+    const noWaitId = firstRunId(noWait.stdout)!;
+    expect(noWait.stdout).toContain(`Not waiting (--no-wait). No baton service is running: start one (baton start) and it starts the run when its turn comes. Follow it with baton runs ${noWaitId}; drop it with baton cancel ${noWaitId}.`);
+    expect(second.child.exitCode).toBeNull(); // waiting, not failed
+
+    expect((await home.baton(['cancel', blockerId])).exitCode).toBe(0);
+    expect((await blocker.child).exitCode).toBe(130);
+    const ended = await second.child;
+    expect(ended.exitCode, ended.stdout + ended.stderr).toBe(0);
+    expect(String(ended.stdout)).toMatch(new RegExp(`\\[run ${secondId}\\] completed · codex · `));
+    // Neither ask started the run queued by --no-wait on its way out: it waits for a service.
+    expect((await home.baton(['runs', noWaitId])).stdout).toMatch(new RegExp(`^\\[run ${noWaitId}\\] queued`));
+    expect(model.requests.some((r) => JSON.stringify(r.body).includes('the task not waited for'))).toBe(false);
+    expect((await home.baton(['cancel', noWaitId])).exitCode).toBe(0);
+  }, 240_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from '../../src/dispatch/command.js';
+import { parseCommand, parseReplyOptions } from '../../src/dispatch/command.js';
 
 describe('parseCommand', () => {
   it('parses a launch with options before the task', () => {
@@ -100,5 +100,55 @@ describe('parseCommand', () => {
     expect(parseCommand('codex fix it')).toEqual({ kind: 'text', text: 'codex fix it' });
     expect(parseCommand('codex fix it', true)).toMatchObject({ kind: 'launch', vendor: 'codex', task: 'fix it' });
     expect(parseCommand('hello there', true)).toEqual({ kind: 'text', text: 'hello there' });
+  });
+});
+
+describe('parseCommand: unknown options', () => {
+  it.each([
+    ['/codex timout:5 fix it', /^Unknown option timout:\. Did you mean "timeout:"\?/],
+    ['/codex tokns:8k fix it', /^Unknown option tokns:\. Did you mean "tokens:"\?/],
+    ['/codex Timeout:5 fix it', /^Unknown option Timeout:\. Did you mean "timeout:"\?/],
+    // An unknown word no longer ends the options silently: the in: after it would become task text.
+    ['/codex frobnicate:yes in:app fix it', /^Unknown option frobnicate:\. Options are in:, timeout:/],
+    ['/codex in:app modell:gpt-5 fix it', /^Unknown option modell:\. Did you mean "model:"\?/],
+  ])('refuses %s with a did-you-mean', (text, message) => {
+    expect(() => parseCommand(text)).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }));
+  });
+
+  it.each([
+    ['/codex fix: the bug', 'fix: the bug'],
+    ['/codex in:app fix: the bug', 'fix: the bug'],
+    ['/codex http://example.com/a is down', 'http://example.com/a is down'],
+    ['/codex https://example.com:8080/x fails', 'https://example.com:8080/x fails'],
+    ['/codex file:///etc/hosts explain', 'file:///etc/hosts explain'],
+    ['/codex C:thing explain', 'C:thing explain'],
+    ['/codex 10:30 meeting notes', '10:30 meeting notes'],
+    ['/codex explain timout:5 later', 'explain timout:5 later'],
+    ['/codex see: http://x', 'see: http://x'],
+  ])('keeps %s as task text', (text, task) => {
+    expect(parseCommand(text)).toMatchObject({ kind: 'launch', task });
+  });
+});
+
+describe('parseReplyOptions', () => {
+  it('reads the options a reply begins with, as a command does', () => {
+    expect(parseReplyOptions('tokens:8k continue', 'codex')).toEqual({ options: { progress: false, maxTokens: 8000 }, task: 'continue' });
+    expect(parseReplyOptions('timeout:30 model:gpt-5 go on', 'codex')).toEqual({ options: { progress: false, timeoutMinutes: 30, model: 'gpt-5' }, task: 'go on' });
+    expect(parseReplyOptions('budget:2 turns:5 go on', 'claude')).toMatchObject({ options: { budgetUsd: 2, maxTurns: 5 }, task: 'go on' });
+  });
+
+  it('keeps prose as it is: bare words, a colon after a word, URLs', () => {
+    expect(parseReplyOptions('progress is slow, speed it up', 'codex')).toEqual({ options: { progress: false }, task: 'progress is slow, speed it up' });
+    expect(parseReplyOptions('fix: the bug', 'codex')).toMatchObject({ task: 'fix: the bug' });
+    expect(parseReplyOptions('http://x.test/a fails', 'codex')).toMatchObject({ task: 'http://x.test/a fails' });
+  });
+
+  it.each([
+    ['timout:5 go on', 'codex', /^Unknown option timout:\. Did you mean "timeout:"\?/],
+    ['in:app go on', 'codex', /^in: cannot change on a resume/],
+    ['tokens:8k', 'codex', /needs a task/],
+    ['budget:2 go on', 'codex', /^budget: is a claude option/],
+  ] as const)('refuses %s', (text, vendor, message) => {
+    expect(() => parseReplyOptions(text, vendor)).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }));
   });
 });

@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { DenialJson, UsageJson } from '../../store/schema.js';
+import { isInvalidUsage, readCostFigure, readTokenFigures, type InvalidUsage } from './usage-figures.js';
 import { shellQuote } from '../shell-quote.js';
 import { LiveTracker } from './live.js';
 import { APPROVAL_PROMPT_TOOL } from '../approval-names.js';
@@ -286,7 +287,8 @@ class ClaudeReducer implements StreamReducer {
 
   facts(): StreamFacts {
     const facts: StreamFacts = { ...this.state, notices: [...this.state.notices] };
-    if (this.state.usage) {
+    if (this.state.usageInvalid !== undefined) delete facts.usage;
+    else if (this.state.usage) {
       const usage: UsageJson = { ...this.state.usage };
       const cost = this.costIncrementsUsd ?? this.processCostUsd;
       if (cost !== undefined) usage.costUsd = cost;
@@ -334,8 +336,9 @@ class ClaudeReducer implements StreamReducer {
       if (isRecord(block) && block['type'] === 'tool_use' && typeof block['name'] === 'string') this.trackTool(block['name'], isRecord(block['input']) ? block['input'] : {});
     }
     // Live tokens: each assistant message's usage once (the latest value for its id).
-    if (typeof message['id'] === 'string' && isRecord(message['usage'])) {
-      const usage = readUsage(message['usage']);
+    const live = isRecord(message['usage']) ? readUsage(message['usage']) : undefined;
+    if (typeof message['id'] === 'string' && live && !isInvalidUsage(live)) {
+      const usage = live;
       const tokens = usage.inputTokens + usage.outputTokens;
       this.messageTokensSum += tokens - (this.messageTokens.get(message['id']) ?? 0);
       this.messageTokens.set(message['id'], tokens);
@@ -359,11 +362,18 @@ class ClaudeReducer implements StreamReducer {
       const reason = subtype === 'error_max_turns' ? 'max_turns' : subtype === 'error_max_budget_usd' ? 'budget_exceeded' : undefined;
       this.state.terminal = reason ? { kind: 'failed', message, reason } : { kind: 'failed', message };
     }
-    if (isRecord(event['usage'])) this.state.usage = addUsage(this.state.usage, readUsage(event['usage']));
-    if (this.state.usage) this.live.tokensSoFar(this.state.usage.inputTokens + this.state.usage.outputTokens);
+    // Figures no CLI could mean make the run's usage unknown for good: a sum with them is no figure.
+    const usage = isRecord(event['usage']) ? readUsage(event['usage']) : undefined;
     const increment = costSinceLastResult(event['model_usage_since_last_result']);
-    if (increment !== undefined) this.costIncrementsUsd = (this.costIncrementsUsd ?? 0) + increment;
-    if (typeof event['total_cost_usd'] === 'number' && Number.isFinite(event['total_cost_usd'])) this.processCostUsd = event['total_cost_usd'];
+    const total = readCostFigure(event['total_cost_usd'], 'total_cost_usd');
+    const invalid = [usage, increment, total].find(isInvalidUsage);
+    if (invalid) this.state.usageInvalid ??= invalid.invalid;
+    if (this.state.usageInvalid === undefined) {
+      if (usage && !isInvalidUsage(usage)) this.state.usage = addUsage(this.state.usage, usage);
+      if (this.state.usage) this.live.tokensSoFar(this.state.usage.inputTokens + this.state.usage.outputTokens);
+      if (typeof increment === 'number') this.costIncrementsUsd = (this.costIncrementsUsd ?? 0) + increment;
+      if (typeof total === 'number') this.processCostUsd = total;
+    }
     if (Array.isArray(event['permission_denials'])) {
       for (const raw of event['permission_denials']) {
         const denial = isRecord(raw) ? raw : {};
@@ -414,11 +424,13 @@ function describeDenial(tool: string | undefined, input: Record<string, unknown>
 }
 
 /** Sum of `costUSD` over the models of 2.1.332's `model_usage_since_last_result`, or undefined without it. */
-function costSinceLastResult(raw: unknown): number | undefined {
+function costSinceLastResult(raw: unknown): number | undefined | InvalidUsage {
   if (!isRecord(raw)) return undefined;
   let sum = 0;
   for (const model of Object.values(raw)) {
-    if (isRecord(model) && typeof model['costUSD'] === 'number' && Number.isFinite(model['costUSD'])) sum += model['costUSD'];
+    const cost = isRecord(model) ? readCostFigure(model['costUSD'], 'costUSD') : undefined;
+    if (isInvalidUsage(cost)) return cost;
+    if (cost !== undefined) sum += cost;
   }
   return sum;
 }
@@ -459,13 +471,13 @@ function describeSubtype(subtype: string | undefined, isError: unknown): string 
   }
 }
 
-function readUsage(u: Record<string, unknown>): UsageJson {
-  const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  const cacheRead = num(u['cache_read_input_tokens']);
+function readUsage(u: Record<string, unknown>): UsageJson | InvalidUsage {
+  const figures = readTokenFigures(u, ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens'] as const);
+  if (isInvalidUsage(figures)) return figures;
   const usage: UsageJson = {
-    inputTokens: num(u['input_tokens']) + num(u['cache_creation_input_tokens']) + cacheRead,
-    cachedInputTokens: cacheRead,
-    outputTokens: num(u['output_tokens']),
+    inputTokens: figures.input_tokens + figures.cache_creation_input_tokens + figures.cache_read_input_tokens,
+    cachedInputTokens: figures.cache_read_input_tokens,
+    outputTokens: figures.output_tokens,
   };
   return usage;
 }

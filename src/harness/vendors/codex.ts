@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
 import type { UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import { LiveTracker } from './live.js';
-import type { LaunchContext, LaunchRequest, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
+import type { LaunchContext, LaunchRequest, ReducerContext, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
+import { isInvalidUsage, ownUsage, readTokenFigures, type InvalidUsage } from './usage-figures.js';
 import type { SniffedEvent } from '../json-lines.js';
 
 const MAX_NOTICES = 20;
@@ -76,8 +77,8 @@ export const codexVendor: Vendor = {
     return request.prompt;
   },
 
-  newReducer(): StreamReducer {
-    return new CodexReducer();
+  newReducer(context?: ReducerContext): StreamReducer {
+    return new CodexReducer(context?.sessionUsageBefore);
   },
 
   resumeCommand(cwd: string, sessionId: string): string {
@@ -160,8 +161,8 @@ export function tomlString(text: string): string {
 class CodexReducer implements StreamReducer {
   private readonly state: StreamFacts = { notices: [], eventCount: 0 };
   private readonly live = new LiveTracker();
-  /** Tokens of the turns that ended, for the live count. */
-  private turnTokens = 0;
+  /** @param sessionUsageBefore a resumed session's usage when the run began: codex reports the session's totals. */
+  constructor(private readonly sessionUsageBefore?: UsageJson) {}
 
   push(event: unknown): void {
     this.state.eventCount += 1;
@@ -174,10 +175,21 @@ class CodexReducer implements StreamReducer {
       case 'item.completed':
         this.item(e.item);
         break;
-      case 'turn.completed':
-        this.state.usage = readUsage(e.usage);
+      case 'turn.completed': {
+        const reported = readUsage(e.usage);
+        const usage = isInvalidUsage(reported) ? reported : ownUsage(reported, this.sessionUsageBefore);
+        if (isInvalidUsage(usage)) {
+          delete this.state.usage;
+          this.state.usageInvalid = usage.invalid;
+        } else {
+          this.state.usage = usage;
+          delete this.state.usageInvalid;
+          // The session's totals so far less the part before this run: the run's live count.
+          this.live.tokensSoFar(usage.inputTokens + usage.outputTokens);
+        }
         this.state.terminal = { kind: 'completed' };
         break;
+      }
       case 'turn.failed': {
         const error = e.error as { message?: unknown } | undefined;
         const message = typeof error?.message === 'string' ? error.message : 'codex reported turn.failed';
@@ -205,7 +217,7 @@ class CodexReducer implements StreamReducer {
   /**
    * Live facts (codex-cli 0.171.0 `--json`): a step per `item.started` command, MCP tool call or
    * web search; changed paths from `file_change` items; tokens from each `turn.completed` (codex
-   * reports none before a turn ends).
+   * reports none before a turn ends; see `push`).
    */
   private track(e: Record<string, unknown>): void {
     const item = e.item as Record<string, unknown> | undefined;
@@ -218,10 +230,6 @@ class CodexReducer implements StreamReducer {
         const path = (change as { path?: unknown }).path;
         if (typeof path === 'string') this.live.fileChanged(path);
       }
-    } else if (e.type === 'turn.completed') {
-      const usage = readUsage(e.usage);
-      this.turnTokens += usage.inputTokens + usage.outputTokens;
-      this.live.tokensSoFar(this.turnTokens);
     }
   }
 
@@ -280,13 +288,15 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-function readUsage(raw: unknown): UsageJson {
-  const u = (raw ?? {}) as Record<string, unknown>;
-  const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+/** `turn.completed.usage`, the session's totals so far (codex-cli 0.171.0), checked ({@link readTokenFigures}). */
+function readUsage(raw: unknown): Omit<UsageJson, 'session'> | InvalidUsage {
+  const u = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const figures = readTokenFigures(u, ['input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_output_tokens'] as const);
+  if (isInvalidUsage(figures)) return figures;
   return {
-    inputTokens: num(u.input_tokens),
-    cachedInputTokens: num(u.cached_input_tokens),
-    outputTokens: num(u.output_tokens),
-    reasoningOutputTokens: num(u.reasoning_output_tokens),
+    inputTokens: figures.input_tokens,
+    cachedInputTokens: figures.cached_input_tokens,
+    outputTokens: figures.output_tokens,
+    reasoningOutputTokens: figures.reasoning_output_tokens,
   };
 }

@@ -41,6 +41,14 @@ export interface LaunchRequest {
    * ({@link Vendor.instructionFiles}) as baton read them, for the CLI to take as instructions.
    */
   instructionsFile?: string;
+  /** With {@link resumeSessionId}: the session's usage before this run (see {@link ReducerContext}). */
+  sessionUsageBefore?: UsageJson;
+}
+
+/** What a reducer must know of the run before its first event. */
+export interface ReducerContext {
+  /** A resumed session's usage when the run began (its parent's), for a CLI that reports session totals. */
+  sessionUsageBefore?: UsageJson;
 }
 
 /** Where a run happens, for flags that depend on it. */
@@ -56,6 +64,8 @@ export interface StreamFacts {
   finalMessage?: string;
   /** Summed over every terminal event of the run (claude prints one `result` per turn it ends). */
   usage?: UsageJson;
+  /** Why the CLI's usage figures were not counted (negative, fractional, past a safe integer); `usage` is then absent. */
+  usageInvalid?: string;
   /**
    * Set only by the vendor's terminal event (PRODUCT.md §8); a later terminal event replaces an
    * earlier one: the run is judged by its last. `reason` absent means `vendor_error`.
@@ -127,7 +137,7 @@ export interface Vendor {
   readonly supportsApprovals?: boolean;
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
   vendorEnv(homes: VendorHomes): Record<string, string>;
-  newReducer(): StreamReducer;
+  newReducer(context?: ReducerContext): StreamReducer;
   /** A one-line milestone for `progress` runs (a command started, files changed), or undefined. */
   describeProgress?(event: unknown): string | undefined;
   /**

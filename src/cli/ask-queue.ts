@@ -1,0 +1,67 @@
+/**
+ * A `baton ask` whose run was queued behind another run of the same checkout: it waits for its
+ * turn and sees the run through, whichever process starts it — this one, or the service.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunId } from '../core/ids.js';
+import type { Runtime } from '../runtime.js';
+
+/** How often a waiting ask looks at its queued run, in ms. */
+export const QUEUE_POLL_MS = 500;
+
+/** Statuses of a run that has not ended. */
+const OPEN = new Set(['queued', 'starting', 'running']);
+
+/**
+ * Waits until the queued run `runId` starts, trying to start it here each time (the dispatcher
+ * starts only the runs this process waits for), then, when another process (the service) took
+ * it, follows it to its end and prints its messages from the database. A run this process took
+ * is left running for the caller to await (`supervisor.idle()`); its messages come through this
+ * process's own outbox.
+ *
+ * @param stopped true once the owner asked to stop (the caller has cancelled the run).
+ * @param printed texts already printed, so none is printed twice.
+ * @throws the store's errors (database unavailable).
+ */
+export async function waitForTurn(runtime: Runtime, runId: RunId, printed: ReadonlySet<string>, print: (line: string) => void): Promise<void> {
+  const { dispatcher, store, supervisor } = runtime;
+  const seen = new Set((await store.deliveriesOfRun(runId)).map((d) => d.id));
+  dispatcher.waitFor(runId);
+  let run = await store.getRun(runId);
+  try {
+    while (run?.status === 'queued') {
+      await dispatcher.startQueued();
+      run = await store.getRun(runId);
+      if (run?.status !== 'queued') break;
+      await sleep(QUEUE_POLL_MS);
+      run = await store.getRun(runId);
+    }
+  } finally {
+    dispatcher.waitFor(runId, false);
+  }
+  if (!run || (OPEN.has(run.status) && run.supervisor === supervisor.supervisorId)) return;
+  for (;;) {
+    const ended = !OPEN.has(run.status);
+    for (const delivery of await store.deliveriesOfRun(runId)) {
+      if (seen.has(delivery.id)) continue;
+      seen.add(delivery.id);
+      if (!printed.has(delivery.body)) print(delivery.body);
+    }
+    if (ended) return;
+    await sleep(QUEUE_POLL_MS);
+    const now = await store.getRun(runId);
+    if (!now) return;
+    run = now;
+  }
+}
+
+/**
+ * What `baton ask --no-wait` says of a queued run: how to follow it and drop it, and who starts
+ * it (the service; without one running, nothing until it is started).
+ */
+export function followText(runId: string, serviceRuns: boolean): string {
+  const starter = serviceRuns
+    ? 'The running baton service starts it when its turn comes.'
+    : 'No baton service is running: start one (baton start) and it starts the run when its turn comes.';
+  return `Not waiting (--no-wait). ${starter} Follow it with baton runs ${runId}; drop it with baton cancel ${runId}.`;
+}
