@@ -10,7 +10,7 @@
  * entity or a Slack control sequence; raw HTML in the Markdown is shown as text; links keep only
  * http(s) and mailto targets.
  */
-import { Lexer, type Token, type Tokens } from 'marked';
+import { Lexer, Tokenizer, type Token, type Tokens } from 'marked';
 
 /** How one platform writes each construct. */
 interface Dialect {
@@ -74,8 +74,15 @@ export function toSlackMrkdwn(markdown: string): string {
   return render(markdown, SLACK);
 }
 
+/**
+ * GitHub-flavoured Markdown without its bare-URL autolinks: every platform here links a URL in
+ * text by itself, and an autolink would swallow the escapes of the text after it.
+ */
+const tokenizer = new Tokenizer();
+tokenizer.url = () => undefined;
+
 function render(markdown: string, dialect: Dialect): string {
-  return blocks(Lexer.lex(markdown, { gfm: true }), dialect);
+  return blocks(Lexer.lex(markdown, { gfm: true, tokenizer }), dialect);
 }
 
 /** Block tokens, separated by as many line breaks as the source had between them. */
@@ -129,9 +136,12 @@ function list(token: Tokens.List, dialect: Dialect): string {
     .map((item, i) => {
       const marker = token.ordered ? `${start + i}. ` : '- ';
       const check = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
-      const tokens = item.tokens.filter((t) => t.type !== 'checkbox');
-      const body = blocks(tokens, dialect).replace(/\n/g, `\n${' '.repeat(marker.length)}`);
-      return `${marker}${check}${body}`;
+      const [first, ...rest] = item.tokens.filter((t) => t.type !== 'checkbox');
+      // The item's own text keeps its lines as written (a line after a list with no blank line
+      // is that item's text in Markdown, yet reads as the next line); nested blocks are indented.
+      const own = first ? blocks([first], dialect) : '';
+      const nested = rest.length > 0 ? `\n${' '.repeat(marker.length)}${blocks(rest, dialect).replace(/\n/g, `\n${' '.repeat(marker.length)}`)}` : '';
+      return `${marker}${check}${own}${nested}`;
     })
     .join('\n');
 }
@@ -209,11 +219,14 @@ export function toPlainText(markdown: string): string {
 /**
  * Text from outside (a path, an error message, a task) made literal inside a Markdown body:
  * backslashes before what would format, link or quote (`*`, `` ` ``, `~`, `|`, `[`, `]`, `<`,
- * `>`, `\`, `_` at a word's edge) and before a line's list, heading or quote marker. Every
- * renderer here, and Discord, shows the text exactly as it was.
+ * `>`, `&`, `\`, `_` at a word's edge) and before a line's list, heading or quote marker; a
+ * line's indentation is cut to three spaces (four would make it code). Every renderer here, and
+ * Discord, then shows the text as it was.
  */
 export function escapeMarkdown(text: string): string {
   return text
+    // Four spaces (or a tab) before a line would make it a code block: keep three.
+    .replace(/^[ \t]{4,}|^\t+/gm, '   ')
     .replace(/[\\`*~|[\]<>&]/g, '\\$&')
     .replace(/(^|[^A-Za-z0-9])_|_(?=[^A-Za-z0-9]|$)/g, (match) => match.replace('_', '\\_'))
     .replace(/^(\s*)([-+#=])/gm, '$1\\$2')
