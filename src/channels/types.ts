@@ -72,6 +72,11 @@ export interface OutboundMessage {
   threadId?: string;
   replyToMessageId?: string;
   text: string;
+  /**
+   * `markdown`: the adapter renders the text in its platform's format (Telegram HTML, Slack
+   * mrkdwn, Discord Markdown); `plain`: shown exactly as written. @default `plain`
+   */
+  format?: 'plain' | 'markdown';
   /** Buttons under the message, in one row (issue #14). @default none */
   buttons?: readonly ButtonJson[];
 }
@@ -97,6 +102,8 @@ export interface MessageEdit {
   messageId: string;
   /** The whole new text, within {@link ChannelAdapter.maxMessageLength}. */
   text: string;
+  /** As {@link OutboundMessage.format}. @default `plain` */
+  format?: 'plain' | 'markdown';
   /** Buttons to keep under the message (an edit without them removes Telegram's inline keyboard). @default none */
   buttons?: ButtonJson[];
 }

@@ -11,7 +11,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-repo.js';
 import { LONG_BODY_PARTS, type DeliveryRow, type DocumentJson, type ReshapeJson } from '../store/schema.js';
-import { resplitFrom, splitMessage } from './split.js';
+import { splitMessage, splitWithReshapes } from './split.js';
 
 /** Retry schedule and caps. */
 export interface OutboxPolicy {
@@ -43,9 +43,7 @@ const MIN_RESHAPE_LENGTH = 256;
  * re-split in order, so a retry resumes on the same layout.
  */
 export function layoutParts(body: string, maxLength: number, reshapes: readonly ReshapeJson[]): string[] {
-  let parts = splitMessage(body, maxLength);
-  for (const reshape of reshapes) parts = resplitFrom(parts, reshape.fromPart, reshape.maxLength);
-  return parts;
+  return splitWithReshapes(body, maxLength, reshapes);
 }
 
 /**
@@ -259,6 +257,7 @@ export class Outbox {
       chatId: row.target.chatId,
       ...(row.target.threadId ? { threadId: row.target.threadId } : {}),
       ...(row.target.replyToMessageId ? { replyToMessageId: row.target.replyToMessageId } : {}),
+      ...(row.format === 'markdown' ? { format: 'markdown' as const } : {}),
       text,
     });
     return messageId;

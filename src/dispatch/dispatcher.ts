@@ -59,8 +59,14 @@ async function readPastedText(attachment: IncomingAttachment): Promise<string | 
   });
 }
 
+/**
+ * Held files belong to the sender in the conversation the next command comes from. A top-level
+ * Slack message names itself as its thread (its replies go under it), so the next top-level
+ * command, with a thread of its own, would never find them: such a thread counts as none.
+ */
 function heldKey(message: InboundMessage): string {
-  return JSON.stringify([message.platform, message.chatId, message.threadId ?? '', message.senderId]);
+  const thread = message.threadId === undefined || message.threadId === message.messageId ? '' : message.threadId;
+  return JSON.stringify([message.platform, message.chatId, thread, message.senderId]);
 }
 
 /** The answer to a message holding U+0000, which PostgreSQL cannot store in text (issue #18). */
@@ -408,6 +414,11 @@ export class Dispatcher {
       return { kind: 'refused', code: 'text_unstorable' };
     }
     if (message.attachments?.length && message.text.trim() === '' && !message.replyToMessageId) {
+      // Only the owner launches, so only the owner's files are held for a launch.
+      if (role !== 'owner') {
+        await this.reply(message, GUEST_REFUSAL);
+        return { kind: 'refused', code: 'not_authorized' };
+      }
       this.holdAttachments(message, message.attachments);
       await this.reply(message, `Got it — ${message.attachments.length === 1 ? 'it goes' : 'they go'} with your next /codex or /claude (within ${HOLD_ATTACHMENTS_MS / 60_000} minutes).`);
       return { kind: 'answered' };

@@ -1,13 +1,16 @@
 /**
  * The texts baton posts about runs (PRODUCT.md §5, §9). Every run message starts `[run hr_…]`, the
- * reader's dedupe key. Plain text: adapters send these without markup so user content can't
- * break formatting.
+ * reader's dedupe key. The `started` and status texts are plain; an outcome is Markdown (its
+ * delivery's format is `markdown`): the agent's answer as the agent wrote it, diff stats and
+ * diagnostics in code blocks, commands in code, and every other text from outside escaped, so it
+ * shows as written.
  */
 import { formatDurationMs } from '../core/clock.js';
 import { runPlace } from '../fleet/route.js';
 import type { OutcomeDiff, OutcomeFacts } from '../harness/outcome.js';
 import type { LiveFacts } from '../harness/vendors/live.js';
 import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
+import { codeBlock, codeSpan, escapeMarkdown as md } from '../delivery/chat-markdown.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
 
@@ -58,7 +61,7 @@ const LAST_MESSAGE_CHARS = 600;
  * refused its writes never reads as done in silence.
  */
 export function outcomeText(facts: OutcomeFacts): string {
-  return [outcomeBody(facts), facts.instructionsNote, facts.processNote].filter(Boolean).join('\n');
+  return [outcomeBody(facts), facts.instructionsNote && md(facts.instructionsNote), facts.processNote && md(facts.processNote)].filter(Boolean).join('\n');
 }
 
 function outcomeBody(facts: OutcomeFacts): string {
@@ -66,20 +69,21 @@ function outcomeBody(facts: OutcomeFacts): string {
   const duration = formatDurationMs(facts.endedAt.getTime() - run.createdAt.getTime());
   const denials = facts.denials ?? [];
   const denied = denials.length > 0 ? ` · ${deniedCount(denials.length)}` : '';
+  const place = md(runPlace(run));
   switch (facts.status) {
     case 'completed': {
       const tokens = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const head = `[run ${run.id}] completed · ${run.vendor} · ${runPlace(run)} · ${duration}${tokens}${denied}`;
+      const head = `[run ${run.id}] completed · ${run.vendor} · ${place} · ${duration}${tokens}${denied}`;
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
       const lines = [head];
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
-      if (facts.note) lines.push(facts.note);
+      if (facts.note) lines.push(md(facts.note));
       if (denials.length > 0) lines.push(denialsText(denials, run.options?.approve === true));
       if (facts.diff) lines.push(diffText(facts.diff));
       return `${lines.join('\n')}\n\n${answer}`;
     }
     case 'cancelled': {
-      const head = `[run ${run.id}] cancelled · ${run.vendor} · ${runPlace(run)} · ${duration}${denied}`;
+      const head = `[run ${run.id}] cancelled · ${run.vendor} · ${place} · ${duration}${denied}`;
       const branch = facts.worktree ? `\n${worktreeLine(facts.worktree)}` : '';
       const diff = facts.diff ? `\n${diffText(facts.diff)}` : '';
       return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${diff}\n${GIT_STATUS_ADVICE}`;
@@ -88,19 +92,20 @@ function outcomeBody(facts: OutcomeFacts): string {
     case 'interrupted':
     case 'blocked': {
       const spent = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${runPlace(run)} · ${duration}${spent}${denied}`];
-      if (facts.errorMessage) lines.push(facts.errorMessage.trim());
-      lines.push(`Reason: ${facts.reason ?? 'unknown'}`);
+      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${place} · ${duration}${spent}${denied}`];
+      if (facts.errorMessage) lines.push(md(facts.errorMessage.trim()));
+      lines.push(`Reason: ${md(facts.reason ?? 'unknown')}`);
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
-      if (facts.note) lines.push(facts.note);
+      if (facts.note) lines.push(md(facts.note));
       const last = facts.finalMessage?.trim();
+      // The agent's own words, in its Markdown; a code block the clip cut is closed by the renderer.
       if (last) lines.push(`Last agent message:\n${clipLines(last, LAST_MESSAGE_LINES, LAST_MESSAGE_CHARS)}`);
       if (denials.length > 0) lines.push(denialsText(denials, run.options?.approve === true));
       const tail = facts.diagnostics?.trim();
-      if (tail) lines.push(`Diagnostics:\n${tail.slice(-DIAGNOSTICS_TAIL_CHARS)}`);
+      if (tail) lines.push(`Diagnostics:\n${codeBlock(tail.slice(-DIAGNOSTICS_TAIL_CHARS))}`);
       if (facts.diff) lines.push(diffText(facts.diff));
       // A CLI that is not logged in has no session worth resuming: the fix is to log it in.
-      if (facts.reason !== 'not_logged_in') lines.push(facts.resumeCommand ? `Resume: ${facts.resumeCommand}` : 'Not resumable.');
+      if (facts.reason !== 'not_logged_in') lines.push(facts.resumeCommand ? `Resume: ${codeSpan(facts.resumeCommand)}` : 'Not resumable.');
       lines.push(GIT_STATUS_ADVICE);
       return lines.join('\n');
     }
@@ -112,14 +117,14 @@ function outcomeBody(facts: OutcomeFacts): string {
  * why the patch is not attached.
  */
 export function diffText(diff: OutcomeDiff): string {
-  const where = diff.patchFilename ? ` (full diff in ${diff.patchFilename})` : diff.patchMissing ? ` (${diff.patchMissing})` : '';
-  const lines = [`Changes${where}:\n${diff.stat}`];
+  const where = diff.patchFilename ? ` (full diff in ${md(diff.patchFilename)})` : diff.patchMissing ? ` (${md(diff.patchMissing)})` : '';
+  const lines = [`Changes${where}:\n${codeBlock(diff.stat)}`];
   if (diff.leftOut?.length) {
     const why = { ignored_before: 'ignored before the run', secret_name: 'a secret file name', secret_content: 'looks like it holds a secret' } as const;
     // A file name is the repository's text: control and format characters are shown escaped.
-    const shown = diff.leftOut.slice(0, LEFT_OUT_SHOWN).map((f) => `  ${visiblePath(f.path)} (${why[f.why]})`);
-    const more = diff.leftOut.length > LEFT_OUT_SHOWN ? [`  … and ${diff.leftOut.length - LEFT_OUT_SHOWN} more`] : [];
-    lines.push(`Left out of the patch:\n${[...shown, ...more].join('\n')}${diff.includeCommand ? `\nTo get them, on the machine: ${diff.includeCommand}` : ''}`);
+    const shown = diff.leftOut.slice(0, LEFT_OUT_SHOWN).map((f) => `${visiblePath(f.path)} (${why[f.why]})`);
+    const more = diff.leftOut.length > LEFT_OUT_SHOWN ? [`… and ${diff.leftOut.length - LEFT_OUT_SHOWN} more`] : [];
+    lines.push(`Left out of the patch:\n${codeBlock([...shown, ...more].join('\n'))}${diff.includeCommand ? `\nTo get them, on the machine: ${codeSpan(diff.includeCommand)}` : ''}`);
   }
   return lines.join('\n');
 }
@@ -135,7 +140,7 @@ const LEFT_OUT_SHOWN = 10;
 
 /** `Branch: baton/hr_… (2 files changed, 5 insertions(+), 1 new file)`: where a worktree run's work is. */
 export function worktreeLine(worktree: NonNullable<OutcomeFacts['worktree']>): string {
-  return `Branch: ${worktree.branch} (${worktree.changes ?? 'no changes'})`;
+  return `Branch: ${md(worktree.branch)} (${md(worktree.changes ?? 'no changes')})`;
 }
 
 /** `1 tool call denied`, `3 tool calls denied`. */
@@ -148,7 +153,7 @@ export function deniedCount(count: number): string {
  * The mode names are claude's `--permission-mode` values (claude 2.1.197 and 2.1.332).
  */
 export function denialsText(denials: readonly DenialJson[], approvals = false): string {
-  const listed = denials.slice(0, MAX_LISTED_DENIALS).map((d) => `- ${d.tool}${d.detail ? `: ${d.detail}` : ''}`);
+  const listed = denials.slice(0, MAX_LISTED_DENIALS).map((d) => `- ${md(d.tool)}${d.detail ? `: ${codeSpan(d.detail)}` : ''}`);
   const more = denials.length > MAX_LISTED_DENIALS ? [`- and ${denials.length - MAX_LISTED_DENIALS} more`] : [];
   return [
     denials.length === 1
@@ -158,7 +163,7 @@ export function denialsText(denials: readonly DenialJson[], approvals = false): 
     ...more,
     approvals
       ? 'They were denied in the chat (Deny, or no answer in time); Allow lets such a call run next time.'
-      : 'To let claude write files in the project, add mode:acceptEdits to the request (baton ask takes it too).',
+      : 'To let claude write files in the project, add `mode:acceptEdits` to the request (baton ask takes it too).',
   ].join('\n');
 }
 

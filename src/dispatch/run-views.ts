@@ -2,6 +2,7 @@
 import { formatDurationMs } from '../core/clock.js';
 import { runPlace } from '../fleet/route.js';
 import type { ApprovalRow, ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
+import { toPlainText } from '../delivery/chat-markdown.js';
 import { deniedCount, denialsText, formatTokens, formatUsd } from './messages.js';
 
 /** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
@@ -14,10 +15,19 @@ export interface RunCounts {
   deadLetters: number;
 }
 
-/** Recent runs with the active / pending-delivery counts, and dead letters listed apart. */
-export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLetters: readonly DeliveryRow[]): string {
+/** Most characters of a run's task the run list shows (its first line). */
+export const LISTED_TASK_CHARS = 60;
+
+/**
+ * Recent runs with the active / pending-delivery counts, and dead letters listed apart. Each run
+ * shows when it was created in the machine's time zone and the first line of its task, cut at
+ * {@link LISTED_TASK_CHARS}.
+ *
+ * @param timeZone - an IANA zone for the times. @default the machine's zone
+ */
+export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLetters: readonly DeliveryRow[], timeZone?: string): string {
   const head = `${counts.active} active · ${counts.pendingDeliveries} pending deliver${counts.pendingDeliveries === 1 ? 'y' : 'ies'} · ${counts.deadLetters} dead letter${counts.deadLetters === 1 ? '' : 's'}`;
-  const lines = runs.map((r) => `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${r.createdAt.toISOString()}`);
+  const lines = runs.map((r) => `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)} · ${firstLine(r.task, LISTED_TASK_CHARS)}`);
   const out = [head, ...(lines.length > 0 ? ['', 'Recent runs:', ...lines] : ['', 'No coding runs yet.'])];
   if (deadLetters.length > 0) {
     out.push('', 'Dead letters (never sent; kept for you):');
@@ -34,19 +44,21 @@ export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): 
 
 /**
  * One run in detail, with the tail of its result, the tool calls the CLI denied, and its tool
- * approvals (issue #14): tool, input on one line, when asked, and who decided what, when.
+ * approvals (issue #14): tool, input on one line, when asked, and who decided what, when. Times
+ * are in `timeZone` (the machine's when omitted), as in {@link formatRunList}.
  */
-export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], approvals: readonly ApprovalRow[] = []): string {
+export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], approvals: readonly ApprovalRow[] = [], timeZone?: string): string {
   const lines = [
     `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
     `cwd: ${run.cwd}`,
     ...(run.node ? [`node: ${run.node}`] : []),
     `timeout: ${run.options.timeoutMinutes} min`,
-    `created: ${run.createdAt.toISOString()}`,
+    `task: ${firstLine(run.task, LISTED_TASK_CHARS * 2)}`,
+    `created: ${formatLocalTime(run.createdAt, timeZone)}`,
   ];
-  if (run.startedAt) lines.push(`started: ${run.startedAt.toISOString()}`);
-  if (run.endedAt) lines.push(`ended: ${run.endedAt.toISOString()} (${formatDurationMs(run.endedAt.getTime() - run.createdAt.getTime())})`);
+  if (run.startedAt) lines.push(`started: ${formatLocalTime(run.startedAt, timeZone)}`);
+  if (run.endedAt) lines.push(`ended: ${formatLocalTime(run.endedAt, timeZone)} (${formatDurationMs(run.endedAt.getTime() - run.createdAt.getTime())})`);
   if (run.branch) lines.push(`branch: ${run.branch} (worktree ${run.worktreeRoot}, from ${run.sourceRoot ?? 'unknown'})`);
   const caps = capsText(run.options);
   if (caps) lines.push(`caps: ${caps}`);
@@ -57,7 +69,8 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
   lines.push(`deliveries: ${deliveries.length - pending - dead} delivered, ${pending} pending, ${dead} dead`);
   const result = run.status === 'completed' ? run.finalMessage : run.errorMessage;
   if (result) lines.push('', tailBytes(result, RESULT_TAIL_BYTES));
-  if (run.denials.length > 0) lines.push('', denialsText(run.denials, run.options.approve === true));
+  // This view is plain text; the denials are written for an outcome's Markdown.
+  if (run.denials.length > 0) lines.push('', toPlainText(denialsText(run.denials, run.options.approve === true)));
   if (approvals.length > 0) {
     lines.push('', 'Approvals:');
     for (const a of approvals) {
@@ -67,6 +80,27 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * `2026-11-29 09:00 CET`: a time to the minute in `timeZone` (the machine's when omitted), with the
+ * zone's short name, so a reader in the owner's zone needs no arithmetic.
+ */
+export function formatLocalTime(date: Date, timeZone?: string): string {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    ...(timeZone ? { timeZone } : {}),
+    year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+  }).formatToParts(date);
+  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
+}
+
+/** The first non-empty line of `text`, at most `maxChars` characters, marked when cut. */
+function firstLine(text: string, maxChars: number): string {
+  const lines = text.trim().split('\n');
+  const line = (lines[0] ?? '').trim();
+  const cut = line.length > maxChars || lines.length > 1;
+  return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : cut ? `${line} …` : line;
 }
 
 function oneLine(text: string, maxChars: number): string {

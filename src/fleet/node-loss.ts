@@ -49,7 +49,7 @@ export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRo
       const row = await deps.store.finishRun(
         run.id as RunId,
         { status: 'interrupted', reason: 'node_lost', endedAt, errorMessage },
-        { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage, resumeCommand }) },
+        { runId: run.id as RunId, kind: 'outcome', format: 'markdown', target: outcomeTarget(run), body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage, resumeCommand }) },
         endedAt,
       );
       deps.logger.warn({ runId: run.id, node: node.name }, 'run interrupted: its node was lost');
@@ -65,7 +65,7 @@ export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRo
         run.id,
         'node_lost',
         errorMessage,
-        { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage }) },
+        { runId: run.id as RunId, kind: 'outcome', format: 'markdown', target: outcomeTarget(run), body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage }) },
         endedAt,
         'interrupted',
       );

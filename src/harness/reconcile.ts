@@ -79,6 +79,7 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
         kind: 'outcome',
         target: outcomeTarget(run),
         body,
+        format: 'markdown',
         ...(run.vendorSessionId ? { buttons: [{ label: 'Resume', action: 'resume', arg: run.id }] } : {}),
       },
       endedAt,

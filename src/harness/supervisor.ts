@@ -849,6 +849,7 @@ export class RunSupervisor {
         kind: 'outcome',
         target: outcomeTarget(run),
         body,
+        format: 'markdown',
         ...(documents.length > 0 ? { documents } : {}),
         // A run that failed or was interrupted with a session can be resumed with one press (issue #14).
         ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted') ? { buttons: [{ label: 'Resume', action: 'resume', arg: runId }] } : {}),

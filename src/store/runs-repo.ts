@@ -51,6 +51,8 @@ export interface NewDelivery {
   kind: string;
   target: DeliveryTargetJson;
   body: string;
+  /** How `body` is written: `markdown` is rendered per channel. @default `plain` */
+  format?: 'plain' | 'markdown';
   /** Files sent after the text (issue #13). @default none */
   documents?: DocumentJson[];
   /** Buttons under the message (its last part when split). @default none */
@@ -1012,6 +1014,7 @@ function toDeliveryValues(delivery: NewDelivery, now: Date): typeof deliveries.$
     kind: delivery.kind,
     target: delivery.target,
     body: storableText(delivery.body),
+    ...(delivery.format ? { format: delivery.format } : {}),
     ...(delivery.documents?.length ? { documents: delivery.documents } : {}),
     ...(delivery.buttons?.length ? { buttons: delivery.buttons } : {}),
     nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS),

@@ -38,6 +38,11 @@ export const vendorEnum = pgEnum('vendor', ['codex', 'claude']);
 
 /** Outbox row states: `dead` rows are kept, listed, never sent. */
 export const deliveryStatusEnum = pgEnum('delivery_status', ['pending', 'delivered', 'dead']);
+/**
+ * How a delivery's body is written: `plain` text shown exactly as written, or `markdown` that each
+ * channel renders in its own format (Telegram HTML, Slack mrkdwn, Discord Markdown).
+ */
+export const bodyFormatEnum = pgEnum('body_format', ['plain', 'markdown']);
 
 /** Where a request came from, frozen at launch (PRODUCT.md §1 "origin"). */
 export interface OriginJson {
@@ -253,6 +258,8 @@ export const deliveries = pgTable(
     kind: text('kind').notNull(),
     target: jsonb('target').$type<DeliveryTargetJson>().notNull(),
     body: text('body').notNull(),
+    /** How `body` is written; rows from before formatting are plain. */
+    format: bodyFormatEnum('format').notNull().default('plain'),
     status: deliveryStatusEnum('status').notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     /** How many split parts have reached the platform, so a retry resumes after them. */

@@ -207,7 +207,7 @@ describe('grammY against the fake Telegram server', () => {
     expect(error).toBeInstanceOf(GrammyError);
     expect(error).toMatchObject({ error_code: 429, parameters: { retry_after: 7 } });
     await expect(bot.api.sendMessage(1, 'hello', { parse_mode: 'HTML' })).resolves.toMatchObject({ message_id: 1, text: 'hello' });
-    expect(telegram.sent).toEqual([{ chat_id: 1, text: 'hello', parse_mode: 'HTML' }]);
+    expect(telegram.sent).toEqual([{ chat_id: 1, text: 'hello', sentText: 'hello', parse_mode: 'HTML' }]);
   });
 
   it('keeps Bot API long-poll semantics: held request, offset confirmation, limit, conflict', async () => {

@@ -57,4 +57,27 @@ describe('Slack file_share', () => {
     expect(String(answer.args.text)).toBe('Coding runs are available to the owner only.');
     expect(slack.fileDownloads.length).toBe(before);
   });
+
+  it('a file sent alone at the top level goes with the owner’s next top-level /codex', async () => {
+    const file = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}>`, files: [{ name: 'alone.png', bytes: PNG }] });
+    expect((await slack.deliver(file)).status).toBe(200);
+    const held = await slack.waitForPosted(inThread(file.event.ts), WAIT_MS);
+    expect(String(held.args.text)).toContain('goes with your next /codex');
+    const event = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> /codex what does it show` });
+    expect((await slack.deliver(event)).status).toBe(200);
+    const started = await slack.waitForPosted((p) => inThread(event.event.ts)(p) && String(p.args.text).includes('] started'), WAIT_MS);
+    expect(String(started.args.text)).toContain('· with alone.png (');
+    const runId = runIdOf(String(started.args.text));
+    const done = await slack.waitForPosted((p) => String(p.args.text).startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(String(done.args.text)).toContain('[images: 1-alone.png]');
+  });
+
+  it('a guest’s file sent alone is not held: the guest is told they cannot launch', async () => {
+    const before = slack.fileDownloads.length;
+    const file = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: GUEST, text: `<@${slack.bot.userId}>`, files: [{ name: 'guest.png', bytes: PNG }] });
+    expect((await slack.deliver(file)).status).toBe(200);
+    const answer = await slack.waitForPosted(inThread(file.event.ts), WAIT_MS);
+    expect(String(answer.args.text)).toBe('Coding runs are available to the owner only.');
+    expect(slack.fileDownloads.length).toBe(before);
+  });
 });

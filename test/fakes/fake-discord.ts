@@ -143,6 +143,11 @@ export interface FakeDiscord {
   faultDownloads(...faults: DownloadFault[]): void;
   /** The next Create Message in `channelId` fails with this status (429: `retryAfterS`). */
   failNext(channelId: string, failure: { status: number; code?: number; retryAfterS?: number }): void;
+  /**
+   * The next Create Message in `channelId` that carries a file is refused as Discord refuses a
+   * file it will not take: 413 / 40005 "Request entity too large", or 400 / 50035 Invalid Form Body.
+   */
+  refuseNextFile(channelId: string, refusal: { status: 413 | 400; early?: boolean }): void;
   waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs: number): Promise<SentMessage>;
   /** Sessions that completed IDENTIFY and are open. */
   sessions(): number;
@@ -171,6 +176,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const editFailures = new Map<string, { status: number; code?: number; retryAfterS?: number }[]>();
   const messages = new Map<string, DiscordMessage>();
   const failures = new Map<string, { status: number; code?: number; retryAfterS?: number }[]>();
+  const fileRefusals = new Map<string, { status: 413 | 400; early?: boolean }[]>();
   const waiters = new Set<(m: SentMessage) => boolean>();
   const sessions = new Map<WebSocket, { intents: number; seq: number }>();
   const files = new Map<string, Buffer>();
@@ -258,6 +264,9 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       if (failure) return { status: failure.status, body: { message: 'Injected failure', code: failure.code ?? 0 } };
       const content = typeof body.content === 'string' ? body.content : '';
       const files = (body[FILES] ?? []) as { field: string; filename: string; content: Buffer }[];
+      const fileRefusal = files.length > 0 ? fileRefusals.get(channelId)?.shift() : undefined;
+      if (fileRefusal?.status === 413) return { status: 413, body: { message: 'Request entity too large', code: 40005 } };
+      if (fileRefusal) return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { files: { _errors: [{ code: 'BINARY_TYPE_MAX_SIZE', message: 'File is too large.' }] } } } };
       if (files.length > 0) {
         const tooLarge = { status: 413, body: { message: 'Request entity too large', code: 40005 } };
         if (files.some((f) => f.content.length > DISCORD_FILE_MAX_BYTES) || (body[REQUEST_BYTES] as number) > DISCORD_REQUEST_MAX_BYTES) return tooLarge;
@@ -328,6 +337,15 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       if ('holdMs' in fault) return void setTimeout(answer, fault.holdMs).unref();
       res.writeHead(fault.status, { 'content-type': 'text/plain', ...(fault.retryAfterS !== undefined ? { 'retry-after': String(fault.retryAfterS) } : {}) });
       res.end(`fake CDN fault ${fault.status}`);
+      return;
+    }
+    // An oversize upload is refused before its body is read, and the connection closed, as a
+    // front proxy does.
+    const upload = /^\/api\/v10\/channels\/(\d+)\/messages$/.exec(url.pathname);
+    if (req.method === 'POST' && upload && String(req.headers['content-type']).startsWith('multipart/') && fileRefusals.get(upload[1]!)?.[0]?.early) {
+      fileRefusals.get(upload[1]!)!.shift();
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ message: 'Request entity too large', code: 40005 }), () => req.socket.destroy());
       return;
     }
     void readJson(req).then(async (body) => {
@@ -401,6 +419,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     },
     faultDownloads: (...faults) => downloadFaults.push(...faults),
     failNext: (channelId, failure) => failures.set(channelId, [...(failures.get(channelId) ?? []), failure]),
+    refuseNextFile: (channelId, refusal) => fileRefusals.set(channelId, [...(fileRefusals.get(channelId) ?? []), refusal]),
     waitForSent: (predicate, timeoutMs) => {
       const seen = sent.find(predicate);
       if (seen) return Promise.resolve(seen);

@@ -28,13 +28,20 @@
  * `callback_query` update a press makes (handed out only when `allowed_updates` lets it, as
  * Telegram does); `answerCallbackQuery` accepts each query id once ("query is too old … or query
  * ID is invalid" otherwise) with `text` of at most 200 characters.
- * Simplified: any chat id may be messaged (Telegram would say "chat not found"), and
- * `parse_mode` text is returned as sent, without entities.
+ * `parse_mode: HTML` text (sendMessage, editMessageText) is parsed as Telegram parses it
+ * (./telegram-html.ts): malformed HTML is 400 "can't parse entities: …", and the 4096-character
+ * limit counts the text after parsing. The message keeps the plain text and its entities, as
+ * Telegram returns them; {@link SendMessageBody} and {@link RecordedEdit} carry that shown text
+ * as `text` and the request's own as `sentText`. Other parse modes are refused (baton uses none).
+ * `setMyCommands` checks each command (1-32 of a-z, 0-9, _) and description (1-256 characters)
+ * and at most 100 commands.
+ * Simplified: any chat id may be messaged (Telegram would say "chat not found").
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Chat, Message, MessageEntity, Update, User, UserFromGetMe } from 'grammy/types';
 import { recordReceived } from './received.js';
+import { EntityParseError, parseTelegramHtml } from './telegram-html.js';
 
 /** A message a (fake) user sends to the bot; see {@link FakeTelegram.pushMessage}. */
 export interface PushMessageInput {
@@ -85,7 +92,10 @@ export interface FailureSpec {
 /** The JSON body of a `sendMessage` call, as received. */
 export interface SendMessageBody {
   chat_id: number | string;
+  /** The text as Telegram shows it: after `parse_mode` parsing, without tags or entities. */
   text: string;
+  /** The request's `text`, as sent (HTML under `parse_mode: HTML`). */
+  sentText: string;
   [field: string]: unknown;
 }
 
@@ -93,7 +103,9 @@ export interface SendMessageBody {
 export interface RecordedEdit {
   chat_id: number | string;
   message_id: number;
+  /** As {@link SendMessageBody.text}. */
   text: string;
+  sentText: string;
   atMs: number;
   [field: string]: unknown;
 }
@@ -311,11 +323,33 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     return undefined;
   };
 
+  /** The text Telegram shows for a `text` + `parse_mode`, or the refusal. */
+  const shownText = (body: Record<string, unknown>): { text: string; entities?: MessageEntity[] } | Reply => {
+    const raw = typeof body['text'] === 'string' ? body['text'] : '';
+    const mode = body['parse_mode'];
+    let shown: { text: string; entities?: MessageEntity[] } = { text: raw, ...(Array.isArray(body['entities']) ? { entities: body['entities'] as MessageEntity[] } : {}) };
+    if (mode === 'HTML') {
+      try {
+        const parsed = parseTelegramHtml(raw);
+        shown = { text: parsed.text, ...(parsed.entities.length > 0 ? { entities: parsed.entities as MessageEntity[] } : {}) };
+      } catch (err) {
+        if (err instanceof EntityParseError) return fail(400, `Bad Request: ${err.message}`);
+        throw err;
+      }
+    } else if (mode !== undefined) {
+      return fail(400, `Bad Request: unsupported parse_mode ${String(mode)} in fake-telegram`);
+    }
+    if (shown.text.trim() === '') return fail(400, 'Bad Request: message text is empty');
+    return shown;
+  };
+  const isReply = (value: unknown): value is Reply => typeof value === 'object' && value !== null && 'status' in value;
+
   const sendMessage = (body: Record<string, unknown>): Reply => {
-    const text = typeof body['text'] === 'string' ? body['text'] : '';
-    if (text.trim() === '') return fail(400, 'Bad Request: message text is empty');
-    const visible = body['parse_mode'] === 'HTML' ? text.replace(/<[^>]*>/g, '').replace(/&[a-z]+;|&#\d+;/g, '.') : text;
-    if (visible.length > 4096) return fail(400, 'Bad Request: message is too long');
+    const sentText = typeof body['text'] === 'string' ? body['text'] : '';
+    const shown = shownText(body);
+    if (isReply(shown)) return shown;
+    const { text } = shown;
+    if (text.length > 4096) return fail(400, 'Bad Request: message is too long');
     const chatId = Number(body['chat_id']);
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
     const movedTo = migrated.get(chatId);
@@ -336,10 +370,10 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       ...(markup !== undefined ? { reply_markup: markup } : {}),
       message_id, from: { id, is_bot, first_name, username }, chat, date: nowS(), text,
       ...(target ? { reply_to_message: { ...target, reply_to_message: undefined } } : {}),
-      ...(Array.isArray(body['entities']) ? { entities: body['entities'] as MessageEntity[] } : {}),
+      ...(shown.entities ? { entities: shown.entities } : {}),
       ...(body['link_preview_options'] ? { link_preview_options: body['link_preview_options'] } : {}),
     }) as Message);
-    const sentBody = body as SendMessageBody;
+    const sentBody = { ...body, text, sentText } as SendMessageBody;
     sent.push(sentBody);
     sentMessages.push(message);
     for (const waiter of sentWaiters) waiter(sentBody);
@@ -384,18 +418,22 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     const chatId = Number(body['chat_id']);
     const messageId = Number(body['message_id']);
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
-    const text = typeof body['text'] === 'string' ? body['text'] : '';
-    if (text.trim() === '') return fail(400, 'Bad Request: message text is empty');
+    const sentText = typeof body['text'] === 'string' ? body['text'] : '';
+    const shown = shownText(body);
+    if (isReply(shown)) return shown;
+    const { text } = shown;
     if (text.length > 4096) return fail(400, 'Bad Request: MESSAGE_TOO_LONG');
     const message = messages.get(`${chatId}:${messageId}`);
     if (!message) return fail(400, 'Bad Request: message to edit not found');
     if (message.from?.id !== botUser.id) return fail(400, "Bad Request: message can't be edited");
-    if (message.text === text) {
+    if (message.text === text && JSON.stringify(message.entities ?? []) === JSON.stringify(shown.entities ?? [])) {
       return fail(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
     }
     (message as { text?: string }).text = text;
+    if (shown.entities) (message as { entities?: MessageEntity[] }).entities = shown.entities;
+    else delete (message as { entities?: MessageEntity[] }).entities;
     (message as { edit_date?: number }).edit_date = nowS();
-    edits.push({ ...body, chat_id: body['chat_id'] as number | string, message_id: messageId, text, atMs: Date.now() });
+    edits.push({ ...body, chat_id: body['chat_id'] as number | string, message_id: messageId, text, sentText, atMs: Date.now() });
     return ok(message);
   };
 
@@ -410,9 +448,16 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         if (body['drop_pending_updates'] === true) queue = [];
         return ok(true);
       case 'getwebhookinfo': return ok({ url: '', has_custom_certificate: false, pending_update_count: queue.length });
-      case 'setmycommands':
-        commands = Array.isArray(body['commands']) ? body['commands'] : [];
+      case 'setmycommands': {
+        const list = Array.isArray(body['commands']) ? (body['commands'] as { command?: unknown; description?: unknown }[]) : [];
+        if (list.length > 100) return fail(400, 'Bad Request: BOT_COMMANDS_TOO_MUCH');
+        for (const c of list) {
+          if (typeof c.command !== 'string' || !/^[a-z0-9_]{1,32}$/.test(c.command)) return fail(400, 'Bad Request: BOT_COMMAND_INVALID');
+          if (typeof c.description !== 'string' || c.description.trim().length === 0 || c.description.length > 256) return fail(400, 'Bad Request: BOT_COMMAND_DESCRIPTION_INVALID');
+        }
+        commands = list;
         return ok(true);
+      }
       case 'getmycommands': return ok(commands);
       case 'sendchataction': case 'close': case 'logout': return ok(true);
       case 'answercallbackquery': {

@@ -2,11 +2,16 @@
  * An in-process channel adapter that records what it is asked to send and can be told to fail,
  * for outbox and dispatcher tests. Platform SDK behaviour is covered by the E2E tests.
  */
+import { toPlainText } from '../../src/delivery/chat-markdown.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundDocument, type OutboundMessage, type Platform, type SendFailureKind } from '../../src/channels/types.js';
 
-/** A recording adapter; `failures` are consumed one per send, in order. */
+/**
+ * A recording adapter; `failures` are consumed one per send, in order. A `markdown` message is
+ * recorded as a reader sees it, its `text` the plain words ({@link toPlainText}), with the text as
+ * sent in `markdown`.
+ */
 export class RecordingChannel implements ChannelAdapter {
-  readonly sent: OutboundMessage[] = [];
+  readonly sent: (OutboundMessage & { markdown?: string })[] = [];
   readonly failures: { kind: SendFailureKind; retryAfterMs?: number }[] = [];
   /** Files sent (issue #13), in order. */
   readonly documents: OutboundDocument[] = [];
@@ -32,7 +37,7 @@ export class RecordingChannel implements ChannelAdapter {
     if (failure) {
       throw new ChannelSendError(failure.kind, `injected ${failure.kind}`, failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs });
     }
-    this.sent.push(message);
+    this.sent.push(message.format === 'markdown' ? { ...message, text: toPlainText(message.text), markdown: message.text } : message);
     this.order.push(`text:${message.text.split('\n')[0]}`);
     return { messageId: String(this.nextId++) };
   }

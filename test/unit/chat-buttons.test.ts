@@ -17,6 +17,33 @@ describe('slackBlocks', () => {
     ]);
   });
 
+  it('never cuts an escape (&amp; &lt; &gt;) between two sections, and loses nothing', () => {
+    for (let pad = 2994; pad <= 3000; pad++) {
+      const text = `${'a'.repeat(pad)}&<>&${'b'.repeat(3100)}`;
+      const texts = slackBlocks(text, [{ label: 'Stop', action: 'stop', arg: 'x' }])
+        .filter((b) => b.type === 'section')
+        .map((b) => (b as { text: { text: string } }).text.text);
+      for (const part of texts) {
+        expect(part.length).toBeLessThanOrEqual(3000);
+        // Every & starts a whole entity within its own section.
+        expect(part.replace(/&(amp|lt|gt);/g, ''), `pad ${pad}`).not.toMatch(/&|^(amp|lt|gt)?;|^(mp|t|p)?;/);
+      }
+      expect(texts.join('')).toBe(`${'a'.repeat(pad)}&amp;&lt;&gt;&amp;${'b'.repeat(3100)}`);
+    }
+  });
+
+  it('keeps a mrkdwn code block whole in each section: closed at a cut and opened again', () => {
+    const code = Array.from({ length: 150 }, (_, i) => `line ${i} ${'c'.repeat(30)}`).join('\n');
+    const blocks = slackBlocks(`Changes:\n\`\`\`\n${code}\n\`\`\``, [{ label: 'Stop', action: 'stop', arg: 'x' }], 'markdown');
+    const sections = blocks.filter((b) => b.type === 'section') as { text: { type: string; text: string } }[];
+    expect(sections.length).toBeGreaterThan(1);
+    for (const section of sections) {
+      expect(section.text.type).toBe('mrkdwn');
+      expect(section.text.text.length).toBeLessThanOrEqual(3000);
+      expect(section.text.text.split('```').length % 2, section.text.text.slice(0, 40)).toBe(1);
+    }
+  });
+
   it('refuses a value over 2,000 characters with a typed error', () => {
     expect(() => slackBlocks('x', [{ label: 'X', action: 'stop', arg: 'v'.repeat(2001) }])).toThrow(ChannelSendError);
   });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscordAdapter, DISCORD_MAX_FILE_BYTES } from '../../src/channels/discord/adapter.js';
+import { classifyDiscordError } from '../../src/channels/discord/errors.js';
 import { ChannelSendError } from '../../src/channels/types.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
@@ -27,6 +28,7 @@ let discord: FakeDiscord;
 let adapter: DiscordAdapter;
 let database: TestDatabase;
 let outbox: Outbox;
+let store: RunStore;
 let dir: string;
 
 beforeAll(async () => {
@@ -34,8 +36,9 @@ beforeAll(async () => {
   adapter = new DiscordAdapter({ token: TOKEN, apiUrl: discord.url, clock: systemClock, logger: silentLogger() });
   await adapter.start(async () => {});
   database = await openTestDatabase();
+  store = new RunStore(database.db);
   outbox = new Outbox({
-    store: new RunStore(database.db),
+    store,
     clock: systemClock,
     logger: silentLogger(),
     adapters: new Map([['discord', adapter]]),
@@ -89,5 +92,34 @@ describe(`Discord files out (${testEngine})`, () => {
     const sent = discord.sent.slice(before);
     expect(sent.every((m) => m.files.length === 0)).toBe(true);
     expect(sent).toHaveLength(splitMessage(body, adapter.maxMessageLength).length);
+  });
+});
+
+describe(`Discord refuses a file (${testEngine})`, () => {
+  for (const refusal of [
+    { status: 413, code: 40005 } as const,
+    { status: 400, code: 50035 } as const,
+    { status: 413, code: 40005, early: true } as const,
+  ]) {
+    it(`falls back to the text parts when Discord answers ${refusal.status} / ${refusal.code} to the file${'early' in refusal ? ' before reading it' : ''}`, async () => {
+      const body = outcome(9_000);
+      const before = discord.sent.length;
+      discord.refuseNextFile(DM, { status: refusal.status, early: 'early' in refusal });
+      // A big file, so the refusal comes while it is still being sent.
+      const big = Buffer.concat([Buffer.from(body), Buffer.alloc(8 * 1024 * 1024, 0x61)]);
+      const row = await store.enqueue({ runId: null, kind: 'outcome', target: { platform: 'discord', chatId: DM }, body, documents: [await resultDocument(big)] }, new Date());
+      expect(await outbox.attempt(row)).toBe(true);
+      const sent = discord.sent.slice(before);
+      expect(sent.every((m) => m.files.length === 0)).toBe(true);
+      expect(sent.map((m) => m.body.content).join('')).toContain(body.slice(-200));
+      expect(sent).toHaveLength(splitMessage(body, adapter.maxMessageLength).length);
+    });
+  }
+
+  it('a TypeError thrown inside the client library ("action is not a function") is refused, not retried as a network failure', () => {
+    const error = classifyDiscordError(new TypeError('action is not a function'), 'create message', TOKEN);
+    expect(error).toMatchObject({ kind: 'refused', retryable: false });
+    // A network failure stays one.
+    expect(classifyDiscordError(new TypeError('fetch failed'), 'create message', TOKEN)).toMatchObject({ kind: 'network', retryable: true });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toPlainText } from '../../src/delivery/chat-markdown.js';
 import { outcomeText } from '../../src/dispatch/messages.js';
 import { classifyExit } from '../../src/harness/outcome.js';
 
@@ -43,9 +44,11 @@ describe('outcome text', () => {
   it('shows what the run changed before the answer, naming the patch file or why there is none', () => {
     const stat = ' a.txt | 1 +\n 1 file changed, 1 insertion(+)';
     const withPatch = outcomeText({ run, status: 'completed', reason: null, endedAt, finalMessage: 'Done.', diff: { stat, patchFilename: 'hr_0123456789ab.patch' } });
-    expect(withPatch).toBe(`[run hr_0123456789ab] completed · claude · /repo · 1m 05s\nChanges (full diff in hr_0123456789ab.patch):\n${stat}\n\nDone.`);
+    // Markdown: the stat in a code block, so each platform shows it as written, in monospace.
+    expect(withPatch).toBe(`[run hr_0123456789ab] completed · claude · /repo · 1m 05s\nChanges (full diff in hr_0123456789ab.patch):\n\`\`\`\n${stat}\n\`\`\`\n\nDone.`);
+    expect(toPlainText(withPatch)).toBe(`[run hr_0123456789ab] completed · claude · /repo · 1m 05s\nChanges (full diff in hr_0123456789ab.patch):\n${stat}\n\nDone.`);
     const overCap = outcomeText({ run, status: 'cancelled', reason: 'owner_cancel', endedAt, diff: { stat, patchMissing: 'the full diff is 2048.0 KiB, over [harness] max_patch_kb (1024.0 KiB), so it is not attached' } });
-    expect(overCap).toContain('Changes (the full diff is 2048.0 KiB, over [harness] max_patch_kb (1024.0 KiB), so it is not attached):\n a.txt | 1 +');
+    expect(toPlainText(overCap)).toContain('Changes (the full diff is 2048.0 KiB, over [harness] max_patch_kb (1024.0 KiB), so it is not attached):\n a.txt | 1 +');
     const failed = outcomeText({ run, status: 'failed', reason: 'timeout', endedAt, errorMessage: 'Timed out.', diff: { stat, patchFilename: 'hr_0123456789ab.patch' } });
     expect(failed).toContain('Changes (full diff in hr_0123456789ab.patch):');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRun, formatRunList, tailBytes, RESULT_TAIL_BYTES } from '../../src/dispatch/run-views.js';
+import { formatLocalTime, formatRun, formatRunList, tailBytes, RESULT_TAIL_BYTES } from '../../src/dispatch/run-views.js';
 import type { DeliveryRow, RunRow } from '../../src/store/schema.js';
 
 const created = new Date('2026-11-29T08:00:00Z');
@@ -44,6 +44,18 @@ describe('run views', () => {
     expect(text.split('\n')[0]).toBe('0 active · 2 pending deliveries · 1 dead letter');
     expect(text).toContain(`${run.id} · completed · codex · /repo`);
     expect(text).toContain(`Dead letters (never sent; kept for you):\n#7 · ${run.id} · outcome · 20 attempts · network: down · [run ${run.id}] completed`);
+  });
+
+  it('lists each run with its local time and the first line of its task, cut', () => {
+    const long = { ...run, task: `fix the ${'flaky '.repeat(20)}tests\nand then more` };
+    const text = formatRunList([run, long], { active: 0, pendingDeliveries: 0, deadLetters: 0 }, [], 'Europe/Berlin');
+    const [first, second] = text.split('\n').filter((line) => line.startsWith(run.id));
+    expect(first).toBe(`${run.id} · completed · codex · /repo · 2026-11-29 09:00 GMT+1 · t`);
+    expect(second!.endsWith('…')).toBe(true);
+    expect(second).toContain(' · fix the flaky');
+    expect(second).not.toContain('and then more');
+    expect(formatLocalTime(created, 'America/New_York')).toBe('2026-11-29 03:00 EST');
+    expect(formatRun(long, [], [], 'UTC')).toContain('\ncreated: 2026-11-29 08:00 UTC\n');
   });
 
   it('shows one run with usage, delivery state and at most 4096 bytes of its result', () => {

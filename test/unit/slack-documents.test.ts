@@ -92,4 +92,15 @@ describe(`Slack files out (${testEngine})`, () => {
     const texts = slack.posted.slice(postedBefore).map((p) => p.args.text);
     expect(texts).toHaveLength(splitMessage(body, adapter.maxMessageLength).length);
   });
+
+  it('sends a Markdown outcome as mrkdwn through the outbox: code blocks kept, the rest escaped, with its Resume button in mrkdwn sections', async () => {
+    const before = slack.posted.length;
+    const body = '[run hr_aaaaaaaaaaaa] failed · codex · /srv/a<b>\nDiagnostics:\n```\nerror: <@U123> & more\n```\nResume: `codex exec resume 1`\n\nI did **half**.';
+    await outbox.send({ runId: null, kind: 'outcome', format: 'markdown', target, body, buttons: [{ label: 'Resume', action: 'resume', arg: 'hr_aaaaaaaaaaaa' }] });
+    const [posted] = slack.posted.slice(before);
+    expect(posted!.args.mrkdwn).toBe('true');
+    expect(posted!.args.text).toBe('[run hr_aaaaaaaaaaaa] failed · codex · /srv/a&lt;b&gt;\nDiagnostics:\n```\nerror: &lt;@U123&gt; &amp; more\n```\nResume: `codex exec resume 1`\n\nI did *half*.');
+    const blocks = JSON.parse(String(posted!.args.blocks)) as { type: string; text?: { type: string; text: string } }[];
+    expect(blocks[0]!.text).toEqual({ type: 'mrkdwn', text: posted!.args.text });
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resplitFrom, splitMessage } from '../../src/delivery/split.js';
+import { resplitFrom, splitMessage, splitWithReshapes } from '../../src/delivery/split.js';
 
 const TELEGRAM = 4096;
 const tag = '[run hr_0123456789ab]';
@@ -85,5 +85,41 @@ describe('splitMessage', () => {
     const whole = resplitFrom(parts, 0, 300);
     expect(rejoin(whole)).toBe(text);
     expect(whole.slice(1).map((p) => p.split('\n')[0])).toEqual(Array.from({ length: whole.length - 1 }, (_, i) => `${tag} (${i + 2}/${whole.length})`));
+  });
+
+  it('closes a fenced code block it cuts and opens it again, same fence and language, in the next part', () => {
+    const code = Array.from({ length: 200 }, (_, i) => ` src/file-${i}.ts | ${i} ++--`).join('\n');
+    const text = `${tag} completed\nChanges:\n~~~~diff\n${code}\n~~~~\nAfter the block.`;
+    const parts = splitMessage(text, 1000);
+    expect(parts.length).toBeGreaterThan(3);
+    for (const [i, part] of parts.entries()) {
+      expect(part.length).toBeLessThanOrEqual(1000);
+      const body = i === 0 ? part : part.slice(part.indexOf('\n') + 1);
+      // Every part has its fences paired: it renders on its own.
+      expect(body.split('\n').filter((line) => /^~~~~/.test(line)).length % 2, `part ${i + 1}`).toBe(0);
+      if (i > 0) expect(body.startsWith('~~~~diff\n')).toBe(true);
+    }
+    expect(parts.at(-1)!.endsWith('~~~~\nAfter the block.')).toBe(true);
+    // Without the headers and the fences the split adds, the parts hold the text's lines in order.
+    const lines = (t: string): string[] => t.split('\n').filter((line) => line !== '' && !line.startsWith('~~~~'));
+    expect(parts.flatMap((part, i) => lines(i === 0 ? part : part.slice(part.indexOf('\n') + 1)))).toEqual(lines(text));
+  });
+
+  it('never cuts between a Markdown backslash and the character it escapes', () => {
+    const text = `${'\\*'.repeat(400)}`;
+    for (const part of splitMessage(text, 101)) expect(part.replace(/^\(\d+\/\d+\)\n/, '')).toMatch(/^(\\\*)+$/);
+  });
+
+  it('re-splits a text with code from the refused part, fences paired in every part', () => {
+    const code = Array.from({ length: 120 }, (_, i) => `line ${i} ${'k'.repeat(20)}`).join('\n');
+    const text = `${tag} completed\n\`\`\`ts\n${code}\n\`\`\``;
+    const first = splitMessage(text, 2000);
+    const again = splitWithReshapes(text, 2000, [{ fromPart: 1, maxLength: 500 }]);
+    expect(again[0]).toBe(first[0]);
+    expect(again.length).toBeGreaterThan(first.length);
+    for (const part of again.slice(1)) {
+      expect(part.length).toBeLessThanOrEqual(500);
+      expect(part.split('\n')[1]).toBe('```ts');
+    }
   });
 });

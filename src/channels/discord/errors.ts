@@ -52,6 +52,13 @@ export function classifyDiscordError(err: unknown, what: string, token: string):
   // The cause is dropped on purpose: a transport error may quote a request with its headers.
   const detail = describeDiscordError(err, token);
   if (UNREACHABLE.test(detail)) return new ChannelSendError('network', `Discord ${what} failed: Discord unreachable (${detail})`);
+  // A TypeError or RangeError thrown inside the client library (its HTTP client failing on a
+  // file's body, say: "action is not a function") is no network failure: the same request fails
+  // the same way every time. Refused, so the outbox goes on without the file, or dead-letters
+  // a text part at once, instead of retrying it for a day.
+  if (err instanceof TypeError || err instanceof RangeError) {
+    return new ChannelSendError('refused', `Discord ${what} failed inside the client library: ${detail}`);
+  }
   return new ChannelSendError('network', `Discord ${what} failed: ${detail}`);
 }
 

@@ -17,6 +17,8 @@ import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
 import { compareSlackTs, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
 import { decodeSlackText, escapeSlackText } from './text.js';
+import { splitSlackSections } from './sections.js';
+import { toSlackMrkdwn } from '../../delivery/chat-markdown.js';
 
 /** Where Slack serves `url_private_download`. */
 const SLACK_FILES_ORIGIN = 'https://files.slack.com';
@@ -60,8 +62,6 @@ export interface SlackAdapterOptions {
 
 /** Prefix of the `action_id` of every baton button: `baton:<action>` (the arg is the button's `value`). */
 export const SLACK_ACTION_PREFIX = 'baton:';
-/** Longest `text` of a `section` block, in characters (Block Kit "Section block": max 3000). */
-const SLACK_SECTION_TEXT_MAX = 3000;
 /** Longest `action_id` and `value` of a button (Block Kit "Button element": 255 and 2000 characters). */
 const SLACK_ACTION_ID_MAX = 255;
 const SLACK_BUTTON_VALUE_MAX = 2000;
@@ -176,15 +176,17 @@ export class SlackAdapter implements ChannelAdapter {
    */
   async send(message: OutboundMessage): Promise<{ messageId: string }> {
     const threadTs = message.threadId ?? message.replyToMessageId;
+    const format = message.format ?? 'plain';
     try {
       const sent = await this.client.chat.postMessage({
         channel: message.chatId,
-        text: escapeSlackText(message.text),
-        // Plain text: no *bold*/_italic_ from user content; the escaping above keeps out mentions.
-        mrkdwn: false,
+        text: slackText(message.text, format),
+        // A plain text stays plain: no *bold*/_italic_ from user content. Either way the text is
+        // escaped, which keeps out mentions.
+        mrkdwn: format === 'markdown',
         unfurl_links: false,
         unfurl_media: false,
-        ...(message.buttons?.length ? { blocks: slackBlocks(message.text, message.buttons) } : {}),
+        ...(message.buttons?.length ? { blocks: slackBlocks(message.text, message.buttons, format) } : {}),
         ...(threadTs ? { thread_ts: threadTs } : {}),
       });
       if (!sent.ts) throw new Error('chat.postMessage returned no ts');
@@ -205,7 +207,8 @@ export class SlackAdapter implements ChannelAdapter {
       // escaped as for posting, so user content still cannot mention anyone.
       // chat.update keeps a message's previous blocks when none are given: an edit always sends its
       // own, so the shown text follows the edit and the buttons go when the edit has none.
-      await this.client.chat.update({ channel: edit.chatId, ts: edit.messageId, text: escapeSlackText(edit.text), blocks: slackBlocks(edit.text, edit.buttons ?? []) });
+      const format = edit.format ?? 'plain';
+      await this.client.chat.update({ channel: edit.chatId, ts: edit.messageId, text: slackText(edit.text, format), blocks: slackBlocks(edit.text, edit.buttons ?? [], format) });
     } catch (err) {
       throw classifySlackError(err, 'chat.update', this.secrets);
     }
@@ -526,21 +529,19 @@ interface SlackButtonAction {
 }
 
 /**
- * Block Kit for a message with buttons: the text (escaped, as `plain_text`) in `section` blocks of
- * at most 3,000 characters each, then one `actions` block with a `button` per {@link ButtonJson}:
+ * Block Kit for a message with buttons: the text (escaped, as `plain_text`; a `markdown` text as
+ * `mrkdwn`) in `section` blocks of at most 3,000 characters each, cut as {@link splitSlackSections} cuts, then one `actions` block with a `button` per {@link ButtonJson}:
  * `action_id` `baton:<action>`, `value` the arg; Deny and Stop are `danger`. Without buttons only
  * the sections (an edit that removes the buttons).
  *
  * @throws ChannelSendError `malformed` when an `action_id` or `value` is over Slack's limits.
  */
-export function slackBlocks(text: string, buttons: readonly ButtonJson[]): slackTypes.KnownBlock[] {
-  const escaped = escapeSlackText(text);
-  const blocks: slackTypes.KnownBlock[] = [];
-  for (let at = 0; at < escaped.length || at === 0; at += SLACK_SECTION_TEXT_MAX) {
-    let part = escaped.slice(at, at + SLACK_SECTION_TEXT_MAX);
-    if (part.length === 0) part = ' ';
-    blocks.push({ type: 'section', text: { type: 'plain_text', text: part, emoji: false } });
-  }
+export function slackBlocks(text: string, buttons: readonly ButtonJson[], format: 'plain' | 'markdown' = 'plain'): slackTypes.KnownBlock[] {
+  const mrkdwn = format === 'markdown';
+  const blocks: slackTypes.KnownBlock[] = splitSlackSections(slackText(text, format), mrkdwn).map((part) => ({
+    type: 'section',
+    text: mrkdwn ? { type: 'mrkdwn', text: part } : { type: 'plain_text', text: part, emoji: false },
+  }));
   if (buttons.length === 0) return blocks;
   if (buttons.length > SLACK_ACTIONS_MAX) throw new ChannelSendError('malformed', `Slack actions block: ${buttons.length} buttons, over ${SLACK_ACTIONS_MAX}`);
   const elements = buttons.map((button): slackTypes.Button => {
@@ -558,6 +559,11 @@ export function slackBlocks(text: string, buttons: readonly ButtonJson[]): slack
   });
   blocks.push({ type: 'actions', elements });
   return blocks;
+}
+
+/** A body as Slack text: `markdown` rendered as mrkdwn, `plain` escaped as it is. */
+function slackText(text: string, format: 'plain' | 'markdown'): string {
+  return format === 'markdown' ? toSlackMrkdwn(text) : escapeSlackText(text);
 }
 
 /** Buttons shown red on Slack and Discord: the ones that stop or refuse. */

@@ -13,6 +13,7 @@ import { AttachmentDownloadError, fetchDownload, networkDownloadFailure } from '
 import { ChannelInbox } from '../inbox.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
 import { safeErrorMessage } from '../../core/logger.js';
+import { toTelegramHtml } from '../../delivery/chat-markdown.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_LENGTH = 4096;
@@ -68,6 +69,11 @@ export interface TelegramAdapterOptions {
    * fleet's lease (a poller outside the fleet uses the token). @default none
    */
   onConflict?: ((reason: string) => void) | undefined;
+  /**
+   * The command menu registered with `setMyCommands` at start (Bot API BotCommand). A refusal is
+   * logged, never fatal. @default none (the menu is left as it is)
+   */
+  commands?: readonly { command: string; description: string }[] | undefined;
 }
 
 /** Telegram via grammY. */
@@ -147,6 +153,12 @@ export class TelegramAdapter implements ChannelAdapter {
     } catch (err) {
       this.state = { state: 'failed', reason: describe(err, this.options.token) };
       throw classify(err, this.options.token);
+    }
+    if (this.options.commands?.length) {
+      // The menu is a convenience: a refusal leaves the old one and baton still starts.
+      await this.bot.api.setMyCommands([...this.options.commands], undefined, startSignal()).catch((err: unknown) =>
+        logger.warn({ err: describe(err, this.options.token) }, 'Telegram refused the command menu (setMyCommands)'),
+      );
     }
     const me = { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
     const username = me.username;
@@ -302,10 +314,21 @@ export class TelegramAdapter implements ChannelAdapter {
     this.state = { state: 'stopped' };
   }
 
+  /**
+   * Sends one part. A `markdown` part goes as Telegram HTML ({@link toTelegramHtml}, every
+   * character of the text escaped); should Telegram still refuse to parse it ("can't parse
+   * entities"), it is sent again as plain text: the words matter more than their formatting. A
+   * `plain` part goes without `parse_mode`, so its text can never be read as markup.
+   */
   async send(message: OutboundMessage): Promise<{ messageId: string }> {
+    if (message.format !== 'markdown') return this.sendText(message, message.text, false);
+    return this.withPlainFallback(message.text, (text, html) => this.sendText(message, text, html));
+  }
+
+  private async sendText(message: OutboundMessage, text: string, html: boolean): Promise<{ messageId: string }> {
     try {
-      const sent = await this.bot.api.sendMessage(message.chatId, message.text, {
-        // No parse_mode: plain text, so user content can never break formatting.
+      const sent = await this.bot.api.sendMessage(message.chatId, text, {
+        ...(html ? { parse_mode: 'HTML' as const } : {}),
         link_preview_options: { is_disabled: true },
         ...(message.replyToMessageId
           ? { reply_parameters: { message_id: Number(message.replyToMessageId), allow_sending_without_reply: true } }
@@ -350,8 +373,25 @@ export class TelegramAdapter implements ChannelAdapter {
    * plugin, as for sends; a longer one is thrown with its `retry_after`.
    */
   async editMessage(edit: MessageEdit): Promise<void> {
+    if (edit.format !== 'markdown') return this.editText(edit, edit.text, false);
+    await this.withPlainFallback(edit.text, (text, html) => this.editText(edit, text, html));
+  }
+
+  /** Calls `attempt` with the part as HTML, then as the plain Markdown if Telegram cannot parse that. */
+  private async withPlainFallback<T>(markdown: string, attempt: (text: string, html: boolean) => Promise<T>): Promise<T> {
     try {
-      await this.bot.api.editMessageText(edit.chatId, Number(edit.messageId), edit.text, {
+      return await attempt(toTelegramHtml(markdown), true);
+    } catch (err) {
+      if (!(err instanceof ChannelSendError && err.kind === 'malformed' && /parse entities/i.test(err.message))) throw err;
+      this.options.logger.warn({ err: err.message }, 'Telegram could not parse the HTML of a message; sending it as plain text');
+      return attempt(markdown, false);
+    }
+  }
+
+  private async editText(edit: MessageEdit, text: string, html: boolean): Promise<void> {
+    try {
+      await this.bot.api.editMessageText(edit.chatId, Number(edit.messageId), text, {
+        ...(html ? { parse_mode: 'HTML' as const } : {}),
         link_preview_options: { is_disabled: true },
         ...(edit.buttons?.length ? { reply_markup: { inline_keyboard: [edit.buttons.map((b) => ({ text: b.label, callback_data: callbackData(b.action, b.arg) }))] } } : {}),
       });

@@ -2,6 +2,7 @@
  * The terminal channel (`baton ask`): messages for the conversation are handed to a callback
  * (printed, or collected for `--json`) instead of a chat platform.
  */
+import { toPlainText } from '../../delivery/chat-markdown.js';
 import type { ChannelAdapter, ChannelState, InboundHandler, OutboundMessage } from '../types.js';
 
 /** A channel whose "chat" is the terminal that ran `baton ask`. */
@@ -21,7 +22,8 @@ export class TerminalAdapter implements ChannelAdapter {
   }
 
   async send(message: OutboundMessage): Promise<{ messageId: string }> {
-    this.write(message.text, message.chatId);
+    // A terminal shows no markup: a Markdown body is printed as its words.
+    this.write(message.format === 'markdown' ? toPlainText(message.text) : message.text, message.chatId);
     return { messageId: `terminal-${this.nextId++}` };
   }
 }
