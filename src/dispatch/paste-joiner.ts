@@ -3,8 +3,9 @@
  * 4096 characters) back into one message before it is dispatched: a message that reaches its
  * platform's split length is held for `waitMs`, and the same sender's next messages in that
  * conversation are appended while each of them also reaches the split length (the last, shorter
- * part ends the paste). Anything else in the conversation (another sender, a command) first
- * releases what is held, so the conversation's order is kept. While a paste is held the inbox
+ * part ends the paste). The same sender's next message within the wait is a part whatever it
+ * starts with (a part beginning with `/` is a cut path, not a command); anything else in the
+ * conversation (another sender) first releases what is held, so the conversation's order is kept. While a paste is held the inbox
  * still has its Telegram updates, so a crash then loses nothing.
  */
 import { ConversationQueue } from '../channels/conversation-queue.js';
@@ -55,8 +56,9 @@ export class PasteJoiner {
     let heldNow = false;
     const done = this.queue.run(key, async () => {
       const held = this.held.get(key);
-      // A command from the same sender (e.g. /stop right after the paste) is no part of it.
-      if (held && held.parts[0]!.senderId === message.senderId && !message.text.startsWith('/')) {
+      // The split's own rules decide, before any command is read: a client cuts wherever the
+      // limit falls, so a next part may well begin with `/` (a path such as `/etc/hosts`).
+      if (held && held.parts[0]!.senderId === message.senderId) {
         held.parts.push(message);
         clearTimeout(held.timer);
         if (this.reachesSplit(message)) {
