@@ -39,6 +39,12 @@ export interface InboundMessage {
   isDirect: boolean;
   /** Forum topic (Telegram) or thread (`thread_ts` on Slack). */
   threadId?: string;
+  /**
+   * The message is at its channel's (or DM's) top level although {@link threadId} is set: that is
+   * the thread its answers open under it (Slack's `ts`), not its conversation. See
+   * {@link conversationOf}. @default false
+   */
+  topLevel?: boolean;
   messageId: string;
   senderId: string;
   senderName: string;
@@ -255,4 +261,21 @@ export class ChannelSendError extends BatonError {
   get retryable(): boolean {
     return this.kind === 'network' || this.kind === 'rate_limited';
   }
+}
+
+/** One conversation: a chat, or a thread or forum topic in it (the key of `/use` defaults and held files). */
+export interface ConversationRef {
+  platform: Platform;
+  chatId: string;
+  /** Undefined at a chat's top level. */
+  threadId: string | undefined;
+}
+
+/**
+ * The conversation a message belongs to: its thread or topic when it is in one, else its chat's
+ * top level, whichever thread its answers go to (a Slack top-level message's answers open a thread
+ * under it, yet the next top-level message is the same conversation).
+ */
+export function conversationOf(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'topLevel'>): ConversationRef {
+  return { platform: message.platform, chatId: message.chatId, threadId: message.topLevel ? undefined : message.threadId };
 }

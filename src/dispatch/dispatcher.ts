@@ -4,7 +4,7 @@
  */
 import { realpath, rm } from 'node:fs/promises';
 import { join, normalize, relative } from 'node:path';
-import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
+import { conversationOf, type IncomingAttachment, type InboundMessage, type InboundPress } from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
@@ -53,7 +53,8 @@ async function readPastedText(attachment: IncomingAttachment): Promise<string | 
 }
 
 function heldKey(message: InboundMessage): string {
-  return JSON.stringify([message.platform, message.chatId, message.threadId ?? '', message.senderId]);
+  const conversation = conversationOf(message);
+  return JSON.stringify([conversation.platform, conversation.chatId, conversation.threadId ?? '', message.senderId]);
 }
 
 /** The answer to a message holding U+0000, which PostgreSQL cannot store in text (issue #18). */
@@ -203,7 +204,7 @@ export class Dispatcher {
     // A launch's conversation default is read while the event is claimed (issue #15): one
     // conversation's events are handled in order, so no /use of it can come in between.
     if (!(command instanceof BatonError) && command.kind === 'launch' && role !== 'stranger') {
-      const read = deps.store.conversationDefault({ platform, chatId: message.chatId, threadId: message.threadId });
+      const read = deps.store.conversationDefault(conversationOf(message));
       read.catch(() => undefined); // awaited (and its error thrown) by the launch, if one comes
       this.conversationDefaults.set(message, read);
     }
@@ -448,7 +449,7 @@ export class Dispatcher {
       );
     }
     const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
-    const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
+    const conversation = conversationOf(message);
     const spans = this.launchSpans.get(message);
     const conversationDefault = await (this.conversationDefaults.get(message) ?? deps.store.conversationDefault(conversation));
     spans?.mark('conversation');
@@ -900,11 +901,11 @@ Reason: ${refusal.code}`;
     const route = await this.routeOf(undefined, target);
     if (route.kind === 'remote') {
       const remote = `${route.node}:${route.path}`;
-      await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, remote, this.deps.clock.now());
+      await this.deps.store.setConversationDefault(conversationOf(message), remote, this.deps.clock.now());
       return `Runs in this conversation now default to ${remote} (on node ${route.node}, which checks the directory at each launch).`;
     }
     const workspace = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
-    await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, workspace.cwd, this.deps.clock.now());
+    await this.deps.store.setConversationDefault(conversationOf(message), workspace.cwd, this.deps.clock.now());
     return `Runs in this conversation now default to ${workspace.cwd}.`;
   }
 

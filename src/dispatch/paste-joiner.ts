@@ -9,7 +9,7 @@
  * still has its Telegram updates, so a crash then loses nothing.
  */
 import { ConversationQueue } from '../channels/conversation-queue.js';
-import type { InboundMessage, Platform } from '../channels/types.js';
+import { conversationOf, type InboundMessage, type Platform } from '../channels/types.js';
 import type { Logger } from '../core/logger.js';
 
 /**
@@ -52,7 +52,7 @@ export class PasteJoiner {
    * part of a paste (that part is dispatched when the paste ends; failures are logged).
    */
   handle(message: InboundMessage): Promise<void> {
-    const key = conversationOf(message);
+    const key = conversationKeyOf(message);
     let heldNow = false;
     const done = this.queue.run(key, async () => {
       const held = this.held.get(key);
@@ -117,6 +117,7 @@ export function joinParts(parts: readonly InboundMessage[]): InboundMessage {
   };
 }
 
-function conversationOf(message: InboundMessage): string {
-  return `${message.platform}:${message.chatId}:${message.threadId ?? ''}`;
+function conversationKeyOf(message: InboundMessage): string {
+  const { platform, chatId, threadId } = conversationOf(message);
+  return `${platform}:${chatId}:${threadId ?? ''}`;
 }
