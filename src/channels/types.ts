@@ -21,9 +21,10 @@ export interface IncomingAttachment {
   /**
    * Opens the file's bytes (a platform download, or a local file for `baton ask`).
    *
+   * @param signal aborts the download (its deadlines passed, or the launch was stopped).
    * @throws Error when the platform refuses or the network fails (the caller answers with it).
    */
-  open(): Promise<Readable>;
+  open(signal?: AbortSignal): Promise<Readable>;
 }
 
 /** Platforms baton talks to. `terminal` is `baton ask`. */

@@ -24,6 +24,7 @@ import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, Vendor as Ve
 import type { LaunchRequest } from '../harness/vendors/types.js';
 import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
+import { withDownloadDeadlines } from '../channels/download-deadline.js';
 import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry } from '../harness/attachments.js';
 import { queuedText, startedText } from './messages.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
@@ -35,8 +36,7 @@ export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
 /** The text of a pasted-text file, or undefined when it is over 1 MiB or not UTF-8. */
 async function readPastedText(attachment: IncomingAttachment): Promise<string | undefined> {
   // A transient failure is retried like any attachment download.
-  return withDownloadRetry(attachment.name, async () => {
-    const source = await attachment.open();
+  return withDownloadRetry(attachment.name, () => withDownloadDeadlines(attachment, async (source) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
     try {
@@ -49,7 +49,7 @@ async function readPastedText(attachment: IncomingAttachment): Promise<string | 
       throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, { transient: true, cause: err });
     }
     return decodeUtf8(Buffer.concat(chunks));
-  });
+  }));
 }
 
 function heldKey(message: InboundMessage): string {

@@ -33,6 +33,11 @@ export interface PasteJoinerOptions {
   /** How long to wait for the next part, in ms; 0 disables joining. @default 1500 ([harness] paste_join_ms) */
   waitMs: number;
   logger: Logger;
+  /**
+   * Messages handed on at once, ahead of the conversation's earlier ones still being handled
+   * (`/stop`, `/cancel`), unless they may be a part of a paste held now. @default none
+   */
+  overtakes?: (message: InboundMessage) => boolean;
 }
 
 interface Held {
@@ -53,6 +58,10 @@ export class PasteJoiner {
    */
   handle(message: InboundMessage): Promise<void> {
     const key = conversationKeyOf(message);
+    const held = this.held.get(key);
+    if (this.options.overtakes?.(message) && (!held || held.parts[0]!.senderId !== message.senderId)) {
+      return this.options.handle(message).then(() => undefined);
+    }
     let heldNow = false;
     const done = this.queue.run(key, async () => {
       const held = this.held.get(key);

@@ -97,6 +97,11 @@ export interface DiscordAdapterOptions {
   inbox?: InboundInbox | undefined;
   /** Where presses of baton's message-component buttons go (issue #14). @default none: a press is answered "no longer does anything" */
   presses?: PressHandler | undefined;
+  /**
+   * Messages handled at once, not behind their conversation's earlier ones still being handled
+   * (`/stop`, `/cancel` while a launch downloads its files). @default none
+   */
+  overtakes?: ((message: InboundMessage) => boolean) | undefined;
 }
 
 /** Prefix of the `custom_id` of every baton button: `baton:<action>:<arg>`. */
@@ -471,13 +476,14 @@ export class DiscordAdapter implements ChannelAdapter {
   private handleInOrder(inbound: InboundMessage, stored: Promise<void>): Promise<void> {
     const handler = this.handler;
     if (!handler) return Promise.resolve();
-    return this.conversations.run(inbound.chatId, async () => {
+    const handle = async (): Promise<void> => {
       // Discord never delivers it again: a failed write is logged and the message still handled.
       await stored.catch((err: unknown) =>
         this.options.logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord message; handling it anyway'),
       );
       await this.inbox.track(inbound.dedupeKey, () => handler(inbound));
-    });
+    };
+    return this.options.overtakes?.(inbound) ? handle() : this.conversations.run(inbound.chatId, handle);
   }
 
   /**
@@ -517,7 +523,7 @@ function discordAttachment(file: DiscordAttachmentLike): IncomingAttachment {
     sizeBytes: file.size,
     ...(file.name === DISCORD_PASTE_FILE_NAME ? { pastedText: true } : {}),
     // A signed CDN link expires (about a day): then Discord answers 404, which is not retried.
-    open: () => fetchDownload(file.url, {}, 'Discord'),
+    open: (signal) => fetchDownload(file.url, signal ? { signal } : {}, 'Discord'),
   };
 }
 

@@ -8,7 +8,7 @@ import { Bot, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundMessage, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
 import { AttachmentDownloadError, fetchDownload, networkDownloadFailure } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
 import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
@@ -56,6 +56,11 @@ export interface TelegramAdapterOptions {
   conversations?: ConversationMover | undefined;
   /** Where presses of inline-keyboard buttons go (issue #14). @default none: a press is answered "not available" */
   presses?: PressHandler | undefined;
+  /**
+   * Messages handled at once, not behind their conversation's earlier ones still being handled
+   * (`/stop`, `/cancel` while a launch downloads its files). @default none
+   */
+  overtakes?: ((message: InboundMessage) => boolean) | undefined;
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
   /**
@@ -153,7 +158,19 @@ export class TelegramAdapter implements ChannelAdapter {
     // The runner handles the updates of one getUpdates answer concurrently; one conversation
     // (a chat, or a forum topic in it) is handled strictly in arrival order, so `/codex …` then
     // `/stop`, or `/use B` then `/codex …`, act as sent. Other conversations stay concurrent.
-    this.bot.use(sequentialize(conversationKey));
+    // `/stop`, `/cancel` and button presses are not queued: an earlier message of the conversation
+    // may take long (a launch downloading its files), and they must be answered meanwhile.
+    const overtakes = this.options.overtakes;
+    this.bot.use(
+      sequentialize((ctx: { update: Update }) => {
+        if (ctx.update.callback_query) return undefined;
+        if (overtakes) {
+          const message = normalizeTelegramUpdate(ctx.update, me, clock.now());
+          if (message && overtakes(message)) return undefined;
+        }
+        return conversationKey(ctx);
+      }),
+    );
     this.bot.on('message', async (ctx) => {
       // A group upgraded to a supergroup: Telegram posts migrate_to_chat_id in the old chat and
       // migrate_from_chat_id in the new one. Acting on either (the move is idempotent) puts the
@@ -280,15 +297,16 @@ export class TelegramAdapter implements ChannelAdapter {
     return {
       name: file.name,
       sizeBytes: file.sizeBytes,
-      open: async () => {
+      open: async (signal) => {
         let path: string | undefined;
         try {
-          path = (await this.bot.api.getFile(file.fileId)).file_path;
+          // grammY types its abort signal with a polyfill's type; the platform's signal is compatible.
+          path = (await this.bot.api.getFile(file.fileId, signal as Parameters<Bot['api']['getFile']>[1])).file_path;
         } catch (err) {
           throw getFileFailure(err, token);
         }
         if (!path) throw new AttachmentDownloadError('Telegram gave no file path for it', { transient: false });
-        return fetchDownload(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`, {}, 'Telegram', (text) => redact(text, token));
+        return fetchDownload(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`, signal ? { signal } : {}, 'Telegram', (text) => redact(text, token));
       },
     };
   }
