@@ -47,6 +47,7 @@ export type ErrorCode =
   | 'git_failed'
   | 'worktree_refused'
   | 'queue_full'
+  | 'launch_stopped'
   // fleet (issue #16)
   | 'node_unknown'
   | 'node_unavailable'

@@ -25,7 +25,7 @@ import type { LaunchRequest } from '../harness/vendors/types.js';
 import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, type Command, type LaunchOptions } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
 import { withDownloadDeadlines } from '../channels/download-deadline.js';
-import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry } from '../harness/attachments.js';
+import { decodeUtf8, describeAttachments, DOWNLOAD_RETRY, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry, type StoredAttachment } from '../harness/attachments.js';
 import { queuedText, startedText } from './messages.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
@@ -144,6 +144,8 @@ export class Dispatcher {
    * hold forgets them (the owner sends them again).
    */
   private readonly held = new Map<string, { attachments: IncomingAttachment[]; untilMs: number }>();
+  /** Launches still downloading their files; `/stop` (which overtakes them) ends these too. */
+  private readonly downloading = new Set<AbortController>();
 
   /** The config to act on: the live one when the service refreshes it, else the one given. */
   private get config(): BatonConfig {
@@ -396,6 +398,8 @@ export class Dispatcher {
         await this.reply(message, await this.cancel(command.runId));
         return ANSWERED;
       case 'stop': {
+        // Launches still downloading first: /stop overtook them, and they would start after it.
+        const undownloaded = this.stopDownloads();
         // Queued runs first, so none of them takes a slot the stop frees.
         let dropped = 0;
         for (const run of await deps.store.queuedRuns()) if (await this.cancelQueued(run, 'stop')) dropped += 1;
@@ -411,6 +415,7 @@ export class Dispatcher {
           message,
           `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
             (dropped > 0 ? ` Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.` : '') +
+            (undownloaded > 0 ? ` Stopped ${undownloaded} launch${undownloaded === 1 ? '' : 'es'} still downloading ${undownloaded === 1 ? 'its' : 'their'} files.` : '') +
             (unrecorded.length > 0 ? ` ${unrecorded.map((id) => `[run ${id}]`).join(', ')}: ${UNRECORDED}` : ''),
         );
         return ANSWERED;
@@ -491,7 +496,7 @@ export class Dispatcher {
     const attachmentsDir = join(deps.runsDir, runId, 'attachments');
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
-      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }).catch(async (err: unknown) => {
+      ? await this.download(incoming, attachmentsDir).catch(async (err: unknown) => {
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       })
@@ -570,6 +575,30 @@ export class Dispatcher {
   }
 
   /**
+   * A launch's files, downloaded into `dir`; a `/stop` meanwhile ends the download (see
+   * {@link downloading}).
+   *
+   * @throws BatonError `attachment_refused` (see storeAttachments), `launch_stopped`.
+   */
+  private async download(incoming: readonly IncomingAttachment[], dir: string): Promise<StoredAttachment[]> {
+    const stop = new AbortController();
+    this.downloading.add(stop);
+    try {
+      return await storeAttachments(incoming, dir, { maxBytes: this.config.harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }, { ...DOWNLOAD_RETRY, stop: stop.signal });
+    } finally {
+      this.downloading.delete(stop);
+    }
+  }
+
+  /** Ends every launch still downloading its files; @returns how many. */
+  private stopDownloads(): number {
+    const stopped = this.downloading.size;
+    for (const stop of this.downloading) stop.abort(new BatonError('launch_stopped', 'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.'));
+    this.downloading.clear();
+    return stopped;
+  }
+
+  /**
    * Where a launch runs (issue #16 item 3): a resume goes to its parent's node; anything else by
    * {@link routeLaunch}. Without a fleet (`baton ask`) everything runs here.
    *
@@ -626,7 +655,7 @@ export class Dispatcher {
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const scratch = join(deps.runsDir, runId);
     const attachments = incoming.length
-      ? await storeAttachments(incoming, join(scratch, 'attachments'), { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }).finally(() => rm(scratch, { recursive: true, force: true }))
+      ? await this.download(incoming, join(scratch, 'attachments')).finally(() => rm(scratch, { recursive: true, force: true }))
       : [];
     if (attachments.some((a) => a.kind === 'image')) {
       throw new BatonError('attachment_refused', `Images cannot go to a run on another node (${route.node}) yet: they are files on this node's disk. Send text files, or launch on this node.`);

@@ -57,6 +57,36 @@ describe('Telegram attachments', () => {
     expect(sent.includes(`data:image/png;base64,${PNG.toString('base64')}`), 'image bytes in the Responses request').toBe(true);
   });
 
+  it('a stalled getFile is cut by its deadline and tried again', async () => {
+    const { telegram, openai } = world;
+    openai.enqueue({ kind: 'message', text: 'Seen after the retry.' });
+    const getFiles = (): number => telegram.calls.filter((c) => c.method === 'getFile').length;
+    const before = getFiles();
+    // Telegram answers this getFile only after two minutes: only baton's own deadline ends the try.
+    telegram.stallNext('getFile', 120_000);
+    telegram.pushUpdate(photoMessage(OWNER, 13, PNG, '/codex look at this'));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 13 && m.text.includes('] started'), WAIT_MS);
+    expect(started.text).toContain('with photo-13.jpg');
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    expect(getFiles() - before).toBe(2);
+  });
+
+  it('/stop is answered while a launch waits on a stalled getFile, and stops that launch too', async () => {
+    const { telegram } = world;
+    const getFiles = (): number => telegram.calls.filter((c) => c.method === 'getFile').length;
+    const before = getFiles();
+    // Telegram answers this getFile only after two minutes: only baton's own deadline ends the try.
+    telegram.stallNext('getFile', 120_000);
+    telegram.pushUpdate(photoMessage(OWNER, 15, PNG, '/codex look at this'));
+    for (let i = 0; i < 6000 && getFiles() === before; i++) await new Promise((r) => setTimeout(r, 10));
+    telegram.pushUpdate(world.privateMessage(OWNER, '/stop', 16));
+    const stopped = await telegram.waitForSent((m) => replyTarget(m) === 16, WAIT_MS);
+    expect(stopped.text).toBe('Stopped 0 active runs. Stopped 1 launch still downloading its files.');
+    const answer = await telegram.waitForSent((m) => replyTarget(m) === 15, WAIT_MS);
+    expect(answer.text).toBe('Stopped before it started: /stop came while its files were downloading. Send the command again to run it.');
+    expect(getFiles() - before).toBe(1);
+  });
+
   it('a photo alone is held and goes with the next /claude, as an image block', async () => {
     const { telegram, anthropic } = world;
     telegram.pushUpdate(photoMessage(OWNER, 20, PNG));

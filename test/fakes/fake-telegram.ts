@@ -149,6 +149,8 @@ export interface FakeTelegram {
    * failures are queued per method, in order.
    */
   failNext(method: string, failure: FailureSpec): void;
+  /** The next call of `method` (e.g. `getFile`) is answered as usual, but only after `holdMs` (a stalled server). */
+  stallNext(method: string, holdMs: number): void;
   /** Documents accepted by `sendDocument`, in order. */
   readonly documents: readonly SentDocument[];
   /** Resolves with the first document matching `predicate` (already sent or later). */
@@ -226,6 +228,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const edits: RecordedEdit[] = [];
   const sentMessages: Message[] = [];
   const failures = new Map<string, FailureSpec[]>();
+  const stalls = new Map<string, number[]>();
   const chats = new Map<number, Chat>();
   const lastMessageId = new Map<number, number>();
   const messages = new Map<string, Message>();
@@ -460,6 +463,9 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       if (form) return send(res, fail(400, `Bad Request: fake-telegram takes multipart only for sendDocument, got ${method}`));
       const call: RecordedCall = { method, body: parsed, status: 200, atMs: Date.now() };
       calls.push(call);
+      const stall = stalls.get(method.toLowerCase())?.shift();
+      if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall).unref());
+      if (res.destroyed) return;
       const queued = failures.get(method.toLowerCase()) ?? [];
       const index = queued.findIndex((f) => !f.when || f.when(parsed));
       const failure = index >= 0 ? queued.splice(index, 1)[0] : undefined;
@@ -539,6 +545,11 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     },
     onConfirm: (updateId, hook) => {
       confirmHooks.push({ updateId, hook });
+    },
+    stallNext: (method, holdMs) => {
+      const list = stalls.get(method.toLowerCase()) ?? [];
+      list.push(holdMs);
+      stalls.set(method.toLowerCase(), list);
     },
     failNext: (method, failure) => {
       const list = failures.get(method.toLowerCase()) ?? [];
