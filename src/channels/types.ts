@@ -250,12 +250,18 @@ export class ChannelSendError extends BatonError {
    * under its old id (a Telegram group upgraded to a supergroup: `parameters.migrate_to_chat_id`).
    */
   readonly movedToChatId: string | undefined;
+  /**
+   * A `refused` send to a thread or forum topic that takes no messages now (Telegram 400
+   * `TOPIC_CLOSED`); the chat itself still does.
+   */
+  readonly threadClosed: boolean;
 
-  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number; movedToChatId?: string } = {}) {
+  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number; movedToChatId?: string; threadClosed?: boolean } = {}) {
     super(kind === 'network' ? 'channel_network' : 'channel_refused', message, { cause: options.cause });
     this.kind = kind;
     this.retryAfterMs = options.retryAfterMs;
     this.movedToChatId = options.movedToChatId;
+    this.threadClosed = options.threadClosed ?? false;
   }
 
   /** Whether sending the same payload again later can succeed. */

@@ -139,6 +139,11 @@ export interface FakeTelegram {
    */
   migrateGroup(fromChatId: number, toChatId: number, options?: { announce?: boolean; by?: number }): void;
   /**
+   * Closes forum topic `threadId` of `chatId` (closeForumTopic by an admin): like the Bot API, a
+   * `sendMessage` or `sendDocument` to it then fails with 400 "Bad Request: TOPIC_CLOSED".
+   */
+  closeTopic(chatId: number, threadId: number): void;
+  /**
    * Calls `hook` once, synchronously, when a `getUpdates` arrives whose `offset` confirms
    * `updateId` (the moment Telegram forgets it), before that call is answered. For crash tests:
    * the hook can SIGKILL the poller right there.
@@ -229,6 +234,9 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const sentMessages: Message[] = [];
   const failures = new Map<string, FailureSpec[]>();
   const stalls = new Map<string, number[]>();
+  const closedTopics = new Set<string>();
+  const topicClosed = (body: Record<string, unknown>): boolean =>
+    body['message_thread_id'] !== undefined && closedTopics.has(`${Number(body['chat_id'])}:${Number(body['message_thread_id'])}`);
   const chats = new Map<number, Chat>();
   const lastMessageId = new Map<number, number>();
   const messages = new Map<string, Message>();
@@ -322,6 +330,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
     const movedTo = migrated.get(chatId);
     if (movedTo !== undefined) return fail(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: movedTo });
+    if (topicClosed(body)) return fail(400, 'Bad Request: TOPIC_CLOSED');
     const chat = chats.get(chatId) ?? defaultChat(chatId);
     const params = (body['reply_parameters'] ?? {}) as { message_id?: number; allow_sending_without_reply?: boolean };
     const replyId = params.message_id ?? (body['reply_to_message_id'] as number | undefined);
@@ -360,6 +369,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     if (file.content.length > TELEGRAM_SEND_FILE_MAX_BYTES) return fail(413, 'Request Entity Too Large');
     const caption = typeof body['caption'] === 'string' ? body['caption'] : undefined;
     if (caption !== undefined && caption.length > 1024) return fail(400, 'Bad Request: message caption is too long');
+    if (topicClosed(body)) return fail(400, 'Bad Request: TOPIC_CLOSED');
     const chatId = Number(body['chat_id']);
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
     const chat = chats.get(chatId) ?? defaultChat(chatId);
@@ -531,6 +541,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         flush();
       }
     },
+    closeTopic: (chatId, threadId) => void closedTopics.add(`${chatId}:${threadId}`),
     migrateGroup: (fromChatId, toChatId, options = {}) => {
       migrated.set(fromChatId, toChatId);
       const from: User = { id: options.by ?? 1, is_bot: false, first_name: 'Test' };

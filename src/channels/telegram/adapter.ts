@@ -434,6 +434,8 @@ function classify(err: unknown, token: string): ChannelSendError {
     // Bot API: a group upgraded to a supergroup answers 400 with parameters.migrate_to_chat_id.
     const movedTo = err.parameters.migrate_to_chat_id;
     if (movedTo !== undefined) return new ChannelSendError('refused', message, { cause: err, movedToChatId: String(movedTo) });
+    // A forum topic an admin closed (closeForumTopic): the chat's General topic still takes messages.
+    if (err.error_code === 400 && /TOPIC_CLOSED/.test(err.description)) return new ChannelSendError('refused', message, { cause: err, threadClosed: true });
     if (err.error_code === 400 && /too long|parse entities|text must be non-empty/i.test(err.description)) {
       return new ChannelSendError('malformed', message, { cause: err });
     }
