@@ -11,7 +11,8 @@ import type { Logger } from '../../core/logger.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundMessage, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
 import { AttachmentDownloadError, fetchDownload, networkDownloadFailure } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
-import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
+import { normalizeTelegramAlbum, normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
+import { ALBUM_WAIT_MS, AlbumCollector } from './albums.js';
 import { safeErrorMessage } from '../../core/logger.js';
 
 /** Longest message text, in UTF-16 code units (Bot API sendMessage `text`: 1-4096 characters). */
@@ -61,6 +62,11 @@ export interface TelegramAdapterOptions {
    * (`/stop`, `/cancel` while a launch downloads its files). @default none
    */
   overtakes?: ((message: InboundMessage) => boolean) | undefined;
+  /**
+   * How long to wait for an album's next part (updates sharing `media_group_id`) before the album
+   * is handled as one message, in ms. @default {@link ALBUM_WAIT_MS}
+   */
+  albumWaitMs?: number;
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
   /**
@@ -161,6 +167,9 @@ export class TelegramAdapter implements ChannelAdapter {
     // `/stop`, `/cancel` and button presses are not queued: an earlier message of the conversation
     // may take long (a launch downloading its files), and they must be answered meanwhile.
     const overtakes = this.options.overtakes;
+    // Before the conversation order: an album's parts are collected into one message first.
+    const albums = new AlbumCollector(this.options.albumWaitMs ?? ALBUM_WAIT_MS);
+    this.bot.use(albums.middleware());
     this.bot.use(
       sequentialize((ctx: { update: Update }) => {
         if (ctx.update.callback_query) return undefined;
@@ -181,10 +190,17 @@ export class TelegramAdapter implements ChannelAdapter {
         logger.info({ channel: 'telegram', from: move[0], to: move[1] }, 'group upgraded to a supergroup; its conversation moves');
         await this.options.conversations?.moveConversation('telegram', String(move[0]), String(move[1]));
       }
-      const message = normalizeTelegramUpdate(ctx.update, me, clock.now(), (file) => this.attachment(file));
-      const key = telegramDedupeKey(me.id, ctx.update.update_id);
-      if (!message) return this.inbox.forget(key);
-      await this.inbox.track(key, () => handler(message));
+      const parts = albums.partsOf(ctx.update);
+      const attach = (file: TelegramFileRef): IncomingAttachment => this.attachment(file);
+      const message = parts ? normalizeTelegramAlbum(parts, me, clock.now(), attach) : normalizeTelegramUpdate(ctx.update, me, clock.now(), attach);
+      const keys = (parts ?? [ctx.update]).map((u) => telegramDedupeKey(me.id, u.update_id));
+      if (!message) {
+        for (const key of keys) await this.inbox.forget(key);
+        return;
+      }
+      // Every part is in flight while the album is handled, so the retry sweep never hands one out alone.
+      const tracked = keys.reduceRight<() => Promise<void>>((inner, key) => () => this.inbox.track(key, inner), () => handler(message));
+      await tracked();
     });
     this.bot.on('callback_query:data', async (ctx) => {
       const query = ctx.callbackQuery;

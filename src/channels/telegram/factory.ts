@@ -5,7 +5,7 @@ import type { ChannelFactory } from '../start.js';
 export const telegramChannel: ChannelFactory = {
   platform: 'telegram',
   preload: (env) => (env.telegramBotToken ? import('./adapter.js') : undefined),
-  create: async ({ env, clock, logger, inbox, conversations, lease, notifyOwner, presses, overtakes }) => {
+  create: async ({ env, config, clock, logger, inbox, conversations, lease, notifyOwner, presses, overtakes }) => {
     if (!env.telegramBotToken) return { skipped: 'TELEGRAM_BOT_TOKEN not set' };
     const { TelegramAdapter } = await import('./adapter.js');
     return new TelegramAdapter({
@@ -17,6 +17,8 @@ export const telegramChannel: ChannelFactory = {
       conversations,
       presses,
       overtakes,
+      // An album is a message the client sent in parts, like a split paste: the same wait applies.
+      ...(config.harness.pasteJoinMs > 0 ? { albumWaitMs: config.harness.pasteJoinMs } : {}),
       lease: lease?.('telegram', env.telegramBotToken),
       onConflict: (reason) =>
         notifyOwner?.('telegram', `baton could not poll Telegram: ${reason}. Another program uses this bot token outside the baton fleet; polling resumes by itself once it stops.`),
