@@ -104,6 +104,9 @@ export interface DiscordAdapterOptions {
   overtakes?: ((message: InboundMessage) => boolean) | undefined;
 }
 
+/** Longest wait for a press's inbox write before it is acknowledged anyway, in ms (Discord allows 3 s). */
+const PRESS_STORE_WAIT_MS = 1_000;
+
 /** Prefix of the `custom_id` of every baton button: `baton:<action>:<arg>`. */
 export const DISCORD_CUSTOM_ID_PREFIX = 'baton:';
 /** Longest `custom_id` of a component, in characters (Discord "Message Components": 1-100). */
@@ -316,8 +319,9 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   /**
-   * One press of a baton button: stored in the inbox (a database write, well within Discord's
-   * 3 s), acknowledged with `deferUpdate` (interaction callback type 6), then handed to
+   * One press of a baton button: stored in the inbox (waited for 1 s at most, so a stalled
+   * database cannot make it miss Discord's 3 s), acknowledged with `deferUpdate` (interaction
+   * callback type 6), then, once stored, handed to
    * {@link handlePress}. A press stored by a process that died before acting on it is replayed at
    * the next start, like a message; the dispatcher's claim by dedupe key (the interaction id)
    * keeps a press from acting twice.
@@ -337,16 +341,22 @@ export class DiscordAdapter implements ChannelAdapter {
       },
     };
     // Discord never delivers the interaction again: a failed write is logged and the press still handled.
-    if (parseDiscordCustomId(interaction.customId)) {
-      await this.inbox.record([{ dedupeKey: interaction.id, receivedAt: clock.now(), payload: stored }]).catch((err: unknown) =>
-        logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord button press; handling it anyway'),
-      );
-    }
+    const recorded = parseDiscordCustomId(interaction.customId)
+      ? this.inbox.record([{ dedupeKey: interaction.id, receivedAt: clock.now(), payload: stored }]).catch((err: unknown) =>
+          logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord button press; handling it anyway'),
+        )
+      : Promise.resolve();
+    // The acknowledgement is due within Discord's 3 s whatever the database does: the write is
+    // waited for PRESS_STORE_WAIT_MS at most; the press is acted on once the database answers.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([recorded, new Promise<void>((resolve) => (timer = setTimeout(resolve, PRESS_STORE_WAIT_MS)))]);
+    clearTimeout(timer);
     // A failed acknowledgement (the 3 s passed, or this interaction was acknowledged already) is
     // logged and the press still handed on: the dispatcher's claim keeps a duplicate from acting.
     await interaction.deferUpdate().catch((err: unknown) =>
       logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not acknowledge a button press'),
     );
+    await recorded;
     await this.handlePress(stored.press);
   }
 

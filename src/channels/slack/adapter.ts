@@ -457,6 +457,18 @@ class InboxFirstReceiver implements Receiver {
     // The transport receivers use nothing of the app but processEvent.
     const front = {
       processEvent: async (event: ReceiverEvent): Promise<void> => {
+        if ((event.body as { type?: string }).type === 'block_actions') {
+          // A press must be acknowledged within Slack's 3 s, whatever the database does: waited for
+          // PRESS_STORE_WAIT_MS at most, then acknowledged; the dispatcher's claim acts on it once
+          // the database answers (a press lost to a crash in that gap is pressed again).
+          const stored = this.store(event.body);
+          stored.catch(() => undefined);
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([stored.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, PRESS_STORE_WAIT_MS)))]);
+          clearTimeout(timer);
+          await app.processEvent(event);
+          return;
+        }
         await this.store(event.body);
         await app.processEvent(event);
       },
@@ -472,6 +484,12 @@ class InboxFirstReceiver implements Receiver {
     return this.transport.stop(...args);
   }
 }
+
+/**
+ * Longest wait for a press's inbox write before the press is acknowledged anyway, in ms: well
+ * inside the 3 s Slack gives an interaction ("Handling user interaction").
+ */
+const PRESS_STORE_WAIT_MS = 1_000;
 
 /** The parts of a Slack `block_actions` payload baton reads (Slack "block_actions payloads"). */
 interface SlackBlockActions {
