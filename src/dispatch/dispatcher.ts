@@ -52,7 +52,7 @@ async function readPastedText(attachment: IncomingAttachment): Promise<string | 
   }));
 }
 
-function heldKey(message: InboundMessage): string {
+function heldKey(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'topLevel' | 'senderId'>): string {
   const conversation = conversationOf(message);
   return JSON.stringify([conversation.platform, conversation.chatId, conversation.threadId ?? '', message.senderId]);
 }
@@ -144,8 +144,8 @@ export class Dispatcher {
    * hold forgets them (the owner sends them again).
    */
   private readonly held = new Map<string, { attachments: IncomingAttachment[]; untilMs: number }>();
-  /** Launches still downloading their files; `/stop` (which overtakes them) ends these too. */
-  private readonly downloading = new Set<AbortController>();
+  /** Launches still downloading their files, by conversation; `/stop` (which overtakes them) ends these too. */
+  private readonly downloading = new Map<string, Set<AbortController>>();
 
   /** The config to act on: the live one when the service refreshes it, else the one given. */
   private get config(): BatonConfig {
@@ -496,7 +496,7 @@ export class Dispatcher {
     const attachmentsDir = join(deps.runsDir, runId, 'attachments');
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
-      ? await this.download(incoming, attachmentsDir).catch(async (err: unknown) => {
+      ? await this.download(incoming, attachmentsDir, message).catch(async (err: unknown) => {
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       })
@@ -580,20 +580,36 @@ export class Dispatcher {
    *
    * @throws BatonError `attachment_refused` (see storeAttachments), `launch_stopped`.
    */
-  private async download(incoming: readonly IncomingAttachment[], dir: string): Promise<StoredAttachment[]> {
+  private async download(incoming: readonly IncomingAttachment[], dir: string, message: InboundMessage): Promise<StoredAttachment[]> {
     const stop = new AbortController();
-    this.downloading.add(stop);
+    const key = heldKey({ ...message, senderId: '' });
+    const pending = this.downloading.get(key) ?? new Set<AbortController>();
+    this.downloading.set(key, pending.add(stop));
     try {
       return await storeAttachments(incoming, dir, { maxBytes: this.config.harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS }, { ...DOWNLOAD_RETRY, stop: stop.signal });
     } finally {
-      this.downloading.delete(stop);
+      pending.delete(stop);
+      if (pending.size === 0 && this.downloading.get(key) === pending) this.downloading.delete(key);
     }
+  }
+
+  /**
+   * Whether a launch of `message`'s conversation is downloading its files now: a `/stop` or
+   * `/cancel` then overtakes it (see overtaking.ts) instead of waiting behind it.
+   */
+  downloadsPending(message: InboundMessage): boolean {
+    return this.downloading.has(heldKey({ ...message, senderId: '' }));
   }
 
   /** Ends every launch still downloading its files; @returns how many. */
   private stopDownloads(): number {
-    const stopped = this.downloading.size;
-    for (const stop of this.downloading) stop.abort(new BatonError('launch_stopped', 'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.'));
+    let stopped = 0;
+    for (const pending of this.downloading.values()) {
+      for (const stop of pending) {
+        stop.abort(new BatonError('launch_stopped', 'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.'));
+        stopped += 1;
+      }
+    }
     this.downloading.clear();
     return stopped;
   }
@@ -655,7 +671,7 @@ export class Dispatcher {
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const scratch = join(deps.runsDir, runId);
     const attachments = incoming.length
-      ? await this.download(incoming, join(scratch, 'attachments')).finally(() => rm(scratch, { recursive: true, force: true }))
+      ? await this.download(incoming, join(scratch, 'attachments'), message).finally(() => rm(scratch, { recursive: true, force: true }))
       : [];
     if (attachments.some((a) => a.kind === 'image')) {
       throw new BatonError('attachment_refused', `Images cannot go to a run on another node (${route.node}) yet: they are files on this node's disk. Send text files, or launch on this node.`);
