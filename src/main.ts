@@ -39,6 +39,8 @@ import { startHealthServer } from './health.js';
 import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
 import { PasteJoiner } from './dispatch/paste-joiner.js';
+import { overtakesConversation } from './dispatch/overtaking.js';
+import type { InboundMessage } from './channels/types.js';
 import { sweepArtifacts } from './harness/retention.js';
 import { pruneWorktrees } from './harness/worktrees.js';
 import { buildRuntime, KILL_GRACE_MS, VENDORS } from './runtime.js';
@@ -402,7 +404,10 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   undo.push('health server', () => health.close());
   approvalPort.port = health.port;
   // A long paste the chat app split into several messages reaches the dispatcher as one.
-  const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger });
+  // `/stop` and `/cancel` overtake a conversation's launch only while it downloads its files;
+  // otherwise they keep their place (`/codex …` then `/stop` stops that run).
+  const overtakes = (message: InboundMessage): boolean => overtakesConversation(message) && dispatcher.downloadsPending(message);
+  const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger, overtakes });
   const channels = await startChannels(
     CHANNELS,
     (message) => pastes.handle(message),
@@ -426,6 +431,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         void outbox.send({ runId: null, kind: 'notice', target: { platform, chatId: owner }, body: text }).catch((err: unknown) => logger.error({ err, platform }, 'could not tell the owner'));
       },
       presses: async (press) => void (await dispatcher.handlePress(press)),
+      overtakes,
     },
     adapters,
   );

@@ -6,7 +6,7 @@
 import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelAdapter, ChannelState, ConnectionLease, ConversationMover, InboundHandler, InboundInbox, Platform, PressHandler } from './types.js';
+import type { ChannelAdapter, ChannelState, ConnectionLease, ConversationMover, InboundHandler, InboundInbox, InboundMessage, Platform, PressHandler } from './types.js';
 
 /** What a channel factory receives. */
 export interface ChannelDeps {
@@ -27,6 +27,11 @@ export interface ChannelDeps {
   notifyOwner?: (platform: ChannelPlatform, text: string) => void;
   /** Where a channel hands presses of baton's buttons (issue #14). @default none (buttons do nothing) */
   presses?: PressHandler;
+  /**
+   * Messages handled at once instead of behind their conversation's earlier messages (`/stop`,
+   * `/cancel`), so a long handling (a download) never holds them. @default none overtake
+   */
+  overtakes?: (message: InboundMessage) => boolean;
 }
 
 /**

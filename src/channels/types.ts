@@ -21,9 +21,10 @@ export interface IncomingAttachment {
   /**
    * Opens the file's bytes (a platform download, or a local file for `baton ask`).
    *
+   * @param signal aborts the download (its deadlines passed, or the launch was stopped).
    * @throws Error when the platform refuses or the network fails (the caller answers with it).
    */
-  open(): Promise<Readable>;
+  open(signal?: AbortSignal): Promise<Readable>;
 }
 
 /** Platforms baton talks to. `terminal` is `baton ask`. */
@@ -39,6 +40,12 @@ export interface InboundMessage {
   isDirect: boolean;
   /** Forum topic (Telegram) or thread (`thread_ts` on Slack). */
   threadId?: string;
+  /**
+   * The message is at its channel's (or DM's) top level although {@link threadId} is set: that is
+   * the thread its answers open under it (Slack's `ts`), not its conversation. See
+   * {@link conversationOf}. @default false
+   */
+  topLevel?: boolean;
   messageId: string;
   senderId: string;
   senderName: string;
@@ -250,16 +257,39 @@ export class ChannelSendError extends BatonError {
    * under its old id (a Telegram group upgraded to a supergroup: `parameters.migrate_to_chat_id`).
    */
   readonly movedToChatId: string | undefined;
+  /**
+   * A `refused` send to a thread or forum topic that takes no messages now (Telegram 400
+   * `TOPIC_CLOSED`); the chat itself still does.
+   */
+  readonly threadClosed: boolean;
 
-  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number; movedToChatId?: string } = {}) {
+  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number; movedToChatId?: string; threadClosed?: boolean } = {}) {
     super(kind === 'network' ? 'channel_network' : 'channel_refused', message, { cause: options.cause });
     this.kind = kind;
     this.retryAfterMs = options.retryAfterMs;
     this.movedToChatId = options.movedToChatId;
+    this.threadClosed = options.threadClosed ?? false;
   }
 
   /** Whether sending the same payload again later can succeed. */
   get retryable(): boolean {
     return this.kind === 'network' || this.kind === 'rate_limited';
   }
+}
+
+/** One conversation: a chat, or a thread or forum topic in it (the key of `/use` defaults and held files). */
+export interface ConversationRef {
+  platform: Platform;
+  chatId: string;
+  /** Undefined at a chat's top level. */
+  threadId: string | undefined;
+}
+
+/**
+ * The conversation a message belongs to: its thread or topic when it is in one, else its chat's
+ * top level, whichever thread its answers go to (a Slack top-level message's answers open a thread
+ * under it, yet the next top-level message is the same conversation).
+ */
+export function conversationOf(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'topLevel'>): ConversationRef {
+  return { platform: message.platform, chatId: message.chatId, threadId: message.topLevel ? undefined : message.threadId };
 }

@@ -54,6 +54,7 @@ export type ErrorCode =
   | 'worktree_gone'
   | 'worktree_locked'
   | 'queue_full'
+  | 'launch_stopped'
   // fleet (issue #16)
   | 'node_unknown'
   | 'node_unavailable'

@@ -129,6 +129,8 @@ export class Outbox {
   }
 
   private readonly runQueues = new Map<string, Promise<boolean>>();
+  /** Threads and forum topics a send found closed (in memory: after a restart one send finds out again). */
+  private readonly closedThreads = new Set<string>();
 
   private async attemptInRunOrder(seen: DeliveryRow, claimed: boolean): Promise<boolean> {
     const { store, clock, logger } = this.deps;
@@ -151,7 +153,8 @@ export class Outbox {
    * no later row of the run is pending; true means "look".
    */
   private async attemptNow(claimed: DeliveryRow): Promise<{ state: 'delivered' | 'pending' | 'dead'; laterPendingInRun: boolean }> {
-    let row = claimed;
+    // A thread already found closed is not tried again (nor noted again) for every later message.
+    let row = claimed.target.threadId !== undefined && this.closedThreads.has(threadKey(claimed.target)) ? atTopLevel(claimed) : claimed;
     let moves = 0;
     const { store, clock, logger, adapters } = this.deps;
     const adapter = adapters.get(row.target.platform as Platform);
@@ -200,6 +203,18 @@ export class Outbox {
           logger.warn({ deliveryId: row.id, from: row.target.chatId, to: err.movedToChatId }, 'chat moved; sending to its new id');
           await store.moveConversation(row.target.platform as Platform, row.target.chatId, err.movedToChatId);
           row = { ...row, target: { ...row.target, chatId: err.movedToChatId } };
+          index -= 1;
+          continue;
+        }
+        // The thread or forum topic was closed: the rest goes to the chat's top level (Telegram's
+        // General topic), after a note that says why, instead of a dead letter nobody sees.
+        if (err instanceof ChannelSendError && err.threadClosed && row.target.threadId !== undefined) {
+          logger.warn({ deliveryId: row.id, runId: row.runId, chatId: row.target.chatId }, 'thread closed; sending to the chat\'s top level');
+          this.closedThreads.add(threadKey(row.target));
+          row = atTopLevel(row);
+          await adapter.send({ chatId: row.target.chatId, text: closedThreadNote(row.runId) }).catch((noteErr: unknown) =>
+            logger.warn({ deliveryId: row.id, err: describe(noteErr) }, 'could not send the closed-thread note'),
+          );
           index -= 1;
           continue;
         }
@@ -274,6 +289,22 @@ export class Outbox {
     if (dead) this.deps.logger.error({ deliveryId: row.id, runId: row.runId, attempts }, 'delivery dead-lettered');
     return dead ? 'dead' : 'pending';
   }
+}
+
+/** `platform:chat:thread` of a delivery's target. */
+function threadKey(target: DeliveryRow['target']): string {
+  return `${target.platform}:${target.chatId}:${target.threadId ?? ''}`;
+}
+
+/** The row sent to its chat's top level: no thread, and no reply to a message inside the thread. */
+function atTopLevel(row: DeliveryRow): DeliveryRow {
+  const { threadId: _closed, replyToMessageId: _inside, ...top } = row.target;
+  return { ...row, target: top };
+}
+
+/** What the chat's top level is told first when a thread's messages come there instead. */
+export function closedThreadNote(runId: string | null): string {
+  return `${runId ? `[run ${runId}] ` : ''}The forum topic this conversation is in is closed, so its messages come here, to the General topic.`;
 }
 
 /** A delivery's file cannot be sent at all: the adapter sends no files, or the file is gone. */

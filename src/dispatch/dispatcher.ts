@@ -2,9 +2,9 @@
  * Routes every normalized inbound message: trust, dedupe, commands, launch gates (PRODUCT.md
  * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
  */
-import { rm } from 'node:fs/promises';
-import { join, normalize } from 'node:path';
-import type { IncomingAttachment, InboundMessage, InboundPress } from '../channels/types.js';
+import { realpath, rm } from 'node:fs/promises';
+import { join, normalize, relative } from 'node:path';
+import { conversationOf, type IncomingAttachment, type InboundMessage, type InboundPress } from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
@@ -27,7 +27,8 @@ import type { LaunchRequest } from '../harness/vendors/types.js';
 import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, parseReplyOptions, type Command, type LaunchOptions } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
 import { assertWorktreeThere, pressRestoreWorktree, refusalButtons, RESTORE_WORKTREE_ACTION } from './worktree-gone.js';
-import { decodeUtf8, describeAttachments, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry } from '../harness/attachments.js';
+import { withDownloadDeadlines } from '../channels/download-deadline.js';
+import { decodeUtf8, describeAttachments, DOWNLOAD_RETRY, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry, type StoredAttachment } from '../harness/attachments.js';
 import { queuedText, startedText } from './messages.js';
 import { sessionUsageOf } from './session-usage.js';
 import { parseSerialId, quotedId } from './serial-id.js';
@@ -42,8 +43,7 @@ export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
 /** The text of a pasted-text file, or undefined when it is over 1 MiB or not UTF-8. */
 async function readPastedText(attachment: IncomingAttachment): Promise<string | undefined> {
   // A transient failure is retried like any attachment download.
-  return withDownloadRetry(attachment.name, async () => {
-    const source = await attachment.open();
+  return withDownloadRetry(attachment.name, () => withDownloadDeadlines(attachment, async (source) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
     try {
@@ -56,17 +56,16 @@ async function readPastedText(attachment: IncomingAttachment): Promise<string | 
       throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, { transient: true, cause: err });
     }
     return decodeUtf8(Buffer.concat(chunks));
-  });
+  }));
 }
 
 /**
- * Held files belong to the sender in the conversation the next command comes from. A top-level
- * Slack message names itself as its thread (its replies go under it), so the next top-level
- * command, with a thread of its own, would never find them: such a thread counts as none.
+ * Held files belong to the sender in the conversation the next command comes from (see
+ * {@link conversationOf}: a top-level Slack message names itself as its thread).
  */
-function heldKey(message: InboundMessage): string {
-  const thread = message.threadId === undefined || message.threadId === message.messageId ? '' : message.threadId;
-  return JSON.stringify([message.platform, message.chatId, thread, message.senderId]);
+function heldKey(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'topLevel' | 'senderId'>): string {
+  const conversation = conversationOf(message);
+  return JSON.stringify([conversation.platform, conversation.chatId, conversation.threadId ?? '', message.senderId]);
 }
 
 /** The answer to a message holding U+0000, which PostgreSQL cannot store in text (issue #18). */
@@ -179,6 +178,8 @@ export class Dispatcher {
    * hold forgets them (the owner sends them again).
    */
   private readonly held = new Map<string, { attachments: IncomingAttachment[]; untilMs: number }>();
+  /** Launches still downloading their files, by conversation; `/stop` (which overtakes them) ends these too. */
+  private readonly downloading = new Map<string, Set<AbortController>>();
 
   /** The config to act on: the live one when the service refreshes it, else the one given. */
   private get config(): BatonConfig {
@@ -239,7 +240,7 @@ export class Dispatcher {
     // A launch's conversation default is read while the event is claimed (issue #15): one
     // conversation's events are handled in order, so no /use of it can come in between.
     if (!(command instanceof BatonError) && command.kind === 'launch' && role !== 'stranger') {
-      const read = deps.store.conversationDefault({ platform, chatId: message.chatId, threadId: message.threadId });
+      const read = deps.store.conversationDefault(conversationOf(message));
       read.catch(() => undefined); // awaited (and its error thrown) by the launch, if one comes
       this.conversationDefaults.set(message, read);
     }
@@ -483,6 +484,8 @@ export class Dispatcher {
         await this.reply(message, await this.cancel(command.runId));
         return ANSWERED;
       case 'stop': {
+        // Launches still downloading first: /stop overtook them, and they would start after it.
+        const undownloaded = this.stopDownloads();
         // Queued runs first, so none of them takes a slot the stop frees.
         let dropped = 0;
         for (const run of await deps.store.queuedRuns()) if (await this.cancelQueued(run, 'stop')) dropped += 1;
@@ -498,6 +501,7 @@ export class Dispatcher {
           message,
           `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
             (dropped > 0 ? ` Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.` : '') +
+            (undownloaded > 0 ? ` Stopped ${undownloaded} launch${undownloaded === 1 ? '' : 'es'} still downloading ${undownloaded === 1 ? 'its' : 'their'} files.` : '') +
             (unrecorded.length > 0 ? ` ${unrecorded.map((id) => `[run ${id}]`).join(', ')}: ${UNRECORDED}` : ''),
         );
         return ANSWERED;
@@ -536,7 +540,7 @@ export class Dispatcher {
       );
     }
     const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
-    const conversation = { platform: message.platform, chatId: message.chatId, threadId: message.threadId };
+    const conversation = conversationOf(message);
     const spans = this.launchSpans.get(message);
     const conversationDefault = await (this.conversationDefaults.get(message) ?? deps.store.conversationDefault(conversation));
     spans?.mark('conversation');
@@ -580,7 +584,7 @@ export class Dispatcher {
     const attachmentsDir = join(deps.runsDir, runId, 'attachments');
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
-      ? await storeAttachments(incoming, attachmentsDir, { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS, maxImagePixels: harness.maxImagePixels }).catch(async (err: unknown) => {
+      ? await this.download(incoming, attachmentsDir, message).catch(async (err: unknown) => {
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       })
@@ -660,6 +664,46 @@ export class Dispatcher {
   }
 
   /**
+   * A launch's files, downloaded into `dir`; a `/stop` meanwhile ends the download (see
+   * {@link downloading}).
+   *
+   * @throws BatonError `attachment_refused` (see storeAttachments), `launch_stopped`.
+   */
+  private async download(incoming: readonly IncomingAttachment[], dir: string, message: InboundMessage): Promise<StoredAttachment[]> {
+    const stop = new AbortController();
+    const key = heldKey({ ...message, senderId: '' });
+    const pending = this.downloading.get(key) ?? new Set<AbortController>();
+    this.downloading.set(key, pending.add(stop));
+    try {
+      return await storeAttachments(incoming, dir, { maxBytes: this.config.harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS, maxImagePixels: this.config.harness.maxImagePixels }, { ...DOWNLOAD_RETRY, stop: stop.signal });
+    } finally {
+      pending.delete(stop);
+      if (pending.size === 0 && this.downloading.get(key) === pending) this.downloading.delete(key);
+    }
+  }
+
+  /**
+   * Whether a launch of `message`'s conversation is downloading its files now: a `/stop` or
+   * `/cancel` then overtakes it (see overtaking.ts) instead of waiting behind it.
+   */
+  downloadsPending(message: InboundMessage): boolean {
+    return this.downloading.has(heldKey({ ...message, senderId: '' }));
+  }
+
+  /** Ends every launch still downloading its files; @returns how many. */
+  private stopDownloads(): number {
+    let stopped = 0;
+    for (const pending of this.downloading.values()) {
+      for (const stop of pending) {
+        stop.abort(new BatonError('launch_stopped', 'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.'));
+        stopped += 1;
+      }
+    }
+    this.downloading.clear();
+    return stopped;
+  }
+
+  /**
    * Where a launch runs (issue #16 item 3): a resume goes to its parent's node; anything else by
    * {@link routeLaunch}. Without a fleet (`baton ask`) everything runs here.
    *
@@ -717,7 +761,7 @@ export class Dispatcher {
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const scratch = join(deps.runsDir, runId);
     const attachments = incoming.length
-      ? await storeAttachments(incoming, join(scratch, 'attachments'), { maxBytes: harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS, maxImagePixels: harness.maxImagePixels }).finally(() => rm(scratch, { recursive: true, force: true }))
+      ? await this.download(incoming, join(scratch, 'attachments'), message).finally(() => rm(scratch, { recursive: true, force: true }))
       : [];
     if (attachments.some((a) => a.kind === 'image')) {
       throw new BatonError('attachment_refused', `Images cannot go to a run on another node (${route.node}) yet: they are files on this node's disk. Send text files, or launch on this node.`);
@@ -1048,11 +1092,11 @@ Reason: ${refusal.code}`;
     const route = await this.routeOf(undefined, target);
     if (route.kind === 'remote') {
       const remote = `${route.node}:${route.path}`;
-      await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, remote, this.deps.clock.now());
+      await this.deps.store.setConversationDefault(conversationOf(message), remote, this.deps.clock.now());
       return `Runs in this conversation now default to ${remote} (on node ${route.node}, which checks the directory at each launch).`;
     }
     const workspace = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
-    await this.deps.store.setConversationDefault({ platform: message.platform, chatId: message.chatId, threadId: message.threadId }, workspace.cwd, this.deps.clock.now());
+    await this.deps.store.setConversationDefault(conversationOf(message), workspace.cwd, this.deps.clock.now());
     return `Runs in this conversation now default to ${workspace.cwd}.`;
   }
 

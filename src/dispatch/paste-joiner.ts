@@ -3,12 +3,13 @@
  * 4096 characters) back into one message before it is dispatched: a message that reaches its
  * platform's split length is held for `waitMs`, and the same sender's next messages in that
  * conversation are appended while each of them also reaches the split length (the last, shorter
- * part ends the paste). Anything else in the conversation (another sender, a command) first
- * releases what is held, so the conversation's order is kept. While a paste is held the inbox
+ * part ends the paste). The same sender's next message within the wait is a part whatever it
+ * starts with (a part beginning with `/` is a cut path, not a command); anything else in the
+ * conversation (another sender) first releases what is held, so the conversation's order is kept. While a paste is held the inbox
  * still has its Telegram updates, so a crash then loses nothing.
  */
 import { ConversationQueue } from '../channels/conversation-queue.js';
-import type { InboundMessage, Platform } from '../channels/types.js';
+import { conversationOf, type InboundMessage, type Platform } from '../channels/types.js';
 import type { Logger } from '../core/logger.js';
 
 /**
@@ -32,6 +33,11 @@ export interface PasteJoinerOptions {
   /** How long to wait for the next part, in ms; 0 disables joining. @default 1500 ([harness] paste_join_ms) */
   waitMs: number;
   logger: Logger;
+  /**
+   * Messages handed on at once, ahead of the conversation's earlier ones still being handled
+   * (`/stop`, `/cancel`), unless they may be a part of a paste held now. @default none
+   */
+  overtakes?: (message: InboundMessage) => boolean;
 }
 
 interface Held {
@@ -51,12 +57,17 @@ export class PasteJoiner {
    * part of a paste (that part is dispatched when the paste ends; failures are logged).
    */
   handle(message: InboundMessage): Promise<void> {
-    const key = conversationOf(message);
+    const key = conversationKeyOf(message);
+    const held = this.held.get(key);
+    if (this.options.overtakes?.(message) && (!held || held.parts[0]!.senderId !== message.senderId)) {
+      return this.options.handle(message).then(() => undefined);
+    }
     let heldNow = false;
     const done = this.queue.run(key, async () => {
       const held = this.held.get(key);
-      // A command from the same sender (e.g. /stop right after the paste) is no part of it.
-      if (held && held.parts[0]!.senderId === message.senderId && !message.text.startsWith('/')) {
+      // The split's own rules decide, before any command is read: a client cuts wherever the
+      // limit falls, so a next part may well begin with `/` (a path such as `/etc/hosts`).
+      if (held && held.parts[0]!.senderId === message.senderId) {
         held.parts.push(message);
         clearTimeout(held.timer);
         if (this.reachesSplit(message)) {
@@ -115,6 +126,7 @@ export function joinParts(parts: readonly InboundMessage[]): InboundMessage {
   };
 }
 
-function conversationOf(message: InboundMessage): string {
-  return `${message.platform}:${message.chatId}:${message.threadId ?? ''}`;
+function conversationKeyOf(message: InboundMessage): string {
+  const { platform, chatId, threadId } = conversationOf(message);
+  return `${platform}:${chatId}:${threadId ?? ''}`;
 }

@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AttachmentDownloadError, MAX_DOWNLOAD_RETRY_AFTER_MS } from '../channels/download.js';
+import { DOWNLOAD_DEADLINES, withDownloadDeadlines, type DownloadDeadlines } from '../channels/download-deadline.js';
 import type { IncomingAttachment } from '../channels/types.js';
 import { BatonError } from '../core/errors.js';
 import { safeErrorMessage } from '../core/logger.js';
@@ -47,13 +48,20 @@ export interface DownloadRetryPolicy {
   maxRetryAfterMs: number;
   /** No try starts later than this after the first, in ms. */
   budgetMs: number;
+  /** Deadlines of each try. @default {@link DOWNLOAD_DEADLINES} */
+  deadlines?: DownloadDeadlines;
+  /** Ends the download now with its reason (the launch was stopped). @default none */
+  stop?: AbortSignal;
   /** @default setTimeout */
   sleep?: (ms: number) => Promise<void>;
   /** @default Date.now */
   nowMs?: () => number;
 }
 
-/** 3 tries: after 1 s, then 3 s (or the platform's `Retry-After`, at most 10 s), all within 30 s. */
+/**
+ * 3 tries: after 1 s, then 3 s (or the platform's `Retry-After`, at most 10 s), all begun within
+ * 30 s; each try ends after 10 s without a byte or 60 s in all ({@link DOWNLOAD_DEADLINES}).
+ */
 export const DOWNLOAD_RETRY: DownloadRetryPolicy = { attempts: 3, firstDelayMs: 1_000, maxRetryAfterMs: MAX_DOWNLOAD_RETRY_AFTER_MS, budgetMs: 30_000 };
 
 /**
@@ -82,7 +90,9 @@ export async function withDownloadRetry<T>(name: string, attempt: () => Promise<
     if (tried >= policy.attempts || now() - started + waitMs > policy.budgetMs) {
       throw refused(`Could not download ${name}: ${failure.message} (tried ${tried} time${tried === 1 ? '' : 's'}). Send it again.`, failure);
     }
+    if (policy.stop?.aborted) throw policy.stop.reason;
     await sleep(waitMs);
+    if (policy.stop?.aborted) throw policy.stop.reason;
   }
 }
 
@@ -135,8 +145,7 @@ async function storeOne(attachment: IncomingAttachment, dir: string, index: numb
   // The stored name never comes from the sender alone: a number first, and no path separators.
   const path = join(dir, `${index + 1}-${name.replace(/[^\w.-]+/g, '_').slice(0, 100)}`);
   let bytes = 0;
-  await withDownloadRetry(name, async () => {
-    const source = await attachment.open();
+  await withDownloadRetry(name, () => withDownloadDeadlines(attachment, async (source) => {
     bytes = 0;
     const cap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -152,7 +161,7 @@ async function storeOne(attachment: IncomingAttachment, dir: string, index: numb
       // The answer began and was cut (a reset connection): worth another try.
       throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, { transient: true, cause: err });
     }
-  }, retry);
+  }, retry.deadlines ?? DOWNLOAD_DEADLINES, retry.stop), retry);
   const handle = await open(path, 'r');
   const head = Buffer.alloc(12);
   try {

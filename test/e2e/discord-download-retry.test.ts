@@ -30,6 +30,11 @@ afterAll(async () => {
   await discord?.close();
 });
 
+async function waitUntil(predicate: () => boolean): Promise<void> {
+  for (let i = 0; i < 6000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!predicate()) throw new Error('condition not reached');
+}
+
 describe('attachment download retries', () => {
   it('retries a 503, a cut connection and a 429 with Retry-After; the image reaches the run', async () => {
     for (const faults of [[{ status: 503 }], [{ reset: true as const }, { status: 429, retryAfterS: 1 }]]) {
@@ -42,6 +47,31 @@ describe('attachment download retries', () => {
       expect(done.message.content).toContain('[images: 1-shot.png]');
       expect(discord.attachmentDownloads.length - before).toBe(faults.length + 1);
     }
+  });
+
+  it('a stalled download is cut by its read deadline and tried again', async () => {
+    const before = discord.attachmentDownloads.length;
+    // The CDN sends nothing for two minutes: only a deadline of baton's own ends that try.
+    discord.faultDownloads({ holdMs: 120_000 });
+    const request = withShot();
+    const started = await discord.waitForSent((m) => replyTo(request)(m) && m.message.content.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.message.content);
+    const done = await discord.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(done.message.content).toContain('[images: 1-shot.png]');
+    expect(discord.attachmentDownloads.length - before).toBe(2);
+  });
+
+  it('/stop is answered while a launch waits on a stalled download, and stops that launch too', async () => {
+    const before = discord.attachmentDownloads.length;
+    discord.faultDownloads({ holdMs: 120_000 });
+    const request = withShot();
+    await waitUntil(() => discord.attachmentDownloads.length > before);
+    const stop = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/stop' });
+    const stopped = await discord.waitForSent(replyTo(stop), WAIT_MS);
+    expect(stopped.message.content).toBe('Stopped 0 active runs. Stopped 1 launch still downloading its files.');
+    const answer = await discord.waitForSent(replyTo(request), WAIT_MS);
+    expect(answer.message.content).toBe('Stopped before it started: /stop came while its files were downloading. Send the command again to run it.');
+    expect(discord.attachmentDownloads.length - before).toBe(1);
   });
 
   it('answers an expired link (404) at once, naming the file, without retrying', async () => {

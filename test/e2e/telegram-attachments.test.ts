@@ -43,6 +43,11 @@ function documentMessage(userId: number, messageId: number, bytes: Buffer, fileN
   return update;
 }
 
+async function waitFor(predicate: () => boolean): Promise<void> {
+  for (let i = 0; i < 6000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!predicate()) throw new Error('condition not reached');
+}
+
 describe('Telegram attachments', () => {
   it('a photo captioned /codex reaches the model as an image, and started names it', async () => {
     const { telegram, openai } = world;
@@ -55,6 +60,61 @@ describe('Telegram attachments', () => {
     expect(done.text).toContain('I see the layout bug.');
     const sent = JSON.stringify(openai.requests.slice(before).map((r) => r.body));
     expect(sent.includes(`data:image/png;base64,${PNG.toString('base64')}`), 'image bytes in the Responses request').toBe(true);
+  });
+
+  it('a stalled getFile is cut by its deadline and tried again', async () => {
+    const { telegram, openai } = world;
+    openai.enqueue({ kind: 'message', text: 'Seen after the retry.' });
+    const getFiles = (): number => telegram.calls.filter((c) => c.method === 'getFile').length;
+    const before = getFiles();
+    // Telegram answers this getFile only after two minutes: only baton's own deadline ends the try.
+    telegram.stallNext('getFile', 120_000);
+    telegram.pushUpdate(photoMessage(OWNER, 13, PNG, '/codex look at this'));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 13 && m.text.includes('] started'), WAIT_MS);
+    expect(started.text).toContain('with photo-13.jpg');
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    expect(getFiles() - before).toBe(2);
+  });
+
+  it('/stop is answered while a launch waits on a stalled getFile, and stops that launch too', async () => {
+    const { telegram } = world;
+    const getFiles = (): number => telegram.calls.filter((c) => c.method === 'getFile').length;
+    const before = getFiles();
+    // Telegram answers this getFile only after two minutes: only baton's own deadline ends the try.
+    telegram.stallNext('getFile', 120_000);
+    telegram.pushUpdate(photoMessage(OWNER, 15, PNG, '/codex look at this'));
+    for (let i = 0; i < 6000 && getFiles() === before; i++) await new Promise((r) => setTimeout(r, 10));
+    telegram.pushUpdate(world.privateMessage(OWNER, '/stop', 16));
+    const stopped = await telegram.waitForSent((m) => replyTarget(m) === 16, WAIT_MS);
+    expect(stopped.text).toBe('Stopped 0 active runs. Stopped 1 launch still downloading its files.');
+    const answer = await telegram.waitForSent((m) => replyTarget(m) === 15, WAIT_MS);
+    expect(answer.text).toBe('Stopped before it started: /stop came while its files were downloading. Send the command again to run it.');
+    expect(getFiles() - before).toBe(1);
+  });
+
+  it('an album of three photos captioned /codex is one launch with all three; the next /codex gets none', async () => {
+    const { telegram, openai } = world;
+    openai.enqueue({ kind: 'message', text: 'Three screenshots seen.' });
+    const album = (messageId: number, caption?: string): Update => {
+      const update = photoMessage(OWNER, messageId, PNG, caption);
+      (update.message as unknown as Record<string, unknown>)['media_group_id'] = '13911';
+      return update;
+    };
+    // Telegram sends an album as one update per photo; they may come in different polls.
+    telegram.pushUpdate(album(140, '/codex compare these three screenshots'));
+    await waitFor(() => telegram.pendingUpdates() === 0);
+    telegram.pushUpdate(album(141));
+    await waitFor(() => telegram.pendingUpdates() === 0);
+    telegram.pushUpdate(album(142));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 140 && m.text.includes('] started'), WAIT_MS);
+    expect(started.text).toMatch(/with photo-140\.jpg \(\d+ B\), photo-141\.jpg \(\d+ B\), photo-142\.jpg \(\d+ B\)$/);
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    expect(telegram.sent.filter((m) => replyTarget(m) === 141 || replyTarget(m) === 142)).toEqual([]);
+    openai.enqueue({ kind: 'message', text: 'Nothing attached.' });
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex an unrelated task', 143));
+    const next = await telegram.waitForSent((m) => replyTarget(m) === 143 && m.text.includes('] started'), WAIT_MS);
+    expect(next.text).not.toContain(' with ');
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(next.text)}] completed`), WAIT_MS);
   });
 
   it('a photo alone is held and goes with the next /claude, as an image block', async () => {

@@ -152,6 +152,11 @@ export interface FakeTelegram {
    */
   migrateGroup(fromChatId: number, toChatId: number, options?: { announce?: boolean; by?: number }): void;
   /**
+   * Closes forum topic `threadId` of `chatId` (closeForumTopic by an admin): like the Bot API, a
+   * `sendMessage` or `sendDocument` to it then fails with 400 "Bad Request: TOPIC_CLOSED".
+   */
+  closeTopic(chatId: number, threadId: number): void;
+  /**
    * Calls `hook` once, synchronously, when a `getUpdates` arrives whose `offset` confirms
    * `updateId` (the moment Telegram forgets it), before that call is answered. For crash tests:
    * the hook can SIGKILL the poller right there.
@@ -162,6 +167,8 @@ export interface FakeTelegram {
    * failures are queued per method, in order.
    */
   failNext(method: string, failure: FailureSpec): void;
+  /** The next call of `method` (e.g. `getFile`) is answered as usual, but only after `holdMs` (a stalled server). */
+  stallNext(method: string, holdMs: number): void;
   /** Documents accepted by `sendDocument`, in order. */
   readonly documents: readonly SentDocument[];
   /** Resolves with the first document matching `predicate` (already sent or later). */
@@ -239,6 +246,10 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const edits: RecordedEdit[] = [];
   const sentMessages: Message[] = [];
   const failures = new Map<string, FailureSpec[]>();
+  const stalls = new Map<string, number[]>();
+  const closedTopics = new Set<string>();
+  const topicClosed = (body: Record<string, unknown>): boolean =>
+    body['message_thread_id'] !== undefined && closedTopics.has(`${Number(body['chat_id'])}:${Number(body['message_thread_id'])}`);
   const chats = new Map<number, Chat>();
   const lastMessageId = new Map<number, number>();
   const messages = new Map<string, Message>();
@@ -354,6 +365,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
     const movedTo = migrated.get(chatId);
     if (movedTo !== undefined) return fail(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: movedTo });
+    if (topicClosed(body)) return fail(400, 'Bad Request: TOPIC_CLOSED');
     const chat = chats.get(chatId) ?? defaultChat(chatId);
     const params = (body['reply_parameters'] ?? {}) as { message_id?: number; allow_sending_without_reply?: boolean };
     const replyId = params.message_id ?? (body['reply_to_message_id'] as number | undefined);
@@ -392,6 +404,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     if (file.content.length > TELEGRAM_SEND_FILE_MAX_BYTES) return fail(413, 'Request Entity Too Large');
     const caption = typeof body['caption'] === 'string' ? body['caption'] : undefined;
     if (caption !== undefined && caption.length > 1024) return fail(400, 'Bad Request: message caption is too long');
+    if (topicClosed(body)) return fail(400, 'Bad Request: TOPIC_CLOSED');
     const chatId = Number(body['chat_id']);
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
     const chat = chats.get(chatId) ?? defaultChat(chatId);
@@ -506,6 +519,9 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       if (form) return send(res, fail(400, `Bad Request: fake-telegram takes multipart only for sendDocument, got ${method}`));
       const call: RecordedCall = { method, body: parsed, status: 200, atMs: Date.now() };
       calls.push(call);
+      const stall = stalls.get(method.toLowerCase())?.shift();
+      if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall).unref());
+      if (res.destroyed) return;
       const queued = failures.get(method.toLowerCase()) ?? [];
       const index = queued.findIndex((f) => !f.when || f.when(parsed));
       const failure = index >= 0 ? queued.splice(index, 1)[0] : undefined;
@@ -571,6 +587,7 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         flush();
       }
     },
+    closeTopic: (chatId, threadId) => void closedTopics.add(`${chatId}:${threadId}`),
     migrateGroup: (fromChatId, toChatId, options = {}) => {
       migrated.set(fromChatId, toChatId);
       const from: User = { id: options.by ?? 1, is_bot: false, first_name: 'Test' };
@@ -585,6 +602,11 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     },
     onConfirm: (updateId, hook) => {
       confirmHooks.push({ updateId, hook });
+    },
+    stallNext: (method, holdMs) => {
+      const list = stalls.get(method.toLowerCase()) ?? [];
+      list.push(holdMs);
+      stalls.set(method.toLowerCase(), list);
     },
     failNext: (method, failure) => {
       const list = failures.get(method.toLowerCase()) ?? [];

@@ -22,6 +22,11 @@ export interface TcpProxy {
   /** New connections are forwarded again. */
   accept(): void;
   /**
+   * Stalls the server as seen by the clients: what they send is kept, not forwarded, until the
+   * returned function is called (then it goes on, in order). Connections stay open.
+   */
+  hold(): () => void;
+  /**
    * The next client chunk that contains `text` (bytes read as latin1, e.g. part of an SQL
    * statement in a Parse message) is not forwarded: its connection is closed with a FIN instead,
    * as a server closing an idle session does just as the statement arrives. Once only; resolves
@@ -45,6 +50,7 @@ export interface TcpProxy {
 
 /** Starts a proxy on 127.0.0.1:0 that forwards to `target`. */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  let held: (() => void)[] | undefined;
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let refusing = false;
   let forwarded = 0;
@@ -77,6 +83,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         trap.sprung();
         return;
       }
+      if (held) return void held.push(() => upstream.write(chunk));
       if (!upstream.write(chunk)) {
         client.pause();
         upstream.once('drain', () => client.resume());
@@ -106,6 +113,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         pairs.delete(pair);
       }
       return n;
+    },
+    hold: () => {
+      const queue: (() => void)[] = [];
+      held = queue;
+      return () => {
+        if (held === queue) held = undefined;
+        for (const write of queue.splice(0)) write();
+      };
     },
     closeWhenClientSends: (text) => new Promise<void>((resolve) => traps.push({ text, sprung: resolve })),
     refuse: () => {

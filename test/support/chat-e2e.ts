@@ -43,6 +43,8 @@ export interface ChatE2EOptions {
   claude?: { binDir: string; anthropicUrl: string };
   /** More lines of the `[harness]` table, e.g. `inactivity_minutes = 1`. @default none */
   harnessToml?: string;
+  /** Last changes to the service's environment (e.g. `DATABASE_URL` through a proxy). @default none */
+  adjustEnv?: (env: Record<string, string>) => Record<string, string>;
 }
 
 /** A running world. */
@@ -98,7 +100,8 @@ export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
     ].join('\n'),
   );
 
-  const env: Record<string, string> = { ...base.env, BATON_LOG_LEVEL: 'debug', ...options.env };
+  const built: Record<string, string> = { ...base.env, BATON_LOG_LEVEL: 'debug', ...options.env };
+  const env = options.adjustEnv ? options.adjustEnv(built) : built;
   let service = await startService(env);
   return {
     get service() {

@@ -55,10 +55,32 @@ describe('PasteJoiner', () => {
     expect(handled.map((m) => m.dedupeKey)).toEqual([paste.dedupeKey, other.dedupeKey]);
     const again = message(long('/codex '));
     await joiner.handle(again);
-    const stop = message('/stop');
+    const stop = message('/stop', '2');
     await joiner.handle(stop);
     expect(handled.map((m) => m.dedupeKey).slice(2)).toEqual([again.dedupeKey, stop.dedupeKey]);
     expect(handled[2]!.continuationKeys).toBeUndefined();
+  });
+
+  it('joins a next part that starts with / (a path): the split is read before any command', async () => {
+    const { handled, joiner } = setup(3_600_000);
+    const first = message(long('/codex fix the resolver; look at '));
+    const second = message('/etc/hosts and /etc/resolv.conf, then explain');
+    await joiner.handle(first);
+    await joiner.handle(second);
+    expect(handled).toHaveLength(1);
+    expect(handled[0]).toMatchObject({ dedupeKey: first.dedupeKey, continuationKeys: [second.dedupeKey] });
+    expect(handled[0]!.text.endsWith('\n/etc/hosts and /etc/resolv.conf, then explain')).toBe(true);
+  });
+
+  it('does not join what follows a short message, nor after the wait, even from the same sender', async () => {
+    const { handled, joiner } = setup(1);
+    const first = message(long('/codex '));
+    await joiner.handle(first);
+    await until(() => handled.length === 1);
+    const late = message('/etc/hosts is wrong');
+    await joiner.handle(late);
+    expect(handled.map((m) => m.dedupeKey)).toEqual([first.dedupeKey, late.dedupeKey]);
+    expect(handled[0]!.continuationKeys).toBeUndefined();
   });
 
   it('never holds short messages, other conversations, or anything when the wait is 0', async () => {

@@ -21,6 +21,7 @@ describe('normalizeSlackEvent', () => {
       chatId: 'C123ABC456',
       isDirect: false,
       threadId: '1515449522.000016',
+      topLevel: true,
       messageId: '1515449522.000016',
       senderId: 'U061F7AUR',
       senderName: 'U061F7AUR',

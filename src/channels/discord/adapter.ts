@@ -97,7 +97,15 @@ export interface DiscordAdapterOptions {
   inbox?: InboundInbox | undefined;
   /** Where presses of baton's message-component buttons go (issue #14). @default none: a press is answered "no longer does anything" */
   presses?: PressHandler | undefined;
+  /**
+   * Messages handled at once, not behind their conversation's earlier ones still being handled
+   * (`/stop`, `/cancel` while a launch downloads its files). @default none
+   */
+  overtakes?: ((message: InboundMessage) => boolean) | undefined;
 }
+
+/** Longest wait for a press's inbox write before it is acknowledged anyway, in ms (Discord allows 3 s). */
+const PRESS_STORE_WAIT_MS = 1_000;
 
 /** Prefix of the `custom_id` of every baton button: `baton:<action>:<arg>`. */
 export const DISCORD_CUSTOM_ID_PREFIX = 'baton:';
@@ -311,8 +319,9 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   /**
-   * One press of a baton button: stored in the inbox (a database write, well within Discord's
-   * 3 s), acknowledged with `deferUpdate` (interaction callback type 6), then handed to
+   * One press of a baton button: stored in the inbox (waited for 1 s at most, so a stalled
+   * database cannot make it miss Discord's 3 s), acknowledged with `deferUpdate` (interaction
+   * callback type 6), then, once stored, handed to
    * {@link handlePress}. A press stored by a process that died before acting on it is replayed at
    * the next start, like a message; the dispatcher's claim by dedupe key (the interaction id)
    * keeps a press from acting twice.
@@ -332,16 +341,22 @@ export class DiscordAdapter implements ChannelAdapter {
       },
     };
     // Discord never delivers the interaction again: a failed write is logged and the press still handled.
-    if (parseDiscordCustomId(interaction.customId)) {
-      await this.inbox.record([{ dedupeKey: interaction.id, receivedAt: clock.now(), payload: stored }]).catch((err: unknown) =>
-        logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord button press; handling it anyway'),
-      );
-    }
+    const recorded = parseDiscordCustomId(interaction.customId)
+      ? this.inbox.record([{ dedupeKey: interaction.id, receivedAt: clock.now(), payload: stored }]).catch((err: unknown) =>
+          logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord button press; handling it anyway'),
+        )
+      : Promise.resolve();
+    // The acknowledgement is due within Discord's 3 s whatever the database does: the write is
+    // waited for PRESS_STORE_WAIT_MS at most; the press is acted on once the database answers.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([recorded, new Promise<void>((resolve) => (timer = setTimeout(resolve, PRESS_STORE_WAIT_MS)))]);
+    clearTimeout(timer);
     // A failed acknowledgement (the 3 s passed, or this interaction was acknowledged already) is
     // logged and the press still handed on: the dispatcher's claim keeps a duplicate from acting.
     await interaction.deferUpdate().catch((err: unknown) =>
       logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not acknowledge a button press'),
     );
+    await recorded;
     await this.handlePress(stored.press);
   }
 
@@ -471,13 +486,14 @@ export class DiscordAdapter implements ChannelAdapter {
   private handleInOrder(inbound: InboundMessage, stored: Promise<void>): Promise<void> {
     const handler = this.handler;
     if (!handler) return Promise.resolve();
-    return this.conversations.run(inbound.chatId, async () => {
+    const handle = async (): Promise<void> => {
       // Discord never delivers it again: a failed write is logged and the message still handled.
       await stored.catch((err: unknown) =>
         this.options.logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord message; handling it anyway'),
       );
       await this.inbox.track(inbound.dedupeKey, () => handler(inbound));
-    });
+    };
+    return this.options.overtakes?.(inbound) ? handle() : this.conversations.run(inbound.chatId, handle);
   }
 
   /**
@@ -517,7 +533,7 @@ function discordAttachment(file: DiscordAttachmentLike): IncomingAttachment {
     sizeBytes: file.size,
     ...(file.name === DISCORD_PASTE_FILE_NAME ? { pastedText: true } : {}),
     // A signed CDN link expires (about a day): then Discord answers 404, which is not retried.
-    open: () => fetchDownload(file.url, {}, 'Discord'),
+    open: (signal) => fetchDownload(file.url, signal ? { signal } : {}, 'Discord'),
   };
 }
 

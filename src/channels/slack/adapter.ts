@@ -11,7 +11,7 @@ import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
 import { AttachmentDownloadError, fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
 import type { ButtonJson } from '../../store/schema.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
@@ -58,6 +58,11 @@ export interface SlackAdapterOptions {
   inbox?: InboundInbox | undefined;
   /** Where presses of baton's Block Kit buttons go (issue #14). @default none: a press is answered "no longer does anything" */
   presses?: PressHandler | undefined;
+  /**
+   * Messages handled at once, not behind their conversation's earlier ones still being handled
+   * (`/stop`, `/cancel` while a launch downloads its files). @default none
+   */
+  overtakes?: ((message: InboundMessage) => boolean) | undefined;
 }
 
 /** Prefix of the `action_id` of every baton button: `baton:<action>` (the arg is the button's `value`). */
@@ -229,7 +234,7 @@ export class SlackAdapter implements ChannelAdapter {
     return {
       name,
       sizeBytes: file.size,
-      open: async () => {
+      open: async (signal) => {
         const url = new URL(file.url_private_download ?? file.url_private ?? '');
         const own = this.options.apiUrl ? new URL(this.options.apiUrl).origin : undefined;
         if (url.origin !== SLACK_FILES_ORIGIN && url.origin !== own) {
@@ -237,7 +242,7 @@ export class SlackAdapter implements ChannelAdapter {
         }
         try {
           // Never followed: a redirect would carry the token elsewhere.
-          return await fetchDownload(url, { headers: { authorization: `Bearer ${this.options.token}` }, redirect: 'manual' }, 'Slack', (text) => redactAll(text, this.secrets));
+          return await fetchDownload(url, { headers: { authorization: `Bearer ${this.options.token}` }, redirect: 'manual', ...(signal ? { signal } : {}) }, 'Slack', (text) => redactAll(text, this.secrets));
         } catch (err) {
           // Without files:read Slack answers with a redirect to its sign-in page, not the file.
           if (err instanceof AttachmentDownloadError && err.status !== undefined && err.status >= 300 && err.status < 400) {
@@ -281,12 +286,12 @@ export class SlackAdapter implements ChannelAdapter {
       const message = normalizeSlackEvent(body, bot, clock.now(), (file) => this.attachment(file));
       if (!message) return Promise.resolve();
       const key = `${body.event.channel}:${body.event.thread_ts ?? ''}`;
-      return this.conversations.run(key, () =>
+      const handle = (): Promise<void> =>
         inbox.track(message.dedupeKey, async () => {
           const runText = needsThreadLookup(message) ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!) : undefined;
           await handler(runText === undefined ? message : { ...message, replyToBotText: runText });
-        }),
-      );
+        });
+      return this.options.overtakes?.(message) ? handle() : this.conversations.run(key, handle);
     };
     // Stored events are handed straight to deliver (Bolt's middleware already passed them once);
     // stored presses to handlePress, one call per baton button in the payload.
@@ -455,6 +460,18 @@ class InboxFirstReceiver implements Receiver {
     // The transport receivers use nothing of the app but processEvent.
     const front = {
       processEvent: async (event: ReceiverEvent): Promise<void> => {
+        if ((event.body as { type?: string }).type === 'block_actions') {
+          // A press must be acknowledged within Slack's 3 s, whatever the database does: waited for
+          // PRESS_STORE_WAIT_MS at most, then acknowledged; the dispatcher's claim acts on it once
+          // the database answers (a press lost to a crash in that gap is pressed again).
+          const stored = this.store(event.body);
+          stored.catch(() => undefined);
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([stored.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, PRESS_STORE_WAIT_MS)))]);
+          clearTimeout(timer);
+          await app.processEvent(event);
+          return;
+        }
         await this.store(event.body);
         await app.processEvent(event);
       },
@@ -470,6 +487,12 @@ class InboxFirstReceiver implements Receiver {
     return this.transport.stop(...args);
   }
 }
+
+/**
+ * Longest wait for a press's inbox write before the press is acknowledged anyway, in ms: well
+ * inside the 3 s Slack gives an interaction ("Handling user interaction").
+ */
+const PRESS_STORE_WAIT_MS = 1_000;
 
 /** The parts of a Slack `block_actions` payload baton reads (Slack "block_actions payloads"). */
 interface SlackBlockActions {

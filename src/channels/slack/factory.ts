@@ -8,11 +8,11 @@ import type { ChannelFactory } from '../start.js';
 export const slackChannel: ChannelFactory = {
   platform: 'slack',
   preload: (env) => (env.slackBotToken ? import('./adapter.js') : undefined),
-  create: async ({ env, clock, logger, inbox, presses }) => {
+  create: async ({ env, clock, logger, inbox, presses, overtakes }) => {
     if (!env.slackBotToken) return { skipped: 'SLACK_BOT_TOKEN not set' };
     // Bolt is loaded only when Slack is configured (it costs ~300 ms and tens of MB).
     const { SlackAdapter } = await import('./adapter.js');
-    const common = { token: env.slackBotToken, apiUrl: env.slackApiUrl, clock, logger, inbox, presses };
+    const common = { token: env.slackBotToken, apiUrl: env.slackApiUrl, clock, logger, inbox, presses, overtakes };
     // Socket Mode wins when both are set: it needs no public URL.
     if (env.slackAppToken) return new SlackAdapter({ ...common, transport: { kind: 'socket', appToken: env.slackAppToken } });
     if (env.slackSigningSecret && env.slackPort !== undefined) {

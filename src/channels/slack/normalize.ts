@@ -87,7 +87,8 @@ const POSTED_SUBTYPES = new Set([undefined, 'bot_message', 'file_share', 'thread
  * text meant for this app (a channel message without mention, an edit, a join).
  *
  * The reply target is the request's thread: `threadId` is `thread_ts ?? ts`, and a message that is
- * itself in a thread replies to its parent (`replyToMessageId` = `thread_ts`). The thread's run
+ * itself in a thread replies to its parent (`replyToMessageId` = `thread_ts`). A message outside a
+ * thread is `topLevel`: its conversation is the channel's (or DM's) top level. The thread's run
  * message (`replyToBotText`) is the adapter's to look up; see {@link needsThreadLookup}.
  */
 export function normalizeSlackEvent(
@@ -110,6 +111,7 @@ export function normalizeSlackEvent(
     chatId: event.channel,
     isDirect,
     threadId: event.thread_ts ?? event.ts,
+    ...(inThread ? {} : { topLevel: true }),
     messageId: event.ts,
     senderId,
     senderName: profile?.display_name || profile?.real_name || profile?.name || senderId,

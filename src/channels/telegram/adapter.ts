@@ -8,10 +8,11 @@ import { Bot, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundMessage, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
 import { AttachmentDownloadError, fetchDownload, networkDownloadFailure } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
-import { normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
+import { normalizeTelegramAlbum, normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
+import { ALBUM_WAIT_MS, AlbumCollector } from './albums.js';
 import { safeErrorMessage } from '../../core/logger.js';
 import { toTelegramHtml } from '../../delivery/chat-markdown.js';
 
@@ -57,6 +58,16 @@ export interface TelegramAdapterOptions {
   conversations?: ConversationMover | undefined;
   /** Where presses of inline-keyboard buttons go (issue #14). @default none: a press is answered "not available" */
   presses?: PressHandler | undefined;
+  /**
+   * Messages handled at once, not behind their conversation's earlier ones still being handled
+   * (`/stop`, `/cancel` while a launch downloads its files). @default none
+   */
+  overtakes?: ((message: InboundMessage) => boolean) | undefined;
+  /**
+   * How long to wait for an album's next part (updates sharing `media_group_id`) before the album
+   * is handled as one message, in ms. @default {@link ALBUM_WAIT_MS}
+   */
+  albumWaitMs?: number;
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
   /**
@@ -165,7 +176,22 @@ export class TelegramAdapter implements ChannelAdapter {
     // The runner handles the updates of one getUpdates answer concurrently; one conversation
     // (a chat, or a forum topic in it) is handled strictly in arrival order, so `/codex …` then
     // `/stop`, or `/use B` then `/codex …`, act as sent. Other conversations stay concurrent.
-    this.bot.use(sequentialize(conversationKey));
+    // `/stop`, `/cancel` and button presses are not queued: an earlier message of the conversation
+    // may take long (a launch downloading its files), and they must be answered meanwhile.
+    const overtakes = this.options.overtakes;
+    // Before the conversation order: an album's parts are collected into one message first.
+    const albums = new AlbumCollector(this.options.albumWaitMs ?? ALBUM_WAIT_MS);
+    this.bot.use(albums.middleware());
+    this.bot.use(
+      sequentialize((ctx: { update: Update }) => {
+        if (ctx.update.callback_query) return undefined;
+        if (overtakes) {
+          const message = normalizeTelegramUpdate(ctx.update, me, clock.now());
+          if (message && overtakes(message)) return undefined;
+        }
+        return conversationKey(ctx);
+      }),
+    );
     this.bot.on('message', async (ctx) => {
       // A group upgraded to a supergroup: Telegram posts migrate_to_chat_id in the old chat and
       // migrate_from_chat_id in the new one. Acting on either (the move is idempotent) puts the
@@ -176,10 +202,17 @@ export class TelegramAdapter implements ChannelAdapter {
         logger.info({ channel: 'telegram', from: move[0], to: move[1] }, 'group upgraded to a supergroup; its conversation moves');
         await this.options.conversations?.moveConversation('telegram', String(move[0]), String(move[1]));
       }
-      const message = normalizeTelegramUpdate(ctx.update, me, clock.now(), (file) => this.attachment(file));
-      const key = telegramDedupeKey(me.id, ctx.update.update_id);
-      if (!message) return this.inbox.forget(key);
-      await this.inbox.track(key, () => handler(message));
+      const parts = albums.partsOf(ctx.update);
+      const attach = (file: TelegramFileRef): IncomingAttachment => this.attachment(file);
+      const message = parts ? normalizeTelegramAlbum(parts, me, clock.now(), attach) : normalizeTelegramUpdate(ctx.update, me, clock.now(), attach);
+      const keys = (parts ?? [ctx.update]).map((u) => telegramDedupeKey(me.id, u.update_id));
+      if (!message) {
+        for (const key of keys) await this.inbox.forget(key);
+        return;
+      }
+      // Every part is in flight while the album is handled, so the retry sweep never hands one out alone.
+      const tracked = keys.reduceRight<() => Promise<void>>((inner, key) => () => this.inbox.track(key, inner), () => handler(message));
+      await tracked();
     });
     this.bot.on('callback_query:data', async (ctx) => {
       const query = ctx.callbackQuery;
@@ -292,15 +325,16 @@ export class TelegramAdapter implements ChannelAdapter {
     return {
       name: file.name,
       sizeBytes: file.sizeBytes,
-      open: async () => {
+      open: async (signal) => {
         let path: string | undefined;
         try {
-          path = (await this.bot.api.getFile(file.fileId)).file_path;
+          // grammY types its abort signal with a polyfill's type; the platform's signal is compatible.
+          path = (await this.bot.api.getFile(file.fileId, signal as Parameters<Bot['api']['getFile']>[1])).file_path;
         } catch (err) {
           throw getFileFailure(err, token);
         }
         if (!path) throw new AttachmentDownloadError('Telegram gave no file path for it', { transient: false });
-        return fetchDownload(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`, {}, 'Telegram', (text) => redact(text, token));
+        return fetchDownload(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`, signal ? { signal } : {}, 'Telegram', (text) => redact(text, token));
       },
     };
   }
@@ -456,6 +490,8 @@ function classify(err: unknown, token: string): ChannelSendError {
     // Bot API: a group upgraded to a supergroup answers 400 with parameters.migrate_to_chat_id.
     const movedTo = err.parameters.migrate_to_chat_id;
     if (movedTo !== undefined) return new ChannelSendError('refused', message, { cause: err, movedToChatId: String(movedTo) });
+    // A forum topic an admin closed (closeForumTopic): the chat's General topic still takes messages.
+    if (err.error_code === 400 && /TOPIC_CLOSED/.test(err.description)) return new ChannelSendError('refused', message, { cause: err, threadClosed: true });
     if (err.error_code === 400 && /too long|parse entities|text must be non-empty/i.test(err.description)) {
       return new ChannelSendError('malformed', message, { cause: err });
     }

@@ -6,7 +6,7 @@ import type { ChannelFactory } from '../start.js';
 export const telegramChannel: ChannelFactory = {
   platform: 'telegram',
   preload: (env) => (env.telegramBotToken ? import('./adapter.js') : undefined),
-  create: async ({ env, clock, logger, inbox, conversations, lease, notifyOwner, presses }) => {
+  create: async ({ env, config, clock, logger, inbox, conversations, lease, notifyOwner, presses, overtakes }) => {
     if (!env.telegramBotToken) return { skipped: 'TELEGRAM_BOT_TOKEN not set' };
     const { TelegramAdapter } = await import('./adapter.js');
     return new TelegramAdapter({
@@ -17,6 +17,9 @@ export const telegramChannel: ChannelFactory = {
       inbox,
       conversations,
       presses,
+      overtakes,
+      // An album is a message the client sent in parts, like a split paste: the same wait applies.
+      ...(config.harness.pasteJoinMs > 0 ? { albumWaitMs: config.harness.pasteJoinMs } : {}),
       lease: lease?.('telegram', env.telegramBotToken),
       commands: COMMAND_MENU,
       onConflict: (reason) =>

@@ -76,6 +76,31 @@ export function normalizeTelegramUpdate(
   };
 }
 
+/**
+ * Normalizes the parts of an album (updates sharing `media_group_id`, by `message_id`) as one
+ * message: the files of every part, the caption (the parts' captions, in order, if several carry
+ * one) as its text, the captioned part's identity, and the other parts' dedupe keys as
+ * continuations, claimed and marked handled with it.
+ */
+export function normalizeTelegramAlbum(
+  parts: readonly Update[],
+  bot: { id: number; username: string },
+  receivedAt: Date,
+  attach?: (file: TelegramFileRef) => IncomingAttachment,
+): InboundMessage | undefined {
+  const messages = parts.flatMap((u) => normalizeTelegramUpdate(u, bot, receivedAt, attach) ?? []);
+  if (messages.length <= 1) return messages[0];
+  const captioned = messages.filter((m) => m.text.trim() !== '');
+  const first = captioned[0] ?? messages[0]!;
+  const attachments = messages.flatMap((m) => m.attachments ?? []);
+  return {
+    ...first,
+    text: captioned.map((m) => m.text).join('\n'),
+    ...(attachments.length > 0 ? { attachments } : {}),
+    continuationKeys: messages.filter((m) => m !== first).map((m) => m.dedupeKey),
+  };
+}
+
 /** The dedupe key of a Telegram update: `botId:update_id`. */
 export function telegramDedupeKey(botId: number, updateId: number): string {
   return `${botId}:${updateId}`;
