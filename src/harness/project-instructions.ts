@@ -111,13 +111,31 @@ async function readInstructionFile(path: string, top: string, budgetBytes: numbe
 }
 
 /**
- * The nearest directory from `cwd` up that holds a `.git` (a directory, or a worktree's file), as
- * git finds its top; `cwd` when there is none. Looked up on disk rather than by running git: it
- * happens on every claude launch, before the spawn.
+ * The nearest directory from `cwd` up that holds a `.git` git would take (a directory with a
+ * `HEAD`, or a worktree's `gitdir:` file), as git finds its top; `cwd` when there is none. Looked
+ * up on disk rather than by running git: it happens on every claude launch, before the spawn. A
+ * stray `.git` that git passes over (an empty directory in /tmp, say) must not widen the files
+ * read above the run's directory.
  */
 async function checkoutTop(cwd: string): Promise<string> {
   for (let dir = cwd; ; dir = dirname(dir)) {
-    if (await lstat(join(dir, '.git')).then(() => true, () => false)) return dir;
+    if (await holdsGitDir(join(dir, '.git'))) return dir;
     if (dirname(dir) === dir) return cwd;
+  }
+}
+
+/** Whether `path` is what git accepts as a `.git`: a directory holding `HEAD`, or a `gitdir: ` file. */
+async function holdsGitDir(path: string): Promise<boolean> {
+  const stat = await lstat(path).catch(() => undefined);
+  if (stat?.isDirectory()) return lstat(join(path, 'HEAD')).then(() => true, () => false);
+  if (!stat?.isFile()) return false;
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(8);
+    const { bytesRead } = await handle.read(head, 0, 8, 0);
+    return head.subarray(0, bytesRead).toString('latin1') === 'gitdir: ';
+  } finally {
+    await handle.close();
   }
 }

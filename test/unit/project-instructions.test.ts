@@ -17,6 +17,8 @@ beforeEach(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'instructions-')));
   repo = join(dir, 'repo');
   await mkdir(join(repo, '.git'), { recursive: true });
+  // What git looks for in a `.git` directory; an empty one is passed over.
+  await writeFile(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   await mkdir(join(repo, '.claude'));
   await mkdir(join(repo, 'pkg', 'web'), { recursive: true });
 });
@@ -78,6 +80,19 @@ describe('collectProjectInstructions', () => {
     const plain = join(dir, 'plain', 'sub');
     await mkdir(plain, { recursive: true });
     await writeFile(join(dir, 'plain', 'CLAUDE.md'), 'parent\n');
+    await writeFile(join(plain, 'CLAUDE.md'), 'here\n');
+    const found = await collectProjectInstructions(plain, NAMES);
+    expect(found.files).toEqual([join(plain, 'CLAUDE.md')]);
+  });
+
+  it('passes over a `.git` that git would not take (an empty directory, a file without gitdir:)', async () => {
+    const stray = join(dir, 'stray');
+    const plain = join(stray, 'a', 'sub');
+    await mkdir(join(stray, '.git'), { recursive: true });
+    await mkdir(plain, { recursive: true });
+    await writeFile(join(stray, 'a', '.git'), 'not a pointer\n');
+    await writeFile(join(stray, 'CLAUDE.md'), 'above\n');
+    await writeFile(join(stray, 'a', 'CLAUDE.md'), 'parent\n');
     await writeFile(join(plain, 'CLAUDE.md'), 'here\n');
     const found = await collectProjectInstructions(plain, NAMES);
     expect(found.files).toEqual([join(plain, 'CLAUDE.md')]);
