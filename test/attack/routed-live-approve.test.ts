@@ -51,7 +51,7 @@ describe('a node that only takes routed runs', () => {
       task: 'success',
       cwd: app,
       worktreeRoot: `gamma:${app}`,
-      options: { timeoutMinutes: 30, progress: false },
+      options: { timeoutMinutes: 1, progress: false },
       origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: 'alpha' },
       supervisor: 'alphahost:1',
       node: 'gamma',

@@ -59,7 +59,7 @@ describe('a database cut while a routed run gets its worktree', () => {
       task: 'success',
       cwd: app,
       worktreeRoot: `gamma:${app}`,
-      options: { timeoutMinutes: 30, progress: false },
+      options: { timeoutMinutes: 1, progress: false },
       origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: 'alpha' },
       supervisor: 'alphahost:1',
       node: 'gamma',
