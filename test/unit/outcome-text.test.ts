@@ -59,6 +59,8 @@ describe('outcome text', () => {
       run, status: 'completed', reason: null, endedAt, finalMessage: 'Done.',
       diff: { stat, patchFilename: 'hr_0123456789ab.patch', leftOut: [{ path: '.env', why: 'ignored_before' }, { path: 'a\u202ekey', why: 'secret_content' }], includeCommand: 'baton patch hr_0123456789ab --include-ignored' },
     });
-    expect(text).toContain(`Changes (full diff in hr_0123456789ab.patch):\n${stat}\nLeft out of the patch:\n  .env (ignored before the run)\n  "a\\u202ekey" (looks like it holds a secret)\nTo get them, on the machine: baton patch hr_0123456789ab --include-ignored\n\nDone.`);
+    // Markdown, as the rest of an outcome: the names in a code block (shown as written), the command inline.
+    expect(text).toContain(`Changes (full diff in hr_0123456789ab.patch):\n\`\`\`\n${stat}\n\`\`\`\nLeft out of the patch:\n\`\`\`\n.env (ignored before the run)\n"a\\u202ekey" (looks like it holds a secret)\n\`\`\`\nTo get them, on the machine: \`baton patch hr_0123456789ab --include-ignored\`\n\nDone.`);
+    expect(toPlainText(text)).toContain('Left out of the patch:\n.env (ignored before the run)\n"a\\u202ekey" (looks like it holds a secret)\nTo get them, on the machine: baton patch hr_0123456789ab --include-ignored');
   });
 });
