@@ -58,7 +58,7 @@ const LAST_MESSAGE_CHARS = 600;
  * refused its writes never reads as done in silence.
  */
 export function outcomeText(facts: OutcomeFacts): string {
-  return [outcomeBody(facts), facts.instructionsNote, facts.processNote].filter(Boolean).join('\n');
+  return [outcomeBody(facts), facts.streamNote, facts.instructionsNote, facts.processNote].filter(Boolean).join('\n');
 }
 
 function outcomeBody(facts: OutcomeFacts): string {
