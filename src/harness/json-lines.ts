@@ -137,14 +137,14 @@ export class JsonLineDecoder {
       return;
     }
     if (this.pendingBytes + part.length > this.maxEventBytes) {
-      if (this.spill) {
+      if (this.spill && this.wantsLong(part)) {
         // Too long for memory: what is held so far and the rest go to disk as they come.
         this.spilling = true;
         this.discardedBytes = this.pendingBytes + part.length;
         this.spill.begin();
         for (const held of this.pending) this.spill.write(held);
         this.spill.write(part);
-        this.pending = [Buffer.from((this.pending[0] ?? part).subarray(0, 200))];
+        this.pending = [this.head(part)];
         this.pendingBytes = 0;
         return;
       }
@@ -157,6 +157,24 @@ export class JsonLineDecoder {
     // Copy: a part kept across chunks must not pin the chunk it came from.
     this.pending.push(Buffer.from(part));
     this.pendingBytes += part.length;
+  }
+
+  /** The first {@link SNIFF_PREFIX_BYTES} of the current line, `part` being its latest part. */
+  private head(part: Buffer): Buffer {
+    return Buffer.concat([...this.pending, part.subarray(0, SNIFF_PREFIX_BYTES)]).subarray(0, SNIFF_PREFIX_BYTES);
+  }
+
+  /**
+   * Whether an over-long line is worth its disk and a parse: not when its start names a kind the
+   * reader declines (command output, tool results), which stay cheap drops. The start alone
+   * cannot rule out a later duplicate `type` key as {@link sniffEvent} does; a child that prints
+   * one only loses its own event.
+   */
+  private wantsLong(part: Buffer): boolean {
+    if (!this.reads) return true;
+    const match = SNIFF.exec(this.head(part).toString('latin1'));
+    if (!match) return true;
+    return this.reads(match[2] === undefined ? { type: match[1]! } : { type: match[1]!, itemType: match[2] });
   }
 
   private finishLine(out: JsonLine[]): void {

@@ -65,3 +65,16 @@ describe('JsonLineDecoder with a spill', () => {
     expect(out[0]).not.toHaveProperty('spillPath');
   });
 });
+
+describe('JsonLineDecoder with a spill and a reads predicate', () => {
+  it('drops an over-long line of a declined kind without touching the disk, and spills a read one', () => {
+    const decoder = new JsonLineDecoder(MAX_EVENT_BYTES, (e) => e.itemType !== 'command_execution', new LineSpill(dir, CAP_BYTES));
+    const output = JSON.stringify({ type: 'item.completed', item: { id: 'c', type: 'command_execution', aggregated_output: 'x'.repeat(5000) } });
+    const bytes = Buffer.from(`${output}\n${answer(2000)}\n`);
+    const out: JsonLine[] = [];
+    for (let at = 0; at < bytes.length; at += 300) out.push(...decoder.push(bytes.subarray(at, at + 300)));
+    expect(out.map((l) => l.kind)).toEqual(['framing_error', 'event']);
+    expect(out[0]).not.toHaveProperty('spillPath');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
