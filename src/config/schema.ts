@@ -114,7 +114,7 @@ const harnessSection = z.strictObject({
   max_patch_kb: documented(int(1, 1_048_576).default(1024), 'integer KiB, 1 to 1048576',
     "Largest diff, in KiB, sent as a run's hr_….patch file; over it the outcome says so and carries the diff stat only."),
   max_event_bytes: documented(int(1024, 2 ** 30).default(1_048_576), 'integer bytes, 1024 to 1073741824',
-    'Largest single vendor event (one JSON line) in bytes; a longer line counts as a framing error.'),
+    'Largest vendor event (one JSON line), in bytes, held in memory; a longer line is written to the run directory as it arrives and read once it ends (a long final answer still arrives, as result.md), unless it passes max_run_artifact_mb: then it is left out, counted as a framing error, and the outcome names the file holding its start.'),
   max_framing_errors: documented(int(0, 1_000_000).default(20), 'integer, 0 to 1000000',
     'Malformed or oversized vendor lines tolerated before the run is killed as failed/protocol; 0 means none.'),
   max_run_artifact_mb: documented(int(1, 1_048_576).default(64), 'integer MiB, 1 to 1048576',

@@ -57,7 +57,9 @@ max_attachment_mb = 20
 max_image_pixels = 50000000
 # Largest diff, in KiB, sent as the run's hr_….patch file; over it only the diff stat is sent.
 max_patch_kb = 1024
-# Largest single vendor event (one JSON line), in bytes; longer lines are framing errors.
+# Largest vendor event (one JSON line) held in memory, in bytes; a longer one goes to the run
+# directory as it arrives and is read from there (up to max_run_artifact_mb; past that it is a
+# framing error).
 max_event_bytes = 1048576
 # Malformed or oversized vendor lines tolerated before the run fails (failed/protocol);
 # 0 = zero tolerance.

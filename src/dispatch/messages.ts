@@ -61,7 +61,7 @@ const LAST_MESSAGE_CHARS = 600;
  * refused its writes never reads as done in silence.
  */
 export function outcomeText(facts: OutcomeFacts): string {
-  return [outcomeBody(facts), facts.instructionsNote && md(facts.instructionsNote), facts.processNote && md(facts.processNote)].filter(Boolean).join('\n');
+  return [outcomeBody(facts), facts.streamNote && md(facts.streamNote), facts.instructionsNote && md(facts.instructionsNote), facts.processNote && md(facts.processNote)].filter(Boolean).join('\n');
 }
 
 function outcomeBody(facts: OutcomeFacts): string {

@@ -24,7 +24,9 @@ export interface SniffedEvent {
 export type JsonLine =
   | { kind: 'event'; value: unknown; raw: string; bytes: Buffer }
   | { kind: 'skipped'; event: SniffedEvent; bytes: Buffer }
-  | { kind: 'framing_error'; error: 'too_long' | 'not_json'; bytes: number; sample: string };
+  | { kind: 'framing_error'; error: 'too_long' | 'not_json'; bytes: number; sample: string; spillPath?: string };
+
+import type { LineSpill } from './line-spill.js';
 
 const NEWLINE = 0x0a;
 const CLOSE_BRACE = 0x7d;
@@ -78,15 +80,21 @@ export class JsonLineDecoder {
   /** True while skipping the rest of a line that already exceeded the limit. */
   private discarding = false;
   private discardedBytes = 0;
+  /** True while the current over-long line goes to {@link spill} instead of memory. */
+  private spilling = false;
 
   /**
-   * @param maxEventBytes - longest accepted line in bytes, newline excluded; longer is a framing error.
+   * @param maxEventBytes - longest line in bytes (newline excluded) held in memory; a longer one
+   *   goes to `spill` when given (and is parsed if it ends within the spill's cap), else it is a
+   *   framing error.
    * @param reads - whether the reader needs an event of this kind parsed; a line whose sniffed
    *   kind it declines comes out as `skipped`. Absent: every line is parsed.
+   * @param spill - where over-long lines are written as they arrive. Absent: they are dropped.
    */
   constructor(
     private readonly maxEventBytes: number,
     private readonly reads?: (event: SniffedEvent) => boolean,
+    private readonly spill?: LineSpill,
   ) {}
 
   /** Feeds a chunk; returns the lines it completed. */
@@ -99,10 +107,12 @@ export class JsonLineDecoder {
         this.take(chunk.subarray(start));
         break;
       }
-      if (this.pendingBytes === 0 && !this.discarding) {
+      if (this.pendingBytes === 0 && !this.discarding && !this.spilling) {
         // The whole line is in this chunk: no copy. Node gives each 'data' event its own buffer.
-        if (newline - start > this.maxEventBytes) out.push(tooLong(chunk.subarray(start, start + 200), newline - start));
-        else this.line(chunk.subarray(start, newline), chunk.subarray(start, newline + 1), out);
+        if (newline - start > this.maxEventBytes) {
+          this.take(chunk.subarray(start, newline));
+          this.finishLine(out);
+        } else this.line(chunk.subarray(start, newline), chunk.subarray(start, newline + 1), out);
       } else {
         this.take(chunk.subarray(start, newline));
         this.finishLine(out);
@@ -115,17 +125,29 @@ export class JsonLineDecoder {
   /** Flushes a final line that had no trailing newline. */
   end(): JsonLine[] {
     const out: JsonLine[] = [];
-    if (this.pendingBytes > 0 || this.discarding) this.finishLine(out);
+    if (this.pendingBytes > 0 || this.discarding || this.spilling) this.finishLine(out);
     return out;
   }
 
   private take(part: Buffer): void {
     if (part.length === 0) return;
-    if (this.discarding) {
+    if (this.discarding || this.spilling) {
       this.discardedBytes += part.length;
+      if (this.spilling) this.spill!.write(part);
       return;
     }
     if (this.pendingBytes + part.length > this.maxEventBytes) {
+      if (this.spill && this.wantsLong(part)) {
+        // Too long for memory: what is held so far and the rest go to disk as they come.
+        this.spilling = true;
+        this.discardedBytes = this.pendingBytes + part.length;
+        this.spill.begin();
+        for (const held of this.pending) this.spill.write(held);
+        this.spill.write(part);
+        this.pending = [this.head(part)];
+        this.pendingBytes = 0;
+        return;
+      }
       this.discarding = true;
       this.discardedBytes = this.pendingBytes + part.length;
       this.pending = [this.pending[0] ?? Buffer.from(part.subarray(0, 200))];
@@ -137,8 +159,32 @@ export class JsonLineDecoder {
     this.pendingBytes += part.length;
   }
 
+  /** The first {@link SNIFF_PREFIX_BYTES} of the current line, `part` being its latest part. */
+  private head(part: Buffer): Buffer {
+    return Buffer.concat([...this.pending, part.subarray(0, SNIFF_PREFIX_BYTES)]).subarray(0, SNIFF_PREFIX_BYTES);
+  }
+
+  /**
+   * Whether an over-long line is worth its disk and a parse: not when its start names a kind the
+   * reader declines (command output, tool results), which stay cheap drops. The start alone
+   * cannot rule out a later duplicate `type` key as {@link sniffEvent} does; a child that prints
+   * one only loses its own event.
+   */
+  private wantsLong(part: Buffer): boolean {
+    if (!this.reads) return true;
+    const match = SNIFF.exec(this.head(part).toString('latin1'));
+    if (!match) return true;
+    return this.reads(match[2] === undefined ? { type: match[1]! } : { type: match[1]!, itemType: match[2] });
+  }
+
   private finishLine(out: JsonLine[]): void {
-    if (this.discarding) {
+    if (this.spilling) {
+      const end = this.spill!.finish();
+      if (end.kind === 'line') this.line(end.content, end.withNewline, out);
+      else out.push(tooLong(this.pending[0] ?? Buffer.alloc(0), this.discardedBytes, end.kind === 'over_cap' ? end.path : undefined));
+      this.spilling = false;
+      this.discardedBytes = 0;
+    } else if (this.discarding) {
       out.push(tooLong(this.pending[0]?.subarray(0, 200) ?? Buffer.alloc(0), this.discardedBytes));
       this.discarding = false;
       this.discardedBytes = 0;
@@ -171,8 +217,9 @@ export class JsonLineDecoder {
   }
 }
 
-function tooLong(head: Buffer, bytes: number): JsonLine {
-  return { kind: 'framing_error', error: 'too_long', bytes, sample: head.toString('utf8', 0, Math.min(head.length, 200)) };
+function tooLong(head: Buffer, bytes: number, spillPath?: string): JsonLine {
+  const sample = head.toString('utf8', 0, Math.min(head.length, 200));
+  return spillPath === undefined ? { kind: 'framing_error', error: 'too_long', bytes, sample } : { kind: 'framing_error', error: 'too_long', bytes, sample, spillPath };
 }
 
 function parseLine(raw: string, bytes: Buffer): JsonLine {

@@ -32,6 +32,8 @@ export interface ExitFacts {
   processNote?: string | undefined;
   /** The project's instruction files the CLI was not given, one sentence each (project-instructions.ts). */
   instructionsNote?: string | undefined;
+  /** Event lines left out for their length and where their raw bytes are, one sentence each. */
+  streamNote?: string | undefined;
   /**
    * The CLI sent its terminal event but had not exited after the grace period, so the supervisor
    * stopped it: the outcome is judged from the terminal event, not from the exit status.
@@ -175,6 +177,8 @@ export interface OutcomeFacts {
   processNote?: string | undefined;
   /** Instruction files of the project left out of the run, one sentence each; shown whatever the status. */
   instructionsNote?: string | undefined;
+  /** Event lines left out for their length and where their raw bytes are; shown whatever the status. */
+  streamNote?: string | undefined;
   /**
    * The run's own git worktree (issue #17): its branch and what changed in it, as `git diff
    * --shortstat` words plus new files; `changes` undefined when nothing changed.

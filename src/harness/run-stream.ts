@@ -5,12 +5,19 @@
  */
 import type { WriteStream } from 'node:fs';
 import { JsonLineDecoder, type JsonLine, type SniffedEvent } from './json-lines.js';
+import { LineSpill } from './line-spill.js';
 import type { StreamReducer } from './vendors/types.js';
 
 /** Bounds of one run's output. */
 export interface StreamBounds {
-  /** Longest accepted event line, in bytes. */
+  /** Longest event line held in memory, in bytes; a longer one is spilled to {@link spill}. */
   maxEventBytes: number;
+  /**
+   * Where a line over `maxEventBytes` is written as it arrives (the run's directory) and the most
+   * bytes of one such line (`capBytes`): one that ends within it is parsed like any other, one
+   * past it is a framing error whose cut file stays. Absent: over-long lines are dropped.
+   */
+  spill?: { dir: string; capBytes: number };
   /** Malformed lines tolerated; one more is a protocol violation. */
   maxFramingErrors: number;
   /** Most bytes spooled to `events.jsonl`; past it spooling stops and the run continues. */
@@ -36,6 +43,8 @@ export interface StreamCallbacks {
   onSession(sessionId: string): void;
   /** The spool cap was reached (called once). */
   onTruncated(): void;
+  /** A line past the spill cap was dropped; its first `capBytes` stay at `path`. */
+  onDroppedLine?(drop: { path: string; bytes: number }): void;
   /** Too many framing errors, or too much output (called once each at most). */
   onViolation(reason: 'protocol' | 'output_limit'): void;
 }
@@ -62,6 +71,7 @@ export class RunStream {
     this.decoder = new JsonLineDecoder(
       bounds.maxEventBytes,
       reducerReads ? (event) => reducerReads(event) || (ownerReads?.(event) ?? false) : undefined,
+      bounds.spill ? new LineSpill(bounds.spill.dir, bounds.spill.capBytes) : undefined,
     );
   }
 
@@ -97,6 +107,7 @@ export class RunStream {
     for (const line of lines) {
       if (line.kind === 'framing_error') {
         this.framingErrors += 1;
+        if (line.spillPath !== undefined) this.callbacks.onDroppedLine?.({ path: line.spillPath, bytes: line.bytes });
         if (this.framingErrors > this.bounds.maxFramingErrors) this.violate('protocol');
         continue;
       }

@@ -519,6 +519,9 @@ export class RunSupervisor {
       stream = new RunStream(
         {
           maxEventBytes: deps.limits.maxEventBytes,
+          // An answer can be longer than one event may be in memory: it goes to disk, up to the
+          // run's artifact cap, and is read back once.
+          spill: { dir: runDir, capBytes: deps.limits.maxRunArtifactBytes },
           maxFramingErrors: deps.limits.maxFramingErrors,
           maxSpoolBytes: deps.limits.maxRunArtifactBytes,
           maxOutputBytes: deps.limits.maxRunArtifactBytes * OUTPUT_LIMIT_FACTOR,
@@ -557,6 +560,11 @@ export class RunSupervisor {
           ...(progress ? { reads: () => true } : {}),
           onSession: (sessionId) =>
             void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
+          onDroppedLine: (drop) => {
+            deps.logger.warn({ runId, bytes: drop.bytes, path: drop.path }, 'an event line passed max_run_artifact_mb and was dropped');
+            const note = `An event of ${drop.bytes.toLocaleString('en-US')} bytes was longer than max_run_artifact_mb and was left out; its first ${deps.limits.maxRunArtifactBytes.toLocaleString('en-US')} bytes are in ${drop.path}.`;
+            exit.streamNote = exit.streamNote ? `${exit.streamNote}\n${note}` : note;
+          },
           onTruncated: () => {
             deps.logger.warn({ runId, capBytes: deps.limits.maxRunArtifactBytes }, 'events.jsonl reached its cap; spooling stopped, the run continues');
             void deps.store.markArtifactTruncated(runId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not flag artifact_truncated'));
@@ -814,6 +822,7 @@ export class RunSupervisor {
       resumeCommand,
       processNote: exit.processNote,
       instructionsNote: exit.instructionsNote,
+      streamNote: exit.streamNote,
       diff: diff?.facts,
     });
     // The whole outcome as result.md: the outbox sends it instead of the later parts when the

@@ -36,11 +36,12 @@ afterEach(async () => {
 });
 
 describe(`stream bounds (${testEngine})`, () => {
-  it('treats a 5 MB line as one framing error and completes', async () => {
-    const { h, runId } = await run('bigline 5');
+  it('treats a 5 MB line past the spill cap as one framing error, keeping its first 4 MiB on disk, and completes', async () => {
+    const { h, runId } = await run('bigline 5', { limits: { maxRunArtifactBytes: 4 * MiB } });
     await h.supervisor.idle();
     expect(await h.store.getRun(runId)).toMatchObject({ status: 'completed', finalMessage: 'after the big line', artifactTruncated: false });
     expect((await stat(join(h.runsDir, runId, 'events.jsonl'))).size).toBeLessThan(10_000);
+    expect((await stat(join(h.runsDir, runId, 'oversized-line-1.jsonl'))).size).toBe(4 * MiB);
   });
 
   it('kills a run past max_framing_errors (30 non-JSON lines) as failed/protocol', async () => {
