@@ -1,11 +1,11 @@
 /**
- * The postures a launch may ask for (PRODUCT.md §6 item 6): what each vendor takes, and those no
- * run ever gets. Shared by the launch gates and their re-check at spawn.
+ * The postures a launch may ask for: what each vendor takes, and those no run ever gets (each
+ * turns off the sandbox or every permission check, which no chat message may ask for). Shared by the launch gates and their re-check at spawn.
  */
 import { BatonError } from '../core/errors.js';
 import type { Vendor as VendorName } from '../store/schema.js';
 
-/** Postures no chat option may ask for (PRODUCT.md §6 item 6). */
+/** Postures no chat option may ask for: no sandbox at all, or no permission check at all. */
 const REFUSED_POSTURES = new Set(['danger-full-access', 'bypassPermissions']);
 /** Each vendor's postures baton passes on. */
 export const POSTURES: Record<VendorName, readonly string[]> = {

@@ -44,7 +44,7 @@ export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): 
 
 /**
  * One run in detail, with the tail of its result, the tool calls the CLI denied, and its tool
- * approvals (issue #14): tool, input on one line, when asked, and who decided what, when. Times
+ * approvals: tool, input on one line, when asked, and who decided what, when. Times
  * are in `timeZone` (the machine's when omitted), as in {@link formatRunList}.
  */
 export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], approvals: readonly ApprovalRow[] = [], timeZone?: string): string {
