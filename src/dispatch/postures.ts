@@ -1,6 +1,7 @@
 /**
  * The postures a launch may ask for: what each vendor takes, and those no run ever gets (each
- * turns off the sandbox or every permission check, which no chat message may ask for). Shared by the launch gates and their re-check at spawn.
+ * turns off the sandbox or every permission check, which no chat message may ask for). Shared by
+ * the launch gates and their re-check at spawn.
  */
 import { BatonError } from '../core/errors.js';
 import type { Vendor as VendorName } from '../store/schema.js';
