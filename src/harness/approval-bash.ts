@@ -25,13 +25,21 @@ interface ProgramRule {
   deniedShort?: string;
   /** Per subcommand, more of both. */
   perSubcommand?: Readonly<Record<string, { deniedLong?: readonly string[]; deniedShort?: string }>>;
+  /** Whether a single-dash word may also be a long option (`-shell=…` to npm's nopt). */
+  singleDashLong?: boolean;
+  /** Whether `--` ends only the leading options and the words after it still are options (find's expression). */
+  dashDashKeepsOptions?: boolean;
   /** Arguments that name code: a predicate of `find`, a remote helper of git. */
   deniedArgument?: (word: string) => boolean;
 }
 
 const set = (...words: string[]): ReadonlySet<string> => new Set(words);
 
-const GIT_REMOTE_OK = /^(https?|ssh|git|file):\/\//;
+/** A tilde prefix other than the home's own: `~user`, `~+`, `~-`, also after `=` or `:`. */
+const OTHER_TILDE = /(^|[=:])~(?![/=:]|$)/;
+
+// `file://` is left out: it names any repository on this machine, not a place in the project.
+const GIT_REMOTE_OK = /^(https?|ssh|git):\/\//;
 const NPM_DENIED = ['script-shell', 'shell', 'node-options', 'userconfig', 'globalconfig', 'call', 'editor', 'browser', 'git', 'viewer', 'prefix', 'registry', 'global', 'location', 'init-module', 'onload-script', 'dir', 'cwd', 'use-yarnrc', 'config', 'node-gyp'];
 const NPM_INSTALL = ['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'add', 'ci', 'clean-install', 'install-clean', 'ic', 'it'];
 const NPM_RUN = ['run', 'run-script', 'rum', 'urn'];
@@ -51,6 +59,7 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   },
   npm: {
     style: 'gnu',
+    singleDashLong: true,
     subcommands: set('test', 't', 'tst', ...NPM_RUN, ...NPM_INSTALL, 'ls', 'list', 'll', 'la', 'outdated', 'view', 'v', 'info', 'show', 'why', 'explain', 'audit'),
     named: set(...NPM_RUN),
     bare: set(...NPM_INSTALL, 'audit'),
@@ -59,6 +68,7 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   },
   pnpm: {
     style: 'gnu',
+    singleDashLong: true,
     subcommands: set('test', 't', 'run', 'install', 'i', 'ls', 'list', 'outdated', 'why', 'audit'),
     named: set('run'),
     bare: set('install', 'i', 'audit'),
@@ -67,6 +77,7 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   },
   yarn: {
     style: 'gnu',
+    singleDashLong: true,
     subcommands: set('test', 'run', 'install', 'list', 'why', 'outdated'),
     named: set('run'),
     bare: set('install'),
@@ -89,9 +100,12 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   pytest: { style: 'gnu', deniedLong: ['config-file', 'override-ini', 'plugins', 'confcutdir', 'rootdir', 'basetemp', 'pyargs'], deniedShort: 'pco' },
   find: {
     style: 'single',
+    // GNU find's `--` ends its -H/-L/-P options only: the expression after it still runs.
+    dashDashKeepsOptions: true,
     deniedLong: ['exec', 'execdir', 'ok', 'okdir', 'delete', 'fprint', 'fprint0', 'fprintf', 'fls'],
   },
-  rg: { style: 'gnu', deniedLong: ['pre', 'pre-glob', 'search-zip'], deniedShort: 'z' },
+  // `--hostname-bin` names a program rg runs (for `--hyperlink-format`).
+  rg: { style: 'gnu', deniedLong: ['pre', 'pre-glob', 'search-zip', 'hostname-bin', 'hyperlink-format'], deniedShort: 'z' },
   sort: { style: 'gnu', deniedLong: ['compress-program', 'output'], deniedShort: 'o' },
   date: { style: 'gnu', deniedLong: ['set'], deniedShort: 's' },
   tree: { style: 'gnu', deniedLong: [], deniedShort: 'o' },
@@ -99,7 +113,8 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   ls: READERS, cat: READERS, head: READERS, tail: READERS, wc: READERS, pwd: READERS, stat: READERS, file: READERS,
   du: READERS, df: READERS, diff: READERS, cmp: READERS, which: READERS, true: READERS, false: READERS, uname: READERS,
   whoami: READERS, id: READERS, basename: READERS, dirname: READERS, realpath: READERS, readlink: READERS, echo: READERS,
-  grep: READERS, egrep: READERS, fgrep: READERS, jq: READERS, cut: READERS, nl: READERS,
+  // Not jq: `jq -n env` prints the agent's whole environment, whatever its arguments name.
+  grep: READERS, egrep: READERS, fgrep: READERS, cut: READERS, nl: READERS,
   touch: READERS, mkdir: READERS, cp: READERS, mv: READERS,
 };
 
@@ -145,6 +160,8 @@ function isDenied(option: string, rule: ProgramRule, sub: string | undefined): b
   const extra = sub ? rule.perSubcommand?.[sub] : undefined;
   const long = [...rule.deniedLong, ...(extra?.deniedLong ?? [])];
   const short = (rule.deniedShort ?? '') + (extra?.deniedShort ?? '');
+  // npm's option parser (nopt) reads `-node-options=…` as the long option, not as letters.
+  if (rule.singleDashLong && !option.startsWith('--') && option.length > 2 && long.some((denied) => option.slice(1).split('=')[0]! === denied)) return true;
   if (rule.style === 'single' || option.startsWith('--')) {
     const name = option.replace(/^--?/, '').split('=')[0]!;
     if (name === '') return false;
@@ -188,9 +205,12 @@ export function readBash(command: string): BashReading {
   let operands = false;
   for (const word of rest.slice(i)) {
     if (!operands && word === '--') {
-      operands = true;
+      if (!rule.dashDashKeepsOptions) operands = true;
       continue;
     }
+    // Bash expands `~user`, `~+` and `~-` (at a word's start, and after `=` or `:`) to other
+    // directories than the word says; only `~` and `~/…` are judged as the home's paths.
+    if (OTHER_TILDE.test(word)) return { covered: false };
     if (!operands && word.startsWith('-') && word !== '-') {
       if (isDenied(word, rule, sub)) return { covered: false };
       // An option's value may be a path: after `=`, or after a short option's letter (`-t/etc`).

@@ -59,6 +59,11 @@ export async function approvalScope(tool: string, input: Record<string, unknown>
   // Glob, Grep and LS default to the working directory; the others always name a file.
   const path = typeof value === 'string' && value !== '' ? value : field === 'path' && value === undefined ? '.' : undefined;
   if (path === undefined) return { kind: `${ALWAYS_ASK}${tool}`, mark: 'outside the project' };
+  // Glob's pattern is a path too: `../../**/.ssh/*` or an absolute one lists files elsewhere.
+  const pattern = tool === 'Glob' ? input['pattern'] : undefined;
+  if (pattern !== undefined && (typeof pattern !== 'string' || /^[/~]|(^|\/)\.\.(\/|$)/.test(pattern))) {
+    return { kind: `${ALWAYS_ASK}${tool}:${path}`, mark: 'outside the project', path };
+  }
   const mark = /[\u0000-\u001f\u007f]/.test(path) ? 'outside the project' : await markOfPath(path, scope);
   return mark ? { kind: `${ALWAYS_ASK}${tool}:${path}`, mark, path } : { kind: `${tool}:.` };
 }

