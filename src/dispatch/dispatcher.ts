@@ -948,18 +948,25 @@ Reason: ${err.code}`;
    * Every launch gate again for a run just claimed from the queue (see spawn-gates.ts): the row
    * is what spawns, and it may have changed since its launch — the owner took a root away or
    * revoked consent (both apply live), or the row was edited in the shared database. A refused
-   * run ends `failed` with the gate's code and its outcome message. Never throws: a database
-   * failure is logged and the run is left to the reconciliation, unstarted.
+   * run ends `failed` with the gate's code and its outcome message; a failure to record that is
+   * logged and the run is left to the reconciliation, unstarted.
    *
    * @returns what the run spawns with, built from the checked row; undefined when refused.
+   * @throws what the file system or the database throws while the gates read (not a refusal).
    */
   private async passesSpawnGates(run: RunRow): Promise<SpawnRequest | undefined> {
     const { deps } = this;
     let refusal: BatonError;
     try {
       const spawn = await assertSpawnable(run, this.spawnGateContext());
-      if (!spawn.request.resumeSessionId || !run.parentRunId) return spawn;
-      const sessionUsageBefore = await this.sessionUsageAtSpawn(run.parentRunId);
+      if (!spawn.request.resumeSessionId) return spawn;
+      // The session resumed must be the parent's own: an edited row could name any session of
+      // this machine's CLI home.
+      const parent = run.parentRunId ? await deps.store.getRun(run.parentRunId) : undefined;
+      if (!parent || parent.vendorSessionId !== spawn.request.resumeSessionId) {
+        throw new BatonError('option_refused', 'The run\'s resume session is not its parent run\'s session. Reply to the run you want to continue, or send the task again.');
+      }
+      const sessionUsageBefore = await this.sessionUsageAtSpawn(parent);
       return sessionUsageBefore ? { ...spawn, request: { ...spawn.request, sessionUsageBefore } } : spawn;
     } catch (err) {
       if (!isBatonError(err)) throw err;
@@ -983,12 +990,11 @@ Reason: ${refusal.code}`;
    * row's own copy is not trusted). A database failure is logged and the run is charged the
    * session's totals as the CLI reports them, which can only over-count.
    */
-  private async sessionUsageAtSpawn(parentRunId: string): Promise<UsageJson | undefined> {
+  private async sessionUsageAtSpawn(parent: RunRow): Promise<UsageJson | undefined> {
     try {
-      const parent = await this.deps.store.getRun(parentRunId);
-      return parent ? await sessionUsageOf(this.deps.store, parent) : undefined;
+      return await sessionUsageOf(this.deps.store, parent);
     } catch (err) {
-      this.deps.logger.warn({ err, parentRunId }, 'could not read a resumed session\'s usage; the run is charged the session\'s totals');
+      this.deps.logger.warn({ err, parentRunId: parent.id }, 'could not read a resumed session\'s usage; the run is charged the session\'s totals');
       return undefined;
     }
   }

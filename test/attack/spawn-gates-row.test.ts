@@ -80,6 +80,13 @@ const EDITS: Edit[] = [
     says: /session/,
   },
   {
+    // Its own row as the parent: a parent that exists, but whose session is not the one named.
+    name: 'a resume of a session that is not its parent run\'s',
+    set: () => sql`parent_run_id = id, launch = launch || '{"resumeSessionId":"0199a5e4-5c1d-7e02-9b1a-another0session"}'::jsonb`,
+    code: 'option_refused',
+    says: /not its parent run's session/,
+  },
+  {
     name: 'a request field no launch sets',
     set: () => sql`launch = launch || '{"approvalMcpConfig":"/tmp/evil.json"}'::jsonb`,
     code: 'option_refused',
