@@ -55,7 +55,10 @@ export async function withDownloadDeadlines<T>(
   let source: Readable | undefined;
   try {
     // An `open` that ignores the signal (a local file) still loses the race.
-    source = await Promise.race([attachment.open(controller.signal), aborted]);
+    const opening = attachment.open(controller.signal);
+    // A late stream, opened after the deadline won, is closed rather than left holding its connection.
+    opening.then((late) => { if (controller.signal.aborted && late !== source) late.destroy(); }, () => undefined);
+    source = await Promise.race([opening, aborted]);
     touch();
     const watched = new Transform({
       transform(chunk: Buffer, _encoding, done) {

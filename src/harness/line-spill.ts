@@ -70,11 +70,19 @@ export class LineSpill {
     this.fd = undefined;
     if (fd === undefined || this.failed) return { kind: 'failed' };
     if (this.overCap) {
-      closeSync(fd);
+      try {
+        closeSync(fd);
+      } catch {
+        this.fail();
+        return { kind: 'failed' };
+      }
       return { kind: 'over_cap', path: this.path };
     }
+    // fail() closes this.fd: hand it the descriptor back, so a failed write (a full disk) leaks none.
+    this.fd = fd;
     try {
       writeSync(fd, Buffer.from('\n'));
+      this.fd = undefined;
       closeSync(fd);
       const withNewline = readFileSync(this.path);
       unlinkSync(this.path);
