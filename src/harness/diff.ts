@@ -15,6 +15,7 @@
 import { constants } from 'node:fs';
 import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isBatonError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { pinConfigWithoutFilters, readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
 import { discoverRepository } from './workspace.js';
@@ -286,7 +287,7 @@ export async function diffSinceSnapshot(
     }
   } catch (err) {
     logger.warn({ err, cwd: start.toplevel }, 'could not make the full diff of a run');
-    diff.patchMissing = 'the full diff could not be made (too large, or git failed; see the log)';
+    diff.patchMissing = isBatonError(err, 'patch_unavailable') ? err.message : 'the full diff could not be made (too large, or git failed; see the log)';
   }
   return diff;
 }

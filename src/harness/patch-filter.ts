@@ -6,6 +6,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { BatonError } from '../core/errors.js';
 import { runGit, type GitOptions } from './git.js';
 
 /**
@@ -79,9 +80,29 @@ interface RawEntry {
   path: string;
 }
 
-/** Parses `git diff --raw -z --no-renames --no-abbrev` output. */
+/** Decodes git's path bytes; a name that is not UTF-8 cannot be matched by a pathspec baton writes. */
+const PATH_DECODER = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Parses `git diff --raw -z --no-renames --no-abbrev` output.
+ *
+ * @throws BatonError `patch_unavailable` when a changed file's name is not UTF-8: an exclude
+ *   pathspec built from a decoded name would miss it, and the file would ship unchecked.
+ */
 function parseRaw(out: Buffer): RawEntry[] {
-  const parts = out.toString('utf8').split('\0');
+  const parts: string[] = [];
+  for (let at = 0; at < out.length; ) {
+    const end = out.indexOf(0, at);
+    const bytes = out.subarray(at, end === -1 ? out.length : end);
+    try {
+      parts.push(PATH_DECODER.decode(bytes));
+    } catch {
+      throw new BatonError('patch_unavailable', 'A changed file\'s name is not UTF-8, so baton cannot tell whether it belongs in the patch, and the patch is not attached.');
+    }
+    if (end === -1) break;
+    at = end + 1;
+  }
+  parts.push('');
   const entries: RawEntry[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const meta = parts[i]!.replace(/^:/, '').split(' ');

@@ -115,4 +115,14 @@ describe('a run\'s patch', () => {
     expect(diff?.leftOut ?? []).toEqual([]);
     expect(await readFile(diff!.patchPath!, 'utf8')).toContain('+new');
   });
+
+  it('attaches no patch when a changed file\'s name is not UTF-8: no exclude pathspec could match it', async () => {
+    const path = await repo('bytes', { 'a.txt': 'one\n', '.gitignore': '*.secret\n' });
+    const start = await snapshotTree(path, join(dir, 'bytes.index'));
+    // `k\xffey.env`: a secret-looking name whose bytes a decoded pathspec would miss.
+    await writeFile(Buffer.concat([Buffer.from(`${path}/k`), Buffer.from([0xff]), Buffer.from('ey.env')]), 'TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n');
+    const diff = await diffSinceSnapshot(start!, join(dir, 'bytes-end.index'), join(dir, 'bytes.patch'), 1024 * 1024, silentLogger());
+    expect(diff?.patchPath).toBeUndefined();
+    expect(diff?.patchMissing).toMatch(/not UTF-8/);
+  });
 });
