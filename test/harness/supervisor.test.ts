@@ -269,19 +269,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     const runId = await launch('hang');
     await waitFor(async () => (await findRunProcesses(runId)).length >= 2);
     const host = h.supervisor.supervisorId.split(':')[0]!;
-    const reconcile = () =>
-      reconcileOrphanedRuns({
-        store: h.store,
-        clock: systemClock,
-        logger: silentLogger(),
-        vendors: new Map([['codex', codexVendor]]),
-        host,
-        isAlive: () => false,
-        isSupervisedHere: (id) => h.supervisor.supervises(id),
-        startup: false,
-        killGraceMs: 200,
-        runsDir: h.runsDir,
-      });
+    const reconcile = () => reconcileAsDeadPeers();
     // The periodic pass beside a live run: nothing to do.
     expect(await reconcile()).toEqual([]);
     expect((await h.store.getRun(runId))?.status).toBe('running');
@@ -314,19 +302,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     const tool = spawn('setsid', ['env', '-i', 'sleep', '598'], { stdio: 'ignore' });
     await writeFile(join(dir, 'cgroup.procs'), String(tool.pid));
     expect(await findRunProcesses(orphan)).toEqual([]);
-    const rows = await reconcileOrphanedRuns({
-      store: h.store,
-      clock: systemClock,
-      logger: silentLogger(),
-      vendors: new Map([['codex', codexVendor]]),
-      host,
-      isAlive: () => false,
-      isSupervisedHere: (id) => h.supervisor.supervises(id),
-      startup: false,
-      killGraceMs: 200,
-      runsDir: h.runsDir,
-      cgroups: support,
-    });
+    const rows = await reconcileAsDeadPeers(support);
     expect(rows.map((r) => r.runId)).toEqual([orphan]);
     await waitFor(async () => isGone(tool.pid!));
     expect(existsSync(dir)).toBe(false);
@@ -383,6 +359,26 @@ describe('where no cgroup can be made (runs followed by their process tree)', ()
   });
 });
 
+/**
+ * One reconcile pass on this host in which every other process counts as dead, as at a restart;
+ * `cgroups` is what this user has (a writable cgroup v2, or why not).
+ */
+function reconcileAsDeadPeers(cgroups?: Awaited<ReturnType<typeof detectCgroupSupport>>): ReturnType<typeof reconcileOrphanedRuns> {
+  return reconcileOrphanedRuns({
+    store: h.store,
+    clock: systemClock,
+    logger: silentLogger(),
+    vendors: new Map([['codex', codexVendor]]),
+    host: h.supervisor.supervisorId.split(':')[0]!,
+    isAlive: () => false,
+    isSupervisedHere: (id) => h.supervisor.supervises(id),
+    startup: false,
+    killGraceMs: 200,
+    runsDir: h.runsDir,
+    ...(cgroups ? { cgroups } : {}),
+  });
+}
+
 /** Says, in the test output, that a cgroup case checked the fallback a user without one gets. */
 function fallbackNote(why: string): void {
   console.info(`no writable cgroup v2 for this user (${why}): checking the process-tree fallback a normal user gets instead`);
@@ -396,19 +392,7 @@ async function reconcileKillsByRunId(support: { unavailable: string }): Promise<
   const orphan = (await insertRun(h, cwd, { status: 'running', supervisor: `${host}:999997` })).id;
   const tool = spawn('setsid', ['sleep', '597'], { stdio: 'ignore', env: { ...process.env, BATON_RUN_ID: orphan } });
   await waitFor(async () => (await findRunProcesses(orphan)).includes(tool.pid!));
-  const rows = await reconcileOrphanedRuns({
-    store: h.store,
-    clock: systemClock,
-    logger: silentLogger(),
-    vendors: new Map([['codex', codexVendor]]),
-    host,
-    isAlive: () => false,
-    isSupervisedHere: (id) => h.supervisor.supervises(id),
-    startup: false,
-    killGraceMs: 200,
-    runsDir: h.runsDir,
-    cgroups: support,
-  });
+  const rows = await reconcileAsDeadPeers(support);
   expect(rows.map((r) => r.runId)).toEqual([orphan]);
   await waitFor(async () => isGone(tool.pid!));
 }
