@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'port_unavailable'
   | 'service_enabled'
   | 'service_running'
+  | 'service_lock_busy'
   | 'root_too_broad'
   // storage
   | 'database_unavailable'

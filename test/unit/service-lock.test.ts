@@ -3,7 +3,8 @@
  * second start with its pid; a lock left by a process that is gone is taken over; a release never
  * removes a lock that is not this process's.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,5 +48,37 @@ describe('the service lock of a home', () => {
     const again = await acquireServiceLock({ batonHome, host: 'box', pid: 12, isLocalBaton: () => true });
     expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: 12 });
     await again.release();
+  });
+
+  it('lets exactly one of many starts racing over a stale lock take it; the others are refused with its pid', async () => {
+    const batonHome = await home();
+    for (let round = 0; round < 5; round++) {
+      await writeFile(serviceLockPath(batonHome), JSON.stringify({ pid: 999_999, host: 'box', startedAt: 'then' }));
+      const racers = Array.from({ length: 16 }, (_, i) => 1000 + round * 100 + i);
+      const live = new Set(racers);
+      const outcomes = await Promise.allSettled(racers.map((pid) => acquireServiceLock({ batonHome, host: 'box', pid, isLocalBaton: (p) => live.has(p) })));
+      const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [{ pid: racers[i]!, lock: o.value }] : []));
+      expect(won).toHaveLength(1);
+      const winner = won[0]!;
+      expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: winner.pid });
+      for (const o of outcomes) {
+        if (o.status === 'rejected') expect(o.reason).toMatchObject({ code: 'service_running', details: { pid: winner.pid } });
+      }
+      // Nothing but the lock is left behind: no drafts, no break rights.
+      expect((await readdir(batonHome)).sort()).toEqual(['service.lock']);
+      await winner.lock.release();
+    }
+  });
+
+  it('takes over a stale lock whose break right was left by a start that died holding it', async () => {
+    const batonHome = await home();
+    const stale = JSON.stringify({ pid: 999_999, host: 'box', startedAt: 'then' });
+    await writeFile(serviceLockPath(batonHome), stale);
+    const digest = createHash('sha256').update(stale).digest('hex').slice(0, 32);
+    await writeFile(`${serviceLockPath(batonHome)}.break-${digest}`, JSON.stringify({ pid: 999_998, host: 'box', startedAt: 'then' }));
+    const taken = await acquireServiceLock({ batonHome, host: 'box', pid: 20, isLocalBaton: () => false });
+    expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: 20 });
+    expect(await readdir(batonHome)).toEqual(['service.lock']);
+    await taken.release();
   });
 });
