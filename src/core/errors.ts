@@ -54,6 +54,7 @@ export type ErrorCode =
   | 'worktree_refused'
   | 'worktree_gone'
   | 'worktree_locked'
+  | 'worktree_branch_busy'
   | 'queue_full'
   | 'launch_stopped'
   // fleet (issue #16)

@@ -14,6 +14,8 @@ export interface GitWorktreeEntry {
   locked?: string;
   /** git would prune it: its directory (gitdir file) is gone. */
   prunable: boolean;
+  /** The branch checked out there, as a full ref (`refs/heads/…`); undefined when detached or bare. */
+  branch?: string;
 }
 
 /**
@@ -28,6 +30,17 @@ export async function gitWorktreeEntry(sourceRoot: string, worktreePath: string)
     if (entry.path === worktreePath || entry.path === want) return entry;
   }
   return undefined;
+}
+
+/**
+ * The worktrees of the checkout at `sourceRoot` (its main one included) that have `branch`
+ * (a short name, `baton/<run id>`) checked out, in git's order; empty when none or the checkout
+ * is gone.
+ */
+export async function gitWorktreesOnBranch(sourceRoot: string, branch: string): Promise<GitWorktreeEntry[]> {
+  const listed = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: sourceRoot, allowFailure: true });
+  if (listed.exitCode !== 0) return [];
+  return parseWorktreeList(listed.stdout).filter((entry) => entry.branch === `refs/heads/${branch}`);
 }
 
 /**
@@ -48,6 +61,8 @@ export function parseWorktreeList(output: string): GitWorktreeEntry[] {
       current.locked = line.slice('locked '.length);
     } else if (line === 'prunable' || line.startsWith('prunable ')) {
       current.prunable = true;
+    } else if (line.startsWith('branch ')) {
+      current.branch = line.slice('branch '.length);
     } else if (line === '') {
       current = undefined;
     }

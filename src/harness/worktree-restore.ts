@@ -5,10 +5,10 @@
  * (claude keys sessions by directory) where they were.
  */
 import { readdir, readFile, realpath, rmdir, stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import { runGit } from './git.js';
-import { gitWorktreeEntry } from './git-worktree-entry.js';
+import { gitWorktreeEntry, gitWorktreesOnBranch } from './git-worktree-entry.js';
 
 /** A run's worktree as its row records it. */
 export interface RecordedWorktree {
@@ -81,6 +81,29 @@ export async function restoreRunWorktree(runId: string, worktree: RecordedWorktr
       { details: { path: worktree.worktreeRoot, lockReason: entry.locked } },
     );
   }
+  // --force would also check out a branch that another worktree has checked out, and two
+  // checkouts of one branch overwrite each other's commits' view of the files; git refuses that
+  // without --force, so baton checks it itself before forcing.
+  const here = await placeKey(worktree.worktreeRoot);
+  for (const other of await gitWorktreesOnBranch(worktree.sourceRoot, worktree.branch)) {
+    if ((await placeKey(other.path)) === here) continue; // git's record of the missing one, replaced below
+    throw new BatonError(
+      'worktree_branch_busy',
+      `[run ${runId}]'s branch ${worktree.branch} is checked out in ${other.path}, so baton does not check it out a second time at ${worktree.worktreeRoot}. ` +
+        (other.prunable
+          ? `That worktree is gone too; clear git's record of it (git -C ${worktree.sourceRoot} worktree prune) and press Restore worktree again.`
+          : `Continue the work there, or switch that checkout to another branch and press Restore worktree again.`),
+      { details: { runId, branch: worktree.branch, path: worktree.worktreeRoot, checkedOutAt: other.path } },
+    );
+  }
   await runGit(['worktree', 'add', '--quiet', '--force', worktree.worktreeRoot, worktree.branch], { cwd: worktree.sourceRoot });
   return 'restored';
+}
+
+/** A path with its parent's symbolic links resolved, so git's record and baton's compare equal while the directory itself is gone. */
+async function placeKey(path: string): Promise<string> {
+  const whole = await realpath(path).catch(() => undefined);
+  if (whole) return whole;
+  const parent = await realpath(dirname(path)).catch(() => dirname(path));
+  return join(parent, basename(path));
 }

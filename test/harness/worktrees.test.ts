@@ -207,4 +207,30 @@ describe(`run worktrees on ${testEngine}`, () => {
     await git(repo, 'branch', '-D', run.branch);
     await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_gone', details: { branchExists: false } });
   });
+
+  it('never restores a worktree on a branch another worktree has checked out, the main checkout included', async () => {
+    const run = await runWith('completed', now);
+    const recorded = { worktreeRoot: run.worktreeRoot, branch: run.branch, sourceRoot: run.sourceRoot };
+    await rm(run.worktreeRoot, { recursive: true, force: true });
+    await git(repo, 'worktree', 'prune');
+    const elsewhere = join(dir, 'by-hand');
+    await git(repo, 'worktree', 'add', '--quiet', elsewhere, run.branch);
+    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+      code: 'worktree_branch_busy',
+      message: expect.stringContaining(`checked out in ${elsewhere}`),
+      details: { checkedOutAt: elsewhere },
+    });
+    expect(await worktreeIntact(run.worktreeRoot)).toBe(false);
+    await git(repo, 'worktree', 'remove', elsewhere);
+
+    const before = (await git(repo, 'branch', '--show-current')).stdout.trim();
+    await git(repo, 'switch', '--quiet', run.branch);
+    try {
+      await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_branch_busy', details: { checkedOutAt: repo } });
+    } finally {
+      await git(repo, 'switch', '--quiet', before);
+    }
+    expect(await restoreRunWorktree(run.runId, recorded)).toBe('restored');
+    expect((await git(run.worktreeRoot, 'branch', '--show-current')).stdout.trim()).toBe(run.branch);
+  });
 });
