@@ -6,6 +6,7 @@
  */
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { runGit } from './git.js';
 
 /** Where the paths of one run are judged from. */
 export interface PathScope {
@@ -21,7 +22,8 @@ export interface PathScope {
  * Why a path is never covered by an earlier "Allow for this run": the words the card shows.
  * - `baton's own files`: under `$BATON_HOME` or a CLI home (codex, claude);
  * - `outside the project`: outside the run's directory;
- * - `git's hooks and config`: under a `.git` in the project (hooks and config name code git runs);
+ * - `git's hooks and config`: under a `.git` in the project, or under a hooks directory the
+ *   repository's config names (`core.hooksPath`, e.g. husky's `.husky`): code git runs;
  * - `settings in your home`: a dotfile or dot-directory of the home (shell start-up files, `~/.ssh`, `~/.config`…);
  * - `a file linked from elsewhere`: an existing file with more than one hard link.
  */
@@ -97,10 +99,43 @@ export async function markOfPath(path: string, scope: PathScope): Promise<PathMa
   if (!isInside(real, cwd)) return owned || protectedDirs.some((d) => isInside(real, d)) ? "baton's own files" : 'outside the project';
   if (owned) return "baton's own files";
   if (relative(cwd, real).split(sep).includes('.git')) return "git's hooks and config";
+  // A hooks directory inside the project (husky's `.husky`) holds code the next `git commit` runs,
+  // a command the run may hold an "Allow for this run" for; read anew each time, since an allowed
+  // command (`npm install` running husky) can set it during the run.
+  for (const hooks of await configuredHooksDirs(cwd)) if (isInside(real, hooks)) return "git's hooks and config";
   // The run's directory may be the home itself (or hold it): its dotfiles still ask.
   const top = isInside(real, home) && real !== home ? relative(home, real).split(sep)[0]! : '';
   if (top.startsWith('.') && !isInside(cwd, join(home, top))) return 'settings in your home';
   const file = await stat(real).catch(() => undefined);
   if (file?.isFile() && file.nlink > 1) return 'a file linked from elsewhere';
   return undefined;
+}
+
+/**
+ * The hooks directories the repository at `cwd` names with `core.hooksPath` in its own config
+ * files (every scope but baton's command line, which turns hooks off for baton's own git calls),
+ * symbolic links resolved; a relative one from the worktree's top, where git runs hooks. Empty
+ * when `cwd` is no repository or none is set.
+ *
+ * @throws BatonError `git_failed` when git cannot be run at all.
+ */
+export async function configuredHooksDirs(cwd: string): Promise<string[]> {
+  const listed = await runGit(['config', '-z', '--show-scope', '--path', '--get-all', 'core.hooksPath'], { cwd, allowFailure: true });
+  if (listed.exitCode !== 0) return []; // 1: not set; 128 and others: not a repository
+  const fields = listed.stdout.split('\0');
+  const values: string[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] !== 'command' && fields[i + 1]) values.push(fields[i + 1]!);
+  if (values.length === 0) return [];
+  let top: string | undefined;
+  const dirs: string[] = [];
+  for (const value of values) {
+    if (!isAbsolute(value) && top === undefined) {
+      const shown = await runGit(['rev-parse', '--show-toplevel'], { cwd, allowFailure: true });
+      // No work tree (the run's directory is inside .git itself, already asked): from here.
+      top = shown.exitCode === 0 && shown.stdout.trim() !== '' ? shown.stdout.trim() : resolve(cwd);
+    }
+    const absolute = isAbsolute(value) ? value : join(top!, value);
+    dirs.push((await realLocation(absolute)) ?? resolve(absolute));
+  }
+  return dirs;
 }

@@ -7,7 +7,8 @@
  *   (see approval-bash.ts); otherwise `Bash=<command>`, which covers only the identical command.
  * - File tools (Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, LS): `<tool>:.`, every call
  *   of that tool inside the run's directory; a path outside it, under baton's own files, in the
- *   home's dotfiles or a `.git`, or a hard-linked file, is `ask!…` (see approval-paths.ts).
+ *   home's dotfiles, a `.git` or the repository's `core.hooksPath`, or a hard-linked file, is `ask!…`
+ *   (see approval-paths.ts).
  * - `ask!…` kinds always ask: no decision covers them, and their card offers no "Allow for this run".
  * - Any other tool (WebFetch, MCP tools): the tool's name.
  */

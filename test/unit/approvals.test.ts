@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -197,6 +198,25 @@ describe('what "Allow for this run" covers (approvalScope): files', () => {
     const inWorktree = { ...scope, cwd: worktree };
     expect(await approvalScope('Write', { file_path: join(worktree, 'a.txt') }, inWorktree)).toEqual({ kind: 'Write:.' });
     expect(await approvalScope('Write', { file_path: join(batonHome, '.env') }, inWorktree)).toMatchObject({ mark: "baton's own files" });
+  });
+  it('a hooks directory the repository names (core.hooksPath, as husky sets it) asks like .git/hooks, read from git each time', async () => {
+    const repo = join(here, 'husky-app');
+    mkdirSync(join(repo, 'packages', 'web'), { recursive: true });
+    execFileSync('git', ['init', '-q', repo]);
+    const inRepo = { ...scope, cwd: repo };
+    // Not set yet: an ordinary in-project write.
+    expect(await approvalScope('Write', { file_path: join(repo, '.husky', 'pre-commit') }, inRepo)).toEqual({ kind: 'Write:.' });
+    execFileSync('git', ['-C', repo, 'config', 'core.hooksPath', '.husky']);
+    for (const path of [join(repo, '.husky', 'pre-commit'), '.husky/pre-commit', join(repo, '.husky', '_', 'h')]) {
+      expect(await approvalScope('Write', { file_path: path }, inRepo)).toMatchObject({ kind: expect.stringMatching(/^ask!Write:/), mark: "git's hooks and config" });
+    }
+    expect(await approvalScope('Edit', { file_path: join(repo, '.husky', 'pre-commit') }, inRepo)).toMatchObject({ mark: "git's hooks and config" });
+    expect(await approvalScope('Write', { file_path: join(repo, 'husky.txt') }, inRepo)).toEqual({ kind: 'Write:.' });
+    // Relative to the worktree's top, not to the run's directory below it.
+    execFileSync('git', ['-C', repo, 'config', 'core.hooksPath', 'packages/web/hooks']);
+    const inPackage = { ...scope, cwd: join(repo, 'packages', 'web') };
+    expect(await approvalScope('Write', { file_path: 'hooks/pre-push' }, inPackage)).toMatchObject({ mark: "git's hooks and config" });
+    expect(await approvalScope('Write', { file_path: 'src/app.ts' }, inPackage)).toEqual({ kind: 'Write:.' });
   });
   it('any other tool: the same tool', async () => {
     expect(await kindOf('mcp__srv__tool', {})).toBe('mcp__srv__tool');
