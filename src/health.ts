@@ -261,8 +261,10 @@ export async function startHealthServer(options: {
       // Open connections (a permission request's long poll) would hold close() for their whole wait.
       server.closeAllConnections();
       await closed;
+      // By its token, not its pid: a later start with the same pid (a container's pid 1, or a
+      // second server of this process) wrote a state of its own, which this one must leave.
       const current = await readServiceState(options.batonHome);
-      if (current?.pid === process.pid) await rm(path, { force: true });
+      if (current?.adminToken === adminToken) await rm(path, { force: true });
     },
   };
 }
