@@ -3,13 +3,17 @@
  * second start with its pid; a lock left by a process that is gone is taken over; a release never
  * removes a lock that is not this process's.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireServiceLock, serviceLockPath } from '../../src/service-lock.js';
 
+const LOCK_JS = fileURLToPath(new URL('../../dist/service-lock.js', import.meta.url));
 const dirs: string[] = [];
 afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
@@ -80,5 +84,38 @@ describe('the service lock of a home', () => {
     expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: 20 });
     expect(await readdir(batonHome)).toEqual(['service.lock']);
     await taken.release();
+  });
+
+  it('lets exactly one of many processes racing over a stale lock take it (real processes, built dist)', async () => {
+    const batonHome = await home();
+    const gone = spawn(process.execPath, ['-e', '']);
+    await once(gone, 'exit');
+    await writeFile(serviceLockPath(batonHome), JSON.stringify({ pid: gone.pid, host: 'box', startedAt: 'then' }));
+    const script = `
+      import { acquireServiceLock } from ${JSON.stringify(pathToFileURL(LOCK_JS).href)};
+      const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+      process.stdin.once('data', async () => {
+        const outcome = await acquireServiceLock({ batonHome: ${JSON.stringify(batonHome)}, host: 'box', isLocalBaton: alive }).then(
+          () => ({ won: true }),
+          (err) => ({ code: err.code, holder: err.details?.pid }),
+        );
+        process.stdout.write(JSON.stringify({ pid: process.pid, ...outcome }) + '\\n');
+      });`;
+    const racers = Array.from({ length: 8 }, () => spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    try {
+      // Each one stays alive (holding or refused) until all have answered, so the winner's pid is live.
+      await Promise.all(racers.map((child) => once(child, 'spawn')));
+      const answers = racers.map((child) => once(child.stdout!, 'data').then(([chunk]) => JSON.parse(String(chunk)) as { pid: number; won?: boolean; code?: string; holder?: number }));
+      for (const child of racers) child.stdin!.write('go\n');
+      const outcomes = await Promise.all(answers);
+      const winners = outcomes.filter((o) => o.won);
+      expect(winners).toHaveLength(1);
+      const winner = winners[0]!.pid;
+      for (const o of outcomes) if (!o.won) expect(o).toMatchObject({ code: 'service_running', holder: winner });
+      expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: winner });
+    } finally {
+      for (const child of racers) child.stdin!.end();
+      await Promise.all(racers.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)));
+    }
   });
 });
