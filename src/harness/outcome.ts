@@ -16,6 +16,12 @@ export interface ExitFacts {
   cancelledBy?: 'owner_cancel' | 'stop';
   /** The service was shutting down. */
   shutdown?: boolean;
+  /**
+   * The CLI was spawned but the store would not record it as running (the database connection
+   * was lost right then), so the supervisor stopped it rather than let an unrecorded process go
+   * on changing the checkout.
+   */
+  startUnrecorded?: boolean;
   /** The supervisor killed it for a protocol or output violation: the reason code. */
   killedFor?: 'protocol' | 'output_limit';
   /**
@@ -72,7 +78,7 @@ export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it fin
 export const REASON_CODES = [
   'vendor_error', 'max_turns', 'max_budget', 'no_terminal_event', 'exit_status', 'timeout', 'protocol', 'output_limit',
   'session_gone', 'session_mismatch', 'spawn_failed', 'vendor_missing', 'user_unresolved', 'task_too_long', 'owner_cancel', 'stop',
-  'shutdown', 'restart', 'node_lost', 'budget_exceeded', 'not_logged_in',
+  'shutdown', 'restart', 'node_lost', 'budget_exceeded', 'not_logged_in', 'start_unrecorded',
 ] as const;
 
 /** One of {@link REASON_CODES}. */
@@ -82,6 +88,13 @@ export type ReasonCode = (typeof REASON_CODES)[number];
 export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   if (exit.spawnFailure) {
     return { status: 'failed', reason: exit.spawnFailure.reason, errorMessage: exit.spawnFailure.message };
+  }
+  if (exit.startUnrecorded) {
+    return {
+      status: 'failed',
+      reason: 'start_unrecorded',
+      errorMessage: 'The run could not be recorded as started (the database did not answer), so its CLI was stopped; check `git status` for what it changed before that.',
+    };
   }
   if (exit.cancelledBy) {
     return { status: 'cancelled', reason: exit.cancelledBy, errorMessage: null };

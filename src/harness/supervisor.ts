@@ -138,7 +138,7 @@ export type CancelResult = { kind: 'cancelled' } | { kind: 'ended'; status: RunR
 const CANCEL_RECORD_WAIT_MS = 10_000;
 
 /** Why the supervisor stops a run. */
-type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown' | 'stoppedAfterTerminal'>>;
+type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown' | 'stoppedAfterTerminal' | 'startUnrecorded'>>;
 
 const STDERR_TAIL_BYTES = 4096;
 /** Write buffer of `events.jsonl`, in bytes. */
@@ -591,8 +591,18 @@ export class RunSupervisor {
       );
 
       if (child.pid !== undefined) {
-        await deps.store.markRunning(runId, child.pid, deps.clock.now());
-        deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd, spansMs: spawnSpans }, 'run started');
+        try {
+          await deps.store.markRunning(runId, child.pid, deps.clock.now());
+          deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd, spansMs: spawnSpans }, 'run started');
+        } catch (err) {
+          // The CLI exists but its row still says `starting` with no pid: nothing else could ever
+          // stop it (the reconciler has no pid to signal), and it would go on changing the
+          // checkout of a run recorded as not running. It is stopped like a /stop, with its
+          // grace, and the run ends on that; the end goes through terminal.json as any other.
+          const shutdown = this.stopping.signal.aborted;
+          deps.logger.warn({ err, runId, pid: child.pid }, shutdown ? 'run start interrupted by shutdown' : 'could not record the run as running; stopping its CLI');
+          void entry.stop(shutdown ? { shutdown: true } : { startUnrecorded: true });
+        }
       }
 
       // A CLI that has exited is judged once its pipes are drained, or after a short drain when a

@@ -30,31 +30,6 @@ afterAll(async () => {
 });
 
 describe(`terminal commands while the service runs (${testEngine})`, () => {
-  it('a second ask in a busy checkout waits for its turn and prints its outcome; the service starts a --no-wait run', async ({ signal }) => {
-    blockOn(model, 'QUEUEBLOCKER');
-    const blocker = startAsk(home, ['QUEUEBLOCKER hold the checkout']);
-    await until(() => firstRunId(blocker.out()) !== undefined, signal);
-    const blockerId = firstRunId(blocker.out())!;
-    await model.waitForRequest((r) => JSON.stringify(r.body).includes('QUEUEBLOCKER'), 60_000);
-
-    const second = startAsk(home, ['the queued task']);
-    await until(() => / queued behind /.test(second.out()), signal);
-    const secondId = firstRunId(second.out())!;
-    const noWait = await home.baton(['ask', '--no-wait', 'the task not waited for']);
-    expect(noWait.exitCode, noWait.stdout + noWait.stderr).toBe(0);
-    const noWaitId = firstRunId(noWait.stdout)!;
-    expect(noWait.stdout).toContain(`Not waiting (--no-wait). The running baton service starts it when its turn comes. Follow it with baton runs ${noWaitId}; drop it with baton cancel ${noWaitId}.`);
-    expect(second.child.exitCode).toBeNull(); // waiting, not failed
-
-    expect((await home.baton(['cancel', blockerId])).exitCode).toBe(0);
-    expect((await blocker.child).exitCode).toBe(130);
-    const ended = await second.child;
-    expect(ended.exitCode, ended.stdout + ended.stderr).toBe(0);
-    expect(String(ended.stdout)).toMatch(new RegExp(`\\[run ${secondId}\\] completed · codex · `));
-    // The service starts the run nobody waits for, when its turn comes.
-    await until(async () => /^\[run hr_[0-9a-f]{12}\] completed/.test((await home.baton(['runs', noWaitId])).stdout), signal);
-  }, 240_000);
-
   it('baton ask completes a run and prints its outcome', async () => {
     model.enqueue({ kind: 'message', text: 'Answered beside the service.' });
     const result = await home.baton(['ask', 'say something']);
@@ -93,6 +68,9 @@ describe(`terminal commands while the service runs (${testEngine})`, () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
+    // Cancelled once its CLI has taken the turn queued for it: a turn left queued would answer
+    // the next test's first request.
+    await model.waitForRequest((r) => JSON.stringify(r.body).includes('wait forever'), 60_000);
     const cancel = await home.baton(['cancel', runId]);
     expect(cancel.stdout).toMatch(/cancel/);
     expect(cancel.exitCode).toBe(0);
@@ -104,4 +82,29 @@ describe(`terminal commands while the service runs (${testEngine})`, () => {
     expect(stop.exitCode).toBe(0);
     expect(stop.stdout).toMatch(/(Stopping|Stopped) 0 active runs/);
   });
+
+  it('a second ask in a busy checkout waits for its turn and prints its outcome; the service starts a --no-wait run', async ({ signal }) => {
+    blockOn(model, 'QUEUEBLOCKER');
+    const blocker = startAsk(home, ['QUEUEBLOCKER hold the checkout']);
+    await until(() => firstRunId(blocker.out()) !== undefined, signal);
+    const blockerId = firstRunId(blocker.out())!;
+    await model.waitForRequest((r) => JSON.stringify(r.body).includes('QUEUEBLOCKER'), 60_000);
+
+    const second = startAsk(home, ['the queued task']);
+    await until(() => / queued behind /.test(second.out()), signal);
+    const secondId = firstRunId(second.out())!;
+    const noWait = await home.baton(['ask', '--no-wait', 'the task not waited for']);
+    expect(noWait.exitCode, noWait.stdout + noWait.stderr).toBe(0);
+    const noWaitId = firstRunId(noWait.stdout)!;
+    expect(noWait.stdout).toContain(`Not waiting (--no-wait). The running baton service starts it when its turn comes. Follow it with baton runs ${noWaitId}; drop it with baton cancel ${noWaitId}.`);
+    expect(second.child.exitCode).toBeNull(); // waiting, not failed
+
+    expect((await home.baton(['cancel', blockerId])).exitCode).toBe(0);
+    expect((await blocker.child).exitCode).toBe(130);
+    const ended = await second.child;
+    expect(ended.exitCode, ended.stdout + ended.stderr).toBe(0);
+    expect(String(ended.stdout)).toMatch(new RegExp(`\\[run ${secondId}\\] completed · codex · `));
+    // The service starts the run nobody waits for, when its turn comes.
+    await until(async () => /^\[run hr_[0-9a-f]{12}\] completed/.test((await home.baton(['runs', noWaitId])).stdout), signal);
+  }, 240_000);
 });

@@ -74,6 +74,13 @@ switch (scenario) {
     writeFileSync(arg, 'written by the run\n');
     thread(); answer('wrote a file'); done();
     break;
+  case 'keep-writing': {
+    // An agent at work: changes the file at `arg` until it is stopped.
+    thread();
+    let n = 0;
+    setInterval(() => writeFileSync(arg, `change ${++n}\n`), 20);
+    break;
+  }
   case 'reconnecting':
     // As codex 0.171.0 prints while it cannot reach its model, then succeeds.
     thread();

@@ -13,14 +13,19 @@ export interface RunningAsk {
   out(): string;
 }
 
-/** Answers every task with "done" except one whose text contains `blockerWord`, which sleeps until cancelled. */
+/**
+ * Answers every task with "done" except one whose text contains `blockerWord`, which sleeps until
+ * cancelled: codex hands a command back to the model once its yield time (30 s at most) has
+ * passed, so each of the blocker's turns gets another sleep. Answering its command's output with
+ * "done" ended the blocker 30 s after it started, which freed the checkout under a test that had
+ * not yet queued behind it.
+ */
 export function blockOn(model: FakeOpenAI, blockerWord: string): void {
-  model.setFallback((request: RecordedRequest) => {
-    const body = JSON.stringify(request.body);
-    return body.includes(blockerWord) && !body.includes('function_call_output')
+  model.setFallback((request: RecordedRequest) =>
+    JSON.stringify(request.body).includes(blockerWord)
       ? { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } }
-      : { kind: 'message', text: 'done' };
-  });
+      : { kind: 'message', text: 'done' },
+  );
 }
 
 /** Starts `baton ask ARGS…` in the checkout, killed (and its group) when the test ends. */
