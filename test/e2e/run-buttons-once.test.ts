@@ -7,7 +7,7 @@
  * the advisory comes after `inactivity_minutes = 1`).
  */
 import type { Message } from 'grammy/types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { discordUser, startFakeDiscord, type FakeDiscord, type SentMessage } from '../fakes/fake-discord.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
 import { startFakeTelegram, type FakeTelegram, type SendMessageBody } from '../fakes/fake-telegram.js';
@@ -62,9 +62,16 @@ beforeAll(async () => {
       DISCORD_BOT_TOKEN: DISCORD_TOKEN,
       DISCORD_API_URL: discord.url,
     },
-    // A run a failed test leaves working must not queue the next platform's behind it.
-    harnessToml: 'inactivity_minutes = 1\nmax_active = 6',
+    harnessToml: 'inactivity_minutes = 1',
   });
+});
+
+/** Cancels the test's run, if a failed test left it working: the next platform's run would queue behind it. */
+let cancelLeftover: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  const cancel = cancelLeftover;
+  cancelLeftover = undefined;
+  await cancel?.();
 });
 
 afterAll(async () => {
@@ -97,6 +104,10 @@ describe('advisory and Stop buttons act once per message', () => {
     telegram.pushMessage({ chatId: TELEGRAM_OWNER, from: { id: TELEGRAM_OWNER }, text: '/codex timeout:30 hang' });
     const started = await telegram.waitForSent((m) => m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
+    cancelLeftover = async () => {
+      telegram.pushMessage({ chatId: TELEGRAM_OWNER, from: { id: TELEGRAM_OWNER }, text: `/cancel ${runId}` });
+      await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
+    };
     const advisory = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] No output from codex`), ADVISORY_WAIT_MS);
     expect(Object.keys(buttonsOf(advisory))).toEqual(['Keep waiting', '+30 min', 'Stop']);
 
@@ -134,6 +145,10 @@ describe('advisory and Stop buttons act once per message', () => {
     expect((await slack.deliver(request)).status).toBe(200);
     const started = await slack.waitForPosted((p) => p.args.thread_ts === request.event.ts && p.args.text!.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.args.text!);
+    cancelLeftover = async () => {
+      await slack.deliver(slack.userMessage({ kind: 'app_mention', channel: SLACK_CHANNEL, user: SLACK_OWNER, text: `<@${slack.bot.userId}> /cancel ${runId}` }));
+      await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
+    };
     const advisory = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] No output from codex`), ADVISORY_WAIT_MS);
 
     const [extended, again] = split(await doubleTap(advisory.message.ts, 'baton:extend'), /^Wall clock/);
@@ -173,6 +188,10 @@ describe('advisory and Stop buttons act once per message', () => {
     const replyTo = (m: SentMessage): boolean => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === request.id;
     const started = await discord.waitForSent((m) => replyTo(m) && m.message.content.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.message.content);
+    cancelLeftover = async () => {
+      discord.pushMessage({ channelId: GUILD_CHANNEL, guildId: GUILD, author: DISCORD_OWNER, content: `<@${discord.botUser.id}> /cancel ${runId}` });
+      await discord.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
+    };
     const advisory = await discord.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] No output from codex`), ADVISORY_WAIT_MS);
 
     const [extended, again] = split(await doubleTap(advisory, '+30 min'), /^Wall clock/);
