@@ -286,14 +286,16 @@ export class Dispatcher {
 
   /**
    * A press acted on once per message where the action must not repeat (Resume: a double tap
-   * would start two resumes of one parent): the first press claims the message in the database;
-   * a refused one gives the claim back. A press that decided something then has its message's
-   * buttons replaced by the decision.
+   * would start two resumes of one parent; +30 min would extend twice; Stop would be answered
+   * twice): the first press claims the message in the database, so a second press of any button
+   * of that message, a replayed callback or another process acts never; a refused one gives the
+   * claim back. A press that decided something then has its message's buttons replaced by the
+   * decision.
    */
   private async pressOnce(press: InboundPress): Promise<string> {
     const { deps } = this;
     const message = { platform: press.platform, chatId: press.chatId, messageId: press.messageId };
-    const claims = press.action === 'resume' ? deps.pressClaims : undefined;
+    const claims = ONCE_PER_MESSAGE.has(press.action) ? deps.pressClaims : undefined;
     if (claims) {
       const earlier = await claims.claim(message, { action: press.action, arg: press.arg, pressedBy: `${press.platform}:${press.senderId}` }, deps.clock.now());
       if (earlier) return earlier.answer ? `Already pressed: ${earlier.answer}` : 'Already pressed; the first press is being acted on.';
@@ -329,17 +331,18 @@ export class Dispatcher {
       case 'redeliver':
         return this.redeliver(press.arg);
       case 'keep':
-        return 'The run continues.';
+        return { text: 'The run continues.', done: true };
       case 'extend': {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
-        if (run.status !== 'starting' && run.status !== 'running') return 'That run has already finished.';
+        // A finished run's advisory has nothing left to decide: its buttons give way.
+        if (run.status !== 'starting' && run.status !== 'running') return { text: 'That run has already finished.', done: true };
         const extended = deps.supervisor.extend(run.id as RunId, EXTEND_MS);
         if (extended === false) return 'That run is supervised by another baton process; /cancel it there.';
         if (extended === 'capped') return `The run already has the longest wall clock, ${MAX_TIMEOUT_MINUTES} minutes.`;
         const minutes = Math.round(extended / 60_000);
         await deps.store.setTimeoutMinutes(run.id, minutes);
-        return `Wall clock now ${minutes} minutes (at most ${MAX_TIMEOUT_MINUTES}).`;
+        return { text: `Wall clock now ${minutes} minutes (at most ${MAX_TIMEOUT_MINUTES}).`, done: true };
       }
       case 'resume': {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
@@ -387,16 +390,16 @@ export class Dispatcher {
       case 'stop': {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
-        if (run.status !== 'starting' && run.status !== 'running') return 'That run has already finished.';
+        if (run.status !== 'starting' && run.status !== 'running') return { text: 'That run has already finished.', done: true };
         switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
           case 'cancelled':
-            return 'Stopped.';
+            return { text: 'Stopped.', done: true };
           case 'requested':
-            return 'Stop requested; the outcome follows.';
+            return { text: 'Stop requested; the outcome follows.', done: true };
           case 'finished':
-            return 'That run has already finished.';
+            return { text: 'That run has already finished.', done: true };
           case 'unrecorded':
-            return 'Its processes are stopped; the database has not taken it yet.';
+            return { text: 'Its processes are stopped; the database has not taken it yet.', done: true };
         }
         break;
       }
@@ -1220,6 +1223,13 @@ Reason: ${refusal.code}`;
     });
   }
 }
+
+/**
+ * Button actions acted on at most once per message: the first press of any button under the
+ * message claims it (Resume, and the watchdog advisory's Keep waiting / +30 min / Stop and the
+ * Stop under `started`).
+ */
+const ONCE_PER_MESSAGE: ReadonlySet<string> = new Set(['resume', 'keep', 'extend', 'stop']);
 
 /** What the "+30 min" button adds to a run's wall clock, in ms. */
 const EXTEND_MS = 30 * 60_000;

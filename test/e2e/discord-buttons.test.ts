@@ -195,7 +195,7 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
     expect(await readFile(join(claudeWorld.repo, 'allowed.txt'), 'utf8')).toBe(longArg);
   }, 6 * WAIT_MS);
 
-  it('+30 min under the watchdog advisory moves the deadline; Stop stops the run', async () => {
+  it('+30 min under the watchdog advisory moves the deadline; Stop under started stops the run', async () => {
     anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch slow.txt' } });
     const request = mention('/claude approve timeout:30 create slow.txt');
     const started = await chat.waitForSent((m) => replyTo(request)(m) && m.message.content.includes('] started'), WAIT_MS);
@@ -207,7 +207,8 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
     expect(await pressOn(advisory, '+30 min')).toBe('Wall clock now 60 minutes (at most 240).');
     const view = mention(`/runs ${runId}`);
     expect((await chat.waitForSent((m) => replyTo(view)(m), WAIT_MS)).message.content).toContain('timeout: 60 min');
-    expect(await pressOn(advisory, 'Stop')).toMatch(/^Stop(ped\.| requested)/);
+    // The advisory has decided and lost its buttons; the Stop under `started` still stops.
+    expect(await pressOn(started, 'Stop')).toMatch(/^Stop(ped\.| requested)/);
     await chat.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
     expect(await access(join(claudeWorld.repo, 'slow.txt')).then(() => true, () => false)).toBe(false);
   }, 6 * WAIT_MS);

@@ -173,7 +173,7 @@ describe('buttons on Telegram', () => {
   });
   afterAll(async () => world?.dispose());
 
-  it('a watchdog advisory carries Keep waiting, +30 min (moves the deadline) and Stop', async () => {
+  it('a watchdog advisory carries Keep waiting, +30 min (moves the deadline, once per card) and Stop', async () => {
     const { telegram, anthropic } = world;
     // Only the tool call is queued: the run is stopped before claude asks for another turn.
     anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch slow.txt' } });
@@ -183,13 +183,14 @@ describe('buttons on Telegram', () => {
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
     const advisory = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] No output from claude for 1m 00s`), 3 * WAIT_MS);
     expect(Object.keys(buttonsOf(advisory))).toEqual(['Keep waiting', '+30 min', 'Stop']);
-    expect(await press(world, advisory, 'Keep waiting', OWNER)).toBe('The run continues.');
     expect(await press(world, advisory, '+30 min', GUEST)).toBe('Only the owner can use these buttons.');
     expect(await press(world, advisory, '+30 min', OWNER)).toBe('Wall clock now 60 minutes (at most 240).');
+    // The card has decided: its other buttons act no more.
+    expect(await press(world, advisory, 'Keep waiting', OWNER)).toBe('Already pressed: Wall clock now 60 minutes (at most 240).');
     telegram.pushUpdate(world.privateMessage(OWNER, `/runs ${runId}`, 61));
     const view = await telegram.waitForSent((m) => replyTarget(m) === 61, WAIT_MS);
     expect(view.text).toContain('timeout: 60 min');
-    expect(await press(world, advisory, 'Stop', OWNER)).toMatch(/^Stop(ped\.| requested)/);
+    expect(await press(world, started, 'Stop', OWNER)).toMatch(/^Stop(ped\.| requested)/);
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
     expect(await processesOfRun(runId)).toEqual([]);
   }, 5 * WAIT_MS);
