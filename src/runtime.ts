@@ -11,7 +11,7 @@ import type { Logger } from './core/logger.js';
 import type { DispatcherDeps } from './dispatch/dispatcher.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
-import { outcomeText, statusText } from './dispatch/messages.js';
+import { outcomeText, statusText } from './wording/runs.js';
 import { StatusEditor } from './delivery/status-editor.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';

@@ -5,7 +5,7 @@
  */
 import { BatonError } from '../core/errors.js';
 import type { Readable } from 'node:stream';
-import type { ButtonJson } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
 
 /** A file offered with a message, not yet downloaded. */
 export interface IncomingAttachment {

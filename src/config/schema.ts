@@ -4,12 +4,10 @@
  * its output into the {@link BatonConfig} the rest of baton reads.
  */
 import { z } from 'zod';
+import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../harness/pass-env.js';
 
-/** The vendor CLIs baton can drive (PRODUCT.md §1). */
-export const VENDOR_NAMES = ['codex', 'claude'] as const;
-/** `"codex"` or `"claude"`. */
-export type VendorName = (typeof VENDOR_NAMES)[number];
+export { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 
 /** Longest wall-clock timeout a run may have, as default or per run (`timeout:MINUTES`). Fixed. */
 export const MAX_TIMEOUT_MINUTES = 240;

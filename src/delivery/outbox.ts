@@ -12,6 +12,7 @@ import type { Logger } from '../core/logger.js';
 import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-repo.js';
 import { LONG_BODY_PARTS, type DeliveryRow, type DocumentJson, type ReshapeJson } from '../store/schema.js';
 import { splitMessage, splitWithReshapes } from './split.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** Retry schedule and caps. */
 export interface OutboxPolicy {
@@ -304,7 +305,7 @@ function atTopLevel(row: DeliveryRow): DeliveryRow {
 
 /** What the chat's top level is told first when a thread's messages come there instead. */
 export function closedThreadNote(runId: string | null): string {
-  return `${runId ? `[run ${runId}] ` : ''}The forum topic this conversation is in is closed, so its messages come here, to the General topic.`;
+  return `${runId ? `${runTag(runId)} ` : ''}The forum topic this conversation is in is closed, so its messages come here, to the General topic.`;
 }
 
 /** A delivery's file cannot be sent at all: the adapter sends no files, or the file is gone. */

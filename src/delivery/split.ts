@@ -6,6 +6,7 @@
  * the start of the next, so each part renders on its own.
  */
 import { findRunIdTag } from '../core/ids.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** One part as laid out: the slice of the text it carries, and the part as sent. */
 interface Chunk {
@@ -88,7 +89,7 @@ function layoutFrom(text: string, kept: readonly Chunk[], maxLength: number, tag
 }
 
 function header(tag: string | undefined, part: number, total: number): string {
-  return tag ? `[run ${tag}] (${part}/${total})\n` : `(${part}/${total})\n`;
+  return tag ? `${runTag(tag)} (${part}/${total})\n` : `(${part}/${total})\n`;
 }
 
 /** An open fenced code block: its fence (``` or ~~~, maybe longer) and language word. */

@@ -19,7 +19,7 @@
  *   Otherwise the line, and the memory holding it, grew with every run (the soak benchmark: one
  *   chat, 4–8 runs a second, one edit per 5 s).
  */
-import type { ButtonJson } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
 import type { ChannelAdapter, Platform } from '../channels/types.js';
 import { ChannelSendError } from '../channels/types.js';
 import type { Clock } from '../core/clock.js';

@@ -2,6 +2,7 @@
  * The chat command grammar (PRODUCT.md §5), the same on every channel. Parsing is pure: it knows
  * no platform and no trust.
  */
+import type { VendorName } from '../core/vendor-name.js';
 import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../cli/suggest.js';
 
@@ -31,7 +32,7 @@ export interface LaunchOptions {
 
 /** A parsed chat command. */
 export type Command =
-  | { kind: 'launch'; vendor: 'codex' | 'claude' | 'default'; options: LaunchOptions; task: string }
+  | { kind: 'launch'; vendor: VendorName | 'default'; options: LaunchOptions; task: string }
   | { kind: 'whoami' }
   | { kind: 'help' }
   | { kind: 'runs'; runId?: string }
@@ -43,7 +44,7 @@ export type Command =
   | { kind: 'unknown'; name: string }
   | { kind: 'text'; text: string };
 
-const LAUNCH_COMMANDS: Record<string, 'codex' | 'claude' | 'default'> = { codex: 'codex', claude: 'claude', run: 'default' };
+const LAUNCH_COMMANDS: Record<string, VendorName | 'default'> = { codex: 'codex', claude: 'claude', run: 'default' };
 
 /** Longest wall clock a run may ask for, in minutes (PRODUCT.md §2). */
 export const MAX_TIMEOUT_MINUTES = 240;
@@ -95,7 +96,7 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
   }
 }
 
-function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest: string): Command {
+function parseLaunch(vendor: VendorName | 'default', name: string, rest: string): Command {
   const options: LaunchOptions = { progress: false };
   let remaining = rest;
   for (;;) {
@@ -130,7 +131,7 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
  *
  * @throws BatonError `usage` for an unknown or malformed option, `in:`, or no task.
  */
-export function parseReplyOptions(text: string, vendor: 'codex' | 'claude'): { options: LaunchOptions; task: string } {
+export function parseReplyOptions(text: string, vendor: VendorName): { options: LaunchOptions; task: string } {
   const options: LaunchOptions = { progress: false };
   let remaining = text.trim();
   for (let option = readOption(remaining); option; option = readOption(remaining)) {
@@ -217,7 +218,7 @@ export function unquote(text: string): string {
   return closers && text.length >= 2 && closers.includes(text.charAt(text.length - 1)) ? text.slice(1, -1) : text;
 }
 
-function applyOption(options: LaunchOptions, key: string, value: string, vendor: 'codex' | 'claude' | 'default'): void {
+function applyOption(options: LaunchOptions, key: string, value: string, vendor: VendorName | 'default'): void {
   if (!value) throw usage(`The option ${key}: needs a value.`);
   switch (key) {
     case 'in':

@@ -22,20 +22,23 @@ import type { PressClaims } from '../store/press-claims.js';
 import type { PressSettler } from '../delivery/settle-press.js';
 import type { NodeView } from '../fleet/nodes.js';
 import { routeLaunch, type Route } from '../fleet/route.js';
-import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, UsageJson, Vendor as VendorName } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
+import type { QueuedLaunchJson, RunOptionsJson, RunRow, UsageJson } from '../store/schema.js';
+import type { VendorName } from '../core/vendor-name.js';
 import type { LaunchRequest } from '../harness/vendors/types.js';
 import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, parseReplyOptions, type Command, type LaunchOptions } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
 import { assertWorktreeThere, pressRestoreWorktree, refusalButtons, RESTORE_WORKTREE_ACTION } from './worktree-gone.js';
 import { withDownloadDeadlines } from '../channels/download-deadline.js';
 import { decodeUtf8, describeAttachments, DOWNLOAD_RETRY, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry, type StoredAttachment } from '../harness/attachments.js';
-import { queuedText, startedText } from './messages.js';
+import { cancelledWhileQueuedText, queuedRunCancelledText, queuedText, startedText } from '../wording/runs.js';
 import { sessionUsageOf } from './session-usage.js';
 import { parseSerialId, quotedId } from './serial-id.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 import { assertPosture } from './postures.js';
 import { assertRowOptions, assertSpawnable, type SpawnGateContext, type SpawnRequest } from './spawn-gates.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** How long files sent without a command wait for the next launch, in ms (issue #13). */
 export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
@@ -152,7 +155,7 @@ interface PressOutcome {
 
 /** The refusal of a resume while a run still works in the session. */
 function sessionBusy(busy: RunRow, then: string): string {
-  return `[run ${busy.id}] is still ${busy.status === 'queued' ? 'queued' : 'active'} in this session. Wait for its outcome, or /cancel ${busy.id}, then ${then}.`;
+  return `${runTag(busy.id)} is still ${busy.status === 'queued' ? 'queued' : 'active'} in this session. Wait for its outcome, or /cancel ${busy.id}, then ${then}.`;
 }
 /** How long a passed storage check stands before the store is measured again, in ms. */
 const STORAGE_RECHECK_MS = 60_000;
@@ -502,7 +505,7 @@ export class Dispatcher {
           `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
             (dropped > 0 ? ` Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.` : '') +
             (undownloaded > 0 ? ` Stopped ${undownloaded} launch${undownloaded === 1 ? '' : 'es'} still downloading ${undownloaded === 1 ? 'its' : 'their'} files.` : '') +
-            (unrecorded.length > 0 ? ` ${unrecorded.map((id) => `[run ${id}]`).join(', ')}: ${UNRECORDED}` : ''),
+            (unrecorded.length > 0 ? ` ${unrecorded.map((id) => runTag(id)).join(', ')}: ${UNRECORDED}` : ''),
         );
         return ANSWERED;
       }
@@ -530,7 +533,7 @@ export class Dispatcher {
    * its `started` message in one transaction, then the background process. A resume keeps the
    * parent's vendor and cwd and repeats its model and sandbox, which codex does not remember.
    */
-  private async launch(requested: 'codex' | 'claude' | 'default', options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
+  private async launch(requested: VendorName | 'default', options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
     const { deps } = this;
     const { harness } = this.config;
     if (!harness.approved) {
@@ -565,7 +568,7 @@ export class Dispatcher {
     const approvalToken = approve ? newApprovalToken() : undefined;
     const caps = runCaps(vendor, options, harness, parent);
     if (parent && !parent.vendorSessionId) {
-      throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
+      throw new BatonError('resume_refused', `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
     const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     await this.storageGate();
@@ -754,7 +757,7 @@ export class Dispatcher {
     if (posture !== undefined) assertPosture(vendor, posture);
     const caps = runCaps(vendor, options, harness, parent);
     if (parent && !parent.vendorSessionId) {
-      throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
+      throw new BatonError('resume_refused', `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
     const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     const runId = (deps.newRunId ?? newRunId)();
@@ -851,7 +854,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
         if (!isBatonError(err)) throw err;
         if (worktree) await this.discardWorktree(worktree);
         deps.logger.info({ runId: run.id, code: err.code }, 'routed run refused by this node');
-        const body = `[run ${run.id}] failed · ${run.vendor} · ${deps.fleet!.name}:${route.target} · refused by node ${deps.fleet!.name}
+        const body = `${runTag(run.id)} failed · ${run.vendor} · ${deps.fleet!.name}:${route.target} · refused by node ${deps.fleet!.name}
 ${err.message}
 Reason: ${err.code}`;
         const outcome = await deps.store.refuseQueued(run.id, err.code, err.message, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
@@ -973,7 +976,7 @@ Reason: ${err.code}`;
       refusal = err;
     }
     deps.logger.info({ runId: run.id, code: refusal.code }, 'queued run refused at start: its row no longer passes the launch gates');
-    const body = `[run ${run.id}] failed · ${run.vendor} · ${run.cwd} · refused when its turn came
+    const body = `${runTag(run.id)} failed · ${run.vendor} · ${run.cwd} · refused when its turn came
 ${refusal.message}
 Reason: ${refusal.code}`;
     try {
@@ -1128,24 +1131,24 @@ Reason: ${refusal.code}`;
   private async cancel(id: string): Promise<string> {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
-    if (run.status === 'queued') return (await this.cancelQueued(run, 'owner_cancel')) ? `[run ${run.id}] cancelled (it was queued and never started).` : 'That coding run has already started or finished; /cancel it again if it is active.';
+    if (run.status === 'queued') return (await this.cancelQueued(run, 'owner_cancel')) ? queuedRunCancelledText(run.id) : 'That coding run has already started or finished; /cancel it again if it is active.';
     if (run.status !== 'starting' && run.status !== 'running') return 'That coding run has already finished.';
     switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
       case 'cancelled':
-        return `[run ${run.id}] cancelled.`;
+        return `${runTag(run.id)} cancelled.`;
       case 'requested':
-        return `[run ${run.id}] cancel requested from the baton process running it; its outcome follows.`;
+        return `${runTag(run.id)} cancel requested from the baton process running it; its outcome follows.`;
       case 'finished':
         return 'That coding run has already finished.';
       case 'unrecorded':
-        return `[run ${run.id}] ${UNRECORDED}`;
+        return `${runTag(run.id)} ${UNRECORDED}`;
     }
   }
 
   /** Cancels a queued run with its outcome message; false when it was no longer queued. */
   private async cancelQueued(run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
     const { deps } = this;
-    const body = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${reason === 'stop' ? ' (/stop)' : ''} before it started. Nothing will be relaunched.`;
+    const body = cancelledWhileQueuedText(run, reason === 'stop' ? '/stop' : undefined);
     const outcome = await deps.store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
     if (outcome) await deps.outbox.attempt(outcome);
     return outcome !== null;

@@ -1,9 +1,11 @@
 /** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
 import { formatDurationMs } from '../core/clock.js';
-import { runPlace } from '../fleet/route.js';
-import type { ApprovalRow, ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
+import { runPlace } from '../wording/run-tag.js';
+import type { ButtonJson } from '../core/buttons.js';
+import type { ApprovalRow, DeliveryRow, RunRow } from '../store/schema.js';
 import { toPlainText } from '../delivery/chat-markdown.js';
-import { deniedCount, denialsText, formatTokens, formatUsd } from './messages.js';
+import { deniedCount, denialsText, formatTokens, formatUsd } from '../wording/runs.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
 export const RESULT_TAIL_BYTES = 4096;
@@ -49,7 +51,7 @@ export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): 
  */
 export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], approvals: readonly ApprovalRow[] = [], timeZone?: string): string {
   const lines = [
-    `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
+    `${runTag(run.id)} ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
     `cwd: ${run.cwd}`,
     ...(run.node ? [`node: ${run.node}`] : []),

@@ -8,7 +8,7 @@
 import type { Clock } from '../core/clock.js';
 import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import { outcomeText } from '../dispatch/messages.js';
+import { outcomeText } from '../wording/runs.js';
 import { terminateRun } from '../harness/process-tree.js';
 import { existingRunCgroup, type CgroupSupport } from '../harness/run-cgroup.js';
 import { outcomeTarget } from '../harness/supervisor.js';

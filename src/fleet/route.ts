@@ -103,10 +103,3 @@ function assertNodeLive(name: string, nodes: readonly NodeView[], target: string
   );
 }
 
-/**
- * Where a run is, as messages show it: `node:cwd` for a run routed to another node than the one
- * that received it (issue #16 item 3), else its cwd alone (single-node messages do not change).
- */
-export function runPlace(run: { cwd: string; node?: string | null; origin?: { node?: string } }): string {
-  return run.node && run.origin?.node && run.node !== run.origin.node ? `${run.node}:${run.cwd}` : run.cwd;
-}

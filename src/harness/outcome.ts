@@ -153,7 +153,7 @@ function describeExit(exit: ExitFacts): string {
 
 /**
  * Everything known about a finished run, as facts: what the harness reports, for the layer above
- * it to put into words (`outcomeText` in dispatch/messages.ts).
+ * it to put into words (`outcomeText` in wording/runs.ts).
  */
 export interface OutcomeFacts {
   /** `options.approve`: the run's tool calls were approved in the chat (issue #14), which changes the denial advice. */

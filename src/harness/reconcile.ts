@@ -6,7 +6,7 @@
 import type { Clock } from '../core/clock.js';
 import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import { outcomeText } from '../dispatch/messages.js';
+import { outcomeText } from '../wording/runs.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow } from '../store/schema.js';
 import { join } from 'node:path';

@@ -16,9 +16,10 @@ import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { StatusEditor } from '../delivery/status-editor.js';
-import type { StatusFacts } from '../dispatch/messages.js';
+import type { StatusFacts } from '../wording/runs.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
+import type { DeliveryRow, RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
 import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
@@ -35,6 +36,7 @@ import { persistTerminal, writeTerminalRecord, type TerminalRecord, type Termina
 import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
 import { codexLoginState } from '../doctor/login.js';
 import type { Platform } from '../channels/types.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** A vendor CLI found on PATH at start. */
 export interface InstalledVendor {
@@ -830,11 +832,11 @@ export class RunSupervisor {
     const documents: DocumentJson[] = [];
     const resultPath = join(runDir, 'result.md');
     await writePrivate(resultPath, body).then(
-      () => documents.push({ path: resultPath, filename: 'result.md', use: 'long_body', caption: `[run ${runId}] The whole answer: result.md` }),
+      () => documents.push({ path: resultPath, filename: 'result.md', use: 'long_body', caption: `${runTag(runId)} The whole answer: result.md` }),
       (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.md; a long outcome goes as text parts'),
     );
     if (diff?.patchPath) {
-      documents.push({ path: diff.patchPath, filename: `${runId}.patch`, use: 'always', caption: `[run ${runId}] The run's diff: git apply ${runId}.patch` });
+      documents.push({ path: diff.patchPath, filename: `${runId}.patch`, use: 'always', caption: `${runTag(runId)} The run's diff: git apply ${runId}.patch` });
     }
     await writePrivate(join(runDir, 'result.txt'), classified.status === 'completed' ? (facts.finalMessage ?? '') : (classified.errorMessage ?? '')).catch(
       (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.txt'),
@@ -919,7 +921,7 @@ export class RunSupervisor {
   private notify(run: RunRow, text: string, buttons?: ButtonJson[]): void {
     const { deps } = this;
     void deps.outbox
-      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `[run ${run.id}] ${text}`, ...(buttons ? { buttons } : {}) })
+      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `${runTag(run.id)} ${text}`, ...(buttons ? { buttons } : {}) })
       .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not post a notice'));
   }
 

@@ -2,6 +2,8 @@
  * The drizzle schema: one definition for PostgreSQL (postgres.js) and embedded PGlite. SQL
  * migrations under `migrations/` are generated from this file by `npm run db:generate`.
  */
+import type { ButtonJson } from '../core/buttons.js';
+import { VENDOR_NAMES } from '../core/vendor-name.js';
 import { sql } from 'drizzle-orm';
 import {
   bigserial,
@@ -34,7 +36,7 @@ export const runStatusEnum = pgEnum('run_status', [
 ]);
 
 /** Vendors baton can drive. */
-export const vendorEnum = pgEnum('vendor', ['codex', 'claude']);
+export const vendorEnum = pgEnum('vendor', VENDOR_NAMES);
 
 /** Outbox row states: `dead` rows are kept, listed, never sent. */
 export const deliveryStatusEnum = pgEnum('delivery_status', ['pending', 'delivered', 'dead']);
@@ -148,17 +150,6 @@ export interface DocumentJson {
 /** Messages a body may take before it goes as its first part plus `result.md` (about three chat messages). */
 export const LONG_BODY_PARTS = 3;
 
-/**
- * One button under a message (issue #14): the label the platform shows, and what a press asks
- * for (`action` with its argument, e.g. `stop` + a run id, `approve` + an approval id). Channels
- * render it with their own widget (Telegram inline keyboard, Slack Block Kit button, Discord
- * component) and carry `action` and `arg` back in the press.
- */
-export interface ButtonJson {
-  label: string;
-  action: string;
-  arg: string;
-}
 
 /** Where a delivery goes: a chat, optionally a thread, optionally as a reply. */
 export interface DeliveryTargetJson {
@@ -274,7 +265,7 @@ export const deliveries = pgTable(
     platformMessageIds: jsonb('platform_message_ids').$type<string[]>().notNull().default([]),
     /** Files sent with the message, after its text (see {@link DocumentJson}); empty for most rows. */
     documents: jsonb('documents').$type<DocumentJson[]>().notNull().default([]),
-    /** Buttons under the message's last part (issue #14); null for none. */
+    /** Buttons under the message's last part; null for none. */
     buttons: jsonb('buttons').$type<ButtonJson[]>(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
@@ -419,7 +410,6 @@ export type ApprovalRow = typeof approvals.$inferSelect;
 export type NewRunRow = typeof runs.$inferInsert;
 export type DeliveryRow = typeof deliveries.$inferSelect;
 export type RunStatus = (typeof runStatusEnum.enumValues)[number];
-export type Vendor = (typeof vendorEnum.enumValues)[number];
 
 /** Statuses that hold the worktree lock. */
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['starting', 'running'];
@@ -446,3 +436,5 @@ export const buttonPresses = pgTable(
   },
   (t) => [primaryKey({ columns: [t.platform, t.chatId, t.messageId] })],
 );
+
+export type { ButtonJson } from '../core/buttons.js';

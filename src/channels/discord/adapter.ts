@@ -29,7 +29,7 @@ import { ConversationQueue } from '../conversation-queue.js';
 import { fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
-import type { ButtonJson } from '../../store/schema.js';
+import type { ButtonJson } from '../../core/buttons.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
 import {
   DISCORD_PASTE_FILE_NAME,

@@ -2,7 +2,8 @@
  * The vendor port: everything baton knows about one coding CLI lives behind this interface, so no
  * flag or event name of a vendor leaks into the dispatcher or the run supervisor.
  */
-import type { DenialJson, UsageJson, Vendor as VendorName } from '../../store/schema.js';
+import type { VendorName } from '../../core/vendor-name.js';
+import type { DenialJson, UsageJson } from '../../store/schema.js';
 import type { SniffedEvent } from '../json-lines.js';
 import type { LiveFacts } from './live.js';
 

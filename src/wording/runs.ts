@@ -6,11 +6,11 @@
  * shows as written.
  */
 import { formatDurationMs } from '../core/clock.js';
-import { runPlace } from '../fleet/route.js';
+import { runPlace, runTag } from './run-tag.js';
 import type { OutcomeDiff, OutcomeFacts } from '../harness/outcome.js';
 import type { LiveFacts } from '../harness/vendors/live.js';
 import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
-import { codeBlock, codeSpan, escapeMarkdown as md } from '../delivery/chat-markdown.js';
+import { codeBlock, codeSpan, escapeMarkdown as md } from './markdown.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
 
@@ -32,7 +32,7 @@ export function startedText(
       : '';
   const files = attachments ? ` · with ${attachments}` : '';
   const onBranch = branch ? ` · branch ${branch}` : '';
-  return `[run ${run.id}] started · ${run.vendor} · ${runPlace(run)}${onBranch}${resumed}${size}${files}`;
+  return `${runTag(run.id)} started · ${run.vendor} · ${runPlace(run)}${onBranch}${resumed}${size}${files}`;
 }
 
 /**
@@ -73,7 +73,7 @@ function outcomeBody(facts: OutcomeFacts): string {
   switch (facts.status) {
     case 'completed': {
       const tokens = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const head = `[run ${run.id}] completed · ${run.vendor} · ${place} · ${duration}${tokens}${denied}`;
+      const head = `${runTag(run.id)} completed · ${run.vendor} · ${place} · ${duration}${tokens}${denied}`;
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
       const lines = [head];
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
@@ -83,7 +83,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       return `${lines.join('\n')}\n\n${answer}`;
     }
     case 'cancelled': {
-      const head = `[run ${run.id}] cancelled · ${run.vendor} · ${place} · ${duration}${denied}`;
+      const head = `${runTag(run.id)} cancelled · ${run.vendor} · ${place} · ${duration}${denied}`;
       const branch = facts.worktree ? `\n${worktreeLine(facts.worktree)}` : '';
       const diff = facts.diff ? `\n${diffText(facts.diff)}` : '';
       return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${diff}\n${GIT_STATUS_ADVICE}`;
@@ -92,7 +92,7 @@ function outcomeBody(facts: OutcomeFacts): string {
     case 'interrupted':
     case 'blocked': {
       const spent = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${place} · ${duration}${spent}${denied}`];
+      const lines = [`${runTag(run.id)} ${facts.status} · ${run.vendor} · ${place} · ${duration}${spent}${denied}`];
       if (facts.errorMessage) lines.push(md(facts.errorMessage.trim()));
       lines.push(`Reason: ${md(facts.reason ?? 'unknown')}`);
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
@@ -237,4 +237,21 @@ export function statusText(facts: StatusFacts): string {
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * The outcome of a run cancelled before it started:
+ * `[run hr_…] cancelled · codex · /path · while queued` and why nothing follows.
+ *
+ * @param stopCommand - the stop command that cancelled it (`/stop` in a chat, `baton stop` on
+ *   the machine), or undefined for a `/cancel` of this run alone.
+ */
+export function cancelledWhileQueuedText(run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>, stopCommand?: string): string {
+  const by = stopCommand ? ` (${stopCommand})` : '';
+  return `${runTag(run.id)} cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${by} before it started. Nothing will be relaunched.`;
+}
+
+/** The answer to the `/cancel` of a queued run: `[run hr_…] cancelled (it was queued and never started).` */
+export function queuedRunCancelledText(runId: string): string {
+  return `${runTag(runId)} cancelled (it was queued and never started).`;
 }
