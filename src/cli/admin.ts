@@ -1,6 +1,6 @@
 /**
- * `baton runs [ID]`, `baton cancel ID`, `baton stop`: the owner's commands outside chat
- * (PRODUCT.md §12). They work on the database directly, so with PostgreSQL they work while the
+ * `baton runs [ID]`, `baton cancel ID`, `baton stop`: the owner's commands outside chat.
+ * They work on the database directly, so with PostgreSQL they work while the
  * service runs; a cancel is carried out by the service process that supervises the run.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -96,7 +96,7 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
 }
 
 /**
- * `baton worktrees`: lists the git worktrees baton made for runs (issue #17) with their branch and
+ * `baton worktrees`: lists the git worktrees baton made for runs with their branch and
  * state; `baton worktrees prune [--force] [--unlock]` removes merged ones and those past
  * `[workspace] worktree_retention_days` (see {@link pruneWorktrees}); `--unlock` also lifts git's
  * lock of a worktree whose directory is gone.
@@ -227,7 +227,7 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
 }
 
 /**
- * Cancels a queued run (issue #17) with its outcome message, which the service delivers.
+ * Cancels a queued run with its outcome message, which the service delivers.
  *
  * @returns false when it was no longer queued.
  */

@@ -1,5 +1,5 @@
 /**
- * Sends delivery rows (PRODUCT.md §9). A row is written first, in the transaction of its cause,
+ * Sends delivery rows. A row is written first, in the transaction of its cause,
  * then attempted once inline; a failure leaves it pending with a backoff for the retry worker, or
  * dead-letters it past the attempt or age cap. Parts already sent are never sent again.
  */
@@ -48,7 +48,7 @@ export function layoutParts(body: string, maxLength: number, reshapes: readonly 
 }
 
 /**
- * One thing a delivery sends, in order: a text part, or a file (issue #13). `partsDelivered`
+ * One thing a delivery sends, in order: a text part, or a file. `partsDelivered`
  * counts these items.
  */
 export type DeliveryItem =

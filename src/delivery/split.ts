@@ -1,5 +1,5 @@
 /**
- * Splits long text into platform-sized parts (PRODUCT.md §3): on line boundaries where possible,
+ * Splits long text into platform-sized parts: on line boundaries where possible,
  * never inside a surrogate pair or a Markdown escape, nothing dropped, and every part within the
  * limit including the continuation header that repeats the `[run …]` tag. A fenced code block
  * cut by a split is closed at the end of its part and opened again (same fence and language) at

@@ -1,5 +1,5 @@
 /**
- * The chat command grammar (PRODUCT.md §5), the same on every channel. Parsing is pure: it knows
+ * The chat command grammar, the same on every channel. Parsing is pure: it knows
  * no platform and no trust.
  */
 import type { VendorName } from '../core/vendor-name.js';
@@ -18,9 +18,9 @@ export interface LaunchOptions {
   posture?: string;
   /** `progress` — more detail in the live status (the last steps, the changed files); milestone notices where the channel cannot edit (`baton ask`). */
   progress: boolean;
-  /** `approve` — the owner approves each tool call claude asks about from the chat (issue #14). */
+  /** `approve` — the owner approves each tool call claude asks about from the chat. */
   approve?: boolean;
-  /** `worktree` — run in a new git worktree on branch `baton/<run id>` (issue #17). */
+  /** `worktree` — run in a new git worktree on branch `baton/<run id>`. */
   worktree?: boolean;
   /** `budget:USD` — most US dollars the run may spend (claude `--max-budget-usd`), above 0. */
   budgetUsd?: number;
@@ -46,7 +46,7 @@ export type Command =
 
 const LAUNCH_COMMANDS: Record<string, VendorName | 'default'> = { codex: 'codex', claude: 'claude', run: 'default' };
 
-/** Longest wall clock a run may ask for, in minutes (PRODUCT.md §2). */
+/** Longest wall clock a run may ask for, in minutes. */
 export const MAX_TIMEOUT_MINUTES = 240;
 /** Largest `budget:USD` a run may ask for, in US dollars. */
 export const MAX_BUDGET_USD = 10_000;

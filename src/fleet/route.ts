@@ -1,5 +1,5 @@
 /**
- * Which node a launch goes to (issue #16 item 3): the node whose `[workspace] roots` hold the
+ * Which node a launch goes to: the node whose `[workspace] roots` hold the
  * target. A target may name its node (`buildbox:~/code/app`, in `in:` or as a `[projects]`
  * alias); an absolute path under another live node's roots and under none of this node's goes to
  * that node; everything else stays here (and meets this node's workspace gate as before).

@@ -1,5 +1,5 @@
 /**
- * Tool approvals for claude runs (issue #14): the service's side of the per-run permission-prompt
+ * Tool approvals for claude runs: the service's side of the per-run permission-prompt
  * server (`approval-server.ts`). A request becomes an `approvals` row and one chat message with
  * the tool, its exact input and the buttons Allow / Allow for this run / Deny; the server asks
  * again until the owner decides, the run is gone, or `approval_timeout_minutes` passes (denied).

@@ -1,5 +1,5 @@
 /**
- * The one place a child's exit becomes a terminal run status (PRODUCT.md §8): the outcome comes
+ * The one place a child's exit becomes a terminal run status: the outcome comes
  * only from the vendor's terminal event plus the exit status.
  */
 import type { LeftOutFile } from './patch-filter.js';
@@ -65,7 +65,7 @@ export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it fin
 /**
  * Every reason code a terminal run can carry, each with one meaning (the README's reason table
  * lists them with what to do). `restart` is set by the reconciler, the rest by
- * {@link classifyExit}; a plain completion has none. `max_budget` is what runs before issue #17
+ * {@link classifyExit}; a plain completion has none. `max_budget` is what older runs
  * stored for claude's `error_max_budget_usd`; that is now `budget_exceeded`, the code of every
  * spending cap (claude's dollar budget, baton's token cap).
  */
@@ -156,7 +156,7 @@ function describeExit(exit: ExitFacts): string {
  * it to put into words (`outcomeText` in wording/runs.ts).
  */
 export interface OutcomeFacts {
-  /** `options.approve`: the run's tool calls were approved in the chat (issue #14), which changes the denial advice. */
+  /** `options.approve`: the run's tool calls were approved in the chat, which changes the denial advice. */
   run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'> & Partial<Pick<RunRow, 'node' | 'origin'>> & { options?: { approve?: boolean } };
   status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
   reason: string | null;
@@ -180,11 +180,11 @@ export interface OutcomeFacts {
   /** Event lines left out for their length and where their raw bytes are; shown whatever the status. */
   streamNote?: string | undefined;
   /**
-   * The run's own git worktree (issue #17): its branch and what changed in it, as `git diff
+   * The run's own git worktree: its branch and what changed in it, as `git diff
    * --shortstat` words plus new files; `changes` undefined when nothing changed.
    */
   worktree?: { branch: string; changes: string | undefined } | undefined;
-  /** What the run changed in its git working tree (issue #13); undefined when nothing, or not a checkout. */
+  /** What the run changed in its git working tree; undefined when nothing, or not a checkout. */
   diff?: OutcomeDiff | undefined;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Restart reconciliation (PRODUCT.md §10): runs left active by a dead service process on this
+ * Restart reconciliation: runs left active by a dead service process on this
  * host become `interrupted`, their leftover processes are killed, and their origin is told how to
  * resume. Nothing is relaunched.
  */
@@ -52,7 +52,7 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs, ...(cgroup ? { trackedPids: cgroup.pids } : {}) });
     await cgroup?.killAll(deps.killGraceMs);
     // A run whose end its supervisor recorded on disk but could not write to the database (an
-    // outage, then a stop or crash) ended as recorded: it is not `interrupted` (issue #18 item 8).
+    // outage, then a stop or crash) ended as recorded: it is not `interrupted`.
     const recorded = await readTerminalRecord(join(deps.runsDir, run.id), run.id, deps.logger);
     if (recorded) {
       const row = await deps.store.finishRun(run.id as RunId, recorded.terminal, recorded.outcome, deps.clock.now());

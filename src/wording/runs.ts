@@ -1,5 +1,5 @@
 /**
- * The texts baton posts about runs (PRODUCT.md §5, §9). Every run message starts `[run hr_…]`, the
+ * The texts baton posts about runs. Every run message starts `[run hr_…]`, the
  * reader's dedupe key. The `started` and status texts are plain; an outcome is Markdown (its
  * delivery's format is `markdown`): the agent's answer as the agent wrote it, diff stats and
  * diagnostics in code blocks, commands in code, and every other text from outside escaped, so it
@@ -36,7 +36,7 @@ export function startedText(
 }
 
 /**
- * The answer to a launch that has to wait (issue #17): `[run hr_…] queued behind hr_…, 1 ahead ·
+ * The answer to a launch that has to wait: `[run hr_…] queued behind hr_…, 1 ahead ·
  * codex · /path`, from its `started` text.
  */
 export function queuedText(startedBody: string, place: { behind: string; ahead: number }): string {
@@ -56,7 +56,7 @@ const LAST_MESSAGE_LINES = 6;
 const LAST_MESSAGE_CHARS = 600;
 
 /**
- * The outcome message of a terminal run (PRODUCT.md §9). Denied tool calls are counted in the
+ * The outcome message of a terminal run. Denied tool calls are counted in the
  * headline and listed in the body whatever the status, so a run that "completed" after the CLI
  * refused its writes never reads as done in silence.
  */
@@ -193,7 +193,7 @@ export function formatUsd(usd: number): string {
   return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
 }
 
-/** What the live status of a run shows (issue #14 item 3); see {@link statusText}. */
+/** What the live status of a run shows; see {@link statusText}. */
 export interface StatusFacts {
   /** `running` while the run works, else its terminal status. */
   status: 'running' | RunRow['status'];

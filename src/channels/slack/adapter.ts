@@ -56,7 +56,7 @@ export interface SlackAdapterOptions {
    * start. @default none (an event acknowledged by a process that dies before handling it is lost)
    */
   inbox?: InboundInbox | undefined;
-  /** Where presses of baton's Block Kit buttons go (issue #14). @default none: a press is answered "no longer does anything" */
+  /** Where presses of baton's Block Kit buttons go. @default none: a press is answered "no longer does anything" */
   presses?: PressHandler | undefined;
   /**
    * Messages handled at once, not behind their conversation's earlier ones still being handled

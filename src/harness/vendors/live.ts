@@ -1,5 +1,5 @@
 /**
- * What a run is doing right now, for its live status message (issue #14 item 3): the step the
+ * What a run is doing right now, for its live status message: the step the
  * agent last started, the files it changed through its edit tools, and the tokens reported so
  * far. Each vendor's reducer feeds one {@link LiveTracker} from its events.
  */
