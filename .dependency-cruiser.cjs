@@ -70,7 +70,8 @@ module.exports = {
     {
       name: 'dispatch-no-sdk-or-vendor',
       severity: 'error',
-      comment: 'The dispatcher decides on normalized messages and on what a vendor module reports, never on their types.',
+      comment:
+        'The dispatcher decides on normalized messages and on what a vendor module reports, never on their types.',
       from: { path: '^src/dispatch/' },
       to: { path: [`^node_modules/(${ALL_SDKS})`, VENDOR_MODULES] },
     },

@@ -11,14 +11,23 @@ const KNOWN = '.dependency-cruiser-known-violations.json';
 /** One key per violation: the rule, and the edge or the cycle it is about. */
 function keyOf(violation) {
   const cycle = (violation.cycle ?? []).map((step) => (typeof step === 'string' ? step : step.name));
-  const where = violation.type === 'cycle' ? [violation.from, ...cycle].join(' → ') : `${violation.from} → ${violation.to}`;
+  const where =
+    violation.type === 'cycle' ? [violation.from, ...cycle].join(' → ') : `${violation.from} → ${violation.to}`;
   return `${violation.rule.name}: ${where}`;
 }
 
-const CRUISE = ['node_modules/dependency-cruiser/bin/dependency-cruise.mjs', 'src', '--config', '.dependency-cruiser.cjs'];
+const CRUISE = [
+  'node_modules/dependency-cruiser/bin/dependency-cruise.mjs',
+  'src',
+  '--config',
+  '.dependency-cruiser.cjs',
+];
 let output;
 try {
-  output = execFileSync(process.execPath, [...CRUISE, '--output-type', 'json'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  output = execFileSync(process.execPath, [...CRUISE, '--output-type', 'json'], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
 } catch (error) {
   // A non-zero exit with a report on stdout is still a report; without one the cruise itself failed.
   if (!error.stdout) throw error;

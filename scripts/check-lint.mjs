@@ -23,7 +23,12 @@ const COPIED = ['src', 'test', 'scripts', 'biome.json', '.dependency-cruiser.cjs
 /** Runs biome; a non-zero exit with a report is still a report. */
 function biome(cwd, args) {
   try {
-    return execFileSync(process.execPath, [BIOME, ...args], { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+    return execFileSync(process.execPath, [BIOME, ...args], {
+      cwd,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (error) {
     if (error.stdout && args.includes('--reporter=json')) return error.stdout;
     throw error;
@@ -43,7 +48,9 @@ function functionName(source, line, column) {
   if (!best) return `line ${line}`;
   const names = [];
   for (let node = best; node && !ts.isSourceFile(node); node = node.parent) {
-    const named = node.name ?? (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name : undefined);
+    const named =
+      node.name ??
+      (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name : undefined);
     if ((ts.isFunctionLike(node) || ts.isClassLike(node)) && named) names.unshift(named.getText(file));
     else if (node === best) names.unshift('(anonymous)');
   }
@@ -55,7 +62,9 @@ let diagnostics;
 try {
   for (const entry of COPIED) cpSync(entry, join(work, entry), { recursive: true });
   biome(work, ['format', '--vcs-enabled=false', '--write', '.']);
-  const report = JSON.parse(biome(work, ['lint', '--vcs-enabled=false', '--reporter=json', '--max-diagnostics=none', '.']));
+  const report = JSON.parse(
+    biome(work, ['lint', '--vcs-enabled=false', '--reporter=json', '--max-diagnostics=none', '.']),
+  );
   diagnostics = report.diagnostics
     .filter((d) => d.severity === 'error' || d.severity === 'warning')
     .map((d) => ({ ...d, source: readFileSync(join(work, d.location.path), 'utf8') }));
@@ -85,4 +94,5 @@ const keys = found.map((key) => {
 });
 
 if (process.argv.includes('--print')) console.log(JSON.stringify(keys.sort(), null, 2));
-else if (!compareWithKnown({ name: 'lint', knownPath: KNOWN, found: keys, known: readKnown(KNOWN) })) process.exitCode = 1;
+else if (!compareWithKnown({ name: 'lint', knownPath: KNOWN, found: keys, known: readKnown(KNOWN) }))
+  process.exitCode = 1;
