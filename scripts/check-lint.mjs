@@ -10,7 +10,7 @@
  * a listed file fails too.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -50,17 +50,52 @@ function functionName(source, line, column) {
   for (let node = best; node && !ts.isSourceFile(node); node = node.parent) {
     const named =
       node.name ??
-      (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name : undefined);
+      (ts.isVariableDeclaration(node.parent) ||
+      ts.isPropertyAssignment(node.parent) ||
+      ts.isPropertyDeclaration(node.parent)
+        ? node.parent.name
+        : undefined);
     if ((ts.isFunctionLike(node) || ts.isClassLike(node)) && named) names.unshift(named.getText(file));
     else if (node === best) names.unshift('(anonymous)');
   }
   return names.join('.');
 }
 
+/**
+ * The files to copy: what git tracks plus what it does not ignore (so a bench run's leftovers or
+ * an editor's backups are not linted); outside a checkout, everything under the copied entries.
+ */
+function lintedFiles() {
+  let listed;
+  try {
+    listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...COPIED], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // Only "this is no checkout" (or no git at all) falls back to the plain folders.
+    const noCheckout = error.code === 'ENOENT' || /not a git repository/.test(String(error.stderr));
+    if (!noCheckout) throw error;
+    listed = undefined;
+  }
+  if (listed === undefined) {
+    return COPIED.flatMap((entry) =>
+      statSync(entry).isDirectory()
+        ? readdirSync(entry, { recursive: true, withFileTypes: true })
+            .filter((dirent) => dirent.isFile())
+            .map((dirent) => join(dirent.parentPath, dirent.name))
+        : [entry],
+    );
+  }
+  // A tracked file deleted in the working tree is still listed by git; it has nothing to lint.
+  return listed.split('\0').filter((file) => file !== '' && existsSync(file));
+}
+
 const work = mkdtempSync(join(tmpdir(), 'baton-lint-'));
 let diagnostics;
 try {
-  for (const entry of COPIED) cpSync(entry, join(work, entry), { recursive: true });
+  for (const file of lintedFiles()) cpSync(file, join(work, file));
   biome(work, ['format', '--vcs-enabled=false', '--write', '.']);
   const report = JSON.parse(
     biome(work, ['lint', '--vcs-enabled=false', '--reporter=json', '--max-diagnostics=none', '.']),
