@@ -5,6 +5,9 @@
 import type { LeftOutFile } from './patch-filter.js';
 import type { DenialJson, RunRow, RunStatus, UsageJson } from '../store/schema.js';
 import type { StreamFacts } from './vendors/types.js';
+import type { OutcomeDiff, OutcomeFacts } from '../types/run-facts.js';
+
+export type { OutcomeDiff, OutcomeFacts } from '../types/run-facts.js';
 
 /** How a run's process ended, as the supervisor saw it. */
 export interface ExitFacts {
@@ -151,56 +154,7 @@ function describeExit(exit: ExitFacts): string {
   return `the process exited with code ${exit.exitCode ?? 'unknown'}`;
 }
 
-/**
- * Everything known about a finished run, as facts: what the harness reports, for the layer above
- * it to put into words (`outcomeText` in wording/runs.ts).
- */
-export interface OutcomeFacts {
-  /** `options.approve`: the run's tool calls were approved in the chat, which changes the denial advice. */
-  run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'> & Partial<Pick<RunRow, 'node' | 'origin'>> & { options?: { approve?: boolean } };
-  status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
-  reason: string | null;
-  endedAt: Date;
-  /** The last agent message: the answer of a completed run, the last words of any other. */
-  finalMessage?: string | null;
-  errorMessage?: string | null;
-  usage?: UsageJson | null;
-  /** Tool calls the CLI denied, in order. */
-  denials?: readonly DenialJson[];
-  /** See {@link Classified.note}. */
-  note?: string | undefined;
-  /** Last lines of stderr and notices, for failures. */
-  diagnostics?: string;
-  /** The exact command to resume by hand, or undefined when the run can't be resumed. */
-  resumeCommand?: string | undefined;
-  /** Processes that may outlive the run, in words; shown whatever the status. */
-  processNote?: string | undefined;
-  /** Instruction files of the project left out of the run, one sentence each; shown whatever the status. */
-  instructionsNote?: string | undefined;
-  /** Event lines left out for their length and where their raw bytes are; shown whatever the status. */
-  streamNote?: string | undefined;
-  /**
-   * The run's own git worktree: its branch and what changed in it, as `git diff
-   * --shortstat` words plus new files; `changes` undefined when nothing changed.
-   */
-  worktree?: { branch: string; changes: string | undefined } | undefined;
-  /** What the run changed in its git working tree; undefined when nothing, or not a checkout. */
-  diff?: OutcomeDiff | undefined;
-}
 
-/** A run's change, for its outcome message. */
-export interface OutcomeDiff {
-  /** `git diff --stat` lines (a few files and the summary line). */
-  stat: string;
-  /** The name of the patch file sent with the outcome (`hr_….patch`), when one is. */
-  patchFilename?: string | undefined;
-  /** Why no patch file is sent, in words, when none is. */
-  patchMissing?: string | undefined;
-  /** Files of the change left out of the patch (ignored before the run, or secret-looking), by path. */
-  leftOut?: readonly LeftOutFile[] | undefined;
-  /** The command that gives the whole change on the machine, when files were left out. */
-  includeCommand?: string | undefined;
-}
 
 /** Puts a finished run's facts into the words of its outcome message. */
 export type DescribeOutcome = (facts: OutcomeFacts) => string;

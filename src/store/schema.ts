@@ -19,6 +19,9 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { DenialJson, UsageJson } from '../types/run-facts.js';
+
+export type { DenialJson, UsageJson } from '../types/run-facts.js';
 
 /**
  * Run statuses: `starting` and `running` are active, `queued` waits for its
@@ -57,28 +60,7 @@ export interface OriginJson {
   node?: string;
 }
 
-/** Token counts a vendor reported for a run; `costUsd` only where the vendor reports it. */
-export interface UsageJson {
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-  reasoningOutputTokens?: number;
-  costUsd?: number;
-  /**
-   * The whole vendor session's totals as the CLI reported them, where they differ in kind from
-   * the run's own (codex reports a resumed session's totals): the next resume's starting point.
-   */
-  session?: { inputTokens: number; cachedInputTokens: number; outputTokens: number; reasoningOutputTokens?: number };
-}
 
-/**
- * One tool call the vendor CLI denied (claude `result.permission_denials[]`, 2.1.332
- * `system/permission_denied`): the tool's name and its command, path or URL on one line, if any.
- */
-export interface DenialJson {
-  tool: string;
-  detail?: string;
-}
 
 /** Per-run options the owner asked for. */
 export interface RunOptionsJson {

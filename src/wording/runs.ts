@@ -7,9 +7,7 @@
  */
 import { formatDurationMs } from '../core/clock.js';
 import { runPlace, runTag } from './run-tag.js';
-import type { OutcomeDiff, OutcomeFacts } from '../harness/outcome.js';
-import type { LiveFacts } from '../harness/vendors/live.js';
-import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
+import type { DenialJson, OutcomeDiff, OutcomeFacts, RunFacts, StatusFacts, UsageJson } from '../types/run-facts.js';
 import { codeBlock, codeSpan, escapeMarkdown as md } from './markdown.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
@@ -18,7 +16,7 @@ const DIAGNOSTICS_TAIL_CHARS = 800;
  * `[run hr_…] started · codex · /path[ · resuming hr_…][ · task: N characters[ from M messages]][ · with shot.png (12 KB)]`
  */
 export function startedText(
-  run: Pick<RunRow, 'id' | 'vendor' | 'cwd'> & Partial<Pick<RunRow, 'node' | 'origin'>>,
+  run: Pick<RunFacts, 'id' | 'vendor' | 'cwd'> & Partial<Pick<RunFacts, 'node' | 'origin'>>,
   resumedFrom?: string,
   task?: { length: number; messages: number },
   attachments?: string,
@@ -46,7 +44,7 @@ export function queuedText(startedBody: string, place: { behind: string; ahead: 
 /** Tasks from this many characters on have their length stated in the `started` message. */
 export const LONG_TASK_LENGTH = 1000;
 
-export type { OutcomeFacts } from '../harness/outcome.js';
+export type { OutcomeFacts, StatusFacts } from '../types/run-facts.js';
 
 /** Most denied tool calls listed in a message; the count covers them all. */
 export const MAX_LISTED_DENIALS = 5;
@@ -193,20 +191,6 @@ export function formatUsd(usd: number): string {
   return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
 }
 
-/** What the live status of a run shows; see {@link statusText}. */
-export interface StatusFacts {
-  /** `running` while the run works, else its terminal status. */
-  status: 'running' | RunRow['status'];
-  /** The terminal reason code, if any (`timeout`, `vendor_error`…). */
-  reason?: string | null;
-  /** Time since the run was launched, in ms. */
-  elapsedMs: number;
-  live?: LiveFacts | undefined;
-  /** The run's final usage, once ended; while running the live token count is shown. */
-  usage?: UsageJson | null;
-  /** A `progress` run: the recent steps and the names of the changed files are listed too. */
-  detail: boolean;
-}
 
 /** Most changed file names a `progress` run's status lists. */
 const LISTED_FILES = 10;
@@ -246,7 +230,7 @@ export function statusText(facts: StatusFacts): string {
  * @param stopCommand - the stop command that cancelled it (`/stop` in a chat, `baton stop` on
  *   the machine), or undefined for a `/cancel` of this run alone.
  */
-export function cancelledWhileQueuedText(run: Pick<RunRow, 'id' | 'vendor' | 'cwd'>, stopCommand?: string): string {
+export function cancelledWhileQueuedText(run: Pick<RunFacts, 'id' | 'vendor' | 'cwd'>, stopCommand?: string): string {
   const by = stopCommand ? ` (${stopCommand})` : '';
   return `${runTag(run.id)} cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${by} before it started. Nothing will be relaunched.`;
 }
