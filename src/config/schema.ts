@@ -198,7 +198,7 @@ export const configFileSchema = z.strictObject({
 /** `config.toml` after validation: snake_case keys, defaults filled in, paths not yet resolved. */
 export type ConfigFile = z.output<typeof configFileSchema>;
 
-/** One documented key of `config.toml`, for the README reference and error messages. */
+/** One documented key of `config.toml`, for the configuration reference (docs/configuration.md) and error messages. */
 export interface ConfigKeyDoc {
   /** TOML table, e.g. `harness` or `channels.telegram`. */
   readonly section: string;

@@ -266,7 +266,7 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
   }
 }
 
-/** Why `approve` is refused for codex (README "Tool approvals"). */
+/** Why `approve` is refused for codex (docs/safety.md, "Tool approvals"). */
 export const APPROVE_CODEX = 'approve is a claude option: `codex exec` has no approval channel, so codex runs keep their sandbox (sandbox:read-only|workspace-write).';
 
 /** `200000`, `200k`, `1.5M` → tokens; NaN when malformed. */

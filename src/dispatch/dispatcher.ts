@@ -1260,7 +1260,7 @@ export function withoutRestart(text: string): string {
     .replace(/,? then restart(?: baton| the service)?\./g, '.');
 }
 
-/** The command that installs a vendor's CLI, as the README gives it (npm packages `@openai/codex`, `@anthropic-ai/claude-code`). */
+/** The command that installs a vendor's CLI, as docs/ gives it (npm packages `@openai/codex`, `@anthropic-ai/claude-code`). */
 export const VENDOR_INSTALL: Record<VendorName, string> = {
   codex: 'npm i -g @openai/codex',
   claude: 'npm i -g @anthropic-ai/claude-code',

@@ -66,7 +66,7 @@ export interface Classified {
 export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it finished.';
 
 /**
- * Every reason code a terminal run can carry, each with one meaning (the README's reason table
+ * Every reason code a terminal run can carry, each with one meaning (the reason table of docs/commands.md
  * lists them with what to do). `restart` is set by the reconciler, the rest by
  * {@link classifyExit}; a plain completion has none. `max_budget` is what older runs
  * stored for claude's `error_max_budget_usd`; that is now `budget_exceeded`, the code of every
