@@ -102,7 +102,7 @@ export type ServicePaths = Omit<ServiceInputs, 'config' | 'wroteConfig'>;
  * `$BATON_HOME/.env` is the only `.env` file baton reads, and `BATON_HOME` itself comes from the
  * real environment only. Never the working directory: `baton ask` runs inside repositories, and a
  * repository's `.env` is untrusted input that could otherwise move `BATON_HOME` (a different
- * config, consent and roots) or `CODEX_HOME` (another model endpoint) (issue #18). The real
+ * config, consent and roots) or `CODEX_HOME` (another model endpoint). The real
  * environment wins over the file.
  *
  * @throws BatonError `env_invalid`, `config_unreadable` (a `.env` that exists but cannot be read).
@@ -204,7 +204,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       },
     },
     // Under systemd a database that is still starting (or briefly away) is waited for here, one
-    // line per attempt in the journal, rather than a restart loop (issue #18 item 10).
+    // line per attempt in the journal, rather than a restart loop.
     openRetry: { say: (line) => console.error(line), nowMs: () => clock.nowMs() },
   });
   const { database, store, outbox, supervisor, dispatcher, adapters, detections, host } = runtime;
@@ -214,7 +214,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   undo.push('run supervisor', () => supervisor.shutdown());
 
   // At start and every minute: runs whose service process on this host died are stopped and
-  // reported (PRODUCT.md §10), so a crashed sibling never holds a worktree lock for good.
+  // reported, so a crashed sibling never holds a worktree lock for good.
   const reconcile = (startup: boolean): Promise<DeliveryRow[]> =>
     reconcileOrphanedRuns({
       store,
@@ -231,7 +231,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile(true);
-  // Approvals whose run ended while no service ran (issue #14) are closed: nobody waits for them.
+  // Approvals whose run ended while no service ran are closed: nobody waits for them.
   const closedApprovals = await runtime.approvalStore.closeGone(clock.now());
   if (closedApprovals > 0) logger.info({ approvals: closedApprovals }, 'closed tool approvals whose run is gone');
   // Inbound events a dead process on this host claimed but never answered go back to the inbox
@@ -269,14 +269,14 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   sweepTimer.unref();
   undo.push('sweep timer', () => clearInterval(sweepTimer));
 
-  // This process's row in the fleet's nodes table (issue #16); with one database shared by
+  // This process's row in the fleet's nodes table; with one database shared by
   // several nodes, only one of them polls each bot token (a lease in the database).
   fleet = new NodeRegistry({ db: database.db, name: config.node.name, roots: () => live.current.workspace.roots, heartbeatMs: config.node.heartbeatMs, deadAfterMs: config.node.deadAfterMs, logger });
   await fleet.start();
   const startedFleet = fleet;
   undo.push('node row', () => startedFleet.stop());
   // Runs of this host that another node ended `node_lost` while this host was cut off: stop
-  // what may still run of them (issue #16 item 4).
+  // what may still run of them.
   await stopLeftoversOfLostRuns({ store, host, killGraceMs: KILL_GRACE_MS, cgroups: runtime.cgroups, logger, since: new Date(clock.nowMs() - 7 * 24 * 3600_000) }).catch((err: unknown) =>
     logger.error({ err }, 'could not look for processes of runs declared lost'),
   );
@@ -290,7 +290,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   }, Math.max(1_000, config.node.heartbeatMs));
   nodeLossTimer.unref();
   undo.push('node-loss timer', () => clearInterval(nodeLossTimer));
-  // Runs other nodes route here (issue #16 item 3): woken by NOTIFY at once, and found by a poll
+  // Runs other nodes route here: woken by NOTIFY at once, and found by a poll
   // every heartbeat when a notification is missed (or on a database without LISTEN).
   const wakeForRoutedRuns = (payload: string): void => {
     if (payload === registry.name) void dispatcher.startQueued();
@@ -493,7 +493,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   // The log file opens now, off the start path: its lines so far wait in memory until then.
   serviceLogger?.openFile().catch(() => undefined); // openFile logged the failure to stdout
   // Start-up leaves dead objects that V8's memory reducer would return only 10–20 s later; one
-  // full collection once the channels' first polls have settled returns them now (issue #15).
+  // full collection once the channels' first polls have settled returns them now.
   // (Runs and git start their processes with node:child_process: the service never loads execa,
   // which only the doctor and the embedded database's set-up use.)
   const startupGcTimer = setTimeout(() => {

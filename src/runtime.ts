@@ -11,7 +11,7 @@ import type { Logger } from './core/logger.js';
 import type { DispatcherDeps } from './dispatch/dispatcher.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
-import { outcomeText, statusText } from './dispatch/messages.js';
+import { outcomeText, statusText } from './wording/runs.js';
 import { StatusEditor } from './delivery/status-editor.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
@@ -40,7 +40,7 @@ export const VENDORS: readonly Vendor[] = [codexVendor, claudeVendor];
 export const KILL_GRACE_MS = 3_000;
 /**
  * How long output is still read after a CLI has exited, in ms: a descendant that inherited its
- * stdout can keep the pipe open for as long as it lives (PRODUCT.md §8).
+ * stdout can keep the pipe open for as long as it lives.
  */
 export const EXIT_DRAIN_MS = 2_000;
 
@@ -57,14 +57,14 @@ export interface RuntimeInputs {
   doctor?: () => Promise<string>;
   /** The fleet's nodes for `/runs`; absent outside the service. */
   nodes?: () => Promise<string[]>;
-  /** This node of the fleet, for routing launches (issue #16 item 3); absent outside the service. */
+  /** This node of the fleet, for routing launches; absent outside the service. */
   fleet?: DispatcherDeps['fleet'];
   /** True for `baton ask`, which reads config.toml anew each time (see {@link DispatcherDeps.configPerCommand}). */
   configPerCommand?: boolean;
   /** `own` for `baton ask`, which starts only the queued run it waits for (see {@link DispatcherDeps.queueScope}). @default 'all' */
   queueScope?: DispatcherDeps['queueScope'];
   /**
-   * Tool approvals (issue #14) through this process's HTTP port: the service sets the port once
+   * Tool approvals through this process's HTTP port: the service sets the port once
    * its health server listens. @default none (`baton ask` alone: runs launch without approvals)
    */
   approvalPort?: { port?: number };
@@ -81,7 +81,7 @@ export interface Runtime {
   database: Database;
   store: RunStore;
   outbox: Outbox;
-  /** Edits runs' started messages into their live status (issue #14 item 3). */
+  /** Edits runs' started messages into their live status. */
   statusEditor: StatusEditor;
   supervisor: RunSupervisor;
   dispatcher: Dispatcher;

@@ -1,5 +1,5 @@
 /**
- * Downloading a platform's file for a task (issue #13 item 3): one way to tell a failure that a
+ * Downloading a platform's file for a task: one way to tell a failure that a
  * retry can fix (the network, a 5xx, a 429 with its `Retry-After`) from one it cannot (404, 403, a
  * file too large for the platform, an expired file reference), so `harness/attachments.ts` retries
  * the first kind with backoff and answers the second at once, each with a one-line reason.

@@ -1,5 +1,5 @@
 /**
- * The channel side of the inbox (issue #10 item 2), one mechanism for every channel: a channel
+ * The channel side of the inbox, one mechanism for every channel: a channel
  * stores each raw platform event (a Telegram update, a Slack event envelope, a Discord message)
  * before it confirms it to the platform (Telegram's next `getUpdates` offset, Slack's ack) or, where
  * the platform has no confirmation (Discord), before it handles it. At start the events stored but
@@ -28,7 +28,7 @@ export interface ChannelInboxOptions<P> {
   /** Arrival order of two stored events, when the platform's ids say more than the time stored. @default the time stored */
   compare?: (a: P, b: P) => number;
   /**
-   * Whether this process may hand stored events out now: false on a fleet standby (issue #16),
+   * Whether this process may hand stored events out now: false on a fleet standby,
    * where the lease holder handles them in conversation order. @default always
    */
   mayReplay?: () => boolean;

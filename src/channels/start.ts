@@ -1,5 +1,5 @@
 /**
- * Starts every configured channel (PRODUCT.md §3): a channel that is not configured is skipped
+ * Starts every configured channel: a channel that is not configured is skipped
  * with its reason; one that fails to start is reported and retried with backoff in the
  * background, and never stops the others or the service.
  */
@@ -19,13 +19,13 @@ export interface ChannelDeps {
   /** Where a channel reports that a conversation moved to a new chat id. @default none */
   conversations?: ConversationMover;
   /**
-   * The fleet's lease on a connection only one process may hold, keyed by platform and token
-   * (issue #16). @default none (this process always connects)
+   * The fleet's lease on a connection only one process may hold, keyed by platform and token.
+   * @default none (this process always connects)
    */
   lease?: (platform: Platform, token: string) => ConnectionLease;
   /** Tells the platform's owner something once (e.g. a poller outside the fleet). @default none */
   notifyOwner?: (platform: ChannelPlatform, text: string) => void;
-  /** Where a channel hands presses of baton's buttons (issue #14). @default none (buttons do nothing) */
+  /** Where a channel hands presses of baton's buttons. @default none (buttons do nothing) */
   presses?: PressHandler;
   /**
    * Messages handled at once instead of behind their conversation's earlier messages (`/stop`,
@@ -52,7 +52,7 @@ export interface ChannelFactory {
 /**
  * Starts loading the SDKs of the configured channels and returns at once. Loading ~1,500
  * CommonJS modules is CPU work that otherwise starts only after the database is open and
- * migrated; started first, it runs while start-up waits on PostgreSQL round trips (issue #15).
+ * migrated; started first, it runs while start-up waits on PostgreSQL round trips.
  * A module that fails to load fails again, reported, in {@link startChannels}.
  */
 export function preloadChannels(factories: readonly ChannelFactory[], env: BatonEnv): void {

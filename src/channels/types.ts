@@ -5,7 +5,7 @@
  */
 import { BatonError } from '../core/errors.js';
 import type { Readable } from 'node:stream';
-import type { ButtonJson } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
 
 /** A file offered with a message, not yet downloaded. */
 export interface IncomingAttachment {
@@ -30,7 +30,7 @@ export interface IncomingAttachment {
 /** Platforms baton talks to. `terminal` is `baton ask`. */
 export type Platform = 'telegram' | 'slack' | 'discord' | 'terminal';
 
-/** One message from a person, with the bot mention already stripped (PRODUCT.md §3). */
+/** One message from a person, with the bot mention already stripped. */
 export interface InboundMessage {
   platform: Platform;
   /** The platform's dedupe key: Telegram `bot id:update_id`, Slack `channel:ts` (the message, whatever event carried it), Discord message id. */
@@ -60,10 +60,10 @@ export interface InboundMessage {
   replyToBotText?: string;
   /**
    * Forwarded from someone else (Telegram `forward_origin`, Discord forward references): somebody
-   * else's words, never a command of the sender's (issue #18).
+   * else's words, never a command of the sender's.
    */
   forwarded?: boolean;
-  /** Files sent with the message (issue #13); downloaded only for the owner's launches. */
+  /** Files sent with the message; downloaded only for the owner's launches. */
   attachments?: IncomingAttachment[];
   /**
    * Dedupe keys of later messages joined into this one (a long paste the client split); they are
@@ -84,11 +84,11 @@ export interface OutboundMessage {
    * mrkdwn, Discord Markdown); `plain`: shown exactly as written. @default `plain`
    */
   format?: 'plain' | 'markdown';
-  /** Buttons under the message, in one row (issue #14). @default none */
+  /** Buttons under the message, in one row. @default none */
   buttons?: readonly ButtonJson[];
 }
 
-/** One file to send (issue #13): a long answer's `result.md`, a run's `.patch`. */
+/** One file to send: a long answer's `result.md`, a run's `.patch`. */
 export interface OutboundDocument {
   chatId: string;
   threadId?: string;
@@ -101,7 +101,7 @@ export interface OutboundDocument {
   caption?: string;
 }
 
-/** A new text for a message baton sent earlier (the live status of a run, issue #14). */
+/** A new text for a message baton sent earlier (the live status of a run). */
 export interface MessageEdit {
   chatId: string;
   threadId?: string;
@@ -116,7 +116,7 @@ export interface MessageEdit {
 }
 
 /**
- * A press of one of baton's buttons (issue #14), normalized: Telegram `callback_query`, Slack
+ * A press of one of baton's buttons, normalized: Telegram `callback_query`, Slack
  * `block_actions`, Discord button interaction. Deduplicated like a message, by `dedupeKey`.
  */
 export interface InboundPress {
@@ -154,7 +154,7 @@ export interface InboxUpdate {
 
 /**
  * Where a polling channel stores raw updates before it confirms them to the platform, so an
- * update fetched by a process that dies is still handled after the restart (issue #10). The
+ * update fetched by a process that dies is still handled after the restart. The
  * dispatcher claims and marks the same rows by dedupe key.
  */
 export interface InboundInbox {
@@ -203,7 +203,7 @@ export type ChannelState =
   | { state: 'connected' }
   | { state: 'reconnecting'; reason: string }
   | { state: 'failed'; reason: string }
-  /** Another node of the fleet holds this connection's lease (issue #16); this one takes over if it dies. */
+  /** Another node of the fleet holds this connection's lease; this one takes over if it dies. */
   | { state: 'standby'; reason: string }
   | { state: 'stopped' };
 
@@ -224,7 +224,7 @@ export interface ChannelAdapter {
    */
   send(message: OutboundMessage): Promise<{ messageId: string }>;
   /**
-   * Sends one file (issue #13). An adapter without it gets the text instead (the outbox falls
+   * Sends one file. An adapter without it gets the text instead (the outbox falls
    * back to the message's remaining parts).
    *
    * @returns the platform's id of the message that carries the file.

@@ -1,6 +1,6 @@
 /**
- * `baton runs [ID]`, `baton cancel ID`, `baton stop`: the owner's commands outside chat
- * (PRODUCT.md §12). They work on the database directly, so with PostgreSQL they work while the
+ * `baton runs [ID]`, `baton cancel ID`, `baton stop`: the owner's commands outside chat.
+ * They work on the database directly, so with PostgreSQL they work while the
  * service runs; a cancel is carried out by the service process that supervises the run.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +22,8 @@ import { listWorktrees, pruneWorktrees } from '../harness/worktrees.js';
 import { systemClock } from '../core/clock.js';
 import { createLogger } from '../core/logger.js';
 import { didYouMean, usageWith } from './suggest.js';
+import { runTag } from '../wording/run-tag.js';
+import { cancelledWhileQueuedText, queuedRunCancelledText } from '../wording/runs.js';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;
@@ -94,7 +96,7 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
 }
 
 /**
- * `baton worktrees`: lists the git worktrees baton made for runs (issue #17) with their branch and
+ * `baton worktrees`: lists the git worktrees baton made for runs with their branch and
  * state; `baton worktrees prune [--force] [--unlock]` removes merged ones and those past
  * `[workspace] worktree_retention_days` (see {@link pruneWorktrees}); `--unlock` also lifts git's
  * lock of a worktree whose directory is gone.
@@ -122,7 +124,7 @@ export async function worktreesCommand(argv: readonly string[], inputs: ServiceI
         node: thisNode,
       });
       if (actions.length === 0) out('No worktree to prune.');
-      for (const a of actions) out(`[run ${a.runId}] ${a.action}: ${a.detail}`);
+      for (const a of actions) out(`${runTag(a.runId)} ${a.action}: ${a.detail}`);
       return actions.some((a) => a.action === 'kept') ? 1 : 0;
     }
     const states = await listWorktrees(store, thisNode);
@@ -154,7 +156,7 @@ async function restoreCommand(argv: readonly string[], inputs: ServiceInputs, ou
     const run = isRunId(id) ? await store.getRun(id) : undefined;
     if (!run) return unknown();
     if (run.node && run.node !== inputs.config.node.name) {
-      out(`[run ${run.id}] ran on node ${run.node}; its worktree is on that machine's disk. Run this there.`);
+      out(`${runTag(run.id)} ran on node ${run.node}; its worktree is on that machine's disk. Run this there.`);
       return 1;
     }
     const result = await pressRestoreWorktree(run);
@@ -184,7 +186,7 @@ export async function cancelCommand(argv: readonly string[], inputs: ServiceInpu
     }
     if (run.status === 'queued') {
       if (await cancelQueuedRun(store, run, 'owner_cancel')) {
-        out(`[run ${run.id}] cancelled (it was queued and never started).`);
+        out(queuedRunCancelledText(run.id));
         return 0;
       }
       out('That coding run has already started or finished; cancel it again if it is active.');
@@ -225,13 +227,13 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
 }
 
 /**
- * Cancels a queued run (issue #17) with its outcome message, which the service delivers.
+ * Cancels a queued run with its outcome message, which the service delivers.
  *
  * @returns false when it was no longer queued.
  */
 async function cancelQueuedRun(store: RunStore, run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
   const { origin } = run;
-  const body = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${reason === 'stop' ? ' (baton stop)' : ''} before it started. Nothing will be relaunched.`;
+  const body = cancelledWhileQueuedText(run, reason === 'stop' ? 'baton stop' : undefined);
   const target = { platform: origin.platform, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}), replyToMessageId: origin.messageId };
   return (await store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target, body }, new Date())) !== null;
 }
@@ -252,16 +254,16 @@ async function waitForEnd(store: RunStore, ids: readonly string[], out: (text: s
     for (const id of pending) {
       const run = await store.getRun(id);
       if (run && (run.status === 'starting' || run.status === 'running')) still.push(id);
-      else if (run?.status === 'cancelled') out(`[run ${id}] cancelled${run.reason ? ` · ${run.reason}` : ''}`);
+      else if (run?.status === 'cancelled') out(`${runTag(id)} cancelled${run.reason ? ` · ${run.reason}` : ''}`);
       else {
         finishedOnItsOwn = true;
-        out(`[run ${id}] had already finished: ${run?.status ?? 'gone'}${run?.reason ? ` · ${run.reason}` : ''}.`);
+        out(`${runTag(id)} had already finished: ${run?.status ?? 'gone'}${run?.reason ? ` · ${run.reason}` : ''}.`);
       }
     }
     pending = still;
     if (pending.length > 0) await sleep(250);
   }
-  for (const id of pending) out(`[run ${id}] cancel requested, but no baton process confirmed it within ${CANCEL_WAIT_MS / 1000}s (is the service that started it running?).`);
+  for (const id of pending) out(`${runTag(id)} cancel requested, but no baton process confirmed it within ${CANCEL_WAIT_MS / 1000}s (is the service that started it running?).`);
   if (pending.length > 0) return 3;
   return finishedOnItsOwn ? 1 : 0;
 }

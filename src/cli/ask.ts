@@ -1,6 +1,6 @@
 /**
- * `baton ask [--vendor V] [--cwd DIR] [--file FILE]... [--progress] [--json] TASK`: the terminal channel
- * (PRODUCT.md §12). The same dispatcher as chat, with owner trust; prints `started`, progress if
+ * `baton ask [--vendor V] [--cwd DIR] [--file FILE]... [--progress] [--json] TASK`: the terminal channel.
+ * The same dispatcher as chat, with owner trust; prints `started`, progress if
  * asked, and the outcome; exits 0 only when the run completed.
  */
 import { randomUUID } from 'node:crypto';

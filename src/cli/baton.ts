@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 /**
- * The `baton` command (PRODUCT.md §12). `baton start` runs the service in the foreground until
+ * The `baton` command. `baton start` runs the service in the foreground until
  * SIGINT/SIGTERM; the other commands do one thing and exit.
  */
 import { readFileSync } from 'node:fs';
@@ -62,7 +62,7 @@ const print = (text: string): void => {
 async function start(): Promise<void> {
   const inputs = await loadInputs();
   const secrets = secretValues(inputs.env);
-  // A stray rejection inside a chat SDK must not take the service down (PRODUCT.md §3): report
+  // A stray rejection inside a chat SDK must not take the service down: report
   // it (without secrets) and keep serving.
   process.on('unhandledRejection', (reason) => {
     let text = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
@@ -70,7 +70,7 @@ async function start(): Promise<void> {
     console.error(`baton: unhandled rejection, kept running: ${text}`);
   });
   // A fault thrown from inside the PostgreSQL driver's own timers ends one connection, not the
-  // service (issue #18 item 7; see src/store/driver-faults.ts): one line, no stack, keep serving.
+  // service (see src/store/driver-faults.ts): one line, no stack, keep serving.
   // Anything else uncaught is a bug of baton's: it is printed and ends the process as before.
   // The faulted connection can never send again, so the whole pool is replaced.
   let service: Service | undefined;

@@ -1,5 +1,5 @@
 /**
- * `baton approve`, `baton grant path DIR` and `baton doctor [--json]` (PRODUCT.md §11–§12).
+ * `baton approve`, `baton grant path DIR` and `baton doctor [--json]`.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';

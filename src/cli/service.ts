@@ -1,6 +1,6 @@
 /**
  * `baton service install [--user]` / `baton service uninstall [--user]`: a systemd unit that runs
- * `baton start` (PRODUCT.md §12). systemd facts: systemd.service(5), systemd.exec(5),
+ * `baton start`. systemd facts: systemd.service(5), systemd.exec(5),
  * systemd.kill(5), loginctl(1) `enable-linger`.
  */
 import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -31,7 +31,7 @@ export interface ServiceTarget {
  * Node options the service runs with (the unit's `ExecStart`, `npm start`, the tests' and bench's
  * `baton start`). `--max-semi-space-size=2` caps V8's young generation at 2 × 2 MB: loading the
  * chat SDKs (~1,500 CommonJS modules with all three channels) grows it to its 2 × 16 MB default,
- * and V8 keeps it committed at idle (issue #15: 139 → 114 MB RSS idle on PostgreSQL with three
+ * and V8 keeps it committed at idle (139 → 114 MB RSS idle on PostgreSQL with three
  * channels connected, measured with `process.memoryUsage()` and `v8.getHeapSpaceStatistics()`;
  * new space 32 → 4 MB). Idle baton allocates little, so the cost is a few more, smaller scavenges
  * during start-up and stream parsing. Flag: `node --v8-options`.

@@ -37,7 +37,7 @@ export class StartGaveUpError extends Error {
  * - or the attempt stalls: a query's promise never settles (the postgres.js fault of
  *   src/store/driver-faults.ts), nothing else keeps Node busy, and Node emits `beforeExit`, which
  *   fires only once nothing at all is pending, so the stalled attempt is certainly dead.
- * Start-up's statements are idempotent (issue #10 item 9), so running them again is safe. Any
+ * Start-up's statements are idempotent, so running them again is safe. Any
  * other error is not retried.
  *
  * @returns what `start` resolved with.

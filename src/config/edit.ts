@@ -1,5 +1,5 @@
 /**
- * Edits `config.toml` as text for `baton approve` and `baton grant path DIR` (PRODUCT.md §2, §12):
+ * Edits `config.toml` as text for `baton approve` and `baton grant path DIR`:
  * one value changes and every other byte (comments, order, blank lines, line endings) stays. A
  * small scanner finds statements; anything it cannot place safely (inline tables, dotted keys
  * that define the table) is refused, and every edit is checked twice before the file is replaced:

@@ -1,5 +1,5 @@
 /**
- * The environment baton reads (PRODUCT.md §2): secrets and connection strings, service paths
+ * The environment baton reads: secrets and connection strings, service paths
  * and ports. Only `main.ts` passes `process.env` in; everything else receives a {@link BatonEnv}.
  * Values are never echoed in errors: most of them are secrets.
  */
@@ -99,7 +99,7 @@ function check(kind: EnvKind, value: string): string | undefined {
       return value.includes('\0') ? 'contains a NUL character' : undefined;
     case 'home_path':
       // A relative path would be resolved by the CLI against the run's directory: inside the
-      // repository, whose files are untrusted (issue #18).
+      // repository, whose files are untrusted.
       if (value.includes('\0')) return 'contains a NUL character';
       return path.isAbsolute(value) || value === '~' || value.startsWith('~/') ? undefined : 'must be an absolute path or start with ~/ (a relative one would point into the repository a run works in)';
     case 'log_level':

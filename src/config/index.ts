@@ -1,6 +1,6 @@
 /**
  * Configuration of baton: `config.toml` (schema, loading, starter template) and the
- * environment. See PRODUCT.md §2.
+ * environment.
  */
 export {
   CHANNEL_PLATFORMS,

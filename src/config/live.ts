@@ -89,7 +89,7 @@ async function readConfigText(path: string): Promise<string> {
     if (!info.isFile()) refuse('ENOTREG', 'is not a regular file');
     if (info.size > MAX_CONFIG_BYTES) refuse('EFBIG', `is over ${MAX_CONFIG_BYTES} bytes`);
     // Sized by the stat, one byte over so the end shows in the first read; grown (up to one byte
-    // over the cap) if the file grew since. Every inbound event reads it (issue #15): a zeroed
+    // over the cap) if the file grew since. Every inbound event reads it: a zeroed
     // 1 MiB buffer each time was garbage for the collector on the launch path.
     let buffer = Buffer.allocUnsafe(info.size + 1);
     let length = 0;

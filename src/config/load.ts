@@ -1,6 +1,6 @@
 /**
  * Reads `config.toml`, validates it against {@link configFileSchema} and resolves it. Changes
- * apply on restart (PRODUCT.md §2): the service loads once, at start, except the consent and
+ * apply on restart: the service loads once, at start, except the consent and
  * workspace roots that src/config/live.ts applies while it runs.
  */
 import { readFile } from 'node:fs/promises';

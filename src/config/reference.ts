@@ -1,10 +1,11 @@
 /**
- * The configuration reference in the README, generated from the zod schema ({@link CONFIG_KEYS})
- * so the two cannot drift: a test compares the README's block with {@link renderConfigReference}.
+ * The configuration reference in docs/configuration.md, generated from the zod schema
+ * ({@link CONFIG_KEYS}) so the two cannot drift: a test compares that page's block with
+ * {@link renderConfigReference}.
  */
 import { CONFIG_KEYS } from './schema.js';
 
-/** Markers around the generated block in README.md. */
+/** Markers around the generated block in docs/configuration.md. */
 export const REFERENCE_START = '<!-- config-reference:start (generated from src/config/schema.ts; `baton config-reference` prints it) -->';
 export const REFERENCE_END = '<!-- config-reference:end -->';
 

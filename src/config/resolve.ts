@@ -93,7 +93,7 @@ export interface WorkspaceConfig {
   readonly worktreeRetentionMs: number;
 }
 
-/** `[node]`, resolved: this process's identity in a fleet sharing one database (issue #16). */
+/** `[node]`, resolved: this process's identity in a fleet sharing one database. */
 export interface NodeConfig {
   /** Node name; the host name when `[node] name` is unset. */
   readonly name: string;
@@ -105,7 +105,7 @@ export interface NodeConfig {
   readonly fleetMaxActive: number | undefined;
 }
 
-/** Who may do what on one platform (PRODUCT.md §4). */
+/** Who may do what on one platform. */
 export interface ChannelTrust {
   /** The one user id allowed to launch and stop runs; undefined when none is configured. */
   readonly owner: string | undefined;
@@ -220,7 +220,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       deadAfterMs: file.node.dead_after_seconds * MS_PER_SECOND,
       fleetMaxActive: file.node.fleet_max_active === 0 ? undefined : file.node.fleet_max_active,
     },
-    // `node:path` names another node's directory (issue #16 item 3): that node resolves it.
+    // `node:path` names another node's directory: that node resolves it.
     projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)])),
     channels,
   };

@@ -1,22 +1,20 @@
 /**
- * The zod schema of `config.toml` (PRODUCT.md §2) and the key table derived from it. The schema
+ * The zod schema of `config.toml` and the key table derived from it. The schema
  * validates the file as written (snake_case keys, the units the file uses); `resolve.ts` turns
  * its output into the {@link BatonConfig} the rest of baton reads.
  */
 import { z } from 'zod';
+import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../harness/pass-env.js';
 
-/** The vendor CLIs baton can drive (PRODUCT.md §1). */
-export const VENDOR_NAMES = ['codex', 'claude'] as const;
-/** `"codex"` or `"claude"`. */
-export type VendorName = (typeof VENDOR_NAMES)[number];
+export { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 
 /** Longest wall-clock timeout a run may have, as default or per run (`timeout:MINUTES`). Fixed. */
 export const MAX_TIMEOUT_MINUTES = 240;
 
 /**
- * Largest allowed `prompt_argv_max_kb` (KiB), a key no longer used (every task goes on stdin since
- * issue #15) and still validated as it was, so a config file that set it loads unchanged.
+ * Largest allowed `prompt_argv_max_kb` (KiB), a key no longer used (every task goes on stdin now)
+ * and still validated as it was, so a config file that set it loads unchanged.
  */
 export const PROMPT_ARGV_MAX_KB_CAP = 120;
 
@@ -106,7 +104,7 @@ const harnessSection = z.strictObject({
   approval_timeout_minutes: documented(z.number().gt(0).max(MAX_TIMEOUT_MINUTES).default(10), `number of minutes, more than 0, at most ${MAX_TIMEOUT_MINUTES} (fractions allowed)`,
     'Minutes a tool approval waits for the owner\'s Allow or Deny (claude runs with mode:default or approve); no answer by then denies the call, and the chat says so.'),
   prompt_argv_max_kb: documented(int(1, PROMPT_ARGV_MAX_KB_CAP).default(100), `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,
-    'No longer used: every task goes to the CLI on stdin (issue #15), never on its command line. Still accepted, so a config file that sets it loads.'),
+    'No longer used: every task goes to the CLI on stdin, never on its command line. Still accepted, so a config file that sets it loads.'),
   max_attachment_mb: documented(int(1, 2048).default(20), 'integer MiB, 1 to 2048',
     "Largest file that can go with a task (a screenshot, a log), in MiB; 20 is Telegram's Bot API download limit. At most 10 files per task."),
   max_image_pixels: documented(int(1, 1_000_000_000).default(50_000_000), 'integer pixels, 1 to 1000000000',
@@ -200,7 +198,7 @@ export const configFileSchema = z.strictObject({
 /** `config.toml` after validation: snake_case keys, defaults filled in, paths not yet resolved. */
 export type ConfigFile = z.output<typeof configFileSchema>;
 
-/** One documented key of `config.toml`, for the README reference and error messages. */
+/** One documented key of `config.toml`, for the configuration reference (docs/configuration.md) and error messages. */
 export interface ConfigKeyDoc {
   /** TOML table, e.g. `harness` or `channels.telegram`. */
   readonly section: string;

@@ -109,7 +109,7 @@ worktree_retention_days = 7
 
 [node]
 # This process's name in a fleet of baton services sharing one PostgreSQL database (see
-# "Running several nodes" in the README). Unset: the host name.
+# docs/fleet.md). Unset: the host name.
 # name = "buildbox"
 # How often this node writes its heartbeat, and when a silent node counts as dead, in seconds.
 heartbeat_seconds = 5

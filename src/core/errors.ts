@@ -18,7 +18,7 @@ export type ErrorCode =
   // storage
   | 'database_unavailable'
   | 'migration_failed'
-  // launch gates (PRODUCT.md §6), in gate order
+  // launch gates, in gate order
   | 'harness_disabled'
   | 'not_approved'
   | 'vendor_missing'
@@ -57,7 +57,7 @@ export type ErrorCode =
   | 'worktree_branch_busy'
   | 'queue_full'
   | 'launch_stopped'
-  // fleet (issue #16)
+  // fleet
   | 'node_unknown'
   | 'node_unavailable'
   | 'node_name_taken'

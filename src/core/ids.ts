@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** A run id: `hr_` followed by 12 lowercase hex characters (PRODUCT.md §1). */
+/** A run id: `hr_` followed by 12 lowercase hex characters. */
 export type RunId = string & { readonly __brand: 'RunId' };
 
 const RUN_ID_PATTERN = /^hr_[0-9a-f]{12}$/;

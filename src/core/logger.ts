@@ -27,7 +27,7 @@ const WITHHELD = 'params: [withheld]';
  * pino's error serializer, minus the bound parameters of failed queries. drizzle-orm (0.45)
  * wraps a database error as `DrizzleQueryError` whose message, stack and enumerable `params` hold
  * every parameter: a task's full text, a chat message. postgres.js keeps `parameters` too
- * (enumerable only with its `debug` option). Nothing of either may reach a log line (issue #18).
+ * (enumerable only with its `debug` option). Nothing of either may reach a log line.
  */
 export function serializeError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;

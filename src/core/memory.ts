@@ -3,7 +3,7 @@
  *
  * Loading baton and its chat SDKs (~1,500 CommonJS modules with Telegram, Slack and Discord
  * configured) leaves dead objects in V8's old generation that its memory reducer collects only
- * some 10–20 s later. Measured for issue #15 (PostgreSQL, three channels, young generation capped
+ * some 10–20 s later. Measured (PostgreSQL, three channels, young generation capped
  * by `--max-semi-space-size=2`): RSS 113 MB for the first 12 s after ready, then ~99 MB; with one
  * full collection 1 s after ready, 103 → 95 MB.
  */

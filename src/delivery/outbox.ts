@@ -1,5 +1,5 @@
 /**
- * Sends delivery rows (PRODUCT.md §9). A row is written first, in the transaction of its cause,
+ * Sends delivery rows. A row is written first, in the transaction of its cause,
  * then attempted once inline; a failure leaves it pending with a backoff for the retry worker, or
  * dead-letters it past the attempt or age cap. Parts already sent are never sent again.
  */
@@ -12,6 +12,7 @@ import type { Logger } from '../core/logger.js';
 import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-repo.js';
 import { LONG_BODY_PARTS, type DeliveryRow, type DocumentJson, type ReshapeJson } from '../store/schema.js';
 import { splitMessage, splitWithReshapes } from './split.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** Retry schedule and caps. */
 export interface OutboxPolicy {
@@ -47,7 +48,7 @@ export function layoutParts(body: string, maxLength: number, reshapes: readonly 
 }
 
 /**
- * One thing a delivery sends, in order: a text part, or a file (issue #13). `partsDelivered`
+ * One thing a delivery sends, in order: a text part, or a file. `partsDelivered`
  * counts these items.
  */
 export type DeliveryItem =
@@ -304,7 +305,7 @@ function atTopLevel(row: DeliveryRow): DeliveryRow {
 
 /** What the chat's top level is told first when a thread's messages come there instead. */
 export function closedThreadNote(runId: string | null): string {
-  return `${runId ? `[run ${runId}] ` : ''}The forum topic this conversation is in is closed, so its messages come here, to the General topic.`;
+  return `${runId ? `${runTag(runId)} ` : ''}The forum topic this conversation is in is closed, so its messages come here, to the General topic.`;
 }
 
 /** A delivery's file cannot be sent at all: the adapter sends no files, or the file is gone. */

@@ -1,11 +1,12 @@
 /**
- * Splits long text into platform-sized parts (PRODUCT.md §3): on line boundaries where possible,
+ * Splits long text into platform-sized parts: on line boundaries where possible,
  * never inside a surrogate pair or a Markdown escape, nothing dropped, and every part within the
  * limit including the continuation header that repeats the `[run …]` tag. A fenced code block
  * cut by a split is closed at the end of its part and opened again (same fence and language) at
  * the start of the next, so each part renders on its own.
  */
 import { findRunIdTag } from '../core/ids.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** One part as laid out: the slice of the text it carries, and the part as sent. */
 interface Chunk {
@@ -88,7 +89,7 @@ function layoutFrom(text: string, kept: readonly Chunk[], maxLength: number, tag
 }
 
 function header(tag: string | undefined, part: number, total: number): string {
-  return tag ? `[run ${tag}] (${part}/${total})\n` : `(${part}/${total})\n`;
+  return tag ? `${runTag(tag)} (${part}/${total})\n` : `(${part}/${total})\n`;
 }
 
 /** An open fenced code block: its fence (``` or ~~~, maybe longer) and language word. */

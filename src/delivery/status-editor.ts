@@ -1,5 +1,5 @@
 /**
- * The live status of a run (issue #14 item 3): the run's `started` message is edited in place
+ * The live status of a run: the run's `started` message is edited in place
  * (Telegram `editMessageText`, Slack `chat.update`, Discord message edit) with what the run is
  * doing, and a last time with how it ended. Best effort, and never in the way of the outcome,
  * which stays a new message from the outbox so the owner is notified:
@@ -19,7 +19,7 @@
  *   Otherwise the line, and the memory holding it, grew with every run (the soak benchmark: one
  *   chat, 4–8 runs a second, one edit per 5 s).
  */
-import type { ButtonJson } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
 import type { ChannelAdapter, Platform } from '../channels/types.js';
 import { ChannelSendError } from '../channels/types.js';
 import type { Clock } from '../core/clock.js';

@@ -1,5 +1,5 @@
 /**
- * The retry worker (PRODUCT.md §9): every tick it claims due pending deliveries and attempts each
+ * The retry worker: every tick it claims due pending deliveries and attempts each
  * through the {@link Outbox}. Claims skip rows another process holds, so several service
  * processes on one database never send a row at the same time.
  */
@@ -37,8 +37,7 @@ export interface DeliveryWorker {
  *
  * A pass claims a batch and sends it on `concurrency` lanes. While a backlog lasts (each claim
  * came back full) the next batch is claimed as soon as the rows not yet started are fewer than
- * the lanes, so a lane never waits for a claim, nor for the slowest row of its batch (issue #15:
- * with a claim after each whole batch, the lanes stood idle through every claim and every
+ * the lanes, so a lane never waits for a claim, nor for the slowest row of its batch (with a claim after each whole batch, the lanes stood idle through every claim and every
  * batch's slowest send). A claimed row waits at most for the rows claimed before it to start.
  */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {

@@ -1,7 +1,8 @@
 /**
- * The chat command grammar (PRODUCT.md §5), the same on every channel. Parsing is pure: it knows
+ * The chat command grammar, the same on every channel. Parsing is pure: it knows
  * no platform and no trust.
  */
+import type { VendorName } from '../core/vendor-name.js';
 import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../cli/suggest.js';
 
@@ -17,9 +18,9 @@ export interface LaunchOptions {
   posture?: string;
   /** `progress` — more detail in the live status (the last steps, the changed files); milestone notices where the channel cannot edit (`baton ask`). */
   progress: boolean;
-  /** `approve` — the owner approves each tool call claude asks about from the chat (issue #14). */
+  /** `approve` — the owner approves each tool call claude asks about from the chat. */
   approve?: boolean;
-  /** `worktree` — run in a new git worktree on branch `baton/<run id>` (issue #17). */
+  /** `worktree` — run in a new git worktree on branch `baton/<run id>`. */
   worktree?: boolean;
   /** `budget:USD` — most US dollars the run may spend (claude `--max-budget-usd`), above 0. */
   budgetUsd?: number;
@@ -31,7 +32,7 @@ export interface LaunchOptions {
 
 /** A parsed chat command. */
 export type Command =
-  | { kind: 'launch'; vendor: 'codex' | 'claude' | 'default'; options: LaunchOptions; task: string }
+  | { kind: 'launch'; vendor: VendorName | 'default'; options: LaunchOptions; task: string }
   | { kind: 'whoami' }
   | { kind: 'help' }
   | { kind: 'runs'; runId?: string }
@@ -43,9 +44,9 @@ export type Command =
   | { kind: 'unknown'; name: string }
   | { kind: 'text'; text: string };
 
-const LAUNCH_COMMANDS: Record<string, 'codex' | 'claude' | 'default'> = { codex: 'codex', claude: 'claude', run: 'default' };
+const LAUNCH_COMMANDS: Record<string, VendorName | 'default'> = { codex: 'codex', claude: 'claude', run: 'default' };
 
-/** Longest wall clock a run may ask for, in minutes (PRODUCT.md §2). */
+/** Longest wall clock a run may ask for, in minutes. */
 export const MAX_TIMEOUT_MINUTES = 240;
 /** Largest `budget:USD` a run may ask for, in US dollars. */
 export const MAX_BUDGET_USD = 10_000;
@@ -95,7 +96,7 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
   }
 }
 
-function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest: string): Command {
+function parseLaunch(vendor: VendorName | 'default', name: string, rest: string): Command {
   const options: LaunchOptions = { progress: false };
   let remaining = rest;
   for (;;) {
@@ -130,7 +131,7 @@ function parseLaunch(vendor: 'codex' | 'claude' | 'default', name: string, rest:
  *
  * @throws BatonError `usage` for an unknown or malformed option, `in:`, or no task.
  */
-export function parseReplyOptions(text: string, vendor: 'codex' | 'claude'): { options: LaunchOptions; task: string } {
+export function parseReplyOptions(text: string, vendor: VendorName): { options: LaunchOptions; task: string } {
   const options: LaunchOptions = { progress: false };
   let remaining = text.trim();
   for (let option = readOption(remaining); option; option = readOption(remaining)) {
@@ -217,7 +218,7 @@ export function unquote(text: string): string {
   return closers && text.length >= 2 && closers.includes(text.charAt(text.length - 1)) ? text.slice(1, -1) : text;
 }
 
-function applyOption(options: LaunchOptions, key: string, value: string, vendor: 'codex' | 'claude' | 'default'): void {
+function applyOption(options: LaunchOptions, key: string, value: string, vendor: VendorName | 'default'): void {
   if (!value) throw usage(`The option ${key}: needs a value.`);
   switch (key) {
     case 'in':
@@ -265,7 +266,7 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
   }
 }
 
-/** Why `approve` is refused for codex (README "Tool approvals"). */
+/** Why `approve` is refused for codex (docs/safety.md, "Tool approvals"). */
 export const APPROVE_CODEX = 'approve is a claude option: `codex exec` has no approval channel, so codex runs keep their sandbox (sandbox:read-only|workspace-write).';
 
 /** `200000`, `200k`, `1.5M` → tokens; NaN when malformed. */

@@ -1,6 +1,5 @@
 /**
- * Routes every normalized inbound message: trust, dedupe, commands, launch gates (PRODUCT.md
- * §4–§6). It never sees a platform SDK type; every answer goes out through the outbox.
+ * Routes every normalized inbound message: trust, dedupe, commands, launch gates. It never sees a platform SDK type; every answer goes out through the outbox.
  */
 import { realpath, rm } from 'node:fs/promises';
 import { join, normalize, relative } from 'node:path';
@@ -22,22 +21,25 @@ import type { PressClaims } from '../store/press-claims.js';
 import type { PressSettler } from '../delivery/settle-press.js';
 import type { NodeView } from '../fleet/nodes.js';
 import { routeLaunch, type Route } from '../fleet/route.js';
-import type { ButtonJson, QueuedLaunchJson, RunOptionsJson, RunRow, UsageJson, Vendor as VendorName } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
+import type { QueuedLaunchJson, RunOptionsJson, RunRow, UsageJson } from '../store/schema.js';
+import type { VendorName } from '../core/vendor-name.js';
 import type { LaunchRequest } from '../harness/vendors/types.js';
 import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, parseReplyOptions, type Command, type LaunchOptions } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
 import { assertWorktreeThere, pressRestoreWorktree, refusalButtons, RESTORE_WORKTREE_ACTION } from './worktree-gone.js';
 import { withDownloadDeadlines } from '../channels/download-deadline.js';
 import { decodeUtf8, describeAttachments, DOWNLOAD_RETRY, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry, type StoredAttachment } from '../harness/attachments.js';
-import { queuedText, startedText } from './messages.js';
+import { cancelledWhileQueuedText, queuedRunCancelledText, queuedText, startedText } from '../wording/runs.js';
 import { sessionUsageOf } from './session-usage.js';
 import { parseSerialId, quotedId } from './serial-id.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 import { assertPosture } from './postures.js';
 import { assertRowOptions, assertSpawnable, type SpawnGateContext, type SpawnRequest } from './spawn-gates.js';
+import { runTag } from '../wording/run-tag.js';
 
-/** How long files sent without a command wait for the next launch, in ms (issue #13). */
+/** How long files sent without a command wait for the next launch, in ms. */
 export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
 
 /** The text of a pasted-text file, or undefined when it is over 1 MiB or not UTF-8. */
@@ -68,10 +70,10 @@ function heldKey(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId
   return JSON.stringify([conversation.platform, conversation.chatId, conversation.threadId ?? '', message.senderId]);
 }
 
-/** The answer to a message holding U+0000, which PostgreSQL cannot store in text (issue #18). */
+/** The answer to a message holding U+0000, which PostgreSQL cannot store in text. */
 export const UNSTORABLE_TEXT = 'Your message contains a NUL character (U+0000), which baton cannot store. Remove it and send the message again.';
 
-/** The answer to a command that was forwarded from someone else (issue #18). */
+/** The answer to a command that was forwarded from someone else. */
 export const FORWARDED_REFUSAL = 'That is a forwarded message: somebody else’s words are never run as your command. To run it, send the command yourself.';
 
 /** Dependencies of the {@link Dispatcher}. */
@@ -89,20 +91,20 @@ export interface DispatcherDeps {
   /** Directories no run may contain or lie in (`$BATON_HOME`, the CLI homes). @default none */
   protectedDirs?: readonly string[];
   runsDir: string;
-  /** Tool approvals of claude runs (issue #14). @default none: `approve` and mode:default launch without them */
+  /** Tool approvals of claude runs. @default none: `approve` and mode:default launch without them */
   approvals?: ApprovalBroker;
   /** Claims on pressed messages: a Resume acts once per message. @default none: no claim (tests of other parts) */
   pressClaims?: PressClaims;
   /** Replaces a decided card's buttons with the decision. @default none: buttons stay */
   pressSettler?: Pick<PressSettler, 'settle'>;
-  /** `$BATON_HOME/worktrees`, where runs get their own git worktree (issue #17); unset: no run can ask for one. */
+  /** `$BATON_HOME/worktrees`, where runs get their own git worktree; unset: no run can ask for one. */
   worktreesDir?: string;
   /** The doctor table, for `/doctor`. */
   doctor?: () => Promise<string>;
-  /** One line per node of the fleet sharing this database, for `/runs` (issue #16). @default none */
+  /** One line per node of the fleet sharing this database, for `/runs`. @default none */
   nodes?: () => Promise<string[]>;
   /**
-   * This node of the fleet (issue #16 item 3): its name and the `nodes` table. With it, a launch
+   * This node of the fleet: its name and the `nodes` table. With it, a launch
    * whose target is on another node is routed there, and queued runs are claimed by node name.
    * @default none: every launch runs here (`baton ask`, tests)
    */
@@ -152,7 +154,7 @@ interface PressOutcome {
 
 /** The refusal of a resume while a run still works in the session. */
 function sessionBusy(busy: RunRow, then: string): string {
-  return `[run ${busy.id}] is still ${busy.status === 'queued' ? 'queued' : 'active'} in this session. Wait for its outcome, or /cancel ${busy.id}, then ${then}.`;
+  return `${runTag(busy.id)} is still ${busy.status === 'queued' ? 'queued' : 'active'} in this session. Wait for its outcome, or /cancel ${busy.id}, then ${then}.`;
 }
 /** How long a passed storage check stands before the store is measured again, in ms. */
 const STORAGE_RECHECK_MS = 60_000;
@@ -200,7 +202,7 @@ export class Dispatcher {
    * Handles one inbound message. Throws only on infrastructure failure (database down); every
    * user-facing refusal becomes a reply.
    *
-   * Inbox (PRODUCT.md §9, issue #10): the event is claimed under this process's id before anything
+   * Inbox: the event is claimed under this process's id before anything
    * is acted on, and marked handled once answered (a launch marks it in the run's own
    * transaction). A process that dies in between leaves the claim, which the next start releases
    * so the event is handled then; the dedupe key still allows one run at most.
@@ -209,7 +211,7 @@ export class Dispatcher {
     const { deps } = this;
     const { platform, dedupeKey } = message;
     const spans = new LaunchSpans(message.receivedAt);
-    // config.toml is re-read while the event is claimed (issue #15): what comes before the claim
+    // config.toml is re-read while the event is claimed: what comes before the claim
     // reads no live key (only consent and roots apply live), and nothing acts before both are done.
     // refresh() never rejects.
     const refreshed = deps.liveConfig?.refresh();
@@ -237,7 +239,7 @@ export class Dispatcher {
       await deps.store.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
     }
-    // A launch's conversation default is read while the event is claimed (issue #15): one
+    // A launch's conversation default is read while the event is claimed: one
     // conversation's events are handled in order, so no /use of it can come in between.
     if (!(command instanceof BatonError) && command.kind === 'launch' && role !== 'stranger') {
       const read = deps.store.conversationDefault(conversationOf(message));
@@ -261,7 +263,7 @@ export class Dispatcher {
   }
 
   /**
-   * Handles one press of a baton button (issue #14): only the owner's press counts (anyone
+   * Handles one press of a baton button: only the owner's press counts (anyone
    * else is answered "owner only" and nothing changes); the press is claimed by its dedupe key
    * first, like a message, so a replayed press acts once. Throws only on infrastructure failure.
    */
@@ -505,7 +507,7 @@ export class Dispatcher {
           `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
             (dropped > 0 ? ` Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.` : '') +
             (undownloaded > 0 ? ` Stopped ${undownloaded} launch${undownloaded === 1 ? '' : 'es'} still downloading ${undownloaded === 1 ? 'its' : 'their'} files.` : '') +
-            (unrecorded.length > 0 ? ` ${unrecorded.map((id) => `[run ${id}]`).join(', ')}: ${UNRECORDED}` : ''),
+            (unrecorded.length > 0 ? ` ${unrecorded.map((id) => runTag(id)).join(', ')}: ${UNRECORDED}` : ''),
         );
         return ANSWERED;
       }
@@ -529,11 +531,11 @@ export class Dispatcher {
   }
 
   /**
-   * Launch gates in PRODUCT.md §6 order (trust was checked by the caller), then the run row and
+   * Launch gates in their fixed order (trust was checked by the caller), then the run row and
    * its `started` message in one transaction, then the background process. A resume keeps the
    * parent's vendor and cwd and repeats its model and sandbox, which codex does not remember.
    */
-  private async launch(requested: 'codex' | 'claude' | 'default', options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
+  private async launch(requested: VendorName | 'default', options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
     const { deps } = this;
     const { harness } = this.config;
     if (!harness.approved) {
@@ -559,7 +561,7 @@ export class Dispatcher {
     const model = options.model ?? parent?.options.model;
     let posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
-    // Tool approvals (issue #14): claude runs in a mode that asks, or with `approve`.
+    // Tool approvals: claude runs in a mode that asks, or with `approve`.
     const approve = vendor === 'claude' && deps.approvals !== undefined && message.platform !== 'terminal' && (options.approve === true || parent?.options.approve === true || posture === 'default' || posture === 'manual');
     if (options.approve && !approve) {
       throw new BatonError('approvals_unavailable', vendor === 'claude' ? 'Tool approvals are not available in this front end; launch without approve.' : APPROVE_CODEX);
@@ -568,14 +570,14 @@ export class Dispatcher {
     const approvalToken = approve ? newApprovalToken() : undefined;
     const caps = runCaps(vendor, options, harness, parent);
     if (parent && !parent.vendorSessionId) {
-      throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
+      throw new BatonError('resume_refused', `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
     const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     await this.storageGate();
     spans?.mark('storage');
 
     const runId = (deps.newRunId ?? newRunId)();
-    // A worktree of its own (issue #17); a resume runs in its parent's directory, which is its
+    // A worktree of its own; a resume runs in its parent's directory, which is its
     // parent's worktree when that had one.
     const worktree = parent ? undefined : await this.worktreeFor(resolved.cwd, runId, options);
     spans?.mark('worktree');
@@ -707,7 +709,7 @@ export class Dispatcher {
   }
 
   /**
-   * Where a launch runs (issue #16 item 3): a resume goes to its parent's node; anything else by
+   * Where a launch runs: a resume goes to its parent's node; anything else by
    * {@link routeLaunch}. Without a fleet (`baton ask`) everything runs here.
    *
    * @throws BatonError `node_unknown`, `node_unavailable`.
@@ -723,7 +725,7 @@ export class Dispatcher {
     }
     // Reading the nodes costs a query: only for a target that may be elsewhere. A path inside
     // this node's own roots runs here whatever the other nodes are (routeLaunch), e.g. the
-    // conversation's or [workspace] default directory (issue #15).
+    // conversation's or [workspace] default directory.
     const expanded = target === undefined ? undefined : (config.projects.get(target) ?? target);
     if (expanded === undefined || (!expanded.startsWith('/') && !/^[A-Za-z0-9][A-Za-z0-9_.-]*:/.test(expanded))) return { kind: 'local', target };
     if (expanded.startsWith('/') && config.workspace.roots.some((root) => isInside(normalize(expanded), root))) return { kind: 'local', target };
@@ -731,7 +733,7 @@ export class Dispatcher {
   }
 
   /**
-   * A launch for another node (issue #16 item 3): written `queued` for that node with what it
+   * A launch for another node: written `queued` for that node with what it
    * starts with; nothing here touches the disk the run will use. The owning node resolves the
    * directory against its own roots, makes the worktree and claims the run within its
    * `max_active` ({@link startQueued}), or ends it `failed` with the reason.
@@ -757,7 +759,7 @@ export class Dispatcher {
     if (posture !== undefined) assertPosture(vendor, posture);
     const caps = runCaps(vendor, options, harness, parent);
     if (parent && !parent.vendorSessionId) {
-      throw new BatonError('resume_refused', `[run ${parent.id}] has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
+      throw new BatonError('resume_refused', `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
     }
     const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     const runId = (deps.newRunId ?? newRunId)();
@@ -819,7 +821,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
   }
 
   /**
-   * Routed runs addressed to this node (issue #16 item 3), made ready to claim: each one's
+   * Routed runs addressed to this node, made ready to claim: each one's
    * directory resolved against this node's roots (the workspace gate), its worktree made; a run
    * the gate refuses ends `failed` with the refusal as its outcome.
    */
@@ -854,7 +856,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
         if (!isBatonError(err)) throw err;
         if (worktree) await this.discardWorktree(worktree);
         deps.logger.info({ runId: run.id, code: err.code }, 'routed run refused by this node');
-        const body = `[run ${run.id}] failed · ${run.vendor} · ${deps.fleet!.name}:${route.target} · refused by node ${deps.fleet!.name}
+        const body = `${runTag(run.id)} failed · ${run.vendor} · ${deps.fleet!.name}:${route.target} · refused by node ${deps.fleet!.name}
 ${err.message}
 Reason: ${err.code}`;
         const outcome = await deps.store.refuseQueued(run.id, err.code, err.message, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
@@ -864,7 +866,7 @@ Reason: ${err.code}`;
   }
 
   /**
-   * Starts, in this process, every queued run whose slot is free (issue #17): claimed through
+   * Starts, in this process, every queued run whose slot is free: claimed through
    * the database, so any number of processes may call it and each run starts once. Called when
    * a run ends here, after a launch was queued, and by the periodic reconciliation (so a run
    * whose slot freed on a process that then died still starts). Each claimed run gets a
@@ -917,7 +919,7 @@ Reason: ${err.code}`;
     let claimed: RunRow[];
     try {
       // Nothing queued (the common case at a run's end): no config read, no launch lock, which
-      // the next launch would otherwise wait behind (issue #15). A routed run is queued too.
+      // the next launch would otherwise wait behind. A routed run is queued too.
       if (!(await deps.store.hasQueued())) return;
       // config.toml as it is now: a node that takes only routed runs gets no command that would
       // re-read it, and `baton approve` / `baton grant path` there must still apply.
@@ -976,7 +978,7 @@ Reason: ${err.code}`;
       refusal = err;
     }
     deps.logger.info({ runId: run.id, code: refusal.code }, 'queued run refused at start: its row no longer passes the launch gates');
-    const body = `[run ${run.id}] failed · ${run.vendor} · ${run.cwd} · refused when its turn came
+    const body = `${runTag(run.id)} failed · ${run.vendor} · ${run.cwd} · refused when its turn came
 ${refusal.message}
 Reason: ${refusal.code}`;
     try {
@@ -1096,7 +1098,7 @@ Reason: ${refusal.code}`;
   }
 
   private async use(target: string, message: InboundMessage): Promise<string> {
-    // A directory of another node (issue #16 item 3) is kept as `node:path`; that node checks it
+    // A directory of another node is kept as `node:path`; that node checks it
     // at each launch.
     const route = await this.routeOf(undefined, target);
     if (route.kind === 'remote') {
@@ -1131,24 +1133,24 @@ Reason: ${refusal.code}`;
   private async cancel(id: string): Promise<string> {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
-    if (run.status === 'queued') return (await this.cancelQueued(run, 'owner_cancel')) ? `[run ${run.id}] cancelled (it was queued and never started).` : 'That coding run has already started or finished; /cancel it again if it is active.';
+    if (run.status === 'queued') return (await this.cancelQueued(run, 'owner_cancel')) ? queuedRunCancelledText(run.id) : 'That coding run has already started or finished; /cancel it again if it is active.';
     if (run.status !== 'starting' && run.status !== 'running') return 'That coding run has already finished.';
     switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
       case 'cancelled':
-        return `[run ${run.id}] cancelled.`;
+        return `${runTag(run.id)} cancelled.`;
       case 'requested':
-        return `[run ${run.id}] cancel requested from the baton process running it; its outcome follows.`;
+        return `${runTag(run.id)} cancel requested from the baton process running it; its outcome follows.`;
       case 'finished':
         return 'That coding run has already finished.';
       case 'unrecorded':
-        return `[run ${run.id}] ${UNRECORDED}`;
+        return `${runTag(run.id)} ${UNRECORDED}`;
     }
   }
 
   /** Cancels a queued run with its outcome message; false when it was no longer queued. */
   private async cancelQueued(run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
     const { deps } = this;
-    const body = `[run ${run.id}] cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${reason === 'stop' ? ' (/stop)' : ''} before it started. Nothing will be relaunched.`;
+    const body = cancelledWhileQueuedText(run, reason === 'stop' ? '/stop' : undefined);
     const outcome = await deps.store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
     if (outcome) await deps.outbox.attempt(outcome);
     return outcome !== null;
@@ -1160,7 +1162,7 @@ Reason: ${refusal.code}`;
    *
    * @returns `finished` when the run was no longer active (or ended another way before the cancel
    *   landed: its outcome says how); `unrecorded` when its processes are stopped but the database
-   *   has not taken its end yet — never claimed as cancelled (issue #18 item 8).
+   *   has not taken its end yet — never claimed as cancelled.
    */
   private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished' | 'unrecorded'> {
     const here = await this.deps.supervisor.cancel(runId, reason);
@@ -1268,7 +1270,7 @@ export function withoutRestart(text: string): string {
     .replace(/,? then restart(?: baton| the service)?\./g, '.');
 }
 
-/** The command that installs a vendor's CLI, as the README gives it (npm packages `@openai/codex`, `@anthropic-ai/claude-code`). */
+/** The command that installs a vendor's CLI, as docs/ gives it (npm packages `@openai/codex`, `@anthropic-ai/claude-code`). */
 export const VENDOR_INSTALL: Record<VendorName, string> = {
   codex: 'npm i -g @openai/codex',
   claude: 'npm i -g @anthropic-ai/claude-code',
@@ -1285,7 +1287,7 @@ export function withRestartHow(text: string, how: string): string {
 }
 
 /**
- * The spending caps of a run (issue #17): the launch's own options, else the parent's on a
+ * The spending caps of a run: the launch's own options, else the parent's on a
  * resume, else the `[harness]` defaults. Dollar and turn caps exist only for claude (its
  * `--max-budget-usd` / `--max-turns`); their defaults do not apply to codex, and asking for them
  * on a codex run (`/run` with codex the default vendor) is refused. The token cap applies to both.

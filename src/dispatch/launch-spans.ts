@@ -1,5 +1,5 @@
 /**
- * Where a launch spends its time before the run row is committed (issue #15): the 'run launched'
+ * Where a launch spends its time before the run row is committed: the 'run launched'
  * log line carries these, so the dispatch-overhead bench and a reader of the log can tell the
  * inbound claim from the lookups and the run transaction without a profiler.
  */

@@ -4,7 +4,7 @@
  * the launch gates and their re-check at spawn.
  */
 import { BatonError } from '../core/errors.js';
-import type { Vendor as VendorName } from '../store/schema.js';
+import type { VendorName } from '../core/vendor-name.js';
 
 /** Postures no chat option may ask for: no sandbox at all, or no permission check at all. */
 const REFUSED_POSTURES = new Set(['danger-full-access', 'bypassPermissions']);

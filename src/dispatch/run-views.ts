@@ -1,11 +1,13 @@
-/** Plain-text views of runs for `/runs` (PRODUCT.md §5). */
+/** Plain-text views of runs for `/runs`. */
 import { formatDurationMs } from '../core/clock.js';
-import { runPlace } from '../fleet/route.js';
-import type { ApprovalRow, ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
+import { runPlace } from '../wording/run-tag.js';
+import type { ButtonJson } from '../core/buttons.js';
+import type { ApprovalRow, DeliveryRow, RunRow } from '../store/schema.js';
 import { toPlainText } from '../delivery/chat-markdown.js';
-import { deniedCount, denialsText, formatTokens, formatUsd } from './messages.js';
+import { deniedCount, denialsText, formatTokens, formatUsd } from '../wording/runs.js';
+import { runTag } from '../wording/run-tag.js';
 
-/** Most bytes of a run's result `/runs hr_…` shows (PRODUCT.md §5). */
+/** Most bytes of a run's result `/runs hr_…` shows. */
 export const RESULT_TAIL_BYTES = 4096;
 
 /** Counts shown with the run list. */
@@ -37,7 +39,7 @@ export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLe
   return out.join('\n');
 }
 
-/** A Redeliver button per listed dead letter (issue #14), at most `max`. */
+/** A Redeliver button per listed dead letter, at most `max`. */
 export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): ButtonJson[] {
   return deadLetters.slice(0, max).map((d) => ({ label: `Redeliver #${d.id}`, action: 'redeliver', arg: String(d.id) }));
 }
@@ -49,7 +51,7 @@ export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): 
  */
 export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], approvals: readonly ApprovalRow[] = [], timeZone?: string): string {
   const lines = [
-    `[run ${run.id}] ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
+    `${runTag(run.id)} ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
     `cwd: ${run.cwd}`,
     ...(run.node ? [`node: ${run.node}`] : []),
@@ -108,7 +110,7 @@ function oneLine(text: string, maxChars: number): string {
   return line.length <= maxChars ? line : `${line.slice(0, maxChars - 1)}…`;
 }
 
-/** `budget $2.50, 20 turns, 200,000 tokens`: the spending caps a run had (issue #17), or '' for none. */
+/** `budget $2.50, 20 turns, 200,000 tokens`: the spending caps a run had, or '' for none. */
 export function capsText(options: RunRow['options']): string {
   const caps: string[] = [];
   if (options.budgetUsd !== undefined) caps.push(`budget ${formatUsd(options.budgetUsd)}`);

@@ -12,7 +12,8 @@ import type { BatonConfig } from '../config/index.js';
 import { BatonError } from '../core/errors.js';
 import type { LaunchRequest } from '../harness/vendors/types.js';
 import { assertHoldsNoConfig, assertInsideRoots, isInside } from '../harness/workspace.js';
-import type { RunRow, Vendor as VendorName } from '../store/schema.js';
+import type { VendorName } from '../core/vendor-name.js';
+import type { RunRow } from '../store/schema.js';
 import { CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, MAX_BUDGET_USD, MAX_TIMEOUT_MINUTES, MAX_TOKENS, MAX_TURNS } from './command.js';
 import { assertPosture } from './postures.js';
 

@@ -1,4 +1,4 @@
-/** Who a sender is on a platform (PRODUCT.md §4). */
+/** Who a sender is on a platform. */
 import type { ChannelTrust } from '../config/index.js';
 
 /** The caller's role: the owner launches and stops; a guest reads; a stranger is ignored. */
@@ -11,7 +11,7 @@ export function roleOf(trust: ChannelTrust, senderId: string): Role {
   return 'stranger';
 }
 
-/** What a caller may do (PRODUCT.md §4 table). */
+/** What a caller may do. */
 export type Action = 'launch' | 'read' | 'whoami';
 
 /**
@@ -28,5 +28,5 @@ export function mayPerform(role: Role, action: Action, isDirect: boolean): boole
   }
 }
 
-/** The refusal a guest gets for a launch, cancel or stop (PRODUCT.md §4, exact text). */
+/** The refusal a guest gets for a launch, cancel or stop (exact text). */
 export const GUEST_REFUSAL = 'Coding runs are available to the owner only.';

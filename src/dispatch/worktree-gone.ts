@@ -5,7 +5,8 @@
  */
 import { isBatonError, type BatonError } from '../core/errors.js';
 import { branchExists, restoreRunWorktree, worktreeGoneError, worktreeIntact } from '../harness/worktree-restore.js';
-import type { ButtonJson, RunRow } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
+import type { RunRow } from '../store/schema.js';
 
 /** The action of the Restore worktree button; its argument is the run id. */
 export const RESTORE_WORKTREE_ACTION = 'restore_worktree';

@@ -1,5 +1,5 @@
 /**
- * Gathers the doctor report (PRODUCT.md §11) from a {@link DoctorSources}: no network, no
+ * Gathers the doctor report from a {@link DoctorSources}: no network, no
  * keychain, no writes. Vendor homes come from `resolveVendorHomes`, the resolver runs use.
  */
 import { readFile, stat } from 'node:fs/promises';
@@ -13,7 +13,7 @@ import { SECRET_ENV_NAMES } from '../config/env.js';
 import { changesAccount, selectPassEnv } from '../harness/pass-env.js';
 import { resolveVendorHomes } from '../harness/spawn-env.js';
 
-/** Names every run's child gets besides its vendor home and `pass_env` (PRODUCT.md §7). */
+/** Names every run's child gets besides its vendor home and `pass_env`. */
 const FIXED_CHILD_ENV = ['HOME', 'PATH', 'TERM', 'USER', 'BATON_RUN_ID'];
 import { measureStorage, type StorageUsage } from '../harness/storage.js';
 import type { DoctorFact, DoctorReport, DoctorRow } from './report.js';

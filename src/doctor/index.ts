@@ -1,5 +1,5 @@
 /**
- * `baton doctor` (PRODUCT.md §11): collect a report from explicit sources, then print it as a
+ * `baton doctor`: collect a report from explicit sources, then print it as a
  * table or JSON. The same report serves `GET /health/ready`.
  */
 export { collectDoctorReport } from './collect.js';

@@ -1,6 +1,6 @@
 /**
- * Vendor login state read from files only (PRODUCT.md §11): no network, no keychain, no CLI call.
- * File layouts are from VENDOR-CLI.md ("Files under CODEX_HOME", claude "Files"). A token or key
+ * Vendor login state read from files only: no network, no keychain, no CLI call.
+ * File layouts are the ones the pinned CLIs write (see docs/vendors/). A token or key
  * is only ever tested for presence; no value leaves these functions.
  */
 import { readFile, stat } from 'node:fs/promises';
@@ -102,8 +102,8 @@ async function customProviderState(codexHome: string): Promise<LoginState | unde
  * from settings, neither of which the doctor reads); neither → not authenticated.
  *
  * @param claudeConfigDir absolute CLAUDE_CONFIG_DIR, from `resolveVendorHomes`.
- * @param platform only macOS has a keychain claude may use instead of the file (VENDOR-CLI.md,
- *   claude "Files"); elsewhere the detail says how to log in.
+ * @param platform only macOS has a keychain claude may use instead of the file;
+ *   elsewhere the detail says how to log in.
  */
 export async function claudeLoginState(claudeConfigDir: string, platform: NodeJS.Platform = process.platform): Promise<LoginState> {
   const file = join(claudeConfigDir, '.credentials.json');

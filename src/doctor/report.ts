@@ -1,5 +1,5 @@
 /**
- * The doctor's report model (PRODUCT.md §11): one row per area, each with a status, a one-line
+ * The doctor's report model: one row per area, each with a status, a one-line
  * summary, detail lines and machine-readable facts. The same report feeds `baton doctor`, its
  * `--json` form and `GET /health/ready`.
  */

@@ -187,7 +187,7 @@ export function storageRow(runsDir: string, limits: { artifactQuotaBytes: number
 }
 
 /**
- * The `nodes` row (issue #16): the fleet of baton processes sharing this database, as the running
+ * The `nodes` row: the fleet of baton processes sharing this database, as the running
  * service sees it. `warn` when a node is dead or two live nodes share a name.
  */
 export function nodesRow(probe: readonly NodeView[] | { error: string }): DoctorRow {

@@ -86,7 +86,7 @@ export interface DoctorSources {
   };
   readonly database: DatabaseProbe;
   readonly channels: Readonly<Record<ChannelPlatform, ChannelProbe>>;
-  /** The fleet's nodes as the running service lists them (issue #16); absent outside the service. */
+  /** The fleet's nodes as the running service lists them; absent outside the service. */
   readonly nodes?: readonly NodeView[] | { error: string };
   /** What a running service found at start, per vendor; absent when none is running or it is unknown. */
   readonly startedWith?: readonly StartDetection[] | undefined;
@@ -109,14 +109,14 @@ export const VERSION_TIMEOUT_MS = 10_000;
 
 /**
  * Runs `BINARY --version` with only HOME and PATH in its environment and stdin closed, and returns
- * the first line of stdout (`codex-cli 0.171.0`, `2.1.197 (Claude Code)`: VENDOR-CLI.md).
+ * the first line of stdout (`codex-cli 0.171.0`, `2.1.197 (Claude Code)`).
  * Never throws: a failure is returned as `{ error }`.
  */
 export async function readCliVersion(binaryPath: string, env: { HOME: string; PATH: string }): Promise<VersionProbe> {
   try {
     // In HOME with only absolute PATH entries: doctor may run inside a repository, whose own
     // `node` an empty PATH entry would otherwise start.
-    // Loaded on use: execa is ~100 modules the service's start-up does without (issue #15).
+    // Loaded on use: execa is ~100 modules the service's start-up does without.
     const { execa } = await import('execa');
     const result = await execa(binaryPath, ['--version'], {
       env: { ...env, PATH: absolutePath(env.PATH) },

@@ -1,7 +1,7 @@
 /**
  * The `vendor:*` rows: each CLI's path and version now (PATH lookup + `--version`), its login
  * state (files only), and whether the running service still uses what it found at start
- * (PRODUCT.md §6 item 3: a CLI installed or changed later takes effect on restart).
+ * (a CLI installed or changed later takes effect on restart).
  */
 import type { VendorName } from '../config/schema.js';
 import { claudeLoginState, codexLoginState, type LoginState } from './login.js';

@@ -1,5 +1,5 @@
 /**
- * A lease in PostgreSQL on a connection only one process of a fleet may hold (issue #16 item 2):
+ * A lease in PostgreSQL on a connection only one process of a fleet may hold:
  * Telegram answers a second `getUpdates` on one bot token with 409 Conflict, so exactly one node
  * polls and the others stand by.
  *

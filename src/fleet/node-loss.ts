@@ -1,5 +1,5 @@
 /**
- * A node that stops answering (issue #16 item 4): a live node ends the lost node's active runs
+ * A node that stops answering: a live node ends the lost node's active runs
  * `interrupted · node_lost` and their outcomes go out through the shared outbox; the lost node's
  * row is then removed. When the lost node comes back, its supervisor sees its runs ended in the
  * database and stops them (supervisor.ts `watchCancelRequests`); a restarted process on that host
@@ -8,7 +8,7 @@
 import type { Clock } from '../core/clock.js';
 import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import { outcomeText } from '../dispatch/messages.js';
+import { outcomeText } from '../wording/runs.js';
 import { terminateRun } from '../harness/process-tree.js';
 import { existingRunCgroup, type CgroupSupport } from '../harness/run-cgroup.js';
 import { outcomeTarget } from '../harness/supervisor.js';
@@ -56,7 +56,7 @@ export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRo
       if (row) written.push(row);
     }
     // Runs waiting for the lost node (routed to it, or queued there for a slot) can start on no
-    // other node (issue #16 item 3): they end too, unless another live process has its name.
+    // other node: they end too, unless another live process has its name.
     const sameNameAlive = (await deps.registry.list()).some((n) => n.alive && n.name === node.name);
     for (const run of sameNameAlive ? [] : await deps.store.queuedFor(node.name)) {
       const endedAt = deps.clock.now();

@@ -1,5 +1,5 @@
 /**
- * Node identity in a fleet of baton processes sharing one PostgreSQL database (issue #16 item 1).
+ * Node identity in a fleet of baton processes sharing one PostgreSQL database.
  * Each service process registers a row in `nodes` at start, refreshes its heartbeat every
  * `[node] heartbeat_seconds`, and deletes its row when it stops. A node whose heartbeat is older
  * than `dead_after_seconds` (database time) is dead. On embedded PGlite the fleet is this one

@@ -1,5 +1,5 @@
 /**
- * Which node a launch goes to (issue #16 item 3): the node whose `[workspace] roots` hold the
+ * Which node a launch goes to: the node whose `[workspace] roots` hold the
  * target. A target may name its node (`buildbox:~/code/app`, in `in:` or as a `[projects]`
  * alias); an absolute path under another live node's roots and under none of this node's goes to
  * that node; everything else stays here (and meets this node's workspace gate as before).
@@ -103,10 +103,3 @@ function assertNodeLive(name: string, nodes: readonly NodeView[], target: string
   );
 }
 
-/**
- * Where a run is, as messages show it: `node:cwd` for a run routed to another node than the one
- * that received it (issue #16 item 3), else its cwd alone (single-node messages do not change).
- */
-export function runPlace(run: { cwd: string; node?: string | null; origin?: { node?: string } }): string {
-  return run.node && run.origin?.node && run.node !== run.origin.node ? `${run.node}:${run.cwd}` : run.cwd;
-}

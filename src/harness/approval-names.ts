@@ -1,6 +1,6 @@
 /**
  * Names shared by the per-run permission-prompt server (`approval-server.ts`, which starts
- * serving when loaded) and the code that launches claude with it (issue #14).
+ * serving when loaded) and the code that launches claude with it.
  */
 
 /** The MCP server's name in the run's `mcp.json`. */

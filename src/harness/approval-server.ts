@@ -1,5 +1,5 @@
 /**
- * The per-run permission-prompt server (issue #14): a stdio MCP server, spawned by claude through
+ * The per-run permission-prompt server: a stdio MCP server, spawned by claude through
  * the run's 0600 `mcp.json`, serving one tool, `approve`, which claude calls (as
  * `--permission-prompt-tool=mcp__baton__approve`) before each tool call its permission mode
  * would ask about. It hands each request to the running baton service and waits for the

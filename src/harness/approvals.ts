@@ -1,5 +1,5 @@
 /**
- * Tool approvals for claude runs (issue #14): the service's side of the per-run permission-prompt
+ * Tool approvals for claude runs: the service's side of the per-run permission-prompt
  * server (`approval-server.ts`). A request becomes an `approvals` row and one chat message with
  * the tool, its exact input and the buttons Allow / Allow for this run / Deny; the server asks
  * again until the owner decides, the run is gone, or `approval_timeout_minutes` passes (denied).
@@ -17,10 +17,12 @@ import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { ApprovalDecision, ApprovalStore } from '../store/approvals-repo.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { ApprovalRow, ButtonJson, DocumentJson, RunRow } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
+import type { ApprovalRow, DocumentJson, RunRow } from '../store/schema.js';
 import { alwaysAsks, approvalScope, describeKind, type ApprovalScope } from './approval-scope.js';
 import { hiddenWarning, revealHidden, type HiddenKind, type RevealedText } from './reveal-text.js';
 import { outcomeTarget } from './supervisor.js';
+import { runTag } from '../wording/run-tag.js';
 
 export { describeKind } from './approval-scope.js';
 
@@ -253,7 +255,7 @@ export class ApprovalBroker {
             runId: run.id as RunId,
             kind: 'notice',
             target: outcomeTarget(run),
-            body: `[run ${run.id}] No answer within ${waitWords(deps.timeoutMs)}: ${request.tool} denied.`,
+            body: `${runTag(run.id)} No answer within ${waitWords(deps.timeoutMs)}: ${request.tool} denied.`,
           });
           return answerOf(timedOut, deps.timeoutMs);
         }
@@ -275,7 +277,7 @@ export class ApprovalBroker {
     const { deps } = this;
     const { kind } = scope;
     const revealed = revealToolCall(request.tool, request.input);
-    const header = `[run ${run.id}] claude asks to use ${revealHidden(request.tool, true).text}:\n`;
+    const header = `${runTag(run.id)} claude asks to use ${revealHidden(request.tool, true).text}:\n`;
     // The warnings go before the footer, so a cut input never cuts them.
     const warnings = [
       ...(scope.mark ? [`⚠ ${scope.mark}: ${revealHidden(scope.path ?? '', true).text || 'no path given'}. Such a call always asks.`] : []),
@@ -293,7 +295,7 @@ export class ApprovalBroker {
       await writeFile(path, whole, { mode: 0o600 })
         .then(() => chmod(path, 0o600))
         .then(
-          () => documents.push({ path, filename, use: 'always', caption: `[run ${run.id}] The whole input of this tool call: ${filename}` }),
+          () => documents.push({ path, filename, use: 'always', caption: `${runTag(run.id)} The whole input of this tool call: ${filename}` }),
           (err: unknown) => deps.logger.warn({ err, runId: run.id, approvalId }, 'could not write the whole tool input; the approval message is cut'),
         );
     }

@@ -1,5 +1,5 @@
 /**
- * Files that go with a task (issue #13): stored in the run directory, their type read from
+ * Files that go with a task: stored in the run directory, their type read from
  * their content (never from the name), images handed to the model as images and text files made
  * part of the task.
  */

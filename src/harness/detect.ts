@@ -1,5 +1,5 @@
 /**
- * Vendor CLI detection at start (PRODUCT.md §6 item 3): a PATH lookup and one `--version` read,
+ * Vendor CLI detection at start: a PATH lookup and one `--version` read,
  * no network. Installing a CLI later takes effect on restart.
  */
 import { constants } from 'node:fs';
@@ -41,7 +41,7 @@ export async function detectVendors(vendors: readonly Vendor[], env: Record<stri
       if (!binaryPath) return { vendor: vendor.name, missing: `${vendor.binaryName} not found on PATH` };
       // In HOME, never in the caller's directory: `baton ask` runs inside repositories.
       // node:child_process, not execa: this runs at every start, and execa's ~100 modules cost
-      // ~150 ms of CPU there (issue #15). Runs and git use node:child_process too.
+      // ~150 ms of CPU there. Runs and git use node:child_process too.
       const result = await readVersion(binaryPath, { ...env, PATH: absolutePath(env.PATH ?? '') }, env.HOME ?? '/');
       const version = result.stdout.trim().split('\n')[0] ?? '';
       if (result.exitCode !== 0 || !version) {

@@ -1,6 +1,6 @@
 /**
- * What a run changed in its working tree (issue #13): a snapshot of the tree is taken at launch,
- * while the CLI starts and before it has its task (issue #15), and again at the end; the diff of
+ * What a run changed in its working tree: a snapshot of the tree is taken at launch,
+ * while the CLI starts and before it has its task, and again at the end; the diff of
  * the two is the run's own change, so changes that were already there at launch are not
  * attributed to it.
  *
@@ -8,7 +8,7 @@
  * (`GIT_INDEX_FILE=<run dir>/<name>.index`) seeded from a copy of the user's index (so only files
  * whose stat changed are read and hashed), then `git add -A` (untracked files count, ignored ones
  * do not). Its tree (`git write-tree` of that index) is written when the diff needs it, at the end
- * of the run: one git process fewer beside the CLI's start (issue #15). It writes blobs and trees
+ * of the run: one git process fewer beside the CLI's start. It writes blobs and trees
  * into the repository's object store, as `git stash` would. Every git call goes through
  * {@link runGit}, which switches off the commands a hostile repository config could name.
  */
@@ -38,7 +38,7 @@ export interface SnapshotOptions {
   timeoutMs?: number;
   /**
    * Nice value for the git processes (0–19): the launch snapshot runs beside the CLI's start and
-   * yields the CPU to it (issue #15). @default 0 (this process's own)
+   * yields the CPU to it. @default 0 (this process's own)
    */
   niceness?: number;
 }
@@ -67,7 +67,7 @@ async function stageTree(
   const found = await discoverRepository(cwd);
   const staged = found ? await stageDiscovered(indexPath, base, found, how.checkConfigWithoutGit) : undefined;
   if (staged) return staged;
-  // It runs beside the CLI's start and the CLI waits for it (issue #15): the filter drivers are
+  // It runs beside the CLI's start and the CLI waits for it: the filter drivers are
   // read once for the commands that convert content (add), at the same time as the one rev-parse
   // that answers both questions — rev-parse converts no content, so no filter driver runs in it.
   const [filters, top] = await Promise.all([
@@ -94,7 +94,7 @@ async function stageTree(
  * {@link stageTree} in two git process starts instead of three, when the working tree and its git
  * directory were found without git ({@link discoverRepository}, as git discovers them): the CLI
  * waits for the launch snapshot (its task follows it), and each process start costs baton ~10 ms
- * on the 2-core machine, most of it the fork of a ~100 MB process (issue #15; measured: 4.3 ms at
+ * on the 2-core machine, most of it the fork of a ~100 MB process (measured: 4.3 ms at
  * 51 MB RSS, 8.5 ms at 110 MB, 18.6 ms at 351 MB). Forks are serial in baton's thread, so running
  * the rev-parse beside `add` saved nothing; it is left out. The user's index is copied while the
  * filter drivers are read, then `add -A` runs in the top found. For the launch snapshot

@@ -107,7 +107,7 @@ const DEFAULT_MAX_BUFFER_BYTES = 64 * 1024 * 1024;
 /**
  * Starts git with node:child_process, not execa: on the 2-core machine execa's own work around a
  * spawn (its option handling, streams, and the exit handlers it adds and removes per call) cost
- * baton ~4-6 ms of CPU per git process beside the fork, at a ~120 MB heap (issue #15, 40 calls of
+ * baton ~4-6 ms of CPU per git process beside the fork, at a ~120 MB heap (40 calls of
  * `git --version` each way). The launch snapshot's git runs while the CLI starts, on the same two
  * cores; a run's end starts several more.
  *
@@ -214,7 +214,7 @@ const QUIET_CONFIG_MAX_BYTES = 1024 * 1024;
  * The environment that pins git to config files none of which can name anything
  * {@link readFilterOverridesAndWorktree} asks git for, found without starting git; undefined when
  * one might (then ask git). On the 2-core machine each git process costs baton ~10 ms (the fork of
- * a ~120 MB process), and the launch snapshot runs while the CLI starts (issue #15).
+ * a ~120 MB process), and the launch snapshot runs while the CLI starts.
  *
  * For a git command run with `GIT_DIR=gitDir` (absolute and real) and `GIT_WORK_TREE` set, so git
  * reads this directory's config and no other whatever its own discovery would find, in this

@@ -1,9 +1,9 @@
 /**
- * Incremental JSON Lines decoding of a child's stdout (PRODUCT.md §8): chunks may split a line or
+ * Incremental JSON Lines decoding of a child's stdout: chunks may split a line or
  * a multi-byte character anywhere; a single line can be megabytes; memory stays bounded by
  * `maxEventBytes` whatever the child prints.
  *
- * Lines the reader does not need are not parsed (issue #15): their `type` is sniffed from the raw
+ * Lines the reader does not need are not parsed: their `type` is sniffed from the raw
  * bytes ({@link sniffEvent}) and, when the `reads` predicate says no, the line is handed on as
  * bytes only. A sniff that cannot be sure falls back to a full parse.
  */

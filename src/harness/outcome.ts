@@ -1,10 +1,13 @@
 /**
- * The one place a child's exit becomes a terminal run status (PRODUCT.md §8): the outcome comes
+ * The one place a child's exit becomes a terminal run status: the outcome comes
  * only from the vendor's terminal event plus the exit status.
  */
 import type { LeftOutFile } from './patch-filter.js';
 import type { DenialJson, RunRow, RunStatus, UsageJson } from '../store/schema.js';
 import type { StreamFacts } from './vendors/types.js';
+import type { OutcomeDiff, OutcomeFacts } from '../types/run-facts.js';
+
+export type { OutcomeDiff, OutcomeFacts } from '../types/run-facts.js';
 
 /** How a run's process ended, as the supervisor saw it. */
 export interface ExitFacts {
@@ -69,9 +72,9 @@ export interface Classified {
 export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it finished.';
 
 /**
- * Every reason code a terminal run can carry, each with one meaning (the README's reason table
+ * Every reason code a terminal run can carry, each with one meaning (the reason table of docs/commands.md
  * lists them with what to do). `restart` is set by the reconciler, the rest by
- * {@link classifyExit}; a plain completion has none. `max_budget` is what runs before issue #17
+ * {@link classifyExit}; a plain completion has none. `max_budget` is what older runs
  * stored for claude's `error_max_budget_usd`; that is now `budget_exceeded`, the code of every
  * spending cap (claude's dollar budget, baton's token cap).
  */
@@ -164,56 +167,7 @@ function describeExit(exit: ExitFacts): string {
   return `the process exited with code ${exit.exitCode ?? 'unknown'}`;
 }
 
-/**
- * Everything known about a finished run, as facts: what the harness reports, for the layer above
- * it to put into words (`outcomeText` in dispatch/messages.ts).
- */
-export interface OutcomeFacts {
-  /** `options.approve`: the run's tool calls were approved in the chat (issue #14), which changes the denial advice. */
-  run: Pick<RunRow, 'id' | 'vendor' | 'cwd' | 'createdAt'> & Partial<Pick<RunRow, 'node' | 'origin'>> & { options?: { approve?: boolean } };
-  status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
-  reason: string | null;
-  endedAt: Date;
-  /** The last agent message: the answer of a completed run, the last words of any other. */
-  finalMessage?: string | null;
-  errorMessage?: string | null;
-  usage?: UsageJson | null;
-  /** Tool calls the CLI denied, in order. */
-  denials?: readonly DenialJson[];
-  /** See {@link Classified.note}. */
-  note?: string | undefined;
-  /** Last lines of stderr and notices, for failures. */
-  diagnostics?: string;
-  /** The exact command to resume by hand, or undefined when the run can't be resumed. */
-  resumeCommand?: string | undefined;
-  /** Processes that may outlive the run, in words; shown whatever the status. */
-  processNote?: string | undefined;
-  /** Instruction files of the project left out of the run, one sentence each; shown whatever the status. */
-  instructionsNote?: string | undefined;
-  /** Event lines left out for their length and where their raw bytes are; shown whatever the status. */
-  streamNote?: string | undefined;
-  /**
-   * The run's own git worktree (issue #17): its branch and what changed in it, as `git diff
-   * --shortstat` words plus new files; `changes` undefined when nothing changed.
-   */
-  worktree?: { branch: string; changes: string | undefined } | undefined;
-  /** What the run changed in its git working tree (issue #13); undefined when nothing, or not a checkout. */
-  diff?: OutcomeDiff | undefined;
-}
 
-/** A run's change, for its outcome message. */
-export interface OutcomeDiff {
-  /** `git diff --stat` lines (a few files and the summary line). */
-  stat: string;
-  /** The name of the patch file sent with the outcome (`hr_….patch`), when one is. */
-  patchFilename?: string | undefined;
-  /** Why no patch file is sent, in words, when none is. */
-  patchMissing?: string | undefined;
-  /** Files of the change left out of the patch (ignored before the run, or secret-looking), by path. */
-  leftOut?: readonly LeftOutFile[] | undefined;
-  /** The command that gives the whole change on the machine, when files were left out. */
-  includeCommand?: string | undefined;
-}
 
 /** Puts a finished run's facts into the words of its outcome message. */
 export type DescribeOutcome = (facts: OutcomeFacts) => string;

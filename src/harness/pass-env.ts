@@ -1,6 +1,6 @@
 /**
- * Which names of the service's environment a run's child may also get (`[harness] pass_env`,
- * PRODUCT.md §7): the environment is rebuilt from nothing, which also dropped the proxy, CA-bundle
+ * Which names of the service's environment a run's child may also get (`[harness] pass_env`):
+ * the environment is rebuilt from nothing, which also dropped the proxy, CA-bundle
  * and locale settings a run needs on a corporate network. Names only ever travel here; values go
  * straight from the service environment to the child.
  */

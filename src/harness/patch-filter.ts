@@ -8,6 +8,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import { runGit, type GitOptions } from './git.js';
+import type { LeftOutFile } from '../types/run-facts.js';
 
 /**
  * Options that make `git diff` output a plain patch `git apply` takes whatever the repository's
@@ -15,15 +16,7 @@ import { runGit, type GitOptions } from './git.js';
  */
 export const PLAIN_DIFF: readonly string[] = ['--no-ext-diff', '--no-textconv', '--no-color', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/'];
 
-/** Why a file is left out of a patch. */
-export type LeftOutReason = 'ignored_before' | 'secret_name' | 'secret_content';
-
-/** One file left out of a run's patch. */
-export interface LeftOutFile {
-  /** Path from the top of the working tree, as git names it. */
-  path: string;
-  why: LeftOutReason;
-}
+export type { LeftOutFile, LeftOutReason } from '../types/run-facts.js';
 
 /**
  * File names (the last path part, case-insensitive) of keys and credential files: dotenv files

@@ -1,6 +1,6 @@
 /**
  * Finding and killing every process of a run. Both CLIs start tool shells in sessions of their own,
- * so signalling the process group alone leaves them running (VENDOR-CLI.md "Signals"). Every child
+ * so signalling the process group alone leaves them running. Every child
  * of a run carries `BATON_RUN_ID=<id>` in its environment, which survives re-parenting to init, so
  * `/proc/<pid>/environ` finds them all (Linux only).
  */
@@ -68,7 +68,7 @@ export interface TerminateOptions {
 }
 
 /**
- * Stops a run (PRODUCT.md §7): SIGINT to the group (codex then stops its tools), a grace period,
+ * Stops a run: SIGINT to the group (codex then stops its tools), a grace period,
  * then SIGKILL to the group and to every process still carrying the run's id.
  *
  * @returns the pids that needed SIGKILL; resolves only when no process of the run is left, or

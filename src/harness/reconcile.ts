@@ -1,12 +1,12 @@
 /**
- * Restart reconciliation (PRODUCT.md §10): runs left active by a dead service process on this
+ * Restart reconciliation: runs left active by a dead service process on this
  * host become `interrupted`, their leftover processes are killed, and their origin is told how to
  * resume. Nothing is relaunched.
  */
 import type { Clock } from '../core/clock.js';
 import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import { outcomeText } from '../dispatch/messages.js';
+import { outcomeText } from '../wording/runs.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow } from '../store/schema.js';
 import { join } from 'node:path';
@@ -52,7 +52,7 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs, ...(cgroup ? { trackedPids: cgroup.pids } : {}) });
     await cgroup?.killAll(deps.killGraceMs);
     // A run whose end its supervisor recorded on disk but could not write to the database (an
-    // outage, then a stop or crash) ended as recorded: it is not `interrupted` (issue #18 item 8).
+    // outage, then a stop or crash) ended as recorded: it is not `interrupted`.
     const recorded = await readTerminalRecord(join(deps.runsDir, run.id), run.id, deps.logger);
     if (recorded) {
       const row = await deps.store.finishRun(run.id as RunId, recorded.terminal, recorded.outcome, deps.clock.now());

@@ -1,5 +1,5 @@
 /**
- * Retention (PRODUCT.md §11): run directories of runs that ended more than
+ * Retention: run directories of runs that ended more than
  * `artifact_retention_days` ago, stray run directories older than that, and trace days older
  * than that are deleted at start and daily. Active runs are never touched.
  */

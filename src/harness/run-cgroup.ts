@@ -1,5 +1,5 @@
 /**
- * Tracking every process of a run by something no child can drop (issue #18 item 4).
+ * Tracking every process of a run by something no child can drop.
  *
  * `BATON_RUN_ID` in the environment (process-tree.ts) is lost by a tool started as
  * `setsid env -i …`, which then survived `/stop`. Two mechanisms, best first:

@@ -1,5 +1,5 @@
 /**
- * One run's stdout (PRODUCT.md §8): JSON lines decoded incrementally, every raw line spooled to
+ * One run's stdout: JSON lines decoded incrementally, every raw line spooled to
  * `events.jsonl` up to a cap, vendor events folded by the vendor's reducer. Memory stays bounded
  * whatever the child prints; violations are reported through callbacks, never thrown.
  */

@@ -1,5 +1,5 @@
 /**
- * The child's environment, rebuilt from nothing (PRODUCT.md §7): no service secret (chat tokens,
+ * The child's environment, rebuilt from nothing: no service secret (chat tokens,
  * `DATABASE_URL`) can reach a vendor CLI because nothing is inherited.
  */
 import { userInfo } from 'node:os';
@@ -76,7 +76,7 @@ export function buildChildEnv(vendor: Vendor, base: BaseEnv, homes: VendorHomes,
  * `PATH` without empty or relative entries. POSIX reads an empty entry (a stray `:` from
  * `$EXTRA:$PATH` with `EXTRA` unset) as the current directory, and a relative one against it:
  * for a run that is the repository, whose own `node` would then start codex's
- * `#!/usr/bin/env node` launcher, unsandboxed (issue #18).
+ * `#!/usr/bin/env node` launcher, unsandboxed.
  */
 export function absolutePath(pathEnv: string): string {
   return pathEnv.split(':').filter((entry) => entry.startsWith('/')).join(':');

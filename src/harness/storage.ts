@@ -1,5 +1,5 @@
 /**
- * The storage gate (PRODUCT.md §6 item 8): the artifact store's quota, the free-disk floor, and a
+ * The storage gate: the artifact store's quota, the free-disk floor, and a
  * filesystem that cannot be probed each refuse a launch with their own code and message.
  */
 import { readdir, stat, statfs } from 'node:fs/promises';

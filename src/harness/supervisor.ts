@@ -1,6 +1,6 @@
 /**
  * Runs a vendor CLI in the background and turns its end into a terminal run state plus an outcome
- * message, written together (PRODUCT.md §7–§9).
+ * message, written together.
  */
 import { worktreeChanges } from './worktrees.js';
 import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
@@ -16,9 +16,10 @@ import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { StatusEditor } from '../delivery/status-editor.js';
-import type { StatusFacts } from '../dispatch/messages.js';
+import type { StatusFacts } from '../wording/runs.js';
 import type { RunStore } from '../store/runs-repo.js';
-import type { ButtonJson, DeliveryRow, RunRow } from '../store/schema.js';
+import type { ButtonJson } from '../core/buttons.js';
+import type { DeliveryRow, RunRow } from '../store/schema.js';
 import { RunStream } from './run-stream.js';
 import { noTracer, type Tracer } from './traces.js';
 import { startWatchdog } from './watchdog.js';
@@ -35,6 +36,7 @@ import { persistTerminal, writeTerminalRecord, type TerminalRecord, type Termina
 import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
 import { codexLoginState } from '../doctor/login.js';
 import type { Platform } from '../channels/types.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** A vendor CLI found on PATH at start. */
 export interface InstalledVendor {
@@ -60,13 +62,13 @@ export interface RunLimits {
   inactivityMs: number;
   /**
    * How long the CLI may take to exit after its terminal event, in ms; then it is stopped and the
-   * run judged from that event (PRODUCT.md §8). Any later event restarts the wait: claude can
+   * run judged from that event. Any later event restarts the wait: claude can
    * start another turn after a `result`.
    */
   finishGraceMs: number;
   /**
    * How long stdout and stderr are still read after the CLI has exited, in ms; a descendant that
-   * inherited them may hold them open, and is stopped after this (PRODUCT.md §8).
+   * inherited them may hold them open, and is stopped after this.
    */
   exitDrainMs: number;
   /** Largest `hr_….patch` sent with an outcome, in bytes; over it only the stat is sent. */
@@ -106,7 +108,7 @@ export interface SupervisorDeps {
   /** Backoff of the run-end write while the database is away. @default TERMINAL_WRITE_POLICY */
   terminalWrite?: TerminalWritePolicy;
   /**
-   * The live status (issue #14 item 3): the run's `started` message edited in place, and the
+   * The live status: the run's `started` message edited in place, and the
    * words of its status lines. @default none: no edits, and `progress` runs post milestone notices
    */
   status?: { editor: StatusEditor; describe: (facts: StatusFacts) => string };
@@ -124,7 +126,7 @@ interface ActiveRun {
   extend?: (addMs: number) => number | undefined;
 }
 
-/** Longest wall clock of a run, also after "+30 min" presses, in ms (240 minutes, PRODUCT.md §2). */
+/** Longest wall clock of a run, also after "+30 min" presses, in ms (240 minutes). */
 export const MAX_RUN_WALL_CLOCK_MS = 240 * 60_000;
 
 /**
@@ -143,16 +145,16 @@ type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOu
 const STDERR_TAIL_BYTES = 4096;
 /** Write buffer of `events.jsonl`, in bytes. */
 const SPOOL_BUFFER_BYTES = 1024 * 1024;
-/** A run whose total output passes this many times the spool cap is killed (PRODUCT.md §8). */
+/** A run whose total output passes this many times the spool cap is killed. */
 const OUTPUT_LIMIT_FACTOR = 4;
-/** At most one progress notice per this many ms (PRODUCT.md §8). */
+/** At most one progress notice per this many ms. */
 const PROGRESS_INTERVAL_MS = 60_000;
 /** The live status is refreshed at least this often while a run is silent (its elapsed time), in ms. */
 const STATUS_REFRESH_MS = 30_000;
 /**
  * Nice value of the launch snapshot's git processes: they may still run beside the CLI's start,
- * which waits only for their end (its task follows the snapshot), so the CLI gets the CPU first
- * (issue #15).
+ * which waits only for their end (its task follows the snapshot), so the CLI gets the CPU first.
+ * 
  */
 const LAUNCH_SNAPSHOT_NICENESS = 10;
 
@@ -171,7 +173,7 @@ export class RunSupervisor {
 
   /**
    * Called after each run this process supervised has ended (its end recorded or given up): a
-   * slot is free, so queued runs may start (issue #17). Set by the composition root.
+   * slot is free, so queued runs may start. Set by the composition root.
    */
   onRunEnded: (() => void) | undefined;
 
@@ -189,7 +191,7 @@ export class RunSupervisor {
       for (const request of await this.deps.store.pendingCancels(ids)) {
         void this.cancel(request.id as RunId, request.reason);
       }
-      // Another node declared this one lost and ended these runs (issue #16 item 4): stop what
+      // Another node declared this one lost and ended these runs: stop what
       // still runs of them; their end is written already, so nothing more is sent.
       for (const id of await this.deps.store.endedAmong(ids)) {
         const entry = this.active.get(id as RunId);
@@ -273,7 +275,7 @@ export class RunSupervisor {
 
   /**
    * Moves the wall-clock deadline of a run this process supervises by `addMs`, capped at
-   * {@link MAX_RUN_WALL_CLOCK_MS} (issue #14, the "+30 min" button).
+   * {@link MAX_RUN_WALL_CLOCK_MS} (the "+30 min" button).
    *
    * @returns the new limit in ms; `capped` when it already is at the cap; false when this
    *   process does not supervise the run (or its CLI has not started yet).
@@ -302,7 +304,7 @@ export class RunSupervisor {
 
   private async execute(run: RunRow, request: LaunchRequest, timeoutMs: number, entry: ActiveRun): Promise<void> {
     const { deps } = this;
-    // Where the launch spends its time before the spawn, in ms since here (issue #15), logged with 'run started'.
+    // Where the launch spends its time before the spawn, in ms since here, logged with 'run started'.
     const launchStartMs = performance.now();
     const spawnSpans: Record<string, number> = {};
     const mark = (name: string): void => void (spawnSpans[name] = Math.round((performance.now() - launchStartMs) * 10) / 10);
@@ -335,7 +337,7 @@ export class RunSupervisor {
       }
       // Synchronous on purpose: two metadata calls in baton's own home take microseconds, and the
       // thread-pool round trips of the async ones cost the launch 1.8 ms p50, 5.2 ms p95 on the
-      // 2-core machine (dispatch bench spans, issue #15).
+      // 2-core machine (dispatch bench spans).
       mkdirSync(runDir, { recursive: true, mode: 0o700 });
       chmodSync(runDir, 0o700);
       mark('run_dir');
@@ -385,13 +387,13 @@ export class RunSupervisor {
 
       // node:child_process, not execa: execa's own work around a spawn (option handling, its
       // stream and promise plumbing) cost the launch ~3-5 ms of CPU at baton's heap on the 2-core
-      // machine, part of it before the fork (issue #15). Exactly `env` (nothing inherited); raw
+      // machine, part of it before the fork. Exactly `env` (nothing inherited); raw
       // Buffers; the child is never killed by this process's exit.
       const child = spawn(installed.binaryPath, argv, {
         cwd: run.cwd,
         env,
         // The task goes on stdin once the launch snapshot is taken (below), then stdin is closed:
-        // an open stdin pipe hangs codex forever (VENDOR-CLI.md).
+        // an open stdin pipe hangs codex forever.
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true, // own session and process group, so a group signal reaches its tools
       });
@@ -429,7 +431,7 @@ export class RunSupervisor {
       // that could not be spawned changes nothing: no snapshot, no task.
       snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : (begun ?? (discarded ? discarded.then(() => this.snapshot(run, runDir)) : this.snapshot(run, runDir)));
       // The prompt's copy in the run directory is for the owner only (the CLI gets it on stdin):
-      // written after the spawn, off the launch path (issue #15).
+      // written after the spawn, off the launch path.
       const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write prompt.md'));
       const processes: RunProcesses | undefined =
         child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
@@ -550,7 +552,7 @@ export class RunSupervisor {
                 .then((hint) => this.notify(run, `${words}${hint}`));
             }
             const facts = runReducer.facts();
-            // The token cap (issue #17): checked whenever the CLI reports usage (codex at
+            // The token cap: checked whenever the CLI reports usage (codex at
             // turn.completed, claude at each result); classifyExit names the reason.
             const { maxTokens } = run.options;
             if (maxTokens !== undefined && facts.usage && facts.usage.inputTokens + facts.usage.outputTokens > maxTokens) void entry.stop({});
@@ -680,7 +682,7 @@ export class RunSupervisor {
    * calls it from inside the launch transaction once the run holds its worktree
    * (`RunStore.createRun`'s `onLaunchable`): the snapshot's git process then starts while the
    * commit travels, ahead of the CLI's start rather than beside it, and the spawn does not wait
-   * for it. In 30-run dispatch benches on the 2-core machine (issue #15) codex's start inside
+   * for it. In 30-run dispatch benches on the 2-core machine codex's start inside
    * baton was 34 and 43 ms behind a direct start at p50 with the snapshot begun after the spawn,
    * 18 ms with it begun here, at the same update → spawn (30.5 against 31 and 32.5 ms).
    *
@@ -840,11 +842,11 @@ export class RunSupervisor {
     const documents: DocumentJson[] = [];
     const resultPath = join(runDir, 'result.md');
     await writePrivate(resultPath, body).then(
-      () => documents.push({ path: resultPath, filename: 'result.md', use: 'long_body', caption: `[run ${runId}] The whole answer: result.md` }),
+      () => documents.push({ path: resultPath, filename: 'result.md', use: 'long_body', caption: `${runTag(runId)} The whole answer: result.md` }),
       (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.md; a long outcome goes as text parts'),
     );
     if (diff?.patchPath) {
-      documents.push({ path: diff.patchPath, filename: `${runId}.patch`, use: 'always', caption: `[run ${runId}] The run's diff: git apply ${runId}.patch` });
+      documents.push({ path: diff.patchPath, filename: `${runId}.patch`, use: 'always', caption: `${runTag(runId)} The run's diff: git apply ${runId}.patch` });
     }
     await writePrivate(join(runDir, 'result.txt'), classified.status === 'completed' ? (facts.finalMessage ?? '') : (classified.errorMessage ?? '')).catch(
       (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.txt'),
@@ -870,11 +872,11 @@ export class RunSupervisor {
         body,
         format: 'markdown',
         ...(documents.length > 0 ? { documents } : {}),
-        // A run that failed or was interrupted with a session can be resumed with one press (issue #14).
+        // A run that failed or was interrupted with a session can be resumed with one press.
         ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted') ? { buttons: [{ label: 'Resume', action: 'resume', arg: runId }] } : {}),
       },
     };
-    // The database may be away right now (issue #18 item 8): the record goes to the run directory
+    // The database may be away right now: the record goes to the run directory
     // first, and the database write is retried until it lands or the service stops.
     await writeTerminalRecord(runDir, record).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write terminal.json'));
     let outcome: DeliveryRow | null;
@@ -929,7 +931,7 @@ export class RunSupervisor {
   private notify(run: RunRow, text: string, buttons?: ButtonJson[]): void {
     const { deps } = this;
     void deps.outbox
-      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `[run ${run.id}] ${text}`, ...(buttons ? { buttons } : {}) })
+      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `${runTag(run.id)} ${text}`, ...(buttons ? { buttons } : {}) })
       .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not post a notice'));
   }
 
@@ -979,7 +981,7 @@ function diagnosticsTail(notices: readonly string[], stderr: string, shown: stri
 /**
  * What the outcome says about processes that may outlive the run: the pids baton could not kill,
  * or, where runs are followed only by their process tree and the run was stopped, that a process
- * which left the tree may have survived (issue #18 item 4).
+ * which left the tree may have survived.
  */
 function processNote(processes: RunProcesses | undefined, survivors: readonly number[], stopped: boolean): string | undefined {
   if (survivors.length > 0) return `Processes of this run may still be running (pid ${survivors.join(', ')}): baton could not stop them.`;
@@ -990,7 +992,7 @@ function processNote(processes: RunProcesses | undefined, survivors: readonly nu
 }
 
 /**
- * Checks the task fits what the vendor reads on stdin (every task goes there, issue #15).
+ * Checks the task fits what the vendor reads on stdin (every task goes there).
  *
  * @throws BatonError `task_too_long` when the vendor cannot take that many characters at all.
  */
@@ -1011,7 +1013,7 @@ function codePoints(text: string): number {
 /** Control flow: a cancel or shutdown arrived before the CLI was spawned, so it never is. */
 class StoppedBeforeSpawn extends Error {}
 
-/** The buttons of a watchdog advisory (issue #14). */
+/** The buttons of a watchdog advisory. */
 /**
  * How the person who launched a run stops it, in the words of where they launched it: a chat
  * command, or in a terminal (`baton ask`) Ctrl-C or `baton cancel` from another terminal.

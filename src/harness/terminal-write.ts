@@ -1,5 +1,5 @@
 /**
- * Writing a run's end when the database may be away (issue #18 item 8). A run that ends during an
+ * Writing a run's end when the database may be away. A run that ends during an
  * outage still ends: its terminal state and outcome go first to `terminal.json` in the run
  * directory (0600), then to the database, retried with backoff until the write lands. Restart
  * reconciliation reads the same file, so a run that finished before a crash or a stop is recorded

@@ -1,5 +1,5 @@
 /**
- * Lifecycle traces (PRODUCT.md §11): one JSON line per event in
+ * Lifecycle traces: one JSON line per event in
  * `$BATON_HOME/traces/YYYY-MM-DD/harness.jsonl` (UTC date), mode 0600. Best effort: a trace that
  * cannot be written is logged, never fails a run. Traces carry ids, states and sizes, never a
  * prompt, a token or an environment.

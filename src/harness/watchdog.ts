@@ -1,5 +1,5 @@
 /**
- * Advisory timers of a run (PRODUCT.md §8): no first event after `firstEventMs` (often a login or
+ * Advisory timers of a run: no first event after `firstEventMs` (often a login or
  * config problem) and silence for `inactivityMs`. Both only notify; the wall clock that kills a
  * run is the supervisor's.
  */

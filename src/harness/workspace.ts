@@ -1,5 +1,5 @@
 /**
- * The workspace gate (PRODUCT.md §6 item 5): a run's directory must resolve, symlinks followed,
+ * The workspace gate: a run's directory must resolve, symlinks followed,
  * inside a granted workspace root. Also finds the worktree root that the lock domain keys on.
  */
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
@@ -22,8 +22,8 @@ export interface WorkspaceSettings {
    */
   protectedDirs?: readonly string[];
   /**
-   * Absolute directories baton owns and makes run directories in: `$BATON_HOME/worktrees`
-   * (issue #17). A directory at least two levels below one (`<repo>/<run id>`) passes the
+   * Absolute directories baton owns and makes run directories in: `$BATON_HOME/worktrees`.
+   * A directory at least two levels below one (`<repo>/<run id>`) passes the
    * workspace gate and may lie in a protected directory, since it holds none. @default none
    */
   ownedRoots?: readonly string[];
@@ -89,7 +89,7 @@ export async function assertInsideRoots(path: string, roots: readonly string[]):
  * Refuses a run directory that contains, or lies in, baton's home or a CLI's home: the agent may
  * write below its directory (codex `workspace-write`, claude `acceptEdits`), and one tool call
  * there could plant a hook in claude's user settings (run unsandboxed by the next claude run) or
- * rewrite baton's config (issue #18). codex keeps only `.codex` and `.git` read-only.
+ * rewrite baton's config. codex keeps only `.codex` and `.git` read-only.
  *
  * @param cwd the run's directory, already real.
  * @param inOwnedRoot `cwd` is a run worktree in a root baton owns (`$BATON_HOME/worktrees`): it
@@ -146,7 +146,7 @@ async function realDirectory(path: string): Promise<string> {
 /**
  * The top of the git working tree holding `cwd` — what `git rev-parse --show-toplevel` prints —
  * or `cwd` itself outside one. Found the way git discovers a repository (setup.c), without
- * running git, which cost a process start on every launch (~10-20 ms, issue #15): from `cwd`
+ * running git, which cost a process start on every launch (~10-20 ms): from `cwd`
  * up, the first directory whose `.git` is a git directory (`HEAD`, `objects/`, `refs/`) or a
  * gitfile (`gitdir: <path>`, a linked worktree or submodule) pointing at one is the top. A `.git`
  * file that is no such gitfile makes git fail, so `cwd` is returned; a `.git` directory that is no

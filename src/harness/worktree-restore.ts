@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import { runGit } from './git.js';
 import { gitWorktreeEntry, gitWorktreesOnBranch } from './git-worktree-entry.js';
+import { runTag } from '../wording/run-tag.js';
 
 /** A run's worktree as its row records it. */
 export interface RecordedWorktree {
@@ -43,8 +44,8 @@ export async function worktreeIntact(worktreeRoot: string): Promise<boolean> {
  */
 export function worktreeGoneError(runId: string, worktree: RecordedWorktree, branchExists: boolean): BatonError {
   const message = branchExists
-    ? `[run ${runId}]'s worktree ${worktree.worktreeRoot} is gone, so it cannot continue there. Its branch ${worktree.branch} is still in ${worktree.sourceRoot}: press Restore worktree (or run \`baton worktrees restore ${runId}\` on the machine) to check it out again in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.`
-    : `[run ${runId}]'s worktree ${worktree.worktreeRoot} is gone, and so is its branch ${worktree.branch} in ${worktree.sourceRoot}, so it cannot continue. Start a new run.`;
+    ? `${runTag(runId)}'s worktree ${worktree.worktreeRoot} is gone, so it cannot continue there. Its branch ${worktree.branch} is still in ${worktree.sourceRoot}: press Restore worktree (or run \`baton worktrees restore ${runId}\` on the machine) to check it out again in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.`
+    : `${runTag(runId)}'s worktree ${worktree.worktreeRoot} is gone, and so is its branch ${worktree.branch} in ${worktree.sourceRoot}, so it cannot continue. Start a new run.`;
   return new BatonError('worktree_gone', message, { details: { runId, path: worktree.worktreeRoot, branch: worktree.branch, branchExists } });
 }
 
@@ -70,7 +71,7 @@ export async function restoreRunWorktree(runId: string, worktree: RecordedWorktr
   if (!(await branchExists(worktree.sourceRoot, worktree.branch))) throw worktreeGoneError(runId, worktree, false);
   const entries = await readdir(worktree.worktreeRoot).catch(() => undefined);
   if (entries && entries.length > 0) {
-    throw new BatonError('worktree_gone', `${worktree.worktreeRoot} holds files but is no longer the worktree of [run ${runId}], so baton leaves it alone. Move it away, then press Restore worktree again.`);
+    throw new BatonError('worktree_gone', `${worktree.worktreeRoot} holds files but is no longer the worktree of ${runTag(runId)}, so baton leaves it alone. Move it away, then press Restore worktree again.`);
   }
   if (entries) await rmdir(worktree.worktreeRoot);
   const entry = await gitWorktreeEntry(worktree.sourceRoot, worktree.worktreeRoot);
@@ -89,7 +90,7 @@ export async function restoreRunWorktree(runId: string, worktree: RecordedWorktr
     if ((await placeKey(other.path)) === here) continue; // git's record of the missing one, replaced below
     throw new BatonError(
       'worktree_branch_busy',
-      `[run ${runId}]'s branch ${worktree.branch} is checked out in ${other.path}, so baton does not check it out a second time at ${worktree.worktreeRoot}. ` +
+      `${runTag(runId)}'s branch ${worktree.branch} is checked out in ${other.path}, so baton does not check it out a second time at ${worktree.worktreeRoot}. ` +
         (other.prunable
           ? `That worktree is gone too; clear git's record of it (git -C ${worktree.sourceRoot} worktree prune) and press Restore worktree again.`
           : `Continue the work there, or switch that checkout to another branch and press Restore worktree again.`),

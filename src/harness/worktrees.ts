@@ -1,5 +1,5 @@
 /**
- * A git worktree per run (issue #17): `git worktree add -b baton/<run id>
+ * A git worktree per run: `git worktree add -b baton/<run id>
  * $BATON_HOME/worktrees/<repo>/<run id> HEAD`, so parallel runs on one repository each hold their
  * own worktree lock, and the retention that removes them again. Every git call goes through
  * {@link runGit}: `worktree add` checks files out, which would otherwise run the repository's

@@ -1,5 +1,5 @@
 /**
- * Tool approvals (issue #14): one row per permission request, and its decision. A decision is
+ * Tool approvals: one row per permission request, and its decision. A decision is
  * written once (`decision is null` guards every update), so two presses, or a press racing the
  * timeout, decide exactly once.
  */

@@ -231,7 +231,7 @@ async function openPostgres(target: PostgresTarget, maxConnections = 10): Promis
 /**
  * A stand-in for a postgres.js client (the one `current()` returns at each call) whose `unsafe`
  * queries, the way drizzle sends every query, are prepared on the server: named statements that
- * postgres.js keeps per connection and reuses by their text (issue #15).
+ * postgres.js keeps per connection and reuses by their text.
  *
  * Why: drizzle 0.45 asks postgres.js not to prepare a query unless it was given a name
  * (`prepare: name !== undefined`, drizzle-orm/postgres-js/session.js), and postgres.js 3.4.9 sends
@@ -440,8 +440,8 @@ export async function migrationsCurrent(database: Database): Promise<boolean> {
  * migrator applies a migration when the newest applied row's `created_at` is older than the
  * migration's `when` (drizzle-orm `pg-core/dialect.js` `migrate`), so a newest row at or past the
  * journal's last `when` means it would apply nothing. A warm start then skips the migrator's
- * lock, schema and table checks, empty transaction and reading and hashing every SQL file
- * (issue #15). False when the bookkeeping table does not exist yet.
+ * lock, schema and table checks, empty transaction and reading and hashing every SQL file.
+ * False when the bookkeeping table does not exist yet.
  */
 async function journalApplied(database: OpenedDatabase): Promise<boolean> {
   const journal = JSON.parse(await readFile(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };

@@ -1,5 +1,5 @@
 /**
- * Faults of the PostgreSQL driver that escape every `await` (issue #18 item 7).
+ * Faults of the PostgreSQL driver that escape every `await`.
  *
  * postgres.js 3.4.9 (the newest release on npm on 2026-11-30; same code on its master) throws
  * from a `setImmediate` callback when a connection is cut while a transaction is in flight:

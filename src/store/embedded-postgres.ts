@@ -33,7 +33,7 @@ import { BatonError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process.js';
 import { asAccount, ensureServerAccount, giveFileTo, giveTo, serverAccountUnavailable, type ServerAccount } from './embedded-postgres-account.js';
 
-/** execa, loaded on first use: ~100 modules that start-up on PostgreSQL does without (issue #15). */
+/** execa, loaded on first use: ~100 modules that start-up on PostgreSQL does without. */
 async function loadExeca(): Promise<typeof import('execa').execa> {
   return (await import('execa')).execa;
 }

@@ -1,6 +1,6 @@
 /**
  * Group commit: writes that arrive while one is in flight wait for it, then go to the database
- * together as one statement (issue #15). A lone write goes at once, so nothing waits when the
+ * together as one statement. A lone write goes at once, so nothing waits when the
  * service is quiet; under load (the retry worker's eight lanes each recording a sent row) the
  * writes of several rows share one round trip, one commit and one socket write.
  *

@@ -1,5 +1,5 @@
 /**
- * Opening the database at service start while PostgreSQL may still be down (issue #18 item 10).
+ * Opening the database at service start while PostgreSQL may still be down.
  * Under systemd (`Restart=on-failure`) an immediate exit became a restart loop whose journal held
  * a stack per restart; the service now waits for the server itself, says why in one line per
  * attempt, and only then exits (the unit's `RestartSec` spaces what follows).

@@ -1,6 +1,6 @@
 /**
  * Run and delivery persistence. Every state change that causes a message writes that message's
- * delivery row in the same transaction (PRODUCT.md §9), so an outcome is never lost between the
+ * delivery row in the same transaction, so an outcome is never lost between the
  * two writes.
  */
 import { and, desc, eq, inArray, isNotNull, isNull, lte, notInArray, sql, type SQL } from 'drizzle-orm';
@@ -53,7 +53,7 @@ export interface NewDelivery {
   body: string;
   /** How `body` is written: `markdown` is rendered per channel. @default `plain` */
   format?: 'plain' | 'markdown';
-  /** Files sent after the text (issue #13). @default none */
+  /** Files sent after the text. @default none */
   documents?: DocumentJson[];
   /** Buttons under the message (its last part when split). @default none */
   buttons?: ButtonJson[];
@@ -83,7 +83,7 @@ function limitsOf(limits: ActiveLimits): { node: number; fleet: number | undefin
   return typeof limits === 'number' ? { node: limits, fleet: undefined } : { node: limits.node, fleet: limits.fleet };
 }
 
-/** How {@link RunStore.createRun} queues a run it cannot start now (issue #17). */
+/** How {@link RunStore.createRun} queues a run it cannot start now. */
 export interface QueuePolicy {
   /** Most queued runs one conversation may have (`[harness] max_queued`). */
   maxQueued: number;
@@ -122,7 +122,7 @@ export const LAUNCH_LOCK_KEY = 715042;
 const statusLiterals = (statuses: readonly RunStatus[]): SQL => sql.raw(statuses.map((status) => `'${status}'`).join(', '));
 
 /**
- * The status conditions of the launch and queue reads (issue #15), written into the SQL as
+ * The status conditions of the launch and queue reads, written into the SQL as
  * literals, not bound as parameters: the planner then knows from the column's statistics that few
  * runs match and reads them through `runs_status`. Bound as parameters, a cached generic plan of
  * the prepared statement (PostgreSQL may switch to one after five executions) cannot know it, and
@@ -133,7 +133,7 @@ const IS_ACTIVE = sql`${runs.status} in (${statusLiterals(ACTIVE_RUN_STATUSES)})
 const IS_QUEUED = sql`${runs.status} = 'queued'`;
 
 /**
- * The `NOTIFY` channel a routed run wakes its node on (issue #16 item 3); the payload is the node
+ * The `NOTIFY` channel a routed run wakes its node on; the payload is the node
  * name. A node that misses it (not listening, connection lost) finds the run by polling.
  */
 export const RUNS_CHANNEL = 'baton_runs';
@@ -270,7 +270,7 @@ export class RunStore {
    * domain: one active run per worktree root (a partial unique index) and at most `maxActive`
    * active runs (counted under a transaction-scoped advisory lock).
    *
-   * With `queue` (issue #17), a run that would be refused for a busy worktree or `max_active` —
+   * With `queue`, a run that would be refused for a busy worktree or `max_active` —
    * or that would overtake a run already queued for its worktree — is stored `queued` instead,
    * with `queue.launch` to start it later, and `started` is called with its place in line.
    *
@@ -280,7 +280,7 @@ export class RunStore {
    * `onLaunchable` is called inside the transaction, once the lock is held and its read found the
    * run launchable now (worktree free, a slot open; never for a queued run), as the writes go
    * out: from then on no other launch can take the worktree (each waits for the lock, then
-   * sees this run active), so the launch snapshot may begin while the commit travels (issue #15).
+   * sees this run active), so the launch snapshot may begin while the commit travels.
    * A transaction run again calls it again. It must not throw.
    *
    * @returns the `started` (or queued) message, `run`: the run row as committed (RETURNING, so a
@@ -303,7 +303,7 @@ export class RunStore {
     try {
       return await this.db.transaction(async (tx) => {
         // The lock and the read of every active and queued run go out together, pipelined: one
-        // round trip instead of four (issue #15). The server still runs them in order, and in READ
+        // round trip instead of four. The server still runs them in order, and in READ
         // COMMITTED the read takes its snapshot when it starts, after the lock is held.
         const [, rows] = await Promise.all([
           tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`),
@@ -314,7 +314,7 @@ export class RunStore {
             .orderBy(runs.createdAt),
         ]);
         const active = rows.filter((r) => r.status !== 'queued');
-        // max_active counts this node's runs (issue #16 item 3); the worktree lock is global.
+        // max_active counts this node's runs; the worktree lock is global.
         const mineActive = run.node ? active.filter((r) => r.onNode).length : active.length;
         const fleetFull = fleetMaxActive !== undefined && active.length >= fleetMaxActive;
         const busyId = active.find((r) => r.worktreeRoot === run.worktreeRoot)?.id;
@@ -368,7 +368,7 @@ export class RunStore {
   }
 
   /**
-   * Stores a launch routed to another node (issue #16 item 3) as `queued` for `run.node`, with its
+   * Stores a launch routed to another node as `queued` for `run.node`, with its
    * `queued for node …` message, and wakes that node (`NOTIFY baton_runs, '<node>'`, sent at
    * commit). Nothing is checked against this node's disk or this node's `max_active`: the owning
    * node resolves the target, takes its worktree lock and counts its slots when it claims the run.
@@ -401,7 +401,7 @@ export class RunStore {
 
   /**
    * True when any run waits `queued` (one index lookup, no lock): a run's end skips the queue pass
-   * when none does (issue #15). A run queued after this answered is started by the process that
+   * when none does. A run queued after this answered is started by the process that
    * queued it, which looks again once its run row is committed.
    */
   async hasQueued(): Promise<boolean> {
@@ -467,7 +467,7 @@ export class RunStore {
    * same advisory lock, so any number of processes may call it at any time; each run is claimed
    * once.
    *
-   * With `node` (issue #16 item 3), `maxActive` counts the active runs of that node, and the runs
+   * With `node`, `maxActive` counts the active runs of that node, and the runs
    * claimed are those addressed to it (routed there or queued there) once prepared; runs from
    * before routing (no node) are claimed by a process of the host that queued them.
    *
@@ -582,7 +582,7 @@ export class RunStore {
 
   /**
    * Of `ids` (runs this process supervises), those the database already shows ended: another
-   * node declared this one lost and ended them `interrupted · node_lost` (issue #16 item 4).
+   * node declared this one lost and ended them `interrupted · node_lost`.
    */
   async endedAmong(ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
@@ -754,8 +754,8 @@ export class RunStore {
   }
 
   /**
-   * Puts a dead letter back in the queue, due now, with its attempts reset (issue #14,
-   * `/redeliver ID`). Parts already sent stay sent.
+   * Puts a dead letter back in the queue, due now, with its attempts reset
+   * (`/redeliver ID`). Parts already sent stay sent.
    *
    * @returns the row, or undefined when `id` is not a dead letter (never dead, or redelivered already).
    */
@@ -789,7 +789,7 @@ export class RunStore {
   }
 
   /**
-   * Every run that got its own git worktree (issue #17) not yet recorded as removed, newest first.
+   * Every run that got its own git worktree not yet recorded as removed, newest first.
    *
    * @param node with it, only the runs of that node (`runs.node`), or of its host for runs
    *   written without a node: a fleet shares the database, not the disks the worktrees are on.
@@ -900,7 +900,7 @@ export class RunStore {
 
   /**
    * The writes of {@link recordPartsSent}, several rows to a statement while the service is busy
-   * (group commit, issue #15).
+   * (group commit).
    */
   private readonly partsSent = new GroupCommit<PartsSent, boolean>((batch) => this.writePartsSent(batch), {
     maxBatch: 64,
@@ -908,7 +908,7 @@ export class RunStore {
   });
 
   /**
-   * One statement, one round trip for any number of rows (issue #15: the send loop was four per
+   * One statement, one round trip for any number of rows (the send loop was four per
    * part — begin, update, insert, commit — and a select for the run's next row): the row updates
    * and the message links are data-modifying CTEs, atomic like the transaction they replace, and
    * the final select says per row whether a later row of its run waits, which is all the outbox

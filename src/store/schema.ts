@@ -2,6 +2,8 @@
  * The drizzle schema: one definition for PostgreSQL (postgres.js) and embedded PGlite. SQL
  * migrations under `migrations/` are generated from this file by `npm run db:generate`.
  */
+import type { ButtonJson } from '../core/buttons.js';
+import { VENDOR_NAMES } from '../core/vendor-name.js';
 import { sql } from 'drizzle-orm';
 import {
   bigserial,
@@ -17,10 +19,13 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { DenialJson, UsageJson } from '../types/run-facts.js';
+
+export type { DenialJson, UsageJson } from '../types/run-facts.js';
 
 /**
- * Run statuses (PRODUCT.md §8): `starting` and `running` are active, `queued` waits for its
- * worktree or a `max_active` slot (issue #17), the rest terminal.
+ * Run statuses: `starting` and `running` are active, `queued` waits for its
+ * worktree or a `max_active` slot, the rest terminal.
  */
 export const runStatusEnum = pgEnum('run_status', [
   'starting',
@@ -34,7 +39,7 @@ export const runStatusEnum = pgEnum('run_status', [
 ]);
 
 /** Vendors baton can drive. */
-export const vendorEnum = pgEnum('vendor', ['codex', 'claude']);
+export const vendorEnum = pgEnum('vendor', VENDOR_NAMES);
 
 /** Outbox row states: `dead` rows are kept, listed, never sent. */
 export const deliveryStatusEnum = pgEnum('delivery_status', ['pending', 'delivered', 'dead']);
@@ -44,45 +49,24 @@ export const deliveryStatusEnum = pgEnum('delivery_status', ['pending', 'deliver
  */
 export const bodyFormatEnum = pgEnum('body_format', ['plain', 'markdown']);
 
-/** Where a request came from, frozen at launch (PRODUCT.md §1 "origin"). */
+/** Where a request came from, frozen at launch. */
 export interface OriginJson {
   platform: string;
   chatId: string;
   threadId?: string;
   senderId: string;
   messageId: string;
-  /** `[node] name` of the node that received the launch (issue #16 item 3); absent on older runs. */
+  /** `[node] name` of the node that received the launch; absent on older runs. */
   node?: string;
 }
 
-/** Token counts a vendor reported for a run; `costUsd` only where the vendor reports it. */
-export interface UsageJson {
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-  reasoningOutputTokens?: number;
-  costUsd?: number;
-  /**
-   * The whole vendor session's totals as the CLI reported them, where they differ in kind from
-   * the run's own (codex reports a resumed session's totals): the next resume's starting point.
-   */
-  session?: { inputTokens: number; cachedInputTokens: number; outputTokens: number; reasoningOutputTokens?: number };
-}
 
-/**
- * One tool call the vendor CLI denied (claude `result.permission_denials[]`, 2.1.332
- * `system/permission_denied`): the tool's name and its command, path or URL on one line, if any.
- */
-export interface DenialJson {
-  tool: string;
-  detail?: string;
-}
 
 /** Per-run options the owner asked for. */
 export interface RunOptionsJson {
   model?: string;
   sandbox?: string;
-  /** The owner approves tool calls from the chat (claude only, issue #14). */
+  /** The owner approves tool calls from the chat (claude only). */
   approve?: boolean;
   timeoutMinutes: number;
   progress: boolean;
@@ -95,7 +79,7 @@ export interface RunOptionsJson {
 }
 
 /**
- * What a queued run launches with once its slot frees (issue #17): the vendor-neutral request
+ * What a queued run launches with once its slot frees: the vendor-neutral request
  * and the wall clock, in ms. Paths are the run directory's own files.
  */
 export interface QueuedLaunchJson {
@@ -110,7 +94,7 @@ export interface QueuedLaunchJson {
   sessionUsageBefore?: UsageJson;
   timeoutMs: number;
   /**
-   * Set while a run routed to another node (issue #16 item 3) waits for that node to prepare it:
+   * Set while a run routed to another node waits for that node to prepare it:
    * the target as the owner sent it (`in:` path on the owning node, `~` its home), and whether the
    * run asked for a worktree. The owning node resolves it against its own roots, makes the
    * worktree, fills in `cwd`/`worktree_root` and drops this before claiming the run.
@@ -125,7 +109,7 @@ export interface ReshapeJson {
 }
 
 /**
- * A file sent with a delivery (issue #13): its bytes are on disk in the run directory (0600), so
+ * A file sent with a delivery: its bytes are on disk in the run directory (0600), so
  * a row that waits across a restart still has them.
  * - `long_body`: the delivery's whole body as a file (`result.md`). Used only when the body would
  *   take more than {@link LONG_BODY_PARTS} messages on the platform: then the first part goes as
@@ -148,17 +132,6 @@ export interface DocumentJson {
 /** Messages a body may take before it goes as its first part plus `result.md` (about three chat messages). */
 export const LONG_BODY_PARTS = 3;
 
-/**
- * One button under a message (issue #14): the label the platform shows, and what a press asks
- * for (`action` with its argument, e.g. `stop` + a run id, `approve` + an approval id). Channels
- * render it with their own widget (Telegram inline keyboard, Slack Block Kit button, Discord
- * component) and carry `action` and `arg` back in the press.
- */
-export interface ButtonJson {
-  label: string;
-  action: string;
-  arg: string;
-}
 
 /** Where a delivery goes: a chat, optionally a thread, optionally as a reply. */
 export interface DeliveryTargetJson {
@@ -180,7 +153,7 @@ export const runs = pgTable(
     cwd: text('cwd').notNull(),
     worktreeRoot: text('worktree_root').notNull(),
     /**
-     * The branch of the git worktree baton made for this run (`baton/<run id>`, issue #17), whose
+     * The branch of the git worktree baton made for this run (`baton/<run id>`), whose
      * directory is `worktree_root`; null for a run in the checkout itself.
      */
     branch: text('branch'),
@@ -199,13 +172,13 @@ export const runs = pgTable(
     finalMessage: text('final_message'),
     errorMessage: text('error_message'),
     usage: jsonb('usage').$type<UsageJson>(),
-    /** Tool calls the CLI denied during the run; empty when none (PRODUCT.md §8). */
+    /** Tool calls the CLI denied during the run; empty when none. */
     denials: jsonb('denials').$type<DenialJson[]>().notNull().default([]),
     exitCode: integer('exit_code'),
     exitSignal: text('exit_signal'),
     pid: integer('pid'),
     /**
-     * SHA-256 (hex) of the run's approval token (issue #14): the per-run permission-prompt server
+     * SHA-256 (hex) of the run's approval token: the per-run permission-prompt server
      * proves with it that it asks about this run only. Null for runs that do not ask.
      */
     approvalTokenSha256: text('approval_token_sha256'),
@@ -216,7 +189,7 @@ export const runs = pgTable(
     /** `host:pid` of the service process supervising the run, so a restart knows which runs it orphaned. */
     supervisor: text('supervisor').notNull(),
     /**
-     * `[node] name` of the node that runs it (issue #16 item 3): the receiving node for a local
+     * `[node] name` of the node that runs it: the receiving node for a local
      * launch, the node holding the repository for a routed one. `max_active` counts per node, and
      * only that node claims the run when it is queued. Null on runs from before routing.
      */
@@ -233,14 +206,14 @@ export const runs = pgTable(
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
-    // The lock domain (PRODUCT.md §6 item 9): at most one active run per worktree root, enforced
+    // The lock domain: at most one active run per worktree root, enforced
     // by the database so two launches racing from two processes can never both pass.
     uniqueIndex('runs_one_active_per_worktree')
       .on(t.worktreeRoot)
       .where(sql`${t.status} in ('starting', 'running')`),
     index('runs_created_at').on(t.createdAt),
     index('runs_active').on(t.status).where(sql`${t.status} in ('starting', 'running')`),
-    // What a launch reads under the launch lock, and what a run's end looks for (issue #15): the
+    // What a launch reads under the launch lock, and what a run's end looks for: the
     // active and queued runs, oldest first. Without it both scanned every run ever made (9 ms at
     // 50,000 runs on the bench machine, growing with the table). Not partial: a predicate naming
     // `queued` cannot be created in the transaction that runs every migration of a fresh database
@@ -274,7 +247,7 @@ export const deliveries = pgTable(
     platformMessageIds: jsonb('platform_message_ids').$type<string[]>().notNull().default([]),
     /** Files sent with the message, after its text (see {@link DocumentJson}); empty for most rows. */
     documents: jsonb('documents').$type<DocumentJson[]>().notNull().default([]),
-    /** Buttons under the message's last part (issue #14); null for none. */
+    /** Buttons under the message's last part; null for none. */
     buttons: jsonb('buttons').$type<ButtonJson[]>(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
@@ -333,7 +306,7 @@ export const runMessages = pgTable(
   (t) => [primaryKey({ columns: [t.platform, t.chatId, t.messageId] })],
 );
 
-/** A conversation's default run directory, set by `/use` (PRODUCT.md §5). */
+/** A conversation's default run directory, set by `/use`. */
 export const conversationDefaults = pgTable(
   'conversation_defaults',
   {
@@ -348,7 +321,7 @@ export const conversationDefaults = pgTable(
 );
 
 /**
- * The nodes of a fleet sharing this database (issue #16): one row per service process life,
+ * The nodes of a fleet sharing this database: one row per service process life,
  * written at start and refreshed every `[node] heartbeat_seconds`. A node whose heartbeat is
  * older than `dead_after_seconds` is dead. Rows of stopped processes are deleted.
  */
@@ -381,7 +354,7 @@ export const leases = pgTable('leases', {
 export type NodeRow = typeof nodes.$inferSelect;
 
 /**
- * A decision on a tool approval (issue #14): `allow` (this call), `allow_run` (this call and the
+ * A decision on a tool approval: `allow` (this call), `allow_run` (this call and the
  * same kind of call for the rest of the run), `deny`, `timeout` (no answer within
  * `approval_timeout_minutes`: denied), `run_gone` (the run ended or the service restarted
  * without it: denied).
@@ -389,7 +362,7 @@ export type NodeRow = typeof nodes.$inferSelect;
 export const approvalDecisionEnum = pgEnum('approval_decision', ['allow', 'allow_run', 'deny', 'timeout', 'run_gone']);
 
 /**
- * Tool approvals (issue #14): one row per permission request claude sent through baton's
+ * Tool approvals: one row per permission request claude sent through baton's
  * per-run permission-prompt server, and its decision. `kind` is what "Allow for this run"
  * matches later calls against (see `approvalScope` in src/harness/approval-scope.ts).
  */
@@ -419,7 +392,6 @@ export type ApprovalRow = typeof approvals.$inferSelect;
 export type NewRunRow = typeof runs.$inferInsert;
 export type DeliveryRow = typeof deliveries.$inferSelect;
 export type RunStatus = (typeof runStatusEnum.enumValues)[number];
-export type Vendor = (typeof vendorEnum.enumValues)[number];
 
 /** Statuses that hold the worktree lock. */
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['starting', 'running'];
@@ -446,3 +418,5 @@ export const buttonPresses = pgTable(
   },
   (t) => [primaryKey({ columns: [t.platform, t.chatId, t.messageId] })],
 );
+
+export type { ButtonJson } from '../core/buttons.js';

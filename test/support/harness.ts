@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/delivery/outbox.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import { detectCgroupSupport, type CgroupSupport } from '../../src/harness/run-cgroup.js';
-import { outcomeText } from '../../src/dispatch/messages.js';
+import { outcomeText } from '../../src/wording/runs.js';
 import { RunSupervisor, type InstalledVendor, type RunLimits } from '../../src/harness/supervisor.js';
 import { claudeVendor } from '../../src/harness/vendors/claude.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';

@@ -4,7 +4,8 @@
  * mrkdwn, plain words for a terminal, and the escaping that makes outside text literal.
  */
 import { describe, expect, it } from 'vitest';
-import { codeBlock, codeSpan, escapeMarkdown, toPlainText, toSlackMrkdwn, toTelegramHtml } from '../../src/delivery/chat-markdown.js';
+import { toPlainText, toSlackMrkdwn, toTelegramHtml } from '../../src/delivery/chat-markdown.js';
+import { codeBlock, codeSpan, escapeMarkdown } from '../../src/wording/markdown.js';
 import { parseTelegramHtml } from '../fakes/telegram-html.js';
 
 /** A small deterministic generator, so a failure is the same on every run. */

@@ -11,7 +11,7 @@ import { ChannelSendError, type MessageEdit } from '../../src/channels/types.js'
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { StatusEditor, fitStatus } from '../../src/delivery/status-editor.js';
-import { statusText } from '../../src/dispatch/messages.js';
+import { statusText } from '../../src/wording/runs.js';
 import { JsonLineDecoder } from '../../src/harness/json-lines.js';
 import { claudeVendor } from '../../src/harness/vendors/claude.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';

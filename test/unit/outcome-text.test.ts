@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toPlainText } from '../../src/delivery/chat-markdown.js';
-import { outcomeText } from '../../src/dispatch/messages.js';
+import { outcomeText } from '../../src/wording/runs.js';
 import { classifyExit } from '../../src/harness/outcome.js';
 
 const run = { id: 'hr_0123456789ab', vendor: 'claude' as const, cwd: '/repo', createdAt: new Date('2026-11-30T10:00:00Z') };

@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { toPlainText } from '../../src/delivery/chat-markdown.js';
 import { splitMessage } from '../../src/delivery/split.js';
 import { COMMAND_MENU } from '../../src/dispatch/command-menu.js';
-import { outcomeText } from '../../src/dispatch/messages.js';
+import { outcomeText } from '../../src/wording/runs.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.js';
 
 const TOKEN = '123456:format-test-token';

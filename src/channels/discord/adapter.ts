@@ -29,7 +29,7 @@ import { ConversationQueue } from '../conversation-queue.js';
 import { fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
-import type { ButtonJson } from '../../store/schema.js';
+import type { ButtonJson } from '../../core/buttons.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
 import {
   DISCORD_PASTE_FILE_NAME,
@@ -56,7 +56,7 @@ const INLINE_RATE_LIMIT_WAIT_MS = 5_000;
 
 /**
  * Gateway intents. DirectMessages, GuildMessages and MessageContent (privileged: enable "Message
- * Content Intent" in the Developer Portal) as PRODUCT.md §3 says; Guilds too, because discord.js
+ * Content Intent" in the Developer Portal), which reading commands needs; Guilds too, because discord.js
  * caches a guild's channels from GUILD_CREATE and drops guild messages whose channel it cannot
  * resolve.
  */
@@ -83,7 +83,7 @@ export interface DiscordAdapterOptions {
    */
   reconnectAfterMs?: number;
   /**
-   * The fleet's lease on this bot token's gateway session (issue #16): a second session would
+   * The fleet's lease on this bot token's gateway session: a second session would
    * receive every message again, so only the holder connects; others stand by and still send
    * through REST. @default none (always connect)
    */
@@ -95,7 +95,7 @@ export interface DiscordAdapterOptions {
    * store) is not redelivered by a new gateway session. @default none
    */
   inbox?: InboundInbox | undefined;
-  /** Where presses of baton's message-component buttons go (issue #14). @default none: a press is answered "no longer does anything" */
+  /** Where presses of baton's message-component buttons go. @default none: a press is answered "no longer does anything" */
   presses?: PressHandler | undefined;
   /**
    * Messages handled at once, not behind their conversation's earlier ones still being handled

@@ -12,7 +12,7 @@ import { ConversationQueue } from '../conversation-queue.js';
 import { AttachmentDownloadError, fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
 import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
-import type { ButtonJson } from '../../store/schema.js';
+import type { ButtonJson } from '../../core/buttons.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
 import { compareSlackTs, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
@@ -56,7 +56,7 @@ export interface SlackAdapterOptions {
    * start. @default none (an event acknowledged by a process that dies before handling it is lost)
    */
   inbox?: InboundInbox | undefined;
-  /** Where presses of baton's Block Kit buttons go (issue #14). @default none: a press is answered "no longer does anything" */
+  /** Where presses of baton's Block Kit buttons go. @default none: a press is answered "no longer does anything" */
   presses?: PressHandler | undefined;
   /**
    * Messages handled at once, not behind their conversation's earlier ones still being handled

@@ -15,7 +15,7 @@ export function boltLogger(logger: Logger, secrets: readonly string[]): SlackLog
   return {
     // Never logged, at any level: @slack/socket-mode's debug lines hold every received event whole
     // and @slack/web-api's every API answer (a thread's messages), so a person's text, a task,
-    // would reach the log at BATON_LOG_LEVEL=debug (issue #18).
+    // would reach the log at BATON_LOG_LEVEL=debug.
     debug: () => {},
     info: (...parts: unknown[]) => child.info(text(parts)),
     warn: (...parts: unknown[]) => child.warn(text(parts)),

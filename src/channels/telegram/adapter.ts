@@ -56,7 +56,7 @@ export interface TelegramAdapterOptions {
    * the conversation follows it to the new chat id. @default none
    */
   conversations?: ConversationMover | undefined;
-  /** Where presses of inline-keyboard buttons go (issue #14). @default none: a press is answered "not available" */
+  /** Where presses of inline-keyboard buttons go. @default none: a press is answered "not available" */
   presses?: PressHandler | undefined;
   /**
    * Messages handled at once, not behind their conversation's earlier ones still being handled
@@ -71,7 +71,7 @@ export interface TelegramAdapterOptions {
   /** Wait before polling again after a 409 Conflict (another poller on this token), in ms. @default 60_000 */
   conflictRetryMs?: number;
   /**
-   * The fleet's lease on this bot token's long poll (issue #16): this process polls only while it
+   * The fleet's lease on this bot token's long poll: this process polls only while it
    * holds it, and stands by otherwise. @default none (always poll)
    */
   lease?: ConnectionLease | undefined;

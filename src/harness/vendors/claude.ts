@@ -1,6 +1,6 @@
 /**
  * Claude Code (`claude -p --output-format stream-json --verbose`). Flags and events as measured on
- * claude 2.1.197 (shared/spec/VENDOR-CLI.md, and the notes below).
+ * claude 2.1.197 (and the notes below).
  */
 import { readFile } from 'node:fs/promises';
 import type { DenialJson, UsageJson } from '../../store/schema.js';
@@ -35,7 +35,7 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  * (reported in `permission_denials`), `acceptEdits` and `auto` let it write inside the cwd,
  * `dontAsk` denies Bash outright.
  *
- * A repository is untrusted input (issue #18). Measured on 2.1.197 (and 2.1.332 for the first
+ * A repository is untrusted input. Measured on 2.1.197 (and 2.1.332 for the first
  * two): a repository's `.claude/settings.json` / `settings.local.json` can set `env`
  * (`ANTHROPIC_BASE_URL`: the owner's key goes to a server the repository names), hooks that run
  * at start, `permissions.defaultMode: "bypassPermissions"`, and enable the servers of its
@@ -45,9 +45,9 @@ const MAX_DENIAL_DETAIL_CHARS = 160;
  *   project's MCP servers, do not.
  * - `--settings={"permissions":{"disableBypassPermissionsMode":"disable"}}`: bypass mode cannot be
  *   switched on by any settings file, the owner's included, nor by `--permission-mode` (measured:
- *   the run stays in `default`). baton refuses that posture anyway (PRODUCT.md §6).
+ *   the run stays in `default`). baton refuses that posture anyway.
  *
- * Tool approvals (issue #14): a run with `approvalMcpConfig` gets `--strict-mcp-config
+ * Tool approvals: a run with `approvalMcpConfig` gets `--strict-mcp-config
  * --mcp-config=<run dir>/mcp.json --permission-prompt-tool=mcp__baton__approve`. Measured on
  * claude 2.1.332 against the fake Anthropic server (a `tool_use` of Bash, `--permission-mode=default`,
  * `--setting-sources=user`):
@@ -105,7 +105,7 @@ export const claudeVendor: Vendor = {
    * an `image` block (base64) per image — claude has no image flag; measured on 2.1.197 (and
    * 2.1.332), the Messages request then carries the image bytes.
    *
-   * Why stream-json for every task (issue #15), measured on 2.1.332 against the fake Messages
+   * Why stream-json for every task, measured on 2.1.332 against the fake Messages
    * server, stdin pipe left open before the message was written: with a plain-text prompt on
    * stdin claude waits at most 3 s for its first byte, then prints "Warning: no stdin data
    * received in 3s" and exits 1 ("Input must be provided …"); with stream-json input it waits
@@ -125,7 +125,7 @@ export const claudeVendor: Vendor = {
     return `${JSON.stringify(message)}\n`;
   },
 
-  /** Only the config dir: `ANTHROPIC_API_KEY` is passed only in an API-key mode (PRODUCT.md §7). */
+  /** Only the config dir: `ANTHROPIC_API_KEY` is passed only in an API-key mode. */
   vendorEnv(homes: VendorHomes): Record<string, string> {
     return { CLAUDE_CONFIG_DIR: homes.claudeConfigDir };
   },
@@ -164,7 +164,7 @@ export const claudeVendor: Vendor = {
     return `Log claude in as the user baton runs as: run CLAUDE_CONFIG_DIR=${home} claude once and log in (/login), or set [harness] claude_config_dir to a config dir that is logged in; then send the task again.`;
   },
 
-  /** `system/api_retry` events (VENDOR-CLI.md), in the words the outcome's notices use. */
+  /** `system/api_retry` events, in the words the outcome's notices use. */
   describeRetry(event: unknown): string | undefined {
     return isRecord(event) && event['type'] === 'system' && event['subtype'] === 'api_retry' ? describeRetry(event) : undefined;
   },
@@ -232,9 +232,9 @@ function describeToolUse(name: string, input: Record<string, unknown>): string |
  *
  * - A run can print several `result` lines: one per turn it ends, and background shells (2.1.197)
  *   and background sub-agents (2.1.332) start more turns (fixtures `claude-2.1.332/`,
- *   `claude-2.1.197-more/`). The last `result` is terminal (PRODUCT.md §8), and `is_error`
+ *   `claude-2.1.197-more/`). The last `result` is terminal, and `is_error`
  *   decides, not `subtype`: API errors arrive as `subtype:"success"` with `is_error:true`
- *   (VENDOR-CLI.md). A result completes the run only when `is_error` is `false` and the subtype
+  * A result completes the run only when `is_error` is `false` and the subtype
  *   is `success` (or absent). `error_max_turns` and `error_max_budget_usd` name their own reason.
  * - The final message is the last text of a top-level assistant message; `result.result` when
  *   there was none. Synthetic assistant messages (`model:"<synthetic>"`, the CLI's own error
@@ -454,7 +454,7 @@ function joinErrors(raw: unknown): string | undefined {
   return errors.length > 0 ? errors.join('; ') : undefined;
 }
 
-/** Words for a failed result that carried neither `result` text nor `errors` (subtypes per VENDOR-CLI.md). */
+/** Words for a failed result that carried neither `result` text nor `errors` (the subtypes claude 2.1.197 emits). */
 function describeSubtype(subtype: string | undefined, isError: unknown): string {
   switch (subtype) {
     case 'error_max_turns':

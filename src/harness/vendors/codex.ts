@@ -1,6 +1,6 @@
 /**
- * The Codex CLI (`codex exec --json`). Flags and events as measured on codex-cli 0.171.0
- * (shared/spec/VENDOR-CLI.md).
+ * The Codex CLI (`codex exec --json`). Flags and events as measured on codex-cli 0.171.0.
+ * 
  */
 import { dirname } from 'node:path';
 import type { UsageJson } from '../../store/schema.js';
@@ -38,7 +38,7 @@ const MCP_LINE = /\bMCP\b/;
 export const codexVendor: Vendor = {
   name: 'codex',
   binaryName: 'codex',
-  // VENDOR-CLI.md: codex refuses more than 1,048,576 characters of input.
+  // Measured: codex refuses more than 1,048,576 characters of input.
   maxStdinPromptChars: 1_048_576,
 
   buildArgv(request: LaunchRequest, context: LaunchContext): string[] {
@@ -46,7 +46,7 @@ export const codexVendor: Vendor = {
     const argv = ['exec', '--json', '--skip-git-repo-check', '-c', untrustedProjects(context.cwd)];
     if (request.model) argv.push('-m', request.model);
     // `--image=FILE`, one per image: `-i` takes several values and would swallow the prompt
-    // (VENDOR-CLI.md, measured on 0.171.0; `exec resume` takes the same flag). codex decodes each
+    // (measured on 0.171.0; `exec resume` takes the same flag). codex decodes each
     // image and silently leaves out one it cannot decode (measured: a PNG with a bad CRC), which
     // is why baton only passes files whose magic bytes name an image type.
     for (const image of request.images ?? []) argv.push(`--image=${image.path}`);
@@ -66,7 +66,7 @@ export const codexVendor: Vendor = {
   },
 
   /**
-   * The prompt as is. Measured on codex-cli 0.171.0 against the fake Responses server (issue #15,
+   * The prompt as is. Measured on codex-cli 0.171.0 against the fake Responses server (
    * `codex exec --json … -- -` with a stdin pipe left open 1 s and 5 s before the prompt was
    * written): no model request and no change in the working directory while it waited, no
    * timeout (it waits for EOF however long), and the first model call came ~110 ms after the

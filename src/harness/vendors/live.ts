@@ -1,27 +1,15 @@
 /**
- * What a run is doing right now, for its live status message (issue #14 item 3): the step the
+ * What a run is doing right now, for its live status message: the step the
  * agent last started, the files it changed through its edit tools, and the tokens reported so
  * far. Each vendor's reducer feeds one {@link LiveTracker} from its events.
  */
 
-/** Live facts of a running run (see {@link StreamFacts.live}). */
-export interface LiveFacts {
-  /** The last command or tool the agent started, one line (e.g. `running npm test`). */
-  step?: string;
-  /** The last {@link RECENT_STEPS} steps, newest last. */
-  recentSteps: string[];
-  /**
-   * Paths the agent changed through its edit tools (codex `file_change` items, claude
-   * Write/Edit/MultiEdit/NotebookEdit), each once, in first-change order, at most
-   * {@link MAX_TRACKED_FILES}; a file a shell command wrote is not among them.
-   */
-  filesChanged: string[];
-  /** Tokens (input + output) the CLI reported so far; codex reports them only when a turn ends. */
-  tokens: number;
-}
 
 /** Steps kept for `progress` runs. */
 export const RECENT_STEPS = 5;
+import type { LiveFacts } from '../../types/run-facts.js';
+
+export type { LiveFacts } from '../../types/run-facts.js';
 /** Most changed paths remembered per run. */
 export const MAX_TRACKED_FILES = 1000;
 /** Longest step text, in characters. */

@@ -2,7 +2,8 @@
  * The vendor port: everything baton knows about one coding CLI lives behind this interface, so no
  * flag or event name of a vendor leaks into the dispatcher or the run supervisor.
  */
-import type { DenialJson, UsageJson, Vendor as VendorName } from '../../store/schema.js';
+import type { VendorName } from '../../core/vendor-name.js';
+import type { DenialJson, UsageJson } from '../../store/schema.js';
 import type { SniffedEvent } from '../json-lines.js';
 import type { LiveFacts } from './live.js';
 
@@ -24,13 +25,13 @@ export interface LaunchRequest {
   /** Resume this vendor session instead of starting a new one. */
   resumeSessionId?: string;
   /**
-   * The run's approval token (issue #14): tool calls the permission mode would ask about go to the
+   * The run's approval token: tool calls the permission mode would ask about go to the
    * owner in the chat. Only for vendors with {@link Vendor.supportsApprovals}.
    */
   approvalToken?: string;
   /** Set by the supervisor: the run's 0600 MCP config that starts the permission-prompt server. */
   approvalMcpConfig?: string;
-  /** Images the model sees as images (issue #13), stored in the run directory. */
+  /** Images the model sees as images, stored in the run directory. */
   images?: readonly { path: string; mediaType: string }[];
   /** Most US dollars the run may spend, for a CLI with its own budget flag (claude `--max-budget-usd`). */
   maxBudgetUsd?: number;
@@ -67,7 +68,7 @@ export interface StreamFacts {
   /** Why the CLI's usage figures were not counted (negative, fractional, past a safe integer); `usage` is then absent. */
   usageInvalid?: string;
   /**
-   * Set only by the vendor's terminal event (PRODUCT.md §8); a later terminal event replaces an
+   * Set only by the vendor's terminal event; a later terminal event replaces an
    * earlier one: the run is judged by its last. `reason` absent means `vendor_error`.
    */
   terminal?: { kind: 'completed' } | { kind: 'failed'; message: string; reason?: VendorFailureReason };
@@ -78,7 +79,7 @@ export interface StreamFacts {
   /** Non-fatal warnings and retry announcements, newest last (bounded). */
   notices: string[];
   eventCount: number;
-  /** What the run is doing now, for its live status message (issue #14); absent before any step or usage. */
+  /** What the run is doing now, for its live status message; absent before any step or usage. */
   live?: LiveFacts;
 }
 
@@ -108,10 +109,10 @@ export interface Vendor {
   /** Executable name looked up on PATH. */
   readonly binaryName: string;
   /**
-   * argv after the executable (CLI flags per VENDOR-CLI.md). The argv also pins what a file inside
+   * argv after the executable (the CLI's flags, see docs/vendors/). The argv also pins what a file inside
    * the repository must not change (posture, settings sources): a repository is untrusted input.
    * It never holds the task: the task goes on stdin ({@link Vendor.stdinPayload}), so it is not in
-   * `ps` and the CLI can start before it has it (issue #15).
+   * `ps` and the CLI can start before it has it.
    */
   buildArgv(request: LaunchRequest, context: LaunchContext): string[];
   /** Most characters (Unicode code points) the CLI accepts as a prompt on stdin; absent: no known limit. */

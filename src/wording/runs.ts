@@ -1,16 +1,14 @@
 /**
- * The texts baton posts about runs (PRODUCT.md §5, §9). Every run message starts `[run hr_…]`, the
+ * The texts baton posts about runs. Every run message starts `[run hr_…]`, the
  * reader's dedupe key. The `started` and status texts are plain; an outcome is Markdown (its
  * delivery's format is `markdown`): the agent's answer as the agent wrote it, diff stats and
  * diagnostics in code blocks, commands in code, and every other text from outside escaped, so it
  * shows as written.
  */
 import { formatDurationMs } from '../core/clock.js';
-import { runPlace } from '../fleet/route.js';
-import type { OutcomeDiff, OutcomeFacts } from '../harness/outcome.js';
-import type { LiveFacts } from '../harness/vendors/live.js';
-import type { DenialJson, RunRow, UsageJson } from '../store/schema.js';
-import { codeBlock, codeSpan, escapeMarkdown as md } from '../delivery/chat-markdown.js';
+import { runPlace, runTag } from './run-tag.js';
+import type { DenialJson, OutcomeDiff, OutcomeFacts, RunFacts, StatusFacts, UsageJson } from '../types/run-facts.js';
+import { codeBlock, codeSpan, escapeMarkdown as md } from './markdown.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
 
@@ -18,7 +16,7 @@ const DIAGNOSTICS_TAIL_CHARS = 800;
  * `[run hr_…] started · codex · /path[ · resuming hr_…][ · task: N characters[ from M messages]][ · with shot.png (12 KB)]`
  */
 export function startedText(
-  run: Pick<RunRow, 'id' | 'vendor' | 'cwd'> & Partial<Pick<RunRow, 'node' | 'origin'>>,
+  run: Pick<RunFacts, 'id' | 'vendor' | 'cwd'> & Partial<Pick<RunFacts, 'node' | 'origin'>>,
   resumedFrom?: string,
   task?: { length: number; messages: number },
   attachments?: string,
@@ -32,11 +30,11 @@ export function startedText(
       : '';
   const files = attachments ? ` · with ${attachments}` : '';
   const onBranch = branch ? ` · branch ${branch}` : '';
-  return `[run ${run.id}] started · ${run.vendor} · ${runPlace(run)}${onBranch}${resumed}${size}${files}`;
+  return `${runTag(run.id)} started · ${run.vendor} · ${runPlace(run)}${onBranch}${resumed}${size}${files}`;
 }
 
 /**
- * The answer to a launch that has to wait (issue #17): `[run hr_…] queued behind hr_…, 1 ahead ·
+ * The answer to a launch that has to wait: `[run hr_…] queued behind hr_…, 1 ahead ·
  * codex · /path`, from its `started` text.
  */
 export function queuedText(startedBody: string, place: { behind: string; ahead: number }): string {
@@ -46,7 +44,7 @@ export function queuedText(startedBody: string, place: { behind: string; ahead: 
 /** Tasks from this many characters on have their length stated in the `started` message. */
 export const LONG_TASK_LENGTH = 1000;
 
-export type { OutcomeFacts } from '../harness/outcome.js';
+export type { OutcomeFacts, StatusFacts } from '../types/run-facts.js';
 
 /** Most denied tool calls listed in a message; the count covers them all. */
 export const MAX_LISTED_DENIALS = 5;
@@ -56,7 +54,7 @@ const LAST_MESSAGE_LINES = 6;
 const LAST_MESSAGE_CHARS = 600;
 
 /**
- * The outcome message of a terminal run (PRODUCT.md §9). Denied tool calls are counted in the
+ * The outcome message of a terminal run. Denied tool calls are counted in the
  * headline and listed in the body whatever the status, so a run that "completed" after the CLI
  * refused its writes never reads as done in silence.
  */
@@ -73,7 +71,7 @@ function outcomeBody(facts: OutcomeFacts): string {
   switch (facts.status) {
     case 'completed': {
       const tokens = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const head = `[run ${run.id}] completed · ${run.vendor} · ${place} · ${duration}${tokens}${denied}`;
+      const head = `${runTag(run.id)} completed · ${run.vendor} · ${place} · ${duration}${tokens}${denied}`;
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
       const lines = [head];
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
@@ -83,7 +81,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       return `${lines.join('\n')}\n\n${answer}`;
     }
     case 'cancelled': {
-      const head = `[run ${run.id}] cancelled · ${run.vendor} · ${place} · ${duration}${denied}`;
+      const head = `${runTag(run.id)} cancelled · ${run.vendor} · ${place} · ${duration}${denied}`;
       const branch = facts.worktree ? `\n${worktreeLine(facts.worktree)}` : '';
       const diff = facts.diff ? `\n${diffText(facts.diff)}` : '';
       return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${diff}\n${GIT_STATUS_ADVICE}`;
@@ -92,7 +90,7 @@ function outcomeBody(facts: OutcomeFacts): string {
     case 'interrupted':
     case 'blocked': {
       const spent = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const lines = [`[run ${run.id}] ${facts.status} · ${run.vendor} · ${place} · ${duration}${spent}${denied}`];
+      const lines = [`${runTag(run.id)} ${facts.status} · ${run.vendor} · ${place} · ${duration}${spent}${denied}`];
       if (facts.errorMessage) lines.push(md(facts.errorMessage.trim()));
       lines.push(`Reason: ${md(facts.reason ?? 'unknown')}`);
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
@@ -193,20 +191,6 @@ export function formatUsd(usd: number): string {
   return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
 }
 
-/** What the live status of a run shows (issue #14 item 3); see {@link statusText}. */
-export interface StatusFacts {
-  /** `running` while the run works, else its terminal status. */
-  status: 'running' | RunRow['status'];
-  /** The terminal reason code, if any (`timeout`, `vendor_error`…). */
-  reason?: string | null;
-  /** Time since the run was launched, in ms. */
-  elapsedMs: number;
-  live?: LiveFacts | undefined;
-  /** The run's final usage, once ended; while running the live token count is shown. */
-  usage?: UsageJson | null;
-  /** A `progress` run: the recent steps and the names of the changed files are listed too. */
-  detail: boolean;
-}
 
 /** Most changed file names a `progress` run's status lists. */
 const LISTED_FILES = 10;
@@ -237,4 +221,21 @@ export function statusText(facts: StatusFacts): string {
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * The outcome of a run cancelled before it started:
+ * `[run hr_…] cancelled · codex · /path · while queued` and why nothing follows.
+ *
+ * @param stopCommand - the stop command that cancelled it (`/stop` in a chat, `baton stop` on
+ *   the machine), or undefined for a `/cancel` of this run alone.
+ */
+export function cancelledWhileQueuedText(run: Pick<RunFacts, 'id' | 'vendor' | 'cwd'>, stopCommand?: string): string {
+  const by = stopCommand ? ` (${stopCommand})` : '';
+  return `${runTag(run.id)} cancelled · ${run.vendor} · ${run.cwd} · while queued\nCancelled by the owner${by} before it started. Nothing will be relaunched.`;
+}
+
+/** The answer to the `/cancel` of a queued run: `[run hr_…] cancelled (it was queued and never started).` */
+export function queuedRunCancelledText(runId: string): string {
+  return `${runTag(runId)} cancelled (it was queued and never started).`;
 }
