@@ -71,6 +71,8 @@ function discordDriver(): ChannelDriver {
         content: text,
         ...(file ? { attachments: [file] } : {}),
       });
+      // discord.js drops a MESSAGE_CREATE of a message its cache holds before baton sees it; a
+      // redelivery shows that the end result stays one answer whichever layer catches it.
       return { messageId: message.id, redeliver: async () => discord.redeliverMessage(message) };
     },
     ownerTarget: () => ({ platform: 'discord', chatId: DMS.owner }),
@@ -83,11 +85,11 @@ function discordDriver(): ChannelDriver {
       })),
     documents: () => discord.sent.flatMap((m) => m.files),
     edits: () => discord.edits.map((e) => ({ messageId: e.messageId, text: String(e.body['content'] ?? '') })),
-    press: async (messageId, label) => {
+    press: async (messageId, label, from) => {
       const sent = discord.sent.find((m) => m.message.id === messageId);
       const button = sent ? buttonsOf(sent.body).find((b) => b.label === label) : undefined;
       if (!button) throw new Error(`no button ${label} under message ${messageId}`);
-      discord.press({ messageId, user: USERS.owner, customId: button.custom_id });
+      discord.press({ messageId, user: USERS[from], customId: button.custom_id });
     },
     pressAnswers: () =>
       discord.interactionReplies.filter((r) => r.kind === 'followup').map((r) => String(r.body['content'] ?? '')),

@@ -105,8 +105,8 @@ export interface ChannelDriver {
   documents(): { filename: string; content: Buffer }[];
   /** Every edit the platform accepted, in order. */
   edits(): { messageId: string; text: string }[];
-  /** The owner presses the button `label` under the sent message `messageId`. */
-  press(messageId: string, label: string): Promise<void>;
+  /** `from` presses the button `label` under the sent message `messageId`. */
+  press(messageId: string, label: string, from: 'owner' | 'guest'): Promise<void>;
   /** The answers presses got (only the presser sees them), in order. */
   pressAnswers(): string[];
   /** The platform fails the next send to the owner's conversation as `failure` says. */

@@ -86,7 +86,7 @@ function slackDriver(): ChannelDriver {
       })),
     documents: () => slack.uploads.map((u) => ({ filename: u.filename, content: u.content })),
     edits: () => slack.updates.map((u) => ({ messageId: u.args['ts'] ?? '', text: u.args['text'] ?? '' })),
-    press: async (messageId, label) => {
+    press: async (messageId, label, from) => {
       const posted = slack.posted.find((p) => p.message.ts === messageId);
       const blocks = (posted?.args['blocks'] ? JSON.parse(posted.args['blocks']) : []) as Block[];
       const button = blocks
@@ -96,7 +96,7 @@ function slackDriver(): ChannelDriver {
       const payload = slack.press({
         channel: posted.message.channel,
         messageTs: messageId,
-        user: USERS.owner,
+        user: USERS[from],
         actionId: button.action_id,
       });
       await slack.deliverInteractiveSocket(payload, WAIT_MS);

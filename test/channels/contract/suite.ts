@@ -19,6 +19,7 @@ const BACKOFF_BASE_MS = 30_000;
 /** A run id no run has: a button or command naming it is answered, and nothing changes. */
 const NO_RUN = 'hr_000000000000';
 const UNKNOWN_RUN_PRESS = 'That run is not known here.';
+const OWNER_ONLY_PRESS = 'Only the owner can use these buttons.';
 
 /** The world of the running file; set by the suite's `beforeAll`. */
 type World = () => ContractWorld;
@@ -131,10 +132,12 @@ function buttons(driver: ChannelDriver, world: World): void {
     }
     expect(message?.buttons).toEqual(['Stop']);
     const answersBefore = driver.pressAnswers().length;
-    await driver.press(message!.messageId, 'Stop');
-    await expect
-      .poll(() => driver.pressAnswers().slice(answersBefore), { timeout: WAIT_MS })
-      .toEqual([UNKNOWN_RUN_PRESS]);
+    const answers = (): string[] => driver.pressAnswers().slice(answersBefore);
+    // A guest's press changes nothing; the owner's reaches the action.
+    await driver.press(message!.messageId, 'Stop', 'guest');
+    await expect.poll(answers, { timeout: WAIT_MS }).toEqual([OWNER_ONLY_PRESS]);
+    await driver.press(message!.messageId, 'Stop', 'owner');
+    await expect.poll(answers, { timeout: WAIT_MS }).toEqual([OWNER_ONLY_PRESS, UNKNOWN_RUN_PRESS]);
   });
 }
 

@@ -107,13 +107,13 @@ function telegramDriver(): ChannelDriver {
       }),
     documents: () => telegram.documents.map((d) => ({ filename: d.filename, content: d.content })),
     edits: () => telegram.edits.map((e) => ({ messageId: String(e.message_id), text: e.text })),
-    press: async (messageId, label) => {
+    press: async (messageId, label, from) => {
       const shown = telegram.sentMessages.find((m) => String(m.message_id) === messageId);
       const button = keyboardOf(shown)
         .flat()
         .find((b) => b.text === label);
       if (!shown || !button?.callback_data) throw new Error(`no button ${label} under message ${messageId}`);
-      telegram.pressButton({ from: { id: IDS.owner }, message: shown, callbackData: button.callback_data });
+      telegram.pressButton({ from: { id: IDS[from] }, message: shown, callbackData: button.callback_data });
     },
     pressAnswers: () => [...telegram.callbackAnswers.values()].map((a) => a.text ?? ''),
     failNextSend: (failure) => telegram.failNext('sendMessage', FAILURES[failure]),
