@@ -89,7 +89,8 @@ function discordDriver(): ChannelDriver {
       const sent = discord.sent.find((m) => m.message.id === messageId);
       const button = sent ? buttonsOf(sent.body).find((b) => b.label === label) : undefined;
       if (!button) throw new Error(`no button ${label} under message ${messageId}`);
-      discord.press({ messageId, user: USERS[from], customId: button.custom_id });
+      const interaction = discord.press({ messageId, user: USERS[from], customId: button.custom_id });
+      return { redeliver: async () => discord.dispatchInteraction(interaction) };
     },
     pressAnswers: () =>
       discord.interactionReplies.filter((r) => r.kind === 'followup').map((r) => String(r.body['content'] ?? '')),

@@ -105,8 +105,12 @@ export interface ChannelDriver {
   documents(): { filename: string; content: Buffer }[];
   /** Every edit the platform accepted, in order. */
   edits(): { messageId: string; text: string }[];
-  /** `from` presses the button `label` under the sent message `messageId`. */
-  press(messageId: string, label: string, from: 'owner' | 'guest'): Promise<void>;
+  /**
+   * `from` presses the button `label` under the sent message `messageId`.
+   *
+   * @returns the press, which the platform can deliver once more.
+   */
+  press(messageId: string, label: string, from: 'owner' | 'guest'): Promise<{ redeliver(): Promise<void> }>;
   /** The answers presses got (only the presser sees them), in order. */
   pressAnswers(): string[];
   /** The platform fails the next send to the owner's conversation as `failure` says. */

@@ -100,6 +100,7 @@ function slackDriver(): ChannelDriver {
         actionId: button.action_id,
       });
       await slack.deliverInteractiveSocket(payload, WAIT_MS);
+      return { redeliver: () => slack.deliverInteractiveSocket(payload, WAIT_MS) };
     },
     pressAnswers: () => slack.ephemerals.map((e) => e.args['text'] ?? ''),
     failNextSend: (failure) => slack.failNext('chat.postMessage', FAILURES[failure]),

@@ -113,9 +113,16 @@ function telegramDriver(): ChannelDriver {
         .flat()
         .find((b) => b.text === label);
       if (!shown || !button?.callback_data) throw new Error(`no button ${label} under message ${messageId}`);
-      telegram.pressButton({ from: { id: IDS[from] }, message: shown, callbackData: button.callback_data });
+      const updateId = telegram.pressButton({
+        from: { id: IDS[from] },
+        message: shown,
+        callbackData: button.callback_data,
+      });
+      return { redeliver: async () => telegram.redeliverUpdate(updateId) };
     },
-    pressAnswers: () => [...telegram.callbackAnswers.values()].map((a) => a.text ?? ''),
+    // Every answer asked for, accepted or not: Telegram refuses a second answer to one press.
+    pressAnswers: () =>
+      telegram.calls.filter((c) => c.method === 'answerCallbackQuery').map((c) => String(c.body['text'] ?? '')),
     failNextSend: (failure) => telegram.failNext('sendMessage', FAILURES[failure]),
     stop: async () => {
       await adapter?.stop();

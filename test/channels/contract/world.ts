@@ -43,6 +43,8 @@ export class ContractWorld {
     readonly scratch: string,
     /** Every message the adapter handed over, in order. */
     readonly handled: Handled[],
+    /** What the dispatcher did with every press the adapter handed over, in order. */
+    readonly presses: Promise<DispatchResult>[],
   ) {}
 
   /** Starts the fake platform, the service parts and the adapter; resolves once it is connected. */
@@ -54,6 +56,7 @@ export class ContractWorld {
       replaceConfig: ({ root }) => configToml(root, driver.platform, driver.trust),
     });
     const handled: Handled[] = [];
+    const presses: Promise<DispatchResult>[] = [];
     const { store, dispatcher, supervisor } = harness;
     const adapter = await driver.startAdapter({
       handler: async (message) => {
@@ -61,7 +64,11 @@ export class ContractWorld {
         handled.push({ message, result });
         await result;
       },
-      presses: async (press) => void (await dispatcher.handlePress(press)),
+      presses: async (press) => {
+        const result = dispatcher.handlePress(press);
+        presses.push(result);
+        await result;
+      },
       inbox: {
         recordInbox: (platform, updates) => store.recordInbox(platform, updates),
         receivedInbound: (platform) => store.receivedInbound(platform),
@@ -70,7 +77,8 @@ export class ContractWorld {
       },
     });
     adapters.set(driver.platform, adapter);
-    return new ContractWorld(driver, harness, adapter, await mkdtemp(join(tmpdir(), 'baton-contract-')), handled);
+    const scratch = await mkdtemp(join(tmpdir(), 'baton-contract-'));
+    return new ContractWorld(driver, harness, adapter, scratch, handled, presses);
   }
 
   async dispose(): Promise<void> {
@@ -93,9 +101,9 @@ export class ContractWorld {
     return this.repliesTo(event);
   }
 
-  /** Waits until every message handed over so far has been acted on (or refused) by the dispatcher. */
+  /** Waits until every message and press handed over so far has been acted on (or refused). */
   async settled(): Promise<void> {
-    await Promise.all(this.handled.map((h) => h.result));
+    await Promise.all([...this.handled.map((h) => h.result), ...this.presses]);
   }
 
   /** What the dispatcher did with each handing-over of `event` (none: the adapter dropped it). */
