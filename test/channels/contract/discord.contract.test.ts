@@ -5,7 +5,7 @@ import { DiscordAdapter } from '../../../src/channels/discord/adapter.js';
 import { systemClock } from '../../../src/core/clock.js';
 import { silentLogger } from '../../../src/core/logger.js';
 import { discordUser, startFakeDiscord, type FakeDiscord } from '../../fakes/fake-discord.js';
-import { RATE_LIMIT_RETRY_AFTER_MS, type ChannelDriver, type SendFailure } from './driver.js';
+import { EVERY_CAPABILITY, RATE_LIMIT_RETRY_AFTER_MS, type ChannelDriver, type SendFailure } from './driver.js';
 import { describeChannelContract } from './suite.js';
 
 const TOKEN = 'contract.discord-token.value';
@@ -37,15 +37,7 @@ function discordDriver(): ChannelDriver {
 
   return {
     platform: 'discord',
-    capabilities: {
-      ownMessages: true,
-      otherPeople: true,
-      redelivery: true,
-      sendFailures: true,
-      buttons: true,
-      documents: true,
-      edits: true,
-    },
+    capabilities: EVERY_CAPABILITY,
     trust: { owner: USERS.owner.id, guest: USERS.guest.id },
     startPlatform: async () => {
       discord = await startFakeDiscord({ token: TOKEN });

@@ -40,6 +40,17 @@ export interface ChannelCapabilities {
   edits: boolean;
 }
 
+/** Every capability: a chat platform with people, buttons, files and edits. */
+export const EVERY_CAPABILITY: ChannelCapabilities = {
+  ownMessages: true,
+  otherPeople: true,
+  redelivery: true,
+  sendFailures: true,
+  buttons: true,
+  documents: true,
+  edits: true,
+};
+
 /** A file an injected event carries. */
 export interface InjectedFile {
   name: string;

@@ -4,8 +4,13 @@
 import { SlackAdapter } from '../../../src/channels/slack/adapter.js';
 import { systemClock } from '../../../src/core/clock.js';
 import { silentLogger } from '../../../src/core/logger.js';
-import { startFakeSlack, type EventEnvelope, type FakeSlack } from '../../fakes/fake-slack.js';
-import { RATE_LIMIT_RETRY_AFTER_MS, type ChannelDriver, type SendFailure } from './driver.js';
+import {
+  startFakeSlack,
+  type BlockActionsPayload,
+  type EventEnvelope,
+  type FakeSlack,
+} from '../../fakes/fake-slack.js';
+import { EVERY_CAPABILITY, RATE_LIMIT_RETRY_AFTER_MS, type ChannelDriver, type SendFailure } from './driver.js';
 import { describeChannelContract } from './suite.js';
 
 const TOKEN = 'xoxb-contractfake';
@@ -28,6 +33,17 @@ const buttonLabels = (blocks: string | undefined): string[] =>
     .filter((b) => b.type === 'actions')
     .flatMap((b) => (b.elements ?? []).map((e) => e.text?.text ?? ''));
 
+/** The `block_actions` payload of `user`'s press of the button `label` under the posted message `messageTs`. */
+function pressOf(slack: FakeSlack, messageTs: string, label: string, user: string): BlockActionsPayload {
+  const posted = slack.posted.find((p) => p.message.ts === messageTs);
+  const blocks = (posted?.args['blocks'] ? JSON.parse(posted.args['blocks']) : []) as Block[];
+  const button = blocks
+    .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
+    .find((e) => e.text?.text === label) as { action_id?: string } | undefined;
+  if (!posted || !button?.action_id) throw new Error(`no button ${label} under message ${messageTs}`);
+  return slack.press({ channel: posted.message.channel, messageTs, user, actionId: button.action_id });
+}
+
 function slackDriver(): ChannelDriver {
   let slack: FakeSlack;
   let adapter: SlackAdapter | undefined;
@@ -35,15 +51,7 @@ function slackDriver(): ChannelDriver {
 
   return {
     platform: 'slack',
-    capabilities: {
-      ownMessages: true,
-      otherPeople: true,
-      redelivery: true,
-      sendFailures: true,
-      buttons: true,
-      documents: true,
-      edits: true,
-    },
+    capabilities: EVERY_CAPABILITY,
     trust: { owner: USERS.owner, guest: USERS.guest },
     startPlatform: async () => {
       slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
@@ -87,18 +95,7 @@ function slackDriver(): ChannelDriver {
     documents: () => slack.uploads.map((u) => ({ filename: u.filename, content: u.content })),
     edits: () => slack.updates.map((u) => ({ messageId: u.args['ts'] ?? '', text: u.args['text'] ?? '' })),
     press: async (messageId, label, from) => {
-      const posted = slack.posted.find((p) => p.message.ts === messageId);
-      const blocks = (posted?.args['blocks'] ? JSON.parse(posted.args['blocks']) : []) as Block[];
-      const button = blocks
-        .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
-        .find((e) => e.text?.text === label) as { action_id?: string } | undefined;
-      if (!posted || !button?.action_id) throw new Error(`no button ${label} under message ${messageId}`);
-      const payload = slack.press({
-        channel: posted.message.channel,
-        messageTs: messageId,
-        user: USERS[from],
-        actionId: button.action_id,
-      });
+      const payload = pressOf(slack, messageId, label, USERS[from]);
       await slack.deliverInteractiveSocket(payload, WAIT_MS);
       return { redeliver: () => slack.deliverInteractiveSocket(payload, WAIT_MS) };
     },

@@ -6,7 +6,14 @@ import { TelegramAdapter } from '../../../src/channels/telegram/adapter.js';
 import { systemClock } from '../../../src/core/clock.js';
 import { silentLogger } from '../../../src/core/logger.js';
 import { startFakeTelegram, type FailureSpec, type FakeTelegram } from '../../fakes/fake-telegram.js';
-import { RATE_LIMIT_RETRY_AFTER_MS, type ChannelDriver, type SendFailure, type Sender } from './driver.js';
+import {
+  EVERY_CAPABILITY,
+  RATE_LIMIT_RETRY_AFTER_MS,
+  type ChannelDriver,
+  type SendFailure,
+  type Sender,
+  type SentRecord,
+} from './driver.js';
 import { describeChannelContract } from './suite.js';
 
 const TOKEN = '123456:CONTRACT-token-for-the-fake-bot-api-only';
@@ -34,6 +41,31 @@ type Keyboard = { text: string; callback_data?: string }[][];
 const keyboardOf = (message: Message | undefined): Keyboard =>
   (message?.reply_markup as { inline_keyboard?: Keyboard } | undefined)?.inline_keyboard ?? [];
 
+function sentOf(telegram: FakeTelegram): SentRecord[] {
+  return telegram.sent.map((body, i) => {
+    const replyTo = (body['reply_parameters'] as { message_id?: number } | undefined)?.message_id;
+    const shown = telegram.sentMessages[i];
+    return {
+      messageId: String(shown?.message_id),
+      text: body.text,
+      replyTo: replyTo === undefined ? undefined : String(replyTo),
+      buttons: keyboardOf(shown)
+        .flat()
+        .map((b) => b.text),
+    };
+  });
+}
+
+/** User `userId` presses the button `label` under the bot's message `messageId`; @returns the update's id. */
+function pressIn(telegram: FakeTelegram, messageId: string, label: string, userId: number): number {
+  const shown = telegram.sentMessages.find((m) => String(m.message_id) === messageId);
+  const button = keyboardOf(shown)
+    .flat()
+    .find((b) => b.text === label);
+  if (!shown || !button?.callback_data) throw new Error(`no button ${label} under message ${messageId}`);
+  return telegram.pressButton({ from: { id: userId }, message: shown, callbackData: button.callback_data });
+}
+
 function telegramDriver(): ChannelDriver {
   let telegram: FakeTelegram;
   let adapter: TelegramAdapter | undefined;
@@ -56,15 +88,7 @@ function telegramDriver(): ChannelDriver {
 
   return {
     platform: 'telegram',
-    capabilities: {
-      ownMessages: true,
-      otherPeople: true,
-      redelivery: true,
-      sendFailures: true,
-      buttons: true,
-      documents: true,
-      edits: true,
-    },
+    capabilities: EVERY_CAPABILITY,
     trust: { owner: String(IDS.owner), guest: String(IDS.guest) },
     startPlatform: async () => {
       telegram = await startFakeTelegram({ token: TOKEN });
@@ -92,32 +116,11 @@ function telegramDriver(): ChannelDriver {
       return { messageId: String(update.message!.message_id), redeliver: async () => void telegram.pushUpdate(update) };
     },
     ownerTarget: () => ({ platform: 'telegram', chatId: String(IDS.owner) }),
-    sent: () =>
-      telegram.sent.map((body, i) => {
-        const replyTo = (body['reply_parameters'] as { message_id?: number } | undefined)?.message_id;
-        const shown = telegram.sentMessages[i];
-        return {
-          messageId: String(shown?.message_id),
-          text: body.text,
-          replyTo: replyTo === undefined ? undefined : String(replyTo),
-          buttons: keyboardOf(shown)
-            .flat()
-            .map((b) => b.text),
-        };
-      }),
+    sent: () => sentOf(telegram),
     documents: () => telegram.documents.map((d) => ({ filename: d.filename, content: d.content })),
     edits: () => telegram.edits.map((e) => ({ messageId: String(e.message_id), text: e.text })),
     press: async (messageId, label, from) => {
-      const shown = telegram.sentMessages.find((m) => String(m.message_id) === messageId);
-      const button = keyboardOf(shown)
-        .flat()
-        .find((b) => b.text === label);
-      if (!shown || !button?.callback_data) throw new Error(`no button ${label} under message ${messageId}`);
-      const updateId = telegram.pressButton({
-        from: { id: IDS[from] },
-        message: shown,
-        callbackData: button.callback_data,
-      });
+      const updateId = pressIn(telegram, messageId, label, IDS[from]);
       return { redeliver: async () => telegram.redeliverUpdate(updateId) };
     },
     // Every answer asked for, accepted or not: Telegram refuses a second answer to one press.
