@@ -133,6 +133,8 @@ export interface FakeDiscord {
   onIdentify(listener: () => void): void;
   /** A user posts a message; dispatched as MESSAGE_CREATE to sessions that may see it. */
   pushMessage(input: PushDiscordMessage): DiscordMessage;
+  /** Dispatches a pushed message's MESSAGE_CREATE (again) to every session that may see it. */
+  redeliverMessage(message: DiscordMessage): void;
   /** GET requests for attachment URLs (the CDN), in order. */
   readonly attachmentDownloads: readonly string[];
   /**
@@ -417,6 +419,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       broadcastMessage(message);
       return message;
     },
+    redeliverMessage: (message) => broadcastMessage(message),
     faultDownloads: (...faults) => downloadFaults.push(...faults),
     failNext: (channelId, failure) => failures.set(channelId, [...(failures.get(channelId) ?? []), failure]),
     refuseNextFile: (channelId, refusal) => fileRefusals.set(channelId, [...(fileRefusals.get(channelId) ?? []), refusal]),

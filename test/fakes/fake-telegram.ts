@@ -139,6 +139,13 @@ export interface FakeTelegram {
   /** Queues any update as is; an already confirmed `update_id` is handed out once more. */
   pushUpdate(update: Update): number;
   /**
+   * Queues an update this fake queued before (a message, a press) once more, as Telegram hands an
+   * update out again when its confirmation was lost.
+   *
+   * @throws Error when no update with that id was queued.
+   */
+  redeliverUpdate(updateId: number): void;
+  /**
    * Queues every update `push` adds and hands them out together: a pending long poll is answered
    * once, with all of them in one `getUpdates` result (as Telegram does when several messages
    * arrive between polls). Returns what `push` returns.
@@ -291,7 +298,9 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     call.status = r.status;
     send(res, r);
   };
+  const queued = new Map<number, Update>();
   const enqueue = (update: Update): number => {
+    if (!queued.has(update.update_id)) queued.set(update.update_id, update);
     queue.push({ update, redelivery: update.update_id < nextUpdateId, delivered: false });
     nextUpdateId = Math.max(nextUpdateId, update.update_id + 1);
     if (!batching) flush();
@@ -565,6 +574,11 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       return enqueue({ update_id: nextUpdateId, message } as Update);
     },
     pushUpdate: (update) => enqueue(update),
+    redeliverUpdate: (updateId) => {
+      const update = queued.get(updateId);
+      if (!update) throw new Error(`redeliverUpdate: no update ${updateId} was queued`);
+      enqueue(update);
+    },
     callbackAnswers,
     pressButton: ({ from, message, callbackData }) => {
       const rows = (message.reply_markup?.inline_keyboard ?? []) as { callback_data?: string }[][];

@@ -21,7 +21,7 @@ import { RunStore } from '../../src/store/runs-repo.js';
 import type { RunRow } from '../../src/store/schema.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { fileTracer } from '../../src/harness/traces.js';
-import type { InboundMessage } from '../../src/channels/types.js';
+import type { ChannelAdapter, InboundMessage, Platform } from '../../src/channels/types.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { openTestDatabase, type TestDatabase } from './db.js';
 
@@ -67,6 +67,11 @@ export interface HarnessOptions {
   database?: TestDatabase;
   /** Changes the PostgreSQL URL the harness opens (e.g. through a TCP proxy). */
   rewriteDatabaseUrl?: (url: string) => string;
+  /**
+   * The adapters the outbox sends through (a map the caller fills once its adapters exist, e.g. a
+   * real adapter against a fake platform server). @default the recording channel as `telegram`
+   */
+  adapters?: Map<Platform, ChannelAdapter>;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<TestHarness> {
@@ -87,7 +92,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     store,
     clock: systemClock,
     logger,
-    adapters: new Map([['telegram', channel]]),
+    adapters: options.adapters ?? new Map([['telegram', channel]]),
     policy: { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: 20, maxAgeMs: 86_400_000 },
   });
   const vendors = new Map<VendorName, InstalledVendor>();
