@@ -38,7 +38,13 @@ export type AdminCommand = (text: string) => Promise<string[]>;
  * `--json` report once the run has ended and its messages went out. `signal` aborts when the
  * client goes away, and the run is then cancelled.
  */
-export type AdminAsk = (text: string, files: readonly string[], onMessage: (text: string) => void, signal: AbortSignal, options?: { noWait?: boolean }) => Promise<Record<string, unknown>>;
+export type AdminAsk = (
+  text: string,
+  files: readonly string[],
+  onMessage: (text: string) => void,
+  signal: AbortSignal,
+  options?: { noWait?: boolean },
+) => Promise<Record<string, unknown>>;
 
 /**
  * The approvals side of the HTTP surface, for the per-run permission-prompt server: `authorize`
@@ -83,7 +89,8 @@ function handleApproval(req: IncomingMessage, res: ServerResponse, endpoint: App
     if (!res.writableFinished) gone.abort();
   });
   void (async () => {
-    const run = typeof headerRunId === 'string' && token !== '' ? await endpoint.authorize(headerRunId, token) : undefined;
+    const run =
+      typeof headerRunId === 'string' && token !== '' ? await endpoint.authorize(headerRunId, token) : undefined;
     if (!run) {
       refuse(401, 'refused\n');
       return;
@@ -104,15 +111,28 @@ function handleApproval(req: IncomingMessage, res: ServerResponse, endpoint: App
       parsed = {};
     }
     const { runId, requestId, tool, input } = parsed;
-    if (typeof runId !== 'string' || typeof requestId !== 'string' || typeof tool !== 'string' || typeof input !== 'object' || input === null || Array.isArray(input)) {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"runId", "requestId", "tool", "input": {…}}\n');
+    if (
+      typeof runId !== 'string' ||
+      typeof requestId !== 'string' ||
+      typeof tool !== 'string' ||
+      typeof input !== 'object' ||
+      input === null ||
+      Array.isArray(input)
+    ) {
+      res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('expected {"runId", "requestId", "tool", "input": {…}}\n');
       return;
     }
     if (runId !== run.id) {
       res.writeHead(401, { 'content-type': 'text/plain' }).end('refused\n');
       return;
     }
-    const answer = await endpoint.request(run, { runId, requestId, tool, input: input as Record<string, unknown> }, gone.signal);
+    const answer = await endpoint.request(
+      run,
+      { runId, requestId, tool, input: input as Record<string, unknown> },
+      gone.signal,
+    );
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
   })().catch((err: unknown) => {
     logger.error({ err }, 'approval request failed');
@@ -218,7 +238,9 @@ export async function startHealthServer(options: {
     options
       .report()
       .then((report) => {
-        res.writeHead(exitCode(report) === 0 ? 200 : 503, { 'content-type': 'application/json' }).end(toDoctorJson(report));
+        res
+          .writeHead(exitCode(report) === 0 ? 200 : 503, { 'content-type': 'application/json' })
+          .end(toDoctorJson(report));
       })
       .catch((err: unknown) => {
         options.logger.error({ err }, 'health report failed');
@@ -243,7 +265,13 @@ export async function startHealthServer(options: {
     throw err;
   }
   const port = (server.address() as AddressInfo).port;
-  const state: ServiceState = { pid: process.pid, host: options.host, port, startedAt: options.startedAt.toISOString(), adminToken };
+  const state: ServiceState = {
+    pid: process.pid,
+    host: options.host,
+    port,
+    startedAt: options.startedAt.toISOString(),
+    adminToken,
+  };
   const path = serviceStatePath(options.batonHome);
   await writeFile(`${path}.tmp`, JSON.stringify(state), { mode: 0o600 });
   await rename(`${path}.tmp`, path);
@@ -284,7 +312,12 @@ function delay(ms: number): Promise<void> {
 const ADMIN_BODY_MAX_BYTES = 8 * 1024 * 1024;
 
 /** Checks the bearer token and reads the `{"text": …, "files"?: […]}` body; answers 401/405 itself. */
-function readAdminText(req: IncomingMessage, res: ServerResponse, token: string, use: (text: unknown, files: unknown) => void): void {
+function readAdminText(
+  req: IncomingMessage,
+  res: ServerResponse,
+  token: string,
+  use: (text: unknown, files: unknown) => void,
+): void {
   const given = Buffer.from(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
   const expected = Buffer.from(token);
   if (req.method !== 'POST' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
@@ -311,8 +344,15 @@ function readAdminText(req: IncomingMessage, res: ServerResponse, token: string,
 function handleAsk(req: IncomingMessage, res: ServerResponse, token: string, ask: AdminAsk, logger: Logger): void {
   readAdminText(req, res, token, (text, files) => {
     const paths = files === undefined ? [] : files;
-    if (typeof text !== 'string' || !/^\/(run|codex|claude)\s/.test(text) || !Array.isArray(paths) || !paths.every((f) => typeof f === 'string' && f.startsWith('/'))) {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"text": "/run|/codex|/claude in:\\"DIR\\" TASK", "files"?: ["/absolute/path", …]}\n');
+    if (
+      typeof text !== 'string' ||
+      !/^\/(run|codex|claude)\s/.test(text) ||
+      !Array.isArray(paths) ||
+      !paths.every((f) => typeof f === 'string' && f.startsWith('/'))
+    ) {
+      res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('expected {"text": "/run|/codex|/claude in:\\"DIR\\" TASK", "files"?: ["/absolute/path", …]}\n');
       return;
     }
     // Newline-delimited JSON: {"message": …} per message, then {"report": …}.
@@ -323,7 +363,9 @@ function handleAsk(req: IncomingMessage, res: ServerResponse, token: string, ask
     });
     // `baton ask --no-wait`: a queued run is reported as such at once, and keeps its place.
     const noWait = req.headers['x-baton-no-wait'] === '1';
-    ask(text, paths as string[], (message) => res.write(`${JSON.stringify({ message })}\n`), gone.signal, { noWait }).then(
+    ask(text, paths as string[], (message) => res.write(`${JSON.stringify({ message })}\n`), gone.signal, {
+      noWait,
+    }).then(
       (report) => res.end(`${JSON.stringify({ report })}\n`),
       (err: unknown) => {
         logger.error({ err }, 'ask through the service failed');
@@ -333,7 +375,13 @@ function handleAsk(req: IncomingMessage, res: ServerResponse, token: string, ask
   });
 }
 
-function handleAdmin(req: IncomingMessage, res: ServerResponse, token: string, admin: AdminCommand, logger: Logger): void {
+function handleAdmin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  token: string,
+  admin: AdminCommand,
+  logger: Logger,
+): void {
   readAdminText(req, res, token, (text) => {
     if (typeof text !== 'string' || !/^\/(runs|cancel|stop)\b/.test(text)) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('expected {"text": "/runs | /cancel ID | /stop"}\n');

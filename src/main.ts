@@ -86,7 +86,9 @@ export interface ServiceInputs {
  *
  * @throws BatonError `env_invalid`, `config_invalid`, `config_unreadable`.
  */
-export async function loadInputs(processEnv: Readonly<Record<string, string | undefined>> = process.env): Promise<ServiceInputs> {
+export async function loadInputs(
+  processEnv: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<ServiceInputs> {
   const paths = await loadPaths(processEnv);
   const wroteConfig = await ensureConfigFile(paths.configPath);
   const { config } = await loadConfig({ configPath: paths.configPath, homeDir: paths.homeDir });
@@ -107,7 +109,9 @@ export type ServicePaths = Omit<ServiceInputs, 'config' | 'wroteConfig'>;
  *
  * @throws BatonError `env_invalid`, `config_unreadable` (a `.env` that exists but cannot be read).
  */
-export async function loadPaths(processEnv: Readonly<Record<string, string | undefined>> = process.env): Promise<ServicePaths> {
+export async function loadPaths(
+  processEnv: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<ServicePaths> {
   const homeDir = processEnv.HOME || homedir();
   const batonHome = resolveBatonHome(parseEnv({ BATON_HOME: processEnv.BATON_HOME }), homeDir);
   const envFile = join(batonHome, '.env');
@@ -162,14 +166,20 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   const { inputs } = options;
   const { env, config, rawEnv } = inputs;
   const clock = options.clock ?? systemClock;
-  const serviceLogger = options.logger ? undefined : await createServiceLogger(env.logLevel, join(inputs.batonHome, 'logs'), secretValues(env));
+  const serviceLogger = options.logger
+    ? undefined
+    : await createServiceLogger(env.logLevel, join(inputs.batonHome, 'logs'), secretValues(env));
   const logger = options.logger ?? serviceLogger!.logger;
   undo.push('log file', () => serviceLogger?.close());
   undo.onError = (what, err) => logger.error({ err }, `start-up failed; could not release the ${what}`);
   const print = options.print ?? ((line: string) => console.log(line));
 
   // Before anything of the home is touched: a second service on it is refused (service-lock.ts).
-  const lock = await acquireServiceLock({ batonHome: inputs.batonHome, host: hostname(), isLocalBaton: localBatonProcess });
+  const lock = await acquireServiceLock({
+    batonHome: inputs.batonHome,
+    host: hostname(),
+    isLocalBaton: localBatonProcess,
+  });
   undo.push('service lock', () => lock.release());
   print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded database'})…`);
   preloadChannels(CHANNELS, env);
@@ -180,8 +190,18 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   const approvalPort: { port?: number } = {};
   // config.toml edits while running: consent and roots apply on the next command; the rest
   // (and a file that does not validate) is reported by doctor with how to restart.
-  const restart = restartHow({ underSystemd: Boolean(rawEnv.INVOCATION_ID), isRoot: process.getuid?.() === 0, pid: process.pid });
-  const live = new LiveConfig({ configPath: inputs.configPath, homeDir: inputs.homeDir, config, logger, restartHow: restart });
+  const restart = restartHow({
+    underSystemd: Boolean(rawEnv.INVOCATION_ID),
+    isRoot: process.getuid?.() === 0,
+    pid: process.pid,
+  });
+  const live = new LiveConfig({
+    configPath: inputs.configPath,
+    homeDir: inputs.homeDir,
+    config,
+    logger,
+    restartHow: restart,
+  });
   await live.refresh();
   const runtime = await buildRuntime({
     liveConfig: live,
@@ -253,12 +273,23 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   undo.push('reconcile timer', () => clearInterval(reconcileTimer));
   supervisor.watchCancelRequests();
   const sweep = (): void => {
-    sweepArtifacts({ runsDir: runtime.runsDir, tracesDir: join(inputs.batonHome, 'traces'), retentionMs: config.harness.artifactRetentionMs, store, clock, logger }).catch(
-      (err: unknown) => logger.error({ err }, 'retention sweep failed'),
-    );
+    sweepArtifacts({
+      runsDir: runtime.runsDir,
+      tracesDir: join(inputs.batonHome, 'traces'),
+      retentionMs: config.harness.artifactRetentionMs,
+      store,
+      clock,
+      logger,
+    }).catch((err: unknown) => logger.error({ err }, 'retention sweep failed'));
   };
   const pruneTimer = (): void => {
-    pruneWorktrees({ store, clock, logger, retentionMs: config.workspace.worktreeRetentionMs, node: { name: config.node.name, host } }).catch((err: unknown) => logger.error({ err }, 'worktree retention failed'));
+    pruneWorktrees({
+      store,
+      clock,
+      logger,
+      retentionMs: config.workspace.worktreeRetentionMs,
+      node: { name: config.node.name, host },
+    }).catch((err: unknown) => logger.error({ err }, 'worktree retention failed'));
   };
   sweep();
   pruneTimer();
@@ -271,23 +302,38 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
 
   // This process's row in the fleet's nodes table; with one database shared by
   // several nodes, only one of them polls each bot token (a lease in the database).
-  fleet = new NodeRegistry({ db: database.db, name: config.node.name, roots: () => live.current.workspace.roots, heartbeatMs: config.node.heartbeatMs, deadAfterMs: config.node.deadAfterMs, logger });
+  fleet = new NodeRegistry({
+    db: database.db,
+    name: config.node.name,
+    roots: () => live.current.workspace.roots,
+    heartbeatMs: config.node.heartbeatMs,
+    deadAfterMs: config.node.deadAfterMs,
+    logger,
+  });
   await fleet.start();
   const startedFleet = fleet;
   undo.push('node row', () => startedFleet.stop());
   // Runs of this host that another node ended `node_lost` while this host was cut off: stop
   // what may still run of them.
-  await stopLeftoversOfLostRuns({ store, host, killGraceMs: KILL_GRACE_MS, cgroups: runtime.cgroups, logger, since: new Date(clock.nowMs() - 7 * 24 * 3600_000) }).catch((err: unknown) =>
-    logger.error({ err }, 'could not look for processes of runs declared lost'),
-  );
+  await stopLeftoversOfLostRuns({
+    store,
+    host,
+    killGraceMs: KILL_GRACE_MS,
+    cgroups: runtime.cgroups,
+    logger,
+    since: new Date(clock.nowMs() - 7 * 24 * 3600_000),
+  }).catch((err: unknown) => logger.error({ err }, 'could not look for processes of runs declared lost'));
   const registry = fleet;
-  const nodeLossTimer = setInterval(() => {
-    reconcileLostNodes({ registry, store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])) })
-      .then(async (rows) => {
-        for (const row of rows) await outbox.attempt(row);
-      })
-      .catch((err: unknown) => logger.error({ err }, 'reconciling lost nodes failed'));
-  }, Math.max(1_000, config.node.heartbeatMs));
+  const nodeLossTimer = setInterval(
+    () => {
+      reconcileLostNodes({ registry, store, clock, logger, vendors: new Map(VENDORS.map((v) => [v.name, v])) })
+        .then(async (rows) => {
+          for (const row of rows) await outbox.attempt(row);
+        })
+        .catch((err: unknown) => logger.error({ err }, 'reconciling lost nodes failed'));
+    },
+    Math.max(1_000, config.node.heartbeatMs),
+  );
   nodeLossTimer.unref();
   undo.push('node-loss timer', () => clearInterval(nodeLossTimer));
   // Runs other nodes route here: woken by NOTIFY at once, and found by a poll
@@ -297,16 +343,19 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   };
   const unlisten = database.listen
     ? await database.listen(RUNS_CHANNEL, wakeForRoutedRuns).catch((err: unknown) => {
-      logger.warn({ err }, 'could not LISTEN for routed runs; polling for them every heartbeat instead');
-      return undefined;
-    })
+        logger.warn({ err }, 'could not LISTEN for routed runs; polling for them every heartbeat instead');
+        return undefined;
+      })
     : undefined;
-  const routedTimer = setInterval(() => {
-    store
-      .hasQueuedFor(registry.name, registry.instance)
-      .then((waiting) => (waiting ? dispatcher.startQueued() : undefined))
-      .catch((err: unknown) => logger.warn({ err }, 'could not look for runs routed to this node'));
-  }, Math.max(1_000, config.node.heartbeatMs));
+  const routedTimer = setInterval(
+    () => {
+      store
+        .hasQueuedFor(registry.name, registry.instance)
+        .then((waiting) => (waiting ? dispatcher.startQueued() : undefined))
+        .catch((err: unknown) => logger.warn({ err }, 'could not look for runs routed to this node'));
+    },
+    Math.max(1_000, config.node.heartbeatMs),
+  );
   routedTimer.unref();
   undo.push('LISTEN for routed runs', () => unlisten?.());
   undo.push('routed-runs timer', () => clearInterval(routedTimer));
@@ -315,10 +364,13 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   // keeps the database to it; their answers come back through a terminal conversation per call.
   const adminReplies = new Map<string, string[]>();
   const askListeners = new Map<string, (text: string) => void>();
-  adapters.set('terminal', new TerminalAdapter((text, chatId) => {
-    adminReplies.get(chatId)?.push(text);
-    askListeners.get(chatId)?.(text);
-  }));
+  adapters.set(
+    'terminal',
+    new TerminalAdapter((text, chatId) => {
+      adminReplies.get(chatId)?.push(text);
+      askListeners.get(chatId)?.(text);
+    }),
+  );
   const admin = async (text: string): Promise<string[]> => {
     const chatId = `admin-${randomUUID()}`;
     adminReplies.set(chatId, []);
@@ -341,7 +393,13 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     }
   };
   // `baton ask` with embedded PGlite: the run is this process's, its messages stream back.
-  const ask = async (text: string, files: readonly string[], onMessage: (text: string) => void, gone: AbortSignal, options?: { noWait?: boolean }): Promise<Record<string, unknown>> => {
+  const ask = async (
+    text: string,
+    files: readonly string[],
+    onMessage: (text: string) => void,
+    gone: AbortSignal,
+    options?: { noWait?: boolean },
+  ): Promise<Record<string, unknown>> => {
     const chatId = `ask-${randomUUID()}`;
     const messages: string[] = [];
     askListeners.set(chatId, (message) => {
@@ -363,20 +421,25 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         ...(files.length > 0 ? { attachments: files.map(localAttachment) } : {}),
         receivedAt: clock.now(),
       });
-      if (result.kind !== 'launched') return { status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages };
+      if (result.kind !== 'launched')
+        return { status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages };
       const runId = result.runId;
       if (options?.noWait && (await store.getRun(runId))?.status === 'queued') {
         return { runId, status: 'queued', follow: followText(runId, true), messages };
       }
       // Queued or active: a client gone before the run ended drops it, as /cancel would.
-      const cancel = (): void => void dispatcher.cancelOwn(runId).catch((err: unknown) => logger.warn({ err, runId }, 'could not cancel the run of an ask that went away'));
+      const cancel = (): void =>
+        void dispatcher
+          .cancelOwn(runId)
+          .catch((err: unknown) => logger.warn({ err, runId }, 'could not cancel the run of an ask that went away'));
       if (gone.aborted) cancel();
       else gone.addEventListener('abort', cancel, { once: true });
       // Wait for the run to end and its messages to go out (a condition, polled; no deadline).
       for (;;) {
         const run = await store.getRun(runId);
         // A queued run waits for its turn, which this service gives it (its queue runner).
-        const ended = run !== undefined && run.status !== 'queued' && run.status !== 'starting' && run.status !== 'running';
+        const ended =
+          run !== undefined && run.status !== 'queued' && run.status !== 'starting' && run.status !== 'running';
         if (ended && (await store.deliveriesOfRun(runId)).every((d) => d.status !== 'pending')) {
           gone.removeEventListener('abort', cancel);
           return askReport(runId, run, messages) as unknown as Record<string, unknown>;
@@ -398,7 +461,14 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     report: () => report(),
     admin,
     ask,
-    ...(approvals ? { approvals: { authorize: (runId, token) => approvals.authorize(runId, token), request: (run, request, signal) => approvals.request(run, request, signal) } } : {}),
+    ...(approvals
+      ? {
+          approvals: {
+            authorize: (runId, token) => approvals.authorize(runId, token),
+            request: (run, request, signal) => approvals.request(run, request, signal),
+          },
+        }
+      : {}),
     logger,
   });
   undo.push('health server', () => health.close());
@@ -406,8 +476,14 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   // A long paste the chat app split into several messages reaches the dispatcher as one.
   // `/stop` and `/cancel` overtake a conversation's launch only while it downloads its files;
   // otherwise they keep their place (`/codex …` then `/stop` stops that run).
-  const overtakes = (message: InboundMessage): boolean => overtakesConversation(message) && dispatcher.downloadsPending(message);
-  const pastes = new PasteJoiner({ handle: (message) => dispatcher.handle(message), waitMs: config.harness.pasteJoinMs, logger, overtakes });
+  const overtakes = (message: InboundMessage): boolean =>
+    overtakesConversation(message) && dispatcher.downloadsPending(message);
+  const pastes = new PasteJoiner({
+    handle: (message) => dispatcher.handle(message),
+    waitMs: config.harness.pasteJoinMs,
+    logger,
+    overtakes,
+  });
   const channels = await startChannels(
     CHANNELS,
     (message) => pastes.handle(message),
@@ -423,12 +499,21 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
       },
       conversations: store,
-      lease: (platform, token) => new DatabaseLease({ db: database.db, key: leaseKey(platform, token), holder: fleet.instance, nodeName: fleet.name, logger }),
+      lease: (platform, token) =>
+        new DatabaseLease({
+          db: database.db,
+          key: leaseKey(platform, token),
+          holder: fleet.instance,
+          nodeName: fleet.name,
+          logger,
+        }),
       notifyOwner: (platform, text) => {
         // A private chat with a Telegram user has the user's id as its chat id.
         const owner = config.channels[platform].owner;
         if (!owner) return;
-        void outbox.send({ runId: null, kind: 'notice', target: { platform, chatId: owner }, body: text }).catch((err: unknown) => logger.error({ err, platform }, 'could not tell the owner'));
+        void outbox
+          .send({ runId: null, kind: 'notice', target: { platform, chatId: owner }, body: text })
+          .catch((err: unknown) => logger.error({ err, platform }, 'could not tell the owner'));
       },
       presses: async (press) => void (await dispatcher.handlePress(press)),
       overtakes,
@@ -453,11 +538,18 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         envFile: { path: join(inputs.batonHome, '.env'), loaded: inputs.envFiles.length > 0 },
         ...(changed ? { changedSinceStart: changed } : {}),
       },
-      env: { PATH: rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: rawEnv },
+      env: {
+        PATH: rawEnv.PATH ?? '',
+        CODEX_HOME: env.codexHome,
+        CLAUDE_CONFIG_DIR: env.claudeConfigDir,
+        passable: rawEnv,
+      },
       // An unreachable database is a row of the report (and a 503), not a failed report.
       database: await store.counts().then(
         (counts) => ({ kind: database.kind, note: database.note, migrationsCurrent: true, counts }),
-        (err: unknown) => ({ error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}` }),
+        (err: unknown) => ({
+          error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}`,
+        }),
       ),
       channels: channels.probes(),
       nodes: await fleet.list().catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) })),
@@ -475,8 +567,11 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     `  config: ${inputs.configPath}`,
     `  database: ${describeDatabase(database)}`,
     ...(await fleet.list().then(
-      (list) => (list.length > 1 ? ['  nodes:', ...describeNodes(list).map((line) => `    ${line}`)] : [`  node: ${fleet.name}`]),
-      (err: unknown) => [`  node: ${fleet.name} (could not list the fleet: ${err instanceof Error ? err.message : String(err)})`],
+      (list) =>
+        list.length > 1 ? ['  nodes:', ...describeNodes(list).map((line) => `    ${line}`)] : [`  node: ${fleet.name}`],
+      (err: unknown) => [
+        `  node: ${fleet.name} (could not list the fleet: ${err instanceof Error ? err.message : String(err)})`,
+      ],
     )),
     `  harness: ${describeHarness(config, detections)}`,
     ...(config.harness.enabled ? (await workspaceWarnings(config)).map((warning) => `  warning: ${warning}`) : []),
@@ -486,7 +581,9 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       ? []
       : channels.all.size > 0
         ? ['  no channel is connected yet: see the failures above; baton keeps retrying in the background']
-        : ['  no channel is configured: set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see .env.example) and restart']),
+        : [
+            '  no channel is configured: set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN (see .env.example) and restart',
+          ]),
     'baton ready',
   ];
   for (const line of banner) print(line);
@@ -498,7 +595,14 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   // which only the doctor and the embedded database's set-up use.)
   const startupGcTimer = setTimeout(() => {
     const freed = collectGarbageNow();
-    logger.debug({ heapUsedMb: toMb(freed.heapUsedAfterBytes), freedHeapMb: toMb(freed.heapUsedBeforeBytes - freed.heapUsedAfterBytes), rssMb: toMb(freed.rssAfterBytes) }, 'start-up garbage collected');
+    logger.debug(
+      {
+        heapUsedMb: toMb(freed.heapUsedAfterBytes),
+        freedHeapMb: toMb(freed.heapUsedBeforeBytes - freed.heapUsedAfterBytes),
+        rssMb: toMb(freed.rssAfterBytes),
+      },
+      'start-up garbage collected',
+    );
   }, STARTUP_GC_DELAY_MS);
   startupGcTimer.unref();
 
@@ -530,15 +634,22 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
 }
 
 function describeDatabase(database: Database): string {
-  return database.note ? `${describeDatabaseKind(database.kind)} — ${database.note}` : describeDatabaseKind(database.kind);
+  return database.note
+    ? `${describeDatabaseKind(database.kind)} — ${database.note}`
+    : describeDatabaseKind(database.kind);
 }
 
 function describeHarness(config: BatonConfig, detections: readonly Detection[]): string {
   if (!config.harness.enabled) return 'disabled ([harness] enabled = false)';
-  const consent = config.harness.approved ? 'approved' : 'NOT approved (run `baton approve`; it applies without a restart)';
-  const clis = detections.map((d) => ('found' in d ? `${d.vendor} ${d.found.version} at ${d.found.binaryPath}` : `${d.vendor}: ${d.missing}`));
-  const roots = config.workspace.roots.length === 0 ? 'no workspace roots (run `baton grant path DIR`; it applies without a restart)' : `roots ${config.workspace.roots.join(', ')}`;
+  const consent = config.harness.approved
+    ? 'approved'
+    : 'NOT approved (run `baton approve`; it applies without a restart)';
+  const clis = detections.map((d) =>
+    'found' in d ? `${d.vendor} ${d.found.version} at ${d.found.binaryPath}` : `${d.vendor}: ${d.missing}`,
+  );
+  const roots =
+    config.workspace.roots.length === 0
+      ? 'no workspace roots (run `baton grant path DIR`; it applies without a restart)'
+      : `roots ${config.workspace.roots.join(', ')}`;
   return [consent, ...clis, roots].join('; ');
 }
-
-

@@ -116,14 +116,23 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   };
   // Finding the CLIs (a `--version` each) overlaps the database's start (embedded PostgreSQL's
   // server start, migrations): neither needs the other.
-  const probing = Promise.all([detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }), detectCgroupSupport()]);
+  const probing = Promise.all([
+    detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }),
+    detectCgroupSupport(),
+  ]);
   probing.catch(() => undefined); // awaited below; a database error must not leave it unhandled
-  const database = inputs.openRetry ? await openDatabaseWithRetry(options, inputs.openRetry) : await openDatabase(options);
+  const database = inputs.openRetry
+    ? await openDatabaseWithRetry(options, inputs.openRetry)
+    : await openDatabase(options);
   // A server killed under the service (the OOM killer) is started again; nobody else would.
   database.superviseServer?.(logger);
   const store = new RunStore(database.db);
   const [detections, cgroups] = await probing;
-  if ('unavailable' in cgroups) logger.info({ why: cgroups.unavailable }, 'runs are followed by their process tree: no cgroup v2 directory baton may write');
+  if ('unavailable' in cgroups)
+    logger.info(
+      { why: cgroups.unavailable },
+      'runs are followed by their process tree: no cgroup v2 directory baton may write',
+    );
   const installed = new Map<VendorName, InstalledVendor>();
   for (const d of detections) if ('found' in d) installed.set(d.vendor, d.found);
 
@@ -133,12 +142,21 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     clock,
     logger,
     adapters,
-    policy: { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: config.harness.deliveryMaxAttempts, maxAgeMs: config.harness.deliveryMaxAgeMs },
+    policy: {
+      backoffBaseMs: 30_000,
+      backoffCapMs: 1_800_000,
+      maxAttempts: config.harness.deliveryMaxAttempts,
+      maxAgeMs: config.harness.deliveryMaxAgeMs,
+    },
   });
   const statusEditor = new StatusEditor({ store, adapters, clock, logger, intervalMs: config.harness.statusEditMs });
   const host = hostname();
   const runsDir = join(inputs.batonHome, 'harness', 'runs');
-  const homes = resolveVendorHomes(config.harness, { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir }, inputs.homeDir);
+  const homes = resolveVendorHomes(
+    config.harness,
+    { CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir },
+    inputs.homeDir,
+  );
   const approvalStore = new ApprovalStore(database.db);
   const pressClaims = new PressClaims(database.db);
   const supervisor = new RunSupervisor({
@@ -207,14 +225,35 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     ...(inputs.restartHow ? { restartHow: inputs.restartHow } : {}),
   });
   supervisor.onRunEnded = () => void dispatcher.startQueued();
-  return { database, store, approvalStore, ...(approvals ? { approvals } : {}), outbox, statusEditor, supervisor, dispatcher, adapters, detections, installed, runsDir, host, cgroups };
+  return {
+    database,
+    store,
+    approvalStore,
+    ...(approvals ? { approvals } : {}),
+    outbox,
+    statusEditor,
+    supervisor,
+    dispatcher,
+    adapters,
+    detections,
+    installed,
+    runsDir,
+    host,
+    cgroups,
+  };
 }
 
 /** How a run's permission-prompt server is started: this node, baton's server script, the run's token and the port. */
-function approvalServerFor(approvalPort: { port?: number }, batonHome: string): NonNullable<SupervisorDeps['approvalServer']> {
+function approvalServerFor(
+  approvalPort: { port?: number },
+  batonHome: string,
+): NonNullable<SupervisorDeps['approvalServer']> {
   return (runId, token) => {
     if (approvalPort.port === undefined) {
-      throw new BatonError('approvals_unavailable', 'Tool approvals need the service’s HTTP port, which is not open yet. Send the command again in a moment.');
+      throw new BatonError(
+        'approvals_unavailable',
+        'Tool approvals need the service’s HTTP port, which is not open yet. Send the command again in a moment.',
+      );
     }
     return {
       command: process.execPath,

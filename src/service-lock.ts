@@ -94,7 +94,9 @@ export async function acquireServiceLock(options: ServiceLockOptions): Promise<S
       throw new BatonError(
         'service_running',
         `baton is already running on this home (${options.batonHome}): pid ${holder.pid}, started ${holder.startedAt}. ` +
-          'One home runs one service. Stop that one first (`kill ' + String(holder.pid) + '`, or `systemctl --user stop baton` when it runs as a service), ' +
+          'One home runs one service. Stop that one first (`kill ' +
+          String(holder.pid) +
+          '`, or `systemctl --user stop baton` when it runs as a service), ' +
           'or start this one with its own BATON_HOME (and, sharing a database, its own [node] name).',
         { details: { pid: holder.pid, path } },
       );
@@ -122,7 +124,12 @@ interface BreakContext {
 async function removeStale(path: string, seen: LockFile, ctx: BreakContext, depth: number): Promise<void> {
   // Each level is a break right left by a start that died holding the one below; a chain this
   // deep means something other than baton keeps writing these files.
-  if (depth > 8) throw new BatonError('service_lock_busy', `too many abandoned break files next to ${path}; remove ${path}* by hand and start again.`, { details: { path } });
+  if (depth > 8)
+    throw new BatonError(
+      'service_lock_busy',
+      `too many abandoned break files next to ${path}; remove ${path}* by hand and start again.`,
+      { details: { path } },
+    );
   const breakPath = `${path}.break-${seen.digest.slice(0, 32)}`;
   const right = JSON.stringify(ctx.fresh());
   if (await createExclusive(breakPath, right, ctx.pid)) {
@@ -178,8 +185,18 @@ function parseHolder(text: string): LockHolder | undefined {
     return undefined; // not JSON: not a lock any baton wrote whole, so stale
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
-  if (typeof parsed.pid !== 'number' || !Number.isInteger(parsed.pid) || parsed.pid <= 0 || typeof parsed.host !== 'string') return undefined;
-  return { pid: parsed.pid, host: parsed.host, startedAt: typeof parsed.startedAt === 'string' ? parsed.startedAt : 'at an unknown time' };
+  if (
+    typeof parsed.pid !== 'number' ||
+    !Number.isInteger(parsed.pid) ||
+    parsed.pid <= 0 ||
+    typeof parsed.host !== 'string'
+  )
+    return undefined;
+  return {
+    pid: parsed.pid,
+    host: parsed.host,
+    startedAt: typeof parsed.startedAt === 'string' ? parsed.startedAt : 'at an unknown time',
+  };
 }
 
 function digestOf(bytes: string | Buffer): string {

@@ -37,11 +37,28 @@ export async function withDownloadDeadlines<T>(
     if (!controller.signal.aborted) controller.abort(reason);
   };
   const seconds = (ms: number): string => `${Math.round(ms / 1000)} s`;
-  const total = setTimeout(() => abort(new AttachmentDownloadError(`the download took longer than ${seconds(deadlines.attemptTimeoutMs)}`, { transient: true })), deadlines.attemptTimeoutMs);
+  const total = setTimeout(
+    () =>
+      abort(
+        new AttachmentDownloadError(`the download took longer than ${seconds(deadlines.attemptTimeoutMs)}`, {
+          transient: true,
+        }),
+      ),
+    deadlines.attemptTimeoutMs,
+  );
   let idle: NodeJS.Timeout | undefined;
   const touch = (): void => {
     clearTimeout(idle);
-    idle = setTimeout(() => abort(new AttachmentDownloadError(`the download stalled (nothing received for ${seconds(deadlines.readTimeoutMs)})`, { transient: true })), deadlines.readTimeoutMs);
+    idle = setTimeout(
+      () =>
+        abort(
+          new AttachmentDownloadError(
+            `the download stalled (nothing received for ${seconds(deadlines.readTimeoutMs)})`,
+            { transient: true },
+          ),
+        ),
+      deadlines.readTimeoutMs,
+    );
   };
   const onStop = (): void => abort(stop?.reason);
   if (stop?.aborted) onStop();
@@ -57,7 +74,12 @@ export async function withDownloadDeadlines<T>(
     // An `open` that ignores the signal (a local file) still loses the race.
     const opening = attachment.open(controller.signal);
     // A late stream, opened after the deadline won, is closed rather than left holding its connection.
-    opening.then((late) => { if (controller.signal.aborted && late !== source) late.destroy(); }, () => undefined);
+    opening.then(
+      (late) => {
+        if (controller.signal.aborted && late !== source) late.destroy();
+      },
+      () => undefined,
+    );
     source = await Promise.race([opening, aborted]);
     touch();
     const watched = new Transform({
@@ -68,10 +90,14 @@ export async function withDownloadDeadlines<T>(
     });
     const opened = source;
     opened.once('error', (err) => watched.destroy(err));
-    controller.signal.addEventListener('abort', () => {
-      opened.destroy();
-      watched.destroy(controller.signal.reason as Error);
-    }, { once: true });
+    controller.signal.addEventListener(
+      'abort',
+      () => {
+        opened.destroy();
+        watched.destroy(controller.signal.reason as Error);
+      },
+      { once: true },
+    );
     opened.pipe(watched);
     return await Promise.race([consume(watched), aborted]);
   } catch (err) {

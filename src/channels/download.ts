@@ -25,7 +25,10 @@ export class AttachmentDownloadError extends BatonError {
   /** The HTTP status of the answer, when there was one. */
   readonly status: number | undefined;
 
-  constructor(message: string, options: { transient: boolean; retryAfterMs?: number | undefined; fix?: string; status?: number; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { transient: boolean; retryAfterMs?: number | undefined; fix?: string; status?: number; cause?: unknown },
+  ) {
     super('attachment_download_failed', message, options.cause === undefined ? {} : { cause: options.cause });
     this.transient = options.transient;
     this.retryAfterMs = options.retryAfterMs;
@@ -40,18 +43,45 @@ export class AttachmentDownloadError extends BatonError {
  *
  * @param platform the platform's name for the reason, e.g. `Discord`.
  */
-export function httpDownloadFailure(status: number, retryAfter: string | null, platform: string): AttachmentDownloadError {
-  if (status === 429) return new AttachmentDownloadError(`${platform} rate-limited the download (HTTP 429)`, { transient: true, status, retryAfterMs: parseRetryAfter(retryAfter) });
-  if (status >= 500 || status === 408) return new AttachmentDownloadError(`${platform} failed to serve it (HTTP ${status})`, { transient: true, status, retryAfterMs: parseRetryAfter(retryAfter) });
-  if (status === 404 || status === 410) return new AttachmentDownloadError(`${platform} no longer has it (HTTP ${status}; its link may have expired)`, { transient: false, status });
-  if (status === 401 || status === 403) return new AttachmentDownloadError(`${platform} refused the download (HTTP ${status})`, { transient: false, status });
+export function httpDownloadFailure(
+  status: number,
+  retryAfter: string | null,
+  platform: string,
+): AttachmentDownloadError {
+  if (status === 429)
+    return new AttachmentDownloadError(`${platform} rate-limited the download (HTTP 429)`, {
+      transient: true,
+      status,
+      retryAfterMs: parseRetryAfter(retryAfter),
+    });
+  if (status >= 500 || status === 408)
+    return new AttachmentDownloadError(`${platform} failed to serve it (HTTP ${status})`, {
+      transient: true,
+      status,
+      retryAfterMs: parseRetryAfter(retryAfter),
+    });
+  if (status === 404 || status === 410)
+    return new AttachmentDownloadError(`${platform} no longer has it (HTTP ${status}; its link may have expired)`, {
+      transient: false,
+      status,
+    });
+  if (status === 401 || status === 403)
+    return new AttachmentDownloadError(`${platform} refused the download (HTTP ${status})`, {
+      transient: false,
+      status,
+    });
   return new AttachmentDownloadError(`the download answered HTTP ${status}`, { transient: false, status });
 }
 
 /** A request that got no answer (connection refused or cut, DNS, TLS): worth another try. */
-export function networkDownloadFailure(err: unknown, redact: (text: string) => string = (t) => t): AttachmentDownloadError {
+export function networkDownloadFailure(
+  err: unknown,
+  redact: (text: string) => string = (t) => t,
+): AttachmentDownloadError {
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return new AttachmentDownloadError(redact(`the network failed (${safeErrorMessage(err)}${cause})`), { transient: true });
+  return new AttachmentDownloadError(redact(`the network failed (${safeErrorMessage(err)}${cause})`), {
+    transient: true,
+  });
 }
 
 /**
@@ -59,7 +89,12 @@ export function networkDownloadFailure(err: unknown, redact: (text: string) => s
  *
  * @throws AttachmentDownloadError classified by {@link httpDownloadFailure} or {@link networkDownloadFailure}.
  */
-export async function fetchDownload(url: string | URL, init: RequestInit, platform: string, redact?: (text: string) => string): Promise<Readable> {
+export async function fetchDownload(
+  url: string | URL,
+  init: RequestInit,
+  platform: string,
+  redact?: (text: string) => string,
+): Promise<Readable> {
   let response: Response;
   try {
     response = await fetch(url, init);

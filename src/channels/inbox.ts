@@ -84,9 +84,12 @@ export class ChannelInbox<P> {
     if (!inbox) return;
     const stored = (await inbox.receivedInbound(platform)).map((s) => s.payload as P);
     if (compare) stored.sort(compare);
-    if (stored.length > 0) logger.info({ channel: platform, events: stored.length }, 'handling stored events not yet answered');
+    if (stored.length > 0)
+      logger.info({ channel: platform, events: stored.length }, 'handling stored events not yet answered');
     for (const payload of stored) {
-      void redeliver(payload).catch((err: unknown) => logger.error({ channel: platform, err }, 'stored event handler failed'));
+      void redeliver(payload).catch((err: unknown) =>
+        logger.error({ channel: platform, err }, 'stored event handler failed'),
+      );
     }
   }
 
@@ -95,7 +98,12 @@ export class ChannelInbox<P> {
    * {@link INBOX_RETRY_MS}, so a database blip at start need not fail the channel's start.
    */
   async replaySafely(): Promise<void> {
-    await this.replay().catch((err: unknown) => this.options.logger.warn({ channel: this.options.platform, err }, 'could not read stored events; retrying within 10 s'));
+    await this.replay().catch((err: unknown) =>
+      this.options.logger.warn(
+        { channel: this.options.platform, err },
+        'could not read stored events; retrying within 10 s',
+      ),
+    );
   }
 
   /** Every {@link INBOX_RETRY_MS}: releases this process's claims whose handling ended without an answer, and replays. */
@@ -103,7 +111,9 @@ export class ChannelInbox<P> {
     const { inbox, platform, logger } = this.options;
     if (!inbox || this.sweep) return;
     this.sweep = setInterval(() => {
-      void this.retryFailed().catch((err: unknown) => logger.warn({ channel: platform, err }, 'could not retry stored events; trying again later'));
+      void this.retryFailed().catch((err: unknown) =>
+        logger.warn({ channel: platform, err }, 'could not retry stored events; trying again later'),
+      );
     }, INBOX_RETRY_MS);
     this.sweep.unref();
   }

@@ -6,7 +6,17 @@
 import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelAdapter, ChannelState, ConnectionLease, ConversationMover, InboundHandler, InboundInbox, InboundMessage, Platform, PressHandler } from './types.js';
+import type {
+  ChannelAdapter,
+  ChannelState,
+  ConnectionLease,
+  ConversationMover,
+  InboundHandler,
+  InboundInbox,
+  InboundMessage,
+  Platform,
+  PressHandler,
+} from './types.js';
 
 /** What a channel factory receives. */
 export interface ChannelDeps {
@@ -107,7 +117,8 @@ export async function startChannels(
       // Behind a fleet lease the adapter connects in the lease's callback and does not throw: its
       // state says whether that worked (and, when it failed, when it tries again).
       const now = adapter.status();
-      if (now.state === 'standby' || now.state === 'failed' || now.state === 'reconnecting') return `${now.state}: ${now.reason}`;
+      if (now.state === 'standby' || now.state === 'failed' || now.state === 'reconnecting')
+        return `${now.state}: ${now.reason}`;
       return 'connected';
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
@@ -129,7 +140,9 @@ export async function startChannels(
   // its platform); `all` and the banner lines keep the factories' order.
   const created = await Promise.all(factories.map((factory) => factory.create(deps)));
   for (const adapter of created) if (!('skipped' in adapter)) all.set(adapter.platform, adapter);
-  const states = await Promise.all(created.map((adapter) => ('skipped' in adapter ? undefined : attempt(adapter, policy.firstRetryMs))));
+  const states = await Promise.all(
+    created.map((adapter) => ('skipped' in adapter ? undefined : attempt(adapter, policy.firstRetryMs))),
+  );
   factories.forEach((factory, i) => {
     const made = created[i]!;
     if ('skipped' in made) {
@@ -139,7 +152,9 @@ export async function startChannels(
     }
     const state = states[i]!;
     const owner = deps.config.channels[factory.platform].owner;
-    const ownerHint = owner ? '' : ` (no owner_user_id in [channels.${factory.platform}]: nobody can launch runs; send /whoami to the bot to learn your id)`;
+    const ownerHint = owner
+      ? ''
+      : ` (no owner_user_id in [channels.${factory.platform}]: nobody can launch runs; send /whoami to the bot to learn your id)`;
     lines.push(`${factory.platform}: ${state}${state === 'connected' ? ownerHint : ''}`);
   });
 
@@ -159,7 +174,9 @@ export async function startChannels(
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
       for (const adapter of all.values()) {
-        await adapter.stop().catch((err: unknown) => deps.logger.warn({ err, channel: adapter.platform }, 'channel stop failed'));
+        await adapter
+          .stop()
+          .catch((err: unknown) => deps.logger.warn({ err, channel: adapter.platform }, 'channel stop failed'));
       }
     },
   };

@@ -263,7 +263,11 @@ export class ChannelSendError extends BatonError {
    */
   readonly threadClosed: boolean;
 
-  constructor(kind: SendFailureKind, message: string, options: { cause?: unknown; retryAfterMs?: number; movedToChatId?: string; threadClosed?: boolean } = {}) {
+  constructor(
+    kind: SendFailureKind,
+    message: string,
+    options: { cause?: unknown; retryAfterMs?: number; movedToChatId?: string; threadClosed?: boolean } = {},
+  ) {
     super(kind === 'network' ? 'channel_network' : 'channel_refused', message, { cause: options.cause });
     this.kind = kind;
     this.retryAfterMs = options.retryAfterMs;
@@ -290,6 +294,12 @@ export interface ConversationRef {
  * top level, whichever thread its answers go to (a Slack top-level message's answers open a thread
  * under it, yet the next top-level message is the same conversation).
  */
-export function conversationOf(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'topLevel'>): ConversationRef {
-  return { platform: message.platform, chatId: message.chatId, threadId: message.topLevel ? undefined : message.threadId };
+export function conversationOf(
+  message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'topLevel'>,
+): ConversationRef {
+  return {
+    platform: message.platform,
+    chatId: message.chatId,
+    threadId: message.topLevel ? undefined : message.threadId,
+  };
 }

@@ -60,7 +60,9 @@ async function viaService(inputs: ServiceInputs, text: string): Promise<string[]
 async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Promise<T>, none: () => T): Promise<T> {
   if (!inputs.env.databaseUrl && !(await embeddedDatabaseExists(inputs.batonHome))) return none();
   const database: Database = await openDatabase(
-    inputs.env.databaseUrl ? { url: inputs.env.databaseUrl, maxConnections: 2 } : { embedded: inputs.batonHome, maxConnections: 2 },
+    inputs.env.databaseUrl
+      ? { url: inputs.env.databaseUrl, maxConnections: 2 }
+      : { embedded: inputs.batonHome, maxConnections: 2 },
   );
   try {
     return await use(new RunStore(database.db));
@@ -70,29 +72,47 @@ async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Pro
 }
 
 /** Prints recent runs, or one run in detail. @returns the exit code. */
-export async function runsCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+export async function runsCommand(
+  argv: readonly string[],
+  inputs: ServiceInputs,
+  out: (text: string) => void,
+): Promise<number> {
   const [id] = argv;
   const replies = await viaService(inputs, id ? `/runs ${id}` : '/runs');
   if (replies) {
     for (const reply of replies) out(reply);
     return replies.some((r) => r.startsWith('No coding run found')) ? 1 : 0;
   }
-  return withStore(inputs, async (store) => {
-    if (!id) {
-      out(formatRunList(await store.recentRuns(20), await store.counts(), await store.deadLetters(20)));
+  return withStore(
+    inputs,
+    async (store) => {
+      if (!id) {
+        out(formatRunList(await store.recentRuns(20), await store.counts(), await store.deadLetters(20)));
+        return 0;
+      }
+      const run = isRunId(id) ? await store.getRun(id) : undefined;
+      if (!run) {
+        out('No coding run found for that id.');
+        return 1;
+      }
+      out(
+        formatRun(
+          run,
+          await store.deliveriesOfRun(run.id as RunId),
+          await new ApprovalStore(store.database).ofRun(run.id),
+        ),
+      );
       return 0;
-    }
-    const run = isRunId(id) ? await store.getRun(id) : undefined;
-    if (!run) {
-      out('No coding run found for that id.');
-      return 1;
-    }
-    out(formatRun(run, await store.deliveriesOfRun(run.id as RunId), await new ApprovalStore(store.database).ofRun(run.id)));
-    return 0;
-  }, () => {
-    out(id ? 'No coding run found for that id.' : `No coding runs yet (the embedded database in ${inputs.batonHome} is created by the first \`baton start\` or \`baton ask\`).`);
-    return id ? 1 : 0;
-  });
+    },
+    () => {
+      out(
+        id
+          ? 'No coding run found for that id.'
+          : `No coding runs yet (the embedded database in ${inputs.batonHome} is created by the first \`baton start\` or \`baton ask\`).`,
+      );
+      return id ? 1 : 0;
+    },
+  );
 }
 
 /**
@@ -104,65 +124,95 @@ export async function runsCommand(argv: readonly string[], inputs: ServiceInputs
  * @returns 0; 1 when a prune kept a worktree it would have removed.
  * @throws BatonError `usage` for other arguments.
  */
-export async function worktreesCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+export async function worktreesCommand(
+  argv: readonly string[],
+  inputs: ServiceInputs,
+  out: (text: string) => void,
+): Promise<number> {
   const [sub, ...flags] = argv;
   if (sub === 'restore') return restoreCommand(flags, inputs, out);
   const prune = sub === 'prune';
   const odd = sub !== undefined && !prune ? sub : flags.find((f) => f !== '--force' && f !== '--unlock');
-  if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['prune', 'restore', '--force', '--unlock']), 'Usage: baton worktrees [prune [--force] [--unlock] | restore RUN_ID]'));
+  if (odd !== undefined)
+    throw new BatonError(
+      'usage',
+      usageWith(
+        didYouMean(odd, ['prune', 'restore', '--force', '--unlock']),
+        'Usage: baton worktrees [prune [--force] [--unlock] | restore RUN_ID]',
+      ),
+    );
   // This node's runs only: another node's worktrees are on its disk (one database, several hosts).
   const thisNode = { name: inputs.config.node.name, host: hostname() };
-  return withStore(inputs, async (store) => {
-    if (prune) {
-      const actions = await pruneWorktrees({
-        store,
-        clock: systemClock,
-        logger: createLogger({ level: 'silent' }),
-        retentionMs: inputs.config.workspace.worktreeRetentionMs,
-        force: flags.includes('--force'),
-        unlock: flags.includes('--unlock'),
-        node: thisNode,
-      });
-      if (actions.length === 0) out('No worktree to prune.');
-      for (const a of actions) out(`${runTag(a.runId)} ${a.action}: ${a.detail}`);
-      return actions.some((a) => a.action === 'kept') ? 1 : 0;
-    }
-    const states = await listWorktrees(store, thisNode);
-    if (states.length === 0) out('No run worktrees.');
-    for (const s of states) {
-      const state = s.removed && s.gitLock !== undefined
-        ? `REMOVED, but git keeps it locked ("${s.gitLock}"): \`baton worktrees prune --unlock\` unlocks and clears it`
-        : s.removed
-        ? 'REMOVED: the directory is gone (`baton worktrees prune` clears this entry)'
-        : [s.runStatus, s.dirty ? 'uncommitted changes' : 'clean', s.branchExists ? `${s.unmergedCommits} unmerged commit${s.unmergedCommits === 1 ? '' : 's'}` : 'branch gone'].join(', ');
-      out(`${s.runId} · ${s.branch} · ${s.path} · from ${s.sourceRoot} · ${state}`);
-    }
-    return 0;
-  }, () => {
-    out('No run worktrees.');
-    return 0;
-  });
+  return withStore(
+    inputs,
+    async (store) => {
+      if (prune) {
+        const actions = await pruneWorktrees({
+          store,
+          clock: systemClock,
+          logger: createLogger({ level: 'silent' }),
+          retentionMs: inputs.config.workspace.worktreeRetentionMs,
+          force: flags.includes('--force'),
+          unlock: flags.includes('--unlock'),
+          node: thisNode,
+        });
+        if (actions.length === 0) out('No worktree to prune.');
+        for (const a of actions) out(`${runTag(a.runId)} ${a.action}: ${a.detail}`);
+        return actions.some((a) => a.action === 'kept') ? 1 : 0;
+      }
+      const states = await listWorktrees(store, thisNode);
+      if (states.length === 0) out('No run worktrees.');
+      for (const s of states) {
+        const state =
+          s.removed && s.gitLock !== undefined
+            ? `REMOVED, but git keeps it locked ("${s.gitLock}"): \`baton worktrees prune --unlock\` unlocks and clears it`
+            : s.removed
+              ? 'REMOVED: the directory is gone (`baton worktrees prune` clears this entry)'
+              : [
+                  s.runStatus,
+                  s.dirty ? 'uncommitted changes' : 'clean',
+                  s.branchExists
+                    ? `${s.unmergedCommits} unmerged commit${s.unmergedCommits === 1 ? '' : 's'}`
+                    : 'branch gone',
+                ].join(', ');
+        out(`${s.runId} · ${s.branch} · ${s.path} · from ${s.sourceRoot} · ${state}`);
+      }
+      return 0;
+    },
+    () => {
+      out('No run worktrees.');
+      return 0;
+    },
+  );
 }
 
 /** `baton worktrees restore RUN_ID`: the Restore worktree button, from the terminal. @returns 0 when the worktree is there now. */
-async function restoreCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+async function restoreCommand(
+  argv: readonly string[],
+  inputs: ServiceInputs,
+  out: (text: string) => void,
+): Promise<number> {
   const [id, ...extra] = argv;
   if (!id || extra.length > 0) throw new BatonError('usage', 'Usage: baton worktrees restore RUN_ID');
   const unknown = (): number => {
     out('No coding run found for that id.');
     return 1;
   };
-  return withStore(inputs, async (store) => {
-    const run = isRunId(id) ? await store.getRun(id) : undefined;
-    if (!run) return unknown();
-    if (run.node && run.node !== inputs.config.node.name) {
-      out(`${runTag(run.id)} ran on node ${run.node}; its worktree is on that machine's disk. Run this there.`);
-      return 1;
-    }
-    const result = await pressRestoreWorktree(run);
-    out(result.text);
-    return result.ok ? 0 : 1;
-  }, unknown);
+  return withStore(
+    inputs,
+    async (store) => {
+      const run = isRunId(id) ? await store.getRun(id) : undefined;
+      if (!run) return unknown();
+      if (run.node && run.node !== inputs.config.node.name) {
+        out(`${runTag(run.id)} ran on node ${run.node}; its worktree is on that machine's disk. Run this there.`);
+        return 1;
+      }
+      const result = await pressRestoreWorktree(run);
+      out(result.text);
+      return result.ok ? 0 : 1;
+    },
+    unknown,
+  );
 }
 
 /**
@@ -170,7 +220,11 @@ async function restoreCommand(argv: readonly string[], inputs: ServiceInputs, ou
  *
  * @returns 0 once cancelled; 1 when unknown or already finished; 3 when no process confirmed.
  */
-export async function cancelCommand(argv: readonly string[], inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
+export async function cancelCommand(
+  argv: readonly string[],
+  inputs: ServiceInputs,
+  out: (text: string) => void,
+): Promise<number> {
   const [id] = argv;
   if (!id) throw new BatonError('usage', 'Usage: baton cancel RUN_ID');
   const replies = await viaService(inputs, `/cancel ${id}`);
@@ -178,29 +232,33 @@ export async function cancelCommand(argv: readonly string[], inputs: ServiceInpu
     for (const reply of replies) out(reply);
     return replies.some((r) => / cancelled\.$| cancelled \(it was queued| cancel requested/.test(r)) ? 0 : 1;
   }
-  return withStore(inputs, async (store) => {
-    const run = isRunId(id) ? await store.getRun(id) : undefined;
-    if (!run) {
+  return withStore(
+    inputs,
+    async (store) => {
+      const run = isRunId(id) ? await store.getRun(id) : undefined;
+      if (!run) {
+        out('No coding run found for that id.');
+        return 1;
+      }
+      if (run.status === 'queued') {
+        if (await cancelQueuedRun(store, run, 'owner_cancel')) {
+          out(queuedRunCancelledText(run.id));
+          return 0;
+        }
+        out('That coding run has already started or finished; cancel it again if it is active.');
+        return 1;
+      }
+      if (!(await store.requestCancel(run.id, 'owner_cancel'))) {
+        out('That coding run has already finished.');
+        return 1;
+      }
+      return waitForEnd(store, [run.id], out);
+    },
+    () => {
       out('No coding run found for that id.');
       return 1;
-    }
-    if (run.status === 'queued') {
-      if (await cancelQueuedRun(store, run, 'owner_cancel')) {
-        out(queuedRunCancelledText(run.id));
-        return 0;
-      }
-      out('That coding run has already started or finished; cancel it again if it is active.');
-      return 1;
-    }
-    if (!(await store.requestCancel(run.id, 'owner_cancel'))) {
-      out('That coding run has already finished.');
-      return 1;
-    }
-    return waitForEnd(store, [run.id], out);
-  }, () => {
-    out('No coding run found for that id.');
-    return 1;
-  });
+    },
+  );
 }
 
 /** Cancels every active run. @returns 0, or 3 when a run was not confirmed in time. */
@@ -210,20 +268,24 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
     for (const reply of replies) out(reply);
     return 0;
   }
-  return withStore(inputs, async (store) => {
-    let dropped = 0;
-    for (const run of await store.queuedRuns()) if (await cancelQueuedRun(store, run, 'stop')) dropped += 1;
-    if (dropped > 0) out(`Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.`);
-    const active = await store.activeRuns();
-    const requested: string[] = [];
-    for (const run of active) if (await store.requestCancel(run.id, 'stop')) requested.push(run.id);
-    out(`Stopping ${requested.length} active run${requested.length === 1 ? '' : 's'}.`);
-    // A run that finished on its own meanwhile is reported as such; only an unconfirmed stop fails.
-    return requested.length === 0 || (await waitForEnd(store, requested, out)) !== 3 ? 0 : 3;
-  }, () => {
-    out('Stopping 0 active runs.');
-    return 0;
-  });
+  return withStore(
+    inputs,
+    async (store) => {
+      let dropped = 0;
+      for (const run of await store.queuedRuns()) if (await cancelQueuedRun(store, run, 'stop')) dropped += 1;
+      if (dropped > 0) out(`Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.`);
+      const active = await store.activeRuns();
+      const requested: string[] = [];
+      for (const run of active) if (await store.requestCancel(run.id, 'stop')) requested.push(run.id);
+      out(`Stopping ${requested.length} active run${requested.length === 1 ? '' : 's'}.`);
+      // A run that finished on its own meanwhile is reported as such; only an unconfirmed stop fails.
+      return requested.length === 0 || (await waitForEnd(store, requested, out)) !== 3 ? 0 : 3;
+    },
+    () => {
+      out('Stopping 0 active runs.');
+      return 0;
+    },
+  );
 }
 
 /**
@@ -234,8 +296,20 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
 async function cancelQueuedRun(store: RunStore, run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
   const { origin } = run;
   const body = cancelledWhileQueuedText(run, reason === 'stop' ? 'baton stop' : undefined);
-  const target = { platform: origin.platform, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}), replyToMessageId: origin.messageId };
-  return (await store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target, body }, new Date())) !== null;
+  const target = {
+    platform: origin.platform,
+    chatId: origin.chatId,
+    ...(origin.threadId ? { threadId: origin.threadId } : {}),
+    replyToMessageId: origin.messageId,
+  };
+  return (
+    (await store.cancelQueued(
+      run.id,
+      reason,
+      { runId: run.id as RunId, kind: 'outcome', target, body },
+      new Date(),
+    )) !== null
+  );
 }
 
 /**
@@ -263,7 +337,10 @@ async function waitForEnd(store: RunStore, ids: readonly string[], out: (text: s
     pending = still;
     if (pending.length > 0) await sleep(250);
   }
-  for (const id of pending) out(`${runTag(id)} cancel requested, but no baton process confirmed it within ${CANCEL_WAIT_MS / 1000}s (is the service that started it running?).`);
+  for (const id of pending)
+    out(
+      `${runTag(id)} cancel requested, but no baton process confirmed it within ${CANCEL_WAIT_MS / 1000}s (is the service that started it running?).`,
+    );
   if (pending.length > 0) return 3;
   return finishedOnItsOwn ? 1 : 0;
 }

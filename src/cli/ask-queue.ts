@@ -23,7 +23,12 @@ const OPEN = new Set(['queued', 'starting', 'running']);
  * @param printed texts already printed, so none is printed twice.
  * @throws the store's errors (database unavailable).
  */
-export async function waitForTurn(runtime: Runtime, runId: RunId, printed: ReadonlySet<string>, print: (line: string) => void): Promise<void> {
+export async function waitForTurn(
+  runtime: Runtime,
+  runId: RunId,
+  printed: ReadonlySet<string>,
+  print: (line: string) => void,
+): Promise<void> {
   const { dispatcher, store, supervisor } = runtime;
   const seen = new Set((await store.deliveriesOfRun(runId)).map((d) => d.id));
   dispatcher.waitFor(runId);

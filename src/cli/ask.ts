@@ -22,7 +22,8 @@ import { followText, waitForTurn } from './ask-queue.js';
 import type { RunRow } from '../store/schema.js';
 
 /** Usage text of `baton ask`. */
-export const ASK_USAGE = 'Usage: baton ask [--vendor codex|claude] [--cwd DIR] [--file FILE]... [--progress] [--json] [--no-wait] TASK';
+export const ASK_USAGE =
+  'Usage: baton ask [--vendor codex|claude] [--cwd DIR] [--file FILE]... [--progress] [--json] [--no-wait] TASK';
 
 function parseAskArgs(argv: readonly string[]) {
   try {
@@ -43,7 +44,10 @@ function parseAskArgs(argv: readonly string[]) {
     const message = err instanceof Error ? err.message : String(err);
     // node:util's parseArgs says "Unknown option '--vendr'. …"; name the option it was close to.
     const given = /Unknown option '([^']+)'/.exec(message)?.[1];
-    const hint = given === undefined ? '' : didYouMean(given, ['--vendor', '--cwd', '--file', '--progress', '--json', '--no-wait']);
+    const hint =
+      given === undefined
+        ? ''
+        : didYouMean(given, ['--vendor', '--cwd', '--file', '--progress', '--json', '--no-wait']);
     throw new BatonError('usage', `${message}.${hint} ${ASK_USAGE}`, { cause: err });
   }
 }
@@ -57,7 +61,11 @@ export const ASK_EXIT = { completed: 0, failed: 1, refused: 2, interrupted: 130 
  * @returns the process exit code.
  * @throws BatonError `usage` for bad arguments; storage errors from opening the database.
  */
-export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
+export async function ask(
+  argv: readonly string[],
+  inputs: ServiceInputs,
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<number> {
   const { values, positionals } = parseAskArgs(argv);
   const task = positionals.join(' ').trim();
   if (!task) throw new BatonError('usage', `A task is required. ${ASK_USAGE}`);
@@ -67,34 +75,63 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
 
   // The terminal's natural directory is the one baton ask runs in.
   const cwd = resolve(values.cwd ?? process.cwd());
-  if (cwd.includes('"')) throw new BatonError('usage', `The directory ${cwd} contains a double quote, which the command grammar cannot carry.`);
-  const text = [`/${values.vendor ?? 'run'}`, `in:"${cwd}"`, values.progress ? 'progress' : '', task].filter(Boolean).join(' ');
+  if (cwd.includes('"'))
+    throw new BatonError(
+      'usage',
+      `The directory ${cwd} contains a double quote, which the command grammar cannot carry.`,
+    );
+  const text = [`/${values.vendor ?? 'run'}`, `in:"${cwd}"`, values.progress ? 'progress' : '', task]
+    .filter(Boolean)
+    .join(' ');
 
   // With embedded PGlite a running service holds the database: the run goes through it.
   // Absolute, so the service (another process, maybe another working directory) finds them.
   const files = (values.file ?? []).map((file) => resolve(file));
-  const viaService = await askViaService(inputs, text, files, (line) => (values.json ? undefined : out(line)), values['no-wait']);
+  const viaService = await askViaService(
+    inputs,
+    text,
+    files,
+    (line) => (values.json ? undefined : out(line)),
+    values['no-wait'],
+  );
   if (viaService) {
     if (values.json) out(JSON.stringify(viaService));
     else if (viaService.follow !== undefined) out(viaService.follow);
-    return viaService.status === 'refused' ? ASK_EXIT.refused : viaService.status === 'queued' ? ASK_EXIT.completed : exitOf(viaService.status);
+    return viaService.status === 'refused'
+      ? ASK_EXIT.refused
+      : viaService.status === 'queued'
+        ? ASK_EXIT.completed
+        : exitOf(viaService.status);
   }
 
   const messages: string[] = [];
-  const logger = createLogger({ level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel, destination: process.stderr as never, secrets: secretValues(inputs.env) });
+  const logger = createLogger({
+    level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel,
+    destination: process.stderr as never,
+    secrets: secretValues(inputs.env),
+  });
   // Only the run this ask waits for: a queued run of someone else's would be left half started
   // when this process exits.
-  const runtime = await buildRuntime({ ...inputs, clock: systemClock, logger, configPerCommand: true, queueScope: 'own' });
+  const runtime = await buildRuntime({
+    ...inputs,
+    clock: systemClock,
+    logger,
+    configPerCommand: true,
+    queueScope: 'own',
+  });
   // Replies to owner commands from another terminal go back to that command, the rest is ours.
   const adminReplies = new Map<string, string[]>();
   const printed = new Set<string>();
-  runtime.adapters.set('terminal', new TerminalAdapter((reply, chatId) => {
-    const replies = adminReplies.get(chatId);
-    if (replies) return void replies.push(reply);
-    printed.add(reply);
-    if (values.json) messages.push(reply);
-    else out(reply);
-  }));
+  runtime.adapters.set(
+    'terminal',
+    new TerminalAdapter((reply, chatId) => {
+      const replies = adminReplies.get(chatId);
+      if (replies) return void replies.push(reply);
+      printed.add(reply);
+      if (values.json) messages.push(reply);
+      else out(reply);
+    }),
+  );
   // `baton cancel ID`, `baton stop` and chat /stop from another process reach this run through
   // the database, like a run of the service. Embedded PGlite is held by this process alone (no
   // service runs, or the run would have gone through it), so there `baton runs|cancel|stop` are
@@ -106,7 +143,10 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
   const onSignal = (): void => {
     stopRequested = true;
     // Queued or active, here or in the service that took it: cancelled as /cancel would.
-    if (runId) void runtime.dispatcher.cancelOwn(runId).catch((err: unknown) => logger.warn({ err, runId }, 'could not cancel the run'));
+    if (runId)
+      void runtime.dispatcher
+        .cancelOwn(runId)
+        .catch((err: unknown) => logger.warn({ err, runId }, 'could not cancel the run'));
   };
   // Ctrl-C, a closed terminal (SIGHUP) and SIGTERM all cancel the run: its CLI lives in a
   // process group of its own and would otherwise outlive `baton ask`, holding the worktree.
@@ -116,27 +156,39 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
     // Only with PGlite, which this process alone holds (no service runs: the ask would have gone
     // through it). With PostgreSQL (DATABASE_URL or embedded) a service may run beside this ask,
     // and its service.json must stay the one doctor and the approval servers find.
-    if (runtime.database.kind.engine === 'pglite') admin = await startHealthServer({
-      port: 0,
-      batonHome: inputs.batonHome,
-      host: runtime.host,
-      startedAt: systemClock.now(),
-      report: () => Promise.reject(new BatonError('usage', 'baton ask answers owner commands only; run baton doctor for a report.')),
-      admin: async (command) => {
-        const chatId = `admin-${randomUUID()}`;
-        adminReplies.set(chatId, []);
-        try {
-          await runtime.dispatcher.handle({
-            platform: 'terminal', dedupeKey: chatId, chatId, isDirect: true, messageId: chatId,
-            senderId: 'owner', senderName: 'baton CLI', senderIsBot: false, text: command, receivedAt: systemClock.now(),
-          });
-          return adminReplies.get(chatId) ?? [];
-        } finally {
-          adminReplies.delete(chatId);
-        }
-      },
-      logger,
-    });
+    if (runtime.database.kind.engine === 'pglite')
+      admin = await startHealthServer({
+        port: 0,
+        batonHome: inputs.batonHome,
+        host: runtime.host,
+        startedAt: systemClock.now(),
+        report: () =>
+          Promise.reject(
+            new BatonError('usage', 'baton ask answers owner commands only; run baton doctor for a report.'),
+          ),
+        admin: async (command) => {
+          const chatId = `admin-${randomUUID()}`;
+          adminReplies.set(chatId, []);
+          try {
+            await runtime.dispatcher.handle({
+              platform: 'terminal',
+              dedupeKey: chatId,
+              chatId,
+              isDirect: true,
+              messageId: chatId,
+              senderId: 'owner',
+              senderName: 'baton CLI',
+              senderIsBot: false,
+              text: command,
+              receivedAt: systemClock.now(),
+            });
+            return adminReplies.get(chatId) ?? [];
+          } finally {
+            adminReplies.delete(chatId);
+          }
+        },
+        logger,
+      });
     const result = await runtime.dispatcher.handle({
       platform: 'terminal',
       dedupeKey: randomUUID(),
@@ -151,7 +203,10 @@ export async function ask(argv: readonly string[], inputs: ServiceInputs, out: (
       receivedAt: systemClock.now(),
     });
     if (result.kind !== 'launched') {
-      if (values.json) out(JSON.stringify({ status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages }));
+      if (values.json)
+        out(
+          JSON.stringify({ status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages }),
+        );
       return ASK_EXIT.refused;
     }
     runId = result.runId;
@@ -229,7 +284,13 @@ function exitOf(status: string | undefined): number {
  * @returns the report, or undefined with PostgreSQL (through `DATABASE_URL` or embedded) or when
  *   no service answers (then `baton ask` opens the database itself).
  */
-async function askViaService(inputs: ServiceInputs, text: string, files: readonly string[], print: (line: string) => void, noWait: boolean): Promise<AskReport | undefined> {
+async function askViaService(
+  inputs: ServiceInputs,
+  text: string,
+  files: readonly string[],
+  print: (line: string) => void,
+  noWait: boolean,
+): Promise<AskReport | undefined> {
   if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome)) return undefined;
   const state = await readServiceState(inputs.batonHome);
   if (!state) return undefined;
@@ -240,7 +301,11 @@ async function askViaService(inputs: ServiceInputs, text: string, files: readonl
   try {
     response = await fetch(`http://127.0.0.1:${state.port}/admin/ask`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${state.adminToken}`, 'content-type': 'application/json', ...(noWait ? { 'x-baton-no-wait': '1' } : {}) },
+      headers: {
+        authorization: `Bearer ${state.adminToken}`,
+        'content-type': 'application/json',
+        ...(noWait ? { 'x-baton-no-wait': '1' } : {}),
+      },
       body: JSON.stringify({ text, files }),
       signal: abort.signal,
     });
@@ -279,6 +344,10 @@ async function askViaService(inputs: ServiceInputs, text: string, files: readonl
     for (const signal of signals) process.off(signal, onSignal);
   }
   if (cancelled) return { status: 'cancelled', messages };
-  if (!report) throw new BatonError('database_unavailable', 'The running baton service ended the request without an outcome; see its log.');
+  if (!report)
+    throw new BatonError(
+      'database_unavailable',
+      'The running baton service ended the request without an outcome; see its log.',
+    );
   return { ...report, messages };
 }

@@ -79,9 +79,13 @@ async function start(): Promise<void> {
       let text = `${err.name}: ${err.message}`;
       for (const secret of secrets) text = text.split(secret).join('[redacted]');
       console.error(`baton: the PostgreSQL driver failed on a lost connection, kept running (it reconnects): ${text}`);
-      service?.recycleDatabase().catch((recycleErr: unknown) =>
-        console.error(`baton: replacing the PostgreSQL connections failed: ${recycleErr instanceof Error ? recycleErr.message : String(recycleErr)}`),
-      );
+      service
+        ?.recycleDatabase()
+        .catch((recycleErr: unknown) =>
+          console.error(
+            `baton: replacing the PostgreSQL connections failed: ${recycleErr instanceof Error ? recycleErr.message : String(recycleErr)}`,
+          ),
+        );
       return;
     }
     console.error('baton: unexpected error, exiting:', err);
@@ -120,7 +124,9 @@ async function start(): Promise<void> {
     }
     if (phase !== 'started') {
       stopWhenStarted = signal;
-      console.log(`baton: ${signal} received while starting; stopping once start-up has finished (send it again to exit now)`);
+      console.log(
+        `baton: ${signal} received while starting; stopping once start-up has finished (send it again to exit now)`,
+      );
       return;
     }
     stop(service!, signal);
@@ -155,19 +161,36 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
   const [action, ...flags] = argv;
   const unknown = flags.filter((f) => f !== '--user');
   if ((action !== 'install' && action !== 'uninstall') || unknown.length > 0) {
-    const hint = action !== 'install' && action !== 'uninstall' ? didYouMean(action ?? '', ['install', 'uninstall']) : didYouMean(unknown[0]!, ['--user']);
-    throw new BatonError('usage', usageWith(hint, 'Usage: baton service install [--user] | baton service uninstall [--user]'));
+    const hint =
+      action !== 'install' && action !== 'uninstall'
+        ? didYouMean(action ?? '', ['install', 'uninstall'])
+        : didYouMean(unknown[0]!, ['--user']);
+    throw new BatonError(
+      'usage',
+      usageWith(hint, 'Usage: baton service install [--user] | baton service uninstall [--user]'),
+    );
   }
   const inputs = await loadInputs();
   const user = flags.includes('--user');
   const path = inputs.rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin';
   // The unit keeps the directories the CLIs are found in now, even ones servicePath would drop.
   const found = await Promise.all(VENDORS.map((vendor) => findOnPath(vendor.binaryName, path)));
-  const keepDirs = [dirname(process.execPath), ...found.filter((p): p is string => p !== undefined).map((p) => dirname(p))];
+  const keepDirs = [
+    dirname(process.execPath),
+    ...found.filter((p): p is string => p !== undefined).map((p) => dirname(p)),
+  ];
   const lines =
     action === 'install'
       ? await installService(
-          { user, homeDir: inputs.homeDir, batonHome: inputs.batonHome, path, keepDirs, nodePath: process.execPath, userName: userInfo().username },
+          {
+            user,
+            homeDir: inputs.homeDir,
+            batonHome: inputs.batonHome,
+            path,
+            keepDirs,
+            nodePath: process.execPath,
+            userName: userInfo().username,
+          },
           process.getuid?.() === 0,
         )
       : await uninstallService({ user, homeDir: inputs.homeDir });
@@ -180,12 +203,30 @@ function noMoreArgs(command: string, rest: readonly string[]): void {
   if (rest.length > 0) {
     // `baton start stop` or `baton start --help`: the word may have been meant as the command.
     const hint = didYouMean(rest[0]!, [...COMMANDS, '--help', '--version']);
-    throw new BatonError('usage', `baton ${command} takes no arguments (got: ${rest.join(' ')}).${hint || ' Run `baton help` for the commands and their options.'}`);
+    throw new BatonError(
+      'usage',
+      `baton ${command} takes no arguments (got: ${rest.join(' ')}).${hint || ' Run `baton help` for the commands and their options.'}`,
+    );
   }
 }
 
 /** The command words {@link main} knows, for "did you mean". */
-const COMMANDS = ['start', 'ask', 'doctor', 'approve', 'grant', 'runs', 'patch', 'cancel', 'stop', 'worktrees', 'service', 'config-reference', 'help', 'version'] as const;
+const COMMANDS = [
+  'start',
+  'ask',
+  'doctor',
+  'approve',
+  'grant',
+  'runs',
+  'patch',
+  'cancel',
+  'stop',
+  'worktrees',
+  'service',
+  'config-reference',
+  'help',
+  'version',
+] as const;
 
 /** Runs one command; resolves with its exit code (`start` resolves once the service is up). */
 async function main(argv: readonly string[]): Promise<number> {

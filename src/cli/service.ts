@@ -43,7 +43,9 @@ export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2']
  *
  * @returns undefined when no baton unit is installed.
  */
-export async function installedUnitDelegation(homeDir: string): Promise<{ path: string; user: boolean; delegate: boolean } | undefined> {
+export async function installedUnitDelegation(
+  homeDir: string,
+): Promise<{ path: string; user: boolean; delegate: boolean } | undefined> {
   for (const user of [true, false]) {
     const path = unitPath({ user, homeDir });
     const text = await readFile(path, 'utf8').catch(() => undefined);
@@ -57,13 +59,16 @@ export const UNIT_NAME = 'baton.service';
 
 /** Where the unit file goes. */
 export function unitPath(target: Pick<ServiceTarget, 'user' | 'homeDir'>): string {
-  return target.user ? join(target.homeDir, '.config', 'systemd', 'user', UNIT_NAME) : join('/etc/systemd/system', UNIT_NAME);
+  return target.user
+    ? join(target.homeDir, '.config', 'systemd', 'user', UNIT_NAME)
+    : join('/etc/systemd/system', UNIT_NAME);
 }
 
 /** The unit text. Values with spaces are quoted per systemd.syntax(7). */
 export function renderUnit(target: ServiceTarget): string {
   const cli = fileURLToPath(new URL('./baton.js', import.meta.url));
-  const quote = (value: string): string => (/[\s"\\]/.test(value) ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : value);
+  const quote = (value: string): string =>
+    /[\s"\\]/.test(value) ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : value;
   return [
     '[Unit]',
     'Description=baton: coding agents from chat',
@@ -106,7 +111,10 @@ export function renderUnit(target: ServiceTarget): string {
  */
 export async function installService(target: ServiceTarget, isRoot: boolean): Promise<string[]> {
   if (!target.user && !isRoot) {
-    throw new BatonError('usage', 'A system unit needs root. Run `baton service install --user` for a user unit, or use sudo.');
+    throw new BatonError(
+      'usage',
+      'A system unit needs root. Run `baton service install --user` for a user unit, or use sudo.',
+    );
   }
   const path = unitPath(target);
   await mkdir(dirname(path), { recursive: true });
@@ -149,9 +157,20 @@ export function servicePath(path: string, keepDirs: readonly string[] = []): str
 export async function uninstallService(target: Pick<ServiceTarget, 'user' | 'homeDir'>): Promise<string[]> {
   const path = unitPath(target);
   const ctl = target.user ? 'systemctl --user' : 'systemctl';
-  if (!(await stat(path).then(() => true, () => false))) return [`No baton unit at ${path}; nothing to remove.`];
+  if (
+    !(await stat(path).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return [`No baton unit at ${path}; nothing to remove.`];
   const wants = join(dirname(path), `${target.user ? 'default' : 'multi-user'}.target.wants`, UNIT_NAME);
-  if (await lstat(wants).then(() => true, () => false)) {
+  if (
+    await lstat(wants).then(
+      () => true,
+      () => false,
+    )
+  ) {
     throw new BatonError(
       'service_enabled',
       `baton's unit is still enabled (${wants}). Stop and disable it first: ${ctl} disable --now baton, then run baton service uninstall${target.user ? ' --user' : ''} again.`,
@@ -159,5 +178,8 @@ export async function uninstallService(target: Pick<ServiceTarget, 'user' | 'hom
     );
   }
   await rm(path, { force: true });
-  return [`Removed ${path}`, `If it still runs, stop it: ${ctl} stop baton. Then let systemd forget it: ${ctl} daemon-reload`];
+  return [
+    `Removed ${path}`,
+    `If it still runs, stop it: ${ctl} stop baton. Then let systemd forget it: ${ctl} daemon-reload`,
+  ];
 }

@@ -20,8 +20,14 @@ export interface StartAttemptsDeps {
 
 /** Thrown by {@link startWithRetries} once every attempt failed on the database connection. */
 export class StartGaveUpError extends Error {
-  constructor(readonly attempts: number, readonly lastError: unknown) {
-    super(`start-up lost its database connection ${attempts} times; giving up (check the database's idle_session_timeout, its logs and the network to it)`, { cause: lastError });
+  constructor(
+    readonly attempts: number,
+    readonly lastError: unknown,
+  ) {
+    super(
+      `start-up lost its database connection ${attempts} times; giving up (check the database's idle_session_timeout, its logs and the network to it)`,
+      { cause: lastError },
+    );
     this.name = 'StartGaveUpError';
   }
 }
@@ -63,7 +69,10 @@ export async function startWithRetries<T>(start: () => Promise<T>, deps: StartAt
     if ('value' in outcome) return outcome.value;
     const lastError = 'lost' in outcome ? outcome.lost : undefined;
     if (attempt >= START_ATTEMPTS) throw new StartGaveUpError(attempt, lastError);
-    const why = 'lost' in outcome ? `lost its database connection (${describe(outcome.lost)})` : 'stalled on a database connection the server closed';
+    const why =
+      'lost' in outcome
+        ? `lost its database connection (${describe(outcome.lost)})`
+        : 'stalled on a database connection the server closed';
     deps.say(`baton: start-up ${why}; starting again (attempt ${attempt + 1} of ${START_ATTEMPTS})`);
     if ('lost' in outcome) await deps.sleep(START_RETRY_PAUSE_MS);
   }

@@ -45,12 +45,19 @@ export interface GrantPathOptions {
  *   edited safely (the message says what to set by hand); the file is then untouched.
  * @throws BatonError `config_unreadable` when the file cannot be read or written.
  */
-export async function approveConfig(configPath: string, options: { readonly homeDir?: string | undefined } = {}): Promise<ConfigEdit> {
+export async function approveConfig(
+  configPath: string,
+  options: { readonly homeDir?: string | undefined } = {},
+): Promise<ConfigEdit> {
   const homeDir = options.homeDir ?? path.parse(path.resolve(configPath)).root;
   return editConfig(configPath, homeDir, 'set [harness] approved = true', (text, config) => {
     if (config.harness.approved) return undefined;
     return {
-      text: edited(locate(text, 'harness', 'approved'), (v) => `${text.slice(0, v.start)}true${text.slice(v.end)}`, 'true'),
+      text: edited(
+        locate(text, 'harness', 'approved'),
+        (v) => `${text.slice(0, v.start)}true${text.slice(v.end)}`,
+        'true',
+      ),
       expect: (data) => void (table(data, 'harness').approved = true),
     };
   });
@@ -67,8 +74,14 @@ export async function approveConfig(configPath: string, options: { readonly home
  * @throws BatonError `root_too_broad` when `dir` is `/`, the home directory or above it, unless `force`.
  * @throws BatonError `config_invalid`, `config_unreadable` as for {@link approveConfig}.
  */
-export async function grantPath(configPath: string, dir: string, options: GrantPathOptions): Promise<ConfigEdit & { readonly root: string }> {
-  const root = await realDirectory(resolveUserPath(dir, { homeDir: options.homeDir, baseDir: options.cwd ?? process.cwd() }));
+export async function grantPath(
+  configPath: string,
+  dir: string,
+  options: GrantPathOptions,
+): Promise<ConfigEdit & { readonly root: string }> {
+  const root = await realDirectory(
+    resolveUserPath(dir, { homeDir: options.homeDir, baseDir: options.cwd ?? process.cwd() }),
+  );
   if (!options.force) {
     const home = await realpath(options.homeDir).catch(() => path.resolve(options.homeDir));
     if (coversAll(root, home)) {
@@ -80,17 +93,26 @@ export async function grantPath(configPath: string, dir: string, options: GrantP
       );
     }
   }
-  const edit = await editConfig(configPath, options.homeDir, `add ${JSON.stringify(root)} to [workspace] roots`, async (text, config) => {
-    const granted = await Promise.all(config.workspace.roots.map((r) => realpath(r).catch(() => r)));
-    if (granted.includes(root)) return undefined;
-    return {
-      text: edited(locate(text, 'workspace', 'roots'), (v) => appendToArray(text, v, tomlString(root)), `[${tomlString(root)}]`),
-      expect: (data) => {
-        const workspace = table(data, 'workspace');
-        workspace.roots = [...(Array.isArray(workspace.roots) ? workspace.roots : []), root];
-      },
-    };
-  });
+  const edit = await editConfig(
+    configPath,
+    options.homeDir,
+    `add ${JSON.stringify(root)} to [workspace] roots`,
+    async (text, config) => {
+      const granted = await Promise.all(config.workspace.roots.map((r) => realpath(r).catch(() => r)));
+      if (granted.includes(root)) return undefined;
+      return {
+        text: edited(
+          locate(text, 'workspace', 'roots'),
+          (v) => appendToArray(text, v, tomlString(root)),
+          `[${tomlString(root)}]`,
+        ),
+        expect: (data) => {
+          const workspace = table(data, 'workspace');
+          workspace.roots = [...(Array.isArray(workspace.roots) ? workspace.roots : []), root];
+        },
+      };
+    },
+  );
   return { ...edit, root };
 }
 
@@ -106,11 +128,14 @@ async function realDirectory(dir: string): Promise<string> {
   try {
     const real = await realpath(dir);
     if ((await stat(real)).isDirectory()) return real;
-    throw new BatonError('cwd_missing', `${dir} is not a directory. Grant a directory instead.`, { details: { path: dir } });
+    throw new BatonError('cwd_missing', `${dir} is not a directory. Grant a directory instead.`, {
+      details: { path: dir },
+    });
   } catch (err) {
     if (err instanceof BatonError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be resolved (${code ?? 'unknown error'})`;
+    const why =
+      code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be resolved (${code ?? 'unknown error'})`;
     throw new BatonError('cwd_missing', `${dir} ${why}. ${fix}`, { cause: err, details: { path: dir, errno: code } });
   }
 }
@@ -121,7 +146,10 @@ interface Plan {
   expect: (data: Record<string, unknown>) => void;
 }
 
-type Planner = (text: string, config: ReturnType<typeof parseConfigToml>) => Plan | undefined | Promise<Plan | undefined>;
+type Planner = (
+  text: string,
+  config: ReturnType<typeof parseConfigToml>,
+) => Plan | undefined | Promise<Plan | undefined>;
 
 async function editConfig(configPath: string, homeDir: string, what: string, plan: Planner): Promise<ConfigEdit> {
   const file = path.resolve(configPath);
@@ -160,18 +188,26 @@ async function editConfig(configPath: string, homeDir: string, what: string, pla
 }
 
 function refusal(file: string, what: string, reason: string, cause?: unknown): BatonError {
-  return new BatonError('config_invalid', `Cannot edit ${file} automatically (${reason}); ${what} by hand, then restart baton.`, {
-    cause,
-    details: { file },
-  });
+  return new BatonError(
+    'config_invalid',
+    `Cannot edit ${file} automatically (${reason}); ${what} by hand, then restart baton.`,
+    {
+      cause,
+      details: { file },
+    },
+  );
 }
 
 function unreadable(file: string, verb: 'read' | 'write', err: unknown): BatonError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return new BatonError('config_unreadable', `Cannot ${verb} the configuration file ${file} (${code ?? 'unknown error'}). Check that it is a ${verb}able file.`, {
-    cause: err,
-    details: { file, errno: code },
-  });
+  return new BatonError(
+    'config_unreadable',
+    `Cannot ${verb} the configuration file ${file} (${code ?? 'unknown error'}). Check that it is a ${verb}able file.`,
+    {
+      cause: err,
+      details: { file, errno: code },
+    },
+  );
 }
 
 /** The file's text, byte-exact (BOM kept); undefined when it does not exist. */
@@ -186,7 +222,10 @@ async function readText(target: string, file: string): Promise<string | undefine
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch (err) {
-    throw new BatonError('config_invalid', `${file} is not valid UTF-8, as TOML requires. Re-save it as UTF-8.`, { cause: err, details: { file } });
+    throw new BatonError('config_invalid', `${file} is not valid UTF-8, as TOML requires. Re-save it as UTF-8.`, {
+      cause: err,
+      details: { file },
+    });
   }
 }
 
@@ -219,7 +258,8 @@ function stripBom(text: string): string {
 
 function table(data: Record<string, unknown>, name: string): Record<string, unknown> {
   const existing = data[name];
-  if (typeof existing === 'object' && existing !== null && !Array.isArray(existing)) return existing as Record<string, unknown>;
+  if (typeof existing === 'object' && existing !== null && !Array.isArray(existing))
+    return existing as Record<string, unknown>;
   // smol-toml builds tables without a prototype; the deep comparison checks prototypes.
   const created = Object.create(null) as Record<string, unknown>;
   data[name] = created;
@@ -246,8 +286,11 @@ function locate(text: string, name: string, key: string): Place {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const firstHeader = statements.findIndex((s) => s.kind === 'header');
   const rootKeys = statements.slice(0, firstHeader === -1 ? undefined : firstHeader);
-  if (rootKeys.some((s) => s.path[0] === name)) throw new Uneditable(`[${name}] is written as a dotted key or an inline table`);
-  const headerIndex = statements.findIndex((s) => s.kind === 'header' && !s.arrayTable && s.path.length === 1 && s.path[0] === name);
+  if (rootKeys.some((s) => s.path[0] === name))
+    throw new Uneditable(`[${name}] is written as a dotted key or an inline table`);
+  const headerIndex = statements.findIndex(
+    (s) => s.kind === 'header' && !s.arrayTable && s.path.length === 1 && s.path[0] === name,
+  );
   const header = statements[headerIndex];
   if (header === undefined) {
     return {
@@ -260,7 +303,8 @@ function locate(text: string, name: string, key: string): Place {
   }
   const nextHeader = statements.findIndex((s, i) => i > headerIndex && s.kind === 'header');
   const body = statements.slice(headerIndex + 1, nextHeader === -1 ? undefined : nextHeader);
-  if (body.some((s) => s.path[0] === key && s.path.length > 1)) throw new Uneditable(`${key} is written as a dotted key`);
+  if (body.some((s) => s.path[0] === key && s.path.length > 1))
+    throw new Uneditable(`${key} is written as a dotted key`);
   const existing = body.find((s) => s.path.length === 1 && s.path[0] === key);
   if (existing !== undefined) return { value: { start: existing.valueStart, end: existing.valueEnd } };
   return {
@@ -282,7 +326,8 @@ function appendToArray(text: string, value: Span, literal: string): string {
   const { items, trailingComma, close } = new Scanner(text, value.start).array();
   const last = items.at(-1);
   const closeLineStart = text.lastIndexOf('\n', close - 1) + 1;
-  const closeOnOwnLine = closeLineStart > (last?.end ?? value.start) && /^[ \t]*$/.test(text.slice(closeLineStart, close));
+  const closeOnOwnLine =
+    closeLineStart > (last?.end ?? value.start) && /^[ \t]*$/.test(text.slice(closeLineStart, close));
   if (!closeOnOwnLine) {
     const at = last?.end ?? value.start + 1;
     const added = last === undefined ? literal : `, ${literal}`;
@@ -290,7 +335,10 @@ function appendToArray(text: string, value: Span, literal: string): string {
     // spaces after it (the starter's `roots = []   # for example: …` stays tidy).
     const after = text.slice(close + 1);
     const pad = /^[ \t]+(?=#)/.exec(after)?.[0];
-    const tail = pad === undefined ? after : `${' '.repeat(Math.max(pad.length - added.length, Math.min(pad.length, 2)))}${after.slice(pad.length)}`;
+    const tail =
+      pad === undefined
+        ? after
+        : `${' '.repeat(Math.max(pad.length - added.length, Math.min(pad.length, 2)))}${after.slice(pad.length)}`;
     return text.slice(0, at) + added + text.slice(at, close + 1) + tail;
   }
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
@@ -447,7 +495,8 @@ class Scanner {
     if (this.at('[')) return void this.array();
     if (this.at('{')) return this.inlineTable();
     const start = this.pos;
-    while (this.pos < this.text.length && !/[,\]}#\n]/.test(this.text[this.pos] ?? '') && !this.at('\r\n')) this.pos += 1;
+    while (this.pos < this.text.length && !/[,\]}#\n]/.test(this.text[this.pos] ?? '') && !this.at('\r\n'))
+      this.pos += 1;
     while (this.pos > start && /[ \t]/.test(this.text[this.pos - 1] ?? '')) this.pos -= 1;
     if (this.pos === start) this.fail();
   }
@@ -500,7 +549,8 @@ function lineDiff(file: string, before: string, after: string): string {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head += 1;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail])
+    tail += 1;
   const before1 = head > 0 ? [` ${a[head - 1]}`] : [];
   const after1 = tail > 0 ? [` ${a[a.length - tail]}`] : [];
   const removed = a.slice(head, a.length - tail).map((l) => `-${l}`);

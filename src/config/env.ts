@@ -30,29 +30,83 @@ export interface EnvVarDoc {
 
 /** Every variable baton reads, in `.env.example` order. */
 export const ENV_VARS: readonly EnvVarDoc[] = [
-  { name: 'BATON_HOME', kind: 'path', description: 'State directory (config.toml, pgdata/, harness/runs/, traces/, logs/); default ~/.baton' },
-  { name: 'BATON_LOG_LEVEL', kind: 'log_level', description: 'Log level: fatal, error, warn, info, debug, trace or silent; default info' },
-  { name: 'BATON_HTTP_PORT', kind: 'port', description: "Port of baton's health and admin listener on 127.0.0.1, 1-65535; unset: a free port, recorded in $BATON_HOME/service.json" },
-  { name: 'DATABASE_URL', kind: 'postgres_url', description: 'postgres:// or postgresql:// URL; unset: embedded PostgreSQL in $BATON_HOME/postgres (embedded PGlite in $BATON_HOME/pgdata as root)' },
-  { name: 'TELEGRAM_BOT_TOKEN', kind: 'secret', description: 'Telegram bot token from @BotFather; unset: Telegram is skipped' },
-  { name: 'TELEGRAM_API_ROOT', kind: 'http_url', description: 'Self-hosted Bot API server root; unset: https://api.telegram.org' },
+  {
+    name: 'BATON_HOME',
+    kind: 'path',
+    description: 'State directory (config.toml, pgdata/, harness/runs/, traces/, logs/); default ~/.baton',
+  },
+  {
+    name: 'BATON_LOG_LEVEL',
+    kind: 'log_level',
+    description: 'Log level: fatal, error, warn, info, debug, trace or silent; default info',
+  },
+  {
+    name: 'BATON_HTTP_PORT',
+    kind: 'port',
+    description:
+      "Port of baton's health and admin listener on 127.0.0.1, 1-65535; unset: a free port, recorded in $BATON_HOME/service.json",
+  },
+  {
+    name: 'DATABASE_URL',
+    kind: 'postgres_url',
+    description:
+      'postgres:// or postgresql:// URL; unset: embedded PostgreSQL in $BATON_HOME/postgres (embedded PGlite in $BATON_HOME/pgdata as root)',
+  },
+  {
+    name: 'TELEGRAM_BOT_TOKEN',
+    kind: 'secret',
+    description: 'Telegram bot token from @BotFather; unset: Telegram is skipped',
+  },
+  {
+    name: 'TELEGRAM_API_ROOT',
+    kind: 'http_url',
+    description: 'Self-hosted Bot API server root; unset: https://api.telegram.org',
+  },
   { name: 'SLACK_BOT_TOKEN', kind: 'secret', description: 'Slack bot token (xoxb-...); unset: Slack is skipped' },
   { name: 'SLACK_APP_TOKEN', kind: 'secret', description: 'Slack app-level token (xapp-...) for Socket Mode' },
-  { name: 'SLACK_SIGNING_SECRET', kind: 'secret', description: 'Slack signing secret for the HTTP Events API (with SLACK_PORT), instead of Socket Mode' },
+  {
+    name: 'SLACK_SIGNING_SECRET',
+    kind: 'secret',
+    description: 'Slack signing secret for the HTTP Events API (with SLACK_PORT), instead of Socket Mode',
+  },
   { name: 'SLACK_PORT', kind: 'port', description: 'Port the HTTP Events API receiver listens on, 1-65535' },
-  { name: 'SLACK_API_URL', kind: 'http_url', description: 'Slack Web API base URL (a proxy); unset: https://slack.com/api/' },
+  {
+    name: 'SLACK_API_URL',
+    kind: 'http_url',
+    description: 'Slack Web API base URL (a proxy); unset: https://slack.com/api/',
+  },
   { name: 'DISCORD_BOT_TOKEN', kind: 'secret', description: 'Discord bot token; unset: Discord is skipped' },
-  { name: 'DISCORD_API_URL', kind: 'http_url', description: 'Discord REST API base URL (a proxy); unset: https://discord.com/api' },
-  { name: 'CODEX_HOME', kind: 'home_path', description: 'CODEX_HOME for codex runs when [harness] codex_home is unset (absolute, or ~/…)' },
-  { name: 'CLAUDE_CONFIG_DIR', kind: 'home_path', description: 'CLAUDE_CONFIG_DIR for claude runs when [harness] claude_config_dir is unset (absolute, or ~/…)' },
-  { name: 'ANTHROPIC_API_KEY', kind: 'secret', description: 'Never passed to runs (each CLI uses its own login); read only so its value is kept out of logs and messages' },
+  {
+    name: 'DISCORD_API_URL',
+    kind: 'http_url',
+    description: 'Discord REST API base URL (a proxy); unset: https://discord.com/api',
+  },
+  {
+    name: 'CODEX_HOME',
+    kind: 'home_path',
+    description: 'CODEX_HOME for codex runs when [harness] codex_home is unset (absolute, or ~/…)',
+  },
+  {
+    name: 'CLAUDE_CONFIG_DIR',
+    kind: 'home_path',
+    description: 'CLAUDE_CONFIG_DIR for claude runs when [harness] claude_config_dir is unset (absolute, or ~/…)',
+  },
+  {
+    name: 'ANTHROPIC_API_KEY',
+    kind: 'secret',
+    description:
+      'Never passed to runs (each CLI uses its own login); read only so its value is kept out of logs and messages',
+  },
 ];
 
 /**
  * Names whose values are secrets: never logged, never shown, never passed to a vendor child
  * (this build passes ANTHROPIC_API_KEY to no run).
  */
-export const SECRET_ENV_NAMES: readonly string[] = ['DATABASE_URL', ...ENV_VARS.filter((v) => v.kind === 'secret').map((v) => v.name)];
+export const SECRET_ENV_NAMES: readonly string[] = [
+  'DATABASE_URL',
+  ...ENV_VARS.filter((v) => v.kind === 'secret').map((v) => v.name),
+];
 
 /** The validated environment. Empty strings count as unset (undefined). */
 export interface BatonEnv {
@@ -94,14 +148,18 @@ export interface BatonEnv {
 function check(kind: EnvKind, value: string): string | undefined {
   switch (kind) {
     case 'secret':
-      return /[\s\p{Cc}]/u.test(value) ? 'contains whitespace or control characters (a stray space or newline from pasting?)' : undefined;
+      return /[\s\p{Cc}]/u.test(value)
+        ? 'contains whitespace or control characters (a stray space or newline from pasting?)'
+        : undefined;
     case 'path':
       return value.includes('\0') ? 'contains a NUL character' : undefined;
     case 'home_path':
       // A relative path would be resolved by the CLI against the run's directory: inside the
       // repository, whose files are untrusted.
       if (value.includes('\0')) return 'contains a NUL character';
-      return path.isAbsolute(value) || value === '~' || value.startsWith('~/') ? undefined : 'must be an absolute path or start with ~/ (a relative one would point into the repository a run works in)';
+      return path.isAbsolute(value) || value === '~' || value.startsWith('~/')
+        ? undefined
+        : 'must be an absolute path or start with ~/ (a relative one would point into the repository a run works in)';
     case 'log_level':
       return (LOG_LEVELS as readonly string[]).includes(value) ? undefined : `must be one of ${LOG_LEVELS.join(', ')}`;
     case 'port': {
@@ -170,8 +228,15 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Bat
  * alone), for scrubbing text that may embed one, such as an SDK error quoting a request URL.
  */
 export function secretValues(env: BatonEnv): string[] {
-  const found = [env.databaseUrl, env.telegramBotToken, env.slackBotToken, env.slackAppToken,
-    env.slackSigningSecret, env.discordBotToken, env.anthropicApiKey];
+  const found = [
+    env.databaseUrl,
+    env.telegramBotToken,
+    env.slackBotToken,
+    env.slackAppToken,
+    env.slackSigningSecret,
+    env.discordBotToken,
+    env.anthropicApiKey,
+  ];
   if (env.databaseUrl !== undefined) {
     const password = new URL(env.databaseUrl).password;
     if (password !== '') found.push(password, safeDecode(password));

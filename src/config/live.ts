@@ -41,7 +41,11 @@ export interface LiveConfigOptions {
 
 /** Whether the resolved configs differ in anything but the live keys. */
 function differsBeyondLiveKeys(a: BatonConfig, b: BatonConfig): boolean {
-  const strip = (c: BatonConfig) => ({ ...c, harness: { ...c.harness, approved: false }, workspace: { ...c.workspace, roots: [] } });
+  const strip = (c: BatonConfig) => ({
+    ...c,
+    harness: { ...c.harness, approved: false },
+    workspace: { ...c.workspace, roots: [] },
+  });
   return !isDeepStrictEqual(strip(a), strip(b));
 }
 
@@ -179,7 +183,7 @@ export class LiveConfig {
       const code = (err as NodeJS.ErrnoException).code;
       // A missing file means defaults; anything else cannot be used.
       if (code !== 'ENOENT') {
-        const why = code === 'ENOTREG' || code === 'EFBIG' ? (err as Error).message : code ?? 'unknown error';
+        const why = code === 'ENOTREG' || code === 'EFBIG' ? (err as Error).message : (code ?? 'unknown error');
         this.currentState = { kind: 'invalid', message: `Cannot read ${configPath} (${why}).` };
         return;
       }
@@ -205,8 +209,14 @@ export class LiveConfig {
       harness: { ...this.started.harness, approved: next.harness.approved },
       workspace: { ...this.started.workspace, roots: next.workspace.roots },
     };
-    if (before.harness.approved !== next.harness.approved || !isDeepStrictEqual(before.workspace.roots, next.workspace.roots)) {
-      logger.info({ approved: next.harness.approved, roots: next.workspace.roots }, 'applied config.toml changes to consent and workspace roots');
+    if (
+      before.harness.approved !== next.harness.approved ||
+      !isDeepStrictEqual(before.workspace.roots, next.workspace.roots)
+    ) {
+      logger.info(
+        { approved: next.harness.approved, roots: next.workspace.roots },
+        'applied config.toml changes to consent and workspace roots',
+      );
     }
     if (!differsBeyondLiveKeys(this.started, next)) {
       this.currentState = { kind: 'current' };

@@ -169,8 +169,7 @@ export function resolveChannelTrust(
  */
 export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): BatonConfig {
   const resolvePath = (p: string): string => resolveUserPath(p, options);
-  const optionalPath = (p: string | undefined): string | undefined =>
-    p === undefined ? undefined : resolvePath(p);
+  const optionalPath = (p: string | undefined): string | undefined => (p === undefined ? undefined : resolvePath(p));
   const h = file.harness;
   const channels = Object.fromEntries(
     CHANNEL_PLATFORMS.map((platform) => [platform, resolveChannelTrust(file.channels[platform])]),
@@ -221,7 +220,9 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       fleetMaxActive: file.node.fleet_max_active === 0 ? undefined : file.node.fleet_max_active,
     },
     // `node:path` names another node's directory: that node resolves it.
-    projects: new Map(Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)])),
+    projects: new Map(
+      Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)]),
+    ),
     channels,
   };
 }

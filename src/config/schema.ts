@@ -75,91 +75,216 @@ const userId = z.union([z.string(), z.number(), z.bigint()]).transform((value, c
 const USER_ID_TYPE = 'user id: string, or non-negative integer';
 
 const harnessSection = z.strictObject({
-  enabled: documented(z.boolean().default(true), 'boolean',
-    'Master switch for coding runs; false removes the run commands entirely.'),
-  approved: documented(z.boolean().default(false), 'boolean',
-    'One-time owner consent that chat may start coding agents on this machine; set by `baton approve` or by hand, never by chat.'),
-  default_vendor: documented(z.enum(VENDOR_NAMES).default('codex'), '"codex" or "claude"',
-    'Vendor CLI that `/run` launches; anything other than "codex" or "claude" (even "") refuses start.'),
-  max_active: documented(int(1, 1000).default(2), 'integer, 1 to 1000',
-    'Most runs active at once on this machine, enforced atomically in the database.'),
-  queue: documented(z.boolean().default(true), 'boolean',
-    'A run whose worktree is busy or that finds max_active runs active waits as queued and starts when its slot frees, in order, on any baton process; false refuses it instead.'),
-  max_queued: documented(int(1, 1000).default(5), 'integer, 1 to 1000',
-    'Most runs one conversation may have queued at once; one more is refused (queue_full).'),
-  default_timeout_minutes: documented(int(1, MAX_TIMEOUT_MINUTES).default(30), `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
-    `Wall-clock limit of a run in minutes unless it asks for another with timeout:MINUTES (at most ${MAX_TIMEOUT_MINUTES}); past it the run is killed as failed/timeout.`),
-  default_budget_usd: documented(z.number().gt(0).max(10_000).optional(), 'number US dollars, above 0, at most 10000',
-    'Most a claude run may spend in US dollars unless it asks for another with budget:USD (claude --max-budget-usd; past it the run ends failed/budget_exceeded). codex reports no cost, so it does not apply there; cap codex with default_max_tokens. Unset: no cap.'),
-  default_max_turns: documented(int(1, 10_000).optional(), 'integer, 1 to 10000',
-    'Most agent turns of a claude run unless it asks for another with turns:N (claude --max-turns; past it the run ends failed/max_turns). codex has no turn limit. Unset: no cap.'),
-  default_max_tokens: documented(int(1, 10_000_000_000).optional(), 'integer tokens, 1 to 10000000000',
-    'Most tokens (input + output, as the CLI reports them) a run may use unless it asks for another with tokens:N; checked whenever the CLI reports usage (codex: when its turn ends, claude: at each result) and past it the run is stopped as failed/budget_exceeded. Unset: no cap.'),
-  first_event_seconds: documented(int(1, MAX_TIMEOUT_MINUTES * 60).default(120), `integer seconds, 1 to ${MAX_TIMEOUT_MINUTES * 60}`,
-    'Seconds without any vendor event after launch before an advisory notice (often auth or config trouble); the run continues.'),
-  finish_grace_seconds: documented(int(1, 600).default(10), 'integer seconds, 1 to 600',
-    "Seconds a vendor CLI may take to exit after its terminal event (codex turn.completed/turn.failed, claude's last result) before baton stops it and judges the run from that event."),
-  inactivity_minutes: documented(int(1, MAX_TIMEOUT_MINUTES).default(10), `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
-    'Minutes of silence from a running vendor before an advisory notice; the run continues.'),
-  approval_timeout_minutes: documented(z.number().gt(0).max(MAX_TIMEOUT_MINUTES).default(10), `number of minutes, more than 0, at most ${MAX_TIMEOUT_MINUTES} (fractions allowed)`,
-    'Minutes a tool approval waits for the owner\'s Allow or Deny (claude runs with mode:default or approve); no answer by then denies the call, and the chat says so.'),
-  prompt_argv_max_kb: documented(int(1, PROMPT_ARGV_MAX_KB_CAP).default(100), `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,
-    'No longer used: every task goes to the CLI on stdin, never on its command line. Still accepted, so a config file that sets it loads.'),
-  max_attachment_mb: documented(int(1, 2048).default(20), 'integer MiB, 1 to 2048',
-    "Largest file that can go with a task (a screenshot, a log), in MiB; 20 is Telegram's Bot API download limit. At most 10 files per task."),
-  max_image_pixels: documented(int(1, 1_000_000_000).default(50_000_000), 'integer pixels, 1 to 1000000000',
-    'Largest image (width × height, read from its header) that can go with a task; a larger one is refused by name before any CLI decodes it, since a CLI holds the whole decoded image in memory (a few bytes a pixel, however small the file). The default, 50 megapixels, passes a 48-megapixel phone photo and an 8K screenshot.'),
-  max_patch_kb: documented(int(1, 1_048_576).default(1024), 'integer KiB, 1 to 1048576',
-    "Largest diff, in KiB, sent as a run's hr_….patch file; over it the outcome says so and carries the diff stat only."),
-  max_event_bytes: documented(int(1024, 2 ** 30).default(1_048_576), 'integer bytes, 1024 to 1073741824',
-    'Largest vendor event (one JSON line), in bytes, held in memory; a longer line is written to the run directory as it arrives and read once it ends (a long final answer still arrives, as result.md), unless it passes max_run_artifact_mb: then it is left out, counted as a framing error, and the outcome names the file holding its start.'),
-  max_framing_errors: documented(int(0, 1_000_000).default(20), 'integer, 0 to 1000000',
-    'Malformed or oversized vendor lines tolerated before the run is killed as failed/protocol; 0 means none.'),
-  max_run_artifact_mb: documented(int(1, 1_048_576).default(64), 'integer MiB, 1 to 1048576',
-    "Cap in MiB on one run's events.jsonl spool; past it spooling stops, the run is flagged artifact_truncated and continues."),
-  artifact_quota_gb: documented(z.number().gt(0).max(1_048_576).default(5), 'number GiB, above 0',
-    'Cap in GiB on all run artifacts together; while it is exceeded new runs are refused.'),
-  min_free_gb: documented(z.number().min(0).max(1_048_576).default(2), 'number GiB, 0 or more',
-    'Free disk space in GiB that must remain for a run to launch; 0 disables the probe.'),
-  artifact_retention_days: documented(int(1, 36_500).default(30), 'integer days, 1 to 36500',
-    'Days a run directory is kept; older ones are swept at start and daily.'),
-  delivery_max_attempts: documented(int(1, 1_000_000).default(20), 'integer, 1 to 1000000',
-    'Send attempts for one outbound message before it is dead-lettered (kept, never sent).'),
-  delivery_max_age_hours: documented(int(1, 87_600).default(24), 'integer hours, 1 to 87600',
-    'Hours an outbound message may stay unsent before it is dead-lettered.'),
-  pass_env: documented(z.array(z.string().regex(PASS_ENV_ENTRY, 'an environment variable name, or a prefix ending in *')).default([...DEFAULT_PASS_ENV]), 'array of names',
-    `Service environment names also given to each run's CLI when set (values are never shown); NAME* matches a prefix but never a name that looks secret, which passes only when listed exactly; service secrets (DATABASE_URL, chat tokens) never pass. Default: the proxy, CA-bundle and locale names ${DEFAULT_PASS_ENV.join(', ')}.`),
-  paste_join_ms: documented(int(0, 60_000).default(1500), 'integer ms, 0 to 60000',
-    "Milliseconds to wait, after a message that reaches the platform's length limit (a paste the client split, Telegram 4096), for the same sender's next parts in that conversation; they are joined into one task. 0 joins nothing."),
-  status_edit_seconds: documented(int(0, 3600).default(5), 'integer seconds, 0 to 3600',
-    "Least time between two edits of the live status message (a run's started message, edited in place) in one conversation, in seconds; 0 turns the live status off."),
-  codex_home: documented(pathString.optional(), 'path',
-    "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default."),
-  claude_config_dir: documented(pathString.optional(), 'path',
-    "CLAUDE_CONFIG_DIR given to claude runs (its config, login and sessions); unset: the service's CLAUDE_CONFIG_DIR, else claude's default."),
+  enabled: documented(
+    z.boolean().default(true),
+    'boolean',
+    'Master switch for coding runs; false removes the run commands entirely.',
+  ),
+  approved: documented(
+    z.boolean().default(false),
+    'boolean',
+    'One-time owner consent that chat may start coding agents on this machine; set by `baton approve` or by hand, never by chat.',
+  ),
+  default_vendor: documented(
+    z.enum(VENDOR_NAMES).default('codex'),
+    '"codex" or "claude"',
+    'Vendor CLI that `/run` launches; anything other than "codex" or "claude" (even "") refuses start.',
+  ),
+  max_active: documented(
+    int(1, 1000).default(2),
+    'integer, 1 to 1000',
+    'Most runs active at once on this machine, enforced atomically in the database.',
+  ),
+  queue: documented(
+    z.boolean().default(true),
+    'boolean',
+    'A run whose worktree is busy or that finds max_active runs active waits as queued and starts when its slot frees, in order, on any baton process; false refuses it instead.',
+  ),
+  max_queued: documented(
+    int(1, 1000).default(5),
+    'integer, 1 to 1000',
+    'Most runs one conversation may have queued at once; one more is refused (queue_full).',
+  ),
+  default_timeout_minutes: documented(
+    int(1, MAX_TIMEOUT_MINUTES).default(30),
+    `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
+    `Wall-clock limit of a run in minutes unless it asks for another with timeout:MINUTES (at most ${MAX_TIMEOUT_MINUTES}); past it the run is killed as failed/timeout.`,
+  ),
+  default_budget_usd: documented(
+    z.number().gt(0).max(10_000).optional(),
+    'number US dollars, above 0, at most 10000',
+    'Most a claude run may spend in US dollars unless it asks for another with budget:USD (claude --max-budget-usd; past it the run ends failed/budget_exceeded). codex reports no cost, so it does not apply there; cap codex with default_max_tokens. Unset: no cap.',
+  ),
+  default_max_turns: documented(
+    int(1, 10_000).optional(),
+    'integer, 1 to 10000',
+    'Most agent turns of a claude run unless it asks for another with turns:N (claude --max-turns; past it the run ends failed/max_turns). codex has no turn limit. Unset: no cap.',
+  ),
+  default_max_tokens: documented(
+    int(1, 10_000_000_000).optional(),
+    'integer tokens, 1 to 10000000000',
+    'Most tokens (input + output, as the CLI reports them) a run may use unless it asks for another with tokens:N; checked whenever the CLI reports usage (codex: when its turn ends, claude: at each result) and past it the run is stopped as failed/budget_exceeded. Unset: no cap.',
+  ),
+  first_event_seconds: documented(
+    int(1, MAX_TIMEOUT_MINUTES * 60).default(120),
+    `integer seconds, 1 to ${MAX_TIMEOUT_MINUTES * 60}`,
+    'Seconds without any vendor event after launch before an advisory notice (often auth or config trouble); the run continues.',
+  ),
+  finish_grace_seconds: documented(
+    int(1, 600).default(10),
+    'integer seconds, 1 to 600',
+    "Seconds a vendor CLI may take to exit after its terminal event (codex turn.completed/turn.failed, claude's last result) before baton stops it and judges the run from that event.",
+  ),
+  inactivity_minutes: documented(
+    int(1, MAX_TIMEOUT_MINUTES).default(10),
+    `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
+    'Minutes of silence from a running vendor before an advisory notice; the run continues.',
+  ),
+  approval_timeout_minutes: documented(
+    z.number().gt(0).max(MAX_TIMEOUT_MINUTES).default(10),
+    `number of minutes, more than 0, at most ${MAX_TIMEOUT_MINUTES} (fractions allowed)`,
+    "Minutes a tool approval waits for the owner's Allow or Deny (claude runs with mode:default or approve); no answer by then denies the call, and the chat says so.",
+  ),
+  prompt_argv_max_kb: documented(
+    int(1, PROMPT_ARGV_MAX_KB_CAP).default(100),
+    `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,
+    'No longer used: every task goes to the CLI on stdin, never on its command line. Still accepted, so a config file that sets it loads.',
+  ),
+  max_attachment_mb: documented(
+    int(1, 2048).default(20),
+    'integer MiB, 1 to 2048',
+    "Largest file that can go with a task (a screenshot, a log), in MiB; 20 is Telegram's Bot API download limit. At most 10 files per task.",
+  ),
+  max_image_pixels: documented(
+    int(1, 1_000_000_000).default(50_000_000),
+    'integer pixels, 1 to 1000000000',
+    'Largest image (width × height, read from its header) that can go with a task; a larger one is refused by name before any CLI decodes it, since a CLI holds the whole decoded image in memory (a few bytes a pixel, however small the file). The default, 50 megapixels, passes a 48-megapixel phone photo and an 8K screenshot.',
+  ),
+  max_patch_kb: documented(
+    int(1, 1_048_576).default(1024),
+    'integer KiB, 1 to 1048576',
+    "Largest diff, in KiB, sent as a run's hr_….patch file; over it the outcome says so and carries the diff stat only.",
+  ),
+  max_event_bytes: documented(
+    int(1024, 2 ** 30).default(1_048_576),
+    'integer bytes, 1024 to 1073741824',
+    'Largest vendor event (one JSON line), in bytes, held in memory; a longer line is written to the run directory as it arrives and read once it ends (a long final answer still arrives, as result.md), unless it passes max_run_artifact_mb: then it is left out, counted as a framing error, and the outcome names the file holding its start.',
+  ),
+  max_framing_errors: documented(
+    int(0, 1_000_000).default(20),
+    'integer, 0 to 1000000',
+    'Malformed or oversized vendor lines tolerated before the run is killed as failed/protocol; 0 means none.',
+  ),
+  max_run_artifact_mb: documented(
+    int(1, 1_048_576).default(64),
+    'integer MiB, 1 to 1048576',
+    "Cap in MiB on one run's events.jsonl spool; past it spooling stops, the run is flagged artifact_truncated and continues.",
+  ),
+  artifact_quota_gb: documented(
+    z.number().gt(0).max(1_048_576).default(5),
+    'number GiB, above 0',
+    'Cap in GiB on all run artifacts together; while it is exceeded new runs are refused.',
+  ),
+  min_free_gb: documented(
+    z.number().min(0).max(1_048_576).default(2),
+    'number GiB, 0 or more',
+    'Free disk space in GiB that must remain for a run to launch; 0 disables the probe.',
+  ),
+  artifact_retention_days: documented(
+    int(1, 36_500).default(30),
+    'integer days, 1 to 36500',
+    'Days a run directory is kept; older ones are swept at start and daily.',
+  ),
+  delivery_max_attempts: documented(
+    int(1, 1_000_000).default(20),
+    'integer, 1 to 1000000',
+    'Send attempts for one outbound message before it is dead-lettered (kept, never sent).',
+  ),
+  delivery_max_age_hours: documented(
+    int(1, 87_600).default(24),
+    'integer hours, 1 to 87600',
+    'Hours an outbound message may stay unsent before it is dead-lettered.',
+  ),
+  pass_env: documented(
+    z
+      .array(z.string().regex(PASS_ENV_ENTRY, 'an environment variable name, or a prefix ending in *'))
+      .default([...DEFAULT_PASS_ENV]),
+    'array of names',
+    `Service environment names also given to each run's CLI when set (values are never shown); NAME* matches a prefix but never a name that looks secret, which passes only when listed exactly; service secrets (DATABASE_URL, chat tokens) never pass. Default: the proxy, CA-bundle and locale names ${DEFAULT_PASS_ENV.join(', ')}.`,
+  ),
+  paste_join_ms: documented(
+    int(0, 60_000).default(1500),
+    'integer ms, 0 to 60000',
+    "Milliseconds to wait, after a message that reaches the platform's length limit (a paste the client split, Telegram 4096), for the same sender's next parts in that conversation; they are joined into one task. 0 joins nothing.",
+  ),
+  status_edit_seconds: documented(
+    int(0, 3600).default(5),
+    'integer seconds, 0 to 3600',
+    "Least time between two edits of the live status message (a run's started message, edited in place) in one conversation, in seconds; 0 turns the live status off.",
+  ),
+  codex_home: documented(
+    pathString.optional(),
+    'path',
+    "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default.",
+  ),
+  claude_config_dir: documented(
+    pathString.optional(),
+    'path',
+    "CLAUDE_CONFIG_DIR given to claude runs (its config, login and sessions); unset: the service's CLAUDE_CONFIG_DIR, else claude's default.",
+  ),
 });
 
 const workspaceSection = z.strictObject({
-  roots: documented(z.array(pathString).default([]), 'array of paths',
+  roots: documented(
+    z.array(pathString).default([]),
+    'array of paths',
     'Directories runs may use (symlinks are followed at launch); `baton grant path DIR` appends one. Empty: no run can launch.',
-    'path'),
-  default: documented(pathString.optional(), 'path',
-    'Working directory of a run that names none and whose conversation set none with /use; must lie inside a root.'),
-  worktrees: documented(z.enum(['off', 'per-run']).default('off'), '"off" or "per-run"',
-    '"per-run": every run in a git checkout gets its own worktree on a new branch baton/<run id> under $BATON_HOME/worktrees (so runs on one repository go in parallel); "off": only runs that ask with the worktree option do.'),
-  worktree_retention_days: documented(int(1, 36_500).default(7), 'integer days, 1 to 36500',
-    'Days a finished run\'s worktree is kept; merged ones go sooner. Swept at start and daily (and by `baton worktrees prune`); a branch with unmerged commits is kept and said so, a worktree with uncommitted changes is kept.'),
+    'path',
+  ),
+  default: documented(
+    pathString.optional(),
+    'path',
+    'Working directory of a run that names none and whose conversation set none with /use; must lie inside a root.',
+  ),
+  worktrees: documented(
+    z.enum(['off', 'per-run']).default('off'),
+    '"off" or "per-run"',
+    '"per-run": every run in a git checkout gets its own worktree on a new branch baton/<run id> under $BATON_HOME/worktrees (so runs on one repository go in parallel); "off": only runs that ask with the worktree option do.',
+  ),
+  worktree_retention_days: documented(
+    int(1, 36_500).default(7),
+    'integer days, 1 to 36500',
+    "Days a finished run's worktree is kept; merged ones go sooner. Swept at start and daily (and by `baton worktrees prune`); a branch with unmerged commits is kept and said so, a worktree with uncommitted changes is kept.",
+  ),
 });
 
 const nodeSection = z.strictObject({
-  name: documented(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'letters, digits, "_", "." or "-", starting with a letter or digit, at most 63').optional(), 'string',
-    "This baton process's node name in a fleet sharing one PostgreSQL database; unset: the host name. Shown by /runs, doctor and /health/ready."),
-  heartbeat_seconds: documented(int(1, 60).default(5), 'integer seconds, 1 to 60',
-    'How often this node writes its heartbeat to the database.'),
-  dead_after_seconds: documented(int(3, 3600).default(20), 'integer seconds, 3 to 3600',
-    'A node whose last heartbeat is older than this is shown as dead.'),
-  fleet_max_active: documented(int(0, 1000).default(0), 'integer, 0 to 1000',
-    'Most coding runs active at once across all nodes sharing the database, checked by this node whenever it starts one (beside its own [harness] max_active); 0: no fleet-wide cap. Give every node the same value.'),
+  name: documented(
+    z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/,
+        'letters, digits, "_", "." or "-", starting with a letter or digit, at most 63',
+      )
+      .optional(),
+    'string',
+    "This baton process's node name in a fleet sharing one PostgreSQL database; unset: the host name. Shown by /runs, doctor and /health/ready.",
+  ),
+  heartbeat_seconds: documented(
+    int(1, 60).default(5),
+    'integer seconds, 1 to 60',
+    'How often this node writes its heartbeat to the database.',
+  ),
+  dead_after_seconds: documented(
+    int(3, 3600).default(20),
+    'integer seconds, 3 to 3600',
+    'A node whose last heartbeat is older than this is shown as dead.',
+  ),
+  fleet_max_active: documented(
+    int(0, 1000).default(0),
+    'integer, 0 to 1000',
+    'Most coding runs active at once across all nodes sharing the database, checked by this node whenever it starts one (beside its own [harness] max_active); 0: no fleet-wide cap. Give every node the same value.',
+  ),
 });
 
 const projectsSection = documented(
@@ -169,11 +294,17 @@ const projectsSection = documented(
 );
 
 const channelSection = z.strictObject({
-  owner_user_id: documented(userId.optional(), USER_ID_TYPE,
-    'Platform user id of the one person who may launch and stop runs from this platform; if absent and exactly one allowed user is listed, that user is the owner.'),
-  allowed_user_ids: documented(z.array(userId).default([]), 'array of user ids',
+  owner_user_id: documented(
+    userId.optional(),
+    USER_ID_TYPE,
+    'Platform user id of the one person who may launch and stop runs from this platform; if absent and exactly one allowed user is listed, that user is the owner.',
+  ),
+  allowed_user_ids: documented(
+    z.array(userId).default([]),
+    'array of user ids',
     'Platform user ids of guests, who may read (/runs, /help, /whoami) but never launch or stop; the owner is always allowed.',
-    USER_ID_TYPE),
+    USER_ID_TYPE,
+  ),
 });
 
 const channelsSection = z.strictObject({

@@ -16,7 +16,10 @@ async function directory(dir: string): Promise<{ real: string } | { problem: str
     return { problem: 'is not a directory' };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { problem: code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be read (${code ?? 'unknown error'})` };
+    return {
+      problem:
+        code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be read (${code ?? 'unknown error'})`,
+    };
   }
 }
 
@@ -43,11 +46,15 @@ export async function workspaceWarnings(config: Pick<BatonConfig, 'workspace' | 
     const found = await directory(dir);
     if ('problem' in found) warnings.push(`${label} ${dir} ${found.problem}: ${fix}`);
     else if (!realRoots.some((root) => inside(found.real, root))) {
-      warnings.push(`${label} ${dir} is outside every workspace root, so no run can use it: \`baton grant path ${dir}\`, or ${fix}`);
+      warnings.push(
+        `${label} ${dir} is outside every workspace root, so no run can use it: \`baton grant path ${dir}\`, or ${fix}`,
+      );
     }
   };
-  if (config.workspace.defaultCwd !== undefined) await target('[workspace] default', config.workspace.defaultCwd, 'point it at a checkout inside a root');
+  if (config.workspace.defaultCwd !== undefined)
+    await target('[workspace] default', config.workspace.defaultCwd, 'point it at a checkout inside a root');
   // An alias naming a node (`buildbox:~/code/app`) points at that node's disk: it checks it.
-  for (const [alias, dir] of config.projects) if (!splitNodeTarget(dir)) await target(`[projects] ${alias} =`, dir, `point ${alias} at a checkout inside a root`);
+  for (const [alias, dir] of config.projects)
+    if (!splitNodeTarget(dir)) await target(`[projects] ${alias} =`, dir, `point ${alias} at a checkout inside a root`);
   return warnings;
 }

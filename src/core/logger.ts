@@ -98,7 +98,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' },
       serializers: { err: serializeError },
     },
-    options.secrets?.length ? scrubbingStream(options.destination ?? process.stdout, options.secrets) : options.destination,
+    options.secrets?.length
+      ? scrubbingStream(options.destination ?? process.stdout, options.secrets)
+      : options.destination,
   );
 }
 
@@ -154,7 +156,11 @@ export interface ServiceLogger {
  *
  * @throws the `mkdir` error when `logsDir` cannot be made (EACCES, ENOTDIR…), before any line.
  */
-export async function createServiceLogger(level: string, logsDir: string, secrets: readonly string[] = []): Promise<ServiceLogger> {
+export async function createServiceLogger(
+  level: string,
+  logsDir: string,
+  secrets: readonly string[] = [],
+): Promise<ServiceLogger> {
   await mkdir(logsDir, { recursive: true, mode: 0o700 });
   const pending: string[] = [];
   let pendingBytes = 0;
@@ -177,7 +183,12 @@ export async function createServiceLogger(level: string, logsDir: string, secret
   };
   const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
   const logger = pino(
-    { level, base: { service: 'baton' }, redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' }, serializers: { err: serializeError } },
+    {
+      level,
+      base: { service: 'baton' },
+      redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' },
+      serializers: { err: serializeError },
+    },
     multistream([
       { stream: scrubbingStream(process.stdout, secrets), level: streamLevel },
       { stream: scrubbingStream(toFile, secrets), level: streamLevel },
@@ -192,7 +203,10 @@ export async function createServiceLogger(level: string, logsDir: string, secret
         throw err;
       });
       if (existing && !existing.isSymbolicLink()) {
-        logger.warn({ path: currentLink }, 'current.log is not a symlink; left as it is (remove it to have it point at the live log file)');
+        logger.warn(
+          { path: currentLink },
+          'current.log is not a symlink; left as it is (remove it to have it point at the live log file)',
+        );
         return;
       }
       if (existing && (await readlink(currentLink)) === basename(target)) return;
@@ -230,7 +244,10 @@ export async function createServiceLogger(level: string, logsDir: string, secret
           }
           file = undefined;
           done = true;
-          logger.error({ err, logsDir }, 'writing the log file failed; logs go to stdout only from here (free space or fix the directory, then restart baton)');
+          logger.error(
+            { err, logsDir },
+            'writing the log file failed; logs go to stdout only from here (free space or fix the directory, then restart baton)',
+          );
         });
         // pino-roll hands back its SonicBoom before the file is open; a failed open emits 'error'.
         await new Promise<void>((resolve, reject) => {
@@ -243,13 +260,20 @@ export async function createServiceLogger(level: string, logsDir: string, secret
         pending.length = 0;
         pendingBytes = 0;
         file = opened;
-        if (dropped > 0) logger.warn({ dropped }, `${dropped} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened`);
+        if (dropped > 0)
+          logger.warn(
+            { dropped },
+            `${dropped} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened`,
+          );
         await linkCurrent(opened.file);
         opened.on('ready', () => void linkCurrent(opened.file)); // each rotation reopens
       } catch (err) {
         done = true;
         pending.length = 0;
-        logger.error({ err, logsDir }, 'could not open the log file; logs go to stdout only (check that baton may write this directory)');
+        logger.error(
+          { err, logsDir },
+          'could not open the log file; logs go to stdout only (check that baton may write this directory)',
+        );
         throw err;
       }
     })());
@@ -257,24 +281,25 @@ export async function createServiceLogger(level: string, logsDir: string, secret
     logger,
     openFile,
     // One close for every caller: a second call made while the first flushes waits for it too.
-    close: () => (closing ??= (async () => {
-      await openFile().catch(() => undefined); // openFile logged its failure
-      const ending = file;
-      file = undefined;
-      done = true; // a line logged from here on goes to stdout only, never to an ended stream
-      if (!ending) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, CLOSE_FLUSH_MS);
-        const settle = (err?: Error): void => {
-          clearTimeout(timer);
-          if (err) logger.error({ err, logsDir }, 'the log file\'s last lines could not be written');
-          resolve();
-        };
-        ending.once('close', () => settle());
-        ending.once('error', settle);
-        ending.end();
-      });
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        await openFile().catch(() => undefined); // openFile logged its failure
+        const ending = file;
+        file = undefined;
+        done = true; // a line logged from here on goes to stdout only, never to an ended stream
+        if (!ending) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, CLOSE_FLUSH_MS);
+          const settle = (err?: Error): void => {
+            clearTimeout(timer);
+            if (err) logger.error({ err, logsDir }, "the log file's last lines could not be written");
+            resolve();
+          };
+          ending.once('close', () => settle());
+          ending.once('error', settle);
+          ending.end();
+        });
+      })()),
   };
 }
 

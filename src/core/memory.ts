@@ -42,5 +42,10 @@ export function collectGarbageNow(): CollectedGarbage {
   }
   collect();
   const after = process.memoryUsage();
-  return { heapUsedBeforeBytes: before.heapUsed, heapUsedAfterBytes: after.heapUsed, rssBeforeBytes: before.rss, rssAfterBytes: after.rss };
+  return {
+    heapUsedBeforeBytes: before.heapUsed,
+    heapUsedAfterBytes: after.heapUsed,
+    rssBeforeBytes: before.rss,
+    rssAfterBytes: after.rss,
+  };
 }

@@ -19,7 +19,10 @@ export function isProcessAlive(pid: number): boolean {
  */
 export async function processToken(pid: number): Promise<string | undefined> {
   try {
-    const [boot, stat] = await Promise.all([readFile('/proc/sys/kernel/random/boot_id', 'utf8'), readFile(`/proc/${pid}/stat`, 'utf8')]);
+    const [boot, stat] = await Promise.all([
+      readFile('/proc/sys/kernel/random/boot_id', 'utf8'),
+      readFile(`/proc/${pid}/stat`, 'utf8'),
+    ]);
     // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const startTime = fields[19];

@@ -7,7 +7,8 @@ export class UndoStack {
    * Told about a release that threw or rejected (the others still run). Until set, such errors
    * go to stderr: nothing is swallowed.
    */
-  onError: (what: string, err: unknown) => void = (what, err) => console.error(`baton: could not release the ${what}:`, err);
+  onError: (what: string, err: unknown) => void = (what, err) =>
+    console.error(`baton: could not release the ${what}:`, err);
 
   /** Registers how to release `what` (a short noun for messages, e.g. `database`). */
   push(what: string, release: () => unknown): void {

@@ -35,7 +35,10 @@ const TELEGRAM: Dialect = {
   italic: (inner) => `<i>${inner}</i>`,
   strike: (inner) => `<s>${inner}</s>`,
   code: (text) => `<code>${escapeTelegramHtml(text)}</code>`,
-  block: (text, language) => (language ? `<pre><code class="language-${language}">${escapeTelegramHtml(text)}</code></pre>` : `<pre>${escapeTelegramHtml(text)}</pre>`),
+  block: (text, language) =>
+    language
+      ? `<pre><code class="language-${language}">${escapeTelegramHtml(text)}</code></pre>`
+      : `<pre>${escapeTelegramHtml(text)}</pre>`,
   quote: (inner) => `<blockquote>${inner}</blockquote>`,
   link: (href, inner) => `<a href="${escapeTelegramHtml(href).replace(/"/g, '&quot;')}">${inner}</a>`,
 };
@@ -52,7 +55,11 @@ const SLACK: Dialect = {
   strike: (inner) => `~${inner}~`,
   code: (text) => `\`${escapeSlack(text)}\``,
   block: (text) => `\`\`\`\n${escapeSlack(text)}\n\`\`\``,
-  quote: (inner) => inner.split('\n').map((line) => `> ${line}`).join('\n'),
+  quote: (inner) =>
+    inner
+      .split('\n')
+      .map((line) => `> ${line}`)
+      .join('\n'),
   // `|` and `>` end the target or the label of a Slack link.
   link: (href, inner) => `<${escapeSlack(href).replace(/\|/g, '%7C')}|${inner.replace(/\|/g, '¦')}>`,
 };
@@ -140,7 +147,10 @@ function list(token: Tokens.List, dialect: Dialect): string {
       // The item's own text keeps its lines as written (a line after a list with no blank line
       // is that item's text in Markdown, yet reads as the next line); nested blocks are indented.
       const own = first ? blocks([first], dialect) : '';
-      const nested = rest.length > 0 ? `\n${' '.repeat(marker.length)}${blocks(rest, dialect).replace(/\n/g, `\n${' '.repeat(marker.length)}`)}` : '';
+      const nested =
+        rest.length > 0
+          ? `\n${' '.repeat(marker.length)}${blocks(rest, dialect).replace(/\n/g, `\n${' '.repeat(marker.length)}`)}`
+          : '';
       return `${marker}${check}${own}${nested}`;
     })
     .join('\n');
@@ -172,7 +182,9 @@ function inlineToken(token: Token, dialect: Dialect): string {
     case 'escape':
       return dialect.text(token.text);
     case 'text':
-      return 'tokens' in token && token.tokens ? inline(token.tokens, dialect) : dialect.text(decodeEntities(token.text));
+      return 'tokens' in token && token.tokens
+        ? inline(token.tokens, dialect)
+        : dialect.text(decodeEntities(token.text));
     default:
       // Raw inline HTML (`<b>`, `<br>`) and anything unknown: shown as written.
       return dialect.text(token.raw);
@@ -207,7 +219,11 @@ const PLAIN: Dialect = {
   strike: (inner) => inner,
   code: (text) => text,
   block: (text) => text,
-  quote: (inner) => inner.split('\n').map((line) => `> ${line}`).join('\n'),
+  quote: (inner) =>
+    inner
+      .split('\n')
+      .map((line) => `> ${line}`)
+      .join('\n'),
   link: (href, inner) => (inner === href ? href : `${inner} (${href})`),
 };
 

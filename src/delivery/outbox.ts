@@ -53,7 +53,7 @@ export function layoutParts(body: string, maxLength: number, reshapes: readonly 
  */
 export type DeliveryItem =
   | { kind: 'text'; text: string }
-  | { kind: 'document'; document: DocumentJson; /** Index in the row's `documents`. */ documentIndex: number };
+  | { kind: 'document'; document: DocumentJson /** Index in the row's `documents`. */; documentIndex: number };
 
 /**
  * What a delivery sends, in order. A body longer than {@link LONG_BODY_PARTS} messages with a
@@ -63,13 +63,19 @@ export type DeliveryItem =
  * after it move up by one, so `partsDelivered` then points at what comes next: the second text
  * part when `result.md` was refused.
  */
-export function deliveryItems(row: Pick<DeliveryRow, 'body' | 'reshapes' | 'documents'>, maxLength: number): DeliveryItem[] {
+export function deliveryItems(
+  row: Pick<DeliveryRow, 'body' | 'reshapes' | 'documents'>,
+  maxLength: number,
+): DeliveryItem[] {
   const parts = layoutParts(row.body, maxLength, row.reshapes);
   const documents = row.documents ?? [];
   const longBody = documents.findIndex((d) => d.use === 'long_body' && !d.refused);
   const items: DeliveryItem[] =
     longBody >= 0 && splitMessage(row.body, maxLength).length > LONG_BODY_PARTS
-      ? [{ kind: 'text', text: parts[0]! }, { kind: 'document', document: documents[longBody]!, documentIndex: longBody }]
+      ? [
+          { kind: 'text', text: parts[0]! },
+          { kind: 'document', document: documents[longBody]!, documentIndex: longBody },
+        ]
       : parts.map((text) => ({ kind: 'text', text }));
   documents.forEach((document, documentIndex) => {
     if (document.use === 'always' && !document.refused) items.push({ kind: 'document', document, documentIndex });
@@ -137,7 +143,10 @@ export class Outbox {
     const { store, clock, logger } = this.deps;
     const row = claimed ? seen : await store.claimInRunOrder(seen, clock.now(), INLINE_LEASE_MS);
     if (!row) {
-      logger.debug({ deliveryId: seen.id, runId: seen.runId }, 'delivery waits for an earlier message of its run (or was taken)');
+      logger.debug(
+        { deliveryId: seen.id, runId: seen.runId },
+        'delivery waits for an earlier message of its run (or was taken)',
+      );
       return false;
     }
     const { state, laterPendingInRun } = await this.attemptNow(row);
@@ -153,14 +162,22 @@ export class Outbox {
    * Sends the parts not yet sent. `laterPendingInRun` is false only when the final write proved
    * no later row of the run is pending; true means "look".
    */
-  private async attemptNow(claimed: DeliveryRow): Promise<{ state: 'delivered' | 'pending' | 'dead'; laterPendingInRun: boolean }> {
+  private async attemptNow(
+    claimed: DeliveryRow,
+  ): Promise<{ state: 'delivered' | 'pending' | 'dead'; laterPendingInRun: boolean }> {
     // A thread already found closed is not tried again (nor noted again) for every later message.
-    let row = claimed.target.threadId !== undefined && this.closedThreads.has(threadKey(claimed.target)) ? atTopLevel(claimed) : claimed;
+    let row =
+      claimed.target.threadId !== undefined && this.closedThreads.has(threadKey(claimed.target))
+        ? atTopLevel(claimed)
+        : claimed;
     let moves = 0;
     const { store, clock, logger, adapters } = this.deps;
     const adapter = adapters.get(row.target.platform as Platform);
     if (!adapter) {
-      return { state: await this.fail(row, `channel ${row.target.platform} is not running`, undefined), laterPendingInRun: true };
+      return {
+        state: await this.fail(row, `channel ${row.target.platform} is not running`, undefined),
+        laterPendingInRun: true,
+      };
     }
     let laterPendingInRun = true;
     let reshapes = row.reshapes;
@@ -169,15 +186,25 @@ export class Outbox {
     for (let index = row.partsDelivered; index < items.length; index++) {
       const item = items[index]!;
       try {
-        const messageId = item.kind === 'text' ? await this.sendPart(adapter, row, item.text, index === lastTextOf(items)) : await this.sendDocument(adapter, row, item.document);
+        const messageId =
+          item.kind === 'text'
+            ? await this.sendPart(adapter, row, item.text, index === lastTextOf(items))
+            : await this.sendDocument(adapter, row, item.document);
         recordedDone = index + 1 === items.length;
         ({ laterPendingInRun } = await store.recordPartsSent(row, index + 1, [messageId], recordedDone, clock.now()));
       } catch (err) {
         // A file the platform will not take (or cannot be read, or would dead-letter the row) is
         // marked refused and the message goes on without it: a refused result.md gives way to the
         // remaining text parts, so the text is never lost.
-        if (item.kind === 'document' && !(err instanceof ChannelSendError && err.movedToChatId !== undefined) && this.givesUpOnDocument(row, err)) {
-          logger.warn({ deliveryId: row.id, runId: row.runId, file: item.document.filename, err: describe(err) }, 'file not sent; the message goes on without it');
+        if (
+          item.kind === 'document' &&
+          !(err instanceof ChannelSendError && err.movedToChatId !== undefined) &&
+          this.givesUpOnDocument(row, err)
+        ) {
+          logger.warn(
+            { deliveryId: row.id, runId: row.runId, file: item.document.filename, err: describe(err) },
+            'file not sent; the message goes on without it',
+          );
           const documents = row.documents.map((d, i) => (i === item.documentIndex ? { ...d, refused: true } : d));
           await store.recordDocuments(row.id, documents);
           row = { ...row, documents };
@@ -191,7 +218,10 @@ export class Outbox {
         const current = reshapes.at(-1)?.maxLength ?? adapter.maxMessageLength;
         const smaller = item.kind === 'text' ? Math.floor(Math.min(current, item.text.length) / 2) : 0;
         if (err instanceof ChannelSendError && err.kind === 'malformed' && smaller >= MIN_RESHAPE_LENGTH) {
-          logger.warn({ deliveryId: row.id, part: index + 1, maxLength: smaller }, 'platform refused a part as malformed; re-splitting the rest smaller');
+          logger.warn(
+            { deliveryId: row.id, part: index + 1, maxLength: smaller },
+            'platform refused a part as malformed; re-splitting the rest smaller',
+          );
           reshapes = [...reshapes, { fromPart: index, maxLength: smaller }];
           await store.recordReshapes(row.id, reshapes);
           items = deliveryItems({ ...row, reshapes }, adapter.maxMessageLength);
@@ -200,8 +230,16 @@ export class Outbox {
         }
         // The chat moved (group → supergroup): the conversation follows it, and this part goes
         // to the new chat at once.
-        if (err instanceof ChannelSendError && err.movedToChatId !== undefined && err.movedToChatId !== row.target.chatId && moves++ < 3) {
-          logger.warn({ deliveryId: row.id, from: row.target.chatId, to: err.movedToChatId }, 'chat moved; sending to its new id');
+        if (
+          err instanceof ChannelSendError &&
+          err.movedToChatId !== undefined &&
+          err.movedToChatId !== row.target.chatId &&
+          moves++ < 3
+        ) {
+          logger.warn(
+            { deliveryId: row.id, from: row.target.chatId, to: err.movedToChatId },
+            'chat moved; sending to its new id',
+          );
           await store.moveConversation(row.target.platform as Platform, row.target.chatId, err.movedToChatId);
           row = { ...row, target: { ...row.target, chatId: err.movedToChatId } };
           index -= 1;
@@ -210,12 +248,17 @@ export class Outbox {
         // The thread or forum topic was closed: the rest goes to the chat's top level (Telegram's
         // General topic), after a note that says why, instead of a dead letter nobody sees.
         if (err instanceof ChannelSendError && err.threadClosed && row.target.threadId !== undefined) {
-          logger.warn({ deliveryId: row.id, runId: row.runId, chatId: row.target.chatId }, 'thread closed; sending to the chat\'s top level');
+          logger.warn(
+            { deliveryId: row.id, runId: row.runId, chatId: row.target.chatId },
+            "thread closed; sending to the chat's top level",
+          );
           this.closedThreads.add(threadKey(row.target));
           row = atTopLevel(row);
-          await adapter.send({ chatId: row.target.chatId, text: closedThreadNote(row.runId) }).catch((noteErr: unknown) =>
-            logger.warn({ deliveryId: row.id, err: describe(noteErr) }, 'could not send the closed-thread note'),
-          );
+          await adapter
+            .send({ chatId: row.target.chatId, text: closedThreadNote(row.runId) })
+            .catch((noteErr: unknown) =>
+              logger.warn({ deliveryId: row.id, err: describe(noteErr) }, 'could not send the closed-thread note'),
+            );
           index -= 1;
           continue;
         }
@@ -239,8 +282,13 @@ export class Outbox {
     if (err instanceof DocumentUnavailable) return true;
     if (err instanceof ChannelSendError && !err.retryable) return true;
     const { policy, clock } = this.deps;
-    const delayMs = Math.max(err instanceof ChannelSendError ? (err.retryAfterMs ?? 0) : 0, backoffMs(row.attempts + 1, policy));
-    return row.attempts + 1 >= policy.maxAttempts || clock.nowMs() + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
+    const delayMs = Math.max(
+      err instanceof ChannelSendError ? (err.retryAfterMs ?? 0) : 0,
+      backoffMs(row.attempts + 1, policy),
+    );
+    return (
+      row.attempts + 1 >= policy.maxAttempts || clock.nowMs() + delayMs - row.createdAt.getTime() > policy.maxAgeMs
+    );
   }
 
   /**
@@ -254,7 +302,9 @@ export class Outbox {
     try {
       content = await readFile(document.path);
     } catch (err) {
-      throw new DocumentUnavailable(`cannot read ${document.path}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new DocumentUnavailable(
+        `cannot read ${document.path}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     const { messageId } = await adapter.sendDocument({
       chatId: row.target.chatId,
@@ -280,12 +330,18 @@ export class Outbox {
   }
 
   /** Records a failed attempt; returns the row's new state. */
-  private async fail(row: DeliveryRow, error: string, retryAfterMs: number | undefined, permanent = false): Promise<'pending' | 'dead'> {
+  private async fail(
+    row: DeliveryRow,
+    error: string,
+    retryAfterMs: number | undefined,
+    permanent = false,
+  ): Promise<'pending' | 'dead'> {
     const { policy, clock } = this.deps;
     const attempts = row.attempts + 1;
     const now = clock.nowMs();
     const delayMs = Math.max(retryAfterMs ?? 0, backoffMs(attempts, policy));
-    const dead = permanent || attempts >= policy.maxAttempts || now + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
+    const dead =
+      permanent || attempts >= policy.maxAttempts || now + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
     await this.deps.store.recordAttemptFailed(row.id, error, new Date(now + delayMs), dead);
     if (dead) this.deps.logger.error({ deliveryId: row.id, runId: row.runId, attempts }, 'delivery dead-lettered');
     return dead ? 'dead' : 'pending';

@@ -29,17 +29,35 @@ export class PressSettler {
     try {
       const row = await deps.claims.deliveryOf(message);
       if (!row) {
-        deps.logger.debug({ platform: message.platform, messageId: message.messageId }, 'pressed message not found among deliveries; its buttons stay');
+        deps.logger.debug(
+          { platform: message.platform, messageId: message.messageId },
+          'pressed message not found among deliveries; its buttons stay',
+        );
         return;
       }
       const parts = layoutParts(row.body, adapter.maxMessageLength, row.reshapes);
       const base = parts[row.platformMessageIds.indexOf(message.messageId)] ?? parts.at(-1) ?? row.body;
       const tail = `\n\n${line}`;
       // The decision line always shows: the sent text gives way if both do not fit one message.
-      const text = base.length + tail.length <= adapter.maxMessageLength ? `${base}${tail}` : `${base.slice(0, Math.max(0, adapter.maxMessageLength - tail.length - 1))}…${tail}`;
-      await adapter.editMessage({ chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}), messageId: message.messageId, text });
+      const text =
+        base.length + tail.length <= adapter.maxMessageLength
+          ? `${base}${tail}`
+          : `${base.slice(0, Math.max(0, adapter.maxMessageLength - tail.length - 1))}…${tail}`;
+      await adapter.editMessage({
+        chatId: message.chatId,
+        ...(message.threadId ? { threadId: message.threadId } : {}),
+        messageId: message.messageId,
+        text,
+      });
     } catch (err) {
-      deps.logger.warn({ platform: message.platform, messageId: message.messageId, err: err instanceof Error ? err.message : String(err) }, 'could not replace the buttons of a pressed message; the press has acted');
+      deps.logger.warn(
+        {
+          platform: message.platform,
+          messageId: message.messageId,
+          err: err instanceof Error ? err.message : String(err),
+        },
+        'could not replace the buttons of a pressed message; the press has acted',
+      );
     }
   }
 }

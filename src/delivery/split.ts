@@ -61,7 +61,9 @@ export function splitWithReshapes(text: string, maxLength: number, reshapes: rea
 export function resplitFrom(parts: readonly string[], from: number, maxLength: number): string[] {
   const text = parts.map((part, k) => (k === 0 ? part : part.slice(part.indexOf('\n') + 1))).join('');
   const tag = findRunIdTag(text);
-  const kept = parts.slice(0, from).map((part, k) => ({ text: part, raw: k === 0 ? part : part.slice(part.indexOf('\n') + 1) }));
+  const kept = parts
+    .slice(0, from)
+    .map((part, k) => ({ text: part, raw: k === 0 ? part : part.slice(part.indexOf('\n') + 1) }));
   return layoutFrom(text, kept, maxLength, tag).map((chunk) => chunk.text);
 }
 
@@ -74,14 +76,22 @@ function layoutFrom(text: string, kept: readonly Chunk[], maxLength: number, tag
   // Reserve room for the longest header this split can need; recompute if the count grows a digit.
   for (let digits = 1; ; digits++) {
     const headerLength = header(tag, 10 ** digits - 1, 10 ** digits - 1).length;
-    const pieces = chunkByLines(rest, fence, kept.length === 0 ? maxLength : maxLength - headerLength, maxLength - headerLength);
+    const pieces = chunkByLines(
+      rest,
+      fence,
+      kept.length === 0 ? maxLength : maxLength - headerLength,
+      maxLength - headerLength,
+    );
     const total = kept.length + pieces.length;
     if (String(total).length <= digits) {
       return [
         ...kept,
         ...pieces.map((piece, k) => {
           const index = kept.length + k;
-          return { raw: piece.raw, text: (index === 0 ? '' : header(tag, index + 1, total)) + piece.open + piece.raw + piece.close };
+          return {
+            raw: piece.raw,
+            text: (index === 0 ? '' : header(tag, index + 1, total)) + piece.open + piece.raw + piece.close,
+          };
         }),
       ];
     }
@@ -125,7 +135,12 @@ function fenceAfter(text: string, open: Fence | undefined): Fence | undefined {
  * Greedy line packing: the first chunk may use `firstMax`, the rest `restMax`, each including the
  * fence it reopens and the one it closes.
  */
-function chunkByLines(text: string, startFence: Fence | undefined, firstMax: number, restMax: number): { raw: string; open: string; close: string }[] {
+function chunkByLines(
+  text: string,
+  startFence: Fence | undefined,
+  firstMax: number,
+  restMax: number,
+): { raw: string; open: string; close: string }[] {
   const chunks: { raw: string; open: string; close: string }[] = [];
   let rest = text;
   let fence = startFence;

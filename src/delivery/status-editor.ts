@@ -216,7 +216,13 @@ export class StatusEditor {
     if (text === state.lastText) return;
     try {
       const buttons = state.final ? undefined : state.message.buttons;
-      await adapter.editMessage({ chatId: state.message.chatId, ...(state.message.threadId ? { threadId: state.message.threadId } : {}), messageId: state.message.messageId, text, ...(buttons ? { buttons } : {}) });
+      await adapter.editMessage({
+        chatId: state.message.chatId,
+        ...(state.message.threadId ? { threadId: state.message.threadId } : {}),
+        messageId: state.message.messageId,
+        text,
+        ...(buttons ? { buttons } : {}),
+      });
       state.lastText = text;
     } catch (err) {
       state.failures += 1;
@@ -225,7 +231,13 @@ export class StatusEditor {
       const retryable = err instanceof ChannelSendError && err.retryable;
       const again = retryable && state.failures < (deps.maxFailures ?? 3);
       deps.logger.warn(
-        { runId, err: err instanceof Error ? err.message : String(err), retryAfterMs, failures: state.failures, tryAgain: again },
+        {
+          runId,
+          err: err instanceof Error ? err.message : String(err),
+          retryAfterMs,
+          failures: state.failures,
+          tryAgain: again,
+        },
         'live status edit failed; the run and its outcome are not affected',
       );
       // A rate limit or network failure: the latest state is tried again after the wait; any

@@ -135,7 +135,10 @@ export function parseReplyOptions(text: string, vendor: VendorName): { options: 
   const options: LaunchOptions = { progress: false };
   let remaining = text.trim();
   for (let option = readOption(remaining); option; option = readOption(remaining)) {
-    if (option.key === 'in') throw usage('in: cannot change on a resume: it runs in its parent’s directory. Send a new command to run elsewhere.');
+    if (option.key === 'in')
+      throw usage(
+        'in: cannot change on a resume: it runs in its parent’s directory. Send a new command to run elsewhere.',
+      );
     applyOption(options, option.key, option.value, vendor);
     remaining = remaining.slice(option.length);
   }
@@ -164,7 +167,10 @@ const OPTION_SHAPED = /^([A-Za-z][A-Za-z_-]{0,18}[A-Za-z]):(?!\/\/)\S/;
 function refuseUnknownOption(text: string): void {
   const shaped = OPTION_SHAPED.exec(text);
   if (!shaped) return;
-  const hint = didYouMean(`${shaped[1]!}:`, OPTION_KEYS.map((k) => `${k}:`));
+  const hint = didYouMean(
+    `${shaped[1]!}:`,
+    OPTION_KEYS.map((k) => `${k}:`),
+  );
   throw usage(
     `Unknown option ${shaped[1]}:.${hint} Options are ${OPTION_KEYS.map((k) => `${k}:`).join(', ')}. ` +
       'If it is part of the task, begin the task with another word.',
@@ -236,7 +242,8 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
       return;
     }
     case 'sandbox':
-      if (vendor === 'claude') throw usage('sandbox: is a codex option; claude takes mode:default|manual|acceptEdits|auto|dontAsk|plan.');
+      if (vendor === 'claude')
+        throw usage('sandbox: is a codex option; claude takes mode:default|manual|acceptEdits|auto|dontAsk|plan.');
       options.posture = value;
       return;
     case 'mode':
@@ -246,20 +253,25 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
     case 'budget': {
       if (vendor === 'codex') throw usage(CODEX_BUDGET_REFUSAL);
       const usd = /^\$?(?:\d+(?:\.\d*)?|\.\d+)$/.test(value) ? Number(value.replace(/^\$/, '')) : NaN;
-      if (!(usd > 0 && usd <= MAX_BUDGET_USD)) throw usage(`budget: takes US dollars above 0 and at most ${MAX_BUDGET_USD}, e.g. budget:2.50.`);
+      if (!(usd > 0 && usd <= MAX_BUDGET_USD))
+        throw usage(`budget: takes US dollars above 0 and at most ${MAX_BUDGET_USD}, e.g. budget:2.50.`);
       options.budgetUsd = usd;
       return;
     }
     case 'turns': {
       if (vendor === 'codex') throw usage(CODEX_TURNS_REFUSAL);
       const turns = /^\d+$/.test(value) ? Number(value) : NaN;
-      if (!(turns >= 1 && turns <= MAX_TURNS)) throw usage(`turns: takes a whole number of turns from 1 to ${MAX_TURNS}, e.g. turns:20.`);
+      if (!(turns >= 1 && turns <= MAX_TURNS))
+        throw usage(`turns: takes a whole number of turns from 1 to ${MAX_TURNS}, e.g. turns:20.`);
       options.maxTurns = turns;
       return;
     }
     case 'tokens': {
       const tokens = parseTokenCount(value);
-      if (!(tokens >= 1 && tokens <= MAX_TOKENS)) throw usage('tokens: takes a whole number of tokens, optionally with k or M, e.g. tokens:200000 or tokens:200k.');
+      if (!(tokens >= 1 && tokens <= MAX_TOKENS))
+        throw usage(
+          'tokens: takes a whole number of tokens, optionally with k or M, e.g. tokens:200000 or tokens:200k.',
+        );
       options.maxTokens = tokens;
       return;
     }
@@ -267,7 +279,8 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
 }
 
 /** Why `approve` is refused for codex (docs/safety.md, "Tool approvals"). */
-export const APPROVE_CODEX = 'approve is a claude option: `codex exec` has no approval channel, so codex runs keep their sandbox (sandbox:read-only|workspace-write).';
+export const APPROVE_CODEX =
+  'approve is a claude option: `codex exec` has no approval channel, so codex runs keep their sandbox (sandbox:read-only|workspace-write).';
 
 /** `200000`, `200k`, `1.5M` → tokens; NaN when malformed. */
 function parseTokenCount(value: string): number {
@@ -282,9 +295,11 @@ function parseTokenCount(value: string): number {
  * Why `budget:` is refused for codex: codex-cli 0.171.0 has no spending flag and reports tokens,
  * never dollars (`turn.completed.usage`), so a dollar cap cannot be enforced.
  */
-export const CODEX_BUDGET_REFUSAL = 'budget: is a claude option: codex reports tokens, not dollars, so baton cannot hold it to a dollar budget. Use tokens:N (e.g. tokens:200k) to cap a codex run.';
+export const CODEX_BUDGET_REFUSAL =
+  'budget: is a claude option: codex reports tokens, not dollars, so baton cannot hold it to a dollar budget. Use tokens:N (e.g. tokens:200k) to cap a codex run.';
 /** Why `turns:` is refused for codex: `codex exec` has no turn limit (codex-cli 0.171.0). */
-export const CODEX_TURNS_REFUSAL = 'turns: is a claude option: codex has no turn limit. Use tokens:N (e.g. tokens:200k) to cap a codex run.';
+export const CODEX_TURNS_REFUSAL =
+  'turns: is a claude option: codex has no turn limit. Use tokens:N (e.g. tokens:200k) to cap a codex run.';
 
 function usage(message: string): BatonError {
   return new BatonError('usage', message);

@@ -15,7 +15,12 @@ import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harn
 import { cachedStorageGate } from '../harness/storage.js';
 import { LaunchSpans } from './launch-spans.js';
 import { isInside, resolveWorkspace } from '../harness/workspace.js';
-import { addRunWorktree, discardLeftoverRunWorktree, discardRunWorktree, type RunWorktree } from '../harness/worktrees.js';
+import {
+  addRunWorktree,
+  discardLeftoverRunWorktree,
+  discardRunWorktree,
+  type RunWorktree,
+} from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { PressClaims } from '../store/press-claims.js';
 import type { PressSettler } from '../delivery/settle-press.js';
@@ -25,11 +30,31 @@ import type { ButtonJson } from '../core/buttons.js';
 import type { QueuedLaunchJson, RunOptionsJson, RunRow, UsageJson } from '../store/schema.js';
 import type { VendorName } from '../core/vendor-name.js';
 import type { LaunchRequest } from '../harness/vendors/types.js';
-import { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT, MAX_TIMEOUT_MINUTES, parseCommand, parseReplyOptions, type Command, type LaunchOptions } from './command.js';
+import {
+  APPROVE_CODEX,
+  CODEX_BUDGET_REFUSAL,
+  CODEX_TURNS_REFUSAL,
+  HELP_TEXT,
+  MAX_TIMEOUT_MINUTES,
+  parseCommand,
+  parseReplyOptions,
+  type Command,
+  type LaunchOptions,
+} from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
 import { assertWorktreeThere, pressRestoreWorktree, refusalButtons, RESTORE_WORKTREE_ACTION } from './worktree-gone.js';
 import { withDownloadDeadlines } from '../channels/download-deadline.js';
-import { decodeUtf8, describeAttachments, DOWNLOAD_RETRY, MAX_ATTACHMENTS, MAX_TEXT_ATTACHMENT_BYTES, storeAttachments, taskWithTextAttachments, withDownloadRetry, type StoredAttachment } from '../harness/attachments.js';
+import {
+  decodeUtf8,
+  describeAttachments,
+  DOWNLOAD_RETRY,
+  MAX_ATTACHMENTS,
+  MAX_TEXT_ATTACHMENT_BYTES,
+  storeAttachments,
+  taskWithTextAttachments,
+  withDownloadRetry,
+  type StoredAttachment,
+} from '../harness/attachments.js';
 import { cancelledWhileQueuedText, queuedRunCancelledText, queuedText, startedText } from '../wording/runs.js';
 import { sessionUsageOf } from './session-usage.js';
 import { parseSerialId, quotedId } from './serial-id.js';
@@ -45,20 +70,25 @@ export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
 /** The text of a pasted-text file, or undefined when it is over 1 MiB or not UTF-8. */
 async function readPastedText(attachment: IncomingAttachment): Promise<string | undefined> {
   // A transient failure is retried like any attachment download.
-  return withDownloadRetry(attachment.name, () => withDownloadDeadlines(attachment, async (source) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    try {
-      for await (const chunk of source) {
-        bytes += (chunk as Buffer).length;
-        if (bytes > MAX_TEXT_ATTACHMENT_BYTES) return undefined;
-        chunks.push(chunk as Buffer);
+  return withDownloadRetry(attachment.name, () =>
+    withDownloadDeadlines(attachment, async (source) => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      try {
+        for await (const chunk of source) {
+          bytes += (chunk as Buffer).length;
+          if (bytes > MAX_TEXT_ATTACHMENT_BYTES) return undefined;
+          chunks.push(chunk as Buffer);
+        }
+      } catch (err) {
+        throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, {
+          transient: true,
+          cause: err,
+        });
       }
-    } catch (err) {
-      throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, { transient: true, cause: err });
-    }
-    return decodeUtf8(Buffer.concat(chunks));
-  }));
+      return decodeUtf8(Buffer.concat(chunks));
+    }),
+  );
 }
 
 /**
@@ -71,10 +101,12 @@ function heldKey(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId
 }
 
 /** The answer to a message holding U+0000, which PostgreSQL cannot store in text. */
-export const UNSTORABLE_TEXT = 'Your message contains a NUL character (U+0000), which baton cannot store. Remove it and send the message again.';
+export const UNSTORABLE_TEXT =
+  'Your message contains a NUL character (U+0000), which baton cannot store. Remove it and send the message again.';
 
 /** The answer to a command that was forwarded from someone else. */
-export const FORWARDED_REFUSAL = 'That is a forwarded message: somebody else’s words are never run as your command. To run it, send the command yourself.';
+export const FORWARDED_REFUSAL =
+  'That is a forwarded message: somebody else’s words are never run as your command. To run it, send the command yourself.';
 
 /** Dependencies of the {@link Dispatcher}. */
 export interface DispatcherDeps {
@@ -222,7 +254,8 @@ export class Dispatcher {
     }
     const role = this.roleOf(message);
     // Only the owner's files are ever downloaded.
-    if (role === 'owner' && message.attachments?.some((a) => a.pastedText)) message = await this.joinPastedText(message);
+    if (role === 'owner' && message.attachments?.some((a) => a.pastedText))
+      message = await this.joinPastedText(message);
     this.launchSpans.set(message, spans);
     let command: Command | BatonError;
     try {
@@ -246,7 +279,12 @@ export class Dispatcher {
       read.catch(() => undefined); // awaited (and its error thrown) by the launch, if one comes
       this.conversationDefaults.set(message, read);
     }
-    const claimed = await deps.store.recordInbound(platform, dedupeKey, message.receivedAt, deps.supervisor.supervisorId);
+    const claimed = await deps.store.recordInbound(
+      platform,
+      dedupeKey,
+      message.receivedAt,
+      deps.supervisor.supervisorId,
+    );
     await refreshed;
     if (!claimed) {
       deps.logger.info({ platform, dedupeKey }, 'duplicate inbound event ignored');
@@ -255,9 +293,11 @@ export class Dispatcher {
     spans.mark('inbound');
     // The later parts of a joined paste are claimed with it, so a replay never handles them alone.
     const continuations = message.continuationKeys ?? [];
-    for (const key of continuations) await deps.store.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
+    for (const key of continuations)
+      await deps.store.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
     const result = await this.act(message, role, action, command);
-    if (result.kind !== 'launched' && result.kind !== 'duplicate') await deps.store.markInboundHandled(platform, dedupeKey);
+    if (result.kind !== 'launched' && result.kind !== 'duplicate')
+      await deps.store.markInboundHandled(platform, dedupeKey);
     for (const key of continuations) await deps.store.markInboundHandled(platform, key);
     return result;
   }
@@ -299,8 +339,15 @@ export class Dispatcher {
     const message = { platform: press.platform, chatId: press.chatId, messageId: press.messageId };
     const claims = ONCE_PER_MESSAGE.has(press.action) ? deps.pressClaims : undefined;
     if (claims) {
-      const earlier = await claims.claim(message, { action: press.action, arg: press.arg, pressedBy: `${press.platform}:${press.senderId}` }, deps.clock.now());
-      if (earlier) return earlier.answer ? `Already pressed: ${earlier.answer}` : 'Already pressed; the first press is being acted on.';
+      const earlier = await claims.claim(
+        message,
+        { action: press.action, arg: press.arg, pressedBy: `${press.platform}:${press.senderId}` },
+        deps.clock.now(),
+      );
+      if (earlier)
+        return earlier.answer
+          ? `Already pressed: ${earlier.answer}`
+          : 'Already pressed; the first press is being acted on.';
     }
     let outcome: string | PressOutcome;
     try {
@@ -318,17 +365,22 @@ export class Dispatcher {
   /** What a press does; @returns the short answer the presser sees, `done` when it decided something. */
   private async actOnPress(press: InboundPress): Promise<string | PressOutcome> {
     const { deps } = this;
-    const inConversation = (run: RunRow): boolean => run.origin.platform === press.platform && run.origin.chatId === press.chatId;
+    const inConversation = (run: RunRow): boolean =>
+      run.origin.platform === press.platform && run.origin.chatId === press.chatId;
     switch (press.action) {
       case APPROVAL_ACTIONS.allow:
       case APPROVAL_ACTIONS.allow_run:
       case APPROVAL_ACTIONS.deny: {
         const approvalId = parseSerialId(press.arg);
-        const approval = deps.approvals && approvalId !== undefined ? await deps.approvals.approval(approvalId) : undefined;
+        const approval =
+          deps.approvals && approvalId !== undefined ? await deps.approvals.approval(approvalId) : undefined;
         const run = approval ? await deps.store.getRun(approval.runId) : undefined;
         if (!approval || !run || !inConversation(run)) return 'That approval is not known here.';
         // Decided now, already, or its run ended: the card's buttons do nothing more either way.
-        return { text: await deps.approvals!.press(approval.id, press.action, `${press.platform}:${press.senderId}`), done: true };
+        return {
+          text: await deps.approvals!.press(approval.id, press.action, `${press.platform}:${press.senderId}`),
+          done: true,
+        };
       }
       case 'redeliver':
         return this.redeliver(press.arg);
@@ -338,7 +390,8 @@ export class Dispatcher {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
         // A finished run's advisory has nothing left to decide: its buttons give way.
-        if (run.status !== 'starting' && run.status !== 'running') return { text: 'That run has already finished.', done: true };
+        if (run.status !== 'starting' && run.status !== 'running')
+          return { text: 'That run has already finished.', done: true };
         const extended = deps.supervisor.extend(run.id as RunId, EXTEND_MS);
         if (extended === false) return 'That run is supervised by another baton process; /cancel it there.';
         if (extended === 'capped') return `The run already has the longest wall clock, ${MAX_TIMEOUT_MINUTES} minutes.`;
@@ -380,11 +433,17 @@ export class Dispatcher {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
         // Its worktree is on the disk of the node it ran on.
-        if (run.node && deps.fleet && run.node !== deps.fleet.name) return `That run's worktree is on node ${run.node}; run baton worktrees restore ${run.id} there.`;
+        if (run.node && deps.fleet && run.node !== deps.fleet.name)
+          return `That run's worktree is on node ${run.node}; run baton worktrees restore ${run.id} there.`;
         const answer = (await pressRestoreWorktree(run)).text;
         if (answer.length > 190) {
           // Too long for a press answer (a lock and how to lift it): said in the chat as well.
-          const target = { platform: press.platform, chatId: press.chatId, ...(press.threadId ? { threadId: press.threadId } : {}), replyToMessageId: press.messageId };
+          const target = {
+            platform: press.platform,
+            chatId: press.chatId,
+            ...(press.threadId ? { threadId: press.threadId } : {}),
+            replyToMessageId: press.messageId,
+          };
           await deps.outbox.send({ runId: null, kind: 'reply', target, body: answer });
         }
         return answer.slice(0, 190);
@@ -392,7 +451,8 @@ export class Dispatcher {
       case 'stop': {
         const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
-        if (run.status !== 'starting' && run.status !== 'running') return { text: 'That run has already finished.', done: true };
+        if (run.status !== 'starting' && run.status !== 'running')
+          return { text: 'That run has already finished.', done: true };
         switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
           case 'cancelled':
             return { text: 'Stopped.', done: true };
@@ -409,7 +469,12 @@ export class Dispatcher {
     return 'This button no longer does anything.';
   }
 
-  private async act(message: InboundMessage, role: Role, action: Action, command: Command | BatonError): Promise<DispatchResult> {
+  private async act(
+    message: InboundMessage,
+    role: Role,
+    action: Action,
+    command: Command | BatonError,
+  ): Promise<DispatchResult> {
     const { deps } = this;
     if (!mayPerform(role, action, message.isDirect)) {
       await this.reply(message, GUEST_REFUSAL);
@@ -426,7 +491,10 @@ export class Dispatcher {
         return { kind: 'refused', code: 'not_authorized' };
       }
       this.holdAttachments(message, message.attachments);
-      await this.reply(message, `Got it — ${message.attachments.length === 1 ? 'it goes' : 'they go'} with your next /codex or /claude (within ${HOLD_ATTACHMENTS_MS / 60_000} minutes).`);
+      await this.reply(
+        message,
+        `Got it — ${message.attachments.length === 1 ? 'it goes' : 'they go'} with your next /codex or /claude (within ${HOLD_ATTACHMENTS_MS / 60_000} minutes).`,
+      );
       return { kind: 'answered' };
     }
     if (command instanceof BatonError) {
@@ -443,11 +511,22 @@ export class Dispatcher {
     } catch (err) {
       if (!isBatonError(err)) throw err;
       if (err.code === 'duplicate_inbound') {
-        deps.logger.info({ platform: message.platform, dedupeKey: message.dedupeKey }, 'inbound event already launched a run; ignored');
+        deps.logger.info(
+          { platform: message.platform, dedupeKey: message.dedupeKey },
+          'inbound event already launched a run; ignored',
+        );
         return { kind: 'duplicate' };
       }
       deps.logger.info({ code: err.code, platform: message.platform }, 'command refused');
-      await this.reply(message, deps.configPerCommand ? withoutRestart(err.message) : deps.restartHow ? withRestartHow(err.message, deps.restartHow) : err.message, refusalButtons(err));
+      await this.reply(
+        message,
+        deps.configPerCommand
+          ? withoutRestart(err.message)
+          : deps.restartHow
+            ? withRestartHow(err.message, deps.restartHow)
+            : err.message,
+        refusalButtons(err),
+      );
       return { kind: 'refused', code: err.code };
     }
   }
@@ -461,10 +540,16 @@ export class Dispatcher {
     const { deps } = this;
     switch (command.kind) {
       case 'whoami':
-        await this.reply(message, `Your ${message.platform} user id: ${message.senderId}\nThis chat: ${message.chatId}\nRole: ${role}`);
+        await this.reply(
+          message,
+          `Your ${message.platform} user id: ${message.senderId}\nThis chat: ${message.chatId}\nRole: ${role}`,
+        );
         return ANSWERED;
       case 'help':
-        await this.reply(message, this.config.harness.enabled ? HELP_TEXT : 'Coding agents are disabled on this machine.');
+        await this.reply(
+          message,
+          this.config.harness.enabled ? HELP_TEXT : 'Coding agents are disabled on this machine.',
+        );
         return ANSWERED;
       case 'launch':
         if (!this.config.harness.enabled) {
@@ -478,8 +563,14 @@ export class Dispatcher {
           return ANSWERED;
         }
         const dead = await deps.store.deadLetters(5);
-        const nodes = deps.nodes ? await deps.nodes().then((lines) => (lines.length > 1 ? `\n\nNodes:\n${lines.join('\n')}` : '')) : '';
-        await this.reply(message, formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), dead) + nodes, redeliverButtons(dead));
+        const nodes = deps.nodes
+          ? await deps.nodes().then((lines) => (lines.length > 1 ? `\n\nNodes:\n${lines.join('\n')}` : ''))
+          : '';
+        await this.reply(
+          message,
+          formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), dead) + nodes,
+          redeliverButtons(dead),
+        );
         return ANSWERED;
       }
       case 'redeliver':
@@ -506,7 +597,9 @@ export class Dispatcher {
           message,
           `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
             (dropped > 0 ? ` Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.` : '') +
-            (undownloaded > 0 ? ` Stopped ${undownloaded} launch${undownloaded === 1 ? '' : 'es'} still downloading ${undownloaded === 1 ? 'its' : 'their'} files.` : '') +
+            (undownloaded > 0
+              ? ` Stopped ${undownloaded} launch${undownloaded === 1 ? '' : 'es'} still downloading ${undownloaded === 1 ? 'its' : 'their'} files.`
+              : '') +
             (unrecorded.length > 0 ? ` ${unrecorded.map((id) => runTag(id)).join(', ')}: ${UNRECORDED}` : ''),
         );
         return ANSWERED;
@@ -515,7 +608,12 @@ export class Dispatcher {
         await this.reply(message, await this.use(command.target, message));
         return ANSWERED;
       case 'doctor':
-        await this.reply(message, deps.doctor ? await deps.doctor() : 'The doctor is available from the running service; run `baton doctor` on the machine.');
+        await this.reply(
+          message,
+          deps.doctor
+            ? await deps.doctor()
+            : 'The doctor is available from the running service; run `baton doctor` on the machine.',
+        );
         return ANSWERED;
       case 'unknown':
         await this.reply(message, UNKNOWN_COMMAND);
@@ -535,7 +633,13 @@ export class Dispatcher {
    * its `started` message in one transaction, then the background process. A resume keeps the
    * parent's vendor and cwd and repeats its model and sandbox, which codex does not remember.
    */
-  private async launch(requested: VendorName | 'default', options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
+  private async launch(
+    requested: VendorName | 'default',
+    options: LaunchOptions,
+    task: string,
+    message: InboundMessage,
+    parent?: RunRow,
+  ): Promise<RunId> {
     const { deps } = this;
     const { harness } = this.config;
     if (!harness.approved) {
@@ -547,7 +651,8 @@ export class Dispatcher {
     const vendor = parent ? parent.vendor : requested === 'default' ? harness.defaultVendor : requested;
     const conversation = conversationOf(message);
     const spans = this.launchSpans.get(message);
-    const conversationDefault = await (this.conversationDefaults.get(message) ?? deps.store.conversationDefault(conversation));
+    const conversationDefault = await (this.conversationDefaults.get(message) ??
+      deps.store.conversationDefault(conversation));
     spans?.mark('conversation');
     const route = await this.routeOf(parent, options.in ?? conversationDefault ?? this.config.workspace.defaultCwd);
     spans?.mark('route');
@@ -556,21 +661,37 @@ export class Dispatcher {
       throw new BatonError('vendor_missing', vendorMissingText(vendor));
     }
     if (parent) await assertWorktreeThere(parent);
-    const resolved = await resolveWorkspace(parent ? parent.cwd : route.target, conversationDefault, this.workspaceSettings());
+    const resolved = await resolveWorkspace(
+      parent ? parent.cwd : route.target,
+      conversationDefault,
+      this.workspaceSettings(),
+    );
     spans?.mark('workspace');
     const model = options.model ?? parent?.options.model;
     let posture = options.posture ?? parent?.options.sandbox;
     if (posture !== undefined) assertPosture(vendor, posture);
     // Tool approvals: claude runs in a mode that asks, or with `approve`.
-    const approve = vendor === 'claude' && deps.approvals !== undefined && message.platform !== 'terminal' && (options.approve === true || parent?.options.approve === true || posture === 'default' || posture === 'manual');
+    const approve =
+      vendor === 'claude' &&
+      deps.approvals !== undefined &&
+      message.platform !== 'terminal' &&
+      (options.approve === true || parent?.options.approve === true || posture === 'default' || posture === 'manual');
     if (options.approve && !approve) {
-      throw new BatonError('approvals_unavailable', vendor === 'claude' ? 'Tool approvals are not available in this front end; launch without approve.' : APPROVE_CODEX);
+      throw new BatonError(
+        'approvals_unavailable',
+        vendor === 'claude'
+          ? 'Tool approvals are not available in this front end; launch without approve.'
+          : APPROVE_CODEX,
+      );
     }
     if (approve) posture ??= 'default';
     const approvalToken = approve ? newApprovalToken() : undefined;
     const caps = runCaps(vendor, options, harness, parent);
     if (parent && !parent.vendorSessionId) {
-      throw new BatonError('resume_refused', `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
+      throw new BatonError(
+        'resume_refused',
+        `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`,
+      );
     }
     const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     await this.storageGate();
@@ -590,13 +711,18 @@ export class Dispatcher {
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
       ? await this.download(incoming, attachmentsDir, message).catch(async (err: unknown) => {
-        if (worktree) await this.discardWorktree(worktree);
-        throw err;
-      })
+          if (worktree) await this.discardWorktree(worktree);
+          throw err;
+        })
       : [];
     const now = deps.clock.now();
-    const timeoutMinutes = options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
-    const target = { platform: message.platform, chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) };
+    const timeoutMinutes =
+      options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
+    const target = {
+      platform: message.platform,
+      chatId: message.chatId,
+      ...(message.threadId ? { threadId: message.threadId } : {}),
+    };
     const run = {
       id: runId,
       parentRunId: parent?.id ?? null,
@@ -607,16 +733,30 @@ export class Dispatcher {
       worktreeRoot: workspace.worktreeRoot,
       branch,
       sourceRoot,
-      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...(approve ? { approve: true } : {}), ...caps },
+      options: {
+        timeoutMinutes,
+        progress: options.progress,
+        ...(model ? { model } : {}),
+        ...(posture ? { sandbox: posture } : {}),
+        ...(approve ? { approve: true } : {}),
+        ...caps,
+      },
       ...(approvalToken ? { approvalTokenSha256: approvalToken.sha256 } : {}),
-      origin: { ...target, senderId: message.senderId, messageId: message.messageId, ...(deps.fleet ? { node: deps.fleet.name } : {}) },
+      origin: {
+        ...target,
+        senderId: message.senderId,
+        messageId: message.messageId,
+        ...(deps.fleet ? { node: deps.fleet.name } : {}),
+      },
       supervisor: deps.supervisor.supervisorId,
       ...(deps.fleet ? { node: deps.fleet.name, nodeInstance: deps.fleet.instance ?? null } : {}),
       createdAt: now,
     };
     const request: LaunchRequest = {
       prompt: taskWithTextAttachments(task, attachments),
-      ...(attachments.some((a) => a.kind === 'image') ? { images: attachments.flatMap((a) => (a.kind === 'image' ? [{ path: a.path, mediaType: a.mediaType }] : [])) } : {}),
+      ...(attachments.some((a) => a.kind === 'image')
+        ? { images: attachments.flatMap((a) => (a.kind === 'image' ? [{ path: a.path, mediaType: a.mediaType }] : [])) }
+        : {}),
       ...(model ? { model } : {}),
       ...(posture ? { posture } : {}),
       ...(parent?.vendorSessionId ? { resumeSessionId: parent.vendorSessionId } : {}),
@@ -625,7 +765,13 @@ export class Dispatcher {
       ...(sessionUsageBefore ? { sessionUsageBefore } : {}),
     };
     const timeoutMs = timeoutMinutes * 60_000;
-    const startedBody = startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments), branch ?? undefined);
+    const startedBody = startedText(
+      run,
+      parent?.id,
+      { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) },
+      describeAttachments(attachments),
+      branch ?? undefined,
+    );
     const created = await deps.store
       .createRun(
         run,
@@ -641,13 +787,23 @@ export class Dispatcher {
         now,
         { platform: message.platform, dedupeKey: message.dedupeKey },
         // A run that asks for approvals is never queued: its approval token is kept only in memory.
-        harness.queue && !approve ? { maxQueued: harness.maxQueued, launch: { ...request, images: request.images ? [...request.images] : undefined, timeoutMs } as QueuedLaunchJson } : undefined,
+        harness.queue && !approve
+          ? {
+              maxQueued: harness.maxQueued,
+              launch: {
+                ...request,
+                images: request.images ? [...request.images] : undefined,
+                timeoutMs,
+              } as QueuedLaunchJson,
+            }
+          : undefined,
         // The worktree is this run's from here: its launch snapshot begins while the commit travels.
         () => deps.supervisor.beginLaunchSnapshot(runId, workspace.cwd),
       )
       .catch(async (err: unknown) => {
         // A snapshot begun in the transaction takes the run directory with it once its git ends.
-        if (!(await deps.supervisor.dropLaunchSnapshot(runId)) && attachments.length > 0) await rm(join(deps.runsDir, runId), { recursive: true, force: true });
+        if (!(await deps.supervisor.dropLaunchSnapshot(runId)) && attachments.length > 0)
+          await rm(join(deps.runsDir, runId), { recursive: true, force: true });
         if (worktree) await this.discardWorktree(worktree);
         throw err;
       });
@@ -656,14 +812,24 @@ export class Dispatcher {
     if (started.queued) {
       // A transaction run again may have begun the snapshot on its first try, then queued the run.
       deps.supervisor.discardLaunchSnapshot(runId);
-      deps.logger.info({ runId, vendor, cwd: workspace.cwd, behind: started.queued.behind, ahead: started.queued.ahead }, 'run queued');
+      deps.logger.info(
+        { runId, vendor, cwd: workspace.cwd, behind: started.queued.behind, ahead: started.queued.ahead },
+        'run queued',
+      );
       await deps.outbox.attempt(started);
       // The slot may have freed between the check and now (a run ended on another process).
       await this.startQueued();
       return runId;
     }
-    deps.logger.info({ runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id, ...(spans ? { spansMs: spans.toJSON() } : {}) }, 'run launched');
-    deps.supervisor.start(stored, approvalToken ? { ...request, approvalToken: approvalToken.token } : request, timeoutMs);
+    deps.logger.info(
+      { runId, vendor, cwd: workspace.cwd, parentRunId: parent?.id, ...(spans ? { spansMs: spans.toJSON() } : {}) },
+      'run launched',
+    );
+    deps.supervisor.start(
+      stored,
+      approvalToken ? { ...request, approvalToken: approvalToken.token } : request,
+      timeoutMs,
+    );
     await deps.outbox.attempt(started);
     return runId;
   }
@@ -674,13 +840,26 @@ export class Dispatcher {
    *
    * @throws BatonError `attachment_refused` (see storeAttachments), `launch_stopped`.
    */
-  private async download(incoming: readonly IncomingAttachment[], dir: string, message: InboundMessage): Promise<StoredAttachment[]> {
+  private async download(
+    incoming: readonly IncomingAttachment[],
+    dir: string,
+    message: InboundMessage,
+  ): Promise<StoredAttachment[]> {
     const stop = new AbortController();
     const key = heldKey({ ...message, senderId: '' });
     const pending = this.downloading.get(key) ?? new Set<AbortController>();
     this.downloading.set(key, pending.add(stop));
     try {
-      return await storeAttachments(incoming, dir, { maxBytes: this.config.harness.maxAttachmentBytes, maxCount: MAX_ATTACHMENTS, maxImagePixels: this.config.harness.maxImagePixels }, { ...DOWNLOAD_RETRY, stop: stop.signal });
+      return await storeAttachments(
+        incoming,
+        dir,
+        {
+          maxBytes: this.config.harness.maxAttachmentBytes,
+          maxCount: MAX_ATTACHMENTS,
+          maxImagePixels: this.config.harness.maxImagePixels,
+        },
+        { ...DOWNLOAD_RETRY, stop: stop.signal },
+      );
     } finally {
       pending.delete(stop);
       if (pending.size === 0 && this.downloading.get(key) === pending) this.downloading.delete(key);
@@ -700,7 +879,12 @@ export class Dispatcher {
     let stopped = 0;
     for (const pending of this.downloading.values()) {
       for (const stop of pending) {
-        stop.abort(new BatonError('launch_stopped', 'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.'));
+        stop.abort(
+          new BatonError(
+            'launch_stopped',
+            'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.',
+          ),
+        );
         stopped += 1;
       }
     }
@@ -721,15 +905,27 @@ export class Dispatcher {
     if (!fleet) return { kind: 'local', target };
     if (parent) {
       if (!parent.node || parent.node === fleet.name) return { kind: 'local', target: parent.cwd };
-      return routeLaunch(`${parent.node}:${parent.cwd}`, { self: fleet.name, roots: config.workspace.roots, projects: config.projects, nodes: await fleet.list() });
+      return routeLaunch(`${parent.node}:${parent.cwd}`, {
+        self: fleet.name,
+        roots: config.workspace.roots,
+        projects: config.projects,
+        nodes: await fleet.list(),
+      });
     }
     // Reading the nodes costs a query: only for a target that may be elsewhere. A path inside
     // this node's own roots runs here whatever the other nodes are (routeLaunch), e.g. the
     // conversation's or [workspace] default directory.
     const expanded = target === undefined ? undefined : (config.projects.get(target) ?? target);
-    if (expanded === undefined || (!expanded.startsWith('/') && !/^[A-Za-z0-9][A-Za-z0-9_.-]*:/.test(expanded))) return { kind: 'local', target };
-    if (expanded.startsWith('/') && config.workspace.roots.some((root) => isInside(normalize(expanded), root))) return { kind: 'local', target };
-    return routeLaunch(target, { self: fleet.name, roots: config.workspace.roots, projects: config.projects, nodes: await fleet.list() });
+    if (expanded === undefined || (!expanded.startsWith('/') && !/^[A-Za-z0-9][A-Za-z0-9_.-]*:/.test(expanded)))
+      return { kind: 'local', target };
+    if (expanded.startsWith('/') && config.workspace.roots.some((root) => isInside(normalize(expanded), root)))
+      return { kind: 'local', target };
+    return routeLaunch(target, {
+      self: fleet.name,
+      roots: config.workspace.roots,
+      projects: config.projects,
+      nodes: await fleet.list(),
+    });
   }
 
   /**
@@ -744,14 +940,28 @@ export class Dispatcher {
    *
    * @throws BatonError `approvals_unavailable`, `attachment_refused`, `queue_full`, `duplicate_inbound`.
    */
-  private async launchRemote(route: Extract<Route, { kind: 'remote' }>, vendor: VendorName, options: LaunchOptions, task: string, message: InboundMessage, parent?: RunRow): Promise<RunId> {
+  private async launchRemote(
+    route: Extract<Route, { kind: 'remote' }>,
+    vendor: VendorName,
+    options: LaunchOptions,
+    task: string,
+    message: InboundMessage,
+    parent?: RunRow,
+  ): Promise<RunId> {
     const { deps } = this;
     const { harness } = this.config;
-    const approve = vendor === 'claude' && (options.approve === true || parent?.options.approve === true || options.posture === 'default' || options.posture === 'manual');
+    const approve =
+      vendor === 'claude' &&
+      (options.approve === true ||
+        parent?.options.approve === true ||
+        options.posture === 'default' ||
+        options.posture === 'manual');
     if (approve || (options.approve && vendor === 'codex')) {
       throw new BatonError(
         'approvals_unavailable',
-        vendor === 'codex' ? APPROVE_CODEX : `Tool approvals are not available for runs on another node (${route.node}) yet. Launch without approve (or in another mode), or on this node.`,
+        vendor === 'codex'
+          ? APPROVE_CODEX
+          : `Tool approvals are not available for runs on another node (${route.node}) yet. Launch without approve (or in another mode), or on this node.`,
       );
     }
     const model = options.model ?? parent?.options.model;
@@ -759,21 +969,34 @@ export class Dispatcher {
     if (posture !== undefined) assertPosture(vendor, posture);
     const caps = runCaps(vendor, options, harness, parent);
     if (parent && !parent.vendorSessionId) {
-      throw new BatonError('resume_refused', `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`);
+      throw new BatonError(
+        'resume_refused',
+        `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`,
+      );
     }
     const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     const runId = (deps.newRunId ?? newRunId)();
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const scratch = join(deps.runsDir, runId);
     const attachments = incoming.length
-      ? await this.download(incoming, join(scratch, 'attachments'), message).finally(() => rm(scratch, { recursive: true, force: true }))
+      ? await this.download(incoming, join(scratch, 'attachments'), message).finally(() =>
+          rm(scratch, { recursive: true, force: true }),
+        )
       : [];
     if (attachments.some((a) => a.kind === 'image')) {
-      throw new BatonError('attachment_refused', `Images cannot go to a run on another node (${route.node}) yet: they are files on this node's disk. Send text files, or launch on this node.`);
+      throw new BatonError(
+        'attachment_refused',
+        `Images cannot go to a run on another node (${route.node}) yet: they are files on this node's disk. Send text files, or launch on this node.`,
+      );
     }
     const now = deps.clock.now();
-    const timeoutMinutes = options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
-    const target = { platform: message.platform, chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) };
+    const timeoutMinutes =
+      options.timeoutMinutes ?? parent?.options.timeoutMinutes ?? Math.round(harness.defaultTimeoutMs / 60_000);
+    const target = {
+      platform: message.platform,
+      chatId: message.chatId,
+      ...(message.threadId ? { threadId: message.threadId } : {}),
+    };
     const launch: QueuedLaunchJson = {
       prompt: taskWithTextAttachments(task, attachments),
       ...(model ? { model } : {}),
@@ -796,7 +1019,13 @@ export class Dispatcher {
       worktreeRoot: `${route.node}:${route.path}`,
       branch: parent?.branch ?? null,
       sourceRoot: parent?.sourceRoot ?? null,
-      options: { timeoutMinutes, progress: options.progress, ...(model ? { model } : {}), ...(posture ? { sandbox: posture } : {}), ...caps },
+      options: {
+        timeoutMinutes,
+        progress: options.progress,
+        ...(model ? { model } : {}),
+        ...(posture ? { sandbox: posture } : {}),
+        ...caps,
+      },
       origin: { ...target, senderId: message.senderId, messageId: message.messageId, node: deps.fleet!.name },
       supervisor: deps.supervisor.supervisorId,
       node: route.node,
@@ -805,8 +1034,15 @@ export class Dispatcher {
       launch,
       createdAt: now,
     };
-    const startedBody = startedText(run, parent?.id, { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) }, describeAttachments(attachments));
-    const body = startedBody.replace('] started · ', `] sent to node ${route.node} · `) + `
+    const startedBody = startedText(
+      run,
+      parent?.id,
+      { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) },
+      describeAttachments(attachments),
+    );
+    const body =
+      startedBody.replace('] started · ', `] sent to node ${route.node} · `) +
+      `
 Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
     const started = await deps.store.createRoutedRun(
       run,
@@ -833,14 +1069,24 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
       let worktree: RunWorktree | undefined;
       const name = deps.fleet!.name;
       try {
-        if (!this.config.harness.enabled) throw new BatonError('harness_disabled', `Coding agents are disabled on node ${name}.`);
-        if (!this.config.harness.approved) throw new BatonError('not_approved', `Coding agents are not yet approved on node ${name}. Approve with \`baton approve\` there (or set [harness] approved = true).`);
-        if (!deps.vendors.has(run.vendor)) throw new BatonError('vendor_missing', `The ${run.vendor} CLI was not found on PATH on node ${name} when baton started there. Install it there, then restart baton there.`);
+        if (!this.config.harness.enabled)
+          throw new BatonError('harness_disabled', `Coding agents are disabled on node ${name}.`);
+        if (!this.config.harness.approved)
+          throw new BatonError(
+            'not_approved',
+            `Coding agents are not yet approved on node ${name}. Approve with \`baton approve\` there (or set [harness] approved = true).`,
+          );
+        if (!deps.vendors.has(run.vendor))
+          throw new BatonError(
+            'vendor_missing',
+            `The ${run.vendor} CLI was not found on PATH on node ${name} when baton started there. Install it there, then restart baton there.`,
+          );
         // The row is what this node would run: its options meet the launch gates here too.
         assertRowOptions(run, this.spawnGateContext());
         const resolved = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
         // What an earlier pass killed (or cut from the database) after `git worktree add` left.
-        if (deps.worktreesDir && (route.worktree || this.config.workspace.worktrees === 'per-run')) await discardLeftoverRunWorktree(resolved.cwd, run.id, deps.worktreesDir);
+        if (deps.worktreesDir && (route.worktree || this.config.workspace.worktrees === 'per-run'))
+          await discardLeftoverRunWorktree(resolved.cwd, run.id, deps.worktreesDir);
         worktree = await this.worktreeFor(resolved.cwd, run.id as RunId, { worktree: route.worktree } as LaunchOptions);
         const place = worktree ?? resolved;
         const placed = await deps.store.placeRouted(run.id, {
@@ -859,7 +1105,13 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
         const body = `${runTag(run.id)} failed · ${run.vendor} · ${deps.fleet!.name}:${route.target} · refused by node ${deps.fleet!.name}
 ${err.message}
 Reason: ${err.code}`;
-        const outcome = await deps.store.refuseQueued(run.id, err.code, err.message, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
+        const outcome = await deps.store.refuseQueued(
+          run.id,
+          err.code,
+          err.message,
+          { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
+          deps.clock.now(),
+        );
         if (outcome) await deps.outbox.attempt(outcome);
       }
     }
@@ -929,7 +1181,13 @@ Reason: ${err.code}`;
       if (!this.config.harness.enabled || !this.config.harness.approved) return;
       const only = deps.queueScope === 'own' ? [...this.waiting] : undefined;
       if (only?.length === 0) return;
-      claimed = await deps.store.claimQueued({ node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive }, deps.supervisor.supervisorId, deps.fleet?.name, deps.fleet?.instance, only);
+      claimed = await deps.store.claimQueued(
+        { node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive },
+        deps.supervisor.supervisorId,
+        deps.fleet?.name,
+        deps.fleet?.instance,
+        only,
+      );
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
       return;
@@ -944,7 +1202,12 @@ Reason: ${err.code}`;
       deps.logger.info({ runId: run.id, vendor: run.vendor, cwd: run.cwd }, 'queued run starting');
       deps.supervisor.start(run, spawn.request, spawn.timeoutMs);
       await deps.outbox
-        .send({ runId: run.id as RunId, kind: 'notice', target: { ...outcomeTarget(run) }, body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined) })
+        .send({
+          runId: run.id as RunId,
+          kind: 'notice',
+          target: { ...outcomeTarget(run) },
+          body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined),
+        })
         .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not announce a queued run starting'));
     }
   }
@@ -969,7 +1232,10 @@ Reason: ${err.code}`;
       // this machine's CLI home.
       const parent = run.parentRunId ? await deps.store.getRun(run.parentRunId) : undefined;
       if (!parent || parent.vendorSessionId !== spawn.request.resumeSessionId) {
-        throw new BatonError('option_refused', 'The run\'s resume session is not its parent run\'s session. Reply to the run you want to continue, or send the task again.');
+        throw new BatonError(
+          'option_refused',
+          "The run's resume session is not its parent run's session. Reply to the run you want to continue, or send the task again.",
+        );
       }
       const sessionUsageBefore = await this.sessionUsageAtSpawn(parent);
       return sessionUsageBefore ? { ...spawn, request: { ...spawn.request, sessionUsageBefore } } : spawn;
@@ -977,15 +1243,26 @@ Reason: ${err.code}`;
       if (!isBatonError(err)) throw err;
       refusal = err;
     }
-    deps.logger.info({ runId: run.id, code: refusal.code }, 'queued run refused at start: its row no longer passes the launch gates');
+    deps.logger.info(
+      { runId: run.id, code: refusal.code },
+      'queued run refused at start: its row no longer passes the launch gates',
+    );
     const body = `${runTag(run.id)} failed · ${run.vendor} · ${run.cwd} · refused when its turn came
 ${refusal.message}
 Reason: ${refusal.code}`;
     try {
-      const outcome = await deps.store.finishRun(run.id as RunId, { status: 'failed', reason: refusal.code, errorMessage: refusal.message, endedAt: deps.clock.now() }, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
+      const outcome = await deps.store.finishRun(
+        run.id as RunId,
+        { status: 'failed', reason: refusal.code, errorMessage: refusal.message, endedAt: deps.clock.now() },
+        { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
+        deps.clock.now(),
+      );
       if (outcome) await deps.outbox.attempt(outcome);
     } catch (err) {
-      deps.logger.warn({ err, runId: run.id }, 'could not end a queued run the launch gates refused; it stays unstarted');
+      deps.logger.warn(
+        { err, runId: run.id },
+        'could not end a queued run the launch gates refused; it stays unstarted',
+      );
     }
     return undefined;
   }
@@ -999,7 +1276,10 @@ Reason: ${refusal.code}`;
     try {
       return await sessionUsageOf(this.deps.store, parent);
     } catch (err) {
-      this.deps.logger.warn({ err, parentRunId: parent.id }, 'could not read a resumed session\'s usage; the run is charged the session\'s totals');
+      this.deps.logger.warn(
+        { err, parentRunId: parent.id },
+        "could not read a resumed session's usage; the run is charged the session's totals",
+      );
       return undefined;
     }
   }
@@ -1007,7 +1287,13 @@ Reason: ${refusal.code}`;
   /** What the spawn-time gates read: the live config and this node's directories. */
   private spawnGateContext(): SpawnGateContext {
     const { deps } = this;
-    return { config: this.config, vendors: deps.vendors, runsDir: deps.runsDir, protectedDirs: deps.protectedDirs ?? [], worktreesDir: deps.worktreesDir };
+    return {
+      config: this.config,
+      vendors: deps.vendors,
+      runsDir: deps.runsDir,
+      protectedDirs: deps.protectedDirs ?? [],
+      worktreesDir: deps.worktreesDir,
+    };
   }
 
   /**
@@ -1020,7 +1306,11 @@ Reason: ${refusal.code}`;
   private async worktreeFor(cwd: string, runId: RunId, options: LaunchOptions): Promise<RunWorktree | undefined> {
     const { deps } = this;
     if (!options.worktree && this.config.workspace.worktrees !== 'per-run') return undefined;
-    if (!deps.worktreesDir) throw new BatonError('worktree_refused', 'This baton front end cannot make worktrees; run without the worktree option.');
+    if (!deps.worktreesDir)
+      throw new BatonError(
+        'worktree_refused',
+        'This baton front end cannot make worktrees; run without the worktree option.',
+      );
     try {
       return await addRunWorktree(cwd, runId, deps.worktreesDir);
     } catch (err) {
@@ -1032,7 +1322,10 @@ Reason: ${refusal.code}`;
   /** Removes a worktree (and its empty branch) made for a launch that was then refused. */
   private async discardWorktree(worktree: RunWorktree): Promise<void> {
     await discardRunWorktree(worktree).catch((err: unknown) =>
-      this.deps.logger.warn({ err, path: worktree.worktreeRoot, branch: worktree.branch }, 'could not remove the worktree of a refused launch; `baton worktrees prune` removes it'),
+      this.deps.logger.warn(
+        { err, path: worktree.worktreeRoot, branch: worktree.branch },
+        'could not remove the worktree of a refused launch; `baton worktrees prune` removes it',
+      ),
     );
   }
 
@@ -1063,7 +1356,12 @@ Reason: ${refusal.code}`;
    */
   private async activeRunOfSession(run: RunRow): Promise<RunRow | undefined> {
     const live = [...(await this.deps.store.activeRuns()), ...(await this.deps.store.queuedRuns())];
-    return live.find((r) => r.id === run.id || r.parentRunId === run.id || (run.vendorSessionId !== null && r.vendorSessionId === run.vendorSessionId));
+    return live.find(
+      (r) =>
+        r.id === run.id ||
+        r.parentRunId === run.id ||
+        (run.vendorSessionId !== null && r.vendorSessionId === run.vendorSessionId),
+    );
   }
 
   /**
@@ -1090,11 +1388,14 @@ Reason: ${refusal.code}`;
   /** `/redeliver ID` and the Redeliver button: a dead letter goes back to the queue once. */
   private async redeliver(id: string): Promise<string> {
     const deliveryId = parseSerialId(id);
-    const row = deliveryId !== undefined ? await this.deps.store.redeliver(deliveryId, this.deps.clock.now()) : undefined;
+    const row =
+      deliveryId !== undefined ? await this.deps.store.redeliver(deliveryId, this.deps.clock.now()) : undefined;
     if (!row) return `#${quotedId(id)} is not a dead letter (see /runs for the list).`;
     this.deps.logger.info({ deliveryId: row.id, runId: row.runId }, 'dead letter redelivered by the owner');
     const sent = await this.deps.outbox.attempt(row);
-    return sent ? `#${row.id} sent again.` : `#${row.id} is queued again; the platform refused it for now, and baton keeps retrying.`;
+    return sent
+      ? `#${row.id} sent again.`
+      : `#${row.id} is queued again; the platform refused it for now, and baton keeps retrying.`;
   }
 
   private async use(target: string, message: InboundMessage): Promise<string> {
@@ -1127,13 +1428,20 @@ Reason: ${refusal.code}`;
   private async describeRun(id: string): Promise<string> {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
-    return formatRun(run, await this.deps.store.deliveriesOfRun(run.id as RunId), (await this.deps.approvals?.ofRun(run.id)) ?? []);
+    return formatRun(
+      run,
+      await this.deps.store.deliveriesOfRun(run.id as RunId),
+      (await this.deps.approvals?.ofRun(run.id)) ?? [],
+    );
   }
 
   private async cancel(id: string): Promise<string> {
     const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
-    if (run.status === 'queued') return (await this.cancelQueued(run, 'owner_cancel')) ? queuedRunCancelledText(run.id) : 'That coding run has already started or finished; /cancel it again if it is active.';
+    if (run.status === 'queued')
+      return (await this.cancelQueued(run, 'owner_cancel'))
+        ? queuedRunCancelledText(run.id)
+        : 'That coding run has already started or finished; /cancel it again if it is active.';
     if (run.status !== 'starting' && run.status !== 'running') return 'That coding run has already finished.';
     switch (await this.cancelRun(run.id as RunId, 'owner_cancel')) {
       case 'cancelled':
@@ -1151,7 +1459,12 @@ Reason: ${refusal.code}`;
   private async cancelQueued(run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
     const { deps } = this;
     const body = cancelledWhileQueuedText(run, reason === 'stop' ? '/stop' : undefined);
-    const outcome = await deps.store.cancelQueued(run.id, reason, { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body }, deps.clock.now());
+    const outcome = await deps.store.cancelQueued(
+      run.id,
+      reason,
+      { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
+      deps.clock.now(),
+    );
     if (outcome) await deps.outbox.attempt(outcome);
     return outcome !== null;
   }
@@ -1164,7 +1477,10 @@ Reason: ${refusal.code}`;
    *   landed: its outcome says how); `unrecorded` when its processes are stopped but the database
    *   has not taken its end yet — never claimed as cancelled.
    */
-  private async cancelRun(runId: RunId, reason: 'owner_cancel' | 'stop'): Promise<'cancelled' | 'requested' | 'finished' | 'unrecorded'> {
+  private async cancelRun(
+    runId: RunId,
+    reason: 'owner_cancel' | 'stop',
+  ): Promise<'cancelled' | 'requested' | 'finished' | 'unrecorded'> {
     const here = await this.deps.supervisor.cancel(runId, reason);
     if (here) return here.kind === 'cancelled' ? 'cancelled' : here.kind === 'ended' ? 'finished' : 'unrecorded';
     return (await this.deps.store.requestCancel(runId, reason)) ? 'requested' : 'finished';
@@ -1180,10 +1496,15 @@ Reason: ${refusal.code}`;
     let text = message.text;
     const rest: IncomingAttachment[] = [];
     for (const attachment of message.attachments ?? []) {
-      const pasted = attachment.pastedText ? await readPastedText(attachment).catch((err: unknown) => {
-        this.deps.logger.warn({ err, platform: message.platform }, 'could not read a pasted-text file; it stays an attachment');
-        return undefined;
-      }) : undefined;
+      const pasted = attachment.pastedText
+        ? await readPastedText(attachment).catch((err: unknown) => {
+            this.deps.logger.warn(
+              { err, platform: message.platform },
+              'could not read a pasted-text file; it stays an attachment',
+            );
+            return undefined;
+          })
+        : undefined;
       if (pasted === undefined) rest.push(attachment);
       else text = text.trim() === '' ? pasted : `${text}\n${pasted}`;
     }
@@ -1294,11 +1615,18 @@ export function withRestartHow(text: string, how: string): string {
  *
  * @throws BatonError `usage` for `budget:` or `turns:` on a codex run.
  */
-function runCaps(vendor: VendorName, options: LaunchOptions, harness: BatonConfig['harness'], parent: RunRow | undefined): Pick<RunOptionsJson, 'budgetUsd' | 'maxTurns' | 'maxTokens'> {
+function runCaps(
+  vendor: VendorName,
+  options: LaunchOptions,
+  harness: BatonConfig['harness'],
+  parent: RunRow | undefined,
+): Pick<RunOptionsJson, 'budgetUsd' | 'maxTurns' | 'maxTokens'> {
   if (vendor === 'codex' && options.budgetUsd !== undefined) throw new BatonError('usage', CODEX_BUDGET_REFUSAL);
   if (vendor === 'codex' && options.maxTurns !== undefined) throw new BatonError('usage', CODEX_TURNS_REFUSAL);
-  const budgetUsd = vendor === 'claude' ? (options.budgetUsd ?? parent?.options.budgetUsd ?? harness.defaultBudgetUsd) : undefined;
-  const maxTurns = vendor === 'claude' ? (options.maxTurns ?? parent?.options.maxTurns ?? harness.defaultMaxTurns) : undefined;
+  const budgetUsd =
+    vendor === 'claude' ? (options.budgetUsd ?? parent?.options.budgetUsd ?? harness.defaultBudgetUsd) : undefined;
+  const maxTurns =
+    vendor === 'claude' ? (options.maxTurns ?? parent?.options.maxTurns ?? harness.defaultMaxTurns) : undefined;
   const maxTokens = options.maxTokens ?? parent?.options.maxTokens ?? harness.defaultMaxTokens;
   return {
     ...(budgetUsd !== undefined ? { budgetUsd } : {}),

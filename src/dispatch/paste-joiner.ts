@@ -87,7 +87,11 @@ export class PasteJoiner {
       await this.options.handle(message);
     });
     return done.then(() => {
-      if (heldNow) this.options.logger.debug({ platform: message.platform, chatId: message.chatId }, 'holding a long message for the rest of a split paste');
+      if (heldNow)
+        this.options.logger.debug(
+          { platform: message.platform, chatId: message.chatId },
+          'holding a long message for the rest of a split paste',
+        );
     });
   }
 
@@ -98,7 +102,9 @@ export class PasteJoiner {
 
   private schedule(key: string): NodeJS.Timeout {
     return setTimeout(() => {
-      this.queue.run(key, () => this.flush(key)).catch((err: unknown) => this.options.logger.error({ err }, 'dispatching a joined paste failed'));
+      this.queue
+        .run(key, () => this.flush(key))
+        .catch((err: unknown) => this.options.logger.error({ err }, 'dispatching a joined paste failed'));
     }, this.options.waitMs);
   }
 

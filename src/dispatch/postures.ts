@@ -24,6 +24,9 @@ export function assertPosture(vendor: VendorName, posture: string): void {
     );
   }
   if (!POSTURES[vendor].includes(posture)) {
-    throw new BatonError('usage', `${posture} is not a ${vendor} ${vendor === 'codex' ? 'sandbox' : 'mode'}. Use one of: ${POSTURES[vendor].join(', ')}.`);
+    throw new BatonError(
+      'usage',
+      `${posture} is not a ${vendor} ${vendor === 'codex' ? 'sandbox' : 'mode'}. Use one of: ${POSTURES[vendor].join(', ')}.`,
+    );
   }
 }

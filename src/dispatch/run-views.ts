@@ -27,13 +27,24 @@ export const LISTED_TASK_CHARS = 60;
  *
  * @param timeZone - an IANA zone for the times. @default the machine's zone
  */
-export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLetters: readonly DeliveryRow[], timeZone?: string): string {
+export function formatRunList(
+  runs: readonly RunRow[],
+  counts: RunCounts,
+  deadLetters: readonly DeliveryRow[],
+  timeZone?: string,
+): string {
   const head = `${counts.active} active · ${counts.pendingDeliveries} pending deliver${counts.pendingDeliveries === 1 ? 'y' : 'ies'} · ${counts.deadLetters} dead letter${counts.deadLetters === 1 ? '' : 's'}`;
-  const lines = runs.map((r) => `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)} · ${firstLine(r.task, LISTED_TASK_CHARS)}`);
+  const lines = runs.map(
+    (r) =>
+      `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)} · ${firstLine(r.task, LISTED_TASK_CHARS)}`,
+  );
   const out = [head, ...(lines.length > 0 ? ['', 'Recent runs:', ...lines] : ['', 'No coding runs yet.'])];
   if (deadLetters.length > 0) {
     out.push('', 'Dead letters (never sent; kept for you):');
-    for (const d of deadLetters) out.push(`#${d.id} · ${d.runId ?? 'no run'} · ${d.kind} · ${d.attempts} attempts · ${d.lastError ?? ''} · ${d.body.split('\n')[0]!.slice(0, 80)}`);
+    for (const d of deadLetters)
+      out.push(
+        `#${d.id} · ${d.runId ?? 'no run'} · ${d.kind} · ${d.attempts} attempts · ${d.lastError ?? ''} · ${d.body.split('\n')[0]!.slice(0, 80)}`,
+      );
     out.push('/redeliver ID (or its button) sends one again.');
   }
   return out.join('\n');
@@ -41,7 +52,9 @@ export function formatRunList(runs: readonly RunRow[], counts: RunCounts, deadLe
 
 /** A Redeliver button per listed dead letter, at most `max`. */
 export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): ButtonJson[] {
-  return deadLetters.slice(0, max).map((d) => ({ label: `Redeliver #${d.id}`, action: 'redeliver', arg: String(d.id) }));
+  return deadLetters
+    .slice(0, max)
+    .map((d) => ({ label: `Redeliver #${d.id}`, action: 'redeliver', arg: String(d.id) }));
 }
 
 /**
@@ -49,7 +62,12 @@ export function redeliverButtons(deadLetters: readonly DeliveryRow[], max = 5): 
  * approvals: tool, input on one line, when asked, and who decided what, when. Times
  * are in `timeZone` (the machine's when omitted), as in {@link formatRunList}.
  */
-export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], approvals: readonly ApprovalRow[] = [], timeZone?: string): string {
+export function formatRun(
+  run: RunRow,
+  deliveries: readonly DeliveryRow[],
+  approvals: readonly ApprovalRow[] = [],
+  timeZone?: string,
+): string {
   const lines = [
     `${runTag(run.id)} ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
@@ -60,8 +78,12 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
     `created: ${formatLocalTime(run.createdAt, timeZone)}`,
   ];
   if (run.startedAt) lines.push(`started: ${formatLocalTime(run.startedAt, timeZone)}`);
-  if (run.endedAt) lines.push(`ended: ${formatLocalTime(run.endedAt, timeZone)} (${formatDurationMs(run.endedAt.getTime() - run.createdAt.getTime())})`);
-  if (run.branch) lines.push(`branch: ${run.branch} (worktree ${run.worktreeRoot}, from ${run.sourceRoot ?? 'unknown'})`);
+  if (run.endedAt)
+    lines.push(
+      `ended: ${formatLocalTime(run.endedAt, timeZone)} (${formatDurationMs(run.endedAt.getTime() - run.createdAt.getTime())})`,
+    );
+  if (run.branch)
+    lines.push(`branch: ${run.branch} (worktree ${run.worktreeRoot}, from ${run.sourceRoot ?? 'unknown'})`);
   const caps = capsText(run.options);
   if (caps) lines.push(`caps: ${caps}`);
   if (run.usage) lines.push(`usage: ${formatTokens(run.usage)}`);
@@ -76,8 +98,15 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
   if (approvals.length > 0) {
     lines.push('', 'Approvals:');
     for (const a of approvals) {
-      const input = typeof a.input['command'] === 'string' ? a.input['command'] : typeof a.input['file_path'] === 'string' ? a.input['file_path'] : JSON.stringify(a.input);
-      const decided = a.decision ? `${a.decision} by ${a.decidedBy ?? '?'} at ${a.decidedAt?.toISOString() ?? '?'}` : 'waiting for the owner';
+      const input =
+        typeof a.input['command'] === 'string'
+          ? a.input['command']
+          : typeof a.input['file_path'] === 'string'
+            ? a.input['file_path']
+            : JSON.stringify(a.input);
+      const decided = a.decision
+        ? `${a.decision} by ${a.decidedBy ?? '?'} at ${a.decidedAt?.toISOString() ?? '?'}`
+        : 'waiting for the owner';
       lines.push(`#${a.id} · ${a.tool}: ${oneLine(input, 120)} · asked ${a.requestedAt.toISOString()} · ${decided}`);
     }
   }
@@ -91,7 +120,13 @@ export function formatRun(run: RunRow, deliveries: readonly DeliveryRow[], appro
 export function formatLocalTime(date: Date, timeZone?: string): string {
   const parts = new Intl.DateTimeFormat('en-US', {
     ...(timeZone ? { timeZone } : {}),
-    year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'short',
   }).formatToParts(date);
   const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;

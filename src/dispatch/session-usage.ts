@@ -15,7 +15,10 @@ const MAX_ANCESTORS = 50;
  * @returns the totals, or undefined when no run of the session recorded usage.
  * @throws the store's errors (database unavailable).
  */
-export async function sessionUsageOf(store: { getRun(id: string): Promise<RunRow | undefined> }, parent: RunRow): Promise<UsageJson | undefined> {
+export async function sessionUsageOf(
+  store: { getRun(id: string): Promise<RunRow | undefined> },
+  parent: RunRow,
+): Promise<UsageJson | undefined> {
   let run: RunRow | undefined = parent;
   for (let hops = 0; run && run.vendorSessionId === parent.vendorSessionId && hops < MAX_ANCESTORS; hops++) {
     if (run.usage) return run.usage.session ? { ...run.usage.session } : { ...run.usage };

@@ -14,7 +14,14 @@ import type { LaunchRequest } from '../harness/vendors/types.js';
 import { assertHoldsNoConfig, assertInsideRoots, isInside } from '../harness/workspace.js';
 import type { VendorName } from '../core/vendor-name.js';
 import type { RunRow } from '../store/schema.js';
-import { CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, MAX_BUDGET_USD, MAX_TIMEOUT_MINUTES, MAX_TOKENS, MAX_TURNS } from './command.js';
+import {
+  CODEX_BUDGET_REFUSAL,
+  CODEX_TURNS_REFUSAL,
+  MAX_BUDGET_USD,
+  MAX_TIMEOUT_MINUTES,
+  MAX_TOKENS,
+  MAX_TURNS,
+} from './command.js';
 import { assertPosture } from './postures.js';
 
 /** What the gates read besides the row. */
@@ -43,7 +50,18 @@ export interface SpawnRequest {
  * `sessionUsageBefore` is accepted but never passed on: the spawn reads it again from the parent's
  * row, since a row value would let an edit lower what a resume is charged.
  */
-const LAUNCH_KEYS = new Set(['prompt', 'images', 'model', 'posture', 'resumeSessionId', 'maxBudgetUsd', 'maxTurns', 'timeoutMs', 'route', 'sessionUsageBefore']);
+const LAUNCH_KEYS = new Set([
+  'prompt',
+  'images',
+  'model',
+  'posture',
+  'resumeSessionId',
+  'maxBudgetUsd',
+  'maxTurns',
+  'timeoutMs',
+  'route',
+  'sessionUsageBefore',
+]);
 /** A model name as a CLI flag value: no whitespace or control characters, never a flag itself. */
 const MODEL_NAME = /^[^\s\p{Cc}-][^\s\p{Cc}]{0,199}$/u;
 /** A vendor session id (codex and claude print UUIDs): never a flag, never a path. */
@@ -60,59 +78,88 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
  */
 export function assertRowOptions(run: RunRow, context: SpawnGateContext): SpawnRequest {
   const { harness } = context.config;
-  if (!harness.enabled) throw new BatonError('harness_disabled', 'Coding agents are disabled on this machine ([harness] enabled = false).');
+  if (!harness.enabled)
+    throw new BatonError('harness_disabled', 'Coding agents are disabled on this machine ([harness] enabled = false).');
   if (!harness.approved) {
-    throw new BatonError('not_approved', 'Coding agents are not approved on this machine any more. Approve with `baton approve` (or set [harness] approved = true), then send the command again.');
+    throw new BatonError(
+      'not_approved',
+      'Coding agents are not approved on this machine any more. Approve with `baton approve` (or set [harness] approved = true), then send the command again.',
+    );
   }
   const vendor = run.vendor;
   if ((vendor !== 'codex' && vendor !== 'claude') || !context.vendors.has(vendor)) {
-    throw new BatonError('vendor_missing', `The ${String(vendor)} CLI was not found on PATH when baton started. Install it, then restart baton.`);
+    throw new BatonError(
+      'vendor_missing',
+      `The ${String(vendor)} CLI was not found on PATH when baton started. Install it, then restart baton.`,
+    );
   }
   const options = run.options as Partial<RunRow['options']>;
-  const launch = (run.launch ?? { prompt: run.task, timeoutMs: Number(options.timeoutMinutes) * 60_000 }) as unknown as Record<string, unknown>;
+  const launch = (run.launch ?? {
+    prompt: run.task,
+    timeoutMs: Number(options.timeoutMinutes) * 60_000,
+  }) as unknown as Record<string, unknown>;
   for (const key of Object.keys(launch)) {
-    if (!LAUNCH_KEYS.has(key)) throw refused(`The run's stored request carries ${JSON.stringify(key).slice(0, 60)}, which no launch writes`);
+    if (!LAUNCH_KEYS.has(key))
+      throw refused(`The run's stored request carries ${JSON.stringify(key).slice(0, 60)}, which no launch writes`);
   }
   if (typeof launch.prompt !== 'string') throw refused('The run has no task text');
 
   const model = launch.model;
-  if (model !== options.model || (model !== undefined && (typeof model !== 'string' || !MODEL_NAME.test(model)))) throw refused('The run\'s model is not one a launch could have asked for');
+  if (model !== options.model || (model !== undefined && (typeof model !== 'string' || !MODEL_NAME.test(model))))
+    throw refused("The run's model is not one a launch could have asked for");
   const posture = launch.posture;
-  if (posture !== options.sandbox) throw refused('The run\'s posture differs from the one it was launched with');
+  if (posture !== options.sandbox) throw refused("The run's posture differs from the one it was launched with");
   if (posture !== undefined) {
-    if (typeof posture !== 'string') throw refused('The run\'s posture is not a name');
+    if (typeof posture !== 'string') throw refused("The run's posture is not a name");
     assertPosture(vendor, posture);
   }
   // An approval token lives only in the memory of the process that launched the run, so a run
   // that waited in the database never asks for approvals.
   if (options.approve !== undefined || run.approvalTokenSha256 !== null) {
-    throw new BatonError('approvals_unavailable', 'A run that waited in the queue cannot ask for tool approvals. Launch it again with approve.');
+    throw new BatonError(
+      'approvals_unavailable',
+      'A run that waited in the queue cannot ask for tool approvals. Launch it again with approve.',
+    );
   }
   const resume = launch.resumeSessionId;
   if (resume !== undefined && (typeof resume !== 'string' || !SESSION_ID.test(resume) || run.parentRunId === null)) {
-    throw refused('The run\'s resume session is not a session id of its parent run');
+    throw refused("The run's resume session is not a session id of its parent run");
   }
   const images = launch.images;
   if (images !== undefined) assertOwnImages(images, join(context.runsDir, run.id, 'attachments'));
 
   const timeoutMinutes = options.timeoutMinutes;
-  if (!isWhole(timeoutMinutes, 1, MAX_TIMEOUT_MINUTES) || launch.timeoutMs !== timeoutMinutes * 60_000) throw refused(`The run's wall clock is not whole minutes from 1 to ${MAX_TIMEOUT_MINUTES}`);
-  if (vendor === 'codex' && (options.budgetUsd !== undefined || launch.maxBudgetUsd !== undefined)) throw new BatonError('option_refused', CODEX_BUDGET_REFUSAL);
-  if (vendor === 'codex' && (options.maxTurns !== undefined || launch.maxTurns !== undefined)) throw new BatonError('option_refused', CODEX_TURNS_REFUSAL);
-  if (launch.maxBudgetUsd !== options.budgetUsd || launch.maxTurns !== options.maxTurns) throw refused('The run\'s caps differ from the ones it was launched with');
+  if (!isWhole(timeoutMinutes, 1, MAX_TIMEOUT_MINUTES) || launch.timeoutMs !== timeoutMinutes * 60_000)
+    throw refused(`The run's wall clock is not whole minutes from 1 to ${MAX_TIMEOUT_MINUTES}`);
+  if (vendor === 'codex' && (options.budgetUsd !== undefined || launch.maxBudgetUsd !== undefined))
+    throw new BatonError('option_refused', CODEX_BUDGET_REFUSAL);
+  if (vendor === 'codex' && (options.maxTurns !== undefined || launch.maxTurns !== undefined))
+    throw new BatonError('option_refused', CODEX_TURNS_REFUSAL);
+  if (launch.maxBudgetUsd !== options.budgetUsd || launch.maxTurns !== options.maxTurns)
+    throw refused("The run's caps differ from the ones it was launched with");
   const { budgetUsd, maxTurns, maxTokens } = options;
-  if (budgetUsd !== undefined && !(typeof budgetUsd === 'number' && budgetUsd > 0 && budgetUsd <= MAX_BUDGET_USD)) throw refused(`The run's budget is not US dollars above 0 and at most ${MAX_BUDGET_USD}`);
-  if (maxTurns !== undefined && !isWhole(maxTurns, 1, MAX_TURNS)) throw refused(`The run's turn cap is not a whole number from 1 to ${MAX_TURNS}`);
-  if (maxTokens !== undefined && !isWhole(maxTokens, 1, MAX_TOKENS)) throw refused('The run\'s token cap is not a whole number of tokens');
+  if (budgetUsd !== undefined && !(typeof budgetUsd === 'number' && budgetUsd > 0 && budgetUsd <= MAX_BUDGET_USD))
+    throw refused(`The run's budget is not US dollars above 0 and at most ${MAX_BUDGET_USD}`);
+  if (maxTurns !== undefined && !isWhole(maxTurns, 1, MAX_TURNS))
+    throw refused(`The run's turn cap is not a whole number from 1 to ${MAX_TURNS}`);
+  if (maxTokens !== undefined && !isWhole(maxTokens, 1, MAX_TOKENS))
+    throw refused("The run's token cap is not a whole number of tokens");
   // A `[harness]` default applies to every run that names none: a run without the cap never
   // passed the launch gates as it is now.
-  if (vendor === 'claude' && harness.defaultBudgetUsd !== undefined && budgetUsd === undefined) throw capMissing('budget', 'default_budget_usd', harness.defaultBudgetUsd);
-  if (vendor === 'claude' && harness.defaultMaxTurns !== undefined && maxTurns === undefined) throw capMissing('turns', 'default_max_turns', harness.defaultMaxTurns);
-  if (harness.defaultMaxTokens !== undefined && maxTokens === undefined) throw capMissing('tokens', 'default_max_tokens', harness.defaultMaxTokens);
+  if (vendor === 'claude' && harness.defaultBudgetUsd !== undefined && budgetUsd === undefined)
+    throw capMissing('budget', 'default_budget_usd', harness.defaultBudgetUsd);
+  if (vendor === 'claude' && harness.defaultMaxTurns !== undefined && maxTurns === undefined)
+    throw capMissing('turns', 'default_max_turns', harness.defaultMaxTurns);
+  if (harness.defaultMaxTokens !== undefined && maxTokens === undefined)
+    throw capMissing('tokens', 'default_max_tokens', harness.defaultMaxTokens);
 
   const request: LaunchRequest = {
     prompt: launch.prompt,
-    ...(images !== undefined ? { images: (images as { path: string; mediaType: string }[]).map(({ path, mediaType }) => ({ path, mediaType })) } : {}),
+    ...(images !== undefined
+      ? {
+          images: (images as { path: string; mediaType: string }[]).map(({ path, mediaType }) => ({ path, mediaType })),
+        }
+      : {}),
     ...(model !== undefined ? { model: model as string } : {}),
     ...(posture !== undefined ? { posture: posture as string } : {}),
     ...(resume !== undefined ? { resumeSessionId: resume as string } : {}),
@@ -134,17 +181,31 @@ export function assertRowOptions(run: RunRow, context: SpawnGateContext): SpawnR
  */
 export async function assertSpawnable(run: RunRow, context: SpawnGateContext): Promise<SpawnRequest> {
   const spawn = assertRowOptions(run, context);
-  if ((run.launch as { route?: unknown } | null)?.route !== undefined) throw refused('The run was never placed on this node');
+  if ((run.launch as { route?: unknown } | null)?.route !== undefined)
+    throw refused('The run was never placed on this node');
   const real = await realDirectory(run.cwd);
   const worktrees = context.worktreesDir ? await realpath(context.worktreesDir).catch(() => undefined) : undefined;
   // `<worktrees>/<repo>/<run id>`: baton made it, so it passes in place of its source checkout.
-  const inWorktree = worktrees !== undefined && isInside(real, worktrees) && relative(worktrees, real).split(sep).length >= 2;
+  const inWorktree =
+    worktrees !== undefined && isInside(real, worktrees) && relative(worktrees, real).split(sep).length >= 2;
   if (inWorktree) {
     const { sourceRoot, worktreeRoot } = run;
-    if (!sourceRoot || !isAbsolute(worktreeRoot) || !isInside(worktreeRoot, worktrees) || !isInside(run.cwd, worktreeRoot)) {
-      throw new BatonError('outside_workspace', `${real} is a run worktree this run was not made with. Launch it again.`, { details: { path: real } });
+    if (
+      !sourceRoot ||
+      !isAbsolute(worktreeRoot) ||
+      !isInside(worktreeRoot, worktrees) ||
+      !isInside(run.cwd, worktreeRoot)
+    ) {
+      throw new BatonError(
+        'outside_workspace',
+        `${real} is a run worktree this run was not made with. Launch it again.`,
+        { details: { path: real } },
+      );
     }
-    await assertInsideRoots(await realDirectory(join(sourceRoot, relative(worktreeRoot, run.cwd))), context.config.workspace.roots);
+    await assertInsideRoots(
+      await realDirectory(join(sourceRoot, relative(worktreeRoot, run.cwd))),
+      context.config.workspace.roots,
+    );
   } else {
     await assertInsideRoots(real, context.config.workspace.roots);
   }
@@ -153,7 +214,10 @@ export async function assertSpawnable(run: RunRow, context: SpawnGateContext): P
 }
 
 function refused(what: string): BatonError {
-  return new BatonError('option_refused', `${what}: its stored launch was changed after the gates passed it. Nothing was started; launch it again.`);
+  return new BatonError(
+    'option_refused',
+    `${what}: its stored launch was changed after the gates passed it. Nothing was started; launch it again.`,
+  );
 }
 
 function capMissing(option: string, key: string, value: number): BatonError {
@@ -169,16 +233,27 @@ function isWhole(value: unknown, min: number, max: number): value is number {
 
 /** @throws BatonError `option_refused` unless every image is a file of the run's own attachments directory. */
 function assertOwnImages(images: unknown, attachmentsDir: string): void {
-  const ok = Array.isArray(images) && images.every((image: unknown) => {
-    const { path, mediaType } = (image ?? {}) as { path?: unknown; mediaType?: unknown };
-    return typeof path === 'string' && isAbsolute(path) && normalize(path) === path && isInside(path, attachmentsDir) && path !== attachmentsDir && typeof mediaType === 'string' && /^image\/[a-z0-9.+-]+$/.test(mediaType);
-  });
-  if (!ok) throw refused('The run\'s images are not files it was sent');
+  const ok =
+    Array.isArray(images) &&
+    images.every((image: unknown) => {
+      const { path, mediaType } = (image ?? {}) as { path?: unknown; mediaType?: unknown };
+      return (
+        typeof path === 'string' &&
+        isAbsolute(path) &&
+        normalize(path) === path &&
+        isInside(path, attachmentsDir) &&
+        path !== attachmentsDir &&
+        typeof mediaType === 'string' &&
+        /^image\/[a-z0-9.+-]+$/.test(mediaType)
+      );
+    });
+  if (!ok) throw refused("The run's images are not files it was sent");
 }
 
 /** @throws BatonError `cwd_missing`. */
 async function realDirectory(path: string): Promise<string> {
-  if (!isAbsolute(path)) throw new BatonError('cwd_missing', `${path} is not an absolute directory.`, { details: { path } });
+  if (!isAbsolute(path))
+    throw new BatonError('cwd_missing', `${path} is not an absolute directory.`, { details: { path } });
   return realpath(path).catch((err: unknown) => {
     throw new BatonError('cwd_missing', `${path} does not exist any more.`, { cause: err, details: { path } });
   });

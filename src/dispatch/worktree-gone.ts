@@ -25,7 +25,12 @@ export async function assertWorktreeThere(parent: RunRow): Promise<void> {
 
 /** The buttons that go with a refusal: Restore worktree when the worktree is gone but its branch is not. */
 export function refusalButtons(err: BatonError): ButtonJson[] | undefined {
-  if (!isBatonError(err, 'worktree_gone') || err.details['branchExists'] !== true || typeof err.details['runId'] !== 'string') return undefined;
+  if (
+    !isBatonError(err, 'worktree_gone') ||
+    err.details['branchExists'] !== true ||
+    typeof err.details['runId'] !== 'string'
+  )
+    return undefined;
   return [{ label: 'Restore worktree', action: RESTORE_WORKTREE_ACTION, arg: err.details['runId'] }];
 }
 
@@ -37,12 +42,18 @@ export function refusalButtons(err: BatonError): ButtonJson[] | undefined {
  */
 export async function pressRestoreWorktree(run: RunRow): Promise<{ ok: boolean; text: string }> {
   if (!run.branch || !run.sourceRoot) return { ok: false, text: 'That run did not have a worktree of its own.' };
-  if (run.status === 'starting' || run.status === 'running' || run.status === 'queued') return { ok: false, text: 'That run is still active; wait for its outcome.' };
+  if (run.status === 'starting' || run.status === 'running' || run.status === 'queued')
+    return { ok: false, text: 'That run is still active; wait for its outcome.' };
   try {
-    const done = await restoreRunWorktree(run.id, { worktreeRoot: run.worktreeRoot, branch: run.branch, sourceRoot: run.sourceRoot });
-    const text = done === 'restored'
-      ? `Restored ${run.worktreeRoot} on branch ${run.branch}. Reply to the run's message to continue.`
-      : `${run.worktreeRoot} is already there, on branch ${run.branch}. Reply to the run's message to continue.`;
+    const done = await restoreRunWorktree(run.id, {
+      worktreeRoot: run.worktreeRoot,
+      branch: run.branch,
+      sourceRoot: run.sourceRoot,
+    });
+    const text =
+      done === 'restored'
+        ? `Restored ${run.worktreeRoot} on branch ${run.branch}. Reply to the run's message to continue.`
+        : `${run.worktreeRoot} is already there, on branch ${run.branch}. Reply to the run's message to continue.`;
     return { ok: true, text };
   } catch (err) {
     if (!isBatonError(err)) throw err;

@@ -33,7 +33,8 @@ import { runCgroupWarnings } from './run-tracking.js';
 export async function collectDoctorReport(sources: DoctorSources): Promise<DoctorReport> {
   const file = path.resolve(sources.config.path);
   const loaded = sources.config.result;
-  const config = 'config' in loaded ? loaded.config : parseConfigToml('', { configPath: file, homeDir: sources.homeDir });
+  const config =
+    'config' in loaded ? loaded.config : parseConfigToml('', { configPath: file, homeDir: sources.homeDir });
   const homes = resolveVendorHomes(config.harness, sources.env, sources.homeDir);
   const vendors = sources.vendors ?? VENDOR_NAMES.map((name) => ({ name, binaryName: name }));
   const find = sources.findOnPath ?? findOnPath;
@@ -52,25 +53,54 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
           loginState(name, home),
         ]);
         // A service that reported detections but none for this vendor did not find it.
-        const atStart = started === undefined ? undefined : (started.find((d) => d.vendor === name) ?? { vendor: name, missing: 'not detected' });
-        const childEnv = [...FIXED_CHILD_ENV, name === 'codex' ? 'CODEX_HOME' : 'CLAUDE_CONFIG_DIR', ...passedNames].sort();
+        const atStart =
+          started === undefined
+            ? undefined
+            : (started.find((d) => d.vendor === name) ?? { vendor: name, missing: 'not detected' });
+        const childEnv = [
+          ...FIXED_CHILD_ENV,
+          name === 'codex' ? 'CODEX_HOME' : 'CLAUDE_CONFIG_DIR',
+          ...passedNames,
+        ].sort();
         // Two runs at once on one CODEX_HOME with a ChatGPT login can race on the token refresh
         // (openai/codex#10332): both refresh, one refresh token is spent, the other run fails.
-        const sharedHome = name === 'codex' && login.state === 'authenticated' && login.method === 'chatgpt' && config.harness.maxActive > 1
-          ? `max_active = ${config.harness.maxActive} lets codex runs share ${home} with a ChatGPT login; concurrent token refreshes can log one of them out (openai/codex#10332). Use an API-key login for codex, or set max_active = 1.`
-          : undefined;
+        const sharedHome =
+          name === 'codex' &&
+          login.state === 'authenticated' &&
+          login.method === 'chatgpt' &&
+          config.harness.maxActive > 1
+            ? `max_active = ${config.harness.maxActive} lets codex runs share ${home} with a ChatGPT login; concurrent token refreshes can log one of them out (openai/codex#10332). Use an API-key login for codex, or set max_active = 1.`
+            : undefined;
         return {
-          name, binaryName, home, path: binPath, version, login, restart: restartHint({ path: binPath, version }, atStart),
-          childEnv, accountChanging: passedNames.filter((n) => changesAccount(name, n)), sharedHome,
+          name,
+          binaryName,
+          home,
+          path: binPath,
+          version,
+          login,
+          restart: restartHint({ path: binPath, version }, atStart),
+          childEnv,
+          accountChanging: passedNames.filter((n) => changesAccount(name, n)),
+          sharedHome,
         };
       }),
     ),
     probeStorage(sources.measureStorage ?? measureStorage, runsDir, config.harness.minFreeBytes > 0),
   ]);
 
-  const envWarning = sources.config.envFile?.loaded ? await envFilePermissionWarning(sources.config.envFile.path) : undefined;
+  const envWarning = sources.config.envFile?.loaded
+    ? await envFilePermissionWarning(sources.config.envFile.path)
+    : undefined;
   const rows: DoctorRow[] = [
-    withWarning(configRow(file, 'config' in loaded ? { exists: loaded.exists } : { error: loaded.error }, sources.config.envFile, sources.config.changedSinceStart), envWarning),
+    withWarning(
+      configRow(
+        file,
+        'config' in loaded ? { exists: loaded.exists } : { error: loaded.error },
+        sources.config.envFile,
+        sources.config.changedSinceStart,
+      ),
+      envWarning,
+    ),
     databaseRow(sources.database),
     ...channelRows(sources.channels),
     ...(sources.nodes === undefined ? [] : [nodesRow(sources.nodes)]),
@@ -78,7 +108,10 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
       installed: findings.filter((f) => f.path !== undefined).map((f) => f.name),
       restartFor: started === undefined ? null : findings.filter((f) => f.restart !== undefined).map((f) => f.name),
       workspace: await workspaceWarnings(config),
-      runCgroup: sources.runCgroups && { available: 'parent' in sources.runCgroups.support, warnings: runCgroupWarnings(sources.runCgroups) },
+      runCgroup: sources.runCgroups && {
+        available: 'parent' in sources.runCgroups.support,
+        warnings: runCgroupWarnings(sources.runCgroups),
+      },
     }),
     ...findings.map((f) => vendorRow(f, config.harness.enabled, started !== undefined)),
     storageRow(runsDir, config.harness, storage),
@@ -139,7 +172,10 @@ function finishRow(row: DoctorRow, secrets: readonly string[]): DoctorRow {
   const values = secrets.filter((s) => s !== '').sort((a, b) => b.length - a.length);
   const scrub = (text: string): string => values.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
   const facts = Object.fromEntries(
-    Object.entries(row.facts).map(([key, value]): [string, DoctorFact] => [key, typeof value === 'string' ? scrub(value) : value]),
+    Object.entries(row.facts).map(([key, value]): [string, DoctorFact] => [
+      key,
+      typeof value === 'string' ? scrub(value) : value,
+    ]),
   );
   const summary = scrub(row.summary).replace(/\s*[\r\n]+\s*/g, ' ');
   return { ...row, summary, details: row.details.flatMap((d) => scrub(d).split(/\r?\n/)), facts };

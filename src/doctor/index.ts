@@ -5,7 +5,15 @@
 export { collectDoctorReport } from './collect.js';
 export { doctorJsonValue, formatDoctorTable, toDoctorJson, type DoctorJson } from './format.js';
 export { claudeLoginState, codexLoginState, type LoginState } from './login.js';
-export { exitCode, overallStatus, type DoctorArea, type DoctorFact, type DoctorReport, type DoctorRow, type DoctorStatus } from './report.js';
+export {
+  exitCode,
+  overallStatus,
+  type DoctorArea,
+  type DoctorFact,
+  type DoctorReport,
+  type DoctorRow,
+  type DoctorStatus,
+} from './report.js';
 export {
   VERSION_TIMEOUT_MS,
   readCliVersion,

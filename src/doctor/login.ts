@@ -9,7 +9,11 @@ import { parse as parseToml } from 'smol-toml';
 
 /** How a vendor CLI is logged in, as far as its files tell. `detail` says why, never a secret. */
 export type LoginState =
-  | { readonly state: 'authenticated'; readonly method: 'chatgpt' | 'api_key' | 'credentials_file' | 'model_provider'; readonly detail: string }
+  | {
+      readonly state: 'authenticated';
+      readonly method: 'chatgpt' | 'api_key' | 'credentials_file' | 'model_provider';
+      readonly detail: string;
+    }
   | { readonly state: 'unverified'; readonly detail: string }
   | { readonly state: 'not_authenticated'; readonly detail: string };
 
@@ -52,14 +56,18 @@ export async function codexLoginState(codexHome: string): Promise<LoginState> {
     return { state: 'not_authenticated', detail: `${file} does not hold a JSON object: ${fix}` };
   }
   const auth = data as { auth_mode?: unknown; tokens?: unknown; OPENAI_API_KEY?: unknown };
-  const tokens = typeof auth.tokens === 'object' && auth.tokens !== null ? (auth.tokens as { refresh_token?: unknown }) : {};
+  const tokens =
+    typeof auth.tokens === 'object' && auth.tokens !== null ? (auth.tokens as { refresh_token?: unknown }) : {};
   const chatgpt = nonEmptyString(tokens.refresh_token);
   const apiKey = nonEmptyString(auth.OPENAI_API_KEY);
   if (apiKey && (auth.auth_mode === 'apikey' || !chatgpt)) {
     return { state: 'authenticated', method: 'api_key', detail: `API-key login (OPENAI_API_KEY in ${file})` };
   }
   if (chatgpt) return { state: 'authenticated', method: 'chatgpt', detail: `ChatGPT login (refresh token in ${file})` };
-  return { state: 'not_authenticated', detail: `${file} holds neither a refresh token (ChatGPT login) nor OPENAI_API_KEY: ${fix}` };
+  return {
+    state: 'not_authenticated',
+    detail: `${file} holds neither a refresh token (ChatGPT login) nor OPENAI_API_KEY: ${fix}`,
+  };
 }
 
 /**
@@ -80,13 +88,21 @@ async function customProviderState(codexHome: string): Promise<LoginState | unde
   }
   const name = config.model_provider;
   if (typeof name !== 'string' || name === '' || name === 'openai') return undefined;
-  const providers = typeof config.model_providers === 'object' && config.model_providers !== null ? (config.model_providers as Record<string, unknown>) : {};
+  const providers =
+    typeof config.model_providers === 'object' && config.model_providers !== null
+      ? (config.model_providers as Record<string, unknown>)
+      : {};
   const entry = providers[name];
   const table = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : undefined;
   if (table?.requires_openai_auth === true) return undefined;
   const label = `model provider "${name}" in ${file}`;
   if (!table) return { state: 'unverified', detail: `${label} (a built-in provider); doctor does not check its login` };
-  if (nonEmptyString(table.experimental_bearer_token)) return { state: 'authenticated', method: 'model_provider', detail: `${label}, with its API key in experimental_bearer_token` };
+  if (nonEmptyString(table.experimental_bearer_token))
+    return {
+      state: 'authenticated',
+      method: 'model_provider',
+      detail: `${label}, with its API key in experimental_bearer_token`,
+    };
   if (nonEmptyString(table.env_key)) {
     return {
       state: 'not_authenticated',
@@ -105,15 +121,22 @@ async function customProviderState(codexHome: string): Promise<LoginState | unde
  * @param platform only macOS has a keychain claude may use instead of the file;
  *   elsewhere the detail says how to log in.
  */
-export async function claudeLoginState(claudeConfigDir: string, platform: NodeJS.Platform = process.platform): Promise<LoginState> {
+export async function claudeLoginState(
+  claudeConfigDir: string,
+  platform: NodeJS.Platform = process.platform,
+): Promise<LoginState> {
   const file = join(claudeConfigDir, '.credentials.json');
   const fix = `run \`claude\` and log in as the user baton runs as, with CLAUDE_CONFIG_DIR=${claudeConfigDir}`;
   try {
-    if ((await stat(file)).isFile()) return { state: 'authenticated', method: 'credentials_file', detail: `credentials in ${file}` };
+    if ((await stat(file)).isFile())
+      return { state: 'authenticated', method: 'credentials_file', detail: `credentials in ${file}` };
   } catch (err) {
     const code = errnoOf(err);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-      return { state: 'not_authenticated', detail: `cannot look into ${claudeConfigDir} (${code}); fix its permissions or ${fix}` };
+      return {
+        state: 'not_authenticated',
+        detail: `cannot look into ${claudeConfigDir} (${code}); fix its permissions or ${fix}`,
+      };
     }
   }
   try {

@@ -13,7 +13,14 @@ import type { ChannelPlatform, VendorName } from '../config/schema.js';
 export type DoctorStatus = 'ok' | 'warn' | 'fail';
 
 /** The areas, in report order: `config`, `database`, one `channel:*` per platform, `nodes` (from a running service), `harness`, one `vendor:*` per CLI, `storage`. */
-export type DoctorArea = 'config' | 'database' | `channel:${ChannelPlatform}` | 'nodes' | 'harness' | `vendor:${VendorName}` | 'storage';
+export type DoctorArea =
+  | 'config'
+  | 'database'
+  | `channel:${ChannelPlatform}`
+  | 'nodes'
+  | 'harness'
+  | `vendor:${VendorName}`
+  | 'storage';
 
 /** A machine-readable fact; `null` when it could not be determined. Sizes are bytes. */
 export type DoctorFact = string | number | boolean | null;
@@ -57,7 +64,10 @@ const SEVERITY: Readonly<Record<DoctorStatus, number>> = { ok: 0, warn: 1, fail:
 
 /** The worst status of the report's rows (`ok` for no rows). */
 export function overallStatus(report: DoctorReport): DoctorStatus {
-  return report.rows.reduce<DoctorStatus>((worst, row) => (SEVERITY[row.status] > SEVERITY[worst] ? row.status : worst), 'ok');
+  return report.rows.reduce<DoctorStatus>(
+    (worst, row) => (SEVERITY[row.status] > SEVERITY[worst] ? row.status : worst),
+    'ok',
+  );
 }
 
 /**
@@ -66,7 +76,9 @@ export function overallStatus(report: DoctorReport): DoctorStatus {
  */
 export function exitCode(report: DoctorReport): 0 | 1 {
   const blocking = report.rows.some(
-    (row) => (row.area === 'database' && row.status === 'fail') || (row.area === 'storage' && row.facts.quotaBreached === true),
+    (row) =>
+      (row.area === 'database' && row.status === 'fail') ||
+      (row.area === 'storage' && row.facts.quotaBreached === true),
   );
   return blocking ? 1 : 0;
 }

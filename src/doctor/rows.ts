@@ -12,21 +12,46 @@ import type { ChannelProbe, DatabaseProbe } from './sources.js';
 import { databaseLocation, describeDatabaseKind } from '../store/database.js';
 
 /** The `config` row: `fail` when the file cannot be read or does not validate (the service refuses to start). */
-export function configRow(file: string, result: { exists: boolean } | { error: unknown }, envFile?: { path: string; loaded: boolean }, changedSinceStart?: string): DoctorRow {
-  const envLine = envFile ? [envFile.loaded ? `.env read from ${envFile.path}` : `no .env file (baton reads only ${envFile.path})`] : [];
+export function configRow(
+  file: string,
+  result: { exists: boolean } | { error: unknown },
+  envFile?: { path: string; loaded: boolean },
+  changedSinceStart?: string,
+): DoctorRow {
+  const envLine = envFile
+    ? [envFile.loaded ? `.env read from ${envFile.path}` : `no .env file (baton reads only ${envFile.path})`]
+    : [];
   if ('error' in result) {
     const message = result.error instanceof Error ? result.error.message : String(result.error);
-    const [summary = 'cannot load the configuration', ...details] = message.split('\n').filter((line) => line.trim() !== '');
+    const [summary = 'cannot load the configuration', ...details] = message
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const errorCode = isBatonError(result.error) ? result.error.code : null;
     const rest = [...details.map((d) => d.trim()), 'the rows below assume the default settings', ...envLine];
-    return { area: 'config', status: 'fail', summary, details: rest, facts: { file, exists: null, errorCode, envFile: envFile?.loaded ? envFile.path : null } };
+    return {
+      area: 'config',
+      status: 'fail',
+      summary,
+      details: rest,
+      facts: { file, exists: null, errorCode, envFile: envFile?.loaded ? envFile.path : null },
+    };
   }
   return {
     area: 'config',
     status: changedSinceStart ? 'warn' : 'ok',
     summary: result.exists ? file : `${file} does not exist: defaults apply`,
-    details: [...(changedSinceStart ? [changedSinceStart] : []), ...(result.exists ? [] : ['`baton start` writes a commented starter file there']), ...envLine],
-    facts: { file, exists: result.exists, errorCode: null, envFile: envFile?.loaded ? envFile.path : null, restartNeeded: changedSinceStart !== undefined },
+    details: [
+      ...(changedSinceStart ? [changedSinceStart] : []),
+      ...(result.exists ? [] : ['`baton start` writes a commented starter file there']),
+      ...envLine,
+    ],
+    facts: {
+      file,
+      exists: result.exists,
+      errorCode: null,
+      envFile: envFile?.loaded ? envFile.path : null,
+      restartNeeded: changedSinceStart !== undefined,
+    },
   };
 }
 
@@ -39,7 +64,15 @@ export function databaseRow(probe: DatabaseProbe): DoctorRow {
       status: 'fail',
       summary: `unusable: ${summary}`,
       details,
-      facts: { engine: null, location: null, migrationsCurrent: null, activeRuns: null, pendingDeliveries: null, deadLetters: null, error: probe.error },
+      facts: {
+        engine: null,
+        location: null,
+        migrationsCurrent: null,
+        activeRuns: null,
+        pendingDeliveries: null,
+        deadLetters: null,
+        error: probe.error,
+      },
     };
   }
   const { kind, counts } = probe;
@@ -50,12 +83,21 @@ export function databaseRow(probe: DatabaseProbe): DoctorRow {
       status: 'ok',
       summary: `${where} · not created yet: the first \`baton start\` or \`baton ask\` creates it`,
       details: probe.note ? [probe.note] : [],
-      facts: { engine: kind.engine, location: databaseLocation(kind), migrationsCurrent: null, activeRuns: 0, pendingDeliveries: 0, deadLetters: 0, error: null },
+      facts: {
+        engine: kind.engine,
+        location: databaseLocation(kind),
+        migrationsCurrent: null,
+        activeRuns: 0,
+        pendingDeliveries: 0,
+        deadLetters: 0,
+        error: null,
+      },
     };
   }
   const details: string[] = [];
   if (!probe.migrationsCurrent) details.push('migrations pending: the service applies them at its next start');
-  if (counts.deadLetters > 0) details.push(`${counts.deadLetters} dead-lettered message(s) were never delivered; \`baton runs\` lists them`);
+  if (counts.deadLetters > 0)
+    details.push(`${counts.deadLetters} dead-lettered message(s) were never delivered; \`baton runs\` lists them`);
   return {
     area: 'database',
     status: details.length > 0 ? 'warn' : 'ok',
@@ -92,10 +134,23 @@ export function channelRows(channels: Readonly<Record<ChannelPlatform, ChannelPr
     }
     const state = probe.state;
     if (state === undefined) {
-      return { area, status: 'ok', summary: 'configured (connection state unknown: no running service reported it)', details, facts: { configured: true, state: null } };
+      return {
+        area,
+        status: 'ok',
+        summary: 'configured (connection state unknown: no running service reported it)',
+        details,
+        facts: { configured: true, state: null },
+      };
     }
-    const summary = state.state === 'connected' || state.state === 'stopped' ? state.state : `${state.state}: ${state.reason}`;
-    return { area, status: state.state === 'connected' || state.state === 'standby' ? 'ok' : 'warn', summary, details, facts: { configured: true, state: state.state } };
+    const summary =
+      state.state === 'connected' || state.state === 'stopped' ? state.state : `${state.state}: ${state.reason}`;
+    return {
+      area,
+      status: state.state === 'connected' || state.state === 'standby' ? 'ok' : 'warn',
+      summary,
+      details,
+      facts: { configured: true, state: state.state },
+    };
   });
 }
 
@@ -128,16 +183,27 @@ export function harnessRow(config: BatonConfig, findings: HarnessFindings): Doct
     runCgroup: findings.runCgroup?.available ?? null,
   };
   if (!enabled) {
-    const hint = findings.installed.length > 0 ? [`${findings.installed.join(' and ')} found: set [harness] enabled = true to use it, then restart`] : [];
+    const hint =
+      findings.installed.length > 0
+        ? [`${findings.installed.join(' and ')} found: set [harness] enabled = true to use it, then restart`]
+        : [];
     return { area: 'harness', status: 'ok', summary: 'disabled ([harness] enabled = false)', details: hint, facts };
   }
   const details: string[] = [];
-  if (!approved) details.push('not yet approved: run `baton approve` (or set [harness] approved = true); a running service applies it to its next command');
-  if (roots === 0) details.push('no workspace roots, so no run can launch: run `baton grant path DIR`; a running service applies it to its next command');
+  if (!approved)
+    details.push(
+      'not yet approved: run `baton approve` (or set [harness] approved = true); a running service applies it to its next command',
+    );
+  if (roots === 0)
+    details.push(
+      'no workspace roots, so no run can launch: run `baton grant path DIR`; a running service applies it to its next command',
+    );
   details.push(...(findings.workspace ?? []));
   if (findings.installed.length === 0) details.push('no vendor CLI on PATH: install codex or claude, then restart');
-  else if (!findings.installed.includes(defaultVendor)) details.push(`/run uses ${defaultVendor}, which is not installed: install it or change [harness] default_vendor`);
-  if (findings.restartFor !== null && findings.restartFor.length > 0) details.push(`restart baton to pick up ${findings.restartFor.join(', ')}`);
+  else if (!findings.installed.includes(defaultVendor))
+    details.push(`/run uses ${defaultVendor}, which is not installed: install it or change [harness] default_vendor`);
+  if (findings.restartFor !== null && findings.restartFor.length > 0)
+    details.push(`restart baton to pick up ${findings.restartFor.join(', ')}`);
   details.push(...(findings.runCgroup?.warnings ?? []));
   const summary = `enabled · ${approved ? 'approved' : 'not approved'} · ${roots} workspace root${roots === 1 ? '' : 's'} · default vendor ${defaultVendor}`;
   return { area: 'harness', status: details.length > 0 ? 'warn' : 'ok', summary, details, facts };
@@ -152,7 +218,11 @@ export type StorageProbe =
  * The `storage` row: artifact usage vs `artifact_quota_gb` (`fail` when at or over it, as the
  * launch gate refuses then), free space vs `min_free_gb` (`warn` below it or when unprobeable).
  */
-export function storageRow(runsDir: string, limits: { artifactQuotaBytes: number; minFreeBytes: number }, probe: StorageProbe): DoctorRow {
+export function storageRow(
+  runsDir: string,
+  limits: { artifactQuotaBytes: number; minFreeBytes: number },
+  probe: StorageProbe,
+): DoctorRow {
   const base = { runsDir, artifactQuotaBytes: limits.artifactQuotaBytes, minFreeBytes: limits.minFreeBytes };
   if ('error' in probe) {
     return {
@@ -167,7 +237,8 @@ export function storageRow(runsDir: string, limits: { artifactQuotaBytes: number
   const breached = artifactBytes >= limits.artifactQuotaBytes;
   const percent = Math.round((artifactBytes / limits.artifactQuotaBytes) * 100);
   const details: string[] = [];
-  if (breached) details.push(`new runs are refused: delete old run directories in ${runsDir} or raise [harness] artifact_quota_gb`);
+  if (breached)
+    details.push(`new runs are refused: delete old run directories in ${runsDir} or raise [harness] artifact_quota_gb`);
   let free: string;
   if (limits.minFreeBytes === 0) free = 'free-space check off (min_free_gb = 0)';
   else if (freeBytes === undefined) {
@@ -175,7 +246,10 @@ export function storageRow(runsDir: string, limits: { artifactQuotaBytes: number
     details.push(probe.freeError ?? 'the free space could not be read');
   } else {
     free = `${formatBytes(freeBytes)} free (floor ${formatBytes(limits.minFreeBytes)})`;
-    if (freeBytes < limits.minFreeBytes) details.push(`free space is below the floor, so new runs are refused: free some space or lower [harness] min_free_gb`);
+    if (freeBytes < limits.minFreeBytes)
+      details.push(
+        `free space is below the floor, so new runs are refused: free some space or lower [harness] min_free_gb`,
+      );
   }
   return {
     area: 'storage',
@@ -191,7 +265,14 @@ export function storageRow(runsDir: string, limits: { artifactQuotaBytes: number
  * service sees it. `warn` when a node is dead or two live nodes share a name.
  */
 export function nodesRow(probe: readonly NodeView[] | { error: string }): DoctorRow {
-  if ('error' in probe) return { area: 'nodes', status: 'warn', summary: `could not list the nodes: ${probe.error}`, details: [], facts: { nodes: null, alive: null } };
+  if ('error' in probe)
+    return {
+      area: 'nodes',
+      status: 'warn',
+      summary: `could not list the nodes: ${probe.error}`,
+      details: [],
+      facts: { nodes: null, alive: null },
+    };
   const lines = describeNodes(probe);
   const alive = probe.filter((n) => n.alive).length;
   const trouble = lines.some((l) => l.includes('dead (') || l.includes('share this name'));

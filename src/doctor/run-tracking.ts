@@ -26,9 +26,13 @@ export function runCgroupWarnings(probe: RunCgroupProbe): string[] {
   if (unit !== undefined && !unit.delegate) {
     const flag = unit.user ? ' --user' : '';
     const ctl = unit.user ? 'systemctl --user' : 'systemctl';
-    lines.push(`${unit.path} has no Delegate=yes: run baton service install${flag} again, then ${ctl} daemon-reload && ${ctl} restart baton`);
+    lines.push(
+      `${unit.path} has no Delegate=yes: run baton service install${flag} again, then ${ctl} daemon-reload && ${ctl} restart baton`,
+    );
   } else if (unit === undefined) {
-    lines.push('to give runs a cgroup, run baton as root or under systemd: baton service install --user writes a unit with Delegate=yes');
+    lines.push(
+      'to give runs a cgroup, run baton as root or under systemd: baton service install --user writes a unit with Delegate=yes',
+    );
   }
   return lines;
 }

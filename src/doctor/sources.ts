@@ -99,7 +99,9 @@ export interface DoctorSources {
   /** PATH lookup. @default `findOnPath` from `harness/detect.ts` */
   readonly findOnPath?: ((name: string, pathEnv: string) => Promise<string | undefined>) | undefined;
   /** `--version` of a CLI. @default {@link readCliVersion} */
-  readonly readVersion?: ((binaryPath: string, env: { HOME: string; PATH: string }) => Promise<VersionProbe>) | undefined;
+  readonly readVersion?:
+    | ((binaryPath: string, env: { HOME: string; PATH: string }) => Promise<VersionProbe>)
+    | undefined;
   /** Artifact and free-space probe. @default `measureStorage` from `harness/storage.ts` */
   readonly measureStorage?: ((runsDir: string, probeFree: boolean) => Promise<StorageUsage>) | undefined;
 }
@@ -126,9 +128,15 @@ export async function readCliVersion(binaryPath: string, env: { HOME: string; PA
       reject: false,
       timeout: VERSION_TIMEOUT_MS,
     });
-    const version = String(result.stdout ?? '').trim().split('\n')[0]?.trim() ?? '';
+    const version =
+      String(result.stdout ?? '')
+        .trim()
+        .split('\n')[0]
+        ?.trim() ?? '';
     if (result.exitCode === 0 && version !== '') return { version };
-    const why = result.timedOut ? `timed out after ${VERSION_TIMEOUT_MS} ms` : `exit ${result.exitCode ?? result.signal ?? 'unknown'}`;
+    const why = result.timedOut
+      ? `timed out after ${VERSION_TIMEOUT_MS} ms`
+      : `exit ${result.exitCode ?? result.signal ?? 'unknown'}`;
     return { error: `${binaryPath} --version failed (${why})` };
   } catch (err) {
     return { error: `${binaryPath} --version failed (${err instanceof Error ? err.message : String(err)})` };

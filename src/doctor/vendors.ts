@@ -40,7 +40,10 @@ export function loginState(vendor: VendorName, home: string): Promise<LoginState
  * @param started the service's detection for this vendor; undefined when no service reported one.
  * @returns the restart hint, or undefined when they match or nothing is known.
  */
-export function restartHint(now: { path: string | undefined; version: VersionProbe | undefined }, started: StartDetection | undefined): string | undefined {
+export function restartHint(
+  now: { path: string | undefined; version: VersionProbe | undefined },
+  started: StartDetection | undefined,
+): string | undefined {
   if (started === undefined) return undefined;
   const nowVersion = now.version !== undefined && 'version' in now.version ? now.version.version : undefined;
   if (!('found' in started)) {
@@ -48,7 +51,8 @@ export function restartHint(now: { path: string | undefined; version: VersionPro
   }
   const then = `${started.found.version} at ${started.found.binaryPath}`;
   if (now.path === undefined) return `the running service uses ${then}, which is no longer on PATH: restart baton`;
-  if (now.path === started.found.binaryPath && (nowVersion === undefined || nowVersion === started.found.version)) return undefined;
+  if (now.path === started.found.binaryPath && (nowVersion === undefined || nowVersion === started.found.version))
+    return undefined;
   return `the running service uses ${then}: restart baton to pick up ${nowVersion ?? 'the CLI'} at ${now.path}`;
 }
 
@@ -81,13 +85,21 @@ export function vendorRow(finding: VendorFinding, harnessEnabled: boolean, servi
   if (finding.childEnv) details.push(`each run gets: ${finding.childEnv.join(', ')}`);
   const accountChanging = finding.accountChanging ?? [];
   if (accountChanging.length > 0) {
-    details.push(`[harness] pass_env gives ${finding.name} ${accountChanging.join(', ')}, which change${accountChanging.length === 1 ? 's' : ''} its login, endpoint or billing; remove ${accountChanging.length === 1 ? 'it' : 'them'} from pass_env unless that is meant`);
+    details.push(
+      `[harness] pass_env gives ${finding.name} ${accountChanging.join(', ')}, which change${accountChanging.length === 1 ? 's' : ''} its login, endpoint or billing; remove ${accountChanging.length === 1 ? 'it' : 'them'} from pass_env unless that is meant`,
+    );
   }
   if (finding.sharedHome !== undefined) details.push(finding.sharedHome);
   // "unverified" is a warning too: on Linux there is no keychain, so a missing credentials file
   // usually means the CLI is not logged in (seen: claude answering "Not logged in").
-  const trouble = path === undefined || version === undefined || 'error' in version || login.state !== 'authenticated' || finding.restart !== undefined
-    || accountChanging.length > 0 || finding.sharedHome !== undefined;
+  const trouble =
+    path === undefined ||
+    version === undefined ||
+    'error' in version ||
+    login.state !== 'authenticated' ||
+    finding.restart !== undefined ||
+    accountChanging.length > 0 ||
+    finding.sharedHome !== undefined;
   return {
     area: `vendor:${finding.name}`,
     status: harnessEnabled && trouble ? 'warn' : 'ok',

@@ -35,7 +35,10 @@ export interface LeaseCallbacks {
 }
 
 /** The state of a lease as this process sees it, for doctor and the banner. */
-export type LeaseState = { state: 'holding' } | { state: 'standby'; holder: string } | { state: 'unknown'; reason: string };
+export type LeaseState =
+  | { state: 'holding' }
+  | { state: 'standby'; holder: string }
+  | { state: 'unknown'; reason: string };
 
 /** Options of {@link DatabaseLease}. */
 export interface DatabaseLeaseOptions {
@@ -101,13 +104,20 @@ export class DatabaseLease {
     try {
       const rows = await db
         .insert(leases)
-        .values({ key, holder, nodeName, acquiredAt: sql`now()` as unknown as Date, expiresAt: sql`now() + ${this.ttlMs}::double precision * interval '1 millisecond'` as unknown as Date })
+        .values({
+          key,
+          holder,
+          nodeName,
+          acquiredAt: sql`now()` as unknown as Date,
+          expiresAt: sql`now() + ${this.ttlMs}::double precision * interval '1 millisecond'` as unknown as Date,
+        })
         .onConflictDoUpdate({
           target: leases.key,
           set: {
             holder,
             nodeName,
-            acquiredAt: sql`case when ${leases.holder} = excluded.holder then ${leases.acquiredAt} else now() end` as unknown as Date,
+            acquiredAt:
+              sql`case when ${leases.holder} = excluded.holder then ${leases.acquiredAt} else now() end` as unknown as Date,
             expiresAt: sql`excluded.expires_at` as unknown as Date,
           },
           setWhere: sql`${leases.holder} = excluded.holder or ${leases.expiresAt} < now()`,
@@ -151,6 +161,8 @@ export class DatabaseLease {
     await db
       .delete(leases)
       .where(sql`${leases.key} = ${key} and ${leases.holder} = ${holder}`)
-      .catch((err: unknown) => this.options.logger.warn({ err, lease: key }, 'could not give the lease back; it expires by itself'));
+      .catch((err: unknown) =>
+        this.options.logger.warn({ err, lease: key }, 'could not give the lease back; it expires by itself'),
+      );
   }
 }

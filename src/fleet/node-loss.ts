@@ -38,18 +38,28 @@ export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRo
   const lost = await deps.registry.lostNodes();
   // Runs are found by `host:pid`, which a live process that reuses a dead one's pid (a restarted
   // container's pid 1) shares with it: that process's runs are its own, never the lost node's.
-  const liveIds = lost.length > 0 ? new Set((await deps.registry.list()).filter((n) => n.alive).map((n) => `${n.host}:${n.pid}`)) : new Set<string>();
+  const liveIds =
+    lost.length > 0
+      ? new Set((await deps.registry.list()).filter((n) => n.alive).map((n) => `${n.host}:${n.pid}`))
+      : new Set<string>();
   for (const node of lost) {
     const supervisorId = `${node.host}:${node.pid}`;
     for (const run of liveIds.has(supervisorId) ? [] : await deps.store.activeRunsOf(supervisorId)) {
       const endedAt = deps.clock.now();
       const vendor = deps.vendors.get(run.vendor);
-      const resumeCommand = run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;
+      const resumeCommand =
+        run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;
       const errorMessage = `Node ${node.name} (${node.host}) stopped answering (no heartbeat for ${node.silentSeconds} s); the run is stopped there when the node comes back and is not relaunched.`;
       const row = await deps.store.finishRun(
         run.id as RunId,
         { status: 'interrupted', reason: 'node_lost', endedAt, errorMessage },
-        { runId: run.id as RunId, kind: 'outcome', format: 'markdown', target: outcomeTarget(run), body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage, resumeCommand }) },
+        {
+          runId: run.id as RunId,
+          kind: 'outcome',
+          format: 'markdown',
+          target: outcomeTarget(run),
+          body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage, resumeCommand }),
+        },
         endedAt,
       );
       deps.logger.warn({ runId: run.id, node: node.name }, 'run interrupted: its node was lost');
@@ -65,7 +75,13 @@ export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRo
         run.id,
         'node_lost',
         errorMessage,
-        { runId: run.id as RunId, kind: 'outcome', format: 'markdown', target: outcomeTarget(run), body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage }) },
+        {
+          runId: run.id as RunId,
+          kind: 'outcome',
+          format: 'markdown',
+          target: outcomeTarget(run),
+          body: outcomeText({ run, status: 'interrupted', reason: 'node_lost', endedAt, errorMessage }),
+        },
         endedAt,
         'interrupted',
       );
@@ -100,9 +116,15 @@ export async function stopLeftoversOfLostRuns(deps: LeftoverDeps): Promise<numbe
   let killed = 0;
   for (const run of await deps.store.lostRunsOnHost(deps.host, deps.since)) {
     const cgroup = deps.cgroups ? existingRunCgroup(deps.cgroups, run.id) : undefined;
-    const pids = await terminateRun({ rootPid: undefined, runId: run.id, graceMs: deps.killGraceMs, ...(cgroup ? { trackedPids: cgroup.pids } : {}) });
+    const pids = await terminateRun({
+      rootPid: undefined,
+      runId: run.id,
+      graceMs: deps.killGraceMs,
+      ...(cgroup ? { trackedPids: cgroup.pids } : {}),
+    });
     await cgroup?.killAll(deps.killGraceMs);
-    if (pids.length > 0) deps.logger.warn({ runId: run.id, pids }, 'stopped processes of a run another node declared lost');
+    if (pids.length > 0)
+      deps.logger.warn({ runId: run.id, pids }, 'stopped processes of a run another node declared lost');
     killed += pids.length;
   }
   return killed;

@@ -116,7 +116,12 @@ export class NodeRegistry {
       // Two processes starting with one name at once: the second sees the first one's row.
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`baton-node:${name}`}))`);
       const rows = await tx
-        .select({ instance: nodes.instance, host: nodes.host, pid: nodes.pid, silent: sql<string>`extract(epoch from now() - ${nodes.heartbeatAt})` })
+        .select({
+          instance: nodes.instance,
+          host: nodes.host,
+          pid: nodes.pid,
+          silent: sql<string>`extract(epoch from now() - ${nodes.heartbeatAt})`,
+        })
         .from(nodes)
         .where(eq(nodes.name, name));
       const previous: string[] = [];
@@ -136,7 +141,10 @@ export class NodeRegistry {
       }
       await this.insertRow(tx);
       if (previous.length > 0) {
-        await tx.update(runs).set({ nodeInstance: this.instance }).where(and(eq(runs.status, 'queued'), eq(runs.node, name), inArray(runs.nodeInstance, previous)));
+        await tx
+          .update(runs)
+          .set({ nodeInstance: this.instance })
+          .where(and(eq(runs.status, 'queued'), eq(runs.node, name), inArray(runs.nodeInstance, previous)));
       }
     });
   }
@@ -161,14 +169,19 @@ export class NodeRegistry {
 
   private async beat(): Promise<void> {
     try {
-      const updated = await this.options.db.update(nodes).set({ heartbeatAt: sql`now()` as unknown as Date, roots: this.roots() }).where(eq(nodes.instance, this.instance)).returning({ instance: nodes.instance });
+      const updated = await this.options.db
+        .update(nodes)
+        .set({ heartbeatAt: sql`now()` as unknown as Date, roots: this.roots() })
+        .where(eq(nodes.instance, this.instance))
+        .returning({ instance: nodes.instance });
       // Removed by hand or by a cleanup: write it again, so the fleet sees this node.
       if (updated.length === 0 && !this.stopped) await this.insertRow();
       if (this.failing) this.options.logger.info({ node: this.name }, 'node heartbeat written again');
       this.failing = false;
       this.freshSince ??= performance.now();
     } catch (err) {
-      if (!this.failing) this.options.logger.warn({ err, node: this.name }, 'node heartbeat failed; retrying every beat');
+      if (!this.failing)
+        this.options.logger.warn({ err, node: this.name }, 'node heartbeat failed; retrying every beat');
       this.failing = true;
       this.freshSince = undefined;
     }
@@ -200,7 +213,18 @@ export class NodeRegistry {
       .orderBy(asc(nodes.startedAt));
     return rows.map((r) => {
       const silentSeconds = Math.max(0, Math.round(Number(r.silent)));
-      return { instance: r.instance, name: r.name, host: r.host, pid: r.pid, roots: r.roots, startedAt: r.startedAt, heartbeatAt: r.heartbeatAt, silentSeconds, alive: Number(r.silent) <= deadAfterS, self: r.instance === this.instance };
+      return {
+        instance: r.instance,
+        name: r.name,
+        host: r.host,
+        pid: r.pid,
+        roots: r.roots,
+        startedAt: r.startedAt,
+        heartbeatAt: r.heartbeatAt,
+        silentSeconds,
+        alive: Number(r.silent) <= deadAfterS,
+        self: r.instance === this.instance,
+      };
     });
   }
 
@@ -231,7 +255,10 @@ export class NodeRegistry {
     this.timer = undefined;
     // A beat still in flight would otherwise find the row deleted and write it again.
     await this.beating;
-    await this.options.db.delete(nodes).where(eq(nodes.instance, this.instance)).catch((err: unknown) => this.options.logger.warn({ err }, 'could not remove this node from the nodes table'));
+    await this.options.db
+      .delete(nodes)
+      .where(eq(nodes.instance, this.instance))
+      .catch((err: unknown) => this.options.logger.warn({ err }, 'could not remove this node from the nodes table'));
   }
 }
 
@@ -254,13 +281,18 @@ export interface DescribeNodesOptions {
 export function describeNodes(list: readonly NodeView[], options: DescribeNodesOptions = {}): string[] {
   const isLocalBaton = options.isLocalBaton ?? localBatonProcess;
   const self = list.find((n) => n.self);
-  const previous = (n: NodeView): boolean => !!self && !n.self && n.name === self.name && n.host === self.host && n.pid !== self.pid && !isLocalBaton(n.pid);
+  const previous = (n: NodeView): boolean =>
+    !!self && !n.self && n.name === self.name && n.host === self.host && n.pid !== self.pid && !isLocalBaton(n.pid);
   const liveNames = new Map<string, number>();
   for (const n of list) if (n.alive && !previous(n)) liveNames.set(n.name, (liveNames.get(n.name) ?? 0) + 1);
   return list.map((n) => {
-    if (previous(n)) return `${n.name} · ${n.host} pid ${n.pid} · previous process of this node: pid ${n.pid} exited without stopping; its runs are reconciled`;
+    if (previous(n))
+      return `${n.name} · ${n.host} pid ${n.pid} · previous process of this node: pid ${n.pid} exited without stopping; its runs are reconciled`;
     const state = n.alive ? 'alive' : `dead (silent ${n.silentSeconds} s)`;
-    const clash = n.alive && (liveNames.get(n.name) ?? 0) > 1 ? ' — two live nodes share this name; give each its own [node] name' : '';
+    const clash =
+      n.alive && (liveNames.get(n.name) ?? 0) > 1
+        ? ' — two live nodes share this name; give each its own [node] name'
+        : '';
     return `${n.name}${n.self ? ' (this)' : ''} · ${n.host} pid ${n.pid} · ${state}${clash}`;
   });
 }

@@ -66,7 +66,9 @@ export function routeLaunch(target: string | undefined, context: RouteContext): 
   if (!isAbsolute(expanded)) return { kind: 'local', target };
   const path = normalize(expanded);
   if (context.roots.some((root) => isInside(path, root))) return { kind: 'local', target };
-  const owner = context.nodes.find((n) => n.alive && !n.self && n.name !== context.self && n.roots.some((root) => isInside(path, root)));
+  const owner = context.nodes.find(
+    (n) => n.alive && !n.self && n.name !== context.self && n.roots.some((root) => isInside(path, root)),
+  );
   if (!owner) return { kind: 'local', target };
   return remote(owner.name, path, context.nodes);
 }
@@ -76,7 +78,9 @@ export function routeLaunch(target: string | undefined, context: RouteContext): 
  * and started again may still show a fresh heartbeat for a while, and the run is the new one's.
  */
 function remote(name: string, path: string, nodes: readonly NodeView[]): Route {
-  const live = nodes.filter((n) => n.alive && n.name === name).sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
+  const live = nodes
+    .filter((n) => n.alive && n.name === name)
+    .sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
   const instance = live.at(-1)?.instance;
   return { kind: 'remote', node: name, path, ...(instance !== undefined ? { instance } : {}) };
 }
@@ -102,4 +106,3 @@ function assertNodeLive(name: string, nodes: readonly NodeView[], target: string
     { details: { node: name } },
   );
 }
-

@@ -40,8 +40,47 @@ const OTHER_TILDE = /(^|[=:])~(?![/=:]|$)/;
 
 // `file://` is left out: it names any repository on this machine, not a place in the project.
 const GIT_REMOTE_OK = /^(https?|ssh|git):\/\//;
-const NPM_DENIED = ['script-shell', 'shell', 'node-options', 'userconfig', 'globalconfig', 'call', 'editor', 'browser', 'git', 'viewer', 'prefix', 'registry', 'global', 'location', 'init-module', 'onload-script', 'dir', 'cwd', 'use-yarnrc', 'config', 'node-gyp'];
-const NPM_INSTALL = ['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'add', 'ci', 'clean-install', 'install-clean', 'ic', 'it'];
+const NPM_DENIED = [
+  'script-shell',
+  'shell',
+  'node-options',
+  'userconfig',
+  'globalconfig',
+  'call',
+  'editor',
+  'browser',
+  'git',
+  'viewer',
+  'prefix',
+  'registry',
+  'global',
+  'location',
+  'init-module',
+  'onload-script',
+  'dir',
+  'cwd',
+  'use-yarnrc',
+  'config',
+  'node-gyp',
+];
+const NPM_INSTALL = [
+  'install',
+  'i',
+  'in',
+  'ins',
+  'inst',
+  'insta',
+  'instal',
+  'isnt',
+  'isnta',
+  'isntal',
+  'add',
+  'ci',
+  'clean-install',
+  'install-clean',
+  'ic',
+  'it',
+];
 const NPM_RUN = ['run', 'run-script', 'rum', 'urn'];
 const READERS: ProgramRule = { style: 'gnu', deniedLong: [] };
 
@@ -49,18 +88,98 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   git: {
     style: 'gnu',
     globals: set('--no-pager', '-P', '--no-optional-locks', '--no-replace-objects', '--literal-pathspecs'),
-    subcommands: set('status', 'log', 'show', 'diff', 'branch', 'tag', 'add', 'commit', 'checkout', 'switch', 'restore', 'rm', 'mv', 'stash', 'fetch', 'pull', 'push', 'merge', 'rebase', 'reset', 'grep', 'blame', 'shortlog', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'describe', 'cherry-pick', 'revert', 'remote', 'show-ref', 'cat-file', 'reflog', 'clean'),
+    subcommands: set(
+      'status',
+      'log',
+      'show',
+      'diff',
+      'branch',
+      'tag',
+      'add',
+      'commit',
+      'checkout',
+      'switch',
+      'restore',
+      'rm',
+      'mv',
+      'stash',
+      'fetch',
+      'pull',
+      'push',
+      'merge',
+      'rebase',
+      'reset',
+      'grep',
+      'blame',
+      'shortlog',
+      'rev-parse',
+      'rev-list',
+      'ls-files',
+      'ls-tree',
+      'describe',
+      'cherry-pick',
+      'revert',
+      'remote',
+      'show-ref',
+      'cat-file',
+      'reflog',
+      'clean',
+    ),
     // `--exec`/`--upload-pack`/`--receive-pack` name a program; `--ext-diff`/`--textconv` run
     // configured ones; `--output` writes a file anywhere; `--template`/`--config` bring config in.
-    deniedLong: ['exec', 'upload-pack', 'receive-pack', 'ext-diff', 'textconv', 'output', 'open-files-in-pager', 'template', 'config', 'exec-path', 'git-dir', 'work-tree', 'recurse-submodules', 'strategy', 'gpg-sign', 'sign'],
-    perSubcommand: { rebase: { deniedShort: 'xsS' }, grep: { deniedShort: 'O' }, merge: { deniedShort: 'sS' }, pull: { deniedShort: 'sS' }, commit: { deniedShort: 'S' }, tag: { deniedShort: 'su' }, 'cherry-pick': { deniedShort: 'S' }, revert: { deniedShort: 'S' } },
+    deniedLong: [
+      'exec',
+      'upload-pack',
+      'receive-pack',
+      'ext-diff',
+      'textconv',
+      'output',
+      'open-files-in-pager',
+      'template',
+      'config',
+      'exec-path',
+      'git-dir',
+      'work-tree',
+      'recurse-submodules',
+      'strategy',
+      'gpg-sign',
+      'sign',
+    ],
+    perSubcommand: {
+      rebase: { deniedShort: 'xsS' },
+      grep: { deniedShort: 'O' },
+      merge: { deniedShort: 'sS' },
+      pull: { deniedShort: 'sS' },
+      commit: { deniedShort: 'S' },
+      tag: { deniedShort: 'su' },
+      'cherry-pick': { deniedShort: 'S' },
+      revert: { deniedShort: 'S' },
+    },
     // `ext::cmd`, `fd::…`, `foo::url` and `foo://` run remote helpers (`git-remote-foo`).
     deniedArgument: (word) => word.includes('::') || (word.includes('://') && !GIT_REMOTE_OK.test(word)),
   },
   npm: {
     style: 'gnu',
     singleDashLong: true,
-    subcommands: set('test', 't', 'tst', ...NPM_RUN, ...NPM_INSTALL, 'ls', 'list', 'll', 'la', 'outdated', 'view', 'v', 'info', 'show', 'why', 'explain', 'audit'),
+    subcommands: set(
+      'test',
+      't',
+      'tst',
+      ...NPM_RUN,
+      ...NPM_INSTALL,
+      'ls',
+      'list',
+      'll',
+      'la',
+      'outdated',
+      'view',
+      'v',
+      'info',
+      'show',
+      'why',
+      'explain',
+      'audit',
+    ),
     named: set(...NPM_RUN),
     bare: set(...NPM_INSTALL, 'audit'),
     deniedLong: NPM_DENIED,
@@ -86,7 +205,24 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
   },
   cargo: {
     style: 'gnu',
-    subcommands: set('build', 'b', 'check', 'c', 'test', 't', 'clippy', 'fmt', 'doc', 'd', 'tree', 'metadata', 'bench', 'run', 'r', 'clean'),
+    subcommands: set(
+      'build',
+      'b',
+      'check',
+      'c',
+      'test',
+      't',
+      'clippy',
+      'fmt',
+      'doc',
+      'd',
+      'tree',
+      'metadata',
+      'bench',
+      'run',
+      'r',
+      'clean',
+    ),
     // `--config` can set a runner or a linker; the others read or write elsewhere.
     deniedLong: ['config', 'manifest-path', 'target-dir', 'artifact-dir', 'out-dir', 'lockfile-path'],
     deniedShort: 'ZC',
@@ -95,9 +231,26 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
     style: 'single',
     subcommands: set('build', 'test', 'vet', 'fmt', 'list', 'version', 'doc'),
     // `-exec`/`-toolexec` name a program; `-ldflags=-extld=…` too; `-overlay`/`-modfile` swap the sources.
-    deniedLong: ['exec', 'toolexec', 'overlay', 'modfile', 'ldflags', 'gcflags', 'asmflags', 'gccgoflags', 'compiler', 'C', 'vettool', 'pgo'],
+    deniedLong: [
+      'exec',
+      'toolexec',
+      'overlay',
+      'modfile',
+      'ldflags',
+      'gcflags',
+      'asmflags',
+      'gccgoflags',
+      'compiler',
+      'C',
+      'vettool',
+      'pgo',
+    ],
   },
-  pytest: { style: 'gnu', deniedLong: ['config-file', 'override-ini', 'plugins', 'confcutdir', 'rootdir', 'basetemp', 'pyargs'], deniedShort: 'pco' },
+  pytest: {
+    style: 'gnu',
+    deniedLong: ['config-file', 'override-ini', 'plugins', 'confcutdir', 'rootdir', 'basetemp', 'pyargs'],
+    deniedShort: 'pco',
+  },
   find: {
     style: 'single',
     // GNU find's `--` ends its -H/-L/-P options only: the expression after it still runs.
@@ -105,17 +258,48 @@ const PROGRAMS: Readonly<Record<string, ProgramRule>> = {
     deniedLong: ['exec', 'execdir', 'ok', 'okdir', 'delete', 'fprint', 'fprint0', 'fprintf', 'fls'],
   },
   // `--hostname-bin` names a program rg runs (for `--hyperlink-format`).
-  rg: { style: 'gnu', deniedLong: ['pre', 'pre-glob', 'search-zip', 'hostname-bin', 'hyperlink-format'], deniedShort: 'z' },
+  rg: {
+    style: 'gnu',
+    deniedLong: ['pre', 'pre-glob', 'search-zip', 'hostname-bin', 'hyperlink-format'],
+    deniedShort: 'z',
+  },
   sort: { style: 'gnu', deniedLong: ['compress-program', 'output'], deniedShort: 'o' },
   date: { style: 'gnu', deniedLong: ['set'], deniedShort: 's' },
   tree: { style: 'gnu', deniedLong: [], deniedShort: 'o' },
   rm: { style: 'gnu', deniedLong: ['no-preserve-root'] },
-  ls: READERS, cat: READERS, head: READERS, tail: READERS, wc: READERS, pwd: READERS, stat: READERS, file: READERS,
-  du: READERS, df: READERS, diff: READERS, cmp: READERS, which: READERS, true: READERS, false: READERS, uname: READERS,
-  whoami: READERS, id: READERS, basename: READERS, dirname: READERS, realpath: READERS, readlink: READERS, echo: READERS,
+  ls: READERS,
+  cat: READERS,
+  head: READERS,
+  tail: READERS,
+  wc: READERS,
+  pwd: READERS,
+  stat: READERS,
+  file: READERS,
+  du: READERS,
+  df: READERS,
+  diff: READERS,
+  cmp: READERS,
+  which: READERS,
+  true: READERS,
+  false: READERS,
+  uname: READERS,
+  whoami: READERS,
+  id: READERS,
+  basename: READERS,
+  dirname: READERS,
+  realpath: READERS,
+  readlink: READERS,
+  echo: READERS,
   // Not jq: `jq -n env` prints the agent's whole environment, whatever its arguments name.
-  grep: READERS, egrep: READERS, fgrep: READERS, cut: READERS, nl: READERS,
-  touch: READERS, mkdir: READERS, cp: READERS, mv: READERS,
+  grep: READERS,
+  egrep: READERS,
+  fgrep: READERS,
+  cut: READERS,
+  nl: READERS,
+  touch: READERS,
+  mkdir: READERS,
+  cp: READERS,
+  mv: READERS,
 };
 
 /**
@@ -161,12 +345,20 @@ function isDenied(option: string, rule: ProgramRule, sub: string | undefined): b
   const long = [...rule.deniedLong, ...(extra?.deniedLong ?? [])];
   const short = (rule.deniedShort ?? '') + (extra?.deniedShort ?? '');
   // npm's option parser (nopt) reads `-node-options=…` as the long option, not as letters.
-  if (rule.singleDashLong && !option.startsWith('--') && option.length > 2 && long.some((denied) => option.slice(1).split('=')[0]! === denied)) return true;
+  if (
+    rule.singleDashLong &&
+    !option.startsWith('--') &&
+    option.length > 2 &&
+    long.some((denied) => option.slice(1).split('=')[0]! === denied)
+  )
+    return true;
   if (rule.style === 'single' || option.startsWith('--')) {
     const name = option.replace(/^--?/, '').split('=')[0]!;
     if (name === '') return false;
     // GNU getopt and git's parse-options take any unambiguous prefix of a long option.
-    return long.some((denied) => denied === name || (rule.style === 'gnu' && option.startsWith('--') && denied.startsWith(name)));
+    return long.some(
+      (denied) => denied === name || (rule.style === 'gnu' && option.startsWith('--') && denied.startsWith(name)),
+    );
   }
   // A short cluster: `-abc`; a value may follow a letter (`-mfix`), so every letter counts.
   return [...option.slice(1)].some((letter) => short.includes(letter));
@@ -214,7 +406,11 @@ export function readBash(command: string): BashReading {
     if (!operands && word.startsWith('-') && word !== '-') {
       if (isDenied(word, rule, sub)) return { covered: false };
       // An option's value may be a path: after `=`, or after a short option's letter (`-t/etc`).
-      const value = word.includes('=') ? word.slice(word.indexOf('=') + 1) : rule.style === 'gnu' && !word.startsWith('--') ? word.slice(2) : '';
+      const value = word.includes('=')
+        ? word.slice(word.indexOf('=') + 1)
+        : rule.style === 'gnu' && !word.startsWith('--')
+          ? word.slice(2)
+          : '';
       if (value !== '') paths.push(value);
       continue;
     }

@@ -27,7 +27,12 @@ export interface PathScope {
  * - `settings in your home`: a dotfile or dot-directory of the home (shell start-up files, `~/.ssh`, `~/.config`…);
  * - `a file linked from elsewhere`: an existing file with more than one hard link.
  */
-export type PathMark = "baton's own files" | 'outside the project' | "git's hooks and config" | 'settings in your home' | 'a file linked from elsewhere';
+export type PathMark =
+  | "baton's own files"
+  | 'outside the project'
+  | "git's hooks and config"
+  | 'settings in your home'
+  | 'a file linked from elsewhere';
 
 /** Longest chain of symbolic links followed before a path counts as outside. */
 const MAX_LINKS = 40;
@@ -91,12 +96,15 @@ export async function markOfPath(path: string, scope: PathScope): Promise<PathMa
   const real = await realLocation(isAbsolute(expanded) ? expanded : `${scope.cwd}/${expanded}`);
   const cwd = (await realLocation(resolve(scope.cwd))) ?? resolve(scope.cwd);
   const home = (await realLocation(resolve(scope.homeDir))) ?? resolve(scope.homeDir);
-  const protectedDirs = await Promise.all(scope.protectedDirs.map(async (d) => (await realLocation(resolve(d))) ?? resolve(d)));
+  const protectedDirs = await Promise.all(
+    scope.protectedDirs.map(async (d) => (await realLocation(resolve(d))) ?? resolve(d)),
+  );
   if (real === undefined) return 'outside the project';
   // A run may live under a protected directory (its worktree under $BATON_HOME/worktrees): that
   // directory then leaves the run's own files alone; the rest of it stays asked.
   const owned = protectedDirs.some((d) => isInside(real, d) && !isInside(cwd, d));
-  if (!isInside(real, cwd)) return owned || protectedDirs.some((d) => isInside(real, d)) ? "baton's own files" : 'outside the project';
+  if (!isInside(real, cwd))
+    return owned || protectedDirs.some((d) => isInside(real, d)) ? "baton's own files" : 'outside the project';
   if (owned) return "baton's own files";
   if (relative(cwd, real).split(sep).includes('.git')) return "git's hooks and config";
   // A hooks directory inside the project (husky's `.husky`) holds code the next `git commit` runs,
@@ -120,11 +128,15 @@ export async function markOfPath(path: string, scope: PathScope): Promise<PathMa
  * @throws BatonError `git_failed` when git cannot be run at all.
  */
 export async function configuredHooksDirs(cwd: string): Promise<string[]> {
-  const listed = await runGit(['config', '-z', '--show-scope', '--path', '--get-all', 'core.hooksPath'], { cwd, allowFailure: true });
+  const listed = await runGit(['config', '-z', '--show-scope', '--path', '--get-all', 'core.hooksPath'], {
+    cwd,
+    allowFailure: true,
+  });
   if (listed.exitCode !== 0) return []; // 1: not set; 128 and others: not a repository
   const fields = listed.stdout.split('\0');
   const values: string[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] !== 'command' && fields[i + 1]) values.push(fields[i + 1]!);
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] !== 'command' && fields[i + 1]) values.push(fields[i + 1]!);
   if (values.length === 0) return [];
   let top: string | undefined;
   const dirs: string[] = [];

@@ -45,7 +45,11 @@ export interface ApprovalScope {
  * The kind of one tool call (see the module comment). Reads the file system (symbolic links) for
  * the paths it names; never throws for a path that does not exist.
  */
-export async function approvalScope(tool: string, input: Record<string, unknown>, scope: PathScope): Promise<ApprovalScope> {
+export async function approvalScope(
+  tool: string,
+  input: Record<string, unknown>,
+  scope: PathScope,
+): Promise<ApprovalScope> {
   if (tool === 'Bash') {
     const command = typeof input['command'] === 'string' ? input['command'].replace(/^[ \t]+|[ \t]+$/g, '') : '';
     const exact = { kind: `Bash=${command}` };
@@ -58,7 +62,8 @@ export async function approvalScope(tool: string, input: Record<string, unknown>
   if (field === undefined || !Object.hasOwn(PATH_FIELDS, tool)) return { kind: tool };
   const value = input[field];
   // Glob, Grep and LS default to the working directory; the others always name a file.
-  const path = typeof value === 'string' && value !== '' ? value : field === 'path' && value === undefined ? '.' : undefined;
+  const path =
+    typeof value === 'string' && value !== '' ? value : field === 'path' && value === undefined ? '.' : undefined;
   if (path === undefined) return { kind: `${ALWAYS_ASK}${tool}`, mark: 'outside the project' };
   // Glob's pattern is a path too: `../../**/.ssh/*` or an absolute one lists files elsewhere.
   const pattern = tool === 'Glob' ? input['pattern'] : undefined;
@@ -76,9 +81,11 @@ export function alwaysAsks(kind: string): boolean {
 
 /** The words of a kind, for the chat ("every `npm test …` command …"). */
 export function describeKind(kind: string): string {
-  if (kind.startsWith('Bash:')) return `every \`${kind.slice(5)} …\` command that names no other code to run and no path outside the project`;
+  if (kind.startsWith('Bash:'))
+    return `every \`${kind.slice(5)} …\` command that names no other code to run and no path outside the project`;
   if (kind.startsWith('Bash=')) return 'this exact command';
   if (alwaysAsks(kind)) return 'nothing: this call always asks';
-  if (kind.endsWith(':.')) return `every ${kind.slice(0, -2)} inside the run's directory (not .git, not baton's own files)`;
+  if (kind.endsWith(':.'))
+    return `every ${kind.slice(0, -2)} inside the run's directory (not .git, not baton's own files)`;
   return `every ${kind} call`;
 }

@@ -54,7 +54,8 @@ async function refusal(url: string): Promise<string | undefined> {
   if (!Number.isInteger(port) || port <= 0) return 'no port is recorded';
   const owner = await listenerOwner(port);
   if (owner.kind === 'none') return 'nothing listens there';
-  if (owner.kind === 'found' && owner.uid !== process.getuid?.()) return `it is held by uid ${owner.uid}, not this user`;
+  if (owner.kind === 'found' && owner.uid !== process.getuid?.())
+    return `it is held by uid ${owner.uid}, not this user`;
   return undefined;
 }
 
@@ -86,11 +87,15 @@ async function decide(request: { requestId: string; tool: string; input: Record<
         return { behavior: 'deny', message: 'baton does not know this run any more, so the tool call is denied.' };
       }
       if (response.status === 413) {
-        return { behavior: 'deny', message: 'This tool call is too large for baton to show for approval, so it is denied.' };
+        return {
+          behavior: 'deny',
+          message: 'This tool call is too large for baton to show for approval, so it is denied.',
+        };
       }
       if (response.ok) {
         const answer = (await response.json()) as { state: string; behavior?: 'allow' | 'deny'; message?: string };
-        if (answer.state === 'decided' && answer.behavior) return { behavior: answer.behavior, message: answer.message ?? '' };
+        if (answer.state === 'decided' && answer.behavior)
+          return { behavior: answer.behavior, message: answer.message ?? '' };
         continue;
       }
     } catch {
@@ -106,11 +111,22 @@ server.registerTool(
   APPROVAL_TOOL_NAME,
   {
     description: "Asks baton's owner to allow or deny a tool call.",
-    inputSchema: { tool_name: z.string(), input: z.record(z.string(), z.unknown()), tool_use_id: z.string().optional() },
+    inputSchema: {
+      tool_name: z.string(),
+      input: z.record(z.string(), z.unknown()),
+      tool_use_id: z.string().optional(),
+    },
   },
   async (args) => {
-    const decision = await decide({ requestId: args.tool_use_id ?? `${args.tool_name}:${JSON.stringify(args.input)}`, tool: args.tool_name, input: args.input });
-    const result = decision.behavior === 'allow' ? { behavior: 'allow', updatedInput: args.input } : { behavior: 'deny', message: decision.message };
+    const decision = await decide({
+      requestId: args.tool_use_id ?? `${args.tool_name}:${JSON.stringify(args.input)}`,
+      tool: args.tool_name,
+      input: args.input,
+    });
+    const result =
+      decision.behavior === 'allow'
+        ? { behavior: 'allow', updatedInput: args.input }
+        : { behavior: 'deny', message: decision.message };
     return { content: [{ type: 'text', text: JSON.stringify(result) }] };
   },
 );

@@ -27,7 +27,10 @@ import { runTag } from '../wording/run-tag.js';
 export { describeKind } from './approval-scope.js';
 
 /** Button actions of an approval message; the argument is the approval id. */
-export const APPROVAL_ACTIONS = { allow: 'allow', allow_run: 'allow_run', deny: 'deny' } as const satisfies Record<string, ApprovalDecision>;
+export const APPROVAL_ACTIONS = { allow: 'allow', allow_run: 'allow_run', deny: 'deny' } as const satisfies Record<
+  string,
+  ApprovalDecision
+>;
 
 /**
  * Longest tool input shown in an approval message, in characters, where the platform allows more;
@@ -107,7 +110,11 @@ export function revealToolCall(tool: string, input: Record<string, unknown>): Re
     return revealed.text;
   };
   const str = (key: string): string | undefined => (typeof input[key] === 'string' ? input[key] : undefined);
-  const lines = (text: string, mark: string): string => show(text, false).split('\n').map((l) => `${mark} ${l}`).join('\n');
+  const lines = (text: string, mark: string): string =>
+    show(text, false)
+      .split('\n')
+      .map((l) => `${mark} ${l}`)
+      .join('\n');
   const diff = (oldText: string, newText: string): string => `${lines(oldText, '-')}\n${lines(newText, '+')}`;
   const path = (key: string): string => show(str(key) ?? '?', true);
   let text: string;
@@ -125,7 +132,14 @@ export function revealToolCall(tool: string, input: Record<string, unknown>): Re
       const edits = Array.isArray(input['edits']) ? input['edits'] : [];
       text = [
         path('file_path'),
-        ...edits.map((e) => (typeof e === 'object' && e !== null ? diff(String((e as Record<string, unknown>)['old_string'] ?? ''), String((e as Record<string, unknown>)['new_string'] ?? '')) : '')),
+        ...edits.map((e) =>
+          typeof e === 'object' && e !== null
+            ? diff(
+                String((e as Record<string, unknown>)['old_string'] ?? ''),
+                String((e as Record<string, unknown>)['new_string'] ?? ''),
+              )
+            : '',
+        ),
       ].join('\n');
       break;
     }
@@ -144,7 +158,12 @@ export function toolCallText(tool: string, input: Record<string, unknown>): stri
  * {@link toolCallText} cut to `maxChars` characters, the note included: `… (N more characters;
  * <where>)`, `where` saying where the whole input is.
  */
-export function describeToolCall(tool: string, input: Record<string, unknown>, maxChars = MAX_APPROVAL_INPUT_CHARS, where = '/runs shows the request'): string {
+export function describeToolCall(
+  tool: string,
+  input: Record<string, unknown>,
+  maxChars = MAX_APPROVAL_INPUT_CHARS,
+  where = '/runs shows the request',
+): string {
   return cutToolCallText(toolCallText(tool, input), maxChars, where);
 }
 
@@ -183,9 +202,19 @@ function answerOf(row: ApprovalRow, timeoutMs: number): ApprovalAnswer {
     case 'allow_run':
       return { state: 'decided', decision, behavior: 'allow', message: '' };
     case 'deny':
-      return { state: 'decided', decision, behavior: 'deny', message: 'The owner denied this tool call from the chat.' };
+      return {
+        state: 'decided',
+        decision,
+        behavior: 'deny',
+        message: 'The owner denied this tool call from the chat.',
+      };
     case 'timeout':
-      return { state: 'decided', decision, behavior: 'deny', message: `The owner did not answer within ${waitWords(timeoutMs)}, so this tool call is denied.` };
+      return {
+        state: 'decided',
+        decision,
+        behavior: 'deny',
+        message: `The owner did not answer within ${waitWords(timeoutMs)}, so this tool call is denied.`,
+      };
     case 'run_gone':
       return { state: 'decided', decision, behavior: 'deny', message: 'The run ended before the owner answered.' };
   }
@@ -221,7 +250,11 @@ export class ApprovalBroker {
    */
   async request(run: RunRow, request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer> {
     const { deps } = this;
-    const scope = await approvalScope(request.tool, request.input, { cwd: run.cwd, homeDir: deps.homeDir, protectedDirs: deps.protectedDirs });
+    const scope = await approvalScope(request.tool, request.input, {
+      cwd: run.cwd,
+      homeDir: deps.homeDir,
+      protectedDirs: deps.protectedDirs,
+    });
     const { kind } = scope;
     const { row, created } = await deps.approvals.open({ ...request, kind }, deps.clock.now());
     if (created) {
@@ -229,7 +262,10 @@ export class ApprovalBroker {
       if (rule) {
         const allowed = await deps.approvals.decide(row.id, 'allow', `rule:${rule.id}`, deps.clock.now());
         if (allowed) {
-          deps.logger.info({ runId: run.id, approvalId: row.id, tool: request.tool, rule: rule.id }, 'tool call allowed by an earlier "Allow for this run"');
+          deps.logger.info(
+            { runId: run.id, approvalId: row.id, tool: request.tool, rule: rule.id },
+            'tool call allowed by an earlier "Allow for this run"',
+          );
           return answerOf(allowed, deps.timeoutMs);
         }
       } else {
@@ -240,7 +276,13 @@ export class ApprovalBroker {
     const until = deps.clock.nowMs() + (deps.longPollMs ?? 20_000);
     for (;;) {
       const current = await deps.approvals.get(row.id);
-      if (!current) return { state: 'decided', decision: 'run_gone', behavior: 'deny', message: 'The run ended before the owner answered.' };
+      if (!current)
+        return {
+          state: 'decided',
+          decision: 'run_gone',
+          behavior: 'deny',
+          message: 'The run ended before the owner answered.',
+        };
       if (current.decision) return answerOf(current, deps.timeoutMs);
       const latest = await deps.store.getRun(run.id);
       if (!latest || (latest.status !== 'starting' && latest.status !== 'running')) {
@@ -280,13 +322,18 @@ export class ApprovalBroker {
     const header = `${runTag(run.id)} claude asks to use ${revealHidden(request.tool, true).text}:\n`;
     // The warnings go before the footer, so a cut input never cuts them.
     const warnings = [
-      ...(scope.mark ? [`⚠ ${scope.mark}: ${revealHidden(scope.path ?? '', true).text || 'no path given'}. Such a call always asks.`] : []),
+      ...(scope.mark
+        ? [`⚠ ${scope.mark}: ${revealHidden(scope.path ?? '', true).text || 'no path given'}. Such a call always asks.`]
+        : []),
       ...(hiddenWarning(revealed.found) ? [hiddenWarning(revealed.found)!] : []),
     ];
     const covers = alwaysAsks(kind) ? '' : ` Allow for this run covers ${describeKind(kind)}.`;
     const footer = `\n\n${warnings.map((w) => `${w}\n`).join('')}No answer within ${waitWords(deps.timeoutMs)} denies it.${covers}`;
     const platformMax = deps.maxMessageLength?.(run.origin.platform);
-    const maxChars = Math.min(MAX_APPROVAL_INPUT_CHARS, platformMax === undefined ? Infinity : Math.max(200, platformMax - header.length - footer.length));
+    const maxChars = Math.min(
+      MAX_APPROVAL_INPUT_CHARS,
+      platformMax === undefined ? Infinity : Math.max(200, platformMax - header.length - footer.length),
+    );
     const whole = revealed.text;
     const filename = `approval-${approvalId}.txt`;
     const documents: DocumentJson[] = [];
@@ -295,8 +342,18 @@ export class ApprovalBroker {
       await writeFile(path, whole, { mode: 0o600 })
         .then(() => chmod(path, 0o600))
         .then(
-          () => documents.push({ path, filename, use: 'always', caption: `${runTag(run.id)} The whole input of this tool call: ${filename}` }),
-          (err: unknown) => deps.logger.warn({ err, runId: run.id, approvalId }, 'could not write the whole tool input; the approval message is cut'),
+          () =>
+            documents.push({
+              path,
+              filename,
+              use: 'always',
+              caption: `${runTag(run.id)} The whole input of this tool call: ${filename}`,
+            }),
+          (err: unknown) =>
+            deps.logger.warn(
+              { err, runId: run.id, approvalId },
+              'could not write the whole tool input; the approval message is cut',
+            ),
         );
     }
     await deps.outbox.send({
@@ -341,7 +398,11 @@ export class ApprovalBroker {
     }
     deps.logger.info({ runId: row.runId, approvalId, decision: given, by: decidedBy }, 'tool approval decided');
     this.decided.emit(String(approvalId));
-    return given === 'deny' ? 'Denied.' : given === 'allow_run' ? `Allowed, and ${describeKind(row.kind)} for the rest of this run.` : 'Allowed.';
+    return given === 'deny'
+      ? 'Denied.'
+      : given === 'allow_run'
+        ? `Allowed, and ${describeKind(row.kind)} for the rest of this run.`
+        : 'Allowed.';
   }
 
   private async waitForDecision(approvalId: number, ms: number, signal?: AbortSignal): Promise<void> {

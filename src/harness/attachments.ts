@@ -62,7 +62,12 @@ export interface DownloadRetryPolicy {
  * 3 tries: after 1 s, then 3 s (or the platform's `Retry-After`, at most 10 s), all begun within
  * 30 s; each try ends after 10 s without a byte or 60 s in all ({@link DOWNLOAD_DEADLINES}).
  */
-export const DOWNLOAD_RETRY: DownloadRetryPolicy = { attempts: 3, firstDelayMs: 1_000, maxRetryAfterMs: MAX_DOWNLOAD_RETRY_AFTER_MS, budgetMs: 30_000 };
+export const DOWNLOAD_RETRY: DownloadRetryPolicy = {
+  attempts: 3,
+  firstDelayMs: 1_000,
+  maxRetryAfterMs: MAX_DOWNLOAD_RETRY_AFTER_MS,
+  budgetMs: 30_000,
+};
 
 /**
  * Runs `attempt` (one whole download) until it succeeds, retrying only a transient failure
@@ -72,7 +77,11 @@ export const DOWNLOAD_RETRY: DownloadRetryPolicy = { attempts: 3, firstDelayMs: 
  *   a permanent failure (404, 403, too large for the platform, an expired file reference), after
  *   the last try for a transient one. A BatonError `attempt` throws itself (a cap) passes through.
  */
-export async function withDownloadRetry<T>(name: string, attempt: () => Promise<T>, policy: DownloadRetryPolicy = DOWNLOAD_RETRY): Promise<T> {
+export async function withDownloadRetry<T>(
+  name: string,
+  attempt: () => Promise<T>,
+  policy: DownloadRetryPolicy = DOWNLOAD_RETRY,
+): Promise<T> {
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = policy.nowMs ?? Date.now;
   const started = now();
@@ -86,9 +95,15 @@ export async function withDownloadRetry<T>(name: string, attempt: () => Promise<
       else failure = new AttachmentDownloadError(safeErrorMessage(err), { transient: false, cause: err });
     }
     if (!failure.transient) throw refused(`Could not download ${name}: ${failure.message}. ${failure.fix}`, failure);
-    const waitMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs) : policy.firstDelayMs * 3 ** (tried - 1);
+    const waitMs =
+      failure.retryAfterMs !== undefined
+        ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
+        : policy.firstDelayMs * 3 ** (tried - 1);
     if (tried >= policy.attempts || now() - started + waitMs > policy.budgetMs) {
-      throw refused(`Could not download ${name}: ${failure.message} (tried ${tried} time${tried === 1 ? '' : 's'}). Send it again.`, failure);
+      throw refused(
+        `Could not download ${name}: ${failure.message} (tried ${tried} time${tried === 1 ? '' : 's'}). Send it again.`,
+        failure,
+      );
     }
     if (policy.stop?.aborted) throw policy.stop.reason;
     await sleep(waitMs);
@@ -102,10 +117,16 @@ export async function withDownloadRetry<T>(name: string, attempt: () => Promise<
  * @param head the first bytes of the file (12 are enough).
  */
 export function sniffImage(head: Buffer): ImageMediaType | undefined {
-  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
   if (head.length >= 6 && /^GIF8[79]a$/.test(head.subarray(0, 6).toString('latin1'))) return 'image/gif';
-  if (head.length >= 12 && head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (
+    head.length >= 12 &&
+    head.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    head.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp';
   return undefined;
 }
 
@@ -126,13 +147,15 @@ export async function storeAttachments(
     throw refused(`${attachments.length} files came with this task; at most ${limits.maxCount} can. Send fewer.`);
   }
   for (const attachment of attachments) {
-    if (attachment.sizeBytes !== undefined && attachment.sizeBytes > limits.maxBytes) throw tooLarge(attachment.name, limits.maxBytes);
+    if (attachment.sizeBytes !== undefined && attachment.sizeBytes > limits.maxBytes)
+      throw tooLarge(attachment.name, limits.maxBytes);
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const stored: StoredAttachment[] = [];
   try {
-    for (const [index, attachment] of attachments.entries()) stored.push(await storeOne(attachment, dir, index, limits, retry));
+    for (const [index, attachment] of attachments.entries())
+      stored.push(await storeOne(attachment, dir, index, limits, retry));
     return stored;
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
@@ -140,28 +163,47 @@ export async function storeAttachments(
   }
 }
 
-async function storeOne(attachment: IncomingAttachment, dir: string, index: number, limits: AttachmentLimits, retry: DownloadRetryPolicy): Promise<StoredAttachment> {
+async function storeOne(
+  attachment: IncomingAttachment,
+  dir: string,
+  index: number,
+  limits: AttachmentLimits,
+  retry: DownloadRetryPolicy,
+): Promise<StoredAttachment> {
   const name = displayName(attachment.name, index);
   // The stored name never comes from the sender alone: a number first, and no path separators.
   const path = join(dir, `${index + 1}-${name.replace(/[^\w.-]+/g, '_').slice(0, 100)}`);
   let bytes = 0;
-  await withDownloadRetry(name, () => withDownloadDeadlines(attachment, async (source) => {
-    bytes = 0;
-    const cap = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        bytes += chunk.length;
-        done(bytes > limits.maxBytes ? tooLarge(name, limits.maxBytes) : null, chunk);
-      },
-    });
-    try {
-      // Each try writes the file from its start ('w' truncates).
-      await pipeline(source, cap, createWriteStream(path, { mode: 0o600 }));
-    } catch (err) {
-      if (err instanceof BatonError) throw err;
-      // The answer began and was cut (a reset connection): worth another try.
-      throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, { transient: true, cause: err });
-    }
-  }, retry.deadlines ?? DOWNLOAD_DEADLINES, retry.stop), retry);
+  await withDownloadRetry(
+    name,
+    () =>
+      withDownloadDeadlines(
+        attachment,
+        async (source) => {
+          bytes = 0;
+          const cap = new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              bytes += chunk.length;
+              done(bytes > limits.maxBytes ? tooLarge(name, limits.maxBytes) : null, chunk);
+            },
+          });
+          try {
+            // Each try writes the file from its start ('w' truncates).
+            await pipeline(source, cap, createWriteStream(path, { mode: 0o600 }));
+          } catch (err) {
+            if (err instanceof BatonError) throw err;
+            // The answer began and was cut (a reset connection): worth another try.
+            throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, {
+              transient: true,
+              cause: err,
+            });
+          }
+        },
+        retry.deadlines ?? DOWNLOAD_DEADLINES,
+        retry.stop,
+      ),
+    retry,
+  );
   const handle = await open(path, 'r');
   const head = Buffer.alloc(12);
   try {
@@ -176,15 +218,21 @@ async function storeOne(attachment: IncomingAttachment, dir: string, index: numb
     const size = await readImageDimensions(path, mediaType);
     const format = IMAGE_FORMAT[mediaType];
     if (!size) {
-      throw refused(`${name} looks like a ${format} image, but its width and height cannot be read from its header (the file is cut short or malformed), so it cannot go with the task. Save it again and send it again.`);
+      throw refused(
+        `${name} looks like a ${format} image, but its width and height cannot be read from its header (the file is cut short or malformed), so it cannot go with the task. Save it again and send it again.`,
+      );
     }
     if (size.width * size.height > limits.maxImagePixels) {
-      throw refused(`${name} is ${size.width}×${size.height} pixels (${megapixels(size.width * size.height)} megapixels), more than [harness] max_image_pixels allows (${megapixels(limits.maxImagePixels)} megapixels), so it cannot go with the task. Scale it down (or crop it) and send it again.`);
+      throw refused(
+        `${name} is ${size.width}×${size.height} pixels (${megapixels(size.width * size.height)} megapixels), more than [harness] max_image_pixels allows (${megapixels(limits.maxImagePixels)} megapixels), so it cannot go with the task. Scale it down (or crop it) and send it again.`,
+      );
     }
     return { kind: 'image', name, path, bytes, mediaType };
   }
   if (bytes > MAX_TEXT_ATTACHMENT_BYTES) {
-    throw refused(`${name} is neither an image (PNG, JPEG, GIF, WebP) nor a text file of at most 1 MB, so it cannot go with the task.`);
+    throw refused(
+      `${name} is neither an image (PNG, JPEG, GIF, WebP) nor a text file of at most 1 MB, so it cannot go with the task.`,
+    );
   }
   const text = decodeUtf8(await readFile(path));
   if (text === undefined || text.includes('\u0000')) {
@@ -223,7 +271,12 @@ function formatSize(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-const IMAGE_FORMAT: Record<ImageMediaType, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
+const IMAGE_FORMAT: Record<ImageMediaType, string> = {
+  'image/png': 'PNG',
+  'image/jpeg': 'JPEG',
+  'image/gif': 'GIF',
+  'image/webp': 'WebP',
+};
 
 /** `400`, `65.5`: millions of pixels, one decimal at most. */
 function megapixels(pixels: number): string {
@@ -231,12 +284,16 @@ function megapixels(pixels: number): string {
 }
 
 function displayName(name: string, index: number): string {
-  const clean = basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const clean = basename(name.replace(/\\/g, '/'))
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return clean === '' || clean === '.' || clean === '..' ? `file-${index + 1}` : clean.slice(0, 200);
 }
 
 function tooLarge(name: string, maxBytes: number): BatonError {
-  return refused(`${name} is larger than ${formatSize(maxBytes)} ([harness] max_attachment_mb), so it cannot go with the task.`);
+  return refused(
+    `${name} is larger than ${formatSize(maxBytes)} ([harness] max_attachment_mb), so it cannot go with the task.`,
+  );
 }
 
 function refused(message: string, cause?: unknown): BatonError {

@@ -45,7 +45,10 @@ export async function detectVendors(vendors: readonly Vendor[], env: Record<stri
       const result = await readVersion(binaryPath, { ...env, PATH: absolutePath(env.PATH ?? '') }, env.HOME ?? '/');
       const version = result.stdout.trim().split('\n')[0] ?? '';
       if (result.exitCode !== 0 || !version) {
-        return { vendor: vendor.name, missing: `${binaryPath} --version failed (${result.exitCode ?? result.signal ?? result.code ?? 'no exit code'})` };
+        return {
+          vendor: vendor.name,
+          missing: `${binaryPath} --version failed (${result.exitCode ?? result.signal ?? result.code ?? 'no exit code'})`,
+        };
       }
       return { vendor: vendor.name, found: { vendor, binaryPath, version } };
     }),
@@ -53,12 +56,29 @@ export async function detectVendors(vendors: readonly Vendor[], env: Record<stri
 }
 
 /** `binary --version` with exactly `env`, stdin closed, 10 s limit; never rejects. */
-function readVersion(binaryPath: string, env: Record<string, string>, cwd: string): Promise<{ stdout: string; exitCode: number | null; signal: string | null; code?: string }> {
+function readVersion(
+  binaryPath: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ stdout: string; exitCode: number | null; signal: string | null; code?: string }> {
   return new Promise((resolve) => {
-    const child = execFile(binaryPath, ['--version'], { env, cwd, timeout: 10_000, maxBuffer: 1_048_576, encoding: 'utf8' }, (err, stdout) => {
-      const code = err && typeof (err as NodeJS.ErrnoException).code === 'string' ? (err as NodeJS.ErrnoException).code : undefined;
-      resolve({ stdout: String(stdout ?? ''), exitCode: child.exitCode, signal: child.signalCode, ...(code ? { code } : {}) });
-    });
+    const child = execFile(
+      binaryPath,
+      ['--version'],
+      { env, cwd, timeout: 10_000, maxBuffer: 1_048_576, encoding: 'utf8' },
+      (err, stdout) => {
+        const code =
+          err && typeof (err as NodeJS.ErrnoException).code === 'string'
+            ? (err as NodeJS.ErrnoException).code
+            : undefined;
+        resolve({
+          stdout: String(stdout ?? ''),
+          exitCode: child.exitCode,
+          signal: child.signalCode,
+          ...(code ? { code } : {}),
+        });
+      },
+    );
     child.stdin?.end();
   });
 }

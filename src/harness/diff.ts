@@ -17,7 +17,13 @@ import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isBatonError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { pinConfigWithoutFilters, readFilterOverrides, readFilterOverridesAndWorktree, runGit, type GitOptions } from './git.js';
+import {
+  pinConfigWithoutFilters,
+  readFilterOverrides,
+  readFilterOverridesAndWorktree,
+  runGit,
+  type GitOptions,
+} from './git.js';
 import { discoverRepository } from './workspace.js';
 import { excludePathspecs, filesToLeaveOut, PLAIN_DIFF, type LeftOutFile } from './patch-filter.js';
 import { writePatchRecord } from './patch-record.js';
@@ -49,7 +55,11 @@ export interface SnapshotOptions {
  * @returns undefined when `cwd` is not in a git working tree (no diff, no error).
  * @throws BatonError `git_failed` when git fails or times out in a working tree.
  */
-export async function snapshotTree(cwd: string, indexPath: string, options: SnapshotOptions = {}): Promise<TreeSnapshot | undefined> {
+export async function snapshotTree(
+  cwd: string,
+  indexPath: string,
+  options: SnapshotOptions = {},
+): Promise<TreeSnapshot | undefined> {
   return (await stageTree(cwd, indexPath, options, { checkConfigWithoutGit: true }))?.snapshot;
 }
 
@@ -72,11 +82,20 @@ async function stageTree(
   // that answers both questions — rev-parse converts no content, so no filter driver runs in it.
   const [filters, top] = await Promise.all([
     readFilterOverrides(base),
-    runGit(['rev-parse', '--show-toplevel', '--git-path', 'index'], { ...base, filterOverrides: {}, allowFailure: true }),
+    runGit(['rev-parse', '--show-toplevel', '--git-path', 'index'], {
+      ...base,
+      filterOverrides: {},
+      allowFailure: true,
+    }),
   ]);
   const [toplevel = '', indexLine = ''] = top.stdout.split('\n').map((line) => line.trim());
   if (top.exitCode !== 0 || toplevel === '' || indexLine === '') return undefined;
-  const inTree: GitOptions = { ...base, cwd: toplevel, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: privateIndex(filters) };
+  const inTree: GitOptions = {
+    ...base,
+    cwd: toplevel,
+    env: { GIT_INDEX_FILE: indexPath },
+    filterOverrides: privateIndex(filters),
+  };
   // --git-path prints a path relative to the directory git ran in.
   const userIndex = resolve(cwd, indexLine);
   // A copy that git cannot use (a split index, a version it refuses) is replaced by an empty one,
@@ -127,7 +146,12 @@ async function stageDiscovered(
   if (realGitDir !== undefined && pinnedGlobal !== undefined) {
     await seedIndex(join(realGitDir, 'index'), indexPath);
     const pinned = { GIT_DIR: realGitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath, ...pinnedGlobal };
-    const quiet = await runGit(['add', '-A'], { ...inTop, env: pinned, filterOverrides: privateIndex({}), allowFailure: true });
+    const quiet = await runGit(['add', '-A'], {
+      ...inTop,
+      env: pinned,
+      filterOverrides: privateIndex({}),
+      allowFailure: true,
+    });
     if (quiet.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters: {} };
   }
   const configRead = readFilterOverridesAndWorktree(inTop);
@@ -141,7 +165,12 @@ async function stageDiscovered(
     await rm(indexPath, { force: true });
     return undefined;
   }
-  const added = await runGit(['add', '-A'], { ...inTop, env: { GIT_INDEX_FILE: indexPath }, filterOverrides: privateIndex(filters), allowFailure: true });
+  const added = await runGit(['add', '-A'], {
+    ...inTop,
+    env: { GIT_INDEX_FILE: indexPath },
+    filterOverrides: privateIndex(filters),
+    allowFailure: true,
+  });
   if (added.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters };
   await rm(indexPath, { force: true });
   return undefined;
@@ -158,7 +187,12 @@ async function physicalPath(dir: string, path: string): Promise<string | undefin
 
 /** The {@link GitOptions} of `options` for a git command in `cwd`. */
 function gitOptions(cwd: string, options: SnapshotOptions): GitOptions {
-  return { cwd, timeoutMs: options.timeoutMs ?? 120_000, ...(options.path ? { path: options.path } : {}), ...(options.niceness ? { niceness: options.niceness } : {}) };
+  return {
+    cwd,
+    timeoutMs: options.timeoutMs ?? 120_000,
+    ...(options.path ? { path: options.path } : {}),
+    ...(options.niceness ? { niceness: options.niceness } : {}),
+  };
 }
 
 /**
@@ -166,12 +200,20 @@ function gitOptions(cwd: string, options: SnapshotOptions): GitOptions {
  *
  * @throws BatonError `git_failed` as {@link runGit}.
  */
-async function treeOf(snapshot: TreeSnapshot, options: SnapshotOptions, filters: Record<string, string>): Promise<string> {
+async function treeOf(
+  snapshot: TreeSnapshot,
+  options: SnapshotOptions,
+  filters: Record<string, string>,
+): Promise<string> {
   // Not free of filters: writing the index back, write-tree re-hashes each racily clean entry
   // (mtime not older than the index) from the working tree, through the clean filter. So it gets
   // the blanking of the drivers the config names now (`filters`, read at the run's end: the
   // agent may have added one during the run).
-  const written = await runGit(['write-tree'], { ...gitOptions(snapshot.toplevel, options), env: { GIT_INDEX_FILE: snapshot.indexPath }, filterOverrides: privateIndex(filters) });
+  const written = await runGit(['write-tree'], {
+    ...gitOptions(snapshot.toplevel, options),
+    env: { GIT_INDEX_FILE: snapshot.indexPath },
+    filterOverrides: privateIndex(filters),
+  });
   return written.stdout.trim();
 }
 
@@ -184,7 +226,12 @@ async function treeOf(snapshot: TreeSnapshot, options: SnapshotOptions, filters:
  */
 function privateIndex(overrides: Record<string, string>): Record<string, string> {
   const n = Number(overrides['GIT_CONFIG_COUNT'] ?? 0);
-  return { ...overrides, GIT_CONFIG_COUNT: String(n + 1), [`GIT_CONFIG_KEY_${n}`]: 'core.splitIndex', [`GIT_CONFIG_VALUE_${n}`]: 'false' };
+  return {
+    ...overrides,
+    GIT_CONFIG_COUNT: String(n + 1),
+    [`GIT_CONFIG_KEY_${n}`]: 'core.splitIndex',
+    [`GIT_CONFIG_VALUE_${n}`]: 'false',
+  };
 }
 
 /**
@@ -194,7 +241,10 @@ function privateIndex(overrides: Record<string, string>): Record<string, string>
  */
 async function seedIndex(from: string, indexPath: string): Promise<boolean> {
   await rm(indexPath, { force: true });
-  const copied = await copyRegularFile(from, indexPath).then(() => true, () => false);
+  const copied = await copyRegularFile(from, indexPath).then(
+    () => true,
+    () => false,
+  );
   if (copied) await chmod(indexPath, 0o600);
   return copied;
 }
@@ -235,7 +285,6 @@ export interface RunDiff {
 /** Files listed in the stat. */
 export const STAT_FILES = 8;
 
-
 /**
  * Diffs the tree at launch with the tree now and writes the patch to `patchPath` (0600), as git's
  * bytes, without the files {@link filesToLeaveOut} names (listed in {@link RunDiff.leftOut}). The
@@ -257,10 +306,15 @@ export async function diffSinceSnapshot(
   // name a driver) serves both write-trees.
   const end = await stageTree(start.toplevel, endIndexPath, options);
   if (!end) return undefined;
-  const [startTree, endTree] = await Promise.all([treeOf(start, options, end.filters), treeOf(end.snapshot, options, end.filters)]);
+  const [startTree, endTree] = await Promise.all([
+    treeOf(start, options, end.filters),
+    treeOf(end.snapshot, options, end.filters),
+  ]);
   if (endTree === startTree) return undefined;
   const base = gitOptions(start.toplevel, options);
-  const statOut = (await runGit(['diff', ...PLAIN_DIFF, `--stat=72`, `--stat-count=${STAT_FILES}`, startTree, endTree], base)).stdout;
+  const statOut = (
+    await runGit(['diff', ...PLAIN_DIFF, `--stat=72`, `--stat-count=${STAT_FILES}`, startTree, endTree], base)
+  ).stdout;
   const statLines = statOut.split('\n').filter((line) => line.trim() !== '');
   const summary = statLines.at(-1)?.trim() ?? '';
   const diff: RunDiff = { stat: statLines.join('\n'), summary };
@@ -269,11 +323,14 @@ export async function diffSinceSnapshot(
     const leftOut = await filesToLeaveOut(startTree, endTree, base, runDir);
     if (leftOut.length > 0) diff.leftOut = leftOut;
     await writePatchRecord(runDir, { toplevel: start.toplevel, startTree, endTree, leftOut });
-    const patch = await runGit(['diff', ...PLAIN_DIFF, '--binary', '--full-index', startTree, endTree, ...excludePathspecs(leftOut)], {
-      ...base,
-      maxBufferBytes: Math.max(maxPatchBytes * 4, 16 * 1024 * 1024),
-      binaryStdout: true,
-    });
+    const patch = await runGit(
+      ['diff', ...PLAIN_DIFF, '--binary', '--full-index', startTree, endTree, ...excludePathspecs(leftOut)],
+      {
+        ...base,
+        maxBufferBytes: Math.max(maxPatchBytes * 4, 16 * 1024 * 1024),
+        binaryStdout: true,
+      },
+    );
     const bytes = patch.stdoutBytes!.length;
     diff.patchBytes = bytes;
     if (bytes === 0) {
@@ -287,7 +344,9 @@ export async function diffSinceSnapshot(
     }
   } catch (err) {
     logger.warn({ err, cwd: start.toplevel }, 'could not make the full diff of a run');
-    diff.patchMissing = isBatonError(err, 'patch_unavailable') ? err.message : 'the full diff could not be made (too large, or git failed; see the log)';
+    diff.patchMissing = isBatonError(err, 'patch_unavailable')
+      ? err.message
+      : 'the full diff could not be made (too large, or git failed; see the log)';
   }
   return diff;
 }

@@ -22,7 +22,10 @@ export interface GitWorktreeEntry {
  * The entry of `worktreePath` in the worktree list of the checkout at `sourceRoot`, or undefined
  * when git has none (or the checkout is gone).
  */
-export async function gitWorktreeEntry(sourceRoot: string, worktreePath: string): Promise<GitWorktreeEntry | undefined> {
+export async function gitWorktreeEntry(
+  sourceRoot: string,
+  worktreePath: string,
+): Promise<GitWorktreeEntry | undefined> {
   const listed = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: sourceRoot, allowFailure: true });
   if (listed.exitCode !== 0) return undefined;
   const want = await realpath(worktreePath).catch(() => worktreePath);

@@ -73,16 +73,26 @@ export interface GitResult {
 
 /** `-c` options that switch off every command a config file can name for the operations baton runs. */
 const HARDENING = [
-  '-c', 'core.fsmonitor=false',
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'diff.external=',
-  '-c', 'core.pager=cat',
-  '-c', 'submodule.recurse=false',
-  '-c', 'core.sshCommand=false',
-  '-c', 'protocol.allow=never',
-  '-c', 'credential.helper=',
-  '-c', 'gc.auto=0',
-  '-c', 'maintenance.auto=false',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'diff.external=',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'submodule.recurse=false',
+  '-c',
+  'core.sshCommand=false',
+  '-c',
+  'protocol.allow=never',
+  '-c',
+  'credential.helper=',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
 ];
 
 function gitEnv(options: GitOptions): Record<string, string> {
@@ -128,9 +138,15 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
   // holds git's stdout or stderr would otherwise keep 'close' from coming, past the time limit.
   const env = gitEnv(options);
   let child: ChildProcess;
-  const stdin: FileHandle | undefined = options.stdinPath === undefined ? undefined : await open(options.stdinPath, 'r');
+  const stdin: FileHandle | undefined =
+    options.stdinPath === undefined ? undefined : await open(options.stdinPath, 'r');
   try {
-    child = spawn('git', args, { cwd: options.cwd, env, stdio: [stdin?.fd ?? 'ignore', 'pipe', 'pipe'], detached: true });
+    child = spawn('git', args, {
+      cwd: options.cwd,
+      env,
+      stdio: [stdin?.fd ?? 'ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
   } catch (error) {
     // Some failures throw instead of an 'error' event (ENOTDIR for a cwd that is a file, E2BIG).
     await stdin?.close();
@@ -153,15 +169,39 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
       child.stdout!.destroy();
       child.stderr!.destroy();
     };
-    const timer = setTimeout(() => stop(fail(`timed out after ${timeoutMs} ms`, undefined, `Check ${options.cwd} for a file git blocks on reading (a FIFO as .git/config, .gitignore or an excludes file) or a tree too large to hash in that time.`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        stop(
+          fail(
+            `timed out after ${timeoutMs} ms`,
+            undefined,
+            `Check ${options.cwd} for a file git blocks on reading (a FIFO as .git/config, .gitignore or an excludes file) or a tree too large to hash in that time.`,
+          ),
+        ),
+      timeoutMs,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       bytes.out += chunk.length;
-      if (bytes.out > limit) stop(fail(`its output passed ${limit} bytes`, undefined, 'Nothing to set: baton keeps no more of it, and a run whose diff it was gets its outcome without the patch.'));
+      if (bytes.out > limit)
+        stop(
+          fail(
+            `its output passed ${limit} bytes`,
+            undefined,
+            'Nothing to set: baton keeps no more of it, and a run whose diff it was gets its outcome without the patch.',
+          ),
+        );
       else out.push(chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       bytes.err += chunk.length;
-      if (bytes.err > limit) stop(fail(`its error output passed ${limit} bytes`, undefined, `Run the same git command in ${options.cwd} to see what it reports.`));
+      if (bytes.err > limit)
+        stop(
+          fail(
+            `its error output passed ${limit} bytes`,
+            undefined,
+            `Run the same git command in ${options.cwd} to see what it reports.`,
+          ),
+        );
       else err.push(chunk);
     });
     // 'error' without a process (ENOENT, EACCES, a missing cwd) is followed by no 'close'. `on`,
@@ -175,7 +215,14 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (failure) return reject(failure);
-      if (code === null) return reject(fail(`killed by ${signal ?? 'a signal'}`, undefined, 'Something outside baton stopped it (the OOM killer, an operator); run the same git command again to see whether it recurs.'));
+      if (code === null)
+        return reject(
+          fail(
+            `killed by ${signal ?? 'a signal'}`,
+            undefined,
+            'Something outside baton stopped it (the OOM killer, an operator); run the same git command again to see whether it recurs.',
+          ),
+        );
       // Decoding throws for an output longer than a string can be (~512 MiB, under a large
       // maxBufferBytes): thrown here, in a listener, it would be uncaught and leave this pending.
       try {
@@ -183,7 +230,13 @@ async function exec(args: string[], options: GitOptions): Promise<GitResult> {
         if (options.binaryStdout) resolve({ exitCode: code, stdout: '', stdoutBytes: Buffer.concat(out), stderr });
         else resolve({ exitCode: code, stdout: Buffer.concat(out).toString('utf8'), stderr });
       } catch (error) {
-        reject(fail(`its output could not be kept (${(error as Error).message})`, error, 'Nothing to set: baton keeps no more of it, and a run whose diff it was gets its outcome without the patch.'));
+        reject(
+          fail(
+            `its output could not be kept (${(error as Error).message})`,
+            error,
+            'Nothing to set: baton keeps no more of it, and a run whose diff it was gets its outcome without the patch.',
+          ),
+        );
       }
     });
   });
@@ -245,8 +298,14 @@ export async function pinConfigWithoutFilters(gitDir: string): Promise<{ GIT_CON
   const present = globals.filter((path): path is string => path !== undefined);
   if (present.length > 1) return undefined;
   const global = present[0] ?? '/dev/null';
-  const texts = await Promise.all([readConfigText(join(gitDir, 'config')), readConfigText(join(gitDir, 'config.worktree')), present[0] ? readConfigText(present[0]) : '']);
-  return texts.every((text) => text !== undefined && !/filter|include|worktree/i.test(text)) ? { GIT_CONFIG_GLOBAL: global } : undefined;
+  const texts = await Promise.all([
+    readConfigText(join(gitDir, 'config')),
+    readConfigText(join(gitDir, 'config.worktree')),
+    present[0] ? readConfigText(present[0]) : '',
+  ]);
+  return texts.every((text) => text !== undefined && !/filter|include|worktree/i.test(text))
+    ? { GIT_CONFIG_GLOBAL: global }
+    : undefined;
 }
 
 /** The real path of a global config file; undefined when there is none, null when it cannot be told. */
@@ -308,10 +367,15 @@ export async function readFilterOverrides(options: GitOptions): Promise<Record<s
  * {@link readFilterOverrides}, and in the same git process the value of `core.worktree` (then
  * git's working tree may not be the directory holding `.git`; relative to the git directory).
  */
-export async function readFilterOverridesAndWorktree(options: GitOptions): Promise<{ overrides: Record<string, string>; worktree: string | undefined }> {
+export async function readFilterOverridesAndWorktree(
+  options: GitOptions,
+): Promise<{ overrides: Record<string, string>; worktree: string | undefined }> {
   // -z: each entry is `key\nvalue\0` (`key\0` without a value), so a value holding a newline
   // cannot pass for a key.
-  const listed = await exec([...HARDENING, 'config', '--includes', '-z', '--get-regexp', '^(filter\\.|core\\.worktree$)'], options);
+  const listed = await exec(
+    [...HARDENING, 'config', '--includes', '-z', '--get-regexp', '^(filter\\.|core\\.worktree$)'],
+    options,
+  );
   // Exit 1: no key matched. Anything else is a broken config git will refuse anyway.
   if (listed.exitCode !== 0) return { overrides: {}, worktree: undefined };
   const drivers = new Set<string>();
@@ -351,7 +415,10 @@ export async function readFilterOverridesAndWorktree(options: GitOptions): Promi
  */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   const sub = args[0];
-  if ((sub === 'diff' || sub === 'log' || sub === 'show') && !(args.includes('--no-ext-diff') && args.includes('--no-textconv'))) {
+  if (
+    (sub === 'diff' || sub === 'log' || sub === 'show') &&
+    !(args.includes('--no-ext-diff') && args.includes('--no-textconv'))
+  ) {
     throw new TypeError(`runGit: git ${sub} needs --no-ext-diff and --no-textconv`);
   }
   const overrides = options.filterOverrides ?? (await readFilterOverrides(options));

@@ -44,7 +44,10 @@ export function imageDimensions(head: Uint8Array, mediaType: ImageMediaType): Im
 }
 
 /** {@link imageDimensions} of the file at `path`, reading at most {@link IMAGE_HEADER_MAX_BYTES}. */
-export async function readImageDimensions(path: string, mediaType: ImageMediaType): Promise<ImageDimensions | undefined> {
+export async function readImageDimensions(
+  path: string,
+  mediaType: ImageMediaType,
+): Promise<ImageDimensions | undefined> {
   const handle = await open(path, 'r');
   try {
     const size = (await handle.stat()).size;

@@ -37,7 +37,8 @@ const SNIFF_PREFIX_BYTES = 256;
  * `,"item":{"id":"ID","type":"NAME"`. Names are plain ASCII (no escapes, no quotes), so the
  * latin1 reading of the bytes is the JSON value.
  */
-const SNIFF = /^\{"type":"([A-Za-z0-9_.:/-]{1,64})"(?:,"item":\{"id":"[A-Za-z0-9_.:-]{0,128}","type":"([A-Za-z0-9_.:/-]{1,64})")?/;
+const SNIFF =
+  /^\{"type":"([A-Za-z0-9_.:/-]{1,64})"(?:,"item":\{"id":"[A-Za-z0-9_.:-]{0,128}","type":"([A-Za-z0-9_.:/-]{1,64})")?/;
 const TYPE_KEY = Buffer.from('"type":');
 
 /**
@@ -181,7 +182,14 @@ export class JsonLineDecoder {
     if (this.spilling) {
       const end = this.spill!.finish();
       if (end.kind === 'line') this.line(end.content, end.withNewline, out);
-      else out.push(tooLong(this.pending[0] ?? Buffer.alloc(0), this.discardedBytes, end.kind === 'over_cap' ? end.path : undefined));
+      else
+        out.push(
+          tooLong(
+            this.pending[0] ?? Buffer.alloc(0),
+            this.discardedBytes,
+            end.kind === 'over_cap' ? end.path : undefined,
+          ),
+        );
       this.spilling = false;
       this.discardedBytes = 0;
     } else if (this.discarding) {
@@ -219,13 +227,16 @@ export class JsonLineDecoder {
 
 function tooLong(head: Buffer, bytes: number, spillPath?: string): JsonLine {
   const sample = head.toString('utf8', 0, Math.min(head.length, 200));
-  return spillPath === undefined ? { kind: 'framing_error', error: 'too_long', bytes, sample } : { kind: 'framing_error', error: 'too_long', bytes, sample, spillPath };
+  return spillPath === undefined
+    ? { kind: 'framing_error', error: 'too_long', bytes, sample }
+    : { kind: 'framing_error', error: 'too_long', bytes, sample, spillPath };
 }
 
 function parseLine(raw: string, bytes: Buffer): JsonLine {
   try {
     const value: unknown = JSON.parse(raw);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { kind: 'event', value, raw, bytes };
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      return { kind: 'event', value, raw, bytes };
   } catch {
     // fall through: not JSON
   }

@@ -79,9 +79,28 @@ export const STOPPED_AFTER_FINISH_NOTE = 'The CLI had to be stopped after it fin
  * spending cap (claude's dollar budget, baton's token cap).
  */
 export const REASON_CODES = [
-  'vendor_error', 'max_turns', 'max_budget', 'no_terminal_event', 'exit_status', 'timeout', 'protocol', 'output_limit',
-  'session_gone', 'session_mismatch', 'spawn_failed', 'vendor_missing', 'user_unresolved', 'task_too_long', 'owner_cancel', 'stop',
-  'shutdown', 'restart', 'node_lost', 'budget_exceeded', 'not_logged_in', 'start_unrecorded',
+  'vendor_error',
+  'max_turns',
+  'max_budget',
+  'no_terminal_event',
+  'exit_status',
+  'timeout',
+  'protocol',
+  'output_limit',
+  'session_gone',
+  'session_mismatch',
+  'spawn_failed',
+  'vendor_missing',
+  'user_unresolved',
+  'task_too_long',
+  'owner_cancel',
+  'stop',
+  'shutdown',
+  'restart',
+  'node_lost',
+  'budget_exceeded',
+  'not_logged_in',
+  'start_unrecorded',
 ] as const;
 
 /** One of {@link REASON_CODES}. */
@@ -96,17 +115,26 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
     return {
       status: 'failed',
       reason: 'start_unrecorded',
-      errorMessage: 'The run could not be recorded as started (the database did not answer), so its CLI was stopped; check `git status` for what it changed before that.',
+      errorMessage:
+        'The run could not be recorded as started (the database did not answer), so its CLI was stopped; check `git status` for what it changed before that.',
     };
   }
   if (exit.cancelledBy) {
     return { status: 'cancelled', reason: exit.cancelledBy, errorMessage: null };
   }
   if (exit.shutdown) {
-    return { status: 'interrupted', reason: 'shutdown', errorMessage: 'baton was stopped while this run was active; the run was stopped and is not relaunched.' };
+    return {
+      status: 'interrupted',
+      reason: 'shutdown',
+      errorMessage: 'baton was stopped while this run was active; the run was stopped and is not relaunched.',
+    };
   }
   if (exit.timedOut) {
-    return { status: 'failed', reason: 'timeout', errorMessage: 'Timed out: the run reached its wall-clock limit and was stopped.' };
+    return {
+      status: 'failed',
+      reason: 'timeout',
+      errorMessage: 'Timed out: the run reached its wall-clock limit and was stopped.',
+    };
   }
   const spent = stream.usage ? stream.usage.inputTokens + stream.usage.outputTokens : 0;
   if (exit.maxTokens !== undefined && spent > exit.maxTokens) {
@@ -117,18 +145,33 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
     };
   }
   if (exit.killedFor === 'protocol') {
-    return { status: 'failed', reason: 'protocol', errorMessage: 'The CLI printed more malformed lines than max_framing_errors allows; the run was stopped.' };
+    return {
+      status: 'failed',
+      reason: 'protocol',
+      errorMessage: 'The CLI printed more malformed lines than max_framing_errors allows; the run was stopped.',
+    };
   }
   if (exit.authFailure && stream.terminal?.kind !== 'completed') {
     const { words, fix } = exit.authFailure;
-    return { status: 'failed', reason: 'not_logged_in', errorMessage: `The CLI is not logged in or its credentials were refused (${words}); the run was stopped, since retrying cannot help. ${fix}` };
+    return {
+      status: 'failed',
+      reason: 'not_logged_in',
+      errorMessage: `The CLI is not logged in or its credentials were refused (${words}); the run was stopped, since retrying cannot help. ${fix}`,
+    };
   }
   if (exit.killedFor === 'output_limit') {
-    return { status: 'failed', reason: 'output_limit', errorMessage: 'The CLI printed more than 4 times max_run_artifact_mb; the run was stopped.' };
+    return {
+      status: 'failed',
+      reason: 'output_limit',
+      errorMessage: 'The CLI printed more than 4 times max_run_artifact_mb; the run was stopped.',
+    };
   }
   if (exit.resumeSessionId) {
     const gone = /no rollout found|No conversation found/i;
-    if (gone.test(exit.stderrTail ?? '') || (stream.terminal?.kind === 'failed' && gone.test(stream.terminal.message))) {
+    if (
+      gone.test(exit.stderrTail ?? '') ||
+      (stream.terminal?.kind === 'failed' && gone.test(stream.terminal.message))
+    ) {
       return {
         status: 'failed',
         reason: 'session_gone',
@@ -157,7 +200,11 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   if (exit.stoppedAfterTerminal) return { status: 'completed', reason: null, errorMessage: null, ...note };
   if (exit.exitCode !== 0) {
-    return { status: 'failed', reason: 'exit_status', errorMessage: `The CLI reported success but ${describeExit(exit)}.` };
+    return {
+      status: 'failed',
+      reason: 'exit_status',
+      errorMessage: `The CLI reported success but ${describeExit(exit)}.`,
+    };
   }
   return { status: 'completed', reason: null, errorMessage: null };
 }
@@ -166,8 +213,6 @@ function describeExit(exit: ExitFacts): string {
   if (exit.signal) return `the process was killed by ${exit.signal}`;
   return `the process exited with code ${exit.exitCode ?? 'unknown'}`;
 }
-
-
 
 /** Puts a finished run's facts into the words of its outcome message. */
 export type DescribeOutcome = (facts: OutcomeFacts) => string;

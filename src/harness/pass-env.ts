@@ -14,9 +14,22 @@ import type { VendorName } from './vendors/types.js';
  * every name with that prefix.
  */
 export const DEFAULT_PASS_ENV: readonly string[] = [
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
-  'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE',
-  'LANG', 'LANGUAGE', 'LC_*',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'all_proxy',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  'REQUESTS_CA_BUNDLE',
+  'CURL_CA_BUNDLE',
+  'LANG',
+  'LANGUAGE',
+  'LC_*',
 ];
 
 /** A `pass_env` entry: an environment name, or a prefix followed by `*`. */
@@ -36,8 +49,10 @@ export function looksSecret(name: string): boolean {
  * Anthropic key/token/base URL, Bedrock and Vertex switches, per each CLI's documented env).
  */
 const ACCOUNT_CHANGING: Record<VendorName, RegExp> = {
-  codex: /^(OPENAI_API_KEY|CODEX_API_KEY|OPENAI_BASE_URL|OPENAI_ORG_ID|OPENAI_ORGANIZATION|OPENAI_PROJECT|AZURE_OPENAI_API_KEY|CODEX_CA_CERTIFICATE)$/,
-  claude: /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|ANTHROPIC_BASE_URL|ANTHROPIC_MODEL|CLAUDE_CODE_OAUTH_TOKEN|CLAUDE_CODE_USE_BEDROCK|CLAUDE_CODE_USE_VERTEX|AWS_.*|GOOGLE_APPLICATION_CREDENTIALS|CLOUD_ML_REGION|ANTHROPIC_VERTEX_PROJECT_ID)$/,
+  codex:
+    /^(OPENAI_API_KEY|CODEX_API_KEY|OPENAI_BASE_URL|OPENAI_ORG_ID|OPENAI_ORGANIZATION|OPENAI_PROJECT|AZURE_OPENAI_API_KEY|CODEX_CA_CERTIFICATE)$/,
+  claude:
+    /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|ANTHROPIC_BASE_URL|ANTHROPIC_MODEL|CLAUDE_CODE_OAUTH_TOKEN|CLAUDE_CODE_USE_BEDROCK|CLAUDE_CODE_USE_VERTEX|AWS_.*|GOOGLE_APPLICATION_CREDENTIALS|CLOUD_ML_REGION|ANTHROPIC_VERTEX_PROJECT_ID)$/,
 };
 
 /** Whether giving `name` to `vendor`'s CLI changes its login, endpoint or billing. */
@@ -89,6 +104,10 @@ export function withoutNpmRunScriptDirs(path: string, env: Readonly<Record<strin
   }
   const dirs = path.split(':');
   let first = 0;
-  while (first < dirs.length && (npmDirs.has(dirs[first]!.replace(/\/+$/, '')) || /\/node-gyp-bin\/?$/.test(dirs[first]!))) first += 1;
+  while (
+    first < dirs.length &&
+    (npmDirs.has(dirs[first]!.replace(/\/+$/, '')) || /\/node-gyp-bin\/?$/.test(dirs[first]!))
+  )
+    first += 1;
   return dirs.slice(first).join(':');
 }

@@ -14,7 +14,14 @@ import type { LeftOutFile } from '../types/run-facts.js';
  * Options that make `git diff` output a plain patch `git apply` takes whatever the repository's
  * config says (`diff.noprefix`, `diff.mnemonicPrefix`, `diff.relative`, `color.diff`; git-config(1)).
  */
-export const PLAIN_DIFF: readonly string[] = ['--no-ext-diff', '--no-textconv', '--no-color', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/'];
+export const PLAIN_DIFF: readonly string[] = [
+  '--no-ext-diff',
+  '--no-textconv',
+  '--no-color',
+  '--no-relative',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+];
 
 export type { LeftOutFile, LeftOutReason } from '../types/run-facts.js';
 
@@ -90,7 +97,10 @@ function parseRaw(out: Buffer): RawEntry[] {
     try {
       parts.push(PATH_DECODER.decode(bytes));
     } catch {
-      throw new BatonError('patch_unavailable', 'A changed file\'s name is not UTF-8, so baton cannot tell whether it belongs in the patch, and the patch is not attached.');
+      throw new BatonError(
+        'patch_unavailable',
+        "A changed file's name is not UTF-8, so baton cannot tell whether it belongs in the patch, and the patch is not attached.",
+      );
     }
     if (end === -1) break;
     at = end + 1;
@@ -139,20 +149,35 @@ async function readBlobs(blobs: readonly string[], base: GitOptions, runDir: str
  * are written to a scratch work tree and `git check-ignore --no-index` asks git itself (its own
  * pattern rules, plus `info/exclude` and `core.excludesFile`).
  */
-async function ignoredAtStart(added: readonly string[], startTree: string, base: GitOptions, runDir: string): Promise<Set<string>> {
+async function ignoredAtStart(
+  added: readonly string[],
+  startTree: string,
+  base: GitOptions,
+  runDir: string,
+): Promise<Set<string>> {
   if (added.length === 0) return new Set();
   const gitDir = (await runGit(['rev-parse', '--absolute-git-dir'], base)).stdout.trim();
-  const listing = (await runGit(['ls-tree', '-r', '-z', '--full-tree', startTree], { ...base, binaryStdout: true })).stdoutBytes!;
+  const listing = (await runGit(['ls-tree', '-r', '-z', '--full-tree', startTree], { ...base, binaryStdout: true }))
+    .stdoutBytes!;
   const rules = listing
     .toString('utf8')
     .split('\0')
     .map((line) => /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null && (m[1] === '100644' || m[1] === '100755') && (m[3] === '.gitignore' || m[3]!.endsWith('/.gitignore')));
+    .filter(
+      (m): m is RegExpExecArray =>
+        m !== null &&
+        (m[1] === '100644' || m[1] === '100755') &&
+        (m[3] === '.gitignore' || m[3]!.endsWith('/.gitignore')),
+    );
   const scratch = join(runDir, 'ignore-rules-at-start');
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true, mode: 0o700 });
   try {
-    const blobs = await readBlobs(rules.map((m) => m[2]!), base, runDir);
+    const blobs = await readBlobs(
+      rules.map((m) => m[2]!),
+      base,
+      runDir,
+    );
     for (const m of rules) {
       const target = join(scratch, m[3]!);
       await mkdir(dirname(target), { recursive: true });
@@ -183,17 +208,34 @@ async function ignoredAtStart(added: readonly string[], startTree: string, base:
  * @param runDir a directory of the run for scratch files (removed before this returns).
  * @throws BatonError `git_failed` when git fails.
  */
-export async function filesToLeaveOut(startTree: string, endTree: string, base: GitOptions, runDir: string): Promise<LeftOutFile[]> {
-  const raw = (await runGit(['diff', ...PLAIN_DIFF, '--raw', '-z', '--no-renames', '--no-abbrev', startTree, endTree], { ...base, binaryStdout: true })).stdoutBytes!;
+export async function filesToLeaveOut(
+  startTree: string,
+  endTree: string,
+  base: GitOptions,
+  runDir: string,
+): Promise<LeftOutFile[]> {
+  const raw = (
+    await runGit(['diff', ...PLAIN_DIFF, '--raw', '-z', '--no-renames', '--no-abbrev', startTree, endTree], {
+      ...base,
+      binaryStdout: true,
+    })
+  ).stdoutBytes!;
   const entries = parseRaw(raw).filter((e) => e.status !== 'D' && e.newMode !== '160000');
-  const ignored = await ignoredAtStart(entries.filter((e) => e.status === 'A').map((e) => e.path), startTree, base, runDir);
+  const ignored = await ignoredAtStart(
+    entries.filter((e) => e.status === 'A').map((e) => e.path),
+    startTree,
+    base,
+    runDir,
+  );
   const byName = entries.filter((e) => !ignored.has(e.path) && hasSecretName(e.path));
   const rest = entries.filter((e) => !ignored.has(e.path) && !hasSecretName(e.path) && e.newMode !== '120000');
   const contents = await readBlobs([...new Set(rest.map((e) => e.newBlob))], base, runDir);
   const out: LeftOutFile[] = [
     ...entries.filter((e) => ignored.has(e.path)).map((e) => ({ path: e.path, why: 'ignored_before' as const })),
     ...byName.map((e) => ({ path: e.path, why: 'secret_name' as const })),
-    ...rest.filter((e) => hasSecretContent(contents.get(e.newBlob) ?? Buffer.alloc(0))).map((e) => ({ path: e.path, why: 'secret_content' as const })),
+    ...rest
+      .filter((e) => hasSecretContent(contents.get(e.newBlob) ?? Buffer.alloc(0)))
+      .map((e) => ({ path: e.path, why: 'secret_content' as const })),
   ];
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -38,12 +38,24 @@ export async function readPatchRecord(runDir: string): Promise<PatchRecord> {
   try {
     text = await readFile(join(runDir, PATCH_RECORD_FILE), 'utf8');
   } catch (err) {
-    throw new BatonError('patch_unavailable', `No recorded change in ${runDir}: the run changed nothing, ran outside a git working tree, or its directory was removed. See its outcome with baton runs ID.`, { cause: err });
+    throw new BatonError(
+      'patch_unavailable',
+      `No recorded change in ${runDir}: the run changed nothing, ran outside a git working tree, or its directory was removed. See its outcome with baton runs ID.`,
+      { cause: err },
+    );
   }
   const parsed = JSON.parse(text) as Partial<PatchRecord>;
   const hex = /^[0-9a-f]{40,64}$/;
-  if (typeof parsed.toplevel !== 'string' || !hex.test(parsed.startTree ?? '') || !hex.test(parsed.endTree ?? '') || !Array.isArray(parsed.leftOut)) {
-    throw new BatonError('patch_unavailable', `${join(runDir, PATCH_RECORD_FILE)} is not a change record baton wrote; it was edited or damaged.`);
+  if (
+    typeof parsed.toplevel !== 'string' ||
+    !hex.test(parsed.startTree ?? '') ||
+    !hex.test(parsed.endTree ?? '') ||
+    !Array.isArray(parsed.leftOut)
+  ) {
+    throw new BatonError(
+      'patch_unavailable',
+      `${join(runDir, PATCH_RECORD_FILE)} is not a change record baton wrote; it was edited or damaged.`,
+    );
   }
   return parsed as PatchRecord;
 }
@@ -66,12 +78,15 @@ export interface PatchOfOptions {
 export async function patchOf(runDir: string, options: PatchOfOptions = {}): Promise<Buffer> {
   const record = await readPatchRecord(runDir);
   const exclude = options.includeLeftOut ? [] : excludePathspecs(record.leftOut);
-  const result = await runGit(['diff', ...PLAIN_DIFF, '--binary', '--full-index', record.startTree, record.endTree, ...exclude], {
-    cwd: record.toplevel,
-    binaryStdout: true,
-    maxBufferBytes: 1024 * 1024 * 1024,
-    ...(options.path ? { path: options.path } : {}),
-  });
+  const result = await runGit(
+    ['diff', ...PLAIN_DIFF, '--binary', '--full-index', record.startTree, record.endTree, ...exclude],
+    {
+      cwd: record.toplevel,
+      binaryStdout: true,
+      maxBufferBytes: 1024 * 1024 * 1024,
+      ...(options.path ? { path: options.path } : {}),
+    },
+  );
   return result.stdoutBytes!;
 }
 

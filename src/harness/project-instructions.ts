@@ -36,7 +36,11 @@ export interface ProjectInstructions {
  * @param cwd the run's directory, real and past the workspace gate.
  * @param maxBytes @default MAX_PROJECT_INSTRUCTIONS_BYTES
  */
-export async function collectProjectInstructions(cwd: string, names: readonly string[], maxBytes = MAX_PROJECT_INSTRUCTIONS_BYTES): Promise<ProjectInstructions> {
+export async function collectProjectInstructions(
+  cwd: string,
+  names: readonly string[],
+  maxBytes = MAX_PROJECT_INSTRUCTIONS_BYTES,
+): Promise<ProjectInstructions> {
   const top = await checkoutTop(cwd);
   const dirs = [top];
   for (const part of relative(top, cwd).split(sep).filter(Boolean)) dirs.push(join(dirs.at(-1)!, part));
@@ -67,7 +71,11 @@ export async function collectProjectInstructions(cwd: string, names: readonly st
  *
  * @returns `file`: `path` when written; `skipped`: the sentences of the files left out.
  */
-export async function writeProjectInstructions(cwd: string, names: readonly string[], path: string): Promise<{ file?: string; skipped: string[] }> {
+export async function writeProjectInstructions(
+  cwd: string,
+  names: readonly string[],
+  path: string,
+): Promise<{ file?: string; skipped: string[] }> {
   const found = await collectProjectInstructions(cwd, names);
   if (found.text === undefined) return { skipped: found.skipped };
   await writeFile(path, found.text, { mode: 0o600 });
@@ -75,7 +83,10 @@ export async function writeProjectInstructions(cwd: string, names: readonly stri
   return { file: path, skipped: found.skipped };
 }
 
-type ReadResult = { kind: 'missing' } | { kind: 'skipped'; why: string } | { kind: 'read'; text: string; bytes: number; real: string };
+type ReadResult =
+  | { kind: 'missing' }
+  | { kind: 'skipped'; why: string }
+  | { kind: 'read'; text: string; bytes: number; real: string };
 
 async function readInstructionFile(path: string, top: string, budgetBytes: number): Promise<ReadResult> {
   let real: string;
@@ -96,12 +107,16 @@ async function readInstructionFile(path: string, top: string, budgetBytes: numbe
     const stat = await handle.stat();
     if (!stat.isFile()) return { kind: 'skipped', why: 'it is not a regular file' };
     if (stat.size > budgetBytes) {
-      return { kind: 'skipped', why: `it is ${stat.size} bytes, more than the ${budgetBytes} bytes of instructions left (at most ${MAX_PROJECT_INSTRUCTIONS_BYTES} in all); shorten it` };
+      return {
+        kind: 'skipped',
+        why: `it is ${stat.size} bytes, more than the ${budgetBytes} bytes of instructions left (at most ${MAX_PROJECT_INSTRUCTIONS_BYTES} in all); shorten it`,
+      };
     }
     // One byte more than allowed: a file that grew since the stat is caught, not cut.
     const buffer = Buffer.alloc(stat.size + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > budgetBytes) return { kind: 'skipped', why: `it grew past the ${budgetBytes} bytes of instructions left while it was read` };
+    if (bytesRead > budgetBytes)
+      return { kind: 'skipped', why: `it grew past the ${budgetBytes} bytes of instructions left while it was read` };
     const text = decodeUtf8(buffer.subarray(0, bytesRead));
     if (text === undefined || text.includes('\u0000')) return { kind: 'skipped', why: 'it is not UTF-8 text' };
     return { kind: 'read', text, bytes: bytesRead, real };
@@ -127,7 +142,11 @@ async function checkoutTop(cwd: string): Promise<string> {
 /** Whether `path` is what git accepts as a `.git`: a directory holding `HEAD`, or a `gitdir: ` file. */
 async function holdsGitDir(path: string): Promise<boolean> {
   const stat = await lstat(path).catch(() => undefined);
-  if (stat?.isDirectory()) return lstat(join(path, 'HEAD')).then(() => true, () => false);
+  if (stat?.isDirectory())
+    return lstat(join(path, 'HEAD')).then(
+      () => true,
+      () => false,
+    );
   if (!stat?.isFile()) return false;
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
   if (!handle) return false;

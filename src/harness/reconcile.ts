@@ -49,20 +49,29 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     if (pid === process.pid && !deps.startup) continue;
     if (Number.isInteger(pid) && pid !== process.pid && deps.isAlive(pid)) continue;
     const cgroup = deps.cgroups ? existingRunCgroup(deps.cgroups, run.id) : undefined;
-    const killed = await terminateRun({ rootPid: run.pid ?? undefined, runId: run.id, graceMs: deps.killGraceMs, ...(cgroup ? { trackedPids: cgroup.pids } : {}) });
+    const killed = await terminateRun({
+      rootPid: run.pid ?? undefined,
+      runId: run.id,
+      graceMs: deps.killGraceMs,
+      ...(cgroup ? { trackedPids: cgroup.pids } : {}),
+    });
     await cgroup?.killAll(deps.killGraceMs);
     // A run whose end its supervisor recorded on disk but could not write to the database (an
     // outage, then a stop or crash) ended as recorded: it is not `interrupted`.
     const recorded = await readTerminalRecord(join(deps.runsDir, run.id), run.id, deps.logger);
     if (recorded) {
       const row = await deps.store.finishRun(run.id as RunId, recorded.terminal, recorded.outcome, deps.clock.now());
-      deps.logger.warn({ runId: run.id, status: recorded.terminal.status, leftoverPids: killed }, 'run had ended before the restart; its recorded end is written now');
+      deps.logger.warn(
+        { runId: run.id, status: recorded.terminal.status, leftoverPids: killed },
+        'run had ended before the restart; its recorded end is written now',
+      );
       if (row) written.push(row);
       continue;
     }
     const endedAt = deps.clock.now();
     const vendor = deps.vendors.get(run.vendor);
-    const resumeCommand = run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;
+    const resumeCommand =
+      run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;
     const body = outcomeText({
       run,
       status: 'interrupted',

@@ -54,7 +54,8 @@ export async function sweepArtifacts(options: SweepOptions): Promise<SweepResult
       (err: unknown) => options.logger.warn({ err, day }, 'retention sweep skipped a trace day'),
     );
   }
-  if (result.runDirs > 0 || result.traceDays > 0) options.logger.info({ ...result }, 'retention sweep removed expired artifacts');
+  if (result.runDirs > 0 || result.traceDays > 0)
+    options.logger.info({ ...result }, 'retention sweep removed expired artifacts');
   return result;
 }
 

@@ -18,7 +18,8 @@ export interface RevealedText {
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 // Format characters (zero-width joiners, soft hyphen, tag characters…), separators other than
 // the plain space, variation selectors, fillers that render as nothing, unassigned and private use.
-const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
+const INVISIBLE =
+  /[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
 // C0 and C1 controls and DEL; newline and tab are kept, they show as themselves.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
 
@@ -76,5 +77,8 @@ export function hiddenWarning(found: ReadonlySet<HiddenKind>): string | undefine
     'look-alike': 'non-ASCII or look-alike letters',
   };
   const order: HiddenKind[] = ['control', 'invisible', 'bidirectional', 'look-alike'];
-  return `⚠ This call holds ${order.filter((k) => found.has(k)).map((k) => names[k]).join(', ')}; they are shown as \\u{…}. What runs is what is shown.`;
+  return `⚠ This call holds ${order
+    .filter((k) => found.has(k))
+    .map((k) => names[k])
+    .join(', ')}; they are shown as \\u{…}. What runs is what is shown.`;
 }

@@ -94,7 +94,11 @@ export function trackRunProcesses(support: CgroupSupport, runId: string, rootPid
     } catch {
       // Left empty; a later run of another id is unaffected.
     }
-    return treeTracker(rootPid, pollMs, `cannot move pid ${rootPid} into ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    return treeTracker(
+      rootPid,
+      pollMs,
+      `cannot move pid ${rootPid} into ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
   }
 }
 
@@ -174,7 +178,8 @@ function treeTracker(rootPid: number, pollMs: number, fallbackReason?: string): 
   poll();
   const timer = setInterval(poll, pollMs);
   timer.unref();
-  const alive = (): number[] => [...seen].filter(([pid, start]) => startTime(pid) === start && !isZombie(pid)).map(([pid]) => pid);
+  const alive = (): number[] =>
+    [...seen].filter(([pid, start]) => startTime(pid) === start && !isZombie(pid)).map(([pid]) => pid);
   return {
     mechanism: 'tree',
     ...(fallbackReason ? { fallbackReason } : {}),
@@ -231,4 +236,3 @@ function startTime(pid: number): string | undefined {
 function isZombie(pid: number): boolean {
   return statFields(pid)?.[0] === 'Z';
 }
-

@@ -48,9 +48,16 @@ export function resolveUser(base: BaseEnv, lookup: () => string = () => userInfo
     const name = lookup();
     if (name) return name;
   } catch (err) {
-    throw new BatonError('user_unresolved', 'Cannot tell which user runs baton: USER is unset and the passwd database has no entry for this uid. Set USER in the service environment.', { cause: err });
+    throw new BatonError(
+      'user_unresolved',
+      'Cannot tell which user runs baton: USER is unset and the passwd database has no entry for this uid. Set USER in the service environment.',
+      { cause: err },
+    );
   }
-  throw new BatonError('user_unresolved', 'Cannot tell which user runs baton: USER is unset and the passwd entry has no name. Set USER in the service environment.');
+  throw new BatonError(
+    'user_unresolved',
+    'Cannot tell which user runs baton: USER is unset and the passwd entry has no name. Set USER in the service environment.',
+  );
 }
 
 /**
@@ -60,7 +67,12 @@ export function resolveUser(base: BaseEnv, lookup: () => string = () => userInfo
  *
  * @throws BatonError `user_unresolved` (see {@link resolveUser}).
  */
-export function buildChildEnv(vendor: Vendor, base: BaseEnv, homes: VendorHomes, runId: string): Record<string, string> {
+export function buildChildEnv(
+  vendor: Vendor,
+  base: BaseEnv,
+  homes: VendorHomes,
+  runId: string,
+): Record<string, string> {
   return {
     ...base.passed,
     HOME: base.HOME,
@@ -79,5 +91,8 @@ export function buildChildEnv(vendor: Vendor, base: BaseEnv, homes: VendorHomes,
  * `#!/usr/bin/env node` launcher, unsandboxed.
  */
 export function absolutePath(pathEnv: string): string {
-  return pathEnv.split(':').filter((entry) => entry.startsWith('/')).join(':');
+  return pathEnv
+    .split(':')
+    .filter((entry) => entry.startsWith('/'))
+    .join(':');
 }

@@ -41,7 +41,12 @@ export interface StorageUsage {
  * @throws (the gate) BatonError `quota_exceeded`, `free_space_low` or `storage_unprobeable`, or the
  *   file system's own error from the walk.
  */
-export function cachedStorageGate(runsDir: string, limits: StorageLimits, maxAgeMs: number, nowMs: () => number): () => Promise<void> {
+export function cachedStorageGate(
+  runsDir: string,
+  limits: StorageLimits,
+  maxAgeMs: number,
+  nowMs: () => number,
+): () => Promise<void> {
   /** When the last passing walk began; -Infinity when there is none, or a later one failed. */
   let walkedAtMs = -Infinity;
   let walking: Promise<void> | undefined;
@@ -59,7 +64,8 @@ export function cachedStorageGate(runsDir: string, limits: StorageLimits, maxAge
       }
     })());
   return async () => {
-    const free = limits.minFreeBytes > 0 ? freeBytes(runsDir).then((bytes) => assertFreeSpace(runsDir, bytes, limits)) : undefined;
+    const free =
+      limits.minFreeBytes > 0 ? freeBytes(runsDir).then((bytes) => assertFreeSpace(runsDir, bytes, limits)) : undefined;
     if (walkedAtMs === -Infinity) {
       await Promise.all([free, walk()]);
       return;

@@ -32,7 +32,12 @@ import { trackRunProcesses, type CgroupSupport, type RunProcesses } from './run-
 import { buildChildEnv, type BaseEnv } from './spawn-env.js';
 import { writeProjectInstructions } from './project-instructions.js';
 import { branchExists, worktreeGoneError, worktreeIntact } from './worktree-restore.js';
-import { persistTerminal, writeTerminalRecord, type TerminalRecord, type TerminalWritePolicy } from './terminal-write.js';
+import {
+  persistTerminal,
+  writeTerminalRecord,
+  type TerminalRecord,
+  type TerminalWritePolicy,
+} from './terminal-write.js';
 import type { LaunchRequest, StreamFacts, Vendor, VendorHomes, VendorName } from './vendors/types.js';
 import { codexLoginState } from '../doctor/login.js';
 import type { Platform } from '../channels/types.js';
@@ -134,13 +139,18 @@ export const MAX_RUN_WALL_CLOCK_MS = 240 * 60_000;
  * means the run had already ended another way (its outcome says how); `unrecorded` means its
  * processes are stopped but the database has not taken the run's end yet (it is retried).
  */
-export type CancelResult = { kind: 'cancelled' } | { kind: 'ended'; status: RunRow['status'] | 'already_ended' } | { kind: 'unrecorded' };
+export type CancelResult =
+  | { kind: 'cancelled' }
+  | { kind: 'ended'; status: RunRow['status'] | 'already_ended' }
+  | { kind: 'unrecorded' };
 
 /** How long a cancel waits for the run's end to reach the database before it answers, in ms. */
 const CANCEL_RECORD_WAIT_MS = 10_000;
 
 /** Why the supervisor stops a run. */
-type StopReason = Partial<Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown' | 'stoppedAfterTerminal' | 'startUnrecorded'>>;
+type StopReason = Partial<
+  Pick<ExitFacts, 'cancelledBy' | 'killedFor' | 'timedOut' | 'shutdown' | 'stoppedAfterTerminal' | 'startUnrecorded'>
+>;
 
 const STDERR_TAIL_BYTES = 4096;
 /** Write buffer of `events.jsonl`, in bytes. */
@@ -154,7 +164,7 @@ const STATUS_REFRESH_MS = 30_000;
 /**
  * Nice value of the launch snapshot's git processes: they may still run beside the CLI's start,
  * which waits only for their end (its task follows the snapshot), so the CLI gets the CPU first.
- * 
+ *
  */
 const LAUNCH_SNAPSHOT_NICENESS = 10;
 
@@ -196,7 +206,10 @@ export class RunSupervisor {
       for (const id of await this.deps.store.endedAmong(ids)) {
         const entry = this.active.get(id as RunId);
         if (!entry || entry.ended !== undefined) continue;
-        this.deps.logger.warn({ runId: id }, 'run was ended by another node (this node was declared lost); stopping it here');
+        this.deps.logger.warn(
+          { runId: id },
+          'run was ended by another node (this node was declared lost); stopping it here',
+        );
         void entry.stop({ cancelledBy: 'stop' });
       }
     };
@@ -291,10 +304,12 @@ export class RunSupervisor {
     if (this.cancelPoll) clearTimeout(this.cancelPoll);
     this.cancelPoll = undefined;
     this.stopping.abort(new Error('the service is stopping'));
-    await Promise.all([...this.active.values()].map(async (entry) => {
-      await entry.stop({ shutdown: true });
-      await entry.done;
-    }));
+    await Promise.all(
+      [...this.active.values()].map(async (entry) => {
+        await entry.stop({ shutdown: true });
+        await entry.done;
+      }),
+    );
   }
 
   /** Resolves when no run is being supervised (tests). */
@@ -307,11 +322,14 @@ export class RunSupervisor {
     // Where the launch spends its time before the spawn, in ms since here, logged with 'run started'.
     const launchStartMs = performance.now();
     const spawnSpans: Record<string, number> = {};
-    const mark = (name: string): void => void (spawnSpans[name] = Math.round((performance.now() - launchStartMs) * 10) / 10);
+    const mark = (name: string): void =>
+      void (spawnSpans[name] = Math.round((performance.now() - launchStartMs) * 10) / 10);
     const runId = run.id as RunId;
     const installed = deps.vendors.get(run.vendor);
     const runDir = join(deps.runsDir, runId);
-    const reducer = installed?.vendor.newReducer(request.sessionUsageBefore ? { sessionUsageBefore: request.sessionUsageBefore } : undefined);
+    const reducer = installed?.vendor.newReducer(
+      request.sessionUsageBefore ? { sessionUsageBefore: request.sessionUsageBefore } : undefined,
+    );
     const exit: ExitFacts = {
       exitCode: null,
       signal: null,
@@ -333,7 +351,10 @@ export class RunSupervisor {
 
     try {
       if (!installed) {
-        throw new BatonError('vendor_missing', `The ${run.vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`);
+        throw new BatonError(
+          'vendor_missing',
+          `The ${run.vendor} CLI was not found on PATH when baton started. Install it, then restart baton.`,
+        );
       }
       // Synchronous on purpose: two metadata calls in baton's own home take microseconds, and the
       // thread-pool round trips of the async ones cost the launch 1.8 ms p50, 5.2 ms p95 on the
@@ -345,22 +366,40 @@ export class RunSupervisor {
       // The last word on where a run happens, whichever path (a queue, another node) led here:
       // a worktree that is gone must not become an empty or foreign directory to run in.
       if (run.branch && run.sourceRoot && !(await worktreeIntact(run.worktreeRoot))) {
-        throw worktreeGoneError(runId, { worktreeRoot: run.worktreeRoot, branch: run.branch, sourceRoot: run.sourceRoot }, await branchExists(run.sourceRoot, run.branch));
+        throw worktreeGoneError(
+          runId,
+          { worktreeRoot: run.worktreeRoot, branch: run.branch, sourceRoot: run.sourceRoot },
+          await branchExists(run.sourceRoot, run.branch),
+        );
       }
       const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
       const launch: LaunchRequest = { ...request };
       if (request.approvalToken !== undefined) {
         if (!installed.vendor.supportsApprovals || !deps.approvalServer) {
-          throw new BatonError('approvals_unavailable', `Tool approvals are not available for ${run.vendor} runs here. Launch without approve (and without mode:default).`);
+          throw new BatonError(
+            'approvals_unavailable',
+            `Tool approvals are not available for ${run.vendor} runs here. Launch without approve (and without mode:default).`,
+          );
         }
         // Only baton's server, from this file (0600, in the 0700 run directory): --strict-mcp-config
         // keeps every other MCP config out, and the token lets the server ask about this run only.
         const mcpConfig = join(runDir, 'mcp.json');
-        await writePrivate(mcpConfig, JSON.stringify({ mcpServers: { [APPROVAL_SERVER_NAME]: { type: 'stdio', ...deps.approvalServer(runId, request.approvalToken) } } }));
+        await writePrivate(
+          mcpConfig,
+          JSON.stringify({
+            mcpServers: {
+              [APPROVAL_SERVER_NAME]: { type: 'stdio', ...deps.approvalServer(runId, request.approvalToken) },
+            },
+          }),
+        );
         launch.approvalMcpConfig = mcpConfig;
       }
       if (installed.vendor.instructionFiles) {
-        const instructions = await writeProjectInstructions(run.cwd, installed.vendor.instructionFiles, join(runDir, 'instructions.md'));
+        const instructions = await writeProjectInstructions(
+          run.cwd,
+          installed.vendor.instructionFiles,
+          join(runDir, 'instructions.md'),
+        );
         if (instructions.file) launch.instructionsFile = instructions.file;
         if (instructions.skipped.length > 0) exit.instructionsNote = instructions.skipped.join('\n');
         mark('instructions');
@@ -373,7 +412,11 @@ export class RunSupervisor {
         throw new StoppedBeforeSpawn();
       }
       // A 1 MiB buffer: with the 16 KiB default the child's output was paused after most chunks.
-      events = createWriteStream(join(runDir, 'events.jsonl'), { mode: 0o600, flags: 'a', highWaterMark: SPOOL_BUFFER_BYTES });
+      events = createWriteStream(join(runDir, 'events.jsonl'), {
+        mode: 0o600,
+        flags: 'a',
+        highWaterMark: SPOOL_BUFFER_BYTES,
+      });
       const spool = events;
       // The child's stdout once spawned: a spawn that throws leaves no child for the handler below.
       let childOutput: Readable | undefined;
@@ -400,7 +443,11 @@ export class RunSupervisor {
       childOutput = child.stdout ?? undefined;
       // How the child ended: its exit code or signal once its pipes are closed, or the error that
       // kept it from starting (ENOENT, EACCES: 'error' with no pid, then no exit).
-      const ended = new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: NodeJS.ErrnoException }>((resolve) => {
+      const ended = new Promise<{
+        exitCode: number | null;
+        signal: NodeJS.Signals | null;
+        spawnError?: NodeJS.ErrnoException;
+      }>((resolve) => {
         child.on('error', (err: NodeJS.ErrnoException) => {
           if (child.pid === undefined) resolve({ exitCode: null, signal: null, spawnError: err });
           else deps.logger.warn({ err, runId }, 'the CLI process reported an error');
@@ -423,20 +470,38 @@ export class RunSupervisor {
       mark('spawned');
       // Stamped at the spawn itself, before the cgroup move below (which can take ms): the
       // dispatch-overhead bench times update → spawn by this trace.
-      if (child.pid !== undefined) this.tracer.trace('run_start', { runId, vendor: run.vendor, cwd: run.cwd, pid: child.pid, resume: Boolean(request.resumeSessionId) });
+      if (child.pid !== undefined)
+        this.tracer.trace('run_start', {
+          runId,
+          vendor: run.vendor,
+          cwd: run.cwd,
+          pid: child.pid,
+          resume: Boolean(request.resumeSessionId),
+        });
       // The launch snapshot only has to be complete before the CLI can change anything, and
       // neither CLI acts (nor calls its model) before it has its task on stdin (measured, see
       // each vendor's stdinPayload). Begun in the launch transaction when the dispatcher could,
       // else now, while the CLI starts (a queued run started later, a resumed launch). A CLI
       // that could not be spawned changes nothing: no snapshot, no task.
-      snapshotTaken = child.pid === undefined ? Promise.resolve(undefined) : (begun ?? (discarded ? discarded.then(() => this.snapshot(run, runDir)) : this.snapshot(run, runDir)));
+      snapshotTaken =
+        child.pid === undefined
+          ? Promise.resolve(undefined)
+          : (begun ?? (discarded ? discarded.then(() => this.snapshot(run, runDir)) : this.snapshot(run, runDir)));
       // The prompt's copy in the run directory is for the owner only (the CLI gets it on stdin):
       // written after the spawn, off the launch path.
-      const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write prompt.md'));
+      const promptWritten = writePrivate(join(runDir, 'prompt.md'), request.prompt).catch((err: unknown) =>
+        deps.logger.warn({ err, runId }, 'could not write prompt.md'),
+      );
       const processes: RunProcesses | undefined =
-        child.pid === undefined ? undefined : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
+        child.pid === undefined
+          ? undefined
+          : trackRunProcesses(deps.cgroups ?? { unavailable: 'not configured' }, runId, child.pid);
       mark('tracked');
-      if (processes?.fallbackReason) deps.logger.warn({ runId, why: processes.fallbackReason }, 'no cgroup for this run; following its process tree instead');
+      if (processes?.fallbackReason)
+        deps.logger.warn(
+          { runId, why: processes.fallbackReason },
+          'no cgroup for this run; following its process tree instead',
+        );
       // A CLI that exits before reading its task makes the write fail (EPIPE); its exit says why.
       child.stdin?.on('error', (err) => deps.logger.warn({ err, runId }, 'could not write the task to the CLI'));
       // 'pending' until the snapshot resolved; 'withheld' when the run was stopped first.
@@ -457,7 +522,12 @@ export class RunSupervisor {
         }
         // Leftover processes are stopped either way; only a run still working is relabelled.
         if (!finishedOnItsOwn && !exit.stoppedAfterTerminal) Object.assign(exit, why);
-        stopping ??= terminateRun({ rootPid: child.pid, runId, graceMs: deps.limits.killGraceMs, ...(processes ? { trackedPids: processes.pids } : {}) }).then(() => undefined);
+        stopping ??= terminateRun({
+          rootPid: child.pid,
+          runId,
+          graceMs: deps.limits.killGraceMs,
+          ...(processes ? { trackedPids: processes.pids } : {}),
+        }).then(() => undefined);
         return stopping;
       };
       let limitMs = timeoutMs;
@@ -469,7 +539,10 @@ export class RunSupervisor {
         if (next === limitMs) return undefined;
         limitMs = next;
         clearTimeout(timer);
-        timer = setTimeout(() => void entry.stop({ timedOut: true }), Math.max(0, spawnedAtMs + limitMs - deps.clock.nowMs()));
+        timer = setTimeout(
+          () => void entry.stop({ timedOut: true }),
+          Math.max(0, spawnedAtMs + limitMs - deps.clock.nowMs()),
+        );
         timer.unref();
         return limitMs;
       };
@@ -485,16 +558,32 @@ export class RunSupervisor {
         firstEventMs: deps.limits.firstEventMs,
         inactivityMs: deps.limits.inactivityMs,
         onNoFirstEvent: () =>
-          this.notify(run, `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; ${howToStop(run.origin.platform, runId)}.`, advisoryButtons(runId)),
-        onSilence: () => this.notify(run, `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; ${howToStop(run.origin.platform, runId)}.`, advisoryButtons(runId)),
+          this.notify(
+            run,
+            `No event from ${run.vendor} after ${formatDurationMs(deps.limits.firstEventMs)}: often a login or config problem. The run continues; ${howToStop(run.origin.platform, runId)}.`,
+            advisoryButtons(runId),
+          ),
+        onSilence: () =>
+          this.notify(
+            run,
+            `No output from ${run.vendor} for ${formatDurationMs(deps.limits.inactivityMs)}. The run continues; ${howToStop(run.origin.platform, runId)}.`,
+            advisoryButtons(runId),
+          ),
       });
       const runReducer = reducer!;
       // Where the channel can edit, the started message is the run's live status, and `progress`
       // adds detail to it; elsewhere (`baton ask`) `progress` posts milestone notices.
       const status = deps.status?.editor.enabledFor(run.origin.platform) ? deps.status : undefined;
       const renderStatus = (): string =>
-        status!.describe({ status: 'running', elapsedMs: deps.clock.nowMs() - run.createdAt.getTime(), live: runReducer.facts().live, detail: run.options.progress });
-      const refreshStatus = status ? setInterval(() => status.editor.update(run, renderStatus), STATUS_REFRESH_MS) : undefined;
+        status!.describe({
+          status: 'running',
+          elapsedMs: deps.clock.nowMs() - run.createdAt.getTime(),
+          live: runReducer.facts().live,
+          detail: run.options.progress,
+        });
+      const refreshStatus = status
+        ? setInterval(() => status.editor.update(run, renderStatus), STATUS_REFRESH_MS)
+        : undefined;
       refreshStatus?.unref();
       const progress = run.options.progress && !status ? this.progressReporter(run, installed.vendor) : undefined;
       stopWatchdog = () => {
@@ -513,7 +602,10 @@ export class RunSupervisor {
         authFailed = true;
         const home = run.vendor === 'codex' ? deps.homes.codexHome : deps.homes.claudeConfigDir;
         const fix = installed.vendor.loginFix?.(home) ?? `Log ${run.vendor} in for ${home}, then send the task again.`;
-        deps.logger.warn({ runId, vendor: run.vendor }, 'the CLI is not logged in or its credentials were refused; stopping the run');
+        deps.logger.warn(
+          { runId, vendor: run.vendor },
+          'the CLI is not logged in or its credentials were refused; stopping the run',
+        );
         exit.authFailure = { words, fix };
         void entry.stop({});
         return true;
@@ -555,21 +647,36 @@ export class RunSupervisor {
             // The token cap: checked whenever the CLI reports usage (codex at
             // turn.completed, claude at each result); classifyExit names the reason.
             const { maxTokens } = run.options;
-            if (maxTokens !== undefined && facts.usage && facts.usage.inputTokens + facts.usage.outputTokens > maxTokens) void entry.stop({});
+            if (
+              maxTokens !== undefined &&
+              facts.usage &&
+              facts.usage.inputTokens + facts.usage.outputTokens > maxTokens
+            )
+              void entry.stop({});
             if (finishTimer || facts.terminal) armFinishGrace();
           },
           // Progress milestones come from events the reducer skips (codex item.started, …).
           ...(progress ? { reads: () => true } : {}),
           onSession: (sessionId) =>
-            void deps.store.setVendorSession(runId, sessionId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
+            void deps.store
+              .setVendorSession(runId, sessionId)
+              .catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
           onDroppedLine: (drop) => {
-            deps.logger.warn({ runId, bytes: drop.bytes, path: drop.path }, 'an event line passed max_run_artifact_mb and was dropped');
+            deps.logger.warn(
+              { runId, bytes: drop.bytes, path: drop.path },
+              'an event line passed max_run_artifact_mb and was dropped',
+            );
             const note = `An event of ${drop.bytes.toLocaleString('en-US')} bytes was longer than max_run_artifact_mb and was left out; its first ${deps.limits.maxRunArtifactBytes.toLocaleString('en-US')} bytes are in ${drop.path}.`;
             exit.streamNote = exit.streamNote ? `${exit.streamNote}\n${note}` : note;
           },
           onTruncated: () => {
-            deps.logger.warn({ runId, capBytes: deps.limits.maxRunArtifactBytes }, 'events.jsonl reached its cap; spooling stopped, the run continues');
-            void deps.store.markArtifactTruncated(runId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not flag artifact_truncated'));
+            deps.logger.warn(
+              { runId, capBytes: deps.limits.maxRunArtifactBytes },
+              'events.jsonl reached its cap; spooling stopped, the run continues',
+            );
+            void deps.store
+              .markArtifactTruncated(runId)
+              .catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not flag artifact_truncated'));
           },
           onViolation: (reason) => void entry.stop({ killedFor: reason }),
         },
@@ -589,20 +696,32 @@ export class RunSupervisor {
       // Every byte the child printed is read before its outcome is judged: the exit can be
       // observed before the last 'data' events of its pipes are delivered.
       const drained = Promise.all(
-        [child.stdout, child.stderr].map((pipe) => (pipe ? finished(pipe).catch((err: unknown) => deps.logger.warn({ err, runId }, 'reading the child output failed')) : undefined)),
+        [child.stdout, child.stderr].map((pipe) =>
+          pipe
+            ? finished(pipe).catch((err: unknown) =>
+                deps.logger.warn({ err, runId }, 'reading the child output failed'),
+              )
+            : undefined,
+        ),
       );
 
       if (child.pid !== undefined) {
         try {
           await deps.store.markRunning(runId, child.pid, deps.clock.now());
-          deps.logger.info({ runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd, spansMs: spawnSpans }, 'run started');
+          deps.logger.info(
+            { runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd, spansMs: spawnSpans },
+            'run started',
+          );
         } catch (err) {
           // The CLI exists but its row still says `starting` with no pid: nothing else could ever
           // stop it (the reconciler has no pid to signal), and it would go on changing the
           // checkout of a run recorded as not running. It is stopped like a /stop, with its
           // grace, and the run ends on that; the end goes through terminal.json as any other.
           const shutdown = this.stopping.signal.aborted;
-          deps.logger.warn({ err, runId, pid: child.pid }, shutdown ? 'run start interrupted by shutdown' : 'could not record the run as running; stopping its CLI');
+          deps.logger.warn(
+            { err, runId, pid: child.pid },
+            shutdown ? 'run start interrupted by shutdown' : 'could not record the run as running; stopping its CLI',
+          );
           void entry.stop(shutdown ? { shutdown: true } : { startUnrecorded: true });
         }
       }
@@ -611,15 +730,28 @@ export class RunSupervisor {
       // descendant still holds them: the descendants are stopped and the pipes closed.
       const heldOpen = await Promise.race([
         drained.then(() => false),
-        exited.then(() => Promise.race([drained.then(() => false), delay(deps.limits.exitDrainMs, undefined, { ref: false }).then(() => true)])),
+        exited.then(() =>
+          Promise.race([
+            drained.then(() => false),
+            delay(deps.limits.exitDrainMs, undefined, { ref: false }).then(() => true),
+          ]),
+        ),
       ]);
       if (heldOpen) {
-        deps.logger.warn({ runId, drainMs: deps.limits.exitDrainMs }, 'the CLI exited but a descendant still holds its output; stopping the run\'s leftover processes');
+        deps.logger.warn(
+          { runId, drainMs: deps.limits.exitDrainMs },
+          "the CLI exited but a descendant still holds its output; stopping the run's leftover processes",
+        );
         child.stdout?.destroy();
         child.stderr?.destroy();
         // No grace: the CLI is gone, so no signal would ask anyone to stop, and waiting the kill
         // grace for the leftovers only pushed the run's end that far past the drain.
-        await terminateRun({ rootPid: undefined, runId, graceMs: 0, ...(processes ? { trackedPids: processes.pids } : {}) });
+        await terminateRun({
+          rootPid: undefined,
+          runId,
+          graceMs: 0,
+          ...(processes ? { trackedPids: processes.pids } : {}),
+        });
       }
       const result = await ended;
       await promptWritten;
@@ -645,10 +777,16 @@ export class RunSupervisor {
         exit.shutdown = true;
         deps.logger.warn({ err, runId }, 'run start interrupted by shutdown');
       } else if (!(err instanceof StoppedBeforeSpawn)) {
-        const known = (['user_unresolved', 'vendor_missing', 'task_too_long'] as const).find((code) => isBatonError(err, code));
-        exit.spawnFailure = known && err instanceof Error
-          ? { reason: known, message: err.message }
-          : { reason: 'spawn_failed', message: `Could not start the run: ${err instanceof Error ? err.message : String(err)}` };
+        const known = (['user_unresolved', 'vendor_missing', 'task_too_long'] as const).find((code) =>
+          isBatonError(err, code),
+        );
+        exit.spawnFailure =
+          known && err instanceof Error
+            ? { reason: known, message: err.message }
+            : {
+                reason: 'spawn_failed',
+                message: `Could not start the run: ${err instanceof Error ? err.message : String(err)}`,
+              };
         deps.logger.warn({ err, runId }, 'run could not start');
       }
     } finally {
@@ -657,7 +795,11 @@ export class RunSupervisor {
     }
 
     const facts = reducer?.facts() ?? { notices: [], eventCount: 0 };
-    if (facts.usageInvalid !== undefined) deps.logger.warn({ runId, vendor: run.vendor, why: facts.usageInvalid }, 'the CLI reported usage figures that cannot be counted; the run’s usage is recorded as unknown');
+    if (facts.usageInvalid !== undefined)
+      deps.logger.warn(
+        { runId, vendor: run.vendor, why: facts.usageInvalid },
+        'the CLI reported usage figures that cannot be counted; the run’s usage is recorded as unknown',
+      );
     exit.stderrTail = stderrTail.toString('utf8');
     // A snapshot begun for a CLI that was never spawned (stopped first, or the spawn threw): its
     // index goes once its git ended, in the background: the failure is not held for a git that a
@@ -672,7 +814,9 @@ export class RunSupervisor {
     // A CLI that never started changed nothing: no diff, and its snapshot index goes.
     const diffFrom = exit.spawnFailure ? undefined : snapshot;
     if (snapshot && !diffFrom) {
-      await removeSnapshotIndexes(runDir).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not remove the snapshot index'));
+      await removeSnapshotIndexes(runDir).catch((err: unknown) =>
+        deps.logger.warn({ err, runId }, 'could not remove the snapshot index'),
+      );
     }
     await this.finish(run, installed, facts, exit, stderrTail.toString('utf8'), runDir, entry, diffFrom);
   }
@@ -697,11 +841,17 @@ export class RunSupervisor {
       mkdirSync(runDir, { recursive: true, mode: 0o700 });
       chmodSync(runDir, 0o700);
     } catch (err) {
-      this.deps.logger.debug({ err, runId }, 'no run directory for an early launch snapshot; the launch takes it after the spawn');
+      this.deps.logger.debug(
+        { err, runId },
+        'no run directory for an early launch snapshot; the launch takes it after the spawn',
+      );
       return;
     }
     const prior = this.launchSnapshots.get(runId) ?? Promise.resolve(undefined);
-    this.launchSnapshots.set(runId, prior.then(() => this.snapshot({ id: runId, cwd }, runDir)));
+    this.launchSnapshots.set(
+      runId,
+      prior.then(() => this.snapshot({ id: runId, cwd }, runDir)),
+    );
   }
 
   /**
@@ -718,7 +868,9 @@ export class RunSupervisor {
     this.launchSnapshots.delete(runId);
     const runDir = join(this.deps.runsDir, runId);
     const remove = (): Promise<void> =>
-      rm(runDir, { recursive: true, force: true }).catch((err: unknown) => this.deps.logger.warn({ err, runId }, 'could not remove the run directory of a launch that was not created'));
+      rm(runDir, { recursive: true, force: true }).catch((err: unknown) =>
+        this.deps.logger.warn({ err, runId }, 'could not remove the run directory of a launch that was not created'),
+      );
     // Again once git ended, in the background: its index (written in the directory it found)
     // fails once the directory is gone, so this finds nothing unless git was quicker.
     void begun.then(remove);
@@ -743,7 +895,9 @@ export class RunSupervisor {
     const runDir = join(this.deps.runsDir, runId);
     const gone = begun
       .then((taken) => (taken ? removeSnapshotIndexes(runDir) : undefined))
-      .catch((err: unknown) => this.deps.logger.warn({ err, runId }, 'could not remove the snapshot index of a queued run'))
+      .catch((err: unknown) =>
+        this.deps.logger.warn({ err, runId }, 'could not remove the snapshot index of a queued run'),
+      )
       .finally(() => {
         if (this.discardedSnapshots.get(runId) === gone) this.discardedSnapshots.delete(runId);
       });
@@ -757,20 +911,38 @@ export class RunSupervisor {
   private async snapshot(run: Pick<RunRow, 'id' | 'cwd'>, runDir: string): Promise<TreeSnapshot | undefined> {
     const started = performance.now();
     try {
-      const snapshot = await snapshotTree(run.cwd, join(runDir, SNAPSHOT_FILES.start), { niceness: LAUNCH_SNAPSHOT_NICENESS });
-      this.deps.logger.debug({ runId: run.id, ms: Math.round(performance.now() - started), git: Boolean(snapshot) }, 'working tree snapshot taken');
+      const snapshot = await snapshotTree(run.cwd, join(runDir, SNAPSHOT_FILES.start), {
+        niceness: LAUNCH_SNAPSHOT_NICENESS,
+      });
+      this.deps.logger.debug(
+        { runId: run.id, ms: Math.round(performance.now() - started), git: Boolean(snapshot) },
+        'working tree snapshot taken',
+      );
       return snapshot;
     } catch (err) {
-      this.deps.logger.warn({ err, runId: run.id }, 'could not snapshot the working tree; the outcome will carry no diff');
+      this.deps.logger.warn(
+        { err, runId: run.id },
+        'could not snapshot the working tree; the outcome will carry no diff',
+      );
       return undefined;
     }
   }
 
   /** The run's change since `snapshot`, with its patch written to `<run id>.patch`; undefined when none. */
-  private async runDiff(run: RunRow, runDir: string, snapshot: TreeSnapshot): Promise<{ facts: OutcomeDiff; patchPath?: string } | undefined> {
+  private async runDiff(
+    run: RunRow,
+    runDir: string,
+    snapshot: TreeSnapshot,
+  ): Promise<{ facts: OutcomeDiff; patchPath?: string } | undefined> {
     try {
       const filename = `${run.id}.patch`;
-      const diff = await diffSinceSnapshot(snapshot, join(runDir, SNAPSHOT_FILES.end), join(runDir, filename), this.deps.limits.maxPatchBytes, this.deps.logger);
+      const diff = await diffSinceSnapshot(
+        snapshot,
+        join(runDir, SNAPSHOT_FILES.end),
+        join(runDir, filename),
+        this.deps.limits.maxPatchBytes,
+        this.deps.logger,
+      );
       if (!diff) return undefined;
       return {
         facts: {
@@ -784,7 +956,9 @@ export class RunSupervisor {
       this.deps.logger.warn({ err, runId: run.id }, 'could not diff the working tree; the outcome carries no diff');
       return undefined;
     } finally {
-      await removeSnapshotIndexes(runDir).catch((err: unknown) => this.deps.logger.warn({ err, runId: run.id }, 'could not remove the snapshot indexes'));
+      await removeSnapshotIndexes(runDir).catch((err: unknown) =>
+        this.deps.logger.warn({ err, runId: run.id }, 'could not remove the snapshot indexes'),
+      );
     }
   }
 
@@ -842,15 +1016,28 @@ export class RunSupervisor {
     const documents: DocumentJson[] = [];
     const resultPath = join(runDir, 'result.md');
     await writePrivate(resultPath, body).then(
-      () => documents.push({ path: resultPath, filename: 'result.md', use: 'long_body', caption: `${runTag(runId)} The whole answer: result.md` }),
-      (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.md; a long outcome goes as text parts'),
+      () =>
+        documents.push({
+          path: resultPath,
+          filename: 'result.md',
+          use: 'long_body',
+          caption: `${runTag(runId)} The whole answer: result.md`,
+        }),
+      (err: unknown) =>
+        deps.logger.warn({ err, runId }, 'could not write result.md; a long outcome goes as text parts'),
     );
     if (diff?.patchPath) {
-      documents.push({ path: diff.patchPath, filename: `${runId}.patch`, use: 'always', caption: `${runTag(runId)} The run's diff: git apply ${runId}.patch` });
+      documents.push({
+        path: diff.patchPath,
+        filename: `${runId}.patch`,
+        use: 'always',
+        caption: `${runTag(runId)} The run's diff: git apply ${runId}.patch`,
+      });
     }
-    await writePrivate(join(runDir, 'result.txt'), classified.status === 'completed' ? (facts.finalMessage ?? '') : (classified.errorMessage ?? '')).catch(
-      (err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.txt'),
-    );
+    await writePrivate(
+      join(runDir, 'result.txt'),
+      classified.status === 'completed' ? (facts.finalMessage ?? '') : (classified.errorMessage ?? ''),
+    ).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write result.txt'));
     const record: TerminalRecord = {
       runId,
       terminal: {
@@ -873,22 +1060,40 @@ export class RunSupervisor {
         format: 'markdown',
         ...(documents.length > 0 ? { documents } : {}),
         // A run that failed or was interrupted with a session can be resumed with one press.
-        ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted') ? { buttons: [{ label: 'Resume', action: 'resume', arg: runId }] } : {}),
+        ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted')
+          ? { buttons: [{ label: 'Resume', action: 'resume', arg: runId }] }
+          : {}),
       },
     };
     // The database may be away right now: the record goes to the run directory
     // first, and the database write is retried until it lands or the service stops.
-    await writeTerminalRecord(runDir, record).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not write terminal.json'));
+    await writeTerminalRecord(runDir, record).catch((err: unknown) =>
+      deps.logger.warn({ err, runId }, 'could not write terminal.json'),
+    );
     let outcome: DeliveryRow | null;
     try {
-      outcome = await persistTerminal({ store: deps.store, logger: deps.logger, now: () => deps.clock.now(), ...(deps.terminalWrite ? { policy: deps.terminalWrite } : {}) }, record, this.stopping.signal);
+      outcome = await persistTerminal(
+        {
+          store: deps.store,
+          logger: deps.logger,
+          now: () => deps.clock.now(),
+          ...(deps.terminalWrite ? { policy: deps.terminalWrite } : {}),
+        },
+        record,
+        this.stopping.signal,
+      );
     } catch (err) {
       if (!this.stopping.signal.aborted) throw err;
-      deps.logger.warn({ runId, status: classified.status }, 'service stopping before the run end reached the database; the next start records it from terminal.json');
+      deps.logger.warn(
+        { runId, status: classified.status },
+        'service stopping before the run end reached the database; the next start records it from terminal.json',
+      );
       return;
     }
     if (entry) entry.ended = outcome ? classified.status : 'already_ended';
-    await deps.onRunEnded?.(runId).catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not close the tool approvals of an ended run'));
+    await deps
+      .onRunEnded?.(runId)
+      .catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not close the tool approvals of an ended run'));
     deps.logger.info({ runId, status: classified.status, reason: classified.reason }, 'run finished');
     this.tracer.trace(classified.status === 'completed' ? 'run_complete' : 'run_error', {
       runId,
@@ -924,14 +1129,22 @@ export class RunSupervisor {
     if (vendor !== 'codex') return '';
     const home = this.deps.homes.codexHome;
     const state = await codexLoginState(home);
-    return state.state === 'not_authenticated' ? ` codex has no login in ${home}: run \`CODEX_HOME=${home} codex login\`.` : '';
+    return state.state === 'not_authenticated'
+      ? ` codex has no login in ${home}: run \`CODEX_HOME=${home} codex login\`.`
+      : '';
   }
 
   /** Posts a best-effort notice about a run to its origin; failures are logged, never thrown. */
   private notify(run: RunRow, text: string, buttons?: ButtonJson[]): void {
     const { deps } = this;
     void deps.outbox
-      .send({ runId: run.id as RunId, kind: 'notice', target: outcomeTarget(run), body: `${runTag(run.id)} ${text}`, ...(buttons ? { buttons } : {}) })
+      .send({
+        runId: run.id as RunId,
+        kind: 'notice',
+        target: outcomeTarget(run),
+        body: `${runTag(run.id)} ${text}`,
+        ...(buttons ? { buttons } : {}),
+      })
       .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not post a notice'));
   }
 
@@ -983,8 +1196,13 @@ function diagnosticsTail(notices: readonly string[], stderr: string, shown: stri
  * or, where runs are followed only by their process tree and the run was stopped, that a process
  * which left the tree may have survived.
  */
-function processNote(processes: RunProcesses | undefined, survivors: readonly number[], stopped: boolean): string | undefined {
-  if (survivors.length > 0) return `Processes of this run may still be running (pid ${survivors.join(', ')}): baton could not stop them.`;
+function processNote(
+  processes: RunProcesses | undefined,
+  survivors: readonly number[],
+  stopped: boolean,
+): string | undefined {
+  if (survivors.length > 0)
+    return `Processes of this run may still be running (pid ${survivors.join(', ')}): baton could not stop them.`;
   if (stopped && processes?.mechanism === 'tree') {
     return 'This machine gives baton no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived.';
   }
@@ -1001,7 +1219,10 @@ function checkTaskLength(vendor: Vendor, prompt: string): void {
   if (max === undefined || prompt.length <= max) return;
   const chars = codePoints(prompt);
   if (chars > max) {
-    throw new BatonError('task_too_long', `The task is ${chars.toLocaleString('en-US')} characters; ${vendor.name} accepts at most ${max.toLocaleString('en-US')}. Shorten it and send it again.`);
+    throw new BatonError(
+      'task_too_long',
+      `The task is ${chars.toLocaleString('en-US')} characters; ${vendor.name} accepts at most ${max.toLocaleString('en-US')}. Shorten it and send it again.`,
+    );
   }
 }
 
@@ -1019,7 +1240,9 @@ class StoppedBeforeSpawn extends Error {}
  * command, or in a terminal (`baton ask`) Ctrl-C or `baton cancel` from another terminal.
  */
 export function howToStop(platform: Platform | string, runId: string): string {
-  return platform === 'terminal' ? `press Ctrl-C, or run \`baton cancel ${runId}\` in another terminal, to stop it` : `/cancel ${runId} to stop it`;
+  return platform === 'terminal'
+    ? `press Ctrl-C, or run \`baton cancel ${runId}\` in another terminal, to stop it`
+    : `/cancel ${runId} to stop it`;
 }
 
 function advisoryButtons(runId: string): ButtonJson[] {
@@ -1031,7 +1254,12 @@ function advisoryButtons(runId: string): ButtonJson[] {
 }
 
 /** Outcome messages reply to the request that launched the run, in its thread. */
-export function outcomeTarget(run: Pick<RunRow, 'origin'>): { platform: string; chatId: string; threadId?: string; replyToMessageId?: string } {
+export function outcomeTarget(run: Pick<RunRow, 'origin'>): {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  replyToMessageId?: string;
+} {
   return {
     platform: run.origin.platform,
     chatId: run.origin.chatId,

@@ -36,7 +36,11 @@ export interface TerminalWritePolicy {
 }
 
 /** The defaults of {@link TerminalWritePolicy}. */
-export const TERMINAL_WRITE_POLICY: TerminalWritePolicy = { firstDelayMs: 500, maxDelayMs: 15_000, attemptTimeoutMs: 20_000 };
+export const TERMINAL_WRITE_POLICY: TerminalWritePolicy = {
+  firstDelayMs: 500,
+  maxDelayMs: 15_000,
+  attemptTimeoutMs: 20_000,
+};
 
 /** The record's file name inside the run directory. */
 export const TERMINAL_FILE = 'terminal.json';
@@ -50,7 +54,10 @@ export const TERMINAL_FILE = 'terminal.json';
 export async function writeTerminalRecord(runDir: string, record: TerminalRecord): Promise<void> {
   const path = join(runDir, TERMINAL_FILE);
   const temp = `${path}.tmp-${process.pid}`;
-  const json = JSON.stringify({ ...record, terminal: { ...record.terminal, endedAt: record.terminal.endedAt.toISOString() } });
+  const json = JSON.stringify({
+    ...record,
+    terminal: { ...record.terminal, endedAt: record.terminal.endedAt.toISOString() },
+  });
   await writeFile(temp, json, { mode: 0o600 });
   await chmod(temp, 0o600);
   await rename(temp, path);
@@ -63,22 +70,37 @@ export async function writeTerminalRecord(runDir: string, record: TerminalRecord
  *   (the run directory is the service's own, but a half-written or foreign file must never end a
  *   run with made-up facts).
  */
-export async function readTerminalRecord(runDir: string, runId: string, logger: Logger): Promise<TerminalRecord | undefined> {
+export async function readTerminalRecord(
+  runDir: string,
+  runId: string,
+  logger: Logger,
+): Promise<TerminalRecord | undefined> {
   let text: string;
   try {
     text = await readFile(join(runDir, TERMINAL_FILE), 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ err, runId }, 'terminal.json is unreadable; the run is treated as interrupted');
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      logger.warn({ err, runId }, 'terminal.json is unreadable; the run is treated as interrupted');
     return undefined;
   }
   try {
-    const parsed = JSON.parse(text) as { runId?: unknown; terminal?: Record<string, unknown>; outcome?: Record<string, unknown> };
+    const parsed = JSON.parse(text) as {
+      runId?: unknown;
+      terminal?: Record<string, unknown>;
+      outcome?: Record<string, unknown>;
+    };
     const terminal = parsed.terminal;
     const outcome = parsed.outcome;
     const endedAt = typeof terminal?.endedAt === 'string' ? new Date(terminal.endedAt) : undefined;
-    if (parsed.runId !== runId || !terminal || !outcome || !endedAt || Number.isNaN(endedAt.getTime())) throw new Error('missing fields');
-    if (typeof terminal.status !== 'string' || typeof outcome.body !== 'string' || typeof outcome.kind !== 'string') throw new Error('wrong field types');
-    return { runId: runId as RunId, terminal: { ...(terminal as unknown as RunTerminal), endedAt }, outcome: outcome as unknown as NewDelivery };
+    if (parsed.runId !== runId || !terminal || !outcome || !endedAt || Number.isNaN(endedAt.getTime()))
+      throw new Error('missing fields');
+    if (typeof terminal.status !== 'string' || typeof outcome.body !== 'string' || typeof outcome.kind !== 'string')
+      throw new Error('wrong field types');
+    return {
+      runId: runId as RunId,
+      terminal: { ...(terminal as unknown as RunTerminal), endedAt },
+      outcome: outcome as unknown as NewDelivery,
+    };
   } catch (err) {
     logger.warn({ err, runId }, 'terminal.json is malformed; the run is treated as interrupted');
     return undefined;
@@ -103,13 +125,24 @@ export interface TerminalWriteDeps {
  *   process, or an earlier attempt that committed late, already ended it).
  * @throws the abort reason when `signal` aborts before a write landed.
  */
-export async function persistTerminal(deps: TerminalWriteDeps, record: TerminalRecord, signal: AbortSignal): Promise<DeliveryRow | null> {
+export async function persistTerminal(
+  deps: TerminalWriteDeps,
+  record: TerminalRecord,
+  signal: AbortSignal,
+): Promise<DeliveryRow | null> {
   const policy = deps.policy ?? TERMINAL_WRITE_POLICY;
   let delayMs = policy.firstDelayMs;
   for (let attempt = 1; ; attempt++) {
     try {
-      const row = await withTimeout(deps.store.finishRun(record.runId, record.terminal, record.outcome, deps.now()), policy.attemptTimeoutMs);
-      if (attempt > 1) deps.logger.info({ runId: record.runId, attempts: attempt }, 'run end written to the database after it came back');
+      const row = await withTimeout(
+        deps.store.finishRun(record.runId, record.terminal, record.outcome, deps.now()),
+        policy.attemptTimeoutMs,
+      );
+      if (attempt > 1)
+        deps.logger.info(
+          { runId: record.runId, attempts: attempt },
+          'run end written to the database after it came back',
+        );
       return row;
     } catch (err) {
       if (attempt === 1) {
@@ -129,7 +162,9 @@ export async function persistTerminal(deps: TerminalWriteDeps, record: TerminalR
 
 /** One line for the log; a failed query's parameters (the run's final message) are withheld. */
 function describe(err: unknown): string {
-  return err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? err.name}: ${safeErrorMessage(err)}` : String(err);
+  return err instanceof Error
+    ? `${(err as NodeJS.ErrnoException).code ?? err.name}: ${safeErrorMessage(err)}`
+    : String(err);
 }
 
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {

@@ -45,7 +45,11 @@ export interface ResolvedWorkspace {
  *   bare word that is no alias and no existing path; `cwd_missing` when the path does not exist
  *   or is not a directory; `outside_workspace` when it is outside every root.
  */
-export async function resolveWorkspace(requested: string | undefined, conversationDefault: string | undefined, settings: WorkspaceSettings): Promise<ResolvedWorkspace> {
+export async function resolveWorkspace(
+  requested: string | undefined,
+  conversationDefault: string | undefined,
+  settings: WorkspaceSettings,
+): Promise<ResolvedWorkspace> {
   const target = requested ?? conversationDefault ?? settings.defaultCwd;
   if (target === undefined) {
     throw new BatonError(
@@ -96,7 +100,11 @@ export async function assertInsideRoots(path: string, roots: readonly string[]):
  *   may lie in `$BATON_HOME`, but still must not contain a protected directory.
  * @throws BatonError `cwd_holds_config`.
  */
-export async function assertHoldsNoConfig(cwd: string, protectedDirs: readonly string[], inOwnedRoot = false): Promise<void> {
+export async function assertHoldsNoConfig(
+  cwd: string,
+  protectedDirs: readonly string[],
+  inOwnedRoot = false,
+): Promise<void> {
   for (const dir of protectedDirs) {
     const real = await realpath(dir).catch(() => resolve(dir));
     if (isInside(real, cwd) || (!inOwnedRoot && isInside(cwd, real))) {
@@ -135,7 +143,10 @@ async function realDirectory(path: string): Promise<string> {
   try {
     real = await realpath(path);
   } catch (err) {
-    throw new BatonError('cwd_missing', `${path} does not exist. Check the path, or create the directory first.`, { cause: err, details: { path } });
+    throw new BatonError('cwd_missing', `${path} does not exist. Check the path, or create the directory first.`, {
+      cause: err,
+      details: { path },
+    });
   }
   if (!(await stat(real)).isDirectory()) {
     throw new BatonError('cwd_missing', `${path} is not a directory.`, { details: { path } });
@@ -191,7 +202,9 @@ async function isGitDirectory(dir: string): Promise<boolean> {
   if (!head || !(head.isFile() || head.isSymbolicLink())) return false;
   const commondir = (await readFile(join(dir, 'commondir'), 'utf8').catch(() => '')).trim();
   const common = commondir ? resolve(dir, commondir) : dir;
-  const [objects, refs] = await Promise.all(['objects', 'refs'].map((name) => stat(join(common, name)).catch(() => undefined)));
+  const [objects, refs] = await Promise.all(
+    ['objects', 'refs'].map((name) => stat(join(common, name)).catch(() => undefined)),
+  );
   return Boolean(objects?.isDirectory() && refs?.isDirectory());
 }
 

@@ -46,14 +46,26 @@ export function worktreeGoneError(runId: string, worktree: RecordedWorktree, bra
   const message = branchExists
     ? `${runTag(runId)}'s worktree ${worktree.worktreeRoot} is gone, so it cannot continue there. Its branch ${worktree.branch} is still in ${worktree.sourceRoot}: press Restore worktree (or run \`baton worktrees restore ${runId}\` on the machine) to check it out again in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.`
     : `${runTag(runId)}'s worktree ${worktree.worktreeRoot} is gone, and so is its branch ${worktree.branch} in ${worktree.sourceRoot}, so it cannot continue. Start a new run.`;
-  return new BatonError('worktree_gone', message, { details: { runId, path: worktree.worktreeRoot, branch: worktree.branch, branchExists } });
+  return new BatonError('worktree_gone', message, {
+    details: { runId, path: worktree.worktreeRoot, branch: worktree.branch, branchExists },
+  });
 }
 
 /** Whether `branch` is still a branch of the checkout at `sourceRoot` (false when that is gone too). */
 export async function branchExists(sourceRoot: string, branch: string): Promise<boolean> {
-  const there = await stat(sourceRoot).then((s) => s.isDirectory(), () => false);
+  const there = await stat(sourceRoot).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!there) return false;
-  return (await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: sourceRoot, allowFailure: true })).exitCode === 0;
+  return (
+    (
+      await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
+        cwd: sourceRoot,
+        allowFailure: true,
+      })
+    ).exitCode === 0
+  );
 }
 
 /**
@@ -71,7 +83,10 @@ export async function restoreRunWorktree(runId: string, worktree: RecordedWorktr
   if (!(await branchExists(worktree.sourceRoot, worktree.branch))) throw worktreeGoneError(runId, worktree, false);
   const entries = await readdir(worktree.worktreeRoot).catch(() => undefined);
   if (entries && entries.length > 0) {
-    throw new BatonError('worktree_gone', `${worktree.worktreeRoot} holds files but is no longer the worktree of ${runTag(runId)}, so baton leaves it alone. Move it away, then press Restore worktree again.`);
+    throw new BatonError(
+      'worktree_gone',
+      `${worktree.worktreeRoot} holds files but is no longer the worktree of ${runTag(runId)}, so baton leaves it alone. Move it away, then press Restore worktree again.`,
+    );
   }
   if (entries) await rmdir(worktree.worktreeRoot);
   const entry = await gitWorktreeEntry(worktree.sourceRoot, worktree.worktreeRoot);
@@ -97,7 +112,9 @@ export async function restoreRunWorktree(runId: string, worktree: RecordedWorktr
       { details: { runId, branch: worktree.branch, path: worktree.worktreeRoot, checkedOutAt: other.path } },
     );
   }
-  await runGit(['worktree', 'add', '--quiet', '--force', worktree.worktreeRoot, worktree.branch], { cwd: worktree.sourceRoot });
+  await runGit(['worktree', 'add', '--quiet', '--force', worktree.worktreeRoot, worktree.branch], {
+    cwd: worktree.sourceRoot,
+  });
   return 'restored';
 }
 

@@ -47,12 +47,19 @@ export async function addRunWorktree(cwd: string, runId: string, worktreesDir: s
   const inside = await runGit(['rev-parse', '--is-inside-work-tree'], { cwd, allowFailure: true });
   if (inside.exitCode !== 0 || inside.stdout.trim() !== 'true') {
     const bare = await runGit(['rev-parse', '--is-bare-repository'], { cwd, allowFailure: true });
-    const what = bare.stdout.trim() === 'true' ? 'is a bare git repository (it has no files to work on)' : 'is not in a git checkout';
-    throw refused(`${cwd} ${what}, so a run there cannot get its own worktree. Run without the worktree option (and with [workspace] worktrees = "off"), or use a checkout.`);
+    const what =
+      bare.stdout.trim() === 'true'
+        ? 'is a bare git repository (it has no files to work on)'
+        : 'is not in a git checkout';
+    throw refused(
+      `${cwd} ${what}, so a run there cannot get its own worktree. Run without the worktree option (and with [workspace] worktrees = "off"), or use a checkout.`,
+    );
   }
   const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd, allowFailure: true });
   if (head.exitCode !== 0) {
-    throw refused(`${cwd} has no commit yet (its HEAD is unborn), so there is nothing to branch a worktree from. Commit once, or run without the worktree option.`);
+    throw refused(
+      `${cwd} has no commit yet (its HEAD is unborn), so there is nothing to branch a worktree from. Commit once, or run without the worktree option.`,
+    );
   }
   const top = (await runGit(['rev-parse', '--show-toplevel'], { cwd })).stdout.trim();
   const sourceRoot = await realpath(top);
@@ -62,10 +69,15 @@ export async function addRunWorktree(cwd: string, runId: string, worktreesDir: s
   const worktreeRoot = join(await realpath(repoDir), runId);
   await runGit(['worktree', 'add', '--quiet', '-b', branch, worktreeRoot, 'HEAD'], { cwd: sourceRoot });
   const runCwd = join(worktreeRoot, relative(sourceRoot, cwd));
-  const isDir = await stat(runCwd).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(runCwd).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!isDir) {
     await removeWorktree(sourceRoot, worktreeRoot, branch, true).catch(() => undefined);
-    throw refused(`${cwd} is not tracked by git in ${sourceRoot}, so the run's worktree would not have it. Run in the checkout's top (${sourceRoot}) or a tracked directory.`);
+    throw refused(
+      `${cwd} is not tracked by git in ${sourceRoot}, so the run's worktree would not have it. Run in the checkout's top (${sourceRoot}) or a tracked directory.`,
+    );
   }
   return { cwd: runCwd, worktreeRoot, branch, sourceRoot };
 }
@@ -97,15 +109,29 @@ export async function discardRunWorktree(worktree: RunWorktree): Promise<void> {
   await removeWorktree(worktree.sourceRoot, worktree.worktreeRoot, worktree.branch, true);
 }
 
-async function removeWorktree(sourceRoot: string, worktreeRoot: string, branch: string | undefined, force: boolean): Promise<void> {
+async function removeWorktree(
+  sourceRoot: string,
+  worktreeRoot: string,
+  branch: string | undefined,
+  force: boolean,
+): Promise<void> {
   await runGit(['worktree', 'remove', ...(force ? ['--force'] : []), worktreeRoot], { cwd: sourceRoot });
   if (branch) await runGit(['branch', '-D', branch], { cwd: sourceRoot });
 }
 
 /** `git diff --shortstat` of the worktree against its branch's tip, plus untracked files, or undefined when nothing changed. */
 export async function worktreeChanges(worktreeRoot: string): Promise<string | undefined> {
-  const stat = (await runGit(['diff', '--no-ext-diff', '--no-textconv', '--shortstat', 'HEAD'], { cwd: worktreeRoot, allowFailure: true })).stdout.trim();
-  const untracked = (await runGit(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: worktreeRoot, allowFailure: true })).stdout.split('\0').filter(Boolean).length;
+  const stat = (
+    await runGit(['diff', '--no-ext-diff', '--no-textconv', '--shortstat', 'HEAD'], {
+      cwd: worktreeRoot,
+      allowFailure: true,
+    })
+  ).stdout.trim();
+  const untracked = (
+    await runGit(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: worktreeRoot, allowFailure: true })
+  ).stdout
+    .split('\0')
+    .filter(Boolean).length;
   const parts = [stat, untracked > 0 ? `${untracked} new file${untracked === 1 ? '' : 's'}` : ''].filter(Boolean);
   return parts.length > 0 ? parts.join(', ') : undefined;
 }
@@ -155,20 +181,54 @@ export async function listWorktrees(store: RunStore, node?: { name: string; host
 async function worktreeState(run: RunRow): Promise<WorktreeState> {
   const branch = run.branch!;
   const sourceRoot = run.sourceRoot!;
-  const removed = !(await stat(run.worktreeRoot).then((s) => s.isDirectory(), () => false));
-  const dirty = removed ? false : (await runGit(['status', '--porcelain', '--untracked-files=normal'], { cwd: run.worktreeRoot, allowFailure: true })).stdout.trim() !== '';
-  const sourceThere = await stat(sourceRoot).then((s) => s.isDirectory(), () => false);
+  const removed = !(await stat(run.worktreeRoot).then(
+    (s) => s.isDirectory(),
+    () => false,
+  ));
+  const dirty = removed
+    ? false
+    : (
+        await runGit(['status', '--porcelain', '--untracked-files=normal'], {
+          cwd: run.worktreeRoot,
+          allowFailure: true,
+        })
+      ).stdout.trim() !== '';
+  const sourceThere = await stat(sourceRoot).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   let branchExists = false;
   let unmergedCommits = 0;
   if (sourceThere) {
-    branchExists = (await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: sourceRoot, allowFailure: true })).exitCode === 0;
+    branchExists =
+      (
+        await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
+          cwd: sourceRoot,
+          allowFailure: true,
+        })
+      ).exitCode === 0;
     if (branchExists) {
-      const count = await runGit(['rev-list', '--count', `HEAD..refs/heads/${branch}`], { cwd: sourceRoot, allowFailure: true });
+      const count = await runGit(['rev-list', '--count', `HEAD..refs/heads/${branch}`], {
+        cwd: sourceRoot,
+        allowFailure: true,
+      });
       unmergedCommits = Number(count.stdout.trim()) || 0;
     }
   }
   const gitLock = removed && sourceThere ? (await gitWorktreeEntry(sourceRoot, run.worktreeRoot))?.locked : undefined;
-  return { runId: run.id, branch, path: run.worktreeRoot, sourceRoot, runStatus: run.status, endedAt: run.endedAt, removed, dirty, unmergedCommits, branchExists, ...(gitLock !== undefined ? { gitLock } : {}) };
+  return {
+    runId: run.id,
+    branch,
+    path: run.worktreeRoot,
+    sourceRoot,
+    runStatus: run.status,
+    endedAt: run.endedAt,
+    removed,
+    dirty,
+    unmergedCommits,
+    branchExists,
+    ...(gitLock !== undefined ? { gitLock } : {}),
+  };
 }
 
 /** Options of {@link pruneWorktrees}. */
@@ -227,18 +287,36 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
       try {
         if (lock !== undefined) await runGit(['worktree', 'unlock', state.path], { cwd: state.sourceRoot });
         // git's entry of the missing worktree goes too: while it stays, git counts the branch as checked out.
-        if (await stat(state.sourceRoot).then((s) => s.isDirectory(), () => false)) {
+        if (
+          await stat(state.sourceRoot).then(
+            (s) => s.isDirectory(),
+            () => false,
+          )
+        ) {
           await runGit(['worktree', 'remove', '--force', state.path], { cwd: state.sourceRoot, allowFailure: true });
         }
       } catch (err) {
-        options.logger.warn({ err, runId: state.runId, path: state.path }, 'worktree prune could not unlock a worktree');
-        actions.push({ runId: state.runId, action: 'kept', detail: `${state.path}: ${err instanceof Error ? err.message : String(err)}` });
+        options.logger.warn(
+          { err, runId: state.runId, path: state.path },
+          'worktree prune could not unlock a worktree',
+        );
+        actions.push({
+          runId: state.runId,
+          action: 'kept',
+          detail: `${state.path}: ${err instanceof Error ? err.message : String(err)}`,
+        });
         continue;
       }
       await options.store.markWorktreeRemoved(state.path, removedAt);
-      const branch = state.branchExists ? `branch ${state.branch} is still in ${state.sourceRoot}` : `branch ${state.branch} is gone too`;
+      const branch = state.branchExists
+        ? `branch ${state.branch} is still in ${state.sourceRoot}`
+        : `branch ${state.branch} is gone too`;
       const unlocked = lock !== undefined ? `; git's lock (${reason}) lifted and its entry removed` : '';
-      actions.push({ runId: state.runId, action: 'forgotten', detail: `${state.path} was already gone${unlocked}; record cleared (${branch})` });
+      actions.push({
+        runId: state.runId,
+        action: 'forgotten',
+        detail: `${state.path} was already gone${unlocked}; record cleared (${branch})`,
+      });
       continue;
     }
     const merged = state.branchExists && state.unmergedCommits === 0 && !state.dirty;
@@ -246,14 +324,25 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
     if (!merged && !old) continue;
     try {
       if (state.dirty && !options.force) {
-        actions.push({ runId: state.runId, action: 'kept', detail: `${state.path} has uncommitted changes; kept (commit them, or prune with --force to discard them)` });
+        actions.push({
+          runId: state.runId,
+          action: 'kept',
+          detail: `${state.path} has uncommitted changes; kept (commit them, or prune with --force to discard them)`,
+        });
         continue;
       }
-      const sourceThere = await stat(state.sourceRoot).then((s) => s.isDirectory(), () => false);
+      const sourceThere = await stat(state.sourceRoot).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
       if (!sourceThere) {
         await rm(state.path, { recursive: true, force: true });
         await options.store.markWorktreeRemoved(state.path, removedAt);
-        actions.push({ runId: state.runId, action: 'removed', detail: `${state.path} removed (its checkout ${state.sourceRoot} is gone)` });
+        actions.push({
+          runId: state.runId,
+          action: 'removed',
+          detail: `${state.path} removed (its checkout ${state.sourceRoot} is gone)`,
+        });
         continue;
       }
       const deleteBranch = state.branchExists && state.unmergedCommits === 0;
@@ -262,13 +351,18 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
       actions.push({
         runId: state.runId,
         action: 'removed',
-        detail: deleteBranch || !state.branchExists
-          ? `${state.path} removed${deleteBranch ? ` with its merged branch ${state.branch}` : ''}`
-          : `${state.path} removed; branch ${state.branch} kept: ${state.unmergedCommits} commit${state.unmergedCommits === 1 ? '' : 's'} not merged into HEAD of ${state.sourceRoot}`,
+        detail:
+          deleteBranch || !state.branchExists
+            ? `${state.path} removed${deleteBranch ? ` with its merged branch ${state.branch}` : ''}`
+            : `${state.path} removed; branch ${state.branch} kept: ${state.unmergedCommits} commit${state.unmergedCommits === 1 ? '' : 's'} not merged into HEAD of ${state.sourceRoot}`,
       });
     } catch (err) {
       options.logger.warn({ err, runId: state.runId, path: state.path }, 'worktree prune skipped a worktree');
-      actions.push({ runId: state.runId, action: 'kept', detail: `${state.path}: ${err instanceof Error ? err.message : String(err)}` });
+      actions.push({
+        runId: state.runId,
+        action: 'kept',
+        detail: `${state.path}: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
   for (const action of actions) options.logger.info({ runId: action.runId, action: action.action }, action.detail);

@@ -27,7 +27,9 @@ export interface NewApproval {
  * a record, claude runs the call with the input it has.
  */
 function storableInput(input: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(input), (_key, value: unknown) => (typeof value === 'string' ? value.replaceAll('\u0000', '\ufffd') : value)) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(input), (_key, value: unknown) =>
+    typeof value === 'string' ? value.replaceAll('\u0000', '\ufffd') : value,
+  ) as Record<string, unknown>;
 }
 
 /** The approvals repository: the only module that writes `approvals`. */
@@ -95,11 +97,20 @@ export class ApprovalStore {
    * @returns how many were closed.
    */
   async closeGone(now: Date, runId?: string): Promise<number> {
-    const inactive = this.db.select({ id: runs.id }).from(runs).where(notInArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+    const inactive = this.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(notInArray(runs.status, [...ACTIVE_RUN_STATUSES]));
     const closed = await this.db
       .update(approvals)
       .set({ decision: 'run_gone', decidedBy: 'baton', decidedAt: now })
-      .where(and(isNull(approvals.decision), inArray(approvals.runId, inactive), runId ? eq(approvals.runId, runId) : sql`true`))
+      .where(
+        and(
+          isNull(approvals.decision),
+          inArray(approvals.runId, inactive),
+          runId ? eq(approvals.runId, runId) : sql`true`,
+        ),
+      )
       .returning({ id: approvals.id });
     return closed.length;
   }

@@ -14,7 +14,15 @@
 const DRIVER_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
 
 /** Socket errors of Node for a peer that went away or cannot be reached. */
-const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const SOCKET_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
 
 /**
  * SQLSTATEs of PostgreSQL that end a session (PostgreSQL 18 manual, Appendix A): class 08
@@ -37,7 +45,11 @@ export function isConnectionLoss(err: unknown): boolean {
   let current: unknown = err;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && current !== null && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && (DRIVER_CODES.has(code) || SOCKET_CODES.has(code) || SESSION_ENDED_STATES.test(code))) return true;
+    if (
+      typeof code === 'string' &&
+      (DRIVER_CODES.has(code) || SOCKET_CODES.has(code) || SESSION_ENDED_STATES.test(code))
+    )
+      return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

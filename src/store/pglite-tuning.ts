@@ -47,9 +47,15 @@ export function pgliteOptions(): { postgresqlconf: string[] } {
  * @throws Error when the child fails; the caller reports it as `database_unavailable`.
  */
 export async function prepareDataDir(dataDir: string): Promise<void> {
-  const initialized = await stat(join(dataDir, 'PG_VERSION')).then(() => true, () => false);
+  const initialized = await stat(join(dataDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
   if (initialized) return;
-  const hasTemplate = await stat(PGLITE_TEMPLATE).then(() => true, () => false);
+  const hasTemplate = await stat(PGLITE_TEMPLATE).then(
+    () => true,
+    () => false,
+  );
   if (!hasTemplate) return;
   await execFileAsync(process.execPath, [fileURLToPath(import.meta.url), '--unpack', dataDir], { timeout: 0 });
 }
@@ -67,10 +73,15 @@ async function unpack(dataDir: string): Promise<void> {
  */
 async function buildTemplate(): Promise<void> {
   // The version pinned in baton's package.json (PGlite's own package.json is not exported).
-  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const stamp = JSON.stringify({ pglite: pkg.dependencies['@electric-sql/pglite'], conf: PGLITE_POSTGRESQL_CONF });
   const stampPath = `${PGLITE_TEMPLATE}.stamp`;
-  const existing = await stat(PGLITE_TEMPLATE).then(() => true, () => false);
+  const existing = await stat(PGLITE_TEMPLATE).then(
+    () => true,
+    () => false,
+  );
   if (existing && (await readFile(stampPath, 'utf8').catch(() => '')) === stamp) return;
   const { PGlite } = await import('@electric-sql/pglite');
   const db = new PGlite(pgliteOptions());

@@ -26,7 +26,11 @@ export class PressClaims {
    *
    * @returns undefined when this press claimed it; else the earlier claim (its answer, once known).
    */
-  async claim(message: PressedMessage, press: { action: string; arg: string; pressedBy: string }, now: Date): Promise<PressClaim | undefined> {
+  async claim(
+    message: PressedMessage,
+    press: { action: string; arg: string; pressedBy: string },
+    now: Date,
+  ): Promise<PressClaim | undefined> {
     const [created] = await this.db
       .insert(buttonPresses)
       .values({ ...message, ...press, pressedAt: now })
@@ -65,6 +69,10 @@ export class PressClaims {
   }
 
   private key(message: PressedMessage) {
-    return and(eq(buttonPresses.platform, message.platform), eq(buttonPresses.chatId, message.chatId), eq(buttonPresses.messageId, message.messageId));
+    return and(
+      eq(buttonPresses.platform, message.platform),
+      eq(buttonPresses.chatId, message.chatId),
+      eq(buttonPresses.messageId, message.messageId),
+    );
   }
 }

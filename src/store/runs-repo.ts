@@ -119,7 +119,8 @@ const NO_EARLIER_PENDING = sql.raw(
 export const LAUNCH_LOCK_KEY = 715042;
 
 /** `'a', 'b'`: run statuses as SQL literals (enum values: nothing to escape). */
-const statusLiterals = (statuses: readonly RunStatus[]): SQL => sql.raw(statuses.map((status) => `'${status}'`).join(', '));
+const statusLiterals = (statuses: readonly RunStatus[]): SQL =>
+  sql.raw(statuses.map((status) => `'${status}'`).join(', '));
 
 /**
  * The status conditions of the launch and queue reads, written into the SQL as
@@ -171,7 +172,15 @@ export class RunStore {
     if (entries.length === 0) return;
     await this.db
       .insert(inboundEvents)
-      .values(entries.map((e) => ({ platform, dedupeKey: e.dedupeKey, receivedAt: e.receivedAt, state: 'received' as const, payload: e.payload })))
+      .values(
+        entries.map((e) => ({
+          platform,
+          dedupeKey: e.dedupeKey,
+          receivedAt: e.receivedAt,
+          state: 'received' as const,
+          payload: e.payload,
+        })),
+      )
       .onConflictDoNothing();
   }
 
@@ -207,7 +216,13 @@ export class RunStore {
   async forgetInbound(platform: string, dedupeKey: string): Promise<void> {
     await this.db
       .delete(inboundEvents)
-      .where(and(eq(inboundEvents.platform, platform), eq(inboundEvents.dedupeKey, dedupeKey), sql`${inboundEvents.state} <> 'handled'`));
+      .where(
+        and(
+          eq(inboundEvents.platform, platform),
+          eq(inboundEvents.dedupeKey, dedupeKey),
+          sql`${inboundEvents.state} <> 'handled'`,
+        ),
+      );
   }
 
   /**
@@ -236,9 +251,19 @@ export class RunStore {
   /** Raw updates of `platform` stored but not yet claimed, oldest first (replayed at start). */
   async receivedInbound(platform: string): Promise<InboxEntry[]> {
     const rows = await this.db
-      .select({ dedupeKey: inboundEvents.dedupeKey, receivedAt: inboundEvents.receivedAt, payload: inboundEvents.payload })
+      .select({
+        dedupeKey: inboundEvents.dedupeKey,
+        receivedAt: inboundEvents.receivedAt,
+        payload: inboundEvents.payload,
+      })
       .from(inboundEvents)
-      .where(and(eq(inboundEvents.platform, platform), sql`${inboundEvents.state} = 'received'`, sql`${inboundEvents.payload} is not null`))
+      .where(
+        and(
+          eq(inboundEvents.platform, platform),
+          sql`${inboundEvents.state} = 'received'`,
+          sql`${inboundEvents.payload} is not null`,
+        ),
+      )
       .orderBy(inboundEvents.receivedAt);
     return rows;
   }
@@ -254,7 +279,9 @@ export class RunStore {
     const claimants = await this.db
       .selectDistinct({ claimedBy: inboundEvents.claimedBy })
       .from(inboundEvents)
-      .where(and(sql`${inboundEvents.state} = 'claimed'`, sql`starts_with(${inboundEvents.claimedBy}, ${claimantPrefix})`));
+      .where(
+        and(sql`${inboundEvents.state} = 'claimed'`, sql`starts_with(${inboundEvents.claimedBy}, ${claimantPrefix})`),
+      );
     const dead = claimants.map((c) => c.claimedBy ?? '').filter((c) => c !== '' && isDead(c));
     if (dead.length === 0) return 0;
     const released = await this.db
@@ -308,7 +335,12 @@ export class RunStore {
         const [, rows] = await Promise.all([
           tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`),
           tx
-            .select({ id: runs.id, status: runs.status, worktreeRoot: runs.worktreeRoot, onNode: run.node ? sql<boolean>`${onNode(run.node)}` : sql<boolean>`true` })
+            .select({
+              id: runs.id,
+              status: runs.status,
+              worktreeRoot: runs.worktreeRoot,
+              onNode: run.node ? sql<boolean>`${onNode(run.node)}` : sql<boolean>`true`,
+            })
             .from(runs)
             .where(IS_OPEN)
             .orderBy(runs.createdAt),
@@ -332,7 +364,13 @@ export class RunStore {
           const [mine] = await tx
             .select({ count: sql<number>`count(*)::int` })
             .from(runs)
-            .where(and(eq(runs.status, 'queued'), sql`${runs.origin}->>'platform' = ${origin.platform}`, sql`${runs.origin}->>'chatId' = ${origin.chatId}`));
+            .where(
+              and(
+                eq(runs.status, 'queued'),
+                sql`${runs.origin}->>'platform' = ${origin.platform}`,
+                sql`${runs.origin}->>'chatId' = ${origin.chatId}`,
+              ),
+            );
           if ((mine?.count ?? 0) >= queue.maxQueued) {
             throw queueFull(queue.maxQueued);
           }
@@ -351,7 +389,10 @@ export class RunStore {
         // event is found first and rolls all back, as a unique violation of the run does.
         const [, [runRow], [row]] = await Promise.all([
           inbound ? markInboundHandled(tx, inbound) : undefined,
-          tx.insert(runs).values(place ? { ...run, status: 'queued', launch: queue!.launch } : run).returning(),
+          tx
+            .insert(runs)
+            .values(place ? { ...run, status: 'queued', launch: queue!.launch } : run)
+            .returning(),
           tx.insert(deliveries).values(toDeliveryValues(message, now)).returning(),
         ]);
         return place ? { ...row!, queued: place, run: runRow! } : { ...row!, run: runRow! };
@@ -376,13 +417,25 @@ export class RunStore {
    * @throws BatonError `queue_full` when the conversation already has `maxQueued` queued runs;
    *   `duplicate_inbound` when `inbound` was already handled.
    */
-  async createRoutedRun(run: NewRunRow & { node: string; launch: QueuedLaunchJson }, started: NewDelivery, maxQueued: number, now: Date, inbound?: InboundKey): Promise<DeliveryRow> {
+  async createRoutedRun(
+    run: NewRunRow & { node: string; launch: QueuedLaunchJson },
+    started: NewDelivery,
+    maxQueued: number,
+    now: Date,
+    inbound?: InboundKey,
+  ): Promise<DeliveryRow> {
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
       const [mine] = await tx
         .select({ count: sql<number>`count(*)::int` })
         .from(runs)
-        .where(and(eq(runs.status, 'queued'), sql`${runs.origin}->>'platform' = ${run.origin.platform}`, sql`${runs.origin}->>'chatId' = ${run.origin.chatId}`));
+        .where(
+          and(
+            eq(runs.status, 'queued'),
+            sql`${runs.origin}->>'platform' = ${run.origin.platform}`,
+            sql`${runs.origin}->>'chatId' = ${run.origin.chatId}`,
+          ),
+        );
       if ((mine?.count ?? 0) >= maxQueued) {
         throw queueFull(maxQueued);
       }
@@ -396,7 +449,11 @@ export class RunStore {
 
   /** Runs waiting `queued` for node `node` (routed there, or queued there for a slot), oldest first. */
   async queuedFor(node: string): Promise<RunRow[]> {
-    return this.db.select().from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node))).orderBy(runs.createdAt);
+    return this.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.status, 'queued'), eq(runs.node, node)))
+      .orderBy(runs.createdAt);
   }
 
   /**
@@ -411,7 +468,11 @@ export class RunStore {
 
   /** True when a run waits `queued` for node `node` (for instance `instance` of it, when given): a cheap poll before {@link claimQueued}. */
   async hasQueuedFor(node: string, instance?: string): Promise<boolean> {
-    const rows = await this.db.select({ id: runs.id }).from(runs).where(and(eq(runs.status, 'queued'), eq(runs.node, node), forInstance(instance))).limit(1);
+    const rows = await this.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(eq(runs.status, 'queued'), eq(runs.node, node), forInstance(instance)))
+      .limit(1);
     return rows.length > 0;
   }
 
@@ -430,7 +491,10 @@ export class RunStore {
    *
    * @returns false when the run is no longer queued (cancelled meanwhile).
    */
-  async placeRouted(id: string, place: Pick<NewRunRow, 'cwd' | 'worktreeRoot' | 'branch' | 'sourceRoot'>): Promise<boolean> {
+  async placeRouted(
+    id: string,
+    place: Pick<NewRunRow, 'cwd' | 'worktreeRoot' | 'branch' | 'sourceRoot'>,
+  ): Promise<boolean> {
     const updated = await this.db
       .update(runs)
       .set({ ...place, launch: sql`${runs.launch} - 'route'` as unknown as QueuedLaunchJson })
@@ -447,7 +511,14 @@ export class RunStore {
    *
    * @returns the outcome delivery, or null when the run was no longer queued.
    */
-  async refuseQueued(id: string, reason: string, errorMessage: string, outcome: NewDelivery, now: Date, status: 'failed' | 'interrupted' = 'failed'): Promise<DeliveryRow | null> {
+  async refuseQueued(
+    id: string,
+    reason: string,
+    errorMessage: string,
+    outcome: NewDelivery,
+    now: Date,
+    status: 'failed' | 'interrupted' = 'failed',
+  ): Promise<DeliveryRow | null> {
     return this.db.transaction(async (tx) => {
       const ended = await tx
         .update(runs)
@@ -479,14 +550,17 @@ export class RunStore {
    *   through); the others are not started here but keep their place in line.
    * @returns the claimed runs, each with its `launch`.
    */
-  async claimQueued(limits: ActiveLimits, supervisor: string, node?: string, instance?: string, only?: readonly string[]): Promise<RunRow[]> {
+  async claimQueued(
+    limits: ActiveLimits,
+    supervisor: string,
+    node?: string,
+    instance?: string,
+    only?: readonly string[],
+  ): Promise<RunRow[]> {
     const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LAUNCH_LOCK_KEY})`);
-      const active = await tx
-        .select({ worktreeRoot: runs.worktreeRoot, node: runs.node })
-        .from(runs)
-        .where(IS_ACTIVE);
+      const active = await tx.select({ worktreeRoot: runs.worktreeRoot, node: runs.node }).from(runs).where(IS_ACTIVE);
       // Only runs queued for this node, or (without a node) on this host: their cwd, worktree and
       // attachments are there (a fleet shares the database, not the disks).
       const host = supervisor.slice(0, supervisor.lastIndexOf(':') + 1);
@@ -494,7 +568,13 @@ export class RunStore {
       const queued = await tx
         .select()
         .from(runs)
-        .where(and(IS_QUEUED, node ? sql`((${runs.node} = ${node} and ${forInstance(instance)}) or ${here})` : here, sql`not (coalesce(${runs.launch}, '{}'::jsonb) ? 'route')`))
+        .where(
+          and(
+            IS_QUEUED,
+            node ? sql`((${runs.node} = ${node} and ${forInstance(instance)}) or ${here})` : here,
+            sql`not (coalesce(${runs.launch}, '{}'::jsonb) ? 'route')`,
+          ),
+        )
         .orderBy(runs.createdAt);
       const busyRoots = new Set(active.map((a) => a.worktreeRoot));
       let count = node ? active.filter((a) => a.node === node || a.node === null).length : active.length;
@@ -535,7 +615,12 @@ export class RunStore {
    *
    * @returns the outcome delivery, or null when the run was no longer queued (it started or ended meanwhile).
    */
-  async cancelQueued(id: string, reason: 'owner_cancel' | 'stop', outcome: NewDelivery, now: Date): Promise<DeliveryRow | null> {
+  async cancelQueued(
+    id: string,
+    reason: 'owner_cancel' | 'stop',
+    outcome: NewDelivery,
+    now: Date,
+  ): Promise<DeliveryRow | null> {
     return this.db.transaction(async (tx) => {
       const ended = await tx
         .update(runs)
@@ -576,7 +661,13 @@ export class RunStore {
     const rows = await this.db
       .select({ id: runs.id, reason: runs.cancelRequested })
       .from(runs)
-      .where(and(inArray(runs.id, [...ids]), inArray(runs.status, [...ACTIVE_RUN_STATUSES]), sql`${runs.cancelRequested} is not null`));
+      .where(
+        and(
+          inArray(runs.id, [...ids]),
+          inArray(runs.status, [...ACTIVE_RUN_STATUSES]),
+          sql`${runs.cancelRequested} is not null`,
+        ),
+      );
     return rows.map((r) => ({ id: r.id, reason: r.reason === 'stop' ? 'stop' : 'owner_cancel' }));
   }
 
@@ -609,7 +700,14 @@ export class RunStore {
     return this.db
       .select()
       .from(runs)
-      .where(and(eq(runs.status, 'interrupted'), eq(runs.reason, 'node_lost'), sql`starts_with(${runs.supervisor}, ${`${host}:`})`, sql`${runs.endedAt} >= ${since.toISOString()}::timestamptz`));
+      .where(
+        and(
+          eq(runs.status, 'interrupted'),
+          eq(runs.reason, 'node_lost'),
+          sql`starts_with(${runs.supervisor}, ${`${host}:`})`,
+          sql`${runs.endedAt} >= ${since.toISOString()}::timestamptz`,
+        ),
+      );
   }
 
   /** Flags that a run's event spool stopped at its cap. */
@@ -619,7 +717,10 @@ export class RunStore {
 
   /** Stores the vendor's session id as soon as the stream reveals it. */
   async setVendorSession(id: RunId, vendorSessionId: string): Promise<void> {
-    await this.db.update(runs).set({ vendorSessionId: storableText(vendorSessionId) }).where(eq(runs.id, id));
+    await this.db
+      .update(runs)
+      .set({ vendorSessionId: storableText(vendorSessionId) })
+      .where(eq(runs.id, id));
   }
 
   /**
@@ -657,12 +758,17 @@ export class RunStore {
     return this.db
       .select()
       .from(runs)
-      .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), sql`starts_with(${runs.supervisor}, ${supervisorPrefix})`));
+      .where(
+        and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), sql`starts_with(${runs.supervisor}, ${supervisorPrefix})`),
+      );
   }
 
   /** Counts for doctor and `/runs`: active runs, pending deliveries, dead letters. */
   async counts(): Promise<{ active: number; pendingDeliveries: number; deadLetters: number }> {
-    const [active] = await this.db.select({ n: sql<number>`count(*)::int` }).from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
+    const [active] = await this.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(runs)
+      .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]));
     const byStatus = await this.db
       .select({ status: deliveries.status, n: sql<number>`count(*)::int` })
       .from(deliveries)
@@ -674,12 +780,21 @@ export class RunStore {
 
   /** Dead-lettered deliveries, newest first. */
   async deadLetters(limit: number): Promise<DeliveryRow[]> {
-    return this.db.select().from(deliveries).where(eq(deliveries.status, 'dead')).orderBy(desc(deliveries.createdAt)).limit(limit);
+    return this.db
+      .select()
+      .from(deliveries)
+      .where(eq(deliveries.status, 'dead'))
+      .orderBy(desc(deliveries.createdAt))
+      .limit(limit);
   }
 
   /** All active runs, oldest first. */
   async activeRuns(): Promise<RunRow[]> {
-    return this.db.select().from(runs).where(inArray(runs.status, [...ACTIVE_RUN_STATUSES])).orderBy(runs.createdAt);
+    return this.db
+      .select()
+      .from(runs)
+      .where(inArray(runs.status, [...ACTIVE_RUN_STATUSES]))
+      .orderBy(runs.createdAt);
   }
 
   /**
@@ -705,7 +820,12 @@ export class RunStore {
       await tx
         .update(deliveries)
         .set({ nextAttemptAt: leaseUntil })
-        .where(inArray(deliveries.id, due.map((d) => d.id)));
+        .where(
+          inArray(
+            deliveries.id,
+            due.map((d) => d.id),
+          ),
+        );
       return due.map((d) => ({ ...d, nextAttemptAt: leaseUntil }));
     });
   }
@@ -722,7 +842,14 @@ export class RunStore {
     const [claimed] = await this.db
       .update(deliveries)
       .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
-      .where(and(eq(deliveries.id, row.id), eq(deliveries.status, 'pending'), eq(deliveries.nextAttemptAt, row.nextAttemptAt), NO_EARLIER_PENDING))
+      .where(
+        and(
+          eq(deliveries.id, row.id),
+          eq(deliveries.status, 'pending'),
+          eq(deliveries.nextAttemptAt, row.nextAttemptAt),
+          NO_EARLIER_PENDING,
+        ),
+      )
       .returning();
     return claimed;
   }
@@ -762,7 +889,12 @@ export class RunStore {
   async redeliver(id: number, now: Date): Promise<DeliveryRow | undefined> {
     const [row] = await this.db
       .update(deliveries)
-      .set({ status: 'pending', attempts: 0, lastError: null, nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS) })
+      .set({
+        status: 'pending',
+        attempts: 0,
+        lastError: null,
+        nextAttemptAt: new Date(now.getTime() + INLINE_LEASE_MS),
+      })
       .where(and(eq(deliveries.id, id), eq(deliveries.status, 'dead')))
       .returning();
     return row;
@@ -795,13 +927,22 @@ export class RunStore {
    *   written without a node: a fleet shares the database, not the disks the worktrees are on.
    */
   async runsWithWorktree(node?: { name: string; host: string }): Promise<RunRow[]> {
-    const mine = node ? sql`(${runs.node} = ${node.name} or (${runs.node} is null and starts_with(${runs.supervisor}, ${`${node.host}:`})))` : undefined;
-    return this.db.select().from(runs).where(and(isNotNull(runs.branch), isNull(runs.worktreeRemovedAt), mine)).orderBy(desc(runs.createdAt));
+    const mine = node
+      ? sql`(${runs.node} = ${node.name} or (${runs.node} is null and starts_with(${runs.supervisor}, ${`${node.host}:`})))`
+      : undefined;
+    return this.db
+      .select()
+      .from(runs)
+      .where(and(isNotNull(runs.branch), isNull(runs.worktreeRemovedAt), mine))
+      .orderBy(desc(runs.createdAt));
   }
 
   /** Records that the worktree at `worktreeRoot` is gone, on every run that shared it (resumes do). */
   async markWorktreeRemoved(worktreeRoot: string, at: Date): Promise<void> {
-    await this.db.update(runs).set({ worktreeRemovedAt: at }).where(and(eq(runs.worktreeRoot, worktreeRoot), isNotNull(runs.branch), isNull(runs.worktreeRemovedAt)));
+    await this.db
+      .update(runs)
+      .set({ worktreeRemovedAt: at })
+      .where(and(eq(runs.worktreeRoot, worktreeRoot), isNotNull(runs.branch), isNull(runs.worktreeRemovedAt)));
   }
 
   /** The most recent runs, newest first. */
@@ -884,7 +1025,13 @@ export class RunStore {
    * @returns `laterPendingInRun`: when `done`, whether a later delivery of the same run is still
    *   pending (false when not done or not a run's delivery).
    */
-  async recordPartsSent(delivery: DeliveryRow, partsDelivered: number, messageIds: string[], done: boolean, now: Date): Promise<{ laterPendingInRun: boolean }> {
+  async recordPartsSent(
+    delivery: DeliveryRow,
+    partsDelivered: number,
+    messageIds: string[],
+    done: boolean,
+    now: Date,
+  ): Promise<{ laterPendingInRun: boolean }> {
     const laterPendingInRun = await this.partsSent.submit({
       id: delivery.id,
       parts: partsDelivered,
@@ -949,7 +1096,13 @@ export class RunStore {
       await tx
         .update(deliveries)
         .set({ target: sql`jsonb_set(${deliveries.target}, '{chatId}', to_jsonb(${toChatId}::text))` })
-        .where(and(eq(deliveries.status, 'pending'), sql`${deliveries.target}->>'platform' = ${platform}`, sql`${deliveries.target}->>'chatId' = ${fromChatId}`));
+        .where(
+          and(
+            eq(deliveries.status, 'pending'),
+            sql`${deliveries.target}->>'platform' = ${platform}`,
+            sql`${deliveries.target}->>'chatId' = ${fromChatId}`,
+          ),
+        );
       await tx
         .update(runs)
         .set({ origin: sql`jsonb_set(${runs.origin}, '{chatId}', to_jsonb(${toChatId}::text))` })
@@ -966,12 +1119,18 @@ export class RunStore {
 
   /** Stores the re-splits of a delivery (see `deliveries.reshapes`). */
   async recordReshapes(id: number, reshapes: readonly ReshapeJson[]): Promise<void> {
-    await this.db.update(deliveries).set({ reshapes: [...reshapes] }).where(eq(deliveries.id, id));
+    await this.db
+      .update(deliveries)
+      .set({ reshapes: [...reshapes] })
+      .where(eq(deliveries.id, id));
   }
 
   /** Records the delivery's files, e.g. one the platform refused for good (`refused: true`). */
   async recordDocuments(id: number, documents: readonly DocumentJson[]): Promise<void> {
-    await this.db.update(deliveries).set({ documents: [...documents] }).where(eq(deliveries.id, id));
+    await this.db
+      .update(deliveries)
+      .set({ documents: [...documents] })
+      .where(eq(deliveries.id, id));
   }
 
   /** Records a failed attempt; the row stays `pending` until `nextAttemptAt`, or goes `dead`. */
@@ -1073,7 +1232,9 @@ async function partsSentStatement(db: Pick<Db, 'execute'>, batch: readonly Parts
     select i.done and i.run_id is not null
            and exists (select 1 from deliveries later where later.run_id = i.run_id and later.id > i.id and later.status = 'pending') as later_pending
     from input i order by i.ord`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: { later_pending: boolean }[] }).rows) as { later_pending: boolean }[];
+  const rows = (Array.isArray(result) ? result : (result as { rows: { later_pending: boolean }[] }).rows) as {
+    later_pending: boolean;
+  }[];
   return rows.map((row) => row.later_pending === true);
 }
 
@@ -1102,7 +1263,8 @@ interface PartsSent {
 function isStatementError(err: unknown): boolean {
   for (let current: unknown = err, depth = 0; current && depth < 4; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && (/^2[23][0-9A-Z]{3}$/.test(code) || code === '40P01' || code === '40001')) return true;
+    if (typeof code === 'string' && (/^2[23][0-9A-Z]{3}$/.test(code) || code === '40P01' || code === '40001'))
+      return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
@@ -1112,7 +1274,10 @@ function isStatementError(err: unknown): boolean {
 function isUniqueViolation(err: unknown, constraint: string): boolean {
   for (let current: unknown = err, depth = 0; current && depth < 4; depth++) {
     const candidate = current as { code?: unknown; constraint_name?: unknown; constraint?: unknown; cause?: unknown };
-    if (candidate.code === '23505' && (candidate.constraint_name === constraint || candidate.constraint === constraint)) {
+    if (
+      candidate.code === '23505' &&
+      (candidate.constraint_name === constraint || candidate.constraint === constraint)
+    ) {
       return true;
     }
     current = candidate.cause;
@@ -1129,7 +1294,13 @@ async function markInboundHandled(tx: Pick<Db, 'update'>, inbound: InboundKey): 
   const marked = await tx
     .update(inboundEvents)
     .set({ state: 'handled', payload: null })
-    .where(and(eq(inboundEvents.platform, inbound.platform), eq(inboundEvents.dedupeKey, inbound.dedupeKey), sql`${inboundEvents.state} <> 'handled'`))
+    .where(
+      and(
+        eq(inboundEvents.platform, inbound.platform),
+        eq(inboundEvents.dedupeKey, inbound.dedupeKey),
+        sql`${inboundEvents.state} <> 'handled'`,
+      ),
+    )
     .returning({ key: inboundEvents.dedupeKey });
   if (marked.length === 0) throw new BatonError('duplicate_inbound', 'This message was already acted on.');
 }

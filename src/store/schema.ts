@@ -60,8 +60,6 @@ export interface OriginJson {
   node?: string;
 }
 
-
-
 /** Per-run options the owner asked for. */
 export interface RunOptionsJson {
   model?: string;
@@ -131,7 +129,6 @@ export interface DocumentJson {
 
 /** Messages a body may take before it goes as its first part plus `result.md` (about three chat messages). */
 export const LONG_BODY_PARTS = 3;
-
 
 /** Where a delivery goes: a chat, optionally a thread, optionally as a reply. */
 export interface DeliveryTargetJson {
@@ -208,9 +205,7 @@ export const runs = pgTable(
   (t) => [
     // The lock domain: at most one active run per worktree root, enforced
     // by the database so two launches racing from two processes can never both pass.
-    uniqueIndex('runs_one_active_per_worktree')
-      .on(t.worktreeRoot)
-      .where(sql`${t.status} in ('starting', 'running')`),
+    uniqueIndex('runs_one_active_per_worktree').on(t.worktreeRoot).where(sql`${t.status} in ('starting', 'running')`),
     index('runs_created_at').on(t.createdAt),
     index('runs_active').on(t.status).where(sql`${t.status} in ('starting', 'running')`),
     // What a launch reads under the launch lock, and what a run's end looks for: the
@@ -384,7 +379,10 @@ export const approvals = pgTable(
     /** `platform:user id` of who pressed, `baton` for a timeout or a closed run, `rule:<approval id>` for an earlier "Allow for this run". */
     decidedBy: text('decided_by'),
   },
-  (t) => [uniqueIndex('approvals_request').on(t.runId, t.requestId), index('approvals_open').on(t.runId).where(sql`${t.decision} is null`)],
+  (t) => [
+    uniqueIndex('approvals_request').on(t.runId, t.requestId),
+    index('approvals_open').on(t.runId).where(sql`${t.decision} is null`),
+  ],
 );
 
 export type RunRow = typeof runs.$inferSelect;

@@ -5,7 +5,16 @@
 import type { VendorName } from '../core/vendor-name.js';
 
 /** Run statuses: `starting` and `running` are active, `queued` waits for its turn, the rest terminal. */
-export const RUN_STATUSES = ['starting', 'running', 'completed', 'failed', 'blocked', 'cancelled', 'interrupted', 'queued'] as const;
+export const RUN_STATUSES = [
+  'starting',
+  'running',
+  'completed',
+  'failed',
+  'blocked',
+  'cancelled',
+  'interrupted',
+  'queued',
+] as const;
 
 /** One of {@link RUN_STATUSES}. */
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -80,9 +89,10 @@ export interface LiveFacts {
  */
 export interface OutcomeFacts {
   /** `options.approve`: the run's tool calls were approved in the chat, which changes the denial advice. */
-  run: Pick<RunFacts, 'id' | 'vendor' | 'cwd' | 'createdAt'> & Partial<Pick<RunFacts, 'node' | 'origin'>> & {
-    options?: { approve?: boolean };
-  };
+  run: Pick<RunFacts, 'id' | 'vendor' | 'cwd' | 'createdAt'> &
+    Partial<Pick<RunFacts, 'node' | 'origin'>> & {
+      options?: { approve?: boolean };
+    };
   status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
   reason: string | null;
   endedAt: Date;

@@ -11,13 +11,15 @@
  * Discord, then shows the text as it was.
  */
 export function escapeMarkdown(text: string): string {
-  return text
-    // Four spaces (or a tab) before a line would make it a code block: keep three.
-    .replace(/^[ \t]{4,}|^\t+/gm, '   ')
-    .replace(/[\\`*~|[\]<>&]/g, '\\$&')
-    .replace(/(^|[^A-Za-z0-9])_|_(?=[^A-Za-z0-9]|$)/g, (match) => match.replace('_', '\\_'))
-    .replace(/^(\s*)([-+#=])/gm, '$1\\$2')
-    .replace(/^(\s*\d+)([.)])/gm, '$1\\$2');
+  return (
+    text
+      // Four spaces (or a tab) before a line would make it a code block: keep three.
+      .replace(/^[ \t]{4,}|^\t+/gm, '   ')
+      .replace(/[\\`*~|[\]<>&]/g, '\\$&')
+      .replace(/(^|[^A-Za-z0-9])_|_(?=[^A-Za-z0-9]|$)/g, (match) => match.replace('_', '\\_'))
+      .replace(/^(\s*)([-+#=])/gm, '$1\\$2')
+      .replace(/^(\s*\d+)([.)])/gm, '$1\\$2')
+  );
 }
 
 /** `text` as inline code: literal everywhere; a backtick in it widens the fence (CommonMark). */

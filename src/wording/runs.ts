@@ -38,7 +38,10 @@ export function startedText(
  * codex · /path`, from its `started` text.
  */
 export function queuedText(startedBody: string, place: { behind: string; ahead: number }): string {
-  return startedBody.replace('] started · ', `] queued behind ${place.behind}, ${place.ahead} ahead · `) + '\nIt starts by itself when its turn comes; /cancel to drop it.';
+  return (
+    startedBody.replace('] started · ', `] queued behind ${place.behind}, ${place.ahead} ahead · `) +
+    '\nIt starts by itself when its turn comes; /cancel to drop it.'
+  );
 }
 
 /** Tasks from this many characters on have their length stated in the `started` message. */
@@ -59,7 +62,14 @@ const LAST_MESSAGE_CHARS = 600;
  * refused its writes never reads as done in silence.
  */
 export function outcomeText(facts: OutcomeFacts): string {
-  return [outcomeBody(facts), facts.streamNote && md(facts.streamNote), facts.instructionsNote && md(facts.instructionsNote), facts.processNote && md(facts.processNote)].filter(Boolean).join('\n');
+  return [
+    outcomeBody(facts),
+    facts.streamNote && md(facts.streamNote),
+    facts.instructionsNote && md(facts.instructionsNote),
+    facts.processNote && md(facts.processNote),
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 function outcomeBody(facts: OutcomeFacts): string {
@@ -103,7 +113,8 @@ function outcomeBody(facts: OutcomeFacts): string {
       if (tail) lines.push(`Diagnostics:\n${codeBlock(tail.slice(-DIAGNOSTICS_TAIL_CHARS))}`);
       if (facts.diff) lines.push(diffText(facts.diff));
       // A CLI that is not logged in has no session worth resuming: the fix is to log it in.
-      if (facts.reason !== 'not_logged_in') lines.push(facts.resumeCommand ? `Resume: ${codeSpan(facts.resumeCommand)}` : 'Not resumable.');
+      if (facts.reason !== 'not_logged_in')
+        lines.push(facts.resumeCommand ? `Resume: ${codeSpan(facts.resumeCommand)}` : 'Not resumable.');
       lines.push(GIT_STATUS_ADVICE);
       return lines.join('\n');
     }
@@ -115,14 +126,24 @@ function outcomeBody(facts: OutcomeFacts): string {
  * why the patch is not attached.
  */
 export function diffText(diff: OutcomeDiff): string {
-  const where = diff.patchFilename ? ` (full diff in ${md(diff.patchFilename)})` : diff.patchMissing ? ` (${md(diff.patchMissing)})` : '';
+  const where = diff.patchFilename
+    ? ` (full diff in ${md(diff.patchFilename)})`
+    : diff.patchMissing
+      ? ` (${md(diff.patchMissing)})`
+      : '';
   const lines = [`Changes${where}:\n${codeBlock(diff.stat)}`];
   if (diff.leftOut?.length) {
-    const why = { ignored_before: 'ignored before the run', secret_name: 'a secret file name', secret_content: 'looks like it holds a secret' } as const;
+    const why = {
+      ignored_before: 'ignored before the run',
+      secret_name: 'a secret file name',
+      secret_content: 'looks like it holds a secret',
+    } as const;
     // A file name is the repository's text: control and format characters are shown escaped.
     const shown = diff.leftOut.slice(0, LEFT_OUT_SHOWN).map((f) => `${visiblePath(f.path)} (${why[f.why]})`);
     const more = diff.leftOut.length > LEFT_OUT_SHOWN ? [`… and ${diff.leftOut.length - LEFT_OUT_SHOWN} more`] : [];
-    lines.push(`Left out of the patch:\n${codeBlock([...shown, ...more].join('\n'))}${diff.includeCommand ? `\nTo get them, on the machine: ${codeSpan(diff.includeCommand)}` : ''}`);
+    lines.push(
+      `Left out of the patch:\n${codeBlock([...shown, ...more].join('\n'))}${diff.includeCommand ? `\nTo get them, on the machine: ${codeSpan(diff.includeCommand)}` : ''}`,
+    );
   }
   return lines.join('\n');
 }
@@ -151,7 +172,9 @@ export function deniedCount(count: number): string {
  * The mode names are claude's `--permission-mode` values (claude 2.1.197 and 2.1.332).
  */
 export function denialsText(denials: readonly DenialJson[], approvals = false): string {
-  const listed = denials.slice(0, MAX_LISTED_DENIALS).map((d) => `- ${md(d.tool)}${d.detail ? `: ${codeSpan(d.detail)}` : ''}`);
+  const listed = denials
+    .slice(0, MAX_LISTED_DENIALS)
+    .map((d) => `- ${md(d.tool)}${d.detail ? `: ${codeSpan(d.detail)}` : ''}`);
   const more = denials.length > MAX_LISTED_DENIALS ? [`- and ${denials.length - MAX_LISTED_DENIALS} more`] : [];
   return [
     denials.length === 1
@@ -191,7 +214,6 @@ export function formatUsd(usd: number): string {
   return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
 }
 
-
 /** Most changed file names a `progress` run's status lists. */
 const LISTED_FILES = 10;
 
@@ -209,14 +231,17 @@ export function statusText(facts: StatusFacts): string {
   const head = ended && facts.reason ? `${facts.status} (${facts.reason})` : facts.status;
   const fields = [head, formatDurationMs(facts.elapsedMs)];
   if (!ended && live?.step) fields.push(`step: ${live.step}`);
-  if (files.length > 0) fields.push(`${files.length.toLocaleString('en-US')} file${files.length === 1 ? '' : 's'} changed`);
+  if (files.length > 0)
+    fields.push(`${files.length.toLocaleString('en-US')} file${files.length === 1 ? '' : 's'} changed`);
   if (ended && facts.usage) fields.push(formatTokens(facts.usage));
   else if (live && live.tokens > 0) fields.push(`${live.tokens.toLocaleString('en-US')} tokens`);
   const lines = [fields.join(' · ')];
   if (facts.detail && live) {
-    if (live.recentSteps.length > 0) lines.push(...(ended ? ['last steps:'] : ['recent steps:']), ...live.recentSteps.map((s) => `- ${s}`));
+    if (live.recentSteps.length > 0)
+      lines.push(...(ended ? ['last steps:'] : ['recent steps:']), ...live.recentSteps.map((s) => `- ${s}`));
     if (files.length > 0) {
-      const more = files.length > LISTED_FILES ? ` and ${(files.length - LISTED_FILES).toLocaleString('en-US')} more` : '';
+      const more =
+        files.length > LISTED_FILES ? ` and ${(files.length - LISTED_FILES).toLocaleString('en-US')} more` : '';
       lines.push(`files: ${files.slice(0, LISTED_FILES).join(', ')}${more}`);
     }
   }

@@ -26,23 +26,30 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-
-
 async function settleWithin(promise: Promise<unknown>, ms: number): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), ms)));
   try {
-    return await Promise.race([promise.then((v) => v, (e: unknown) => e), late]);
+    return await Promise.race([
+      promise.then(
+        (v) => v,
+        (e: unknown) => e,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-describe('runGit time limit with a descendant holding git\'s output', () => {
+describe("runGit time limit with a descendant holding git's output", () => {
   it('fails at the limit when git hangs and a child of it holds stdout', async () => {
     const pidFile = join(dir, 'hang.pid');
     const path = fakeGit(dir, 'hang', `sleep 60 & echo $! > ${pidFile}\nwait`);
-    const outcome = await settleWithin(runGit(['status'], { cwd: dir, path, timeoutMs: 1_000, filterOverrides: {} }), 8_000);
+    const outcome = await settleWithin(
+      runGit(['status'], { cwd: dir, path, timeoutMs: 1_000, filterOverrides: {} }),
+      8_000,
+    );
     const child = Number(readFileSync(pidFile, 'utf8').trim());
     pids.push(child);
     expect(isBatonError(outcome, 'git_failed') ? 'git_failed' : outcome).toBe('git_failed');
@@ -55,7 +62,10 @@ describe('runGit time limit with a descendant holding git\'s output', () => {
   it('fails at the limit when git exited and a background child still holds stdout', async () => {
     const pidFile = join(dir, 'bg.pid');
     const path = fakeGit(dir, 'bg', `sleep 60 & echo $! > ${pidFile}\necho done`);
-    const outcome = await settleWithin(runGit(['status'], { cwd: dir, path, timeoutMs: 1_000, filterOverrides: {} }), 8_000);
+    const outcome = await settleWithin(
+      runGit(['status'], { cwd: dir, path, timeoutMs: 1_000, filterOverrides: {} }),
+      8_000,
+    );
     pids.push(Number(readFileSync(pidFile, 'utf8').trim()));
     expect(isBatonError(outcome, 'git_failed') ? 'git_failed' : outcome).toBe('git_failed');
   });

@@ -30,7 +30,12 @@ describe('runGit with an output too large for a string', () => {
     process.prependListener('uncaughtException', onUncaught);
     try {
       const outcome = await Promise.race([
-        runGit(['diff', '--no-ext-diff', '--no-textconv'], { cwd: dir, path: `${bin}:/usr/bin:/bin`, maxBufferBytes: 2 * bytes, filterOverrides: {} }).then(
+        runGit(['diff', '--no-ext-diff', '--no-textconv'], {
+          cwd: dir,
+          path: `${bin}:/usr/bin:/bin`,
+          maxBufferBytes: 2 * bytes,
+          filterOverrides: {},
+        }).then(
           () => 'resolved',
           (e: unknown) => e,
         ),

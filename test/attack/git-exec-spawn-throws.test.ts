@@ -29,6 +29,8 @@ describe('runGit when spawn itself throws', () => {
   });
 
   it('an argument list over the kernel limit is git_failed', async () => {
-    expect(await codeOf(runGit(['check-ignore', 'x'.repeat(4 * 1024 * 1024)], { cwd: dir, filterOverrides: {} }))).toBe('git_failed');
+    expect(await codeOf(runGit(['check-ignore', 'x'.repeat(4 * 1024 * 1024)], { cwd: dir, filterOverrides: {} }))).toBe(
+      'git_failed',
+    );
   });
 });

@@ -25,7 +25,11 @@ describe('runGit and a filter driver named with "="', () => {
     execFileSync('git', ['config', 'filter.x=y.clean', script], { cwd: repo });
     writeFileSync(join(repo, '.gitattributes'), '* filter=x=y\n');
     writeFileSync(join(repo, 'a.txt'), 'hi\n');
-    await runGit(['add', '-A'], { cwd: repo, env: { GIT_INDEX_FILE: join(base, 'private.index') }, allowFailure: true });
+    await runGit(['add', '-A'], {
+      cwd: repo,
+      env: { GIT_INDEX_FILE: join(base, 'private.index') },
+      allowFailure: true,
+    });
     expect(existsSync(mark)).toBe(false);
   });
 });

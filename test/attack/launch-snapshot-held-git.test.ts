@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 describe(`a run that never spawns does not wait for its begun snapshot (${testEngine})`, () => {
-  it('reports the failure while the snapshot\'s git still runs, and removes the index once it ended', async () => {
+  it("reports the failure while the snapshot's git still runs, and removes the index once it ended", async () => {
     const cwd = await repository('repo-never-spawned');
     const run = await insertRun(h, cwd);
     const runId = run.id as RunId;
@@ -66,22 +66,34 @@ describe(`a run that never spawns does not wait for its begun snapshot (${testEn
       h.supervisor.beginLaunchSnapshot(runId, cwd);
       // claude is not installed in this harness: vendor_missing before any spawn.
       h.supervisor.start({ ...run, vendor: 'claude' }, { prompt: 'p' }, 60_000);
-      await waitFor(async () => (await h.store.getRun(runId))?.status === 'failed', 'the failure to be recorded while git is held', 30_000);
+      await waitFor(
+        async () => (await h.store.getRun(runId))?.status === 'failed',
+        'the failure to be recorded while git is held',
+        30_000,
+      );
       // Recorded while the snapshot's add still waits (or has not even started): it has not ended.
-      const ended = existsSync(git.log) && readFileSync(git.log, 'utf8').split('\n').some((line) => line.startsWith('done ') && line.includes('add -A'));
+      const ended =
+        existsSync(git.log) &&
+        readFileSync(git.log, 'utf8')
+          .split('\n')
+          .some((line) => line.startsWith('done ') && line.includes('add -A'));
       expect(ended).toBe(false);
     } finally {
       await rm(git.hold, { force: true });
     }
     await h.supervisor.idle();
-    await waitFor(() => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)), 'the begun snapshot\'s index to go', 10_000);
+    await waitFor(
+      () => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)),
+      "the begun snapshot's index to go",
+      10_000,
+    );
     expect(existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start))).toBe(false);
   }, 60_000);
 });
 
 // Last: it shuts the harness's supervisor down.
 describe(`a launch that was not created leaves no run directory at shutdown (${testEngine})`, () => {
-  it('removes the run directory before the launch answers, while the snapshot\'s git still runs', async () => {
+  it("removes the run directory before the launch answers, while the snapshot's git still runs", async () => {
     const cwd = await repository('repo-not-created');
     // Another process answered the same event meanwhile: the transaction fails after its read.
     const undo = answerInboundElsewhere(h);
@@ -97,7 +109,11 @@ describe(`a launch that was not created leaves no run directory at shutdown (${t
       expect(result.kind).toBe('duplicate');
       expect(ids).toHaveLength(1);
       // The service stops once the snapshot's git add runs (held).
-      const addStarted = (): boolean => existsSync(git.log) && readFileSync(git.log, 'utf8').split('\n').some((line) => line.startsWith('git ') && line.includes('add -A'));
+      const addStarted = (): boolean =>
+        existsSync(git.log) &&
+        readFileSync(git.log, 'utf8')
+          .split('\n')
+          .some((line) => line.startsWith('git ') && line.includes('add -A'));
       for (let i = 0; i < 500 && !addStarted(); i++) await new Promise((r) => setTimeout(r, 20));
       expect(addStarted()).toBe(true);
       await h.supervisor.shutdown();

@@ -53,11 +53,12 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
     await created?.drop();
   });
 
-  it('does not keep the first try\'s snapshot for a run the second try queued', async () => {
+  it("does not keep the first try's snapshot for a run the second try queued", async () => {
     const repo = async (name: string): Promise<string> => {
       const cwd = join(h.root, name);
       await mkdir(cwd, { recursive: true });
-      const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd });
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd });
       git('init', '-q');
       await writeFile(join(cwd, 'kept.txt'), 'kept\n');
       git('add', '-A');
@@ -79,12 +80,14 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
     // transaction's writes wait after its read found the worktree free (and the snapshot began).
     h.store.createRun = (async (...args: Parameters<typeof createRun>) => {
       const locked = new Promise<void>((resolveLocked) => {
-        holder = control.begin(async (tx) => {
-          await tx`select 1 from inbound_events where dedupe_key = ${message.dedupeKey} for update`;
-          resolveLocked();
-          await new Promise<void>((r) => (release = r));
-          throw new Error('roll back');
-        }).catch(() => {});
+        holder = control
+          .begin(async (tx) => {
+            await tx`select 1 from inbound_events where dedupe_key = ${message.dedupeKey} for update`;
+            resolveLocked();
+            await new Promise<void>((r) => (release = r));
+            throw new Error('roll back');
+          })
+          .catch(() => {});
       });
       await locked;
       return createRun(...args);
@@ -100,12 +103,34 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
         // Another launch for the same worktree waits for the launch lock…
         const now = new Date();
         rivalCreated = new RunStore(other.db).createRun(
-          { id: rival, vendor: 'codex', status: 'starting', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '77' }, supervisor: 'elsewhere:1', createdAt: now },
-          { runId: rival, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${rival}] started` },
+          {
+            id: rival,
+            vendor: 'codex',
+            status: 'starting',
+            task: 't',
+            cwd,
+            worktreeRoot: cwd,
+            options: { timeoutMinutes: 1, progress: false },
+            origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '77' },
+            supervisor: 'elsewhere:1',
+            createdAt: now,
+          },
+          {
+            runId: rival,
+            kind: 'started',
+            target: { platform: 'telegram', chatId: '1' },
+            body: `[run ${rival}] started`,
+          },
           10,
           now,
         );
-        await waitFor(async () => (await watcher`select 1 from pg_locks where locktype = 'advisory' and not granted and objid = ${LAUNCH_LOCK_KEY}`).length > 0, 'the rival to wait for the lock');
+        await waitFor(
+          async () =>
+            (
+              await watcher`select 1 from pg_locks where locktype = 'advisory' and not granted and objid = ${LAUNCH_LOCK_KEY}`
+            ).length > 0,
+          'the rival to wait for the lock',
+        );
         // …a migration by another process widens a column the launch's insert returns…
         const migrator = postgres(created.url, { max: 1, onnotice: () => {} });
         await migrator.unsafe('alter table deliveries alter column attempts type bigint');

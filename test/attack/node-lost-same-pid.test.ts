@@ -33,7 +33,14 @@ describe('node loss after a restart under the same pid', () => {
     await database.db.execute(
       sql`insert into nodes (instance, name, host, pid, roots, started_at, heartbeat_at) values (${`${host}:${process.pid}:deadbeef`}, 'alpha', ${host}, ${process.pid}, '[]'::jsonb, now() - interval '1 hour', now() - interval '1 hour')`,
     );
-    const registry = new NodeRegistry({ db: database.db, name: 'alpha', roots: [], heartbeatMs: 50, deadAfterMs: 200, logger });
+    const registry = new NodeRegistry({
+      db: database.db,
+      name: 'alpha',
+      roots: [],
+      heartbeatMs: 50,
+      deadAfterMs: 200,
+      logger,
+    });
     await registry.start();
     // A run this (new) process supervises right now.
     const runId = newRunId();
@@ -50,7 +57,12 @@ describe('node loss after a restart under the same pid', () => {
       supervisor: `${host}:${process.pid}`,
       createdAt: now,
     } as NewRunRow & { id: RunId };
-    await store.createRun(run, { runId, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' }, 5, now);
+    await store.createRun(
+      run,
+      { runId, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' },
+      5,
+      now,
+    );
     await sleep(400); // past deadAfter + heartbeat since this registry started
     await reconcileLostNodes({ registry, store, clock: systemClock, logger, vendors: new Map() });
     await registry.stop();

@@ -20,7 +20,14 @@ afterAll(async () => database?.dispose());
 describe('a node’s roots in the fleet', () => {
   it('follow the live config on the next heartbeat', async () => {
     let roots: readonly string[] = ['/srv/one'];
-    const gamma = new NodeRegistry({ db: database.db, name: 'gamma-live-roots', roots: () => roots, heartbeatMs: 50, deadAfterMs: 60_000, logger: silentLogger() });
+    const gamma = new NodeRegistry({
+      db: database.db,
+      name: 'gamma-live-roots',
+      roots: () => roots,
+      heartbeatMs: 50,
+      deadAfterMs: 60_000,
+      logger: silentLogger(),
+    });
     await gamma.start();
     try {
       const rootsOfGamma = async () => (await gamma.list()).find((n) => n.name === 'gamma-live-roots')?.roots;

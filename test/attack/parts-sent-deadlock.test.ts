@@ -37,7 +37,14 @@ describe.skipIf(testEngine !== 'postgres')('recordPartsSent batch aborted as a d
       const runId = await insertCompletedRun(database.db, chat, now);
       const [row] = await database.db
         .insert(schema.deliveries)
-        .values({ runId, kind: 'outcome', target: { platform: 'telegram', chatId: chat }, body: 'b', nextAttemptAt: now, createdAt: now })
+        .values({
+          runId,
+          kind: 'outcome',
+          target: { platform: 'telegram', chatId: chat },
+          body: 'b',
+          nextAttemptAt: now,
+          createdAt: now,
+        })
         .returning();
       rows.push(row!);
     }
@@ -53,14 +60,20 @@ describe.skipIf(testEngine !== 'postgres')('recordPartsSent batch aborted as a d
     ]);
     await new Promise((r) => setTimeout(r, 300));
     // Now the other transaction wants a: a cycle. The batch, waiting longer, detects it and is aborted.
-    const second = reserved`update deliveries set attempts = attempts where id = ${a.id}`.then(() => 'ok', (err: unknown) => String(err));
+    const second = reserved`update deliveries set attempts = attempts where id = ${a.id}`.then(
+      () => 'ok',
+      (err: unknown) => String(err),
+    );
     await new Promise((r) => setTimeout(r, 1_500));
     await second;
     await reserved`commit`.catch(() => undefined);
     reserved.release();
     const results = await settled;
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
-    for (const [row, id] of [[a, 'a1'], [b, 'b1']] as const) {
+    for (const [row, id] of [
+      [a, 'a1'],
+      [b, 'b1'],
+    ] as const) {
       expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', platformMessageIds: [id] });
     }
   }, 20_000);

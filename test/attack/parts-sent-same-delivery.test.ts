@@ -28,7 +28,16 @@ describe(`recordPartsSent: two records of one delivery in one batch on ${testEng
   it('applies both, as two statements in turn would', async () => {
     const [first, row] = await database.db
       .insert(schema.deliveries)
-      .values([0, 1].map((i) => ({ runId: null, kind: 'reply' as const, target: { platform: 'telegram', chatId: '7' }, body: `b${i}`, nextAttemptAt: now, createdAt: now })))
+      .values(
+        [0, 1].map((i) => ({
+          runId: null,
+          kind: 'reply' as const,
+          target: { platform: 'telegram', chatId: '7' },
+          body: `b${i}`,
+          nextAttemptAt: now,
+          createdAt: now,
+        })),
+      )
       .returning();
     // The first record goes alone at once; the two of `row` queue behind it and go together.
     await Promise.all([
@@ -36,6 +45,10 @@ describe(`recordPartsSent: two records of one delivery in one batch on ${testEng
       store.recordPartsSent(row!, 1, ['a1'], false, now),
       store.recordPartsSent(row!, 2, ['a2'], true, now),
     ]);
-    expect(await store.getDelivery(row!.id)).toMatchObject({ partsDelivered: 2, platformMessageIds: ['a1', 'a2'], status: 'delivered' });
+    expect(await store.getDelivery(row!.id)).toMatchObject({
+      partsDelivered: 2,
+      platformMessageIds: ['a1', 'a2'],
+      status: 'delivered',
+    });
   });
 });

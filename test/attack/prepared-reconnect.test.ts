@@ -20,9 +20,17 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnect
   afterAll(async () => pg?.dispose());
 
   const lookup = (database: Database, id: string) =>
-    database.db.select({ id: runs.id }).from(runs).where(and(eq(runs.id, id), eq(runs.status, 'running')));
+    database.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(eq(runs.id, id), eq(runs.status, 'running')));
   const inTx = (database: Database, id: string) =>
-    database.db.transaction(async (tx) => tx.select({ id: runs.id }).from(runs).where(and(eq(runs.id, id), eq(runs.status, 'running'))));
+    database.db.transaction(async (tx) =>
+      tx
+        .select({ id: runs.id })
+        .from(runs)
+        .where(and(eq(runs.id, id), eq(runs.status, 'running'))),
+    );
   /** Runs `f` until it succeeds (a cut may fail the first try), at most 5 times. */
   const settle = async <T>(f: () => Promise<T>): Promise<T> => {
     for (let i = 0; ; i++) {
@@ -54,7 +62,10 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnect
     // Cut in the middle of a transaction's query.
     const failing = database.db
       .transaction(async (tx) => {
-        await tx.select({ id: runs.id }).from(runs).where(and(eq(runs.id, 'a'), eq(runs.status, 'running')));
+        await tx
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(eq(runs.id, 'a'), eq(runs.status, 'running')));
         await tx.execute(sql`select pg_sleep(${1})`);
       })
       .catch((err: unknown) => err);
@@ -67,13 +78,18 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnect
     // A failed transaction (its body throws after a prepared query), then the same queries.
     await expect(
       database.db.transaction(async (tx) => {
-        await tx.select({ id: runs.id }).from(runs).where(and(eq(runs.id, 'c'), eq(runs.status, 'running')));
+        await tx
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(eq(runs.id, 'c'), eq(runs.status, 'running')));
         await tx.execute(sql`select 1/0`);
       }),
     ).rejects.toThrow();
     expect(await inTx(database, 'c')).toEqual([]);
     // A query that fails at parse inside a transaction, then the same transaction's good query.
-    await expect(database.db.transaction(async (tx) => tx.execute(sql`select nope from runs where id = ${'x'}`))).rejects.toThrow();
+    await expect(
+      database.db.transaction(async (tx) => tx.execute(sql`select nope from runs where id = ${'x'}`)),
+    ).rejects.toThrow();
     expect(await inTx(database, 'd')).toEqual([]);
     // recycle(): a fresh pool, statements prepared again.
     await database.recycle();

@@ -44,7 +44,13 @@ describe('worktree retention in a fleet', () => {
     await database.db.insert(runs).values(onGamma);
     const self = { name: 'alpha', host: hostname() };
     expect((await listWorktrees(store, self)).map((w) => w.runId)).not.toContain(id);
-    const actions = await pruneWorktrees({ store, clock: systemClock, logger: silentLogger(), retentionMs: 86_400_000, node: self });
+    const actions = await pruneWorktrees({
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      retentionMs: 86_400_000,
+      node: self,
+    });
     expect(actions.map((a) => a.runId)).not.toContain(id);
     expect((await store.getRun(id))?.worktreeRemovedAt).toBeNull();
   });

@@ -32,15 +32,29 @@ describe('a queued run after its root was revoked live', () => {
   let h: TestHarness;
   beforeAll(async () => {
     h = await createHarness({
-      replaceConfig: ({ root }) => `[harness]\napproved = true\nmax_active = 1\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`,
+      replaceConfig: ({ root }) =>
+        `[harness]\napproved = true\nmax_active = 1\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`,
     });
   }, 60_000);
   afterAll(async () => h?.dispose());
 
   it('is refused at the claim (outside_workspace), never spawned in the revoked directory', async () => {
     const live: { current: BatonConfig; refresh(): Promise<void> } = { current: h.config, refresh: async () => {} };
-    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
-    const dispatcher = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, liveConfig: live });
+    const vendors = new Map<VendorName, InstalledVendor>([
+      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
+    ]);
+    const dispatcher = new Dispatcher({
+      config: h.config,
+      store: h.store,
+      outbox: h.outbox,
+      supervisor: h.supervisor,
+      clock: systemClock,
+      logger: silentLogger(),
+      vendors,
+      homeDir: join(h.dir, 'home'),
+      runsDir: h.runsDir,
+      liveConfig: live,
+    });
     const kept = join(h.root, 'kept');
     const revoked = join(h.root, 'revoked');
     for (const dir of [kept, revoked]) await mkdir(dir, { recursive: true });
@@ -57,8 +71,13 @@ describe('a queued run after its root was revoked live', () => {
     live.current = { ...h.config, workspace: { ...h.config.workspace, roots: [kept] } };
     await h.supervisor.cancel(firstId, 'owner_cancel');
     await dispatcher.startQueued();
-    await until(async () => !['queued', 'starting', 'running'].includes((await h.store.getRun(secondId))?.status ?? ''), 'the queued run ends');
+    await until(
+      async () => !['queued', 'starting', 'running'].includes((await h.store.getRun(secondId))?.status ?? ''),
+      'the queued run ends',
+    );
     expect(await h.store.getRun(secondId)).toMatchObject({ status: 'failed', reason: 'outside_workspace' });
-    expect(h.channel.sent.map((m) => m.text).find((t) => t.startsWith(`[run ${secondId}] failed`))).toContain('outside the workspace');
+    expect(h.channel.sent.map((m) => m.text).find((t) => t.startsWith(`[run ${secondId}] failed`))).toContain(
+      'outside the workspace',
+    );
   }, 120_000);
 });

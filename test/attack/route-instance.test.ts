@@ -33,23 +33,68 @@ describe('a run routed to a node with an impostor of the same name', () => {
     const alphaRoot = join(h.dir, 'alpha-only');
     for (const dir of [target, alphaRoot]) await mkdir(dir, { recursive: true });
     const earlier = new Date(Date.now() - 60_000);
-    const view = (name: string, instance: string, roots: string[], startedAt: Date, self: boolean): NodeView => ({ name, host: instance.split(':')[0]!, pid: 1, roots, startedAt, heartbeatAt: new Date(), silentSeconds: 0, alive: true, self, instance });
+    const view = (name: string, instance: string, roots: string[], startedAt: Date, self: boolean): NodeView => ({
+      name,
+      host: instance.split(':')[0]!,
+      pid: 1,
+      roots,
+      startedAt,
+      heartbeatAt: new Date(),
+      silentSeconds: 0,
+      alive: true,
+      self,
+      instance,
+    });
     const impostor = 'otherhost:7:aaaa';
     const real = 'gammahost:8:bbbb';
-    for (const [instance, startedAt] of [[impostor, earlier], [real, new Date()]] as const) {
-      await h.database.db.insert(nodes).values({ instance, name: 'gamma', host: instance.split(':')[0]!, pid: 1, roots: [h.root], startedAt, heartbeatAt: sql`now()` as unknown as Date });
+    for (const [instance, startedAt] of [
+      [impostor, earlier],
+      [real, new Date()],
+    ] as const) {
+      await h.database.db.insert(nodes).values({
+        instance,
+        name: 'gamma',
+        host: instance.split(':')[0]!,
+        pid: 1,
+        roots: [h.root],
+        startedAt,
+        heartbeatAt: sql`now()` as unknown as Date,
+      });
     }
-    const list = async (): Promise<NodeView[]> => [view('alpha', 'alphahost:1:cccc', [alphaRoot], earlier, true), view('gamma', impostor, [h.root], earlier, false), view('gamma', real, [h.root], new Date(), false)];
+    const list = async (): Promise<NodeView[]> => [
+      view('alpha', 'alphahost:1:cccc', [alphaRoot], earlier, true),
+      view('gamma', impostor, [h.root], earlier, false),
+      view('gamma', real, [h.root], new Date(), false),
+    ];
     const alphaConfig: BatonConfig = { ...h.config, workspace: { ...h.config.workspace, roots: [alphaRoot] } };
-    const deps = { store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors: new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]), homeDir: join(h.dir, 'home'), runsDir: h.runsDir };
-    const alpha = new Dispatcher({ ...deps, config: alphaConfig, fleet: { name: 'alpha', list, instance: 'alphahost:1:cccc' } });
+    const deps = {
+      store: h.store,
+      outbox: h.outbox,
+      supervisor: h.supervisor,
+      clock: systemClock,
+      logger: silentLogger(),
+      vendors: new Map<VendorName, InstalledVendor>([
+        ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
+      ]),
+      homeDir: join(h.dir, 'home'),
+      runsDir: h.runsDir,
+    };
+    const alpha = new Dispatcher({
+      ...deps,
+      config: alphaConfig,
+      fleet: { name: 'alpha', list, instance: 'alphahost:1:cccc' },
+    });
     const sent = await alpha.handle(inbound('1', `/codex in:${target} success`));
     expect(sent.kind).toBe('launched');
     const runId = (sent as { runId: RunId }).runId;
     expect(await h.store.getRun(runId)).toMatchObject({ status: 'queued', node: 'gamma', nodeInstance: real });
 
     // The impostor's queue pass leaves it alone.
-    const byImpostor = new Dispatcher({ ...deps, config: h.config, fleet: { name: 'gamma', list, instance: impostor } });
+    const byImpostor = new Dispatcher({
+      ...deps,
+      config: h.config,
+      fleet: { name: 'gamma', list, instance: impostor },
+    });
     await byImpostor.startQueued();
     await sleep(200);
     expect(await h.store.getRun(runId)).toMatchObject({ status: 'queued', nodeInstance: real });
@@ -57,7 +102,8 @@ describe('a run routed to a node with an impostor of the same name', () => {
     const byReal = new Dispatcher({ ...deps, config: h.config, fleet: { name: 'gamma', list, instance: real } });
     await byReal.startQueued();
     const end = Date.now() + 60_000;
-    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(runId))?.status ?? '')) await sleep(100);
+    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(runId))?.status ?? ''))
+      await sleep(100);
     expect(await h.store.getRun(runId)).toMatchObject({ status: 'completed', node: 'gamma', cwd: target });
   }, 120_000);
 });

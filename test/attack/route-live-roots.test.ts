@@ -22,7 +22,8 @@ describe('routing with roots granted live', () => {
   let h: TestHarness;
   beforeAll(async () => {
     h = await createHarness({
-      replaceConfig: ({ root }) => `[harness]\napproved = true\n[workspace]\nroots = [${JSON.stringify(join(root, 'a'))}]\n[channels.telegram]\nowner_user_id = "1"\n`,
+      replaceConfig: ({ root }) =>
+        `[harness]\napproved = true\n[workspace]\nroots = [${JSON.stringify(join(root, 'a'))}]\n[channels.telegram]\nowner_user_id = "1"\n`,
     });
   }, 60_000);
   afterAll(async () => h?.dispose());
@@ -31,15 +32,42 @@ describe('routing with roots granted live', () => {
     const granted = join(h.root, 'b', 'app');
     await mkdir(granted, { recursive: true });
     await mkdir(join(h.root, 'a'), { recursive: true });
-    const node = (name: string, roots: string[], self: boolean): NodeView => ({ name, host: name, pid: 1, roots, startedAt: new Date(), heartbeatAt: new Date(), silentSeconds: 0, alive: true, self });
-    const fleet = { name: 'alpha', list: async () => [node('alpha', [join(h.root, 'a')], true), node('gamma', [h.root], false)] };
+    const node = (name: string, roots: string[], self: boolean): NodeView => ({
+      name,
+      host: name,
+      pid: 1,
+      roots,
+      startedAt: new Date(),
+      heartbeatAt: new Date(),
+      silentSeconds: 0,
+      alive: true,
+      self,
+    });
+    const fleet = {
+      name: 'alpha',
+      list: async () => [node('alpha', [join(h.root, 'a')], true), node('gamma', [h.root], false)],
+    };
     // `baton grant path <root>/b` while the service runs: the live config has it.
     const live: { current: BatonConfig; refresh(): Promise<void> } = {
       current: { ...h.config, workspace: { ...h.config.workspace, roots: [join(h.root, 'a'), join(h.root, 'b')] } },
       refresh: async () => {},
     };
-    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
-    const dispatcher = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, liveConfig: live, fleet });
+    const vendors = new Map<VendorName, InstalledVendor>([
+      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
+    ]);
+    const dispatcher = new Dispatcher({
+      config: h.config,
+      store: h.store,
+      outbox: h.outbox,
+      supervisor: h.supervisor,
+      clock: systemClock,
+      logger: silentLogger(),
+      vendors,
+      homeDir: join(h.dir, 'home'),
+      runsDir: h.runsDir,
+      liveConfig: live,
+      fleet,
+    });
     const result = await dispatcher.handle(inbound('1', `/codex in:${granted} success`));
     expect(result.kind).toBe('launched');
     const run = await h.store.getRun((result as { runId: RunId }).runId);

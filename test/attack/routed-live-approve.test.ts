@@ -20,7 +20,8 @@ import type { VendorName } from '../../src/harness/vendors/types.js';
 import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
 import { createHarness, FAKE_CODEX, type TestHarness } from '../support/harness.js';
 
-const toml = (approved: boolean, root: string): string => `[harness]\napproved = ${approved}\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`;
+const toml = (approved: boolean, root: string): string =>
+  `[harness]\napproved = ${approved}\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`;
 
 describe('a node that only takes routed runs', () => {
   let h: TestHarness;
@@ -32,11 +33,31 @@ describe('a node that only takes routed runs', () => {
   it('applies `baton approve` to its next queue pass, without a command or a restart', async () => {
     const configPath = join(h.dir, 'config.toml');
     await writeFile(configPath, toml(false, h.root));
-    const live = new LiveConfig({ configPath, homeDir: join(h.dir, 'home'), config: h.config, logger: silentLogger(), restartHow: 'restart it' });
+    const live = new LiveConfig({
+      configPath,
+      homeDir: join(h.dir, 'home'),
+      config: h.config,
+      logger: silentLogger(),
+      restartHow: 'restart it',
+    });
     await live.refresh();
-    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
+    const vendors = new Map<VendorName, InstalledVendor>([
+      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
+    ]);
     const fleet = { name: 'gamma', list: async () => [] };
-    const dispatcher = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, liveConfig: live, fleet });
+    const dispatcher = new Dispatcher({
+      config: h.config,
+      store: h.store,
+      outbox: h.outbox,
+      supervisor: h.supervisor,
+      clock: systemClock,
+      logger: silentLogger(),
+      vendors,
+      homeDir: join(h.dir, 'home'),
+      runsDir: h.runsDir,
+      liveConfig: live,
+      fleet,
+    });
     const app = join(h.root, 'app');
     await mkdir(app, { recursive: true });
 
@@ -58,10 +79,21 @@ describe('a node that only takes routed runs', () => {
       launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: false } },
       createdAt: new Date(),
     } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
-    await h.store.createRoutedRun(run, { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${id}] sent to node gamma` }, 5, new Date());
+    await h.store.createRoutedRun(
+      run,
+      {
+        runId: id,
+        kind: 'started',
+        target: { platform: 'telegram', chatId: '1' },
+        body: `[run ${id}] sent to node gamma`,
+      },
+      5,
+      new Date(),
+    );
     await dispatcher.startQueued();
     const end = Date.now() + 60_000;
-    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(id))?.status ?? '')) await sleep(100);
+    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(id))?.status ?? ''))
+      await sleep(100);
     expect(await h.store.getRun(id)).toMatchObject({ status: 'completed', cwd: app });
   }, 120_000);
 });

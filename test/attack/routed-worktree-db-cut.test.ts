@@ -48,9 +48,23 @@ describe('a database cut while a routed run gets its worktree', () => {
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     }) as RunStore;
-    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
+    const vendors = new Map<VendorName, InstalledVendor>([
+      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
+    ]);
     const fleet = { name: 'gamma', list: async () => [] };
-    const dispatcher = new Dispatcher({ config: h.config, store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, worktreesDir: join(h.dir, 'baton', 'worktrees'), fleet });
+    const dispatcher = new Dispatcher({
+      config: h.config,
+      store,
+      outbox: h.outbox,
+      supervisor: h.supervisor,
+      clock: systemClock,
+      logger: silentLogger(),
+      vendors,
+      homeDir: join(h.dir, 'home'),
+      runsDir: h.runsDir,
+      worktreesDir: join(h.dir, 'baton', 'worktrees'),
+      fleet,
+    });
     const id = newRunId();
     const run = {
       id,
@@ -66,14 +80,25 @@ describe('a database cut while a routed run gets its worktree', () => {
       launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: true } },
       createdAt: new Date(),
     } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
-    await h.store.createRoutedRun(run, { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${id}] sent to node gamma` }, 5, new Date());
+    await h.store.createRoutedRun(
+      run,
+      {
+        runId: id,
+        kind: 'started',
+        target: { platform: 'telegram', chatId: '1' },
+        body: `[run ${id}] sent to node gamma`,
+      },
+      5,
+      new Date(),
+    );
     await dispatcher.startQueued();
     expect(cut).toBe(false);
     expect((await h.store.getRun(id))?.status).toBe('queued');
     // The reconciliation's next pass.
     await dispatcher.startQueued();
     const end = Date.now() + 60_000;
-    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(id))?.status ?? '')) await sleep(100);
+    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(id))?.status ?? ''))
+      await sleep(100);
     expect(await h.store.getRun(id)).toMatchObject({ status: 'completed', branch: `baton/${id}` });
   }, 120_000);
 });

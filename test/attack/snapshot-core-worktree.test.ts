@@ -41,7 +41,13 @@ async function expectNoLeak(dir: string, elsewhere: string, configure: (repo: st
   writeFileSync(join(repo, 'a.txt'), 'changed by the run\n');
   if (!start) return; // no snapshot, no diff: nothing leaks
   const patchPath = join(dir, 'run.patch');
-  const diff = await diffSinceSnapshot(start, join(dir, 'end.index'), patchPath, 1_000_000, createLogger({ level: 'silent' })).catch(() => undefined);
+  const diff = await diffSinceSnapshot(
+    start,
+    join(dir, 'end.index'),
+    patchPath,
+    1_000_000,
+    createLogger({ level: 'silent' }),
+  ).catch(() => undefined);
   expect(diff?.stat ?? '').not.toContain('secret.txt');
   let patch = '';
   try {
@@ -56,7 +62,9 @@ describe('snapshot of a repository whose config sets core.worktree', () => {
   it('never makes the run diff of a directory outside the repository', async () => {
     const dir = join(base, 'plain');
     const elsewhere = join(dir, 'elsewhere');
-    await expectNoLeak(dir, elsewhere, (repo) => execFileSync('git', ['config', 'core.worktree', elsewhere], { cwd: repo }));
+    await expectNoLeak(dir, elsewhere, (repo) =>
+      execFileSync('git', ['config', 'core.worktree', elsewhere], { cwd: repo }),
+    );
   }, 20_000);
 
   it('never does so when core.worktree climbs through a symlink to look like the top', async () => {
@@ -67,7 +75,9 @@ describe('snapshot of a repository whose config sets core.worktree', () => {
       symlinkSync(join(dir, 'evil', 'a', 'b', 'c'), join(repo, '.git', 'link'));
       execFileSync('git', ['config', 'core.worktree', 'link/../../../repo'], { cwd: repo });
       // git's own answer: the directory elsewhere
-      expect(execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: repo, encoding: 'utf8' }).trim()).toBe(elsewhere);
+      expect(execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: repo, encoding: 'utf8' }).trim()).toBe(
+        elsewhere,
+      );
     });
   }, 20_000);
 });

@@ -33,7 +33,10 @@ describe('launch snapshot from inside a repository git finds and the discovery s
     writeFileSync(join(innerGit, 'HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(join(innerGit, 'objects'), '', { mode: 0o755 });
     // git itself takes inner for a repository (so its config, not the outer one, is read in cwd)
-    const top = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: join(outer, 'inner'), encoding: 'utf8' }).trim();
+    const top = execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd: join(outer, 'inner'),
+      encoding: 'utf8',
+    }).trim();
     expect(top).toBe(join(outer, 'inner'));
 
     await snapshotTree(join(outer, 'inner'), join(base, 'private.index')).catch(() => undefined);

@@ -36,7 +36,11 @@ afterEach(() => {
 });
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+  return execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+  });
 }
 
 /** A committed repository whose `a.txt` goes through the `evil` filter; returns it and the marker. */
@@ -59,7 +63,7 @@ async function snapshotRunsNoFilter(cwd: string, marker: string): Promise<void> 
   expect(existsSync(marker)).toBe(false);
 }
 
-describe('launch snapshot without git\'s own filter listing', () => {
+describe("launch snapshot without git's own filter listing", () => {
   it('blanks a filter the global config defines', async () => {
     const { path, marker } = repoWithAttributes('global');
     writeFileSync(join(home, '.gitconfig'), `[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
@@ -83,9 +87,15 @@ describe('launch snapshot without git\'s own filter listing', () => {
   });
 
   it('blanks a filter written in capitals or in the old [filter.name] form', async () => {
-    for (const [name, header] of [['caps', '[FiLtEr "evil"]'], ['dotted', '[filter.evil]']] as const) {
+    for (const [name, header] of [
+      ['caps', '[FiLtEr "evil"]'],
+      ['dotted', '[filter.evil]'],
+    ] as const) {
       const { path, marker } = repoWithAttributes(name);
-      writeFileSync(join(path, '.git', 'config'), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n${header}\n\tclean = "${evil(marker)}"\n`);
+      writeFileSync(
+        join(path, '.git', 'config'),
+        `[core]\n\trepositoryformatversion = 0\n\tbare = false\n${header}\n\tclean = "${evil(marker)}"\n`,
+      );
       // git reads it as a filter (so the case can fail)
       expect(git(path, 'config', '--get', 'filter.evil.clean').trim()).toBe(evil(marker));
       await snapshotRunsNoFilter(path, marker);
@@ -102,7 +112,7 @@ describe('launch snapshot without git\'s own filter listing', () => {
     await snapshotRunsNoFilter(linked, marker);
   });
 
-  it('blanks the outer repository\'s filter when git refuses the .git the discovery found', async () => {
+  it("blanks the outer repository's filter when git refuses the .git the discovery found", async () => {
     const { path: outer, marker } = repoWithAttributes('outer');
     git(outer, 'config', 'filter.evil.clean', evil(marker));
     // A `.git` the discovery takes (HEAD a file, objects/ and refs/ directories) with a config
@@ -131,7 +141,10 @@ describe('launch snapshot without git\'s own filter listing', () => {
   it('runs no filter of a .git/config linked through /proc/self/cwd to a file in the repository', async () => {
     const { path, marker } = repoWithAttributes('proc-config');
     const name = 'planted-config-7f3a';
-    writeFileSync(join(path, name), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    writeFileSync(
+      join(path, name),
+      `[core]\n\trepositoryformatversion = 0\n\tbare = false\n[filter "evil"]\n\tclean = "${evil(marker)}"\n`,
+    );
     rmSync(join(path, '.git', 'config'));
     symlinkSync(`/proc/self/cwd/${name}`, join(path, '.git', 'config'));
     // baton's cwd holds no such file; git in the top reads the planted one
@@ -158,7 +171,10 @@ describe('launch snapshot without git\'s own filter listing', () => {
     cpSync(join(top, '.git'), quiet, { recursive: true });
     cpSync(join(top, '.git'), hostile, { recursive: true });
     const marker = join(base, 'gitdir-PWNED');
-    writeFileSync(join(hostile, 'config'), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n[filter "evil"]\n\tclean = "${evil(marker)}"\n`);
+    writeFileSync(
+      join(hostile, 'config'),
+      `[core]\n\trepositoryformatversion = 0\n\tbare = false\n[filter "evil"]\n\tclean = "${evil(marker)}"\n`,
+    );
     rmSync(join(top, '.git'), { recursive: true });
     symlinkSync(`/proc/self/cwd/${rel}`, join(top, '.git'));
     writeFileSync(join(top, 'a.txt'), 'changed\n');

@@ -19,7 +19,7 @@ import { git, scratchDir } from '../support/git-repo.js';
 const base = scratchDir('baton-attack-split-');
 
 describe('the run diff in a repository with a split index', () => {
-  it('still has the diff when the agent\'s git expires the shared index the start index links to', async () => {
+  it("still has the diff when the agent's git expires the shared index the start index links to", async () => {
     const repo = join(base, 'repo');
     mkdirSync(repo);
     git(repo, 'init', '-q', '-b', 'main');
@@ -37,7 +37,13 @@ describe('the run diff in a repository with a split index', () => {
     for (let i = 0; i < 20; i++) writeFileSync(join(repo, `f${i}.txt`), `changed ${i}\n`);
     git(repo, 'add', '-A');
     git(repo, 'update-index', '--split-index');
-    const diff = await diffSinceSnapshot(start!, join(runDir, 'snapshot-end.index'), join(runDir, 'run.patch'), 1024 * 1024, silentLogger());
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(runDir, 'snapshot-end.index'),
+      join(runDir, 'run.patch'),
+      1024 * 1024,
+      silentLogger(),
+    );
     expect(diff?.summary).toMatch(/20 files changed/);
   }, 30_000);
 });

@@ -45,7 +45,8 @@ interface Edit {
 const EDITS: Edit[] = [
   {
     name: 'posture edited to danger-full-access',
-    set: () => sql`options = options || '{"sandbox":"danger-full-access"}'::jsonb, launch = launch || '{"posture":"danger-full-access"}'::jsonb`,
+    set: () =>
+      sql`options = options || '{"sandbox":"danger-full-access"}'::jsonb, launch = launch || '{"posture":"danger-full-access"}'::jsonb`,
     code: 'posture_refused',
     says: /danger-full-access is refused/,
   },
@@ -81,8 +82,9 @@ const EDITS: Edit[] = [
   },
   {
     // Its own row as the parent: a parent that exists, but whose session is not the one named.
-    name: 'a resume of a session that is not its parent run\'s',
-    set: () => sql`parent_run_id = id, launch = launch || '{"resumeSessionId":"0199a5e4-5c1d-7e02-9b1a-another0session"}'::jsonb`,
+    name: "a resume of a session that is not its parent run's",
+    set: () =>
+      sql`parent_run_id = id, launch = launch || '{"resumeSessionId":"0199a5e4-5c1d-7e02-9b1a-another0session"}'::jsonb`,
     code: 'option_refused',
     says: /not its parent run's session/,
   },
@@ -106,7 +108,10 @@ describe('a queued or routed run whose row was edited while it waited', () => {
     const bin = await mkdtemp(join(tmpdir(), 'baton-argv-'));
     argvLog = join(bin, 'argv.log');
     const wrapper = join(bin, 'codex-recording');
-    await writeFile(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(argvLog)}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_CODEX)} "$@"\n`);
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> ${JSON.stringify(argvLog)}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_CODEX)} "$@"\n`,
+    );
     await chmod(wrapper, 0o755);
     await chmod(bin, 0o777);
     await writeFile(argvLog, '', { mode: 0o666 });
@@ -123,7 +128,10 @@ describe('a queued or routed run whose row was edited while it waited', () => {
   }
 
   async function expectRefused(runId: RunId, edit: Edit, before: number): Promise<void> {
-    await until(async () => !['queued', 'starting', 'running'].includes((await h.store.getRun(runId))?.status ?? ''), 'the edited run ends');
+    await until(
+      async () => !['queued', 'starting', 'running'].includes((await h.store.getRun(runId))?.status ?? ''),
+      'the edited run ends',
+    );
     const run = await h.store.getRun(runId);
     expect(run).toMatchObject({ status: 'failed', reason: edit.code, startedAt: null, pid: null });
     const outcome = h.channel.sent.map((m) => m.text).find((t) => t.startsWith(`[run ${runId}] failed`));
@@ -136,7 +144,17 @@ describe('a queued or routed run whose row was edited while it waited', () => {
   describe('queued here for a slot', () => {
     for (const edit of EDITS) {
       it(`${edit.name}: refused at spawn (${edit.code})`, async () => {
-        const dispatcher = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir });
+        const dispatcher = new Dispatcher({
+          config: h.config,
+          store: h.store,
+          outbox: h.outbox,
+          supervisor: h.supervisor,
+          clock: systemClock,
+          logger: silentLogger(),
+          vendors,
+          homeDir: join(h.dir, 'home'),
+          runsDir: h.runsDir,
+        });
         const busy = join(h.root, `busy-${EDITS.indexOf(edit)}`);
         const waiting = join(h.root, `waiting-${EDITS.indexOf(edit)}`);
         for (const dir of [busy, waiting]) await mkdir(dir, { recursive: true });
@@ -144,8 +162,15 @@ describe('a queued or routed run whose row was edited while it waited', () => {
         const firstId = (first as { runId: RunId }).runId;
         const second = await dispatcher.handle(inbound('1', `/codex sandbox:workspace-write in:${waiting} success`));
         const secondId = (second as { runId: RunId }).runId;
-        expect(await h.store.getRun(secondId)).toMatchObject({ status: 'queued', options: { maxTokens: 100000, sandbox: 'workspace-write' } });
-        await until(async () => (await spawned()).length > 0 && (await h.store.getRun(firstId))?.status === 'running', `the first run runs: ${JSON.stringify(await h.store.getRun(firstId))} ${JSON.stringify(h.channel.sent)}`, 10_000);
+        expect(await h.store.getRun(secondId)).toMatchObject({
+          status: 'queued',
+          options: { maxTokens: 100000, sandbox: 'workspace-write' },
+        });
+        await until(
+          async () => (await spawned()).length > 0 && (await h.store.getRun(firstId))?.status === 'running',
+          `the first run runs: ${JSON.stringify(await h.store.getRun(firstId))} ${JSON.stringify(h.channel.sent)}`,
+          10_000,
+        );
         const before = (await spawned()).length;
 
         await h.database.db.execute(sql`update runs set ${edit.set(h)} where id = ${secondId}`);
@@ -161,22 +186,66 @@ describe('a queued or routed run whose row was edited while it waited', () => {
       it(`${edit.name}: refused at spawn (${edit.code})`, async () => {
         const target = join(h.root, `routed-${EDITS.indexOf(edit)}`);
         await mkdir(target, { recursive: true });
-        const node = (name: string, roots: string[], self: boolean): NodeView => ({ name, host: name, pid: 1, roots, startedAt: new Date(), heartbeatAt: new Date(), silentSeconds: 0, alive: true, self });
-        const nodes = async (self: string): Promise<NodeView[]> => [node('alpha', [join(h.dir, 'alpha-only')], self === 'alpha'), node('gamma', [h.root], self === 'gamma')];
+        const node = (name: string, roots: string[], self: boolean): NodeView => ({
+          name,
+          host: name,
+          pid: 1,
+          roots,
+          startedAt: new Date(),
+          heartbeatAt: new Date(),
+          silentSeconds: 0,
+          alive: true,
+          self,
+        });
+        const nodes = async (self: string): Promise<NodeView[]> => [
+          node('alpha', [join(h.dir, 'alpha-only')], self === 'alpha'),
+          node('gamma', [h.root], self === 'gamma'),
+        ];
         // alpha receives the command (its own root holds nothing of h.root); gamma holds the directory.
-        const alphaConfig: BatonConfig = { ...h.config, workspace: { ...h.config.workspace, roots: [join(h.dir, 'alpha-only')] } };
+        const alphaConfig: BatonConfig = {
+          ...h.config,
+          workspace: { ...h.config.workspace, roots: [join(h.dir, 'alpha-only')] },
+        };
         await mkdir(join(h.dir, 'alpha-only'), { recursive: true });
-        const alpha = new Dispatcher({ config: alphaConfig, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, fleet: { name: 'alpha', list: () => nodes('alpha') } });
-        const gamma = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, fleet: { name: 'gamma', list: () => nodes('gamma') } });
+        const alpha = new Dispatcher({
+          config: alphaConfig,
+          store: h.store,
+          outbox: h.outbox,
+          supervisor: h.supervisor,
+          clock: systemClock,
+          logger: silentLogger(),
+          vendors,
+          homeDir: join(h.dir, 'home'),
+          runsDir: h.runsDir,
+          fleet: { name: 'alpha', list: () => nodes('alpha') },
+        });
+        const gamma = new Dispatcher({
+          config: h.config,
+          store: h.store,
+          outbox: h.outbox,
+          supervisor: h.supervisor,
+          clock: systemClock,
+          logger: silentLogger(),
+          vendors,
+          homeDir: join(h.dir, 'home'),
+          runsDir: h.runsDir,
+          fleet: { name: 'gamma', list: () => nodes('gamma') },
+        });
         const sent = await alpha.handle(inbound('1', `/codex sandbox:workspace-write in:${target} success`));
         expect(sent.kind).toBe('launched');
         const runId = (sent as { runId: RunId }).runId;
-        expect(await h.store.getRun(runId)).toMatchObject({ status: 'queued', node: 'gamma', options: { maxTokens: 100000 } });
+        expect(await h.store.getRun(runId)).toMatchObject({
+          status: 'queued',
+          node: 'gamma',
+          options: { maxTokens: 100000 },
+        });
         const before = (await spawned()).length;
 
         // Edited before gamma prepares it, and again after (a placed row waits for its slot too).
         if (edit.name.includes('cwd') || edit.name.includes('worktree')) {
-          await h.database.db.execute(sql`update runs set launch = launch - 'route', cwd = ${target}, worktree_root = ${target} where id = ${runId}`);
+          await h.database.db.execute(
+            sql`update runs set launch = launch - 'route', cwd = ${target}, worktree_root = ${target} where id = ${runId}`,
+          );
         }
         await h.database.db.execute(sql`update runs set ${edit.set(h)} where id = ${runId}`);
         await gamma.startQueued();

@@ -54,7 +54,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a database cut as a spawned run is r
     await proxy?.close();
   });
 
-  it('stops the CLI and records failed · start_unrecorded, not the driver\'s words', async () => {
+  it("stops the CLI and records failed · start_unrecorded, not the driver's words", async () => {
     const app = join(h.root, 'app');
     await mkdir(app);
     const run = await insertRun(h, app);

@@ -27,7 +27,12 @@ function binaries(): Array<[string, string, string | undefined]> {
   const garbage = join(dir, 'garbage');
   writeFileSync(garbage, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 4]));
   chmodSync(garbage, 0o755);
-  return [['directory', directory, 'spawn_failed'], ['no execute bit', noExec, 'spawn_failed'], ['missing interpreter', badInterp, 'spawn_failed'], ['no program', garbage, undefined]];
+  return [
+    ['directory', directory, 'spawn_failed'],
+    ['no execute bit', noExec, 'spawn_failed'],
+    ['missing interpreter', badInterp, 'spawn_failed'],
+    ['no program', garbage, undefined],
+  ];
 }
 
 describe('a CLI binary that cannot run', () => {

@@ -61,7 +61,15 @@ describe('delivery worker lanes', () => {
         }
       },
     } as unknown as Outbox;
-    const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger: silentLogger(), tickMs: 3_600_000, batchSize: 4, concurrency: 2 });
+    const worker = startDeliveryWorker({
+      store,
+      outbox,
+      clock: clock as never,
+      logger: silentLogger(),
+      tickMs: 3_600_000,
+      batchSize: 4,
+      concurrency: 2,
+    });
     await sleep(100);
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
@@ -94,7 +102,15 @@ describe('delivery worker lanes', () => {
         return true;
       },
     } as unknown as Outbox;
-    const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger: silentLogger(), tickMs: 3_600_000, batchSize: 2, concurrency: 4 });
+    const worker = startDeliveryWorker({
+      store,
+      outbox,
+      clock: clock as never,
+      logger: silentLogger(),
+      tickMs: 3_600_000,
+      batchSize: 2,
+      concurrency: 4,
+    });
     await until(() => done === 16);
     await worker.stop();
     expect(most).toBe(4);
@@ -103,11 +119,21 @@ describe('delivery worker lanes', () => {
   it('a claim failing mid-pass: rows claimed before it are attempted, the error is logged once, the next pass recovers', async () => {
     const { store } = fakeStore(10, 2);
     const attempted: number[] = [];
-    const outbox = { attemptClaimed: async (row: DeliveryRow) => (attempted.push(row.id), await sleep(2), true) } as unknown as Outbox;
+    const outbox = {
+      attemptClaimed: async (row: DeliveryRow) => (attempted.push(row.id), await sleep(2), true),
+    } as unknown as Outbox;
     const errors: string[] = [];
     const logger = { ...silentLogger(), error: (_o: unknown, msg: string) => errors.push(msg) } as never;
     // The next pass comes a tick (1 s) after the failed one, long after the failed pass settled.
-    const worker = startDeliveryWorker({ store, outbox, clock: clock as never, logger, tickMs: 1_000, batchSize: 4, concurrency: 2 });
+    const worker = startDeliveryWorker({
+      store,
+      outbox,
+      clock: clock as never,
+      logger,
+      tickMs: 1_000,
+      batchSize: 4,
+      concurrency: 2,
+    });
     await until(() => errors.length > 0);
     expect(attempted).toEqual([1, 2, 3, 4]);
     expect(errors).toEqual(['delivery worker tick failed']);

@@ -37,7 +37,13 @@ describe('the run-end write-tree in a repository whose config names a clean filt
     writeFileSync(join(repo, 'a.txt'), 'two\n');
     const future = new Date(Date.now() + 60_000);
     utimesSync(join(repo, 'a.txt'), future, future);
-    const diff = await diffSinceSnapshot(start!, join(runDir, 'snapshot-end.index'), join(runDir, 'run.patch'), 1024 * 1024, silentLogger());
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(runDir, 'snapshot-end.index'),
+      join(runDir, 'run.patch'),
+      1024 * 1024,
+      silentLogger(),
+    );
     expect(diff?.summary).toMatch(/1 file changed/);
     expect(existsSync(marker)).toBe(false);
   }, 30_000);

@@ -30,7 +30,12 @@ import { startTelegramTap, type InjectedFailure, type TelegramTap } from './supp
 import { OWNER, postgresAdminUrl, TELEGRAM_TOKEN } from './support/world.js';
 
 /** The policy buildRuntime gives the Outbox, except the first backoff (see the notes). */
-const PRODUCTION_POLICY: OutboxPolicy = { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: 20, maxAgeMs: 86_400_000 };
+const PRODUCTION_POLICY: OutboxPolicy = {
+  backoffBaseMs: 30_000,
+  backoffCapMs: 1_800_000,
+  maxAttempts: 20,
+  maxAgeMs: 86_400_000,
+};
 const BENCH_BACKOFF_BASE_MS = 1_000;
 /** Worker tick while draining: back-to-back batches (the production tick is 30 s). */
 const DRAIN_TICK_MS = 10;
@@ -99,8 +104,13 @@ async function seedDueOutcomes(db: Db, count: number, firstMessageId: number): P
 
 /** Delivery counts by status. */
 async function statusCounts(db: Db): Promise<Record<string, number>> {
-  const rows = await db.execute<{ status: string; n: number }>(sql`select status::text as status, count(*)::int as n from deliveries group by status`);
-  const list = (Array.isArray(rows) ? rows : (rows as { rows: { status: string; n: number }[] }).rows) as { status: string; n: number }[];
+  const rows = await db.execute<{ status: string; n: number }>(
+    sql`select status::text as status, count(*)::int as n from deliveries group by status`,
+  );
+  const list = (Array.isArray(rows) ? rows : (rows as { rows: { status: string; n: number }[] }).rows) as {
+    status: string;
+    n: number;
+  }[];
   return Object.fromEntries(list.map((r) => [r.status, Number(r.n)]));
 }
 
@@ -129,13 +139,24 @@ interface DrainResult {
  * Seeds `rows` due outcomes on a fresh database, then runs the worker until every one reached the
  * fake; `sendMessage` fails with probability `rate` as `kind`.
  */
-async function drain(rows: number, rate: number, kind: InjectedFailure, policy: OutboxPolicy, tickMs: number): Promise<DrainResult> {
+async function drain(
+  rows: number,
+  rate: number,
+  kind: InjectedFailure,
+  policy: OutboxPolicy,
+  tickMs: number,
+): Promise<DrainResult> {
   const { database } = await freshDatabase();
   const store = new RunStore(database.db);
   const tap: TelegramTap = await startTelegramTap(telegram.url);
   cleanups.push(() => tap.close());
   tap.failSendMessages(rate, kind);
-  const adapter = new TelegramAdapter({ token: TELEGRAM_TOKEN, apiRoot: tap.url, clock: systemClock, logger: silentLogger() });
+  const adapter = new TelegramAdapter({
+    token: TELEGRAM_TOKEN,
+    apiRoot: tap.url,
+    clock: systemClock,
+    logger: silentLogger(),
+  });
   const sendDurations: number[] = [];
   const deliveredAtMs: number[] = [];
   const timed: ChannelAdapter = {
@@ -156,7 +177,13 @@ async function drain(rows: number, rate: number, kind: InjectedFailure, policy: 
     },
   };
   const logger = silentLogger();
-  const outbox = new Outbox({ store, clock: systemClock, logger, adapters: new Map<Platform, ChannelAdapter>([['telegram', timed]]), policy });
+  const outbox = new Outbox({
+    store,
+    clock: systemClock,
+    logger,
+    adapters: new Map<Platform, ChannelAdapter>([['telegram', timed]]),
+    policy,
+  });
   const firstMessageId = 1_000_000 + telegram.sent.length * 10;
   await seedDueOutcomes(database.db, rows, firstMessageId);
   const sentBefore = telegram.sent.length;
@@ -222,7 +249,9 @@ describe('delivery', () => {
     // A. The headline: failures are cut connections (grammY HttpError → outbox backoff).
     const network = await phase('drain A', () => drain(rows, 0.05, 'network', benchPolicy, DRAIN_TICK_MS));
     // B. The same with HTTP 500s, on fewer rows: see the notes.
-    const serverError = await phase('drain B', () => drain(serverErrorRows, 0.05, 'server_error', benchPolicy, DRAIN_TICK_MS));
+    const serverError = await phase('drain B', () =>
+      drain(serverErrorRows, 0.05, 'server_error', benchPolicy, DRAIN_TICK_MS),
+    );
 
     // C. The worker as the service starts it (default tick and batch): how fast a backlog goes out.
     const cadence = await phase('cadence', async () => {
@@ -230,7 +259,13 @@ describe('delivery', () => {
       const store = new RunStore(database.db);
       const logger = silentLogger();
       const adapter = new TelegramAdapter({ token: TELEGRAM_TOKEN, apiRoot: telegram.url, clock: systemClock, logger });
-      const outbox = new Outbox({ store, clock: systemClock, logger, adapters: new Map<Platform, ChannelAdapter>([['telegram', adapter]]), policy: PRODUCTION_POLICY });
+      const outbox = new Outbox({
+        store,
+        clock: systemClock,
+        logger,
+        adapters: new Map<Platform, ChannelAdapter>([['telegram', adapter]]),
+        policy: PRODUCTION_POLICY,
+      });
       const backlog = 200;
       const windowMs = 5_000;
       await seedDueOutcomes(database.db, backlog, 5_000_000);
@@ -241,23 +276,42 @@ describe('delivery', () => {
       const elapsedMs = performance.now() - t0;
       const sent = telegram.sent.length - sentBefore;
       await worker.stop();
-      return { backlog, windowMs, sentInWindow: sent, allSentAfterMs: sent >= backlog ? Math.round(elapsedMs) : null, defaults: 'tickMs 30000, batchSize 50' };
+      return {
+        backlog,
+        windowMs,
+        sentInWindow: sent,
+        allSentAfterMs: sent >= backlog ? Math.round(elapsedMs) : null,
+        defaults: 'tickMs 30000, batchSize 50',
+      };
     });
 
     // D. The claim query's plan at scale.
     const plan = await phase('plan', async () => {
       const { url } = await freshDatabase();
-      const client = postgres(url, { max: 2, onnotice: () => {}, ...(process.env.BENCH_DEBUG ? { debug: (_c: number, q: string, p: unknown[]) => console.log('SQL', q.slice(0, 120), JSON.stringify(p).slice(0, 120)) } : {}) });
+      const client = postgres(url, {
+        max: 2,
+        onnotice: () => {},
+        ...(process.env.BENCH_DEBUG
+          ? {
+              debug: (_c: number, q: string, p: unknown[]) =>
+                console.log('SQL', q.slice(0, 120), JSON.stringify(p).slice(0, 120)),
+            }
+          : {}),
+      });
       cleanups.push(() => client.end({ timeout: 5 }));
       const captured: { query: string; params: unknown[] }[] = [];
-      const db = drizzle(client, { schema, logger: { logQuery: (query, params) => void captured.push({ query, params }) } }) as unknown as Db;
+      const db = drizzle(client, {
+        schema,
+        logger: { logQuery: (query, params) => void captured.push({ query, params }) },
+      }) as unknown as Db;
       await seedDueOutcomes(db, 1, 9_000_000);
       const claimed = await new RunStore(db).claimDueDeliveries(new Date(), 50, 300_000);
       expect(claimed).toHaveLength(1);
       const select = captured.find((c) => /for update skip locked/i.test(c.query));
       const update = captured.find((c) => /^update "deliveries" set "next_attempt_at"/i.test(c.query));
-      if (process.env.BENCH_DEBUG) console.log(captured.map((c) => c.query).join("\n"));
-      if (!select || !update) throw new Error(`claim statements not captured: ${captured.map((c) => c.query).join('\n')}`);
+      if (process.env.BENCH_DEBUG) console.log(captured.map((c) => c.query).join('\n'));
+      if (!select || !update)
+        throw new Error(`claim statements not captured: ${captured.map((c) => c.query).join('\n')}`);
       await client.unsafe('delete from deliveries; delete from runs');
 
       const seedStartedMs = performance.now();
@@ -276,12 +330,21 @@ describe('delivery', () => {
       );
       await client.unsafe('analyze deliveries');
       const seedSeconds = round((performance.now() - seedStartedMs) / 1000, 1);
-      const explain = async (statement: { query: string; params: unknown[] }, params: unknown[]): Promise<{ plan: unknown; executionMs: number }> => {
+      const explain = async (
+        statement: { query: string; params: unknown[] },
+        params: unknown[],
+      ): Promise<{ plan: unknown; executionMs: number }> => {
         let result: { plan: unknown; executionMs: number } | undefined;
         await client
           .begin(async (tx) => {
-            const out = await tx.unsafe(`explain (analyze, buffers, format json) ${statement.query}`, params as never[]);
-            const json = (out[0] as Record<string, unknown>)['QUERY PLAN'] as { Plan: unknown; 'Execution Time': number }[];
+            const out = await tx.unsafe(
+              `explain (analyze, buffers, format json) ${statement.query}`,
+              params as never[],
+            );
+            const json = (out[0] as Record<string, unknown>)['QUERY PLAN'] as {
+              Plan: unknown;
+              'Execution Time': number;
+            }[];
             result = { plan: json[0]!.Plan, executionMs: json[0]!['Execution Time'] };
             throw new RollbackSignal();
           })
@@ -291,15 +354,24 @@ describe('delivery', () => {
         return result!;
       };
       const nowIso = new Date().toISOString();
-      const selectParams = select.params.map((p) => (typeof p === 'string' && /^\d{4}-\d\d-\d\dT/.test(p) ? nowIso : p));
+      const selectParams = select.params.map((p) =>
+        typeof p === 'string' && /^\d{4}-\d\d-\d\dT/.test(p) ? nowIso : p,
+      );
       const steady = await explain(select, selectParams);
       // Backlog: a tenth of all rows pending and due (a long platform outage).
-      await client.unsafe(`update deliveries set status = 'pending', next_attempt_at = now() - interval '1 minute' where id % 10 = 3`);
+      await client.unsafe(
+        `update deliveries set status = 'pending', next_attempt_at = now() - interval '1 minute' where id % 10 = 3`,
+      );
       await client.unsafe('analyze deliveries');
       const backlog = await explain(select, selectParams);
-      const ids = (await client.unsafe(`select id from deliveries where status = 'pending' order by next_attempt_at limit 50`)).map((r) => Number((r as unknown as { id: number }).id));
+      const ids = (
+        await client.unsafe(`select id from deliveries where status = 'pending' order by next_attempt_at limit 50`)
+      ).map((r) => Number((r as unknown as { id: number }).id));
       const updateParams = [nowIso, ...ids];
-      const updateQuery = { query: update.query.replace(/in \(\$2(, \$\d+)*\)/, () => `in (${ids.map((_, i) => `$${i + 2}`).join(', ')})`), params: updateParams };
+      const updateQuery = {
+        query: update.query.replace(/in \(\$2(, \$\d+)*\)/, () => `in (${ids.map((_, i) => `$${i + 2}`).join(', ')})`),
+        params: updateParams,
+      };
       const lease = await explain(updateQuery, updateParams);
       // The claim writes 'pending' as a literal, so a cached generic plan can use the partial index.
       const generic = await (async () => {
@@ -324,7 +396,9 @@ describe('delivery', () => {
           .begin(async (tx) => {
             await tx.unsafe(`prepare bench_claim_auto as ${select.query}`);
             for (let i = 0; i < 10; i++) await tx.unsafe(`execute bench_claim_auto('${nowIso}', 50)`);
-            const rows = await tx.unsafe(`select generic_plans::int, custom_plans::int from pg_prepared_statements where name = 'bench_claim_auto'`);
+            const rows = await tx.unsafe(
+              `select generic_plans::int, custom_plans::int from pg_prepared_statements where name = 'bench_claim_auto'`,
+            );
             counts = rows[0] as unknown as { generic_plans: number; custom_plans: number };
             throw new RollbackSignal();
           })
@@ -333,12 +407,20 @@ describe('delivery', () => {
           });
         return counts!;
       })();
-      const counts = (await client.unsafe(`select status::text as status, count(*)::int as n from deliveries group by status order by status`)).map((r) => r as unknown as { status: string; n: number });
+      const counts = (
+        await client.unsafe(
+          `select status::text as status, count(*)::int as n from deliveries group by status order by status`,
+        )
+      ).map((r) => r as unknown as { status: string; n: number });
       return {
         rows: planRows,
         seedSeconds,
         claimSql: select.query,
-        steadyState: { pendingRows: Math.floor(planRows / 1000), ...planNodes(steady.plan), executionMs: round(steady.executionMs, 3) },
+        steadyState: {
+          pendingRows: Math.floor(planRows / 1000),
+          ...planNodes(steady.plan),
+          executionMs: round(steady.executionMs, 3),
+        },
         backlog: { counts, ...planNodes(backlog.plan), executionMs: round(backlog.executionMs, 3) },
         leaseUpdate: { ...planNodes(lease.plan), executionMs: round(lease.executionMs, 3) },
         genericPlan: generic,
@@ -347,14 +429,39 @@ describe('delivery', () => {
       };
     });
 
-    const planOk = (p: { seqScans: string[]; indexes: string[] }): boolean => p.seqScans.length === 0 && p.indexes.includes('deliveries_due');
+    const planOk = (p: { seqScans: string[]; indexes: string[] }): boolean =>
+      p.seqScans.length === 0 && p.indexes.includes('deliveries_due');
     const checks: TargetCheck[] = [
       atLeast(`drain msgs/s (${rows} rows, 5% cut connections)`, network.msgsPerS, 500, 'msg/s'),
-      { metric: 'drain rows per CPU-second of the bench process', value: network.msgsPerCpuS, unit: 'msg/s', target: 'reported', met: true },
+      {
+        metric: 'drain rows per CPU-second of the bench process',
+        value: network.msgsPerCpuS,
+        unit: 'msg/s',
+        target: 'reported',
+        met: true,
+      },
       exactly('undelivered rows after drain', (network.finalCounts.pending ?? 0) + (network.finalCounts.dead ?? 0), 0),
-      { metric: `claim plan at ${planRows} rows (steady)`, value: null, unit: '', target: 'index scan, no seq scan', met: planOk(plan.steadyState) },
-      { metric: `claim plan at ${planRows} rows (10% backlog)`, value: null, unit: '', target: 'index scan, no seq scan', met: planOk(plan.backlog) },
-      { metric: `claim plan at ${planRows} rows (force_generic_plan)`, value: null, unit: '', target: 'index scan, no seq scan', met: planOk(plan.genericPlan) },
+      {
+        metric: `claim plan at ${planRows} rows (steady)`,
+        value: null,
+        unit: '',
+        target: 'index scan, no seq scan',
+        met: planOk(plan.steadyState),
+      },
+      {
+        metric: `claim plan at ${planRows} rows (10% backlog)`,
+        value: null,
+        unit: '',
+        target: 'index scan, no seq scan',
+        met: planOk(plan.backlog),
+      },
+      {
+        metric: `claim plan at ${planRows} rows (force_generic_plan)`,
+        value: null,
+        unit: '',
+        target: 'index scan, no seq scan',
+        met: planOk(plan.genericPlan),
+      },
     ];
     const notes = [
       `Measured in-process: RunStore + Outbox + startDeliveryWorker from src/ on a fresh PostgreSQL database, the real TelegramAdapter (grammY) sending to the fake Bot API through a tap that fails 5% of sendMessage calls (every 20th). Rate limits off: the fake never answers 429.`,
@@ -373,10 +480,18 @@ describe('delivery', () => {
         `The claim query binds status = 'pending' as a parameter ($1). Its custom plans use the partial index deliveries_due, but a generic plan cannot prove the index predicate: under plan_cache_mode = force_generic_plan it becomes ${plan.genericPlan.nodeTypes.join(' → ')}${plan.genericPlan.seqScans.length > 0 ? ' (a seq scan)' : ''}. With the default plan_cache_mode (auto), 10 executions of the prepared claim used ${plan.autoPlanCacheAfter10Executions.custom_plans} custom and ${plan.autoPlanCacheAfter10Executions.generic_plans} generic plans, so this is latent (a re-plan per execution), not a seq scan today; a literal 'pending' in the SQL would make the generic plan use the index too.`,
       );
     }
-    if (network.msgsPerS < 500) notes.push(`Drain rate ${network.msgsPerS} msg/s is below the 500 msg/s target even with bench ticks (steady ${network.steadyMsgsPerS} msg/s without the retry tail): each row costs an HTTP round trip plus its share of a recordPartsSent statement.`);
+    if (network.msgsPerS < 500)
+      notes.push(
+        `Drain rate ${network.msgsPerS} msg/s is below the 500 msg/s target even with bench ticks (steady ${network.steadyMsgsPerS} msg/s without the retry tail): each row costs an HTTP round trip plus its share of a recordPartsSent statement.`,
+      );
 
     await scenario.save({
-      numbers: { drainCutConnections: network, drainServerErrors: serverError, productionCadence: cadence, claimPlan: plan },
+      numbers: {
+        drainCutConnections: network,
+        drainServerErrors: serverError,
+        productionCadence: cadence,
+        claimPlan: plan,
+      },
       checks,
       notes,
     });
@@ -391,6 +506,8 @@ async function phase<T>(name: string, body: () => Promise<T>): Promise<T> {
   try {
     return await body();
   } catch (err) {
-    throw new Error(`delivery bench, phase ${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`delivery bench, phase ${name}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
 }

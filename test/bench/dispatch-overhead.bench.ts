@@ -53,14 +53,21 @@ interface ModelServer {
  * body. The second waits for the bench process's event loop, which in a run through baton also
  * serves the fake Bot API that baton is writing to; a direct spawn has no such traffic.
  */
-function firstModelCallAt(server: ModelServer, isModelCall: (request: { method: string; path: string }) => boolean, before: ReadonlySet<unknown>): Promise<ModelCallStamps> {
+function firstModelCallAt(
+  server: ModelServer,
+  isModelCall: (request: { method: string; path: string }) => boolean,
+  before: ReadonlySet<unknown>,
+): Promise<ModelCallStamps> {
   let bodyAt: number | undefined;
   return server
-    .waitForRequest(((request: { method: string; path: string }) => {
-      if (before.has(request) || !isModelCall(request)) return false;
-      bodyAt ??= performance.now();
-      return true;
-    }) as (request: never) => boolean, RUN_TIMEOUT_MS)
+    .waitForRequest(
+      ((request: { method: string; path: string }) => {
+        if (before.has(request) || !isModelCall(request)) return false;
+        bodyAt ??= performance.now();
+        return true;
+      }) as (request: never) => boolean,
+      RUN_TIMEOUT_MS,
+    )
     .then((request) => ({ headersAt: request.receivedAtMs, bodyAt: bodyAt! }));
 }
 
@@ -125,14 +132,23 @@ interface Sample {
 
 describe('dispatch overhead', () => {
   it('compares chat → first model call through baton with a direct spawn', async () => {
-    const scenario = await beginScenario('dispatch_overhead', 'Dispatch overhead: chat update → first model call, through baton vs direct');
+    const scenario = await beginScenario(
+      'dispatch_overhead',
+      'Dispatch overhead: chat update → first model call, through baton vs direct',
+    );
     const runs = size('DISPATCH_RUNS', 200, 1);
     const engine = process.env.DATABASE_URL ? 'postgres' : 'pglite';
     world = await startBenchWorld({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')], engine, tap: true });
     const w = world;
     const tap = w.tap!;
     const index = new SentIndex(w.telegram);
-    const vendors: { vendor: Vendor; command: string; server: ModelServer; isModelCall: (r: { method: string; path: string }) => boolean; binaryPath: string }[] = [];
+    const vendors: {
+      vendor: Vendor;
+      command: string;
+      server: ModelServer;
+      isModelCall: (r: { method: string; path: string }) => boolean;
+      binaryPath: string;
+    }[] = [];
     for (const vendor of [codexVendor, claudeVendor]) {
       const binaryPath = await findOnPath(vendor.binaryName, w.env.PATH!);
       if (!binaryPath) throw new Error(`${vendor.binaryName} not on the bench PATH`);
@@ -140,7 +156,8 @@ describe('dispatch overhead', () => {
         vendor,
         command: `/${vendor.name}`,
         server: (vendor.name === 'codex' ? w.openai : w.anthropic) as unknown as ModelServer,
-        isModelCall: vendor.name === 'codex' ? (r) => r.method === 'POST' && r.path === '/v1/responses' : isMessagesCall,
+        isModelCall:
+          vendor.name === 'codex' ? (r) => r.method === 'POST' && r.path === '/v1/responses' : isMessagesCall,
         binaryPath,
       });
     }
@@ -149,7 +166,10 @@ describe('dispatch overhead', () => {
     const hung: HungRun[] = [];
 
     /** One run through baton: update handed to the adapter → first model call; waits for the outcome. */
-    const viaBaton = async (v: (typeof vendors)[number], roundNo: number): Promise<{ ms: number; bodyMs: number; runId: string; handedEpochMs: number } | undefined> => {
+    const viaBaton = async (
+      v: (typeof vendors)[number],
+      roundNo: number,
+    ): Promise<{ ms: number; bodyMs: number; runId: string; handedEpochMs: number } | undefined> => {
       const before = new Set(v.server.requests);
       const messageId = nextMessageId++;
       const arrival = firstModelCallAt(v.server, v.isModelCall, before);
@@ -162,19 +182,39 @@ describe('dispatch overhead', () => {
       );
       // Wait for the model call; a run that ends first (the CLI failed before calling) ends the wait.
       const ended = (): boolean => (index.scan(), index.repliesTo(messageId).some((m) => m.kind === 'terminal'));
-      await waitUntil(() => modelAt !== undefined || timedOut || ended(), RUN_TIMEOUT_MS + 5_000, `${v.vendor.name} round ${roundNo}`, 5);
+      await waitUntil(
+        () => modelAt !== undefined || timedOut || ended(),
+        RUN_TIMEOUT_MS + 5_000,
+        `${v.vendor.name} round ${roundNo}`,
+        5,
+      );
       if (modelAt === undefined) {
         const runId = index.repliesTo(messageId).find((m) => m.kind === 'started')?.runId;
-        const events = runId ? await readFile(join(w.batonHome, 'harness', 'runs', runId, 'events.jsonl'), 'utf8').catch(() => '') : '';
+        const events = runId
+          ? await readFile(join(w.batonHome, 'harness', 'runs', runId, 'events.jsonl'), 'utf8').catch(() => '')
+          : '';
         const processes = runId ? await describeProcesses(await findRunProcesses(runId)) : [];
         if (runId && !ended()) w.pushOwnerMessage(`/cancel ${runId}`, nextMessageId++);
         await waitUntil(ended, 60_000, `the end of the hung run of round ${roundNo}`, 20);
-        const outcome = index.repliesTo(messageId).find((m) => m.kind === 'terminal')!.text.slice(0, 1500);
-        hung.push({ vendor: v.vendor.name, path: 'baton', round: roundNo, ...(runId ? { runId } : {}), processes, stdoutTail: events.slice(-600), stderrTail: '', outcome });
+        const outcome = index
+          .repliesTo(messageId)
+          .find((m) => m.kind === 'terminal')!
+          .text.slice(0, 1500);
+        hung.push({
+          vendor: v.vendor.name,
+          path: 'baton',
+          round: roundNo,
+          ...(runId ? { runId } : {}),
+          processes,
+          stdoutTail: events.slice(-600),
+          stderrTail: '',
+          outcome,
+        });
         return undefined;
       }
       const handedAt = tap.handedOutAtMs.get(updateId);
-      if (handedAt === undefined) throw new Error(`update ${updateId} reached the model before the tap saw it handed out`);
+      if (handedAt === undefined)
+        throw new Error(`update ${updateId} reached the model before the tap saw it handed out`);
       await waitUntil(
         () => {
           index.scan();
@@ -185,16 +225,30 @@ describe('dispatch overhead', () => {
         5,
       );
       const outcome = index.repliesTo(messageId).find((m) => m.kind === 'terminal')!;
-      if (outcome.status !== 'completed') throw new Error(`${v.vendor.name} run through baton ended ${outcome.status}: ${outcome.text}`);
+      if (outcome.status !== 'completed')
+        throw new Error(`${v.vendor.name} run through baton ended ${outcome.status}: ${outcome.text}`);
       // The run_start trace is stamped on the wall clock: keep the update's time on it too.
-      return { ms: modelAt.headersAt - handedAt, bodyMs: modelAt.bodyAt - handedAt, runId: outcome.runId!, handedEpochMs: Date.now() - (performance.now() - handedAt) };
+      return {
+        ms: modelAt.headersAt - handedAt,
+        bodyMs: modelAt.bodyAt - handedAt,
+        runId: outcome.runId!,
+        handedEpochMs: Date.now() - (performance.now() - handedAt),
+      };
     };
 
     /** One direct spawn, as the supervisor spawns: → first model call; waits for exit. */
-    const direct = async (v: (typeof vendors)[number], roundNo: number): Promise<{ ms: number; bodyMs: number } | undefined> => {
+    const direct = async (
+      v: (typeof vendors)[number],
+      roundNo: number,
+    ): Promise<{ ms: number; bodyMs: number } | undefined> => {
       const before = new Set(v.server.requests);
       const arrival = firstModelCallAt(v.server, v.isModelCall, before);
-      const env = buildChildEnv(v.vendor, { HOME: w.home, PATH: w.env.PATH!, TERM: undefined, USER: w.env.USER }, { codexHome: w.codexHome, claudeConfigDir: w.claudeConfigDir }, newRunId());
+      const env = buildChildEnv(
+        v.vendor,
+        { HOME: w.home, PATH: w.env.PATH!, TERM: undefined, USER: w.env.USER },
+        { codexHome: w.codexHome, claudeConfigDir: w.claudeConfigDir },
+        newRunId(),
+      );
       const request = { prompt: `say ok ${roundNo}` };
       const argv = v.vendor.buildArgv(request, { cwd: w.repos.repo! });
       const task = await v.vendor.stdinPayload(request);
@@ -221,7 +275,14 @@ describe('dispatch overhead', () => {
       const modelAt = await arrival.catch(() => undefined);
       if (modelAt === undefined) {
         const group = child.pid === undefined ? [] : await processGroup(child.pid);
-        hung.push({ vendor: v.vendor.name, path: 'direct', round: roundNo, processes: await describeProcesses(group), stdoutTail, stderrTail });
+        hung.push({
+          vendor: v.vendor.name,
+          path: 'direct',
+          round: roundNo,
+          processes: await describeProcesses(group),
+          stdoutTail,
+          stderrTail,
+        });
         for (const pid of group) signalQuietly(pid, 'SIGKILL');
         await child;
         return undefined;
@@ -284,7 +345,12 @@ describe('dispatch overhead', () => {
     for (const line of `${w.service.stdout()}\n${w.service.stderr()}`.split('\n')) {
       if (!line.includes('"run launched"') && !line.includes('"run started"')) continue;
       try {
-        const record = JSON.parse(line) as { time?: number; runId?: string; msg?: string; spansMs?: Record<string, number> };
+        const record = JSON.parse(line) as {
+          time?: number;
+          runId?: string;
+          msg?: string;
+          spansMs?: Record<string, number>;
+        };
         if (!record.runId) continue;
         if (record.msg === 'run launched') {
           if (record.time) launchedAt.set(record.runId, record.time);
@@ -295,19 +361,40 @@ describe('dispatch overhead', () => {
       }
     }
     /** The `p`th percentile of each named span over `runIds`, in ms. */
-    const spanPercentiles = (spans: Map<string, Record<string, number>>, runIds: readonly string[], p: number): Record<string, number> => {
+    const spanPercentiles = (
+      spans: Map<string, Record<string, number>>,
+      runIds: readonly string[],
+      p: number,
+    ): Record<string, number> => {
       const names = [...new Set(runIds.flatMap((id) => Object.keys(spans.get(id) ?? {})))];
-      return Object.fromEntries(names.map((name) => [name, round(percentile(runIds.flatMap((id) => (spans.get(id)?.[name] === undefined ? [] : [spans.get(id)![name]!])), p), 1)]));
+      return Object.fromEntries(
+        names.map((name) => [
+          name,
+          round(
+            percentile(
+              runIds.flatMap((id) => (spans.get(id)?.[name] === undefined ? [] : [spans.get(id)![name]!])),
+              p,
+            ),
+            1,
+          ),
+        ]),
+      );
     };
 
     const perVendor = vendors.map(({ vendor }) => {
       const list = samples.get(vendor.name)!;
       const toSpawn = list.flatMap((s) => (spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - s.handedEpochMs] : []));
-      const toLaunched = list.flatMap((s) => (launchedAt.has(s.runId) ? [launchedAt.get(s.runId)! - s.handedEpochMs] : []));
-      const launchedToSpawn = list.flatMap((s) => (launchedAt.has(s.runId) && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - launchedAt.get(s.runId)!] : []));
+      const toLaunched = list.flatMap((s) =>
+        launchedAt.has(s.runId) ? [launchedAt.get(s.runId)! - s.handedEpochMs] : [],
+      );
+      const launchedToSpawn = list.flatMap((s) =>
+        launchedAt.has(s.runId) && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - launchedAt.get(s.runId)!] : [],
+      );
       // The CLI's own start inside baton (spawn → first model call), to set beside a direct start:
       // what baton's work after the spawn (cgroup move, snapshot, messages) costs the CLI.
-      const spawnToModel = list.flatMap((s) => (spawnedAt.has(s.runId) ? [s.viaBatonMs - (spawnedAt.get(s.runId)! - s.handedEpochMs)] : []));
+      const spawnToModel = list.flatMap((s) =>
+        spawnedAt.has(s.runId) ? [s.viaBatonMs - (spawnedAt.get(s.runId)! - s.handedEpochMs)] : [],
+      );
       const baton = list.map((s) => s.viaBatonMs);
       const directs = list.map((s) => s.directMs);
       const paired = list.map((s) => s.viaBatonMs - s.directMs);
@@ -321,22 +408,66 @@ describe('dispatch overhead', () => {
         spawnToModelViaBatonMs: summary(spawnToModel),
         // Back to back: a launch right after another run through baton (its end's work may still
         // be going on) against one after a direct spawn.
-        updateToSpawnAfterBatonMs: summary(list.flatMap((s) => (s.after === 'baton' && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - s.handedEpochMs] : []))),
-        updateToSpawnAfterDirectMs: summary(list.flatMap((s) => (s.after === 'direct' && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - s.handedEpochMs] : []))),
+        updateToSpawnAfterBatonMs: summary(
+          list.flatMap((s) =>
+            s.after === 'baton' && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - s.handedEpochMs] : [],
+          ),
+        ),
+        updateToSpawnAfterDirectMs: summary(
+          list.flatMap((s) =>
+            s.after === 'direct' && spawnedAt.has(s.runId) ? [spawnedAt.get(s.runId)! - s.handedEpochMs] : [],
+          ),
+        ),
         updateToRunCreatedMs: summary(toLaunched),
         runCreatedToSpawnMs: summary(launchedToSpawn),
-        launchSpansP50Ms: spanPercentiles(launchSpans, list.map((s) => s.runId), 50),
-        launchSpansP95Ms: spanPercentiles(launchSpans, list.map((s) => s.runId), 95),
-        startSpansP50Ms: spanPercentiles(startSpans, list.map((s) => s.runId), 50),
-        startSpansP95Ms: spanPercentiles(startSpans, list.map((s) => s.runId), 95),
+        launchSpansP50Ms: spanPercentiles(
+          launchSpans,
+          list.map((s) => s.runId),
+          50,
+        ),
+        launchSpansP95Ms: spanPercentiles(
+          launchSpans,
+          list.map((s) => s.runId),
+          95,
+        ),
+        startSpansP50Ms: spanPercentiles(
+          startSpans,
+          list.map((s) => s.runId),
+          50,
+        ),
+        startSpansP95Ms: spanPercentiles(
+          startSpans,
+          list.map((s) => s.runId),
+          95,
+        ),
         p50Ratio: round(percentile(baton, 50) / percentile(directs, 50), 3),
         p95Ratio: round(percentile(baton, 95) / percentile(directs, 95), 3),
         // Stamped once the fake had read the whole body (what runs before 2026-12-02 measured).
         bodyRead: {
           viaBatonMs: summary(list.map((s) => s.viaBatonBodyReadMs)),
           directMs: summary(list.map((s) => s.directBodyReadMs)),
-          p50Ratio: round(percentile(list.map((s) => s.viaBatonBodyReadMs), 50) / percentile(list.map((s) => s.directBodyReadMs), 50), 3),
-          p95Ratio: round(percentile(list.map((s) => s.viaBatonBodyReadMs), 95) / percentile(list.map((s) => s.directBodyReadMs), 95), 3),
+          p50Ratio: round(
+            percentile(
+              list.map((s) => s.viaBatonBodyReadMs),
+              50,
+            ) /
+              percentile(
+                list.map((s) => s.directBodyReadMs),
+                50,
+              ),
+            3,
+          ),
+          p95Ratio: round(
+            percentile(
+              list.map((s) => s.viaBatonBodyReadMs),
+              95,
+            ) /
+              percentile(
+                list.map((s) => s.directBodyReadMs),
+                95,
+              ),
+            3,
+          ),
         },
       };
     });
@@ -346,11 +477,19 @@ describe('dispatch overhead', () => {
       'Between update and spawn baton does (issue #15): the Telegram inbox insert → grammY runner → normalize → Dispatcher.handle (inbound claim, with config.toml re-read and the conversation default read alongside; parse; workspace resolution with realpath and a walk up for .git; the storage gate, which reads a measurement taken off the launch path; the createRun transaction, pipelined, inside which the working-tree snapshot begins once the worktree lock is held) → RunSupervisor.execute (run dir, events.jsonl open, node:child_process spawn). After the spawn: the run cgroup move, while the snapshot, one git process at nice 10 (two when a config could name a filter driver), runs beside the start of the CLI, which gets its task on stdin once the snapshot is taken (span task_sent). The spans below say how long each step took.',
     ];
     for (const v of perVendor) {
-      notes.push(`${v.vendor}: update → spawn inside baton (run_start trace, wall clock, ms resolution) p50 ${v.updateToSpawnMs.p50} ms, p95 ${v.updateToSpawnMs.p95} ms, of which update → run row committed ('run launched' log line) p50 ${v.updateToRunCreatedMs.p50} ms and run row → spawned p50 ${v.runCreatedToSpawnMs.p50} ms; paired (baton − direct, same round) p50 ${v.pairedOverheadMs.p50} ms, p95 ${v.pairedOverheadMs.p95} ms; direct CLI start p50 ${v.directMs.p50} ms, p95 ${v.directMs.p95} ms, against the CLI's start inside baton (spawn → first model call) p50 ${v.spawnToModelViaBatonMs.p50} ms, p95 ${v.spawnToModelViaBatonMs.p95} ms.`);
+      notes.push(
+        `${v.vendor}: update → spawn inside baton (run_start trace, wall clock, ms resolution) p50 ${v.updateToSpawnMs.p50} ms, p95 ${v.updateToSpawnMs.p95} ms, of which update → run row committed ('run launched' log line) p50 ${v.updateToRunCreatedMs.p50} ms and run row → spawned p50 ${v.runCreatedToSpawnMs.p50} ms; paired (baton − direct, same round) p50 ${v.pairedOverheadMs.p50} ms, p95 ${v.pairedOverheadMs.p95} ms; direct CLI start p50 ${v.directMs.p50} ms, p95 ${v.directMs.p95} ms, against the CLI's start inside baton (spawn → first model call) p50 ${v.spawnToModelViaBatonMs.p50} ms, p95 ${v.spawnToModelViaBatonMs.p95} ms.`,
+      );
       const target = P95_RATIO_TARGET[v.vendor as keyof typeof P95_RATIO_TARGET];
-      notes.push(`${v.vendor}: the launch spans, ms since the dispatcher took the update, p50 ${JSON.stringify(v.launchSpansP50Ms)}, p95 ${JSON.stringify(v.launchSpansP95Ms)}; ms since the supervisor began the launch, p50 ${JSON.stringify(v.startSpansP50Ms)}, p95 ${JSON.stringify(v.startSpansP95Ms)}.`);
-      notes.push(`${v.vendor}: update → spawn right after another run through baton p50 ${v.updateToSpawnAfterBatonMs.p50} ms, p95 ${v.updateToSpawnAfterBatonMs.p95} ms (${v.updateToSpawnAfterBatonMs.n} runs); right after a direct spawn p50 ${v.updateToSpawnAfterDirectMs.p50} ms, p95 ${v.updateToSpawnAfterDirectMs.p95} ms (${v.updateToSpawnAfterDirectMs.n}).`);
-      notes.push(`${v.vendor}: stamped once the fake had read the whole body: p95 ratio ${v.bodyRead.p95Ratio}, p50 ${v.bodyRead.p50Ratio} (through baton p50 ${v.bodyRead.viaBatonMs.p50} ms, p95 ${v.bodyRead.viaBatonMs.p95}; direct p50 ${v.bodyRead.directMs.p50}, p95 ${v.bodyRead.directMs.p95}).`);
+      notes.push(
+        `${v.vendor}: the launch spans, ms since the dispatcher took the update, p50 ${JSON.stringify(v.launchSpansP50Ms)}, p95 ${JSON.stringify(v.launchSpansP95Ms)}; ms since the supervisor began the launch, p50 ${JSON.stringify(v.startSpansP50Ms)}, p95 ${JSON.stringify(v.startSpansP95Ms)}.`,
+      );
+      notes.push(
+        `${v.vendor}: update → spawn right after another run through baton p50 ${v.updateToSpawnAfterBatonMs.p50} ms, p95 ${v.updateToSpawnAfterBatonMs.p95} ms (${v.updateToSpawnAfterBatonMs.n} runs); right after a direct spawn p50 ${v.updateToSpawnAfterDirectMs.p50} ms, p95 ${v.updateToSpawnAfterDirectMs.p95} ms (${v.updateToSpawnAfterDirectMs.n}).`,
+      );
+      notes.push(
+        `${v.vendor}: stamped once the fake had read the whole body: p95 ratio ${v.bodyRead.p95Ratio}, p50 ${v.bodyRead.p50Ratio} (through baton p50 ${v.bodyRead.viaBatonMs.p50} ms, p95 ${v.bodyRead.viaBatonMs.p95}; direct p50 ${v.bodyRead.directMs.p50}, p95 ${v.bodyRead.directMs.p95}).`,
+      );
       if (v.p95Ratio > target) notes.push(`${v.vendor}: p95 ratio ${v.p95Ratio} misses ${target.toFixed(2)}.`);
     }
     if (hung.length > 0) {
@@ -375,9 +514,20 @@ describe('dispatch overhead', () => {
       checks: [
         exactly('runs without a model call (hung)', hung.length, 0),
         ...perVendor.flatMap((v) => [
-        atMost(`${v.vendor} p95 ratio (baton / direct)`, v.p95Ratio, P95_RATIO_TARGET[v.vendor as keyof typeof P95_RATIO_TARGET], '×'),
-        { metric: `${v.vendor} p50 ratio`, value: v.p50Ratio, unit: '×', target: 'reported', met: true },
-        { metric: `${v.vendor} update → spawn p50`, value: v.updateToSpawnMs.p50, unit: 'ms', target: 'reported', met: true },
+          atMost(
+            `${v.vendor} p95 ratio (baton / direct)`,
+            v.p95Ratio,
+            P95_RATIO_TARGET[v.vendor as keyof typeof P95_RATIO_TARGET],
+            '×',
+          ),
+          { metric: `${v.vendor} p50 ratio`, value: v.p50Ratio, unit: '×', target: 'reported', met: true },
+          {
+            metric: `${v.vendor} update → spawn p50`,
+            value: v.updateToSpawnMs.p50,
+            unit: 'ms',
+            target: 'reported',
+            met: true,
+          },
         ]),
       ],
       notes,

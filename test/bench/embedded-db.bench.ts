@@ -52,9 +52,27 @@ describe('embedded database', () => {
     const numbers = { runs, idleMs, embeddedPostgres: pg, ...(lite ? { pglite: lite } : {}) };
     const pgliteChecks: TargetCheck[] = lite
       ? [
-          { metric: 'PGlite idle PSS (median)', value: lite.medians.pssIdleMb, unit: 'MB', target: 'reported', met: true },
-          { metric: 'PGlite first start (median)', value: lite.medians.firstStartMs, unit: 'ms', target: 'reported', met: true },
-          { metric: 'PGlite restart (median)', value: lite.medians.restartMs, unit: 'ms', target: 'reported', met: true },
+          {
+            metric: 'PGlite idle PSS (median)',
+            value: lite.medians.pssIdleMb,
+            unit: 'MB',
+            target: 'reported',
+            met: true,
+          },
+          {
+            metric: 'PGlite first start (median)',
+            value: lite.medians.firstStartMs,
+            unit: 'ms',
+            target: 'reported',
+            met: true,
+          },
+          {
+            metric: 'PGlite restart (median)',
+            value: lite.medians.restartMs,
+            unit: 'ms',
+            target: 'reported',
+            met: true,
+          },
           exactly('PGlite: runs/doctor beside the service failed', lite.besideFailures, 0),
         ]
       : [];

@@ -34,18 +34,30 @@ const engine = process.argv[2];
 const RUNS = Number(process.argv[3] ?? 3);
 const IDLE_MS = Number(process.env.IDLE_MS ?? 10000);
 const USER = process.env.BENCH_USER ?? 'nobody';
-if (!['pglite', 'embedded-pg', 'external'].includes(engine)) throw new Error('usage: embedded-db.mjs pglite|embedded-pg|external [RUNS]');
+if (!['pglite', 'embedded-pg', 'external'].includes(engine))
+  throw new Error('usage: embedded-db.mjs pglite|embedded-pg|external [RUNS]');
 const asRoot = process.getuid() === 0;
-const ids = asRoot ? { uid: Number(execFileSync('id', ['-u', USER]).toString()), gid: Number(execFileSync('id', ['-g', USER]).toString()) } : undefined;
+const ids = asRoot
+  ? {
+      uid: Number(execFileSync('id', ['-u', USER]).toString()),
+      gid: Number(execFileSync('id', ['-g', USER]).toString()),
+    }
+  : undefined;
 
 function pssKb(pid) {
   try {
     const m = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
     return m ? Number(m[1]) : 0;
-  } catch { return 0; }
+  } catch {
+    return 0;
+  }
 }
 function comm(pid) {
-  try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { return ''; }
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
 }
 function children() {
   const map = new Map();
@@ -63,9 +75,13 @@ function children() {
 /** Every node/postgres process under the roots (runuser itself is not baton's cost). */
 function tree(roots) {
   const kids = children();
-  const seen = new Set(); const stack = [...roots]; const pids = [];
+  const seen = new Set();
+  const stack = [...roots];
+  const pids = [];
   while (stack.length) {
-    const p = stack.pop(); if (seen.has(p)) continue; seen.add(p);
+    const p = stack.pop();
+    if (seen.has(p)) continue;
+    seen.add(p);
     // Node 24 names its main thread "MainThread" (/proc/<pid>/comm).
     if (/^(node|MainThread|postgres|postmaster)$/.test(comm(p))) pids.push(p);
     stack.push(...(kids.get(p) ?? []));
@@ -90,13 +106,17 @@ async function startBaton(env) {
   const t0 = performance.now();
   const argv = [process.execPath, BATON, 'start'];
   const child = asRoot
-    ? spawn('runuser', ['-u', USER, '--', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('runuser', ['-u', USER, '--', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
   await new Promise((resolve, reject) => {
-    const check = () => { if (out.includes('baton ready')) resolve(); };
+    const check = () => {
+      if (out.includes('baton ready')) resolve();
+    };
     child.stdout.on('data', check);
     child.on('exit', (code) => reject(new Error(`baton exited ${code}: ${out}`)));
   });
@@ -106,15 +126,19 @@ async function startBaton(env) {
 function command(env, args) {
   const argv = [process.execPath, BATON, ...args];
   const child = asRoot
-    ? spawn('runuser', ['-u', USER, '--', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('runuser', ['-u', USER, '--', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
-  return new Promise((resolve) => child.on('exit', (code) => {
-    if (code !== 0) console.error(`baton ${args.join(' ')} exited ${code}: ${out.slice(-2000)}`);
-    resolve(code);
-  }));
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      if (code !== 0) console.error(`baton ${args.join(' ')} exited ${code}: ${out.slice(-2000)}`);
+      resolve(code);
+    }),
+  );
 }
 async function stop(child) {
   const node = asRoot ? tree([child.pid]).find((p) => comm(p) === 'node' || comm(p) === 'MainThread') : child.pid;
@@ -122,8 +146,14 @@ async function stop(child) {
   await new Promise((r) => child.on('exit', r));
 }
 async function idle(root, home) {
-  let peak = 0; const end = performance.now() + IDLE_MS; let last;
-  while (performance.now() < end) { last = measure(root, home); peak = Math.max(peak, last.mb); await sleep(500); }
+  let peak = 0;
+  const end = performance.now() + IDLE_MS;
+  let last;
+  while (performance.now() < end) {
+    last = measure(root, home);
+    peak = Math.max(peak, last.mb);
+    await sleep(500);
+  }
   return { ...last, peak };
 }
 
@@ -134,8 +164,15 @@ for (let run = 0; run < RUNS; run++) {
   const home = join(dir, '.baton');
   mkdirSync(home, { recursive: true });
   if (engine === 'pglite') mkdirSync(join(home, 'pgdata'));
-  if (ids) for (const p of [dir, home, ...(engine === 'pglite' ? [join(home, 'pgdata')] : [])]) chownSync(p, ids.uid, ids.gid);
-  const env = { HOME: dir, PATH: process.env.PATH, USER: asRoot ? USER : process.env.USER ?? 'x', BATON_HOME: home, BATON_LOG_LEVEL: 'warn' };
+  if (ids)
+    for (const p of [dir, home, ...(engine === 'pglite' ? [join(home, 'pgdata')] : [])]) chownSync(p, ids.uid, ids.gid);
+  const env = {
+    HOME: dir,
+    PATH: process.env.PATH,
+    USER: asRoot ? USER : (process.env.USER ?? 'x'),
+    BATON_HOME: home,
+    BATON_LOG_LEVEL: 'warn',
+  };
   if (engine === 'external') {
     const server = process.env.BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432';
     const name = `baton_bench_${process.pid}_${run}`;
@@ -150,27 +187,57 @@ for (let run = 0; run < RUNS; run++) {
     const db = /database: (.*)/.exec(out)?.[1] ?? '?';
     const mem = await idle(child.pid, home);
     const pm = postmasterPid(home);
-    const beside = phase === 'first start' ? { runsExit: await command(env, ['runs']), doctorExit: await command(env, ['doctor']) } : {};
+    const beside =
+      phase === 'first start'
+        ? { runsExit: await command(env, ['runs']), doctorExit: await command(env, ['doctor']) }
+        : {};
     await stop(child);
     await sleep(300);
     const left = pm && comm(pm) && comm(pm) !== '' && !readFileSync(`/proc/${pm}/stat`, 'utf8').includes(') Z') ? 1 : 0;
-    const row = { engine, run, phase, readyMs: Math.round(readyMs), pssIdleMb: Math.round(mem.mb), pssPeakMb: Math.round(mem.peak), pgPssMb: Math.round(mem.pgMb), procs: mem.procs, postmasterLeft: left, ...beside, load1: loadavg()[0].toFixed(2), db: db.slice(0, 60) };
+    const row = {
+      engine,
+      run,
+      phase,
+      readyMs: Math.round(readyMs),
+      pssIdleMb: Math.round(mem.mb),
+      pssPeakMb: Math.round(mem.peak),
+      pgPssMb: Math.round(mem.pgMb),
+      procs: mem.procs,
+      postmasterLeft: left,
+      ...beside,
+      load1: loadavg()[0].toFixed(2),
+      db: db.slice(0, 60),
+    };
     rows.push(row);
     console.log(JSON.stringify(row));
   }
 }
 const pick = (phase, key) => rows.filter((r) => r.phase === phase).map((r) => r[key]);
 const range = (xs) => `${Math.min(...xs)}–${Math.max(...xs)}`;
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : Math.round((s[m - 1] + s[m]) / 2); };
-console.log(JSON.stringify({
-  engine, runs: RUNS, loadBefore, loadAfter: loadavg().map((l) => l.toFixed(2)),
-  firstStartMs: range(pick('first start', 'readyMs')), restartMs: range(pick('restart', 'readyMs')),
-  pssIdleFirstMb: range(pick('first start', 'pssIdleMb')), pssIdleRestartMb: range(pick('restart', 'pssIdleMb')),
-  medians: {
-    firstStartMs: median(pick('first start', 'readyMs')), restartMs: median(pick('restart', 'readyMs')),
-    pssIdleMb: median(rows.map((r) => r.pssIdleMb)),
-  },
-  besideFailures: rows.filter((r) => (r.runsExit ?? 0) !== 0 || (r.doctorExit ?? 0) !== 0).length,
-  pssPeakMb: Math.max(...rows.map((r) => r.pssPeakMb)), procs: range(rows.map((r) => r.procs)), postmastersLeft: rows.reduce((s, r) => s + r.postmasterLeft, 0),
-}));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : Math.round((s[m - 1] + s[m]) / 2);
+};
+console.log(
+  JSON.stringify({
+    engine,
+    runs: RUNS,
+    loadBefore,
+    loadAfter: loadavg().map((l) => l.toFixed(2)),
+    firstStartMs: range(pick('first start', 'readyMs')),
+    restartMs: range(pick('restart', 'readyMs')),
+    pssIdleFirstMb: range(pick('first start', 'pssIdleMb')),
+    pssIdleRestartMb: range(pick('restart', 'pssIdleMb')),
+    medians: {
+      firstStartMs: median(pick('first start', 'readyMs')),
+      restartMs: median(pick('restart', 'readyMs')),
+      pssIdleMb: median(rows.map((r) => r.pssIdleMb)),
+    },
+    besideFailures: rows.filter((r) => (r.runsExit ?? 0) !== 0 || (r.doctorExit ?? 0) !== 0).length,
+    pssPeakMb: Math.max(...rows.map((r) => r.pssPeakMb)),
+    procs: range(rows.map((r) => r.procs)),
+    postmastersLeft: rows.reduce((s, r) => s + r.postmasterLeft, 0),
+  }),
+);
 process.exit(0);

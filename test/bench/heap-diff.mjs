@@ -35,7 +35,10 @@ if (snaps.length < 2) {
   process.exit(2);
 }
 for (const s of snaps) console.log(`${s.path}: self size ${(s.total / 1_048_576).toFixed(2)} MB`);
-for (const [label, a, b] of [['second-last → last', snaps.at(-2), snaps.at(-1)], ['first → last', snaps[0], snaps.at(-1)]]) {
+for (const [label, a, b] of [
+  ['second-last → last', snaps.at(-2), snaps.at(-1)],
+  ['first → last', snaps[0], snaps.at(-1)],
+]) {
   console.log(`== ${label}`);
   const keys = new Set([...a.agg.keys(), ...b.agg.keys()]);
   const diffs = [...keys].map((k) => {
@@ -44,5 +47,6 @@ for (const [label, a, b] of [['second-last → last', snaps.at(-2), snaps.at(-1)
     return { k, ds: s1 - s0, dc: c1 - c0 };
   });
   diffs.sort((x, y) => y.ds - x.ds);
-  for (const d of diffs.slice(0, 15)) console.log(`  ${(d.ds / 1024).toFixed(1).padStart(9)} KB ${String(d.dc).padStart(7)}  ${d.k.slice(0, 90)}`);
+  for (const d of diffs.slice(0, 15))
+    console.log(`  ${(d.ds / 1024).toFixed(1).padStart(9)} KB ${String(d.dc).padStart(7)}  ${d.k.slice(0, 90)}`);
 }

@@ -47,12 +47,21 @@ interface IdleResult {
 }
 
 async function idle(engine: Engine, allChannels: boolean, seconds: number): Promise<IdleResult> {
-  const world = await startBenchWorld({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')], engine, allChannels });
+  const world = await startBenchWorld({
+    binDirs: [inject('codexBinDir'), inject('claudeBinDir')],
+    engine,
+    allChannels,
+  });
   worlds.push(world);
   const out = world.service.stdout();
   const channels = ['telegram', ...(allChannels ? ['slack', 'discord'] : [])];
   for (const channel of channels) expect(out).toMatch(new RegExp(`${channel}: connected`));
-  if (allChannels) await waitUntil(() => (world.slack?.sockets() ?? 0) > 0 && (world.discord?.sessions() ?? 0) > 0, 30_000, 'Slack and Discord connections');
+  if (allChannels)
+    await waitUntil(
+      () => (world.slack?.sockets() ?? 0) > 0 && (world.discord?.sessions() ?? 0) > 0,
+      30_000,
+      'Slack and Discord connections',
+    );
   const pid = world.service.pid;
   const connected = await sample(pid, performance.now());
   await new Promise((r) => setTimeout(r, SETTLE_MS));
@@ -89,10 +98,15 @@ describe('idle cost', () => {
     const scenario = await beginScenario('idle_cost', 'Idle service with all channels connected');
     const seconds = size('IDLE_SECONDS', 60, 2);
     // Slack and Discord only when their adapters and fakes exist in this checkout.
-    const allChannels = exists('../../src/channels/slack/adapter.ts') && exists('../../src/channels/discord/adapter.ts') && exists('../fakes/fake-slack.ts') && exists('../fakes/fake-discord.ts');
+    const allChannels =
+      exists('../../src/channels/slack/adapter.ts') &&
+      exists('../../src/channels/discord/adapter.ts') &&
+      exists('../fakes/fake-slack.ts') &&
+      exists('../fakes/fake-discord.ts');
     const runs: IdleResult[] = [];
     // The smoke (under a minute) runs the engine of the target only; a full run reports PGlite beside it.
-    for (const engine of SMOKE ? (['postgres'] as const) : (['pglite', 'postgres'] as const)) runs.push(await idle(engine, allChannels, seconds));
+    for (const engine of SMOKE ? (['postgres'] as const) : (['pglite', 'postgres'] as const))
+      runs.push(await idle(engine, allChannels, seconds));
 
     // Issue #15 item 5 sets its goal with PostgreSQL; PGlite is reported beside it (the embedded
     // database's figures, against their own goal, are the embedded_db scenario's).
@@ -118,7 +132,10 @@ describe('idle cost', () => {
           `RSS ${r.rssMaxMb} MB on PostgreSQL (max of the samples; mean ${r.rssMeanMb} MB, at the end ${r.rssEndMb} MB; ${r.rssAnonMb} MB anonymous, ${r.rssFileMb} MB file-backed) is above 120 MB; the three chat SDKs loaded for three connected channels are a large part (see start_time's module-load numbers).`,
         );
       }
-      if (r.engine === 'pglite') notes.push(`PGlite (reported, no target here): RSS max ${r.rssMaxMb} MB (${r.rssAnonMb} MB anonymous, ${r.rssFileMb} MB file-backed); PGlite runs PostgreSQL compiled to WebAssembly inside the service process, so its memory counts as baton's. Without DATABASE_URL baton uses embedded PostgreSQL (PGlite only as root; see embedded_db).`);
+      if (r.engine === 'pglite')
+        notes.push(
+          `PGlite (reported, no target here): RSS max ${r.rssMaxMb} MB (${r.rssAnonMb} MB anonymous, ${r.rssFileMb} MB file-backed); PGlite runs PostgreSQL compiled to WebAssembly inside the service process, so its memory counts as baton's. Without DATABASE_URL baton uses embedded PostgreSQL (PGlite only as root; see embedded_db).`,
+        );
       else if (r.cpuPercent > 1) notes.push(`CPU ${r.cpuPercent}% on ${r.engine} is above 1%.`);
     }
     await scenario.save({

@@ -88,14 +88,23 @@ const engines = {
         // store.enqueue() makes the new row due only after the inline first attempt's lease (the
         // writing process sends it itself); a row another node must pick up is due now.
         async enqueue(key) {
-          await database.db.insert(deliveries).values({ runId: null, kind: 'notice', target: { platform: 'telegram', chatId: '1' }, body: key, nextAttemptAt: new Date(), createdAt: new Date() });
+          await database.db.insert(deliveries).values({
+            runId: null,
+            kind: 'notice',
+            target: { platform: 'telegram', chatId: '1' },
+            body: key,
+            nextAttemptAt: new Date(),
+            createdAt: new Date(),
+          });
         },
         async bulk(n) {
-          await database.db.execute(sql.raw(
-            `insert into deliveries (run_id, kind, target, body, next_attempt_at, created_at)
+          await database.db.execute(
+            sql.raw(
+              `insert into deliveries (run_id, kind, target, body, next_attempt_at, created_at)
              select null, 'notice', '{"platform":"telegram","chatId":"1"}'::jsonb, 'bulk-' || g, now(), now()
              from generate_series(1, ${Number(n)}) g`,
-          ));
+            ),
+          );
         },
         /** A claim loop as one node's delivery worker runs it: claim a batch, handle each, complete. */
         work({ onJob, pollMs = POLL_MS, leaseMs = 300_000, batch = 50, complete = true }) {
@@ -110,7 +119,12 @@ const engines = {
               if (rows.length < batch && !stopped) await sleep(pollMs);
             }
           })();
-          return { stop: async () => { stopped = true; await done; } };
+          return {
+            stop: async () => {
+              stopped = true;
+              await done;
+            },
+          };
         },
         close: () => database.close(),
       };
@@ -122,7 +136,15 @@ const engines = {
       const { PgBoss, fromPglite } = await import('pg-boss');
       let pglite;
       // Supervision (expiry of a dead worker's job) every second here; pg-boss's default is 60 s.
-      const base = { schedule: false, supervise, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, maintenanceIntervalSeconds: 1, migrate: true, useListenNotify: listen };
+      const base = {
+        schedule: false,
+        supervise,
+        superviseIntervalSeconds: 1,
+        monitorIntervalSeconds: 1,
+        maintenanceIntervalSeconds: 1,
+        migrate: true,
+        useListenNotify: listen,
+      };
       let opts;
       if (url === 'pglite') {
         const { PGlite } = await import('@electric-sql/pglite');
@@ -169,18 +191,24 @@ const engines = {
               batchSize: batch,
               ...(batch > 1 ? { burstWhenBatchFull: true } : {}),
             },
-            async (jobs) => { for (const job of jobs) await onJob(job.data.key, node); },
+            async (jobs) => {
+              for (const job of jobs) await onJob(job.data.key, node);
+            },
           );
           return { stop: () => boss.offWork(node, { id }) };
         },
-        close: async () => { await boss.stop({ graceful: false, timeout: 2000 }); if (pglite) await pglite.close(); },
+        close: async () => {
+          await boss.stop({ graceful: false, timeout: 2000 });
+          if (pglite) await pglite.close();
+        },
       };
     },
   },
 
   graphile: {
     async open(url) {
-      if (url === 'pglite') throw new Error('graphile-worker takes only a connectionString or a pg.Pool (no adapter for PGlite)');
+      if (url === 'pglite')
+        throw new Error('graphile-worker takes only a connectionString or a pg.Pool (no adapter for PGlite)');
       const { run, makeWorkerUtils } = await import('graphile-worker');
       const utils = await makeWorkerUtils({ connectionString: url, logger: quietGw });
       await utils.migrate();
@@ -192,7 +220,10 @@ const engines = {
         },
         async bulk(n) {
           await utils.withPgClient((c) =>
-            c.query(`select graphile_worker.add_job('bench', json_build_object('key', 'bulk-' || g)) from generate_series(1, $1::int) g`, [n]),
+            c.query(
+              `select graphile_worker.add_job('bench', json_build_object('key', 'bulk-' || g)) from generate_series(1, $1::int) g`,
+              [n],
+            ),
           );
         },
         async work({ onJob, node = 'bench', pollMs = POLL_MS, concurrency = 1 }) {
@@ -204,12 +235,18 @@ const engines = {
             noHandleSignals: true,
             // The sweep that frees locks older than 4 h runs every 8-10 min by default; every 1-2 s here.
             preset: { worker: { minResetLockedInterval: 1000, maxResetLockedInterval: 2000 } },
-            taskList: { [node]: async (payload) => { await onJob(payload.key, node); } },
+            taskList: {
+              [node]: async (payload) => {
+                await onJob(payload.key, node);
+              },
+            },
           });
           runners.push(runner);
           return { stop: () => runner.stop() };
         },
-        close: async () => { await utils.release(); },
+        close: async () => {
+          await utils.release();
+        },
       };
     },
   },
@@ -234,7 +271,12 @@ if (process.argv[2] === '--child') {
 
 async function latency(engine, label, workOpts, samplesWanted = LATENCY_SAMPLES) {
   const seen = new Map();
-  const w = await engine.work({ onJob: async (key) => { if (!seen.has(key)) seen.set(key, performance.now()); }, ...workOpts });
+  const w = await engine.work({
+    onJob: async (key) => {
+      if (!seen.has(key)) seen.set(key, performance.now());
+    },
+    ...workOpts,
+  });
   await sleep(1500); // let the worker reach its idle wait (LISTEN or poll sleep)
   const samples = [];
   for (let i = 0; i < samplesWanted; i++) {
@@ -242,7 +284,10 @@ async function latency(engine, label, workOpts, samplesWanted = LATENCY_SAMPLES)
     await sleep(Math.random() * POLL_MS); // land at a uniformly random point of the poll cycle
     const t0 = performance.now();
     await engine.enqueue(key);
-    if (!(await waitFor(() => seen.has(key), 10_000, 2))) { samples.push(NaN); continue; }
+    if (!(await waitFor(() => seen.has(key), 10_000, 2))) {
+      samples.push(NaN);
+      continue;
+    }
     samples.push(seen.get(key) - t0);
   }
   await w.stop();
@@ -252,7 +297,9 @@ async function latency(engine, label, workOpts, samplesWanted = LATENCY_SAMPLES)
 
 async function throughput(engine, workOpts) {
   const counts = new Map();
-  const onJob = async (key) => { counts.set(key, (counts.get(key) ?? 0) + 1); };
+  const onJob = async (key) => {
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  };
   const te = performance.now();
   await engine.bulk(THROUGHPUT_JOBS);
   const enqueueMs = performance.now() - te;
@@ -265,21 +312,45 @@ async function throughput(engine, workOpts) {
   const elapsed = performance.now() - t0;
   await Promise.all(started.map((w) => w.stop()));
   const dup = [...counts.values()].filter((c) => c > 1).length;
-  return { jobs: counts.size, finished, seconds: elapsed / 1000, perSecond: counts.size / (elapsed / 1000), duplicates: dup, enqueueSeconds: enqueueMs / 1000 };
+  return {
+    jobs: counts.size,
+    finished,
+    seconds: elapsed / 1000,
+    perSecond: counts.size / (elapsed / 1000),
+    duplicates: dup,
+    enqueueSeconds: enqueueMs / 1000,
+  };
 }
 
 async function killNine(name, url, engine, { observeMs, afterObserve } = {}) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', name, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', name, url], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
-  child.stdout.on('data', (d) => { out += d; });
-  if (!(await waitFor(() => out.includes('READY'), 30_000))) { child.kill('SIGKILL'); return { error: 'child never ready' }; }
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  if (!(await waitFor(() => out.includes('READY'), 30_000))) {
+    child.kill('SIGKILL');
+    return { error: 'child never ready' };
+  }
   await engine.enqueue('kill-job');
-  if (!(await waitFor(() => out.includes('START kill-job'), 30_000))) { child.kill('SIGKILL'); return { error: 'child never started the job' }; }
+  if (!(await waitFor(() => out.includes('START kill-job'), 30_000))) {
+    child.kill('SIGKILL');
+    return { error: 'child never started the job' };
+  }
   child.kill('SIGKILL');
   const killedAt = performance.now();
   await new Promise((r) => child.once('exit', r));
   const runs = [];
-  const w = await engine.work({ onJob: async (key) => { if (key === 'kill-job') runs.push(performance.now() - killedAt); }, pollMs: 500, leaseMs: LEASE_S * 1000, backstopMs: 1000 });
+  const w = await engine.work({
+    onJob: async (key) => {
+      if (key === 'kill-job') runs.push(performance.now() - killedAt);
+    },
+    pollMs: 500,
+    leaseMs: LEASE_S * 1000,
+    backstopMs: 1000,
+  });
   await sleep(observeMs);
   let afterRuns = [];
   if (afterObserve) {
@@ -290,25 +361,48 @@ async function killNine(name, url, engine, { observeMs, afterObserve } = {}) {
     afterRuns = runs.slice(mark);
   }
   await w.stop();
-  return { reRunAfterSeconds: runs.length ? runs[0] / 1000 : null, runsInWindow: runs.length - afterRuns.length, windowSeconds: observeMs / 1000, afterSimulatedExpiry: afterObserve ? afterRuns.length : undefined };
+  return {
+    reRunAfterSeconds: runs.length ? runs[0] / 1000 : null,
+    runsInWindow: runs.length - afterRuns.length,
+    windowSeconds: observeMs / 1000,
+    afterSimulatedExpiry: afterObserve ? afterRuns.length : undefined,
+  };
 }
 
 async function routing(engine, name) {
   const seen = [];
   // batch 10: a pg-boss worker with batchSize 1 waits a polling interval after every job.
-  const wa = await engine.work({ node: 'launch-node-a', onJob: async (key, node) => seen.push([key, node]), pollMs: 500, batch: 10 });
-  const wb = await engine.work({ node: 'launch-node-b', onJob: async (key, node) => seen.push([key, node]), pollMs: 500, batch: 10 });
+  const wa = await engine.work({
+    node: 'launch-node-a',
+    onJob: async (key, node) => seen.push([key, node]),
+    pollMs: 500,
+    batch: 10,
+  });
+  const wb = await engine.work({
+    node: 'launch-node-b',
+    onJob: async (key, node) => seen.push([key, node]),
+    pollMs: 500,
+    batch: 10,
+  });
   const n = 100;
-  for (let i = 0; i < n; i++) await engine.enqueue(`route-${i}-${i % 2 ? 'launch-node-b' : 'launch-node-a'}`, i % 2 ? 'launch-node-b' : 'launch-node-a');
+  for (let i = 0; i < n; i++)
+    await engine.enqueue(
+      `route-${i}-${i % 2 ? 'launch-node-b' : 'launch-node-a'}`,
+      i % 2 ? 'launch-node-b' : 'launch-node-a',
+    );
   const extra = {};
   if (name === 'graphile') {
     // Transactional enqueue from SQL: a job added in a rolled-back transaction must never run.
     await engine.utils.withPgClient(async (c) => {
       await c.query('begin');
-      await c.query(`select graphile_worker.add_job('launch-node-a', json_build_object('key', 'route-rolledback-launch-node-a'))`);
+      await c.query(
+        `select graphile_worker.add_job('launch-node-a', json_build_object('key', 'route-rolledback-launch-node-a'))`,
+      );
       await c.query('rollback');
       await c.query('begin');
-      await c.query(`select graphile_worker.add_job('launch-node-b', json_build_object('key', 'route-sql-launch-node-b'))`);
+      await c.query(
+        `select graphile_worker.add_job('launch-node-b', json_build_object('key', 'route-sql-launch-node-b'))`,
+      );
       await c.query('commit');
     });
   }
@@ -330,7 +424,13 @@ async function routing(engine, name) {
   await wa.stop();
   await wb.stop();
   const misrouted = seen.filter(([key, node]) => !key.endsWith(node)).length;
-  return { delivered: seen.length, expected, misrouted, rolledBackRan: seen.filter(([k]) => k.includes('rolledback')).length, ...extra };
+  return {
+    delivered: seen.length,
+    expected,
+    misrouted,
+    rolledBackRan: seen.filter(([k]) => k.includes('rolledback')).length,
+    ...extra,
+  };
 }
 
 async function pgliteTry(name) {
@@ -365,9 +465,15 @@ function weight(name) {
         let found;
         for (;;) {
           const cand = `${base}/node_modules/${d}`;
-          if (pkgs[cand]) { found = cand; break; }
+          if (pkgs[cand]) {
+            found = cand;
+            break;
+          }
           const i = base.lastIndexOf('/node_modules/');
-          if (i < 0) { if (pkgs[`node_modules/${d}`]) found = `node_modules/${d}`; break; }
+          if (i < 0) {
+            if (pkgs[`node_modules/${d}`]) found = `node_modules/${d}`;
+            break;
+          }
           base = base.slice(0, i);
         }
         if (found) stack.push(found);
@@ -377,7 +483,8 @@ function weight(name) {
   };
   const mine = closure(`node_modules/${name}`);
   const batonProd = new Set();
-  for (const d of Object.keys(lock.packages[''].dependencies ?? {})) for (const p of closure(`node_modules/${d}`)) batonProd.add(p);
+  for (const d of Object.keys(lock.packages[''].dependencies ?? {}))
+    for (const p of closure(`node_modules/${d}`)) batonProd.add(p);
   const du = (dir) => {
     let total = 0;
     for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -392,9 +499,16 @@ function weight(name) {
   let fresh = 0;
   for (const p of mine) {
     let b = 0;
-    try { b = du(join(ROOT, p)); } catch { /* optional dependency not installed here */ }
+    try {
+      b = du(join(ROOT, p));
+    } catch {
+      /* optional dependency not installed here */
+    }
     bytes += b;
-    if (!batonProd.has(p)) { fresh++; newBytes += b; }
+    if (!batonProd.has(p)) {
+      fresh++;
+      newBytes += b;
+    }
   }
   return { packages: mine.size, newToBaton: fresh, mib: bytes / 2 ** 20, newMib: newBytes / 2 ** 20 };
 }
@@ -403,11 +517,15 @@ function weight(name) {
 
 const base = process.env.DATABASE_URL;
 if (!base) {
-  console.error('queue-engines: set DATABASE_URL to a PostgreSQL server on 127.0.0.1 (the bench creates and drops its own databases).');
+  console.error(
+    'queue-engines: set DATABASE_URL to a PostgreSQL server on 127.0.0.1 (the bench creates and drops its own databases).',
+  );
   process.exit(2);
 }
 if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(base).hostname)) {
-  console.error('queue-engines: DATABASE_URL must point at a loopback server (127.0.0.1): the bench creates and drops databases.');
+  console.error(
+    'queue-engines: DATABASE_URL must point at a loopback server (127.0.0.1): the bench creates and drops databases.',
+  );
   process.exit(2);
 }
 const benchStart = performance.now();
@@ -449,10 +567,17 @@ try {
         r.kill9 = await killNine(name, url, engine, {
           observeMs: 15_000,
           // get_job treats a lock as expired after a hard-coded 4 hours: simulate that by ageing it.
-          afterObserve: () => engine.utils.withPgClient(async (c) => {
-            await c.query(`update graphile_worker._private_jobs set locked_at = now() - interval '4 hours 1 minute' where locked_at is not null`);
-            await c.query(`update graphile_worker._private_job_queues set locked_at = now() - interval '4 hours 1 minute' where locked_at is not null`).catch(() => {});
-          }),
+          afterObserve: () =>
+            engine.utils.withPgClient(async (c) => {
+              await c.query(
+                `update graphile_worker._private_jobs set locked_at = now() - interval '4 hours 1 minute' where locked_at is not null`,
+              );
+              await c
+                .query(
+                  `update graphile_worker._private_job_queues set locked_at = now() - interval '4 hours 1 minute' where locked_at is not null`,
+                )
+                .catch(() => {});
+            }),
         });
       } else {
         r.kill9 = await killNine(name, url, engine, { observeMs: (LEASE_S + 8) * 1000 });
@@ -468,34 +593,70 @@ try {
     }
     console.error(`[${name}] pglite…`);
     r.pglite = await pgliteTry(name);
-    r.weight = name === 'baton' ? { note: 'no extra dependency' } : weight(name === 'pgboss' ? 'pg-boss' : 'graphile-worker');
+    r.weight =
+      name === 'baton' ? { note: 'no extra dependency' } : weight(name === 'pgboss' ? 'pg-boss' : 'graphile-worker');
     r.phaseSeconds = (performance.now() - t0) / 1000;
     console.error(JSON.stringify({ [name]: r }));
   }
 } finally {
-  for (const db of Object.values(dbs)) await adm.unsafe(`drop database if exists ${new URL(db).pathname.slice(1)} with (force)`).catch((e) => console.error(e.message));
+  for (const db of Object.values(dbs))
+    await adm
+      .unsafe(`drop database if exists ${new URL(db).pathname.slice(1)} with (force)`)
+      .catch((e) => console.error(e.message));
   await adm.end();
 }
 result.loadEnd = loadavg().map((v) => +v.toFixed(2));
 result.totalSeconds = (performance.now() - benchStart) / 1000;
 
 const e = result.engines;
-const row = (label, f) => `| ${label} | ${['baton', 'pgboss', 'graphile'].map((n) => (e[n] ? f(e[n]) : 'n/a')).join(' | ')} |`;
+const row = (label, f) =>
+  `| ${label} | ${['baton', 'pgboss', 'graphile'].map((n) => (e[n] ? f(e[n]) : 'n/a')).join(' | ')} |`;
 const lat = (l) => (l && Number.isFinite(l.p50) ? `p50 ${ms(l.p50)}, p95 ${ms(l.p95)}` : (l?.note ?? 'n/a'));
 console.log('| measure | baton outbox | pg-boss | graphile-worker |');
 console.log('|---|---|---|---|');
 console.log(row(`enqueue→claim, idle worker, polling every ${POLL_MS} ms`, (r) => lat(r.latencyPoll)));
-console.log(row('enqueue→claim, idle worker, LISTEN/NOTIFY', (r) => (r.latencyListen ? lat(r.latencyListen) : 'no LISTEN')));
-console.log(row(`${THROUGHPUT_JOBS} jobs, ${WORKERS} workers`, (r) => `${r.throughput.perSecond.toFixed(0)} jobs/s, ${r.throughput.duplicates} run twice${r.throughput.finished ? '' : ' (timed out)'}`));
+console.log(
+  row('enqueue→claim, idle worker, LISTEN/NOTIFY', (r) => (r.latencyListen ? lat(r.latencyListen) : 'no LISTEN')),
+);
+console.log(
+  row(
+    `${THROUGHPUT_JOBS} jobs, ${WORKERS} workers`,
+    (r) =>
+      `${r.throughput.perSecond.toFixed(0)} jobs/s, ${r.throughput.duplicates} run twice${r.throughput.finished ? '' : ' (timed out)'}`,
+  ),
+);
 const kill = (k) => {
   if (k.error) return k.error;
-  const first = k.runsInWindow > 0 ? `re-run after ${k.reRunAfterSeconds.toFixed(1)} s, ${k.runsInWindow}× in ${k.windowSeconds} s` : `not re-run in ${k.windowSeconds} s`;
-  return k.afterSimulatedExpiry === undefined ? first : `${first}; ${k.afterSimulatedExpiry}× once its lock is aged past 4 h`;
+  const first =
+    k.runsInWindow > 0
+      ? `re-run after ${k.reRunAfterSeconds.toFixed(1)} s, ${k.runsInWindow}× in ${k.windowSeconds} s`
+      : `not re-run in ${k.windowSeconds} s`;
+  return k.afterSimulatedExpiry === undefined
+    ? first
+    : `${first}; ${k.afterSimulatedExpiry}× once its lock is aged past 4 h`;
 };
 console.log(row(`kill -9 mid-job (lease/expiry ${LEASE_S} s)`, (r) => kill(r.kill9)));
-console.log(row('route 100 jobs to 2 named nodes', (r) => (r.routing.note ?? `${r.routing.delivered}/${r.routing.expected}, ${r.routing.misrouted} misrouted`)));
-console.log(row('embedded PGlite', (r) => (r.pglite.works ? `yes (p50 ${ms(r.pglite.p50)})` : `no: ${r.pglite.error ?? 'nothing claimed'}`)));
-console.log(row('dependency weight', (r) => r.weight.note ?? `${r.weight.packages} packages (${r.weight.newToBaton} new), ${r.weight.mib.toFixed(1)} MiB (${r.weight.newMib.toFixed(1)} new)`));
-console.log(`\nload average start ${result.loadStart.join(' ')}, end ${result.loadEnd.join(' ')}; ${result.totalSeconds.toFixed(0)} s in all`);
+console.log(
+  row(
+    'route 100 jobs to 2 named nodes',
+    (r) => r.routing.note ?? `${r.routing.delivered}/${r.routing.expected}, ${r.routing.misrouted} misrouted`,
+  ),
+);
+console.log(
+  row('embedded PGlite', (r) =>
+    r.pglite.works ? `yes (p50 ${ms(r.pglite.p50)})` : `no: ${r.pglite.error ?? 'nothing claimed'}`,
+  ),
+);
+console.log(
+  row(
+    'dependency weight',
+    (r) =>
+      r.weight.note ??
+      `${r.weight.packages} packages (${r.weight.newToBaton} new), ${r.weight.mib.toFixed(1)} MiB (${r.weight.newMib.toFixed(1)} new)`,
+  ),
+);
+console.log(
+  `\nload average start ${result.loadStart.join(' ')}, end ${result.loadEnd.join(' ')}; ${result.totalSeconds.toFixed(0)} s in all`,
+);
 console.log(JSON.stringify(result, null, 1));
 process.exit(0);

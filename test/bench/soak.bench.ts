@@ -71,7 +71,8 @@ describe('soak', () => {
     const restartEvery = size('SOAK_RESTART_EVERY', 100, 2);
     const total = lifeRuns + killRuns;
     const drainWaitMs = size('SOAK_DRAIN_S', 180, 3) * 1000;
-    if (slopeFrom >= lifeRuns) throw new Error(`BENCH_SOAK_SLOPE_FROM=${slopeFrom} must be below BENCH_SOAK_RUNS=${lifeRuns}`);
+    if (slopeFrom >= lifeRuns)
+      throw new Error(`BENCH_SOAK_SLOPE_FROM=${slopeFrom} must be below BENCH_SOAK_RUNS=${lifeRuns}`);
     /** SIGKILL right after launching the long life's last run, then every `restartEvery` launches, while runs remain after it. */
     const killsAt = (n: number): boolean => n >= lifeRuns && n < total && (n - lifeRuns) % restartEvery === 0;
 
@@ -82,22 +83,44 @@ describe('soak', () => {
     // BENCH_SOAK_HEAP_AT=0,500,1000: heap snapshots of the service after that many runs of the long
     // life (node's --heapsnapshot-signal), written to a temporary directory named in the results
     // and left there for test/bench/heap-diff.mjs.
-    const heapAt = (process.env.BENCH_SOAK_HEAP_AT ?? '').split(',').filter((n) => n.trim() !== '').map(Number);
+    const heapAt = (process.env.BENCH_SOAK_HEAP_AT ?? '')
+      .split(',')
+      .filter((n) => n.trim() !== '')
+      .map(Number);
     const outsideLife = heapAt.filter((n) => !Number.isInteger(n) || n < 0 || n >= lifeRuns);
-    if (outsideLife.length > 0) throw new Error(`BENCH_SOAK_HEAP_AT: ${outsideLife.join(', ')} is not a run count within the long life (0–${lifeRuns - 1}; its last run is killed)`);
+    if (outsideLife.length > 0)
+      throw new Error(
+        `BENCH_SOAK_HEAP_AT: ${outsideLife.join(', ')} is not a run count within the long life (0–${lifeRuns - 1}; its last run is killed)`,
+      );
     const heapDir = heapAt.length > 0 ? await mkdtemp(join(tmpdir(), 'baton-bench-heap-')) : undefined;
-    const world: BenchWorld = await startBenchWorld({ binDirs: [binDir], engine: 'postgres', repos: [...LANES], harnessToml: ['max_active = 2'], start: false });
+    const world: BenchWorld = await startBenchWorld({
+      binDirs: [binDir],
+      engine: 'postgres',
+      repos: [...LANES],
+      harnessToml: ['max_active = 2'],
+      start: false,
+    });
     cleanups.push(() => world.dispose());
     const probeDir = join(world.dir, 'memory-probe');
     await mkdir(probeDir);
     world.env.BENCH_MEMORY_PROBE_DIR = probeDir;
-    world.env.NODE_OPTIONS = [`--require=${MEMORY_PROBE}`, ...(heapDir ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${heapDir}`] : [])].join(' ');
+    world.env.NODE_OPTIONS = [
+      `--require=${MEMORY_PROBE}`,
+      ...(heapDir ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${heapDir}`] : []),
+    ].join(' ');
     /**
      * `rssKb` and `probe` are taken just before the signal; a snapshot itself leaves RSS higher (V8
      * keeps what it allocated to write it), so the RSS slope of a run with a snapshot in or just
      * before the window is not the measurement.
      */
-    const heapSnapshots: { afterRuns: number; pid: number; file: string; bytes: number; rssKb: number; probe: Awaited<ReturnType<typeof readProbe>> }[] = [];
+    const heapSnapshots: {
+      afterRuns: number;
+      pid: number;
+      file: string;
+      bytes: number;
+      rssKb: number;
+      probe: Awaited<ReturnType<typeof readProbe>>;
+    }[] = [];
     const snapshot = async (afterRuns: number): Promise<void> => {
       const pid = world.service.pid;
       const before = new Set(await readdir(heapDir!));
@@ -148,7 +171,15 @@ describe('soak', () => {
       const pid = world.service.pid;
       try {
         const [rss, fds, probe] = await Promise.all([rssKb(pid), fdCount(pid), readProbe(probeDir, pid)]);
-        samples.push({ atS: round((performance.now() - t0) / 1000, 1), segment, pid, terminals, rssKb: rss, fds, probe });
+        samples.push({
+          atS: round((performance.now() - t0) / 1000, 1),
+          segment,
+          pid,
+          terminals,
+          rssKb: rss,
+          fds,
+          probe,
+        });
       } catch (err) {
         // the process went away between reading its pid and its files: a restart
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -164,8 +195,11 @@ describe('soak', () => {
 
     /** What the database knows of a request. */
     const lookup = async (request: Request): Promise<{ runStatus?: string; runId?: string; inbound: boolean }> => {
-      const runs = await sql<{ id: string; status: string }[]>`select id, status::text from runs where origin->>'messageId' = ${String(request.messageId)}`;
-      const inbound = await sql`select 1 from inbound_events where platform = 'telegram' and dedupe_key = ${`${botId}:${request.updateId}`}`;
+      const runs = await sql<
+        { id: string; status: string }[]
+      >`select id, status::text from runs where origin->>'messageId' = ${String(request.messageId)}`;
+      const inbound =
+        await sql`select 1 from inbound_events where platform = 'telegram' and dedupe_key = ${`${botId}:${request.updateId}`}`;
       return { ...(runs[0] ? { runId: runs[0].id, runStatus: runs[0].status } : {}), inbound: inbound.length > 0 };
     };
 
@@ -185,7 +219,8 @@ describe('soak', () => {
             request.runId = message.runId;
             terminals += 1;
           }
-          if (message.kind === 'other' && request.movedOn === undefined) request.movedOn = `refused: ${message.text.slice(0, 80)}`;
+          if (message.kind === 'other' && request.movedOn === undefined)
+            request.movedOn = `refused: ${message.text.slice(0, 80)}`;
         }
         if (request.terminalAtMs !== undefined || request.movedOn !== undefined) return;
         const now = performance.now();
@@ -239,7 +274,12 @@ describe('soak', () => {
     // Drain: outcomes still in the outbox (a crash between the state change and its send) go out
     // at the next worker tick after their 60 s lease.
     const unresolved = (): Request[] =>
-      requests.filter((r) => r.terminalAtMs === undefined && !r.movedOn?.startsWith('refused') && r.movedOn !== 'inbound recorded, no run, no reply');
+      requests.filter(
+        (r) =>
+          r.terminalAtMs === undefined &&
+          !r.movedOn?.startsWith('refused') &&
+          r.movedOn !== 'inbound recorded, no run, no reply',
+      );
     const drainStartedMs = performance.now();
     while (unresolved().length > 0 && performance.now() - drainStartedMs < drainWaitMs) {
       await new Promise((r) => setTimeout(r, 250));
@@ -258,8 +298,12 @@ describe('soak', () => {
     index.scan();
 
     // Final accounting against the database.
-    const runs = await sql<{ id: string; status: string; reason: string | null; origin_message: string }[]>`select id, status::text, reason, origin->>'messageId' as origin_message from runs`;
-    const deliveryRows = await sql<{ run_id: string; kind: string; status: string }[]>`select run_id, kind, status::text from deliveries where run_id is not null`;
+    const runs = await sql<
+      { id: string; status: string; reason: string | null; origin_message: string }[]
+    >`select id, status::text, reason, origin->>'messageId' as origin_message from runs`;
+    const deliveryRows = await sql<
+      { run_id: string; kind: string; status: string }[]
+    >`select run_id, kind, status::text from deliveries where run_id is not null`;
     const runOfMessage = new Map(runs.map((r) => [Number(r.origin_message), r]));
     const terminalSeen = new Map<string, number>();
     const startedSeen = new Map<string, number>();
@@ -269,14 +313,21 @@ describe('soak', () => {
       if (message.kind === 'started') startedSeen.set(message.runId, (startedSeen.get(message.runId) ?? 0) + 1);
     }
     const stuck = runs.filter((r) => r.status === 'starting' || r.status === 'running');
-    const outcomePending = runs.filter((r) => !terminalSeen.has(r.id) && deliveryRows.some((d) => d.run_id === r.id && d.kind === 'outcome' && d.status === 'pending'));
-    const lostOutcomes = runs.filter((r) => !stuck.includes(r) && !terminalSeen.has(r.id) && !outcomePending.includes(r));
+    const outcomePending = runs.filter(
+      (r) =>
+        !terminalSeen.has(r.id) &&
+        deliveryRows.some((d) => d.run_id === r.id && d.kind === 'outcome' && d.status === 'pending'),
+    );
+    const lostOutcomes = runs.filter(
+      (r) => !stuck.includes(r) && !terminalSeen.has(r.id) && !outcomePending.includes(r),
+    );
     const unanswered: Request[] = [];
     const neverProcessed: Request[] = [];
     for (const request of requests) {
       if (runOfMessage.has(request.messageId)) continue;
       if (index.repliesTo(request.messageId).length > 0) continue; // a refusal
-      const inbound = await sql`select 1 from inbound_events where platform = 'telegram' and dedupe_key = ${`${botId}:${request.updateId}`}`;
+      const inbound =
+        await sql`select 1 from inbound_events where platform = 'telegram' and dedupe_key = ${`${botId}:${request.updateId}`}`;
       (inbound.length > 0 ? unanswered : neverProcessed).push(request);
     }
     const duplicateOutcomes = [...terminalSeen.values()].filter((count) => count > 1).length;
@@ -286,7 +337,13 @@ describe('soak', () => {
     for (const r of runs) statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1;
 
     // Latency of undisturbed runs (pushed and finished within one service lifetime, completed).
-    const clean = requests.filter((r) => r.status === 'completed' && r.startedAtMs !== undefined && r.terminalAtMs !== undefined && r.movedOn === undefined);
+    const clean = requests.filter(
+      (r) =>
+        r.status === 'completed' &&
+        r.startedAtMs !== undefined &&
+        r.terminalAtMs !== undefined &&
+        r.movedOn === undefined,
+    );
     const latency = clean.map((r) => ({ x: r.n, y: r.terminalAtMs! - r.pushedAtMs }));
     const quarter = Math.max(1, Math.floor(latency.length / 4));
     const firstQuarterMs = round(median(latency.slice(0, quarter).map((p) => p.y)), 0);
@@ -324,14 +381,43 @@ describe('soak', () => {
       duplicateOutcomes,
       duplicateStartedMessages: duplicateStarted,
       startedMessagesMissing: startedMissing,
-      requestToOutcomeMs: { n: latency.length, p50: round(percentile(latency.map((p) => p.y), 50), 0), p95: round(percentile(latency.map((p) => p.y), 95), 0), firstQuarterMedian: firstQuarterMs, lastQuarterMedian: lastQuarterMs, slopeMsPer1000Runs: round(slope(latency) * 1000, 1) },
+      requestToOutcomeMs: {
+        n: latency.length,
+        p50: round(
+          percentile(
+            latency.map((p) => p.y),
+            50,
+          ),
+          0,
+        ),
+        p95: round(
+          percentile(
+            latency.map((p) => p.y),
+            95,
+          ),
+          0,
+        ),
+        firstQuarterMedian: firstQuarterMs,
+        lastQuarterMedian: lastQuarterMs,
+        slopeMsPer1000Runs: round(slope(latency) * 1000, 1),
+      },
       longLife,
       longLifeBuckets: { runsPerBucket: bucketRuns, buckets: memoryBuckets(samples, 0, bucketRuns) },
       lives,
       artifactStore: { bytes: storage.artifactBytes, scanMs: storageScanMs },
       examples: {
-        notCompleted: runs.filter((r) => r.status !== 'completed').slice(0, 10).map((r) => ({ id: r.id, status: r.status, reason: r.reason })),
-        duplicateOutcomes: [...terminalSeen.entries()].filter(([, count]) => count > 1).slice(0, 5).map(([id, count]) => ({ id, count, texts: index.all.filter((m) => m.runId === id && m.kind === 'terminal').map((m) => m.text.split('\n')[0]) })),
+        notCompleted: runs
+          .filter((r) => r.status !== 'completed')
+          .slice(0, 10)
+          .map((r) => ({ id: r.id, status: r.status, reason: r.reason })),
+        duplicateOutcomes: [...terminalSeen.entries()]
+          .filter(([, count]) => count > 1)
+          .slice(0, 5)
+          .map(([id, count]) => ({
+            id,
+            count,
+            texts: index.all.filter((m) => m.runId === id && m.kind === 'terminal').map((m) => m.text.split('\n')[0]),
+          })),
         lost: lostOutcomes.slice(0, 5).map((r) => ({ id: r.id, status: r.status })),
         unanswered: unanswered.slice(0, 5).map((r) => ({ n: r.n, updateId: r.updateId, segment: r.segment })),
         neverProcessed: neverProcessed.slice(0, 5).map((r) => ({ n: r.n, updateId: r.updateId })),
@@ -345,7 +431,9 @@ describe('soak', () => {
         : 'The memory probe wrote no reading in the window (no breakdown of RSS).',
       `Kill cycle: ${killRuns} more runs, SIGKILL at the long life's last run and every ${restartEvery} launches after (${restartMs.length} restarts), at a varying point of the run just launched. RSS at the end of each life: ${lives.map((l) => l.rssEndMb).join(', ')} MB; descriptors: ${lives.map((l) => l.fdsEnd).join(', ')}. Lanes a and b (two repos) keep max_active = 2 busy; PostgreSQL (kill -9 of a PGlite service is not measured).`,
       ...(heapSnapshots.length > 0
-        ? [`Heap snapshots after ${heapSnapshots.map((h) => h.afterRuns).join(', ')} runs of the long life in ${heapDir} (node test/bench/heap-diff.mjs ${heapSnapshots.map((h) => h.file).join(' ')}); JS heap used then ${heapSnapshots.map((h) => (h.probe ? round(h.probe.heapUsed / 1_048_576, 1) : 'n/a')).join(', ')} MB, RSS ${heapSnapshots.map((h) => round(h.rssKb / 1024, 1)).join(', ')} MB. A snapshot leaves RSS higher, so with one at or after run ${slopeFrom} the RSS slope above is not the measurement.`]
+        ? [
+            `Heap snapshots after ${heapSnapshots.map((h) => h.afterRuns).join(', ')} runs of the long life in ${heapDir} (node test/bench/heap-diff.mjs ${heapSnapshots.map((h) => h.file).join(' ')}); JS heap used then ${heapSnapshots.map((h) => (h.probe ? round(h.probe.heapUsed / 1_048_576, 1) : 'n/a')).join(', ')} MB, RSS ${heapSnapshots.map((h) => round(h.rssKb / 1024, 1)).join(', ')} MB. A snapshot leaves RSS higher, so with one at or after run ${slopeFrom} the RSS slope above is not the measurement.`,
+          ]
         : []),
       `Outcomes of runs a crash caught between their state change and its send stay in the outbox until their inline lease (INLINE_LEASE_MS in runs-repo.ts, 60 s when this bench was written) runs out and a worker tick picks them up; the bench waited up to ${drainWaitMs / 1000} s for them${outcomePending.length > 0 ? `, and ${outcomePending.length} were still pending when it stopped waiting (not lost: their rows are pending)` : ''}.`,
       `Request → outcome latency of undisturbed runs: median ${firstQuarterMs} ms in the first quarter, ${lastQuarterMs} ms in the last (slope ${numbers.requestToOutcomeMs.slopeMsPer1000Runs} ms per 1000 runs). The storage gate measures the artifact store with a stat per file (harness/storage.ts measureStorage), off the launch path since issue #15 (at most once a minute, in the background, while launches come); at the end the store held ${runs.length} run directories and one such walk from the bench took ${storageScanMs} ms.`,
@@ -355,7 +443,10 @@ describe('soak', () => {
         `${unanswered.length} request(s) got no reply at all, though Telegram updates go to the inbox (inbound_events, state received) before the poll offset confirms them and a restart replays unclaimed ones and releases dead processes' claims; look for their rows in inbound_events.`,
       );
     }
-    if (lostOutcomes.length > 0) notes.push(`${lostOutcomes.length} run(s) ended without any outcome reaching the chat or waiting in the outbox (examples in numbers.examples.lost).`);
+    if (lostOutcomes.length > 0)
+      notes.push(
+        `${lostOutcomes.length} run(s) ended without any outcome reaching the chat or waiting in the outbox (examples in numbers.examples.lost).`,
+      );
     if (stuck.length > 0) notes.push(`${stuck.length} run(s) were still active at the end.`);
 
     await scenario.save({
@@ -366,7 +457,13 @@ describe('soak', () => {
         exactly('requests without any reply', unanswered.length + neverProcessed.length, 0),
         atMost(`RSS slope, runs ${slopeFrom}–${lifeRuns} of one life`, rssSlopeMb, RSS_SLOPE_LIMIT_MB, 'MB/100 runs'),
         atMost(`fd slope, runs ${slopeFrom}–${lifeRuns} of one life`, fdSlope, FD_SLOPE_LIMIT, 'fds/100 runs'),
-        { metric: 'request→outcome latency slope', value: numbers.requestToOutcomeMs.slopeMsPer1000Runs, unit: 'ms/1000 runs', target: 'reported', met: true },
+        {
+          metric: 'request→outcome latency slope',
+          value: numbers.requestToOutcomeMs.slopeMsPer1000Runs,
+          unit: 'ms/1000 runs',
+          target: 'reported',
+          met: true,
+        },
       ],
       notes,
     });

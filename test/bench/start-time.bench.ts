@@ -54,7 +54,11 @@ async function importCost(specifier: string): Promise<{ ms: number; rssMb: numbe
     const { stdout } = await execa(process.execPath, ['--input-type=module', '-e', code], { cwd: REPO_ROOT });
     runs.push(JSON.parse(stdout) as { ms: number; rss: number; sdks: string[] });
   }
-  return { ms: round(median(runs.map((r) => r.ms)), 0), rssMb: round(median(runs.map((r) => r.rss)) / 1_048_576, 1), sdksLoaded: runs[0]!.sdks };
+  return {
+    ms: round(median(runs.map((r) => r.ms)), 0),
+    rssMb: round(median(runs.map((r) => r.rss)) / 1_048_576, 1),
+    sdksLoaded: runs[0]!.sdks,
+  };
 }
 
 describe('start time', () => {
@@ -62,7 +66,10 @@ describe('start time', () => {
     const scenario = await beginScenario('start_time', 'baton start to ready');
     const repeats = size('START_REPEATS', 5, 1);
     const binDirs = [inject('codexBinDir'), inject('claudeBinDir')];
-    const results: Record<Engine, { cold: number[]; warm: number[] }> = { pglite: { cold: [], warm: [] }, postgres: { cold: [], warm: [] } };
+    const results: Record<Engine, { cold: number[]; warm: number[] }> = {
+      pglite: { cold: [], warm: [] },
+      postgres: { cold: [], warm: [] },
+    };
 
     for (const engine of ['pglite', 'postgres'] as const) {
       const world = await startBenchWorld({ binDirs, engine, start: false });
@@ -86,8 +93,14 @@ describe('start time', () => {
     }
     const env = { HOME: worlds[0]!.home, PATH: worlds[0]!.env.PATH!, USER: worlds[0]!.env.USER! };
     const detection = {
-      codexVersionMs: await versionMs(join(inject('codexBinDir'), 'codex'), { ...env, CODEX_HOME: worlds[0]!.codexHome }),
-      claudeVersionMs: await versionMs(join(inject('claudeBinDir'), 'claude'), { ...env, CLAUDE_CONFIG_DIR: worlds[0]!.claudeConfigDir }),
+      codexVersionMs: await versionMs(join(inject('codexBinDir'), 'codex'), {
+        ...env,
+        CODEX_HOME: worlds[0]!.codexHome,
+      }),
+      claudeVersionMs: await versionMs(join(inject('claudeBinDir'), 'claude'), {
+        ...env,
+        CLAUDE_CONFIG_DIR: worlds[0]!.claudeConfigDir,
+      }),
     };
 
     const mainUrl = new URL('../../dist/main.js', import.meta.url).href;
@@ -96,7 +109,17 @@ describe('start time', () => {
       'dist/main.js (everything start imports)': await importCost(mainUrl),
     };
     // The smoke skips the per-SDK import costs (a fresh node each): only the two above are its figures.
-    if (!SMOKE) for (const sdk of ['discord.js', '@slack/bolt', 'grammy', '@grammyjs/runner', 'postgres', 'drizzle-orm/postgres-js', 'pino']) moduleLoad[sdk] = await importCost(sdk);
+    if (!SMOKE)
+      for (const sdk of [
+        'discord.js',
+        '@slack/bolt',
+        'grammy',
+        '@grammyjs/runner',
+        'postgres',
+        'drizzle-orm/postgres-js',
+        'pino',
+      ])
+        moduleLoad[sdk] = await importCost(sdk);
 
     const med = (list: number[]): number => round(median(list), 0);
     const numbers = {
@@ -105,7 +128,12 @@ describe('start time', () => {
       pgliteWarmMs: med(results.pglite.warm),
       postgresColdMs: med(results.postgres.cold),
       postgresWarmMs: med(results.postgres.warm),
-      samplesMs: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { cold: v.cold.map((x) => round(x, 0)), warm: v.warm.map((x) => round(x, 0)) }])),
+      samplesMs: Object.fromEntries(
+        Object.entries(results).map(([k, v]) => [
+          k,
+          { cold: v.cold.map((x) => round(x, 0)), warm: v.warm.map((x) => round(x, 0)) },
+        ]),
+      ),
       detection,
       moduleLoad,
     };
@@ -123,8 +151,20 @@ describe('start time', () => {
       checks: [
         atMost('PostgreSQL warm start (median)', numbers.postgresWarmMs, 1000, 'ms'),
         atMost('PostgreSQL cold start (median)', numbers.postgresColdMs, 1500, 'ms'),
-        { metric: 'PGlite warm start (median)', value: numbers.pgliteWarmMs, unit: 'ms', target: 'reported', met: true },
-        { metric: 'PGlite cold start (median)', value: numbers.pgliteColdMs, unit: 'ms', target: 'reported', met: true },
+        {
+          metric: 'PGlite warm start (median)',
+          value: numbers.pgliteWarmMs,
+          unit: 'ms',
+          target: 'reported',
+          met: true,
+        },
+        {
+          metric: 'PGlite cold start (median)',
+          value: numbers.pgliteColdMs,
+          unit: 'ms',
+          target: 'reported',
+          met: true,
+        },
       ],
       notes,
     });

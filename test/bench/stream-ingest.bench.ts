@@ -82,7 +82,22 @@ function spawnFlood(megabytes: number) {
 }
 
 /** Runs `body` with RSS and event-loop measurement around it. */
-async function measured(consumer: Pass['consumer'], body: () => Promise<Omit<Pass, 'consumer' | 'seconds' | 'mbPerS' | 'rssBeforeMb' | 'peakRssMb' | 'rssGrowthMb' | 'loopDelayP99Ms' | 'loopDelayMaxMs'> & { firstMs: number; lastMs: number }>): Promise<Pass> {
+async function measured(
+  consumer: Pass['consumer'],
+  body: () => Promise<
+    Omit<
+      Pass,
+      | 'consumer'
+      | 'seconds'
+      | 'mbPerS'
+      | 'rssBeforeMb'
+      | 'peakRssMb'
+      | 'rssGrowthMb'
+      | 'loopDelayP99Ms'
+      | 'loopDelayMaxMs'
+    > & { firstMs: number; lastMs: number }
+  >,
+): Promise<Pass> {
   const reset = await resetPeakRss('self');
   if (!reset) throw new Error('cannot reset VmHWM through /proc/self/clear_refs: peak RSS would be wrong');
   const before = await rssKb('self');
@@ -110,14 +125,24 @@ async function measured(consumer: Pass['consumer'], body: () => Promise<Omit<Pas
 function batonPass(megabytes: number, spoolPath: string, maxOutputBytes: number): Promise<Pass> {
   return measured('baton', async () => {
     const spool: WriteStream = createWriteStream(spoolPath, { mode: 0o600, flags: 'a' });
-    const watchdog = startWatchdog({ firstEventMs: 120_000, inactivityMs: 600_000, onNoFirstEvent: () => {}, onSilence: () => {} });
+    const watchdog = startWatchdog({
+      firstEventMs: 120_000,
+      inactivityMs: 600_000,
+      onNoFirstEvent: () => {},
+      onSilence: () => {},
+    });
     const violations: string[] = [];
     let events = 0;
     let truncated = false;
     let bytes = 0;
     let violationAtBytes: number | undefined;
     const stream = new RunStream(
-      { maxEventBytes: MAX_EVENT_BYTES, maxFramingErrors: MAX_FRAMING_ERRORS, maxSpoolBytes: SPOOL_CAP_BYTES, maxOutputBytes },
+      {
+        maxEventBytes: MAX_EVENT_BYTES,
+        maxFramingErrors: MAX_FRAMING_ERRORS,
+        maxSpoolBytes: SPOOL_CAP_BYTES,
+        maxOutputBytes,
+      },
       codexVendor.newReducer(),
       spool,
       {
@@ -154,7 +179,16 @@ function batonPass(megabytes: number, spoolPath: string, maxOutputBytes: number)
     await new Promise<void>((resolve) => spool.end(() => resolve()));
     const lastMs = performance.now();
     const spooledBytes = (await stat(spoolPath)).size;
-    return { bytes, events, spooledBytes, truncated, violations, firstMs, lastMs, ...(violationAtBytes !== undefined ? { violationAtBytes } : {}) };
+    return {
+      bytes,
+      events,
+      spooledBytes,
+      truncated,
+      violations,
+      firstMs,
+      lastMs,
+      ...(violationAtBytes !== undefined ? { violationAtBytes } : {}),
+    };
   });
 }
 
@@ -200,7 +234,15 @@ function naivePass(megabytes: number, outPath: string): Promise<Pass> {
     }
     await new Promise<void>((resolve) => out.end(() => resolve()));
     const lastMs = performance.now();
-    return { bytes, events, spooledBytes: (await stat(outPath)).size, truncated: spooled >= SPOOL_CAP_BYTES, violations: [], firstMs, lastMs };
+    return {
+      bytes,
+      events,
+      spooledBytes: (await stat(outPath)).size,
+      truncated: spooled >= SPOOL_CAP_BYTES,
+      violations: [],
+      firstMs,
+      lastMs,
+    };
   });
 }
 
@@ -223,7 +265,9 @@ describe('stream ingest', () => {
       const order: Pass['consumer'][] = r % 2 === 0 ? ['baton', 'naive'] : ['naive', 'baton'];
       for (const consumer of order) {
         const path = next();
-        passes.push(consumer === 'baton' ? await batonPass(megabytes, path, unbounded) : await naivePass(megabytes, path));
+        passes.push(
+          consumer === 'baton' ? await batonPass(megabytes, path, unbounded) : await naivePass(megabytes, path),
+        );
         await rm(path, { force: true });
       }
     }
@@ -231,12 +275,17 @@ describe('stream ingest', () => {
     let defaultLimit: Pass | undefined;
     if (!SMOKE) {
       const path = next();
-      defaultLimit = await batonPass(Math.ceil((OUTPUT_LIMIT_FACTOR * SPOOL_CAP_BYTES) / MIB) + 16, path, OUTPUT_LIMIT_FACTOR * SPOOL_CAP_BYTES);
+      defaultLimit = await batonPass(
+        Math.ceil((OUTPUT_LIMIT_FACTOR * SPOOL_CAP_BYTES) / MIB) + 16,
+        path,
+        OUTPUT_LIMIT_FACTOR * SPOOL_CAP_BYTES,
+      );
       await rm(path, { force: true });
     }
 
     const of = (c: Pass['consumer']): Pass[] => passes.filter((p) => p.consumer === c);
-    const throughput = (list: Pass[]): number => round(list.reduce((a, p) => a + p.bytes, 0) / MIB / list.reduce((a, p) => a + p.seconds, 0), 1);
+    const throughput = (list: Pass[]): number =>
+      round(list.reduce((a, p) => a + p.bytes, 0) / MIB / list.reduce((a, p) => a + p.seconds, 0), 1);
     const baton = of('baton');
     const naive = of('naive');
     const batonMbPerS = throughput(baton);
@@ -254,7 +303,7 @@ describe('stream ingest', () => {
     const notes = [
       `Measured in-process (the vitest worker): RunStream is driven directly with the default spool cap (64 MiB), max_event_bytes and max_framing_errors, but with the output limit lifted above ${megabytes} MiB; the baton path includes the codex reducer and the watchdog, as in RunSupervisor.execute.`,
       'The naive reader gets the same 64 MiB cap on its file, so both do the same parse + spool work; it has no line-length bound and no framing-error handling.',
-      'The fake CLI writes 1 MiB blocks and honours backpressure; both consumers read the same deterministic bytes. The machine is shared (2 cores, other engineers\' tests), so absolute MB/s vary run to run; the ratio comes from interleaved passes.',
+      "The fake CLI writes 1 MiB blocks and honours backpressure; both consumers read the same deterministic bytes. The machine is shared (2 cores, other engineers' tests), so absolute MB/s vary run to run; the ratio comes from interleaved passes.",
     ];
     if (defaultLimit) {
       notes.push(
@@ -273,7 +322,8 @@ describe('stream ingest', () => {
       numbers: {
         streamMb: megabytes,
         rounds,
-        measuredWhere: 'in-process (RunStream driven directly); RSS from /proc/self (VmHWM), event-loop delay from monitorEventLoopDelay',
+        measuredWhere:
+          'in-process (RunStream driven directly); RSS from /proc/self (VmHWM), event-loop delay from monitorEventLoopDelay',
         spoolCapBytes: SPOOL_CAP_BYTES,
         batonMbPerS,
         naiveMbPerS,
@@ -283,7 +333,15 @@ describe('stream ingest', () => {
         batonLoopDelayP99Ms: lagP99Ms,
         naiveLoopDelayP99Ms: Math.max(...naive.map((p) => p.loopDelayP99Ms)),
         passes,
-        ...(defaultLimit ? { defaultLimits: { outputLimitBytes: OUTPUT_LIMIT_FACTOR * SPOOL_CAP_BYTES, violations: defaultLimit.violations, violationAtBytes: defaultLimit.violationAtBytes } } : {}),
+        ...(defaultLimit
+          ? {
+              defaultLimits: {
+                outputLimitBytes: OUTPUT_LIMIT_FACTOR * SPOOL_CAP_BYTES,
+                violations: defaultLimit.violations,
+                violationAtBytes: defaultLimit.violationAtBytes,
+              },
+            }
+          : {}),
       },
       checks: [
         atLeast('throughput vs naive', ratio, 2, '×'),

@@ -41,11 +41,23 @@ async function newRun(outbox: Outbox, channel: RecordingChannel): Promise<RunRow
   const id = newRunId();
   const now = new Date();
   const run = {
-    id, vendor: 'claude', status: 'starting', task: 't', cwd: `/repo/${id}`, worktreeRoot: `/repo/${id}`,
-    options: { timeoutMinutes: 30, progress: false, approve: true }, origin: { platform: 'discord', chatId: '5', senderId: '1', messageId: '10' },
-    supervisor: 'testhost:1', createdAt: now,
+    id,
+    vendor: 'claude',
+    status: 'starting',
+    task: 't',
+    cwd: `/repo/${id}`,
+    worktreeRoot: `/repo/${id}`,
+    options: { timeoutMinutes: 30, progress: false, approve: true },
+    origin: { platform: 'discord', chatId: '5', senderId: '1', messageId: '10' },
+    supervisor: 'testhost:1',
+    createdAt: now,
   } as NewRunRow;
-  await store.createRun(run, { runId: id as RunId, kind: 'started', target: { platform: 'discord', chatId: '5' }, body: 'started' }, 100, now);
+  await store.createRun(
+    run,
+    { runId: id as RunId, kind: 'started', target: { platform: 'discord', chatId: '5' }, body: 'started' },
+    100,
+    now,
+  );
   await mkdir(join(runsDir, id), { recursive: true, mode: 0o700 });
   for (const row of await store.deliveriesOfRun(id)) await outbox.attempt(row);
   channel.sent.length = 0;
@@ -56,10 +68,25 @@ async function newRun(outbox: Outbox, channel: RecordingChannel): Promise<RunRow
 function setup() {
   const channel = new RecordingChannel('discord', DISCORD_MAX);
   const adapters = new Map([['discord' as const, channel]]);
-  const outbox = new Outbox({ store, clock: systemClock, logger: silentLogger(), adapters, policy: { backoffBaseMs: 30_000, backoffCapMs: 60_000, maxAttempts: 5, maxAgeMs: 3_600_000 } });
+  const outbox = new Outbox({
+    store,
+    clock: systemClock,
+    logger: silentLogger(),
+    adapters,
+    policy: { backoffBaseMs: 30_000, backoffCapMs: 60_000, maxAttempts: 5, maxAgeMs: 3_600_000 },
+  });
   const broker = new ApprovalBroker({
-    approvals, store, outbox, clock: systemClock, logger: silentLogger(), timeoutMs: 600_000, longPollMs: 0,
-    runsDir, maxMessageLength: (platform) => adapters.get(platform as 'discord')?.maxMessageLength, homeDir: tmpdir(), protectedDirs: [],
+    approvals,
+    store,
+    outbox,
+    clock: systemClock,
+    logger: silentLogger(),
+    timeoutMs: 600_000,
+    longPollMs: 0,
+    runsDir,
+    maxMessageLength: (platform) => adapters.get(platform as 'discord')?.maxMessageLength,
+    homeDir: tmpdir(),
+    protectedDirs: [],
   });
   return { channel, broker, outbox };
 }
@@ -69,11 +96,17 @@ describe(`approval messages of long tool inputs (${testEngine})`, () => {
     const { channel, broker, outbox } = setup();
     const run = await newRun(outbox, channel);
     const command = `printf '%s' ${'a'.repeat(5_000)} > long.txt`;
-    expect(await broker.request(run, { runId: run.id, requestId: 'toolu_long', tool: 'Bash', input: { command } })).toEqual({ state: 'pending' });
+    expect(
+      await broker.request(run, { runId: run.id, requestId: 'toolu_long', tool: 'Bash', input: { command } }),
+    ).toEqual({ state: 'pending' });
     expect(channel.sent).toHaveLength(1);
     const message = channel.sent[0]!;
     expect(message.text.length).toBeLessThanOrEqual(DISCORD_MAX);
-    expect(message.text).toMatch(new RegExp(`^\\[run ${run.id}\\] claude asks to use Bash:\\n\\$ printf '%s' a+\\n… \\(\\d+ more characters; the whole input follows as approval-\\d+\\.txt\\)`));
+    expect(message.text).toMatch(
+      new RegExp(
+        `^\\[run ${run.id}\\] claude asks to use Bash:\\n\\$ printf '%s' a+\\n… \\(\\d+ more characters; the whole input follows as approval-\\d+\\.txt\\)`,
+      ),
+    );
     expect(message.buttons?.map((b) => b.label)).toEqual(['Allow', 'Allow for this run', 'Deny']);
     expect(channel.documents).toHaveLength(1);
     const document = channel.documents[0]!;

@@ -49,11 +49,23 @@ async function newRun(outbox: Outbox, channel: RecordingChannel): Promise<RunRow
   await mkdir(join(cwd, '.git', 'hooks'), { recursive: true });
   const now = new Date();
   const run = {
-    id, vendor: 'claude', status: 'running', task: 't', cwd, worktreeRoot: cwd,
-    options: { timeoutMinutes: 30, progress: false, approve: true }, origin: { platform: 'telegram', chatId: '5', senderId: '1', messageId: '10' },
-    supervisor: 'testhost:1', createdAt: now,
+    id,
+    vendor: 'claude',
+    status: 'running',
+    task: 't',
+    cwd,
+    worktreeRoot: cwd,
+    options: { timeoutMinutes: 30, progress: false, approve: true },
+    origin: { platform: 'telegram', chatId: '5', senderId: '1', messageId: '10' },
+    supervisor: 'testhost:1',
+    createdAt: now,
   } as NewRunRow;
-  await store.createRun(run, { runId: id as RunId, kind: 'started', target: { platform: 'telegram', chatId: '5' }, body: 'started' }, 100, now);
+  await store.createRun(
+    run,
+    { runId: id as RunId, kind: 'started', target: { platform: 'telegram', chatId: '5' }, body: 'started' },
+    100,
+    now,
+  );
   for (const row of await store.deliveriesOfRun(id)) await outbox.attempt(row);
   channel.sent.length = 0;
   return (await store.getRun(id))!;
@@ -62,10 +74,23 @@ async function newRun(outbox: Outbox, channel: RecordingChannel): Promise<RunRow
 function setup() {
   const channel = new RecordingChannel('telegram', 4096);
   const adapters = new Map([['telegram' as const, channel]]);
-  const outbox = new Outbox({ store, clock: systemClock, logger: silentLogger(), adapters, policy: { backoffBaseMs: 30_000, backoffCapMs: 60_000, maxAttempts: 5, maxAgeMs: 3_600_000 } });
+  const outbox = new Outbox({
+    store,
+    clock: systemClock,
+    logger: silentLogger(),
+    adapters,
+    policy: { backoffBaseMs: 30_000, backoffCapMs: 60_000, maxAttempts: 5, maxAgeMs: 3_600_000 },
+  });
   const broker = new ApprovalBroker({
-    approvals, store, outbox, clock: systemClock, logger: silentLogger(), timeoutMs: 600_000, longPollMs: 0,
-    homeDir: home, protectedDirs: [batonHome, join(home, '.codex'), join(home, '.claude')],
+    approvals,
+    store,
+    outbox,
+    clock: systemClock,
+    logger: silentLogger(),
+    timeoutMs: 600_000,
+    longPollMs: 0,
+    homeDir: home,
+    protectedDirs: [batonHome, join(home, '.codex'), join(home, '.claude')],
   });
   return { channel, broker, outbox };
 }
@@ -95,11 +120,14 @@ async function afterAllowForRun(first: [string, Record<string, unknown>], later:
 
 describe(`Allow for this run, through the broker (${testEngine})`, () => {
   it('an allowed `git tag` does not cover git options or aliases that run other code', async () => {
-    const { answers } = await afterAllowForRun(['Bash', { command: 'git tag v1' }], [
-      ['Bash', { command: "git -c 'alias.x=!touch pwned' x" }],
-      ['Bash', { command: 'git -c core.fsmonitor="touch pwned" status' }],
-      ['Bash', { command: 'git tag v2' }],
-    ]);
+    const { answers } = await afterAllowForRun(
+      ['Bash', { command: 'git tag v1' }],
+      [
+        ['Bash', { command: "git -c 'alias.x=!touch pwned' x" }],
+        ['Bash', { command: 'git -c core.fsmonitor="touch pwned" status' }],
+        ['Bash', { command: 'git tag v2' }],
+      ],
+    );
     expect(answers).toEqual(['pending', 'pending', 'allow']);
   });
 

@@ -31,7 +31,12 @@ class ManualClock implements Clock {
   }
 }
 
-const policy: OutboxPolicy = { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: 5, maxAgeMs: 24 * 3_600_000 };
+const policy: OutboxPolicy = {
+  backoffBaseMs: 30_000,
+  backoffCapMs: 1_800_000,
+  maxAttempts: 5,
+  maxAgeMs: 24 * 3_600_000,
+};
 const target = { platform: 'telegram', chatId: '42', replyToMessageId: '7' };
 const MAX = 200;
 
@@ -53,20 +58,37 @@ function setup(options: { documents?: boolean } = {}) {
   const clock = new ManualClock(Date.parse('2026-11-29T10:00:00Z'));
   const channel = new RecordingChannel('telegram', MAX);
   if (options.documents === false) Object.defineProperty(channel, 'sendDocument', { value: undefined });
-  const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', channel]]), policy });
+  const outbox = new Outbox({
+    store,
+    clock,
+    logger: silentLogger(),
+    adapters: new Map([['telegram', channel]]),
+    policy,
+  });
   const worker = startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000 });
   return { clock, channel, outbox, worker };
 }
 
 /** A body of `lines` numbered lines, with a run tag. */
 function body(lines: number): string {
-  return ['[run hr_0123456789ab] completed', ...Array.from({ length: lines }, (_, i) => `line ${i + 1} ${'y'.repeat(40)}`)].join('\n');
+  return [
+    '[run hr_0123456789ab] completed',
+    ...Array.from({ length: lines }, (_, i) => `line ${i + 1} ${'y'.repeat(40)}`),
+  ].join('\n');
 }
 
-async function resultFile(text: string, name = `result-${Math.random().toString(36).slice(2)}.md`): Promise<DocumentJson> {
+async function resultFile(
+  text: string,
+  name = `result-${Math.random().toString(36).slice(2)}.md`,
+): Promise<DocumentJson> {
   const path = join(dir, name);
   await writeFile(path, text, { mode: 0o600 });
-  return { path, filename: 'result.md', use: 'long_body', caption: '[run hr_0123456789ab] The whole answer: result.md' };
+  return {
+    path,
+    filename: 'result.md',
+    use: 'long_body',
+    caption: '[run hr_0123456789ab] The whole answer: result.md',
+  };
 }
 
 describe(`outbox files (${testEngine})`, () => {
@@ -75,7 +97,13 @@ describe(`outbox files (${testEngine})`, () => {
     try {
       const text = body(40);
       expect(splitMessage(text, MAX).length).toBeGreaterThan(3);
-      const row = await outbox.send({ runId: null, kind: 'outcome', target, body: text, documents: [await resultFile(text)] });
+      const row = await outbox.send({
+        runId: null,
+        kind: 'outcome',
+        target,
+        body: text,
+        documents: [await resultFile(text)],
+      });
       expect(channel.order).toEqual(['text:[run hr_0123456789ab] completed', 'file:result.md']);
       expect(channel.documents[0]!.content.toString('utf8')).toBe(text);
       expect(channel.documents[0]!.replyToMessageId).toBe('7');
@@ -108,7 +136,13 @@ describe(`outbox files (${testEngine})`, () => {
     try {
       const text = body(40);
       channel.documentFailures.push({ kind: 'refused' });
-      const row = await outbox.send({ runId: null, kind: 'outcome', target, body: text, documents: [await resultFile(text)] });
+      const row = await outbox.send({
+        runId: null,
+        kind: 'outcome',
+        target,
+        body: text,
+        documents: [await resultFile(text)],
+      });
       const parts = splitMessage(text, MAX);
       expect(channel.documents).toEqual([]);
       expect(channel.sent.map((m) => m.text)).toEqual(parts);
@@ -129,7 +163,10 @@ describe(`outbox files (${testEngine})`, () => {
         const document = await resultFile(text);
         if (variant === 'file gone') await rm(document.path);
         await outbox.send({ runId: null, kind: 'outcome', target, body: text, documents: [document] });
-        expect(channel.sent.map((m) => m.text), variant).toEqual(splitMessage(text, MAX));
+        expect(
+          channel.sent.map((m) => m.text),
+          variant,
+        ).toEqual(splitMessage(text, MAX));
       } finally {
         await worker.stop();
       }
@@ -142,7 +179,13 @@ describe(`outbox files (${testEngine})`, () => {
       await worker.tick();
       const text = body(40);
       channel.documentFailures.push({ kind: 'network' });
-      const row = await outbox.send({ runId: null, kind: 'outcome', target, body: text, documents: [await resultFile(text)] });
+      const row = await outbox.send({
+        runId: null,
+        kind: 'outcome',
+        target,
+        body: text,
+        documents: [await resultFile(text)],
+      });
       expect(channel.order).toEqual(['text:[run hr_0123456789ab] completed']);
       const waiting = await store.getDelivery(row.id);
       expect(waiting).toMatchObject({ status: 'pending', attempts: 1, partsDelivered: 1 });
@@ -161,7 +204,13 @@ describe(`outbox files (${testEngine})`, () => {
       await worker.tick();
       const text = body(40);
       for (let i = 0; i < policy.maxAttempts; i++) channel.documentFailures.push({ kind: 'network' });
-      const row = await outbox.send({ runId: null, kind: 'outcome', target, body: text, documents: [await resultFile(text)] });
+      const row = await outbox.send({
+        runId: null,
+        kind: 'outcome',
+        target,
+        body: text,
+        documents: [await resultFile(text)],
+      });
       for (let attempt = 2; attempt <= policy.maxAttempts; attempt++) {
         clock.advance(1_800_000);
         await worker.tick();
@@ -184,7 +233,13 @@ describe(`outbox files (${testEngine})`, () => {
       await first.worker.tick();
       first.channel.documentFailures.push({ kind: 'network' });
       const text = body(2);
-      const row = await first.outbox.send({ runId: null, kind: 'outcome', target, body: text, documents: [await resultFile(text), patch] });
+      const row = await first.outbox.send({
+        runId: null,
+        kind: 'outcome',
+        target,
+        body: text,
+        documents: [await resultFile(text), patch],
+      });
       rowId = row.id;
       expect(first.channel.order).toEqual(['text:[run hr_0123456789ab] completed']);
     } finally {

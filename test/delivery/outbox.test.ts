@@ -27,7 +27,12 @@ class ManualClock implements Clock {
   }
 }
 
-const policy: OutboxPolicy = { backoffBaseMs: 30_000, backoffCapMs: 1_800_000, maxAttempts: 5, maxAgeMs: 24 * 3_600_000 };
+const policy: OutboxPolicy = {
+  backoffBaseMs: 30_000,
+  backoffCapMs: 1_800_000,
+  maxAttempts: 5,
+  maxAgeMs: 24 * 3_600_000,
+};
 const target = { platform: 'telegram', chatId: '42', replyToMessageId: '7' };
 
 let database: TestDatabase;
@@ -42,16 +47,37 @@ afterAll(async () => database?.dispose());
 function setup(maxMessageLength = 4096) {
   const clock = new ManualClock(Date.parse('2026-11-29T10:00:00Z'));
   const channel = new RecordingChannel('telegram', maxMessageLength);
-  const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', channel]]), policy });
+  const outbox = new Outbox({
+    store,
+    clock,
+    logger: silentLogger(),
+    adapters: new Map([['telegram', channel]]),
+    policy,
+  });
   const worker = startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000 });
   return { clock, channel, outbox, worker };
 }
 
 /** A run in its own worktree `cwd` whose `started` row says `startedBody`. */
-async function createTestRun(clock: ManualClock, cwd: string, startedBody: string): Promise<ReturnType<typeof newRunId>> {
+async function createTestRun(
+  clock: ManualClock,
+  cwd: string,
+  startedBody: string,
+): Promise<ReturnType<typeof newRunId>> {
   const runId = newRunId();
   await store.createRun(
-    { id: runId, vendor: 'codex', status: 'starting', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '42', senderId: '1', messageId: '7' }, supervisor: 'h:1', createdAt: clock.now() },
+    {
+      id: runId,
+      vendor: 'codex',
+      status: 'starting',
+      task: 't',
+      cwd,
+      worktreeRoot: cwd,
+      options: { timeoutMinutes: 1, progress: false },
+      origin: { platform: 'telegram', chatId: '42', senderId: '1', messageId: '7' },
+      supervisor: 'h:1',
+      createdAt: clock.now(),
+    },
     { runId, kind: 'started', target, body: startedBody },
     100,
     clock.now(),
@@ -61,7 +87,9 @@ async function createTestRun(clock: ManualClock, cwd: string, startedBody: strin
 
 describe(`outbox (${testEngine})`, () => {
   it('doubles the backoff from 30 s and caps it at 30 min', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffMs(n, policy) / 1000)).toEqual([30, 60, 120, 240, 480, 960, 1800, 1800]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffMs(n, policy) / 1000)).toEqual([
+      30, 60, 120, 240, 480, 960, 1800, 1800,
+    ]);
   });
 
   it('retries a failed send on schedule until it arrives, and only then', async () => {
@@ -160,7 +188,13 @@ describe(`outbox (${testEngine})`, () => {
 
       const second = await store.enqueue({ runId: null, kind: 'reply', target, body }, clock.now());
       const failing = new RecordingChannel('telegram', 100);
-      const flaky = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', failing]]), policy });
+      const flaky = new Outbox({
+        store,
+        clock,
+        logger: silentLogger(),
+        adapters: new Map([['telegram', failing]]),
+        policy,
+      });
       const sendOriginal = failing.send.bind(failing);
       let calls = 0;
       failing.send = async (m) => {
@@ -215,7 +249,9 @@ describe(`outbox (${testEngine})`, () => {
       const texts = channel.sent.map((m) => m.text);
       const n = texts.length;
       expect(n).toBeGreaterThan(3);
-      expect(texts.slice(1).map((t) => t.split('\n')[0])).toEqual(Array.from({ length: n - 1 }, (_, i) => `[run hr_0123456789ab] (${i + 2}/${n})`));
+      expect(texts.slice(1).map((t) => t.split('\n')[0])).toEqual(
+        Array.from({ length: n - 1 }, (_, i) => `[run hr_0123456789ab] (${i + 2}/${n})`),
+      );
       expect(texts.map((t, i) => (i === 0 ? t : t.slice(t.indexOf('\n') + 1))).join('')).toBe(body);
       expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', partsDelivered: n });
     } finally {
@@ -245,7 +281,13 @@ describe(`outbox (${testEngine})`, () => {
       order.push(m.text);
       return original(m);
     };
-    const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', slow]]), policy });
+    const outbox = new Outbox({
+      store,
+      clock,
+      logger: silentLogger(),
+      adapters: new Map([['telegram', slow]]),
+      policy,
+    });
     const runId = await createTestRun(clock, '/order', '[run hr_x] started');
     const started = (await store.deliveriesOfRun(runId))[0]!;
     const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_x] completed' }, clock.now());
@@ -253,7 +295,7 @@ describe(`outbox (${testEngine})`, () => {
     expect(order).toEqual(['[run hr_x] started', '[run hr_x] completed']);
   });
 
-  it('holds a run\'s later message while its earlier one waits for a retry, then sends both in order', async () => {
+  it("holds a run's later message while its earlier one waits for a retry, then sends both in order", async () => {
     const { clock, channel, outbox, worker } = setup();
     try {
       await worker.tick();
@@ -262,7 +304,10 @@ describe(`outbox (${testEngine})`, () => {
       const runId = await createTestRun(clock, '/held', '[run hr_held] started');
       const started = (await store.deliveriesOfRun(runId))[0]!;
       expect(await outbox.attempt(started)).toBe(false);
-      const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_held] completed' }, clock.now());
+      const outcome = await store.enqueue(
+        { runId, kind: 'outcome', target, body: '[run hr_held] completed' },
+        clock.now(),
+      );
       expect(await outbox.attempt(outcome)).toBe(false);
       // Another run's message is not held up.
       const otherRun = await createTestRun(clock, '/other', '[run hr_other] started');
@@ -280,7 +325,11 @@ describe(`outbox (${testEngine})`, () => {
 
       clock.advance(30_000);
       expect(await worker.tick()).toBe(1);
-      expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_other] started', '[run hr_held] started', '[run hr_held] completed']);
+      expect(channel.sent.map((m) => m.text)).toEqual([
+        '[run hr_other] started',
+        '[run hr_held] started',
+        '[run hr_held] completed',
+      ]);
       expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'delivered', attempts: 0 });
       clock.advance(3_600_000);
       expect(await worker.tick()).toBe(0);
@@ -290,13 +339,20 @@ describe(`outbox (${testEngine})`, () => {
     }
   });
 
-  it('releases a run\'s later message when the earlier one is dead-lettered', async () => {
+  it("releases a run's later message when the earlier one is dead-lettered", async () => {
     const { channel, outbox, worker } = setup();
     try {
       await worker.tick();
-      const runId = await createTestRun(new ManualClock(Date.parse('2026-11-29T10:00:00Z')), '/dead', '[run hr_dead] started');
+      const runId = await createTestRun(
+        new ManualClock(Date.parse('2026-11-29T10:00:00Z')),
+        '/dead',
+        '[run hr_dead] started',
+      );
       const started = (await store.deliveriesOfRun(runId))[0]!;
-      const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_dead] completed' }, started.createdAt);
+      const outcome = await store.enqueue(
+        { runId, kind: 'outcome', target, body: '[run hr_dead] completed' },
+        started.createdAt,
+      );
       channel.failures.push({ kind: 'refused' });
       await outbox.attempt(started);
       await outbox.attempt(outcome);
@@ -311,13 +367,28 @@ describe(`outbox (${testEngine})`, () => {
   it('drains a backlog without waiting a tick between full batches', async () => {
     const clock = new ManualClock(Date.parse('2026-11-29T13:00:00Z'));
     const channel = new RecordingChannel();
-    const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', channel]]), policy });
-    for (let i = 0; i < 120; i++) await store.enqueue({ runId: null, kind: 'reply', target, body: `backlog ${i}` }, clock.now());
+    const outbox = new Outbox({
+      store,
+      clock,
+      logger: silentLogger(),
+      adapters: new Map([['telegram', channel]]),
+      policy,
+    });
+    for (let i = 0; i < 120; i++)
+      await store.enqueue({ runId: null, kind: 'reply', target, body: `backlog ${i}` }, clock.now());
     clock.advance(INLINE_LEASE_MS);
     // An hour between ticks: only the backlog rule can drain 120 rows in batches of 50.
-    const worker = startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000, batchSize: 50 });
+    const worker = startDeliveryWorker({
+      store,
+      outbox,
+      clock,
+      logger: silentLogger(),
+      tickMs: 3_600_000,
+      batchSize: 50,
+    });
     try {
-      for (let i = 0; i < 400 && channel.sent.filter((m) => m.text.startsWith('backlog ')).length < 120; i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 400 && channel.sent.filter((m) => m.text.startsWith('backlog ')).length < 120; i++)
+        await new Promise((r) => setTimeout(r, 25));
       expect(channel.sent.filter((m) => m.text.startsWith('backlog '))).toHaveLength(120);
     } finally {
       await worker.stop();
@@ -336,15 +407,30 @@ describe(`outbox (${testEngine})`, () => {
       }
     }
     const channel = new HoldingChannel();
-    const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', channel]]), policy });
+    const outbox = new Outbox({
+      store,
+      clock,
+      logger: silentLogger(),
+      adapters: new Map([['telegram', channel]]),
+      policy,
+    });
     // `slow` is the oldest, so the first claim takes it.
     await store.enqueue({ runId: null, kind: 'reply', target, body: 'slow' }, clock.now());
     clock.advance(1);
-    for (let i = 0; i < 11; i++) await store.enqueue({ runId: null, kind: 'reply', target, body: `ahead ${i}` }, clock.now());
+    for (let i = 0; i < 11; i++)
+      await store.enqueue({ runId: null, kind: 'reply', target, body: `ahead ${i}` }, clock.now());
     clock.advance(INLINE_LEASE_MS);
     // Batches of 4 on 2 lanes: before, the worker claimed again only once a whole batch was sent,
     // so the rows after `slow`'s batch waited for it (3 sent, then nothing).
-    const worker = startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000, batchSize: 4, concurrency: 2 });
+    const worker = startDeliveryWorker({
+      store,
+      outbox,
+      clock,
+      logger: silentLogger(),
+      tickMs: 3_600_000,
+      batchSize: 4,
+      concurrency: 2,
+    });
     try {
       for (let i = 0; i < 400 && channel.sent.length < 11; i++) await new Promise((r) => setTimeout(r, 25));
       expect(channel.sent.map((m) => m.text).sort()).toEqual(Array.from({ length: 11 }, (_, i) => `ahead ${i}`).sort());
@@ -360,11 +446,20 @@ describe(`outbox (${testEngine})`, () => {
   it('never lets two workers send one row at the same time', async () => {
     const clock = new ManualClock(Date.parse('2026-11-29T12:00:00Z'));
     const channel = new RecordingChannel();
-    const outbox = new Outbox({ store, clock, logger: silentLogger(), adapters: new Map([['telegram', channel]]), policy });
+    const outbox = new Outbox({
+      store,
+      clock,
+      logger: silentLogger(),
+      adapters: new Map([['telegram', channel]]),
+      policy,
+    });
     const rows = [];
-    for (let i = 0; i < 60; i++) rows.push(await store.enqueue({ runId: null, kind: 'reply', target, body: `bulk ${i}` }, clock.now()));
+    for (let i = 0; i < 60; i++)
+      rows.push(await store.enqueue({ runId: null, kind: 'reply', target, body: `bulk ${i}` }, clock.now()));
     clock.advance(INLINE_LEASE_MS);
-    const workers = [1, 2, 3].map(() => startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000, batchSize: 7 }));
+    const workers = [1, 2, 3].map(() =>
+      startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000, batchSize: 7 }),
+    );
     try {
       for (let round = 0; round < 5; round++) await Promise.all(workers.map((w) => w.tick()));
       const bulk = channel.sent.filter((m) => m.text.startsWith('bulk '));

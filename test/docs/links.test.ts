@@ -115,16 +115,19 @@ describe('docs links', () => {
     expect(files.length).toBeGreaterThan(5);
   });
 
-  it.each(files.map((file) => [relative(ROOT, file), file]))('every relative link and anchor in %s resolves', (_name, file) => {
-    expect(brokenLinks(file)).toEqual([]);
-  });
+  it.each(files.map((file) => [relative(ROOT, file), file]))(
+    'every relative link and anchor in %s resolves',
+    (_name, file) => {
+      expect(brokenLinks(file)).toEqual([]);
+    },
+  );
 
   it('reports a missing file, a missing heading and a heading slugged wrongly', () => {
     const page = join(ROOT, 'docs', 'probe.md');
     const pages: Record<string, string> = {
       [page]: [
         '# Probe',
-        '## Why claude\'s `target` is missed (codex)',
+        "## Why claude's `target` is missed (codex)",
         '## Repeat',
         '## Repeat',
         '[ok](#why-claudes-target-is-missed-codex) [ok](#repeat-1) [ok](commands.md#reason-codes)',
@@ -137,7 +140,7 @@ describe('docs links', () => {
       read: (path) => pages[path] ?? readFileSync(path, 'utf8'),
     };
     expect(brokenLinks(page, probe)).toEqual([
-      "#why-claude-s-target: no heading #why-claude-s-target in docs/probe.md",
+      '#why-claude-s-target: no heading #why-claude-s-target in docs/probe.md',
       '#repeat-2: no heading #repeat-2 in docs/probe.md',
       'no-such-page.md: no file docs/no-such-page.md',
       'commands.md#no-such-heading: no heading #no-such-heading in docs/commands.md',

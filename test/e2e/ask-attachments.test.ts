@@ -14,7 +14,10 @@ import { makeCliHome, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
 
 /** A valid 1×1 PNG (codex decodes images and drops broken ones); its base64 must reach the model. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 let openai: FakeOpenAI;
 let anthropic: FakeAnthropic;
@@ -49,25 +52,54 @@ describe('baton ask --file', () => {
   it('codex: the image reaches the model as an image, the text file as part of the task', async () => {
     openai.enqueue({ kind: 'message', text: 'I see the screenshot.' });
     const before = openai.requests.length;
-    const result = await home.baton(['ask', '--vendor', 'codex', '--file', screenshot, '--file', notes, 'fix the layout bug shown in this screenshot']);
-    expect(result.stdout).toMatch(new RegExp(`started · codex · \\S+ · with layout bug\\.png \\(${PNG.length} B\\), notes\\.txt \\(48 B\\)`));
+    const result = await home.baton([
+      'ask',
+      '--vendor',
+      'codex',
+      '--file',
+      screenshot,
+      '--file',
+      notes,
+      'fix the layout bug shown in this screenshot',
+    ]);
+    expect(result.stdout).toMatch(
+      new RegExp(`started · codex · \\S+ · with layout bug\\.png \\(${PNG.length} B\\), notes\\.txt \\(48 B\\)`),
+    );
     expect(result.stdout).toContain('I see the screenshot.');
     const sent = JSON.stringify(openai.requests.slice(before).map((r) => r.body));
     // Booleans, not toContain: the request bodies are tens of KB.
-    expect(sent.includes(`data:image/png;base64,${PNG.toString('base64')}`), 'image bytes in the Responses request').toBe(true);
-    expect(sent.includes('--- Attached file: notes.txt ---\\nThe header overlaps the menu'), 'text file in the task').toBe(true);
+    expect(
+      sent.includes(`data:image/png;base64,${PNG.toString('base64')}`),
+      'image bytes in the Responses request',
+    ).toBe(true);
+    expect(
+      sent.includes('--- Attached file: notes.txt ---\\nThe header overlaps the menu'),
+      'text file in the task',
+    ).toBe(true);
     expect(result.exitCode).toBe(0);
   });
 
   it('claude: the image reaches the model as an image block', async () => {
     anthropic.enqueue({ kind: 'message', text: 'I see the screenshot too.' });
     const before = anthropic.requests.length;
-    const result = await home.baton(['ask', '--vendor', 'claude', '--file', screenshot, 'fix the layout bug shown in this screenshot']);
+    const result = await home.baton([
+      'ask',
+      '--vendor',
+      'claude',
+      '--file',
+      screenshot,
+      'fix the layout bug shown in this screenshot',
+    ]);
     expect(result.stdout).toContain('I see the screenshot too.');
     const call = anthropic.requests.slice(before).filter(isMessagesCall).at(-1);
     const sent = JSON.stringify(call?.body);
-    expect(sent.includes(`"media_type":"image/png","data":"${PNG.toString('base64')}"`), 'image block in the Messages request').toBe(true);
-    expect(sent.includes('fix the layout bug shown in this screenshot'), 'task text in the Messages request').toBe(true);
+    expect(
+      sent.includes(`"media_type":"image/png","data":"${PNG.toString('base64')}"`),
+      'image block in the Messages request',
+    ).toBe(true);
+    expect(sent.includes('fix the layout bug shown in this screenshot'), 'task text in the Messages request').toBe(
+      true,
+    );
     expect(result.exitCode).toBe(0);
   });
 

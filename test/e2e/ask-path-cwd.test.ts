@@ -24,13 +24,20 @@ let marker: string;
 beforeAll(async () => {
   model = await startFakeOpenAI();
   const codexHome = await makeCodexHome(join(tmpdir(), `path-cwd-codex-${process.pid}`), model.url);
-  home = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: `codex_home = ${JSON.stringify(codexHome)}` });
+  home = await makeCliHome({
+    binDirs: [inject('codexBinDir')],
+    harnessToml: `codex_home = ${JSON.stringify(codexHome)}`,
+  });
   home.env.PATH = `:${home.env.PATH}`;
   const outside = join(home.dir, 'outside');
   await mkdir(outside, { recursive: true });
   marker = join(outside, 'repo-node-ran');
   // The repository's `node`: leaves a mark, then hands over to the real node so nothing looks odd.
-  await writeFile(join(home.repo, 'node'), `#!/bin/sh\ntouch ${JSON.stringify(marker)}\nexec ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
+  await writeFile(
+    join(home.repo, 'node'),
+    `#!/bin/sh\ntouch ${JSON.stringify(marker)}\nexec ${JSON.stringify(process.execPath)} "$@"\n`,
+    { mode: 0o755 },
+  );
 });
 afterAll(async () => {
   await home?.dispose();

@@ -20,8 +20,14 @@ let home: CliHome;
 
 beforeAll(async () => {
   model = await startFakeOpenAI();
-  const codexHome = await makeCodexHome(join((await import('node:os')).tmpdir(), `ask-codex-${process.pid}`), model.url);
-  home = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: `codex_home = ${JSON.stringify(codexHome)}` });
+  const codexHome = await makeCodexHome(
+    join((await import('node:os')).tmpdir(), `ask-codex-${process.pid}`),
+    model.url,
+  );
+  home = await makeCliHome({
+    binDirs: [inject('codexBinDir')],
+    harnessToml: `codex_home = ${JSON.stringify(codexHome)}`,
+  });
 });
 afterAll(async () => {
   await home?.dispose();
@@ -48,7 +54,12 @@ describe('baton ask', () => {
     model.enqueue({ kind: 'http_error', status: 400 });
     const result = await home.baton(['ask', '--json', 'this fails']);
     expect(result.exitCode).toBe(1);
-    const report = JSON.parse(String(result.stdout)) as { status: string; reason: string; errorMessage: string; messages: string[] };
+    const report = JSON.parse(String(result.stdout)) as {
+      status: string;
+      reason: string;
+      errorMessage: string;
+      messages: string[];
+    };
     expect(report).toMatchObject({ status: 'failed', reason: 'vendor_error' });
     expect(report.errorMessage).toMatch(/400/);
     expect(report.messages.at(-1)).toContain(report.errorMessage);
@@ -79,14 +90,31 @@ describe('baton ask', () => {
     expect((await home.baton(['ask'])).exitCode).toBe(2);
   });
 
-  it('cancels its run when the terminal goes away (SIGTERM, SIGHUP), leaving no process behind', async ({ signal: testEnded }) => {
+  it('cancels its run when the terminal goes away (SIGTERM, SIGHUP), leaving no process behind', async ({
+    signal: testEnded,
+  }) => {
     for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
-      model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
-      const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+      model.enqueue({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 },
+      });
+      const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], {
+        env: home.env,
+        extendEnv: false,
+        cwd: home.repo,
+        reject: false,
+        stdin: 'ignore',
+      });
       reapOnTestEnd(child, child);
       let out = '';
       child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3, testEnded);
+      await waitFor(
+        async () =>
+          /\[run (hr_[0-9a-f]{12})\] started/.test(out) &&
+          (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3,
+        testEnded,
+      );
       const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
       child.kill(signal);
       const result = await child;
@@ -98,18 +126,39 @@ describe('baton ask', () => {
 
   // With PostgreSQL through the database; with embedded PGlite, which baton ask holds, through
   // the admin endpoint baton ask serves like the service.
-  it('is cancelled by baton cancel and stopped by baton stop from another process; a finished run is "already finished"', async ({ signal }) => {
+  it('is cancelled by baton cancel and stopped by baton stop from another process; a finished run is "already finished"', async ({
+    signal,
+  }) => {
     for (const command of [['cancel'], ['stop']]) {
-      model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
-      const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+      model.enqueue({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 },
+      });
+      const child = execa(process.execPath, [CLI, 'ask', 'wait forever'], {
+        env: home.env,
+        extendEnv: false,
+        cwd: home.repo,
+        reject: false,
+        stdin: 'ignore',
+      });
       reapOnTestEnd(child, child);
       let out = '';
       child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-      await waitFor(async () => /\[run (hr_[0-9a-f]{12})\] started/.test(out) && (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3, signal);
+      await waitFor(
+        async () =>
+          /\[run (hr_[0-9a-f]{12})\] started/.test(out) &&
+          (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3,
+        signal,
+      );
       const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
       const stopped = await home.baton(command[0] === 'cancel' ? ['cancel', runId] : ['stop']);
       expect(stopped.exitCode, stopped.stdout).toBe(0);
-      expect(stopped.stdout).toMatch(command[0] === 'cancel' ? new RegExp(`\\[run ${runId}\\] cancelled`) : /\[run hr_[0-9a-f]{12}\] cancelled|Stopped 1 active run\./);
+      expect(stopped.stdout).toMatch(
+        command[0] === 'cancel'
+          ? new RegExp(`\\[run ${runId}\\] cancelled`)
+          : /\[run hr_[0-9a-f]{12}\] cancelled|Stopped 1 active run\./,
+      );
       const result = await child;
       expect(result.exitCode).toBe(130);
       expect(String(result.stdout)).toContain(`[run ${runId}] cancelled · codex`);
@@ -117,7 +166,7 @@ describe('baton ask', () => {
     }
     model.enqueue({ kind: 'message', text: 'quick' });
     const quick = await home.baton(['ask', '--json', 'quick one']);
-    const completed = (JSON.parse(quick.stdout) as { runId: string; status: string });
+    const completed = JSON.parse(quick.stdout) as { runId: string; status: string };
     expect(completed.status).toBe('completed');
     const again = await home.baton(['cancel', completed.runId]);
     expect(again).toMatchObject({ exitCode: 1, stdout: 'That coding run has already finished.' });
@@ -149,8 +198,14 @@ describe('baton ask with the real claude CLI', () => {
 
   beforeAll(async () => {
     anthropic = await startFakeAnthropic();
-    const configDir = await makeClaudeConfigDir(join((await import('node:os')).tmpdir(), `ask-claude-${process.pid}`), anthropic.url);
-    claudeHome = await makeCliHome({ binDirs: [inject('claudeBinDir')], harnessToml: `claude_config_dir = ${JSON.stringify(configDir)}` });
+    const configDir = await makeClaudeConfigDir(
+      join((await import('node:os')).tmpdir(), `ask-claude-${process.pid}`),
+      anthropic.url,
+    );
+    claudeHome = await makeCliHome({
+      binDirs: [inject('claudeBinDir')],
+      harnessToml: `claude_config_dir = ${JSON.stringify(configDir)}`,
+    });
   });
   afterAll(async () => {
     await claudeHome?.dispose();
@@ -175,7 +230,13 @@ describe('baton ask with the real claude CLI', () => {
       { kind: 'tool_use', name: 'Bash', input: { command: 'touch allowed.txt' } },
       { kind: 'message', text: 'Created allowed.txt.' },
     );
-    const result = await claudeHome.baton(['ask', '--vendor', 'claude', '--json', 'mode:acceptEdits create allowed.txt']);
+    const result = await claudeHome.baton([
+      'ask',
+      '--vendor',
+      'claude',
+      '--json',
+      'mode:acceptEdits create allowed.txt',
+    ]);
     const report = JSON.parse(result.stdout) as { status: string; denials: unknown[] };
     expect(report).toMatchObject({ status: 'completed', denials: [] });
     await readFile(join(claudeHome.repo, 'allowed.txt'));
@@ -186,20 +247,32 @@ describe('baton ask on a network with a proxy and a corporate CA', () => {
   let envHome: CliHome;
 
   beforeAll(async () => {
-    envHome = await makeCliHome({ binDirs: [], harnessToml: 'pass_env = ["HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "LANG", "LC_*", "MY_PROXY_TOKEN"]' });
+    envHome = await makeCliHome({
+      binDirs: [],
+      harnessToml:
+        'pass_env = ["HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "LANG", "LC_*", "MY_PROXY_TOKEN"]',
+    });
     // A stand-in codex whose answer is the environment it was given.
     const fake = join(envHome.dir, 'fake-bin', 'codex');
     await mkdir(join(envHome.dir, 'fake-bin'), { recursive: true });
-    await writeFile(fake, [
-      `#!${process.execPath}`,
-      "if (process.argv[2] === '--version') { console.log('codex-cli 0.171.0'); process.exit(0); }",
-      "const emit = (e) => process.stdout.write(JSON.stringify(e) + '\\n');",
-      "emit({ type: 'thread.started', thread_id: 't-env' });",
-      "emit({ type: 'item.completed', item: { id: 'i', type: 'agent_message', text: JSON.stringify(process.env) } });",
-      "emit({ type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } });",
-    ].join('\n'));
+    await writeFile(
+      fake,
+      [
+        `#!${process.execPath}`,
+        "if (process.argv[2] === '--version') { console.log('codex-cli 0.171.0'); process.exit(0); }",
+        "const emit = (e) => process.stdout.write(JSON.stringify(e) + '\\n');",
+        "emit({ type: 'thread.started', thread_id: 't-env' });",
+        "emit({ type: 'item.completed', item: { id: 'i', type: 'agent_message', text: JSON.stringify(process.env) } });",
+        "emit({ type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } });",
+      ].join('\n'),
+    );
     await chmod(fake, 0o755);
-    envHome.env.PATH = [join(envHome.dir, 'node_modules', '.bin'), join(envHome.dir, 'npm/node_modules/@npmcli/run-script/lib/node-gyp-bin'), join(envHome.dir, 'fake-bin'), envHome.env.PATH].join(':');
+    envHome.env.PATH = [
+      join(envHome.dir, 'node_modules', '.bin'),
+      join(envHome.dir, 'npm/node_modules/@npmcli/run-script/lib/node-gyp-bin'),
+      join(envHome.dir, 'fake-bin'),
+      envHome.env.PATH,
+    ].join(':');
   });
   afterAll(async () => envHome?.dispose());
 
@@ -245,7 +318,9 @@ describe('baton ask on a network with a proxy and a corporate CA', () => {
 // PGlite only one process may open it; beside the service the asks go through it
 // (test/e2e/beside-service.test.ts covers the queue there, on both engines).
 describe.runIf(testEngine === 'postgres')('baton ask in a busy checkout, without a service', () => {
-  it('waits for its turn and prints the outcome; no ask starts a queued run it will not see through; --no-wait says how to follow it', async ({ signal }) => {
+  it('waits for its turn and prints the outcome; no ask starts a queued run it will not see through; --no-wait says how to follow it', async ({
+    signal,
+  }) => {
     blockOn(model, 'QUEUEBLOCKER');
     const blocker = startAsk(home, ['QUEUEBLOCKER hold the checkout']);
     await until(() => firstRunId(blocker.out()) !== undefined, signal);
@@ -258,7 +333,9 @@ describe.runIf(testEngine === 'postgres')('baton ask in a busy checkout, without
     const noWait = await home.baton(['ask', '--no-wait', 'the task not waited for']);
     expect(noWait.exitCode, noWait.stdout + noWait.stderr).toBe(0);
     const noWaitId = firstRunId(noWait.stdout)!;
-    expect(noWait.stdout).toContain(`Not waiting (--no-wait). No baton service is running: start one (baton start) and it starts the run when its turn comes. Follow it with baton runs ${noWaitId}; drop it with baton cancel ${noWaitId}.`);
+    expect(noWait.stdout).toContain(
+      `Not waiting (--no-wait). No baton service is running: start one (baton start) and it starts the run when its turn comes. Follow it with baton runs ${noWaitId}; drop it with baton cancel ${noWaitId}.`,
+    );
     expect(second.child.exitCode).toBeNull(); // waiting, not failed
 
     expect((await home.baton(['cancel', blockerId])).exitCode).toBe(0);

@@ -19,8 +19,14 @@ let service: ServiceProcess;
 
 beforeAll(async () => {
   model = await startFakeOpenAI();
-  const codexHome = await makeCodexHome(join((await import('node:os')).tmpdir(), `beside-codex-${process.pid}`), model.url);
-  home = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: `codex_home = ${JSON.stringify(codexHome)}` });
+  const codexHome = await makeCodexHome(
+    join((await import('node:os')).tmpdir(), `beside-codex-${process.pid}`),
+    model.url,
+  );
+  home = await makeCliHome({
+    binDirs: [inject('codexBinDir')],
+    harnessToml: `codex_home = ${JSON.stringify(codexHome)}`,
+  });
   service = await startService(home.env);
 });
 afterAll(async () => {
@@ -44,7 +50,11 @@ describe(`terminal commands while the service runs (${testEngine})`, () => {
     model.enqueue({ kind: 'message', text: 'json answer' });
     const json = await home.baton(['ask', '--json', 'answer in json']);
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'completed', finalMessage: 'json answer', vendor: 'codex' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'completed',
+      finalMessage: 'json answer',
+      vendor: 'codex',
+    });
     const refused = await home.baton(['ask', '--cwd', '/usr', 'anything']);
     expect(refused.exitCode).toBe(2);
     expect(refused.stdout).toMatch(/^\/usr is outside the workspace/);
@@ -59,7 +69,13 @@ describe(`terminal commands while the service runs (${testEngine})`, () => {
     expect(doctor.stdout).not.toMatch(/unusable/);
 
     model.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
-    const asking = execa(process.execPath, [CLI, 'ask', 'wait forever'], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+    const asking = execa(process.execPath, [CLI, 'ask', 'wait forever'], {
+      env: home.env,
+      extendEnv: false,
+      cwd: home.repo,
+      reject: false,
+      stdin: 'ignore',
+    });
     reapOnTestEnd(asking, asking);
     let out = '';
     asking.stdout?.on('data', (c: Buffer) => (out += c.toString()));
@@ -83,7 +99,9 @@ describe(`terminal commands while the service runs (${testEngine})`, () => {
     expect(stop.stdout).toMatch(/(Stopping|Stopped) 0 active runs/);
   });
 
-  it('a second ask in a busy checkout waits for its turn and prints its outcome; the service starts a --no-wait run', async ({ signal }) => {
+  it('a second ask in a busy checkout waits for its turn and prints its outcome; the service starts a --no-wait run', async ({
+    signal,
+  }) => {
     blockOn(model, 'QUEUEBLOCKER');
     const blocker = startAsk(home, ['QUEUEBLOCKER hold the checkout']);
     await until(() => firstRunId(blocker.out()) !== undefined, signal);
@@ -96,7 +114,9 @@ describe(`terminal commands while the service runs (${testEngine})`, () => {
     const noWait = await home.baton(['ask', '--no-wait', 'the task not waited for']);
     expect(noWait.exitCode, noWait.stdout + noWait.stderr).toBe(0);
     const noWaitId = firstRunId(noWait.stdout)!;
-    expect(noWait.stdout).toContain(`Not waiting (--no-wait). The running baton service starts it when its turn comes. Follow it with baton runs ${noWaitId}; drop it with baton cancel ${noWaitId}.`);
+    expect(noWait.stdout).toContain(
+      `Not waiting (--no-wait). The running baton service starts it when its turn comes. Follow it with baton runs ${noWaitId}; drop it with baton cancel ${noWaitId}.`,
+    );
     expect(second.child.exitCode).toBeNull(); // waiting, not failed
 
     expect((await home.baton(['cancel', blockerId])).exitCode).toBe(0);
@@ -105,6 +125,9 @@ describe(`terminal commands while the service runs (${testEngine})`, () => {
     expect(ended.exitCode, ended.stdout + ended.stderr).toBe(0);
     expect(String(ended.stdout)).toMatch(new RegExp(`\\[run ${secondId}\\] completed · codex · `));
     // The service starts the run nobody waits for, when its turn comes.
-    await until(async () => /^\[run hr_[0-9a-f]{12}\] completed/.test((await home.baton(['runs', noWaitId])).stdout), signal);
+    await until(
+      async () => /^\[run hr_[0-9a-f]{12}\] completed/.test((await home.baton(['runs', noWaitId])).stdout),
+      signal,
+    );
   }, 240_000);
 });

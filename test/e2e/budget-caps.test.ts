@@ -19,9 +19,15 @@ afterAll(async () => world?.dispose());
 async function outcomeOf(text: string, messageId: number): Promise<{ runId: string; outcome: string }> {
   const { telegram } = world;
   telegram.pushUpdate(world.privateMessage(OWNER, text, messageId));
-  const started = await telegram.waitForSent((m) => replyTarget(m) === messageId && m.text.includes('] started'), WAIT_MS);
+  const started = await telegram.waitForSent(
+    (m) => replyTarget(m) === messageId && m.text.includes('] started'),
+    WAIT_MS,
+  );
   const runId = runIdOf(started.text);
-  const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS);
+  const done = await telegram.waitForSent(
+    (m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'),
+    WAIT_MS,
+  );
   return { runId, outcome: done.text };
 }
 
@@ -31,10 +37,16 @@ describe('budget caps', () => {
     const before = anthropic.requests.filter(isMessagesCall).length;
     // One turn only: a CLI that ignored the budget would go on to a second call (the fake then
     // answers "ok") and complete.
-    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'printf one > one.txt', description: 'first step' } });
+    anthropic.enqueue({
+      kind: 'tool_use',
+      name: 'Bash',
+      input: { command: 'printf one > one.txt', description: 'first step' },
+    });
     const { runId, outcome } = await outcomeOf('/claude budget:0.0001 mode:acceptEdits do two steps', 10);
     const lines = outcome.split('\n');
-    expect(lines[0]).toMatch(new RegExp(`^\\[run ${runId}\\] failed · claude · .* · [\\d,]+ tokens \\(.*, \\$\\d+\\.\\d{4}\\)$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^\\[run ${runId}\\] failed · claude · .* · [\\d,]+ tokens \\(.*, \\$\\d+\\.\\d{4}\\)$`),
+    );
     expect(outcome).toContain('Reason: budget_exceeded');
     expect(outcome).toContain('Reached maximum budget ($0.0001)');
     // The CLI stopped after the first model call: the second turn was never asked for.
@@ -54,13 +66,22 @@ describe('budget caps', () => {
   it('a codex run whose reported usage crosses tokens:N is stopped as failed/budget_exceeded, showing what it spent', async () => {
     const { openai } = world;
     openai.enqueue(
-      { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'true' }, usage: { input_tokens: 4000, output_tokens: 500 } },
+      {
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: { cmd: 'true' },
+        usage: { input_tokens: 4000, output_tokens: 500 },
+      },
       { kind: 'message', text: 'All done.', usage: { input_tokens: 6000, output_tokens: 700 } },
     );
     const { runId, outcome } = await outcomeOf('/codex tokens:5k do the thing', 30);
     const lines = outcome.split('\n');
-    expect(lines[0]).toMatch(new RegExp(`^\\[run ${runId}\\] failed · codex · .* · 11,200 tokens \\(10,000 in, 1,200 out\\)$`));
-    expect(lines[1]).toBe('The run used 11,200 tokens, over its cap of 5,000 (tokens:N); it was stopped when the CLI reported it.');
+    expect(lines[0]).toMatch(
+      new RegExp(`^\\[run ${runId}\\] failed · codex · .* · 11,200 tokens \\(10,000 in, 1,200 out\\)$`),
+    );
+    expect(lines[1]).toBe(
+      'The run used 11,200 tokens, over its cap of 5,000 (tokens:N); it was stopped when the CLI reported it.',
+    );
     expect(outcome).toContain('Reason: budget_exceeded');
     expect(outcome).toContain('Last agent message:\nAll done.');
   });
@@ -74,8 +95,12 @@ describe('budget caps', () => {
   it('refuses budget: and turns: for codex, which cannot enforce them, with the fix', async () => {
     const { telegram } = world;
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex budget:1 do it', 50));
-    expect((await telegram.waitForSent((m) => replyTarget(m) === 50, WAIT_MS)).text).toMatch(/^budget: is a claude option: codex reports tokens, not dollars.*Use tokens:N/);
+    expect((await telegram.waitForSent((m) => replyTarget(m) === 50, WAIT_MS)).text).toMatch(
+      /^budget: is a claude option: codex reports tokens, not dollars.*Use tokens:N/,
+    );
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex turns:3 do it', 51));
-    expect((await telegram.waitForSent((m) => replyTarget(m) === 51, WAIT_MS)).text).toMatch(/^turns: is a claude option: codex has no turn limit/);
+    expect((await telegram.waitForSent((m) => replyTarget(m) === 51, WAIT_MS)).text).toMatch(
+      /^turns: is a claude option: codex has no turn limit/,
+    );
   });
 });

@@ -21,18 +21,34 @@ describe(`baton cancel from a second process (${process.env.DATABASE_URL ? 'post
   afterAll(async () => world?.dispose());
 
   async function startSleepingRun(messageId: number): Promise<string> {
-    world.openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } });
+    world.openai.enqueue({
+      kind: 'tool_call',
+      name: 'exec_command',
+      arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 },
+    });
     world.telegram.pushUpdate(world.privateMessage(OWNER, `/codex sleep ${messageId}`, messageId));
-    const started = await world.telegram.waitForSent((m) => replyTarget(m) === messageId && m.text.includes('] started'), WAIT_MS);
+    const started = await world.telegram.waitForSent(
+      (m) => replyTarget(m) === messageId && m.text.includes('] started'),
+      WAIT_MS,
+    );
     const runId = runIdOf(started.text);
     await waitFor(async () => {
-      const cmdlines = await Promise.all((await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')));
+      const cmdlines = await Promise.all(
+        (await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
+      );
       return cmdlines.some((c) => c.includes('600'));
     });
     return runId;
   }
 
-  const baton = (args: string[]) => execa(process.execPath, [CLI, ...args], { env: world.env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 60_000 });
+  const baton = (args: string[]) =>
+    execa(process.execPath, [CLI, ...args], {
+      env: world.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+    });
 
   it('cancels a run with baton cancel and the chat gets the cancelled message', async () => {
     const runId = await startSleepingRun(10);
@@ -50,7 +66,11 @@ describe(`baton cancel from a second process (${process.env.DATABASE_URL ? 'post
   it('refuses admin commands without the token from service.json', async () => {
     const { port } = JSON.parse(await readFile(join(world.batonHome, 'service.json'), 'utf8')) as { port: number };
     const post = (auth: string) =>
-      fetch(`http://127.0.0.1:${port}/admin/command`, { method: 'POST', headers: { authorization: auth }, body: JSON.stringify({ text: '/stop' }) });
+      fetch(`http://127.0.0.1:${port}/admin/command`, {
+        method: 'POST',
+        headers: { authorization: auth },
+        body: JSON.stringify({ text: '/stop' }),
+      });
     expect((await post('Bearer wrong')).status).toBe(401);
     expect((await post('')).status).toBe(401);
   });

@@ -16,7 +16,10 @@ let configDir: string;
 beforeAll(async () => {
   configDir = join(tmpdir(), `not-logged-in-claude-${process.pid}`);
   await mkdir(configDir, { recursive: true });
-  home = await makeCliHome({ binDirs: [inject('claudeBinDir')], harnessToml: `claude_config_dir = ${JSON.stringify(configDir)}` });
+  home = await makeCliHome({
+    binDirs: [inject('claudeBinDir')],
+    harnessToml: `claude_config_dir = ${JSON.stringify(configDir)}`,
+  });
 });
 afterAll(async () => {
   await home?.dispose();
@@ -26,9 +29,17 @@ afterAll(async () => {
 describe('claude that is not logged in', () => {
   it('ends the run failed/not_logged_in with the fix and no resume line', async () => {
     // Nothing listens on port 9: should claude try the network, it fails on loopback.
-    const result = await home.baton(['ask', '--vendor', 'claude', '--json', 'anything'], { env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }, timeoutMs: 120_000 });
+    const result = await home.baton(['ask', '--vendor', 'claude', '--json', 'anything'], {
+      env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+      timeoutMs: 120_000,
+    });
     expect(result.exitCode, result.stderr).toBe(1);
-    const report = JSON.parse(result.stdout) as { status: string; reason: string; errorMessage: string; messages: string[] };
+    const report = JSON.parse(result.stdout) as {
+      status: string;
+      reason: string;
+      errorMessage: string;
+      messages: string[];
+    };
     expect(report).toMatchObject({ status: 'failed', reason: 'not_logged_in' });
     expect(report.errorMessage).toContain('Not logged in');
     expect(report.errorMessage).toContain(`CLAUDE_CONFIG_DIR=${configDir} claude`);

@@ -15,8 +15,13 @@ import { classifyExit, type Classified } from '../../src/harness/outcome.js';
 import { claudeVendor } from '../../src/harness/vendors/claude.js';
 import type { LaunchRequest, StreamFacts } from '../../src/harness/vendors/types.js';
 import {
-  isMessagesCall, messagesOf, sessionIdOf, startFakeAnthropic, textsOf,
-  type AnthropicMessageParam, type FakeAnthropic,
+  isMessagesCall,
+  messagesOf,
+  sessionIdOf,
+  startFakeAnthropic,
+  textsOf,
+  type AnthropicMessageParam,
+  type FakeAnthropic,
 } from '../fakes/fake-anthropic.js';
 import { FAKE_ANTHROPIC_API_KEY, makeClaudeConfigDir } from '../support/claude-home.js';
 import { ensureClaudeCli, type InstalledCli } from '../support/vendor-clis.js';
@@ -107,7 +112,11 @@ describe('claude -p against the fake Anthropic server', () => {
   it('runs a Bash tool call under acceptEdits, writes the file and completes with the final text', async () => {
     model.enqueue(
       { kind: 'tool_use', name: 'Bash', input: { command: 'echo hi > hello.txt', description: 'Create hello.txt' } },
-      { kind: 'message', text: 'Created hello.txt', usage: { input_tokens: 300, output_tokens: 12, cache_read_input_tokens: 40 } },
+      {
+        kind: 'message',
+        text: 'Created hello.txt',
+        usage: { input_tokens: 300, output_tokens: 12, cache_read_input_tokens: 40 },
+      },
     );
 
     const run = await runClaude({ prompt: 'create hello.txt', posture: 'acceptEdits' });
@@ -129,7 +138,11 @@ describe('claude -p against the fake Anthropic server', () => {
     const calls = modelCalls();
     expect(calls).toHaveLength(2);
     expect(model.pendingTurns()).toBe(0);
-    expect(calls[0]).toMatchObject({ query: 'beta=true', body: { stream: true }, headers: { 'x-api-key': FAKE_ANTHROPIC_API_KEY } });
+    expect(calls[0]).toMatchObject({
+      query: 'beta=true',
+      body: { stream: true },
+      headers: { 'x-api-key': FAKE_ANTHROPIC_API_KEY },
+    });
     expect(calls.map(sessionIdOf)).toEqual([run.facts.sessionId, run.facts.sessionId]);
     const toolResults = messagesOf(calls[1]!).flatMap((m) => (typeof m.content === 'string' ? [] : m.content));
     // The id the fake gave the tool call (its number depends on the requests before it: 2.1.197
@@ -139,19 +152,22 @@ describe('claude -p against the fake Anthropic server', () => {
     expect(toolResults).toContainEqual(expect.objectContaining({ type: 'tool_result', tool_use_id: toolUse?.id }));
   });
 
-  it.each([undefined, 'default', 'manual'])('reports a Bash write the default permission mode (asked as %s) denied, and still completes', async (posture) => {
-    model.enqueue(
-      { kind: 'tool_use', name: 'Bash', input: { command: 'touch denied.txt' } },
-      { kind: 'message', text: 'Could not create it.' },
-    );
+  it.each([undefined, 'default', 'manual'])(
+    'reports a Bash write the default permission mode (asked as %s) denied, and still completes',
+    async (posture) => {
+      model.enqueue(
+        { kind: 'tool_use', name: 'Bash', input: { command: 'touch denied.txt' } },
+        { kind: 'message', text: 'Could not create it.' },
+      );
 
-    const run = await runClaude({ prompt: 'create denied.txt', ...(posture ? { posture } : {}) });
+      const run = await runClaude({ prompt: 'create denied.txt', ...(posture ? { posture } : {}) });
 
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.outcome.status).toBe('completed');
-    expect(run.facts.denials).toEqual([{ tool: 'Bash', detail: 'touch denied.txt' }]);
-    await expect(readFile(join(repo, 'denied.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
-  });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.outcome.status).toBe('completed');
+      expect(run.facts.denials).toEqual([{ tool: 'Bash', detail: 'touch denied.txt' }]);
+      await expect(readFile(join(repo, 'denied.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+  );
 
   it.each([
     { status: 401, words: 'Failed to authenticate. API Error: 401 fake authentication_error' },
@@ -187,7 +203,9 @@ describe('claude -p against the fake Anthropic server', () => {
     if (!resumed) throw new Error('the resumed run made no model call');
     expect(sessionIdOf(resumed)).toBe(sessionId);
     const messages = messagesOf(resumed);
-    expect(texts(messages, 'user')).toEqual(expect.arrayContaining(['Remember the word pelican.', 'Which word did I say?']));
+    expect(texts(messages, 'user')).toEqual(
+      expect.arrayContaining(['Remember the word pelican.', 'Which word did I say?']),
+    );
     expect(texts(messages, 'assistant')).toEqual(['The word is pelican.']);
     expect(texts(messages, 'user').at(-1)).toBe('Which word did I say?');
   });
@@ -227,7 +245,11 @@ describe('fake Anthropic server', () => {
   });
 
   const post = (body: unknown) =>
-    fetch(`${model.url}/v1/messages?beta=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${model.url}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('answers a non-streaming call with a Messages API JSON message from the script', async () => {
     model.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'ls' }, text: 'Looking.' });
@@ -236,8 +258,14 @@ describe('fake Anthropic server', () => {
 
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
-      type: 'message', role: 'assistant', model: 'm', stop_reason: 'tool_use',
-      content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', name: 'Bash', input: { command: 'ls' } }],
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      stop_reason: 'tool_use',
+      content: [
+        { type: 'text', text: 'Looking.' },
+        { type: 'tool_use', name: 'Bash', input: { command: 'ls' } },
+      ],
       usage: { input_tokens: 100, output_tokens: 10 },
     });
     expect(messagesOf(model.requests[0]!)).toEqual([{ role: 'user', content: 'hi' }]);
@@ -249,7 +277,14 @@ describe('fake Anthropic server', () => {
     const types = frames.map((f) => /^event: (.+)$/m.exec(f)?.[1]);
 
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    expect(types).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(types).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     expect(frames[2]).toContain('"delta":{"type":"text_delta","text":"ok"}');
     expect(frames[4]).toContain('"stop_reason":"end_turn"');
   });
@@ -259,7 +294,10 @@ describe('fake Anthropic server', () => {
     const res = await fetch(`${model.url}/v1/models`);
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
-    expect(model.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['HEAD / 200', 'GET /v1/models 404']);
+    expect(model.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'HEAD / 200',
+      'GET /v1/models 404',
+    ]);
     await expect(model.waitForRequest((r) => r.path === '/v1/models', 1_000)).resolves.toMatchObject({ status: 404 });
   });
 
@@ -268,7 +306,10 @@ describe('fake Anthropic server', () => {
 
     const overloaded = await post({ stream: true, messages: [] });
     expect(overloaded.status).toBe(529);
-    expect(await overloaded.json()).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'fake overloaded_error' } });
+    expect(await overloaded.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'fake overloaded_error' },
+    });
     const raw = await post({ stream: true, messages: [] });
     expect([raw.status, await raw.text()]).toEqual([400, 'plain words']);
     expect(model.pendingTurns()).toBe(0);

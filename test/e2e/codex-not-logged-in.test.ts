@@ -13,7 +13,14 @@ import { makeCliHome, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
 
 /** What api.openai.com answers a request without credentials. */
-const UNAUTHORIZED = JSON.stringify({ error: { message: 'Missing bearer or basic authentication in header', type: 'invalid_request_error', param: null, code: null } });
+const UNAUTHORIZED = JSON.stringify({
+  error: {
+    message: 'Missing bearer or basic authentication in header',
+    type: 'invalid_request_error',
+    param: null,
+    code: null,
+  },
+});
 
 let model: FakeOpenAI;
 let home: CliHome;
@@ -25,7 +32,10 @@ beforeAll(async () => {
   // codex's own retry policy, as a user has it (the shared test home turns retries off).
   const config = await readFile(join(codexHome, 'config.toml'), 'utf8');
   await writeFile(join(codexHome, 'config.toml'), config.replace(/^(request|stream)_max_retries = 0$/gm, ''));
-  home = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: `codex_home = ${JSON.stringify(codexHome)}` });
+  home = await makeCliHome({
+    binDirs: [inject('codexBinDir')],
+    harnessToml: `codex_home = ${JSON.stringify(codexHome)}`,
+  });
 });
 afterAll(async () => {
   await home?.dispose();
@@ -37,7 +47,12 @@ describe('codex that is not logged in', () => {
   it('ends the run at the first 401 as failed/not_logged_in with the fix, without a retry notice', async () => {
     const result = await home.baton(['ask', '--json', 'anything']);
     expect(result.exitCode, result.stderr).toBe(1);
-    const report = JSON.parse(result.stdout) as { status: string; reason: string; errorMessage: string; messages: string[] };
+    const report = JSON.parse(result.stdout) as {
+      status: string;
+      reason: string;
+      errorMessage: string;
+      messages: string[];
+    };
     expect(report).toMatchObject({ status: 'failed', reason: 'not_logged_in' });
     expect(report.errorMessage).toContain('401 Unauthorized');
     expect(report.errorMessage).toContain(`CODEX_HOME=${codexHome} codex login`);

@@ -23,7 +23,10 @@ let home: CliHome;
 beforeAll(async () => {
   model = await startFakeOpenAI();
   const codexHome = await makeCodexHome(join(tmpdir(), `path-override-codex-${process.pid}`), model.url);
-  home = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: `codex_home = ${JSON.stringify(codexHome)}` });
+  home = await makeCliHome({
+    binDirs: [inject('codexBinDir')],
+    harnessToml: `codex_home = ${JSON.stringify(codexHome)}`,
+  });
 });
 afterAll(async () => {
   await home?.dispose();
@@ -34,12 +37,24 @@ describe('a run directory whose name the TOML override must quote', () => {
   // Run first: a failed run of the DEL case leaves its queued answer unconsumed.
   it('codex runs in directories named with quotes, backslashes, dots, newlines and other scripts', async () => {
     // Held: JSON escapes these the way TOML reads them (a double quote is refused by `baton ask`).
-    for (const name of ["it's", 'back\\slash', '..dots..', 'line\nbreak', 'tab\there', 'ünïcødé-日本-🙂', '[projects]']) {
+    for (const name of [
+      "it's",
+      'back\\slash',
+      '..dots..',
+      'line\nbreak',
+      'tab\there',
+      'ünïcødé-日本-🙂',
+      '[projects]',
+    ]) {
       const dir = join(home.repo, name);
       await mkdir(dir, { recursive: true });
       model.enqueue({ kind: 'message', text: 'Ran there.' });
       const result = await home.baton(['ask', '--vendor', 'codex', 'say where you are'], { cwd: dir });
-      expect({ name, completed: /\] completed/.test(result.stdout), exitCode: result.exitCode }).toEqual({ name, completed: true, exitCode: 0 });
+      expect({ name, completed: /\] completed/.test(result.stdout), exitCode: result.exitCode }).toEqual({
+        name,
+        completed: true,
+        exitCode: 0,
+      });
     }
   }, 180_000);
 

@@ -25,7 +25,11 @@ describe('one conversation, one order (Telegram)', () => {
   it('/codex then /stop in one getUpdates answer: the run is stopped and the answer says 1', async () => {
     const { telegram, openai } = world;
     // A fallback, not a queued turn: the run may be stopped before it ever asks the model.
-    openai.setFallback(() => ({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 } }));
+    openai.setFallback(() => ({
+      kind: 'tool_call',
+      name: 'exec_command',
+      arguments: { cmd: 'sleep 600', yield_time_ms: 30_000 },
+    }));
     const launchId = nextMessageId++;
     const stopId = nextMessageId++;
     telegram.batch(() => {
@@ -34,8 +38,14 @@ describe('one conversation, one order (Telegram)', () => {
     });
     const stopAnswer = await telegram.waitForSent((m) => replyTarget(m) === stopId, WAIT_MS);
     expect(stopAnswer.text).toBe('Stopped 1 active run.');
-    const started = await telegram.waitForSent((m) => replyTarget(m) === launchId && m.text.includes('] started'), WAIT_MS);
-    const outcome = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] `) && !m.text.includes('] started'), WAIT_MS);
+    const started = await telegram.waitForSent(
+      (m) => replyTarget(m) === launchId && m.text.includes('] started'),
+      WAIT_MS,
+    );
+    const outcome = await telegram.waitForSent(
+      (m) => m.text.startsWith(`[run ${runIdOf(started.text)}] `) && !m.text.includes('] started'),
+      WAIT_MS,
+    );
     expect(outcome.text).toMatch(/^\[run hr_[0-9a-f]{12}\] cancelled/);
   }, 120_000);
 

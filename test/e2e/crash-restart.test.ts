@@ -21,14 +21,20 @@ describe('crash and restart', () => {
     // The tool also starts a process that drops its session and BATON_RUN_ID; it must not
     // outlive the restart either.
     const escapee = 'sleep\u0000600.7319\u0000';
-    openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'setsid env -i sleep 600.7319 & sleep 600', yield_time_ms: 30_000 } });
+    openai.enqueue({
+      kind: 'tool_call',
+      name: 'exec_command',
+      arguments: { cmd: 'setsid env -i sleep 600.7319 & sleep 600', yield_time_ms: 30_000 },
+    });
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex wait a long time', 10));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 10 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
     // The tool shell is running once the model was asked and a process of the run sleeps.
     await openai.waitForRequest((r) => r.path === '/v1/responses', WAIT_MS);
     await waitFor(async () => {
-      const cmdlines = await Promise.all((await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')));
+      const cmdlines = await Promise.all(
+        (await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
+      );
       return cmdlines.some((c) => c.includes('sleep\u0000600') || c.includes('sleep 600'));
     });
     await waitFor(async () => (await processesWithCmdline(escapee)).length > 0);
@@ -67,7 +73,10 @@ async function processesWithCmdline(cmdline: string): Promise<number[]> {
   const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
   const found: number[] = [];
   for (const pid of pids) {
-    const [cmd, stat] = await Promise.all([readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''), readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')]);
+    const [cmd, stat] = await Promise.all([
+      readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''),
+      readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''),
+    ]);
     if (cmd === cmdline && !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) found.push(Number(pid));
   }
   return found;

@@ -21,7 +21,9 @@ describe.skipIf(!onPostgres)('a database that drops idle connections', () => {
       const home = await makeTestHome('baton-idle-', [inject('codexBinDir'), inject('claudeBinDir')]);
       try {
         const admin = postgres(home.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
-        await admin.unsafe(`alter database "${new URL(home.env.DATABASE_URL!).pathname.slice(1)}" set idle_session_timeout = ${IDLE_SESSION_TIMEOUT_MS}`);
+        await admin.unsafe(
+          `alter database "${new URL(home.env.DATABASE_URL!).pathname.slice(1)}" set idle_session_timeout = ${IDLE_SESSION_TIMEOUT_MS}`,
+        );
         await admin.end();
         const service = await startService(home.env);
         try {

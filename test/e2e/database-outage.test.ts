@@ -64,18 +64,31 @@ const statusOf = async (runId: string): Promise<string | undefined> =>
 async function startGatedRun(messageId: number, gate: string, finalText: string): Promise<string> {
   const { telegram, openai } = world;
   openai.enqueue(
-    { kind: 'tool_call', name: 'exec_command', arguments: { cmd: `until [ -e ${gate} ]; do sleep 0.1; done; echo gate-open`, yield_time_ms: 120_000 } },
+    {
+      kind: 'tool_call',
+      name: 'exec_command',
+      arguments: { cmd: `until [ -e ${gate} ]; do sleep 0.1; done; echo gate-open`, yield_time_ms: 120_000 },
+    },
     { kind: 'message', text: finalText },
   );
   telegram.pushUpdate(world.privateMessage(OWNER, '/codex wait for the gate', messageId));
-  const started = await telegram.waitForSent((m) => replyTarget(m) === messageId && m.text.includes('] started'), WAIT_MS);
+  const started = await telegram.waitForSent(
+    (m) => replyTarget(m) === messageId && m.text.includes('] started'),
+    WAIT_MS,
+  );
   const runId = runIdOf(started.text);
   await waitFor('the run to be running', async () => (await statusOf(runId)) === 'running');
   // The outage must come after the `started` message is recorded as sent: since the CLI is
   // spawned before that record is written (issue #15), an outage right after `running` could
   // leave it pending, and the outcome then waits behind its retry (order per run).
-  await waitFor('the started message to be recorded', async () =>
-    (await admin<{ n: number }[]>`select count(*)::int as n from deliveries where run_id = ${runId} and status = 'pending'`)[0]!.n === 0,
+  await waitFor(
+    'the started message to be recorded',
+    async () =>
+      (
+        await admin<
+          { n: number }[]
+        >`select count(*)::int as n from deliveries where run_id = ${runId} and status = 'pending'`
+      )[0]!.n === 0,
   );
   await openai.waitForRequest((r) => r.path === '/v1/responses', WAIT_MS);
   return runId;
@@ -101,19 +114,31 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     try {
       await holder`select pg_advisory_lock(${LAUNCH_LOCK_KEY})`;
       telegram.pushUpdate(world.privateMessage(OWNER, '/codex parked on the launch lock', 30));
-      await waitFor('the launch to wait on the lock', async () =>
-        (await holder<{ n: number }[]>`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`)[0]!.n > 0,
+      await waitFor(
+        'the launch to wait on the lock',
+        async () =>
+          (
+            await holder<
+              { n: number }[]
+            >`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`
+          )[0]!.n > 0,
       );
       expect(proxy.cut('close')).toBeGreaterThan(0);
       // Usually the driver faults (then the service must say so and keep running); on a loaded
       // machine the close can also reach the driver in an order that only fails the launch's
       // statement. Either way the launch's connection is gone and the service must go on.
-      await waitFor('the driver fault, or the launch failing on its closed connection, or the service to exit', () =>
-        service.stderr().includes('PostgreSQL driver failed') || launchFailedOnTheCut(service.stdout()) || service.exitCode() !== undefined,
+      await waitFor(
+        'the driver fault, or the launch failing on its closed connection, or the service to exit',
+        () =>
+          service.stderr().includes('PostgreSQL driver failed') ||
+          launchFailedOnTheCut(service.stdout()) ||
+          service.exitCode() !== undefined,
       );
       expect(service.exitCode()).toBeUndefined();
       if (service.stderr().includes('PostgreSQL driver failed')) {
-        expect(service.stderr()).toMatch(/kept running \(it reconnects\): TypeError: Cannot read properties of null \(reading 'write'\)\n/);
+        expect(service.stderr()).toMatch(
+          /kept running \(it reconnects\): TypeError: Cannot read properties of null \(reading 'write'\)\n/,
+        );
       } else {
         console.log('database-outage item 7: the cut failed the launch without the driver fault this time');
       }
@@ -125,12 +150,16 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     // and answered (at least once), before the next message of this chat.
     openai.enqueue({ kind: 'message', text: 'The parked launch, retried.' });
     const parked = await telegram.waitForSent((m) => replyTarget(m) === 30, WAIT_MS);
-    if (parked.text.includes('] started')) await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(parked.text)}] completed`), WAIT_MS);
+    if (parked.text.includes('] started'))
+      await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(parked.text)}] completed`), WAIT_MS);
     // The pool reconnects: the next launch starts and completes.
     openai.enqueue({ kind: 'message', text: 'Back after the cut.' });
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex are you still there', 31));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 31 && m.text.includes('] started'), WAIT_MS);
-    const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    const done = await telegram.waitForSent(
+      (m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`),
+      WAIT_MS,
+    );
     expect(done.text).toContain('Back after the cut.');
     expect(service.exitCode()).toBeUndefined();
   });
@@ -143,7 +172,10 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     await writeFile(gate, '');
     const recordPath = join(world.batonHome, 'harness', 'runs', runId, 'terminal.json');
     await waitFor('terminal.json', () => existsSync(recordPath));
-    const record = JSON.parse(await readFile(recordPath, 'utf8')) as { terminal: { status: string }; outcome: { body: string } };
+    const record = JSON.parse(await readFile(recordPath, 'utf8')) as {
+      terminal: { status: string };
+      outcome: { body: string };
+    };
     expect(record.terminal.status).toBe('completed');
     expect(record.outcome.body).toContain('Finished while the database was away.');
     // While the database is away the row cannot change and nothing is claimed.
@@ -162,7 +194,9 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex next', 41));
     const next = await telegram.waitForSent((m) => replyTarget(m) === 41 && m.text.includes('] started'), WAIT_MS);
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(next.text)}] completed`), WAIT_MS);
-    expect(telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'))).toHaveLength(1);
+    expect(
+      telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started')),
+    ).toHaveLength(1);
   });
 
   it('a restart records a run that ended during the outage as it ended, not interrupted (item 8)', async () => {
@@ -175,7 +209,10 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     proxy.accept();
     await world.crashAndRestart();
 
-    const outcome = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS);
+    const outcome = await telegram.waitForSent(
+      (m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'),
+      WAIT_MS,
+    );
     expect(outcome.text).toMatch(new RegExp(`^\\[run ${runId}\\] completed`));
     expect(outcome.text).toContain('Finished before the crash.');
     expect(await statusOf(runId)).toBe('completed');
@@ -209,15 +246,22 @@ describe.skipIf(!onPostgres)('start while the database is down (item 10)', { tim
     refusing.refuse();
     try {
       let settled = false;
-      const starting = startService({ ...home.env, DATABASE_URL: refusing.rewrite(home.env.DATABASE_URL!) }).finally(() => (settled = true));
+      const starting = startService({ ...home.env, DATABASE_URL: refusing.rewrite(home.env.DATABASE_URL!) }).finally(
+        () => (settled = true),
+      );
       starting.catch(() => {}); // awaited below
       await waitFor('two refused attempts', () => refusing.refused >= 2 || settled);
       refusing.accept();
       const service = await starting;
       try {
-        const lines = service.stderr().split('\n').filter((line) => line.includes('retrying in'));
+        const lines = service
+          .stderr()
+          .split('\n')
+          .filter((line) => line.includes('retrying in'));
         expect(lines.length).toBeGreaterThanOrEqual(1);
-        expect(lines[0]).toMatch(/^baton: Cannot reach PostgreSQL at 127\.0\.0\.1:\d+\/baton_t_[0-9a-f]+: .+; retrying in \d+s \(attempt 1, giving up after 60s\)$/);
+        expect(lines[0]).toMatch(
+          /^baton: Cannot reach PostgreSQL at 127\.0\.0\.1:\d+\/baton_t_[0-9a-f]+: .+; retrying in \d+s \(attempt 1, giving up after 60s\)$/,
+        );
         expect(service.stderr()).not.toMatch(/\n\s+at /); // no stack trace
         expect(service.stdout()).toContain('baton ready');
       } finally {

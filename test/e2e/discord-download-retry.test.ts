@@ -6,24 +6,44 @@
  * file, and a failure that outlasts the tries is answered the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discordUser, startFakeDiscord, type DiscordMessage, type FakeDiscord, type SentMessage } from '../fakes/fake-discord.js';
+import {
+  discordUser,
+  startFakeDiscord,
+  type DiscordMessage,
+  type FakeDiscord,
+  type SentMessage,
+} from '../fakes/fake-discord.js';
 import { WAIT_MS, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
 
 const TOKEN = 'fake.discord-bot-token.for-download-tests';
 const OWNER = discordUser('100000000000000021', 'owner');
 const OWNER_DM = '300000000000000021';
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 let world: ChatE2E;
 let discord: FakeDiscord;
 
-const replyTo = (message: DiscordMessage) => (m: SentMessage): boolean => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === message.id;
+const replyTo =
+  (message: DiscordMessage) =>
+  (m: SentMessage): boolean =>
+    (m.body.message_reference as { message_id?: string } | undefined)?.message_id === message.id;
 const withShot = (): DiscordMessage =>
-  discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/codex argv fix what the screenshot shows', attachments: [{ name: 'shot.png', bytes: PNG, contentType: 'image/png' }] });
+  discord.pushMessage({
+    channelId: OWNER_DM,
+    author: OWNER,
+    content: '/codex argv fix what the screenshot shows',
+    attachments: [{ name: 'shot.png', bytes: PNG, contentType: 'image/png' }],
+  });
 
 beforeAll(async () => {
   discord = await startFakeDiscord({ token: TOKEN });
-  world = await startChatE2E({ trust: { discord: { owner: OWNER.id } }, env: { DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_URL: discord.url } });
+  world = await startChatE2E({
+    trust: { discord: { owner: OWNER.id } },
+    env: { DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_URL: discord.url },
+  });
 });
 afterAll(async () => {
   await world?.dispose();
@@ -41,7 +61,10 @@ describe('attachment download retries', () => {
       const before = discord.attachmentDownloads.length;
       discord.faultDownloads(...faults);
       const request = withShot();
-      const started = await discord.waitForSent((m) => replyTo(request)(m) && m.message.content.includes('] started'), WAIT_MS);
+      const started = await discord.waitForSent(
+        (m) => replyTo(request)(m) && m.message.content.includes('] started'),
+        WAIT_MS,
+      );
       const runId = runIdOf(started.message.content);
       const done = await discord.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] completed`), WAIT_MS);
       expect(done.message.content).toContain('[images: 1-shot.png]');
@@ -54,7 +77,10 @@ describe('attachment download retries', () => {
     // The CDN sends nothing for two minutes: only a deadline of baton's own ends that try.
     discord.faultDownloads({ holdMs: 120_000 });
     const request = withShot();
-    const started = await discord.waitForSent((m) => replyTo(request)(m) && m.message.content.includes('] started'), WAIT_MS);
+    const started = await discord.waitForSent(
+      (m) => replyTo(request)(m) && m.message.content.includes('] started'),
+      WAIT_MS,
+    );
     const runId = runIdOf(started.message.content);
     const done = await discord.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] completed`), WAIT_MS);
     expect(done.message.content).toContain('[images: 1-shot.png]');
@@ -70,7 +96,9 @@ describe('attachment download retries', () => {
     const stopped = await discord.waitForSent(replyTo(stop), WAIT_MS);
     expect(stopped.message.content).toBe('Stopped 0 active runs. Stopped 1 launch still downloading its files.');
     const answer = await discord.waitForSent(replyTo(request), WAIT_MS);
-    expect(answer.message.content).toBe('Stopped before it started: /stop came while its files were downloading. Send the command again to run it.');
+    expect(answer.message.content).toBe(
+      'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.',
+    );
     expect(discord.attachmentDownloads.length - before).toBe(1);
   });
 
@@ -79,7 +107,9 @@ describe('attachment download retries', () => {
     discord.faultDownloads({ status: 404 });
     const request = withShot();
     const answer = await discord.waitForSent(replyTo(request), WAIT_MS);
-    expect(answer.message.content).toBe('Could not download shot.png: Discord no longer has it (HTTP 404; its link may have expired). Send it again.');
+    expect(answer.message.content).toBe(
+      'Could not download shot.png: Discord no longer has it (HTTP 404; its link may have expired). Send it again.',
+    );
     expect(discord.attachmentDownloads.length - before).toBe(1);
   });
 
@@ -88,7 +118,9 @@ describe('attachment download retries', () => {
     discord.faultDownloads({ status: 502 }, { status: 502 }, { status: 502 });
     const request = withShot();
     const answer = await discord.waitForSent(replyTo(request), WAIT_MS);
-    expect(answer.message.content).toBe('Could not download shot.png: Discord failed to serve it (HTTP 502) (tried 3 times). Send it again.');
+    expect(answer.message.content).toBe(
+      'Could not download shot.png: Discord failed to serve it (HTTP 502) (tried 3 times). Send it again.',
+    );
     expect(discord.attachmentDownloads.length - before).toBe(3);
   });
 });

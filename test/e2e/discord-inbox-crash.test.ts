@@ -9,7 +9,13 @@
  * that download, and the kill comes once the fake has seen it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discordUser, startFakeDiscord, type DiscordMessage, type FakeDiscord, type SentMessage } from '../fakes/fake-discord.js';
+import {
+  discordUser,
+  startFakeDiscord,
+  type DiscordMessage,
+  type FakeDiscord,
+  type SentMessage,
+} from '../fakes/fake-discord.js';
 import { WAIT_MS, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
 
 const TOKEN = 'fake.discord-bot-token.for-inbox-tests';
@@ -19,7 +25,10 @@ const OWNER_DM = '300000000000000011';
 let world: ChatE2E;
 let discord: FakeDiscord;
 
-const replyTo = (message: DiscordMessage) => (m: SentMessage): boolean => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === message.id;
+const replyTo =
+  (message: DiscordMessage) =>
+  (m: SentMessage): boolean =>
+    (m.body.message_reference as { message_id?: string } | undefined)?.message_id === message.id;
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !condition(); waited += 50) {
@@ -30,7 +39,10 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 beforeAll(async () => {
   discord = await startFakeDiscord({ token: TOKEN });
-  world = await startChatE2E({ trust: { discord: { owner: OWNER.id } }, env: { DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_URL: discord.url } });
+  world = await startChatE2E({
+    trust: { discord: { owner: OWNER.id } },
+    env: { DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_URL: discord.url },
+  });
 });
 afterAll(async () => {
   await world?.dispose();
@@ -41,12 +53,22 @@ describe('Discord inbox across kill -9', () => {
   it('answers a message the killed service had received but not handled, once', async () => {
     await until(() => discord.sessions() === 1, 'the gateway session');
     discord.faultDownloads({ holdMs: 60_000 });
-    const request = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/codex', attachments: [{ name: 'message.txt', bytes: Buffer.from('fix the inbox crash'), contentType: 'text/plain; charset=utf-8' }] });
+    const request = discord.pushMessage({
+      channelId: OWNER_DM,
+      author: OWNER,
+      content: '/codex',
+      attachments: [
+        { name: 'message.txt', bytes: Buffer.from('fix the inbox crash'), contentType: 'text/plain; charset=utf-8' },
+      ],
+    });
     await until(() => discord.attachmentDownloads.length === 1, 'the message.txt download');
 
     await world.crashAndRestart();
 
-    const started = await discord.waitForSent((m) => replyTo(request)(m) && m.message.content.includes('] started'), WAIT_MS);
+    const started = await discord.waitForSent(
+      (m) => replyTo(request)(m) && m.message.content.includes('] started'),
+      WAIT_MS,
+    );
     const runId = runIdOf(started.message.content);
     const done = await discord.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] completed`), WAIT_MS);
     expect(done.message.content).toContain('fix the inbox crash');

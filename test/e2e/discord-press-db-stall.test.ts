@@ -32,7 +32,10 @@ beforeAll(async () => {
   if (!onPostgres) return;
   const server = new URL(process.env.DATABASE_URL!);
   proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
-  discord = await startFakeDiscord({ token: TOKEN, guilds: [{ id: GUILD, name: 'team', channelIds: [GUILD_CHANNEL] }] });
+  discord = await startFakeDiscord({
+    token: TOKEN,
+    guilds: [{ id: GUILD, name: 'team', channelIds: [GUILD_CHANNEL] }],
+  });
   world = await startChatE2E({
     trust: { discord: { owner: OWNER.id } },
     env: { DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_URL: discord.url },
@@ -48,8 +51,18 @@ afterAll(async () => {
 
 describe.runIf(onPostgres)('a Discord button press during a database stall', () => {
   it('is acknowledged before the database answers, and acted on after', async () => {
-    const request = discord.pushMessage({ channelId: GUILD_CHANNEL, guildId: GUILD, author: OWNER, content: `<@${discord.botUser.id}> codex hang` });
-    const started = await discord.waitForSent((m) => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === request.id && m.message.content.includes('] started'), WAIT_MS);
+    const request = discord.pushMessage({
+      channelId: GUILD_CHANNEL,
+      guildId: GUILD,
+      author: OWNER,
+      content: `<@${discord.botUser.id}> codex hang`,
+    });
+    const started = await discord.waitForSent(
+      (m) =>
+        (m.body.message_reference as { message_id?: string } | undefined)?.message_id === request.id &&
+        m.message.content.includes('] started'),
+      WAIT_MS,
+    );
     const runId = runIdOf(started.message.content);
     const release = proxy.hold();
     let released = false;
@@ -59,7 +72,8 @@ describe.runIf(onPostgres)('a Discord button press during a database stall', () 
       release();
     }, STALL_MS);
     const press = discord.press({ messageId: started.message.id, user: OWNER, customId: `baton:stop:${runId}` });
-    const replyOf = (kind: 'callback' | 'followup') => discord.interactionReplies.find((r) => r.interactionId === press.id && r.kind === kind);
+    const replyOf = (kind: 'callback' | 'followup') =>
+      discord.interactionReplies.find((r) => r.interactionId === press.id && r.kind === kind);
     await until(() => replyOf('callback') !== undefined, 'the acknowledgement of the press');
     const ackedDuringStall = !released;
     clearTimeout(fallback);
@@ -67,7 +81,9 @@ describe.runIf(onPostgres)('a Discord button press during a database stall', () 
     expect(ackedDuringStall).toBe(true);
     expect(replyOf('callback')!.body.type).toBe(6);
     await until(() => replyOf('followup') !== undefined, 'the answer to the press');
-    expect(String(replyOf('followup')!.body.content)).toMatch(/^(Stop(ped\.| requested)|That run has already finished)/);
+    expect(String(replyOf('followup')!.body.content)).toMatch(
+      /^(Stop(ped\.| requested)|That run has already finished)/,
+    );
     await discord.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
   }, 120_000);
 });

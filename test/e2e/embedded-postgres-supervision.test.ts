@@ -43,7 +43,9 @@ async function postmaster(): Promise<number | undefined> {
   const pid = Number(text?.split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z' ? pid : undefined;
+  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+    ? pid
+    : undefined;
 }
 
 async function healthReady(): Promise<number> {
@@ -68,11 +70,19 @@ describe('the embedded PostgreSQL server, supervised', { timeout: 6 * WAIT_MS },
     const logs = (): string => service.stdout() + service.stderr();
     await waitFor('the restart to be logged', () => /embedded PostgreSQL server .*restarted/.test(logs()));
     expect(logs()).toMatch(/embedded PostgreSQL server \(pid \d+\) is gone/);
-    await telegram.waitForSent((m) => (m.reply_parameters as { message_id?: number } | undefined)?.message_id === 501, WAIT_MS);
+    await telegram.waitForSent(
+      (m) => (m.reply_parameters as { message_id?: number } | undefined)?.message_id === 501,
+      WAIT_MS,
+    );
     await waitFor('health to be ready again', async () => (await healthReady()) === 200);
     expect(service.exitCode()).toBeUndefined();
     // The commands beside the service reach the restarted server.
-    const runs = await execa(process.execPath, [CLI, 'runs'], { env: world.env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const runs = await execa(process.execPath, [CLI, 'runs'], {
+      env: world.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     expect(runs.exitCode).toBe(0);
   });
 
@@ -84,7 +94,13 @@ describe('the embedded PostgreSQL server, supervised', { timeout: 6 * WAIT_MS },
     await world.service.kill();
     process.kill(pid!, 'SIGSTOP');
     try {
-      const start = await execa(process.execPath, [CLI, 'start'], { env: world.env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 5 * WAIT_MS });
+      const start = await execa(process.execPath, [CLI, 'start'], {
+        env: world.env,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 5 * WAIT_MS,
+      });
       expect(start.timedOut).toBe(false);
       expect(start.exitCode).not.toBe(0);
       const out = start.stdout + start.stderr;

@@ -45,7 +45,21 @@ async function makeHome(asUser: boolean): Promise<Home> {
     argv: (args) =>
       uid !== undefined
         ? // runuser lives in sbin, often not on the PATH baton gets; `env -i` then sets exactly baton's environment.
-          ['runuser', ['-u', USER, '--', 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath, CLI, ...args], { PATH: `${env.PATH}:/usr/sbin:/sbin` }]
+          [
+            'runuser',
+            [
+              '-u',
+              USER,
+              '--',
+              'env',
+              '-i',
+              ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+              process.execPath,
+              CLI,
+              ...args,
+            ],
+            { PATH: `${env.PATH}:/usr/sbin:/sbin` },
+          ]
         : [process.execPath, [CLI, ...args], env],
   };
   cleanups.push(async () => {
@@ -61,9 +75,18 @@ function baton(home: Home, args: readonly string[]) {
 }
 
 /** `baton start`, resolved at `baton ready`; `pid` is the node process (not runuser). */
-async function startService(home: Home): Promise<{ child: Promise<unknown>; out: () => string; pid: () => Promise<number> }> {
+async function startService(
+  home: Home,
+): Promise<{ child: Promise<unknown>; out: () => string; pid: () => Promise<number> }> {
   const [file, argv, env] = home.argv(['start']);
-  const child = execa(file, argv, { env, extendEnv: false, reject: false, stdin: 'ignore', cwd: home.dir, buffer: false });
+  const child = execa(file, argv, {
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    cwd: home.dir,
+    buffer: false,
+  });
   let out = '';
   child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
@@ -88,7 +111,10 @@ async function nodePid(pid: number): Promise<number> {
   // By its program, not /proc/<pid>/comm: Node 24 names its main thread "MainThread".
   const argv0 = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0')[0];
   if (argv0 === process.execPath) return pid;
-  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean);
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => ''))
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   for (const child of children) {
     const found = await nodePid(Number(child)).catch(() => undefined);
     if (found) return found;
@@ -130,8 +156,15 @@ describe('the embedded database with DATABASE_URL unset', () => {
 
     // Beside the running service: doctor opens the same database directly (a second process).
     const doctor = await baton(home, ['doctor', '--json']);
-    const database = (JSON.parse(doctor.stdout) as { rows: { area: string; status: string; facts: Record<string, unknown> }[] }).rows.find((r) => r.area === 'database');
-    expect(database?.facts).toMatchObject({ engine: 'embedded-postgres', location: pgDir, migrationsCurrent: true, error: null });
+    const database = (
+      JSON.parse(doctor.stdout) as { rows: { area: string; status: string; facts: Record<string, unknown> }[] }
+    ).rows.find((r) => r.area === 'database');
+    expect(database?.facts).toMatchObject({
+      engine: 'embedded-postgres',
+      location: pgDir,
+      migrationsCurrent: true,
+      error: null,
+    });
     const runs = await baton(home, ['runs']);
     expect(runs.exitCode).toBe(0);
     expect(runs.stdout).toMatch(/No coding runs/);
@@ -168,7 +201,9 @@ describe('the embedded database with DATABASE_URL unset', () => {
 
     // A postmaster.pid left by a crash before a reboot names a pid now held by another program
     // of the same user (here: a sleep). PostgreSQL alone refuses to start then.
-    const ids = isRoot ? { uid: Number((await execa('id', ['-u', USER])).stdout), gid: Number((await execa('id', ['-g', USER])).stdout) } : {};
+    const ids = isRoot
+      ? { uid: Number((await execa('id', ['-u', USER])).stdout), gid: Number((await execa('id', ['-g', USER])).stdout) }
+      : {};
     const sleeper = execa('sleep', ['600'], { reject: false, ...ids });
     cleanups.push(async () => {
       sleeper.kill('SIGKILL');
@@ -185,35 +220,48 @@ describe('the embedded database with DATABASE_URL unset', () => {
     expect(await postmaster(home.batonHome)).toBeUndefined();
   }, 240_000);
 
-  it.runIf(isRoot)('is PostgreSQL as root too, its server run by the unprivileged account baton-postgres that owns the data directory', async () => {
-    const home = await makeHome(false);
-    const pgDir = join(home.batonHome, 'postgres');
-    const service = await startService(home);
-    expect(service.out()).toContain(`database: embedded PostgreSQL in ${pgDir} (unix socket only)`);
-    expect(service.out()).not.toMatch(/PGlite/);
-    const server = await postmaster(home.batonHome);
-    expect(server).toBeDefined();
-    const account = { uid: Number((await execa('id', ['-u', 'baton-postgres'])).stdout), gid: Number((await execa('id', ['-g', 'baton-postgres'])).stdout) };
-    const owner = async (path: string) => {
-      const s = await stat(path);
-      return { uid: s.uid, gid: s.gid };
-    };
-    expect(await owner(pgDir)).toEqual(account);
-    expect(await owner(join(pgDir, 'baton.conf'))).toEqual(account);
-    const status = await readFile(`/proc/${server!}/status`, 'utf8');
-    expect(status).toMatch(new RegExp(`^Uid:\\s+${account.uid}\\s`, 'm'));
-    // The CLI commands beside it open the same server as root.
-    expect((await baton(home, ['runs'])).stdout).toMatch(/No coding runs/);
-    const doctor = JSON.parse((await baton(home, ['doctor', '--json'])).stdout) as { rows: { area: string; facts: Record<string, unknown> }[] };
-    expect(doctor.rows.find((r) => r.area === 'database')?.facts).toMatchObject({ engine: 'embedded-postgres', location: pgDir, error: null });
-    // A restart uses the same data; SIGTERM stops the server with the service.
-    process.kill(await service.pid(), 'SIGTERM');
-    await service.child;
-    expect(await postmaster(home.batonHome)).toBeUndefined();
-    const again = await startService(home);
-    expect(again.out()).toContain('embedded PostgreSQL');
-    process.kill(await again.pid(), 'SIGTERM');
-    await again.child;
-    expect(await postmaster(home.batonHome)).toBeUndefined();
-  }, 240_000);
+  it.runIf(isRoot)(
+    'is PostgreSQL as root too, its server run by the unprivileged account baton-postgres that owns the data directory',
+    async () => {
+      const home = await makeHome(false);
+      const pgDir = join(home.batonHome, 'postgres');
+      const service = await startService(home);
+      expect(service.out()).toContain(`database: embedded PostgreSQL in ${pgDir} (unix socket only)`);
+      expect(service.out()).not.toMatch(/PGlite/);
+      const server = await postmaster(home.batonHome);
+      expect(server).toBeDefined();
+      const account = {
+        uid: Number((await execa('id', ['-u', 'baton-postgres'])).stdout),
+        gid: Number((await execa('id', ['-g', 'baton-postgres'])).stdout),
+      };
+      const owner = async (path: string) => {
+        const s = await stat(path);
+        return { uid: s.uid, gid: s.gid };
+      };
+      expect(await owner(pgDir)).toEqual(account);
+      expect(await owner(join(pgDir, 'baton.conf'))).toEqual(account);
+      const status = await readFile(`/proc/${server!}/status`, 'utf8');
+      expect(status).toMatch(new RegExp(`^Uid:\\s+${account.uid}\\s`, 'm'));
+      // The CLI commands beside it open the same server as root.
+      expect((await baton(home, ['runs'])).stdout).toMatch(/No coding runs/);
+      const doctor = JSON.parse((await baton(home, ['doctor', '--json'])).stdout) as {
+        rows: { area: string; facts: Record<string, unknown> }[];
+      };
+      expect(doctor.rows.find((r) => r.area === 'database')?.facts).toMatchObject({
+        engine: 'embedded-postgres',
+        location: pgDir,
+        error: null,
+      });
+      // A restart uses the same data; SIGTERM stops the server with the service.
+      process.kill(await service.pid(), 'SIGTERM');
+      await service.child;
+      expect(await postmaster(home.batonHome)).toBeUndefined();
+      const again = await startService(home);
+      expect(again.out()).toContain('embedded PostgreSQL');
+      process.kill(await again.pid(), 'SIGTERM');
+      await again.child;
+      expect(await postmaster(home.batonHome)).toBeUndefined();
+    },
+    240_000,
+  );
 });

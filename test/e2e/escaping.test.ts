@@ -30,10 +30,17 @@ let discord: FakeDiscord;
 beforeAll(async () => {
   const port = await freePort();
   telegram = await startFakeTelegram({ token: TELEGRAM_TOKEN });
-  slack = await startFakeSlack({ botToken: SLACK_TOKEN, events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SLACK_SECRET } });
+  slack = await startFakeSlack({
+    botToken: SLACK_TOKEN,
+    events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SLACK_SECRET },
+  });
   discord = await startFakeDiscord({ token: DISCORD_TOKEN });
   world = await startChatE2E({
-    trust: { telegram: { owner: String(TELEGRAM_OWNER) }, slack: { owner: SLACK_OWNER }, discord: { owner: DISCORD_OWNER.id } },
+    trust: {
+      telegram: { owner: String(TELEGRAM_OWNER) },
+      slack: { owner: SLACK_OWNER },
+      discord: { owner: DISCORD_OWNER.id },
+    },
     env: {
       TELEGRAM_BOT_TOKEN: TELEGRAM_TOKEN,
       TELEGRAM_API_ROOT: telegram.url,
@@ -68,14 +75,24 @@ describe('hostile text echoed on all three platforms', () => {
 
   it('Slack: the refusal escapes &, < and > and turns Markdown off, so nothing pings or formats', async () => {
     // What Slack sends when a person types the task: the three characters arrive as entities.
-    const typed = slack.userMessage({ kind: 'app_mention', channel: 'C0ESC', user: SLACK_OWNER, text: `<@${slack.bot.userId}> /codex in:&lt;!channel&gt;@everyone*_&lt;b&gt; task` });
+    const typed = slack.userMessage({
+      kind: 'app_mention',
+      channel: 'C0ESC',
+      user: SLACK_OWNER,
+      text: `<@${slack.bot.userId}> /codex in:&lt;!channel&gt;@everyone*_&lt;b&gt; task`,
+    });
     await slack.deliver(typed);
     const refusal = await slack.waitForPosted((p) => p.args.thread_ts === typed.event.ts, WAIT_MS);
     expect(refusal.args.text!.startsWith('"&lt;!channel&gt;@everyone*_&lt;b&gt;" is not a project alias.')).toBe(true);
     expect(refusal.args.mrkdwn).toBe('false');
 
     // A real @channel mention (`<!channel>`) comes back as the words "@channel", never as markup.
-    const real = slack.userMessage({ kind: 'app_mention', channel: 'C0ESC', user: SLACK_OWNER, text: `<@${slack.bot.userId}> /codex in:<!channel> task` });
+    const real = slack.userMessage({
+      kind: 'app_mention',
+      channel: 'C0ESC',
+      user: SLACK_OWNER,
+      text: `<@${slack.bot.userId}> /codex in:<!channel> task`,
+    });
     await slack.deliver(real);
     const second = await slack.waitForPosted((p) => p.args.thread_ts === real.event.ts, WAIT_MS);
     expect(second.args.text!.startsWith('"@channel" is not a project alias.')).toBe(true);
@@ -84,7 +101,10 @@ describe('hostile text echoed on all three platforms', () => {
 
   it('Discord: the refusal quotes the text with every mention suppressed', async () => {
     const request = discord.pushMessage({ channelId: '300000000000000001', author: DISCORD_OWNER, content: TASK });
-    const refusal = await discord.waitForSent((m) => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === request.id, WAIT_MS);
+    const refusal = await discord.waitForSent(
+      (m) => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === request.id,
+      WAIT_MS,
+    );
     expect(refusal.message.content.startsWith(REFUSAL)).toBe(true);
     expect(refusal.body.allowed_mentions).toMatchObject({ parse: [] });
   });

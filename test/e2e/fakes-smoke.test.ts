@@ -50,7 +50,9 @@ describe('codex exec --json against the fake model', () => {
   });
 
   /** Runs codex the way a vendor module would: argv prompt, stdin /dev/null, minimal env. */
-  async function runCodex(prompt: string): Promise<{ exitCode: number | undefined; events: CodexEvent[]; repo: string; stderr: string }> {
+  async function runCodex(
+    prompt: string,
+  ): Promise<{ exitCode: number | undefined; events: CodexEvent[]; repo: string; stderr: string }> {
     const repo = join(scratch, 'repo');
     const home = join(scratch, 'home');
     await mkdir(repo, { recursive: true });
@@ -97,7 +99,10 @@ describe('codex exec --json against the fake model', () => {
     expect(types).toContain('turn.completed');
     expect(types).not.toContain('turn.failed');
     expect(run.events).toContainEqual(
-      expect.objectContaining({ type: 'item.completed', item: expect.objectContaining({ type: 'agent_message', text: 'Created hello.txt' }) }),
+      expect.objectContaining({
+        type: 'item.completed',
+        item: expect.objectContaining({ type: 'agent_message', text: 'Created hello.txt' }),
+      }),
     );
     await expect(stat(join(run.repo, 'hello.txt'))).resolves.toMatchObject({ size: 3 });
     const modelCalls = model.requests.filter((r) => r.path === '/v1/responses');
@@ -188,32 +193,50 @@ describe('grammY against the fake Telegram server', () => {
       if (bot.isRunning()) await bot.stop();
     }
     await polling;
-    expect(telegram.calls.map((c) => c.method)).toEqual(expect.arrayContaining(['getMe', 'deleteWebhook', 'getUpdates']));
+    expect(telegram.calls.map((c) => c.method)).toEqual(
+      expect.arrayContaining(['getMe', 'deleteWebhook', 'getUpdates']),
+    );
   });
 
   it('answers a wrong token with 401, an unknown method with 404, and injected failures as given', async () => {
     const wrong = new Bot('999:WRONG', { client: { apiRoot: telegram.url } });
     await expect(wrong.api.getMe()).rejects.toMatchObject({ error_code: 401, description: 'Unauthorized' });
 
-    const res = await fetch(`${telegram.url}/bot${token}/noSuchMethod`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${telegram.url}/bot${token}/noSuchMethod`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(await res.json()).toEqual({ ok: false, error_code: 404, description: 'Not Found: method not found' });
 
     const bot = new Bot(token, { client: { apiRoot: telegram.url } });
     telegram.failNext('sendMessage', {
       status: 429,
-      body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } },
+      body: {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 7',
+        parameters: { retry_after: 7 },
+      },
     });
     const error: unknown = await bot.api.sendMessage(1, 'hello').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GrammyError);
     expect(error).toMatchObject({ error_code: 429, parameters: { retry_after: 7 } });
-    await expect(bot.api.sendMessage(1, 'hello', { parse_mode: 'HTML' })).resolves.toMatchObject({ message_id: 1, text: 'hello' });
+    await expect(bot.api.sendMessage(1, 'hello', { parse_mode: 'HTML' })).resolves.toMatchObject({
+      message_id: 1,
+      text: 'hello',
+    });
     expect(telegram.sent).toEqual([{ chat_id: 1, text: 'hello', sentText: 'hello', parse_mode: 'HTML' }]);
   });
 
   it('keeps Bot API long-poll semantics: held request, offset confirmation, limit, conflict', async () => {
-    const call = async (body: Record<string, unknown>): Promise<{ ok: boolean; result?: Update[]; error_code?: number }> => {
+    const call = async (
+      body: Record<string, unknown>,
+    ): Promise<{ ok: boolean; result?: Update[]; error_code?: number }> => {
       const res = await fetch(`${telegram.url}/bot${token}/getUpdates`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
       });
       return (await res.json()) as { ok: boolean; result?: Update[]; error_code?: number };
     };

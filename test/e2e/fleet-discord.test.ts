@@ -8,7 +8,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discordUser, startFakeDiscord, type DiscordMessage, type FakeDiscord, type SentMessage } from '../fakes/fake-discord.js';
+import {
+  discordUser,
+  startFakeDiscord,
+  type DiscordMessage,
+  type FakeDiscord,
+  type SentMessage,
+} from '../fakes/fake-discord.js';
 import { startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
 import { startService, type ServiceProcess } from '../support/service.js';
 
@@ -25,7 +31,10 @@ describe.runIf(onPostgres)('Discord in a fleet', () => {
 
   beforeAll(async () => {
     discord = await startFakeDiscord({ token: TOKEN, guilds: [] });
-    world = await startChatE2E({ trust: { discord: { owner: OWNER.id } }, env: { DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_URL: discord.url } });
+    world = await startChatE2E({
+      trust: { discord: { owner: OWNER.id } },
+      env: { DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_URL: discord.url },
+    });
     const home = join(world.dir, 'baton-home-2');
     await mkdir(home, { recursive: true });
     const config = await readFile(join(world.batonHome, 'config.toml'), 'utf8');
@@ -39,7 +48,10 @@ describe.runIf(onPostgres)('Discord in a fleet', () => {
     await discord?.close();
   });
 
-  const replyTo = (message: DiscordMessage) => (m: SentMessage): boolean => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === message.id;
+  const replyTo =
+    (message: DiscordMessage) =>
+    (m: SentMessage): boolean =>
+      (m.body.message_reference as { message_id?: string } | undefined)?.message_id === message.id;
 
   it('one gateway session; after a kill -9 of its holder the standby takes it and answers', async () => {
     expect(discord.sessions()).toBe(1);
@@ -71,5 +83,10 @@ describe.runIf(onPostgres)('Discord in a fleet', () => {
 /** The environment `baton start` got in {@link startChatE2E}, read back from its /proc entry. */
 async function serviceEnv(world: ChatE2E): Promise<Record<string, string>> {
   const raw = await readFile(`/proc/${world.service.pid}/environ`, 'utf8');
-  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    raw
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }

@@ -33,7 +33,10 @@ describe.runIf(onPostgres)('a lost node', () => {
   let frozen: number | undefined;
 
   beforeAll(async () => {
-    world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')], harnessToml: NODE('alpha') });
+    world = await startTelegramE2E({
+      binDirs: [inject('codexBinDir'), inject('claudeBinDir')],
+      harnessToml: NODE('alpha'),
+    });
     const home = join(world.dir, 'baton-home-beta');
     await mkdir(home, { recursive: true });
     const config = await readFile(join(world.batonHome, 'config.toml'), 'utf8');
@@ -49,7 +52,11 @@ describe.runIf(onPostgres)('a lost node', () => {
 
   it('is declared lost by another node, which ends its run node_lost; back, it stops the run and says nothing more', async () => {
     const { telegram, openai } = world;
-    openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 600.4217', yield_time_ms: 30_000 } });
+    openai.enqueue({
+      kind: 'tool_call',
+      name: 'exec_command',
+      arguments: { cmd: 'sleep 600.4217', yield_time_ms: 30_000 },
+    });
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex wait a long time', 10));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 10 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
@@ -69,6 +76,8 @@ describe.runIf(onPostgres)('a lost node', () => {
     await until(async () => (await findRunProcesses(runId)).length === 0, 'the returning node stops the run');
     // Give the returning node time to have written anything it would write about the run.
     await sleep(3_000);
-    expect(telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}]`) && !m.text.includes('] started'))).toHaveLength(1);
+    expect(
+      telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}]`) && !m.text.includes('] started')),
+    ).toHaveLength(1);
   }, 300_000);
 });

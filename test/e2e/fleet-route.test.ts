@@ -22,7 +22,8 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 // dead_after well above the heartbeat: a node whose event loop stalls a few seconds on a loaded
 // machine must not be taken for dead while it runs a routed run.
 const DEAD_AFTER_S = 10;
-const NODE = (name: string): string => `max_active = 1\n[node]\nname = "${name}"\nheartbeat_seconds = 1\ndead_after_seconds = ${DEAD_AFTER_S}`;
+const NODE = (name: string): string =>
+  `max_active = 1\n[node]\nname = "${name}"\nheartbeat_seconds = 1\ndead_after_seconds = ${DEAD_AFTER_S}`;
 
 async function until(check: () => Promise<boolean> | boolean, what: string, limitMs = 90_000): Promise<void> {
   const end = Date.now() + limitMs;
@@ -97,20 +98,34 @@ describe.runIf(onPostgres)('routing a launch to the node that holds the reposito
     return (await world.telegram.waitForSent((m) => replyTarget(m) === id, WAIT_MS)).text;
   }
   const sentStartingWith = (prefix: string) => world.telegram.waitForSent((m) => m.text.startsWith(prefix), WAIT_MS);
-  const rowOf = async (runId: string) => (await sql<{ node: string; supervisor: string; cwd: string; status: string; launch: unknown }[]>`select node, supervisor, cwd, status, launch from runs where id = ${runId}`)[0]!;
+  const rowOf = async (runId: string) =>
+    (
+      await sql<
+        { node: string; supervisor: string; cwd: string; status: string; launch: unknown }[]
+      >`select node, supervisor, cwd, status, launch from runs where id = ${runId}`
+    )[0]!;
 
   it('a launch alpha receives for a path under gamma’s roots runs on gamma, by path and by an alias naming the node', async () => {
     const sent = await answerTo(`/codex in:${gammaApp} routed by path`);
     const sentAt = Date.now();
     const runId = runIdOf(sent);
-    expect(sent).toBe(`[run ${runId}] sent to node gamma · codex · gamma:${gammaApp}\nNode gamma starts it when it has a free slot; /cancel to drop it.`);
+    expect(sent).toBe(
+      `[run ${runId}] sent to node gamma · codex · gamma:${gammaApp}\nNode gamma starts it when it has a free slot; /cancel to drop it.`,
+    );
     const started = await sentStartingWith(`[run ${runId}] started`);
-    console.log(`routed run: "started" from gamma ${Date.now() - sentAt} ms after "sent to node gamma" (NOTIFY; the poll fallback runs every heartbeat)`);
+    console.log(
+      `routed run: "started" from gamma ${Date.now() - sentAt} ms after "sent to node gamma" (NOTIFY; the poll fallback runs every heartbeat)`,
+    );
     expect(started.text).toBe(`[run ${runId}] started · codex · gamma:${gammaApp}`);
     const outcome = await sentStartingWith(`[run ${runId}] completed`);
     expect(outcome.text.split('\n')[0]).toContain(`codex · gamma:${gammaApp} ·`);
     const row = await rowOf(runId);
-    expect(row).toMatchObject({ node: 'gamma', supervisor: `${hostname()}:${gamma.pid}`, cwd: gammaApp, status: 'completed' });
+    expect(row).toMatchObject({
+      node: 'gamma',
+      supervisor: `${hostname()}:${gamma.pid}`,
+      cwd: gammaApp,
+      status: 'completed',
+    });
     // gamma's CLI ran it: its events are spooled in gamma's home, and codex told the model its cwd.
     await access(join(gammaHome, 'harness', 'runs', runId, 'events.jsonl'));
     const request = world.openai.requests.find((r) => JSON.stringify(r.body).includes('routed by path'))!;
@@ -118,10 +133,17 @@ describe.runIf(onPostgres)('routing a launch to the node that holds the reposito
 
     const aliased = runIdOf(await answerTo('/codex in:x routed by alias'));
     await sentStartingWith(`[run ${aliased}] completed`);
-    expect(await rowOf(aliased)).toMatchObject({ node: 'gamma', supervisor: `${hostname()}:${gamma.pid}`, cwd: gammaLib, status: 'completed' });
+    expect(await rowOf(aliased)).toMatchObject({
+      node: 'gamma',
+      supervisor: `${hostname()}:${gamma.pid}`,
+      cwd: gammaLib,
+      status: 'completed',
+    });
 
     // The conversation default may be on another node too.
-    expect(await answerTo('/use x')).toBe('Runs in this conversation now default to gamma:~/../gamma-work/lib (on node gamma, which checks the directory at each launch).');
+    expect(await answerTo('/use x')).toBe(
+      'Runs in this conversation now default to gamma:~/../gamma-work/lib (on node gamma, which checks the directory at each launch).',
+    );
     const byDefault = runIdOf(await answerTo('/codex routed by the default'));
     await sentStartingWith(`[run ${byDefault}] completed`);
     expect(await rowOf(byDefault)).toMatchObject({ node: 'gamma', cwd: gammaLib, status: 'completed' });
@@ -160,11 +182,19 @@ describe.runIf(onPostgres)('routing a launch to the node that holds the reposito
   }, 120_000);
 
   it('a launch for an unknown node, or a node that died, is refused naming the node', async () => {
-    expect(await answerTo('/codex in:nowhere:/srv/app zebra-hello')).toMatch(/^No node named nowhere is in this fleet now/);
+    expect(await answerTo('/codex in:nowhere:/srv/app zebra-hello')).toMatch(
+      /^No node named nowhere is in this fleet now/,
+    );
     expect(await answerTo('/use nowhere:/srv/app')).toMatch(/^No node named nowhere is in this fleet now/);
     await beta.kill();
     // Dead once silent past dead_after_seconds; a live node then forgets its row (item 4).
-    await until(async () => (await sql`select 1 from nodes where name = 'beta' and heartbeat_at > now() - ${DEAD_AFTER_S}::int * interval '1 second'`).length === 0, 'beta is silent past dead_after');
+    await until(
+      async () =>
+        (
+          await sql`select 1 from nodes where name = 'beta' and heartbeat_at > now() - ${DEAD_AFTER_S}::int * interval '1 second'`
+        ).length === 0,
+      'beta is silent past dead_after',
+    );
     const refusal = await answerTo(`/codex in:beta:${join(world.dir, 'beta-work')} zebra-hello`);
     expect(refusal).toMatch(/^(Node beta is not answering|No node named beta is in this fleet now)/);
     expect(world.openai.requests.some((r) => JSON.stringify(r.body).includes('zebra-hello'))).toBe(false);

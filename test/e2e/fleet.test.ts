@@ -21,7 +21,10 @@ describe.runIf(onPostgres)('a fleet of three nodes on one database', () => {
   const others: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')], harnessToml: '[node]\nname = "alpha"' });
+    world = await startTelegramE2E({
+      binDirs: [inject('codexBinDir'), inject('claudeBinDir')],
+      harnessToml: '[node]\nname = "alpha"',
+    });
     const config = await readFile(join(world.batonHome, 'config.toml'), 'utf8');
     for (const name of ['beta', 'gamma']) {
       const home = join(world.dir, `baton-home-${name}`);
@@ -39,7 +42,9 @@ describe.runIf(onPostgres)('a fleet of three nodes on one database', () => {
   });
 
   const holder = async (): Promise<string | undefined> => {
-    const rows = await sql<{ node_name: string }[]>`select node_name from leases where key like 'telegram:%' and expires_at > now()`;
+    const rows = await sql<
+      { node_name: string }[]
+    >`select node_name from leases where key like 'telegram:%' and expires_at > now()`;
     return rows[0]?.node_name;
   };
 
@@ -90,17 +95,29 @@ describe.runIf(onPostgres)('a fleet of three nodes on one database', () => {
 
   it('a poller outside the fleet: the holder tells the owner once, doctor shows the conflict', async () => {
     const { telegram } = world;
-    const before = telegram.sent.filter((m) => m.chat_id === OWNER && m.text.includes('outside the baton fleet')).length;
+    const before = telegram.sent.filter(
+      (m) => m.chat_id === OWNER && m.text.includes('outside the baton fleet'),
+    ).length;
     // Another program polls the same token: each of its calls ends baton's pending poll with 409.
     const foreign = async (): Promise<void> => {
-      await fetch(`${telegram.url}/bot${TOKEN}/getUpdates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ timeout: 0 }) });
+      await fetch(`${telegram.url}/bot${TOKEN}/getUpdates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ timeout: 0 }),
+      });
     };
     for (let i = 0; i < 3; i++) {
       await foreign();
       await new Promise((r) => setTimeout(r, 200));
     }
-    const notice = await telegram.waitForSent((m) => String(m.chat_id) === String(OWNER) && m.text.includes('outside the baton fleet'), WAIT_MS);
+    const notice = await telegram.waitForSent(
+      (m) => String(m.chat_id) === String(OWNER) && m.text.includes('outside the baton fleet'),
+      WAIT_MS,
+    );
     expect(notice.text).toContain('409');
-    expect(telegram.sent.filter((m) => String(m.chat_id) === String(OWNER) && m.text.includes('outside the baton fleet')).length).toBe(before + 1);
+    expect(
+      telegram.sent.filter((m) => String(m.chat_id) === String(OWNER) && m.text.includes('outside the baton fleet'))
+        .length,
+    ).toBe(before + 1);
   }, 120_000);
 });

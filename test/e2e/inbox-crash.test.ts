@@ -38,7 +38,10 @@ describe('inbox across kill -9', () => {
 
       const answer = await telegram.waitForSent((m) => replyTarget(m) === askId, WAIT_MS);
       expect(answer.text).toContain(`Your telegram user id: ${OWNER}`);
-      const started = await telegram.waitForSent((m) => replyTarget(m) === launchId && m.text.includes('] started'), WAIT_MS);
+      const started = await telegram.waitForSent(
+        (m) => replyTarget(m) === launchId && m.text.includes('] started'),
+        WAIT_MS,
+      );
       const runId = runIdOf(started.text);
       await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS);
       expect(telegram.sent.filter((m) => replyTarget(m) === launchId && m.text.includes('] started'))).toHaveLength(1);

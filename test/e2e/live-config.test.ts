@@ -41,15 +41,24 @@ afterAll(async () => {
 
 /** What `baton ask` sends the service when it holds the database: the run's messages and report. */
 async function askService(task: string): Promise<{ messages: string[]; report: Record<string, unknown> }> {
-  const state = JSON.parse(await readFile(join(home.batonHome, 'service.json'), 'utf8')) as { port: number; adminToken: string };
+  const state = JSON.parse(await readFile(join(home.batonHome, 'service.json'), 'utf8')) as {
+    port: number;
+    adminToken: string;
+  };
   const response = await fetch(`http://127.0.0.1:${state.port}/admin/ask`, {
     method: 'POST',
     headers: { authorization: `Bearer ${state.adminToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ text: `/run in:"${home.repo}" ${task}` }),
   });
   expect(response.status).toBe(200);
-  const lines = (await response.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { message?: string; report?: Record<string, unknown> });
-  return { messages: lines.flatMap((l) => (l.message === undefined ? [] : [l.message])), report: lines.find((l) => l.report)?.report ?? {} };
+  const lines = (await response.text())
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { message?: string; report?: Record<string, unknown> });
+  return {
+    messages: lines.flatMap((l) => (l.message === undefined ? [] : [l.message])),
+    report: lines.find((l) => l.report)?.report ?? {},
+  };
 }
 
 describe('config.toml edited while the service runs', () => {
@@ -66,11 +75,16 @@ describe('config.toml edited while the service runs', () => {
 
     model.enqueue({ kind: 'message', text: 'Approved without a restart.' });
     const ran = await askService('after approval');
-    expect(ran.report, ran.messages.join('\n')).toMatchObject({ status: 'completed', finalMessage: 'Approved without a restart.' });
+    expect(ran.report, ran.messages.join('\n')).toMatchObject({
+      status: 'completed',
+      finalMessage: 'Approved without a restart.',
+    });
 
     // The service's own report agrees: approved, one root, nothing waiting for a restart.
     const doctor = await home.baton(['doctor', '--json']);
-    const rows = (JSON.parse(doctor.stdout) as { rows: { area: string; status: string; facts: Record<string, unknown> }[] }).rows;
+    const rows = (
+      JSON.parse(doctor.stdout) as { rows: { area: string; status: string; facts: Record<string, unknown> }[] }
+    ).rows;
     expect(rows.find((r) => r.area === 'harness')?.facts).toMatchObject({ approved: true, workspaceRoots: 1 });
     expect(rows.find((r) => r.area === 'config')).toMatchObject({ status: 'ok', facts: { restartNeeded: false } });
   });
@@ -79,15 +93,22 @@ describe('config.toml edited while the service runs', () => {
     const approved = await readFile(configPath, 'utf8');
     await writeFile(configPath, approved.replace('[harness]\n', '[harness]\nmax_active = 3\n'));
     const changed = await home.baton(['doctor']);
-    expect(changed.stdout).toContain(`config changed since the service started (harness.max_active): restart it (stop it with Ctrl-C in its terminal, or kill ${service.pid}, then run baton start again)`);
+    expect(changed.stdout).toContain(
+      `config changed since the service started (harness.max_active): restart it (stop it with Ctrl-C in its terminal, or kill ${service.pid}, then run baton start again)`,
+    );
 
     await writeFile(configPath, `${approved}\n[harness\n`);
     const broken = await home.baton(['doctor']);
-    expect(broken.stdout).toMatch(/config changed since the service started and cannot be used, so the service keeps its old settings: .*TOML syntax error/);
+    expect(broken.stdout).toMatch(
+      /config changed since the service started and cannot be used, so the service keeps its old settings: .*TOML syntax error/,
+    );
     expect(broken.stdout).toContain('then restart it (stop it with Ctrl-C');
     // The old settings still serve: approved, the granted root.
     model.enqueue({ kind: 'message', text: 'Still served.' });
-    expect((await askService('with a broken file')).report).toMatchObject({ status: 'completed', finalMessage: 'Still served.' });
+    expect((await askService('with a broken file')).report).toMatchObject({
+      status: 'completed',
+      finalMessage: 'Still served.',
+    });
 
     // Put back as the service runs it: nothing to say.
     await writeFile(configPath, approved);

@@ -8,7 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isMessagesCall, messagesOf, startFakeAnthropic, textsOf, type FakeAnthropic } from '../fakes/fake-anthropic.js';
+import {
+  isMessagesCall,
+  messagesOf,
+  startFakeAnthropic,
+  textsOf,
+  type FakeAnthropic,
+} from '../fakes/fake-anthropic.js';
 import { inputItemsOf, startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { makeClaudeConfigDir } from '../support/claude-home.js';
 import { makeCliHome, type CliHome } from '../support/cli.js';
@@ -51,7 +57,11 @@ describe('a 300 KB task', () => {
     const result = await home.baton(['ask', '--vendor', 'codex', ...longTask(marker)]);
     expect(result.stdout).toMatch(/\] completed · codex/);
     expect(result.stdout).toContain(`Echo: ${marker}`);
-    const sent = openai.requests.slice(before).flatMap(inputItemsOf).map((item) => JSON.stringify(item)).join('\n');
+    const sent = openai.requests
+      .slice(before)
+      .flatMap(inputItemsOf)
+      .map((item) => JSON.stringify(item))
+      .join('\n');
     expect(sent).toContain(`Last line: answer with ${marker}`);
     expect(result.exitCode).toBe(0);
   });
@@ -63,7 +73,12 @@ describe('a 300 KB task', () => {
     const result = await home.baton(['ask', '--vendor', 'claude', ...longTask(marker)]);
     expect(result.stdout).toMatch(/\] completed · claude/);
     expect(result.stdout).toContain(`Echo: ${marker}`);
-    const sent = anthropic.requests.slice(before).filter(isMessagesCall).flatMap(messagesOf).flatMap(textsOf).join('\n');
+    const sent = anthropic.requests
+      .slice(before)
+      .filter(isMessagesCall)
+      .flatMap(messagesOf)
+      .flatMap(textsOf)
+      .join('\n');
     expect(sent).toContain(`Last line: answer with ${marker}`);
     expect(result.exitCode).toBe(0);
   });

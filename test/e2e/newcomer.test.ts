@@ -74,7 +74,9 @@ describe('baton grant path', () => {
     for (const dir of ['/', homeDir, join(homeDir, '..'), '~']) {
       const result = await home.baton(['grant', 'path', dir]);
       expect(result.exitCode, dir).toBe(1);
-      expect(result.stderr, dir).toMatch(/covers (the whole disk|your whole home directory).*--force.*\[root_too_broad\]/);
+      expect(result.stderr, dir).toMatch(
+        /covers (the whole disk|your whole home directory).*--force.*\[root_too_broad\]/,
+      );
     }
     expect(await readFile(config, 'utf8')).toBe(before);
     await mkdir(join(homeDir, 'code'), { recursive: true });

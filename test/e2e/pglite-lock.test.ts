@@ -35,22 +35,34 @@ const lockPath = (): string => join(home.batonHome, 'pgdata.lock');
 describe('PGlite lock', () => {
   it.each([
     ['a bare pid (a lock from before start tokens)', (pid: number) => String(pid)],
-    ['a pid whose start token is another process\'s', (pid: number) => JSON.stringify({ pid, token: 'another-boot:12345' })],
-  ])('takes over a stale lock holding %s of an unrelated live process', async (_, content) => {
-    await writeFile(lockPath(), content(stranger.pid!));
-    const service = await startService(env);
-    try {
-      expect(service.stdout()).toContain('baton ready');
-      expect(service.stdout()).toContain('embedded PGlite');
-    } finally {
-      await service.stop();
-    }
-  }, 120_000);
+    [
+      "a pid whose start token is another process's",
+      (pid: number) => JSON.stringify({ pid, token: 'another-boot:12345' }),
+    ],
+  ])(
+    'takes over a stale lock holding %s of an unrelated live process',
+    async (_, content) => {
+      await writeFile(lockPath(), content(stranger.pid!));
+      const service = await startService(env);
+      try {
+        expect(service.stdout()).toContain('baton ready');
+        expect(service.stdout()).toContain('embedded PGlite');
+      } finally {
+        await service.stop();
+      }
+    },
+    120_000,
+  );
 
   it('still refuses while a live baton holds the data directory', async () => {
     const first = await startService(env);
     try {
-      const second = await execa(process.execPath, [CLI, 'start'], { env, extendEnv: false, reject: false, timeout: 60_000 });
+      const second = await execa(process.execPath, [CLI, 'start'], {
+        env,
+        extendEnv: false,
+        reject: false,
+        timeout: 60_000,
+      });
       expect(second.exitCode).not.toBe(0);
       // The home's service lock refuses it first, before the data directory is opened.
       expect(`${second.stdout}\n${second.stderr}`).toContain(`baton is already running on this home (`);

@@ -12,7 +12,10 @@ import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2
 let world: TelegramE2E;
 
 beforeAll(async () => {
-  world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')], harnessToml: 'max_queued = 2' });
+  world = await startTelegramE2E({
+    binDirs: [inject('codexBinDir'), inject('claudeBinDir')],
+    harnessToml: 'max_queued = 2',
+  });
   // The task named "blocker" runs a long command (it holds the checkout until the service is
   // killed); every other task answers at once.
   world.openai.setFallback((request: RecordedRequest) => {
@@ -24,8 +27,10 @@ beforeAll(async () => {
 });
 afterAll(async () => world?.dispose());
 
-const sentIndex = (predicate: (text: string) => boolean): number => world.telegram.sent.findIndex((m) => predicate(m.text));
-const count = (predicate: (text: string) => boolean): number => world.telegram.sent.filter((m) => predicate(m.text)).length;
+const sentIndex = (predicate: (text: string) => boolean): number =>
+  world.telegram.sent.findIndex((m) => predicate(m.text));
+const count = (predicate: (text: string) => boolean): number =>
+  world.telegram.sent.filter((m) => predicate(m.text)).length;
 
 async function answerTo(text: string, messageId: number, from = OWNER): Promise<string> {
   world.telegram.pushUpdate(world.privateMessage(from, text, messageId));
@@ -40,7 +45,9 @@ describe('queue', () => {
 
     const second = await answerTo('/codex second task', 31);
     const secondId = runIdOf(second);
-    expect(second).toBe(`[run ${secondId}] queued behind ${blocker}, 1 ahead · codex · ${repo}\nIt starts by itself when its turn comes; /cancel to drop it.`);
+    expect(second).toBe(
+      `[run ${secondId}] queued behind ${blocker}, 1 ahead · codex · ${repo}\nIt starts by itself when its turn comes; /cancel to drop it.`,
+    );
     const third = await answerTo('/codex third task', 32);
     const thirdId = runIdOf(third);
     expect(third.split('\n')[0]).toBe(`[run ${thirdId}] queued behind ${secondId}, 2 ahead · codex · ${repo}`);
@@ -56,8 +63,8 @@ describe('queue', () => {
     const secondStarted = sentIndex((t) => t.startsWith(`[run ${secondId}] started`));
     const secondDone = sentIndex((t) => t.startsWith(`[run ${secondId}] completed`));
     const thirdStarted = sentIndex((t) => t.startsWith(`[run ${thirdId}] started`));
-    expect(secondStarted, telegram.sent.map((m) => m.text.split("\n")[0]).join("\n")).toBeGreaterThan(-1);
-    expect(secondDone, telegram.sent.map((m) => m.text.split("\n")[0]).join("\n")).toBeGreaterThan(secondStarted);
+    expect(secondStarted, telegram.sent.map((m) => m.text.split('\n')[0]).join('\n')).toBeGreaterThan(-1);
+    expect(secondDone, telegram.sent.map((m) => m.text.split('\n')[0]).join('\n')).toBeGreaterThan(secondStarted);
     expect(thirdStarted).toBeGreaterThan(secondDone);
     for (const id of [secondId, thirdId]) {
       expect(count((t) => t.startsWith(`[run ${id}] started`))).toBe(1);
@@ -75,7 +82,9 @@ describe('queue', () => {
     await openai.waitForRequest((r) => JSON.stringify(r.body).includes('blocker again'), WAIT_MS);
     const queuedId = runIdOf(await answerTo('/codex never runs', 41));
     expect(await answerTo(`/cancel ${queuedId}`, 42, GUEST)).toMatch(/owner only/);
-    expect(await answerTo(`/cancel ${queuedId}`, 43)).toBe(`[run ${queuedId}] cancelled (it was queued and never started).`);
+    expect(await answerTo(`/cancel ${queuedId}`, 43)).toBe(
+      `[run ${queuedId}] cancelled (it was queued and never started).`,
+    );
     await world.telegram.waitForSent((m) => m.text.startsWith(`[run ${queuedId}] cancelled · codex · `), WAIT_MS);
     expect(await answerTo(`/cancel ${blocker}`, 44)).toBe(`[run ${blocker}] cancelled.`);
     expect(openai.requests.some((r) => JSON.stringify(r.body).includes('never runs'))).toBe(false);

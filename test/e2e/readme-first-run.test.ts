@@ -65,7 +65,13 @@ describe('README first run', () => {
     };
     delete env.BATON_HOME; // the README relies on the default ~/.baton
     const script = ['set -eu', ...lines.map((line) => line.replace(/\s+#.*$/, ''))].join('\n');
-    const result = await execa('bash', ['-c', script], { cwd: CLONE, env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const result = await execa('bash', ['-c', script], {
+      cwd: CLONE,
+      env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     const output = `${String(result.stdout)}\n${String(result.stderr)}`;
     expect(output, output).toMatch(/\[run hr_[0-9a-f]{12}\] completed · codex · /);
     expect(result.exitCode, output).toBe(0);

@@ -25,11 +25,17 @@ describe('resume accounting', () => {
     expect(first.text.split('\n')[0]).toContain('1,500 tokens (1,000 in, 500 out)');
 
     // Two model requests of 1,500 tokens: 3,000 of its own, 4,500 for the session.
-    openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'true' }, usage: USAGE }, { kind: 'message', text: 'Second.', usage: USAGE });
+    openai.enqueue(
+      { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'true' }, usage: USAGE },
+      { kind: 'message', text: 'Second.', usage: USAGE },
+    );
     telegram.pushUpdate(world.privateMessage(OWNER, 'tokens:4k continue', 71, first));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 71 && m.text.includes('] started'), WAIT_MS);
     const second = runIdOf(started.text);
-    const secondDone = await telegram.waitForSent((m) => m.text.startsWith(`[run ${second}] `) && !m.text.includes('] started'), WAIT_MS);
+    const secondDone = await telegram.waitForSent(
+      (m) => m.text.startsWith(`[run ${second}] `) && !m.text.includes('] started'),
+      WAIT_MS,
+    );
     expect(secondDone.text.split('\n')[0]).toMatch(/ completed · .*3,000 tokens \(2,000 in, 1,000 out\)/);
     // The reply's options are not the task: the model got "continue".
     expect(JSON.stringify(openai.requests.at(-1)?.body)).not.toContain('tokens:4k');
@@ -37,8 +43,13 @@ describe('resume accounting', () => {
     // A resume of a resume: the session stands at 6,000, this run used 1,500 (under the parent's 4k cap it inherits).
     openai.enqueue({ kind: 'message', text: 'Third.', usage: USAGE });
     telegram.pushUpdate(world.privateMessage(OWNER, 'go on', 72, secondDone));
-    const third = runIdOf((await telegram.waitForSent((m) => replyTarget(m) === 72 && m.text.includes('] started'), WAIT_MS)).text);
-    const thirdDone = await telegram.waitForSent((m) => m.text.startsWith(`[run ${third}] `) && !m.text.includes('] started'), WAIT_MS);
+    const third = runIdOf(
+      (await telegram.waitForSent((m) => replyTarget(m) === 72 && m.text.includes('] started'), WAIT_MS)).text,
+    );
+    const thirdDone = await telegram.waitForSent(
+      (m) => m.text.startsWith(`[run ${third}] `) && !m.text.includes('] started'),
+      WAIT_MS,
+    );
     expect(thirdDone.text.split('\n')[0]).toMatch(/ completed · .*1,500 tokens \(1,000 in, 500 out\)/);
 
     const before = openai.requests.length;

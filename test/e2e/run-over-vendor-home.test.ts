@@ -49,15 +49,28 @@ afterAll(async () => {
 
 describe('a run whose directory holds the owner’s CODEX_HOME, CLAUDE_CONFIG_DIR and BATON_HOME', () => {
   it('is refused before anything runs, and no config is touched', async () => {
-    const before = await Promise.all([join(codexHome, 'config.toml'), join(claudeDir, 'settings.json'), join(batonHome, 'config.toml')].map((f) => readFile(f, 'utf8')));
+    const before = await Promise.all(
+      [join(codexHome, 'config.toml'), join(claudeDir, 'settings.json'), join(batonHome, 'config.toml')].map((f) =>
+        readFile(f, 'utf8'),
+      ),
+    );
     const requests = model.requests.length;
     // Had it run, one tool call (any file's prompt injection) could have planted a hook in
     // claude's user settings or rewritten baton's config; it must not start at all.
-    const result = await home.baton(['ask', '--vendor', 'codex', 'tidy up my home directory'], { cwd: grantedRoot, timeoutMs: 90_000 });
+    const result = await home.baton(['ask', '--vendor', 'codex', 'tidy up my home directory'], {
+      cwd: grantedRoot,
+      timeoutMs: 90_000,
+    });
     expect(result.exitCode).toBe(2);
-    expect(result.stdout).toMatch(/holds .*, baton's or a coding CLI's own configuration, which a run there could rewrite\./);
+    expect(result.stdout).toMatch(
+      /holds .*, baton's or a coding CLI's own configuration, which a run there could rewrite\./,
+    );
     expect(model.requests.length).toBe(requests);
-    const after = await Promise.all([join(codexHome, 'config.toml'), join(claudeDir, 'settings.json'), join(batonHome, 'config.toml')].map((f) => readFile(f, 'utf8')));
+    const after = await Promise.all(
+      [join(codexHome, 'config.toml'), join(claudeDir, 'settings.json'), join(batonHome, 'config.toml')].map((f) =>
+        readFile(f, 'utf8'),
+      ),
+    );
     expect(after).toEqual(before);
   }, 120_000);
 

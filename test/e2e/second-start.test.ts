@@ -20,8 +20,14 @@ let first: ServiceProcess;
 
 beforeAll(async () => {
   model = await startFakeOpenAI();
-  const codexHome = await makeCodexHome(join((await import('node:os')).tmpdir(), `second-start-codex-${process.pid}`), model.url);
-  home = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: `codex_home = ${JSON.stringify(codexHome)}` });
+  const codexHome = await makeCodexHome(
+    join((await import('node:os')).tmpdir(), `second-start-codex-${process.pid}`),
+    model.url,
+  );
+  home = await makeCliHome({
+    binDirs: [inject('codexBinDir')],
+    harnessToml: `codex_home = ${JSON.stringify(codexHome)}`,
+  });
   first = await startService(home.env);
 }, 120_000);
 afterAll(async () => {
@@ -56,23 +62,27 @@ describe(`a second baton start on the same home (${testEngine})`, () => {
     expect(first.exitCode()).toBeUndefined();
   }, 120_000);
 
-  it.runIf(process.env.DATABASE_URL)('another home on the same database with the same [node] name is refused, with the fix', async () => {
-    const other = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: '' });
-    try {
-      // Both homes leave [node] name at its default, the host name; the second shares the first's database.
-      const second = await startService({ ...other.env, DATABASE_URL: home.env.DATABASE_URL! }).then(
-        async (started) => {
-          await started.stop();
-          return { started: true, output: started.stdout() + started.stderr() };
-        },
-        (err: unknown) => ({ started: false, output: String(err) }),
-      );
-      expect(second.output).toMatch(new RegExp(`The node name \\S+ is taken: baton on \\S+ \\(pid ${first.pid}\\)`));
-      expect(second.output).toContain('[node] name = ');
-      expect(second.started).toBe(false);
-      expect(first.exitCode()).toBeUndefined();
-    } finally {
-      await other.dispose();
-    }
-  }, 120_000);
+  it.runIf(process.env.DATABASE_URL)(
+    'another home on the same database with the same [node] name is refused, with the fix',
+    async () => {
+      const other = await makeCliHome({ binDirs: [inject('codexBinDir')], harnessToml: '' });
+      try {
+        // Both homes leave [node] name at its default, the host name; the second shares the first's database.
+        const second = await startService({ ...other.env, DATABASE_URL: home.env.DATABASE_URL! }).then(
+          async (started) => {
+            await started.stop();
+            return { started: true, output: started.stdout() + started.stderr() };
+          },
+          (err: unknown) => ({ started: false, output: String(err) }),
+        );
+        expect(second.output).toMatch(new RegExp(`The node name \\S+ is taken: baton on \\S+ \\(pid ${first.pid}\\)`));
+        expect(second.output).toContain('[node] name = ');
+        expect(second.started).toBe(false);
+        expect(first.exitCode()).toBeUndefined();
+      } finally {
+        await other.dispose();
+      }
+    },
+    120_000,
+  );
 });

@@ -18,7 +18,10 @@ let telegram: FakeTelegram;
 let world: ChatE2E;
 beforeAll(async () => {
   telegram = await startFakeTelegram({ token: TOKEN });
-  world = await startChatE2E({ trust: { telegram: { owner: String(OWNER) } }, env: { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.url } });
+  world = await startChatE2E({
+    trust: { telegram: { owner: String(OWNER) } },
+    env: { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.url },
+  });
 }, 120_000);
 afterAll(async () => {
   await world?.dispose();
@@ -26,10 +29,13 @@ afterAll(async () => {
 });
 
 describe('the secret check every E2E service passes', () => {
-  it('sees the environment of a run\'s CLI, which holds no secret of the service', async () => {
+  it("sees the environment of a run's CLI, which holds no secret of the service", async () => {
     telegram.pushMessage({ chatId: OWNER, from: { id: OWNER }, text: '/codex say hello' });
     await telegram.waitForSent((m) => / completed · /.test(m.text), WAIT_MS);
-    const envs = (await readFile(childEnvLog(world.batonHome), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, string>);
+    const envs = (await readFile(childEnvLog(world.batonHome), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, string>);
     expect(envs.some((env) => env.BATON_RUN_ID?.startsWith('hr_'))).toBe(true);
     const all = JSON.stringify(envs);
     expect(all).not.toContain(TOKEN);

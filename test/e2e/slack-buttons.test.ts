@@ -37,10 +37,18 @@ for (const transport of ['http', 'socket'] as const) {
     beforeAll(async () => {
       if (transport === 'http') {
         const port = await freePort();
-        slack = await startFakeSlack({ botToken: TOKEN, events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET } });
+        slack = await startFakeSlack({
+          botToken: TOKEN,
+          events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET },
+        });
         world = await startChatE2E({
           trust: { slack: { owner: OWNER, guests: [GUEST] } },
-          env: { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_PORT: String(port), SLACK_API_URL: slack.url },
+          env: {
+            SLACK_BOT_TOKEN: TOKEN,
+            SLACK_SIGNING_SECRET: SIGNING_SECRET,
+            SLACK_PORT: String(port),
+            SLACK_API_URL: slack.url,
+          },
         });
         deliver = async (payload) => {
           const answer = await slack.deliverInteractive(payload);
@@ -63,24 +71,48 @@ for (const transport of ['http', 'socket'] as const) {
     });
 
     it('Stop under started: a guest is told "owner only", the owner stops the run once, no process is left', async () => {
-      const request = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> codex hang` });
+      const request = slack.userMessage({
+        kind: 'app_mention',
+        channel: CHANNEL,
+        user: OWNER,
+        text: `<@${slack.bot.userId}> codex hang`,
+      });
       if (transport === 'http') expect((await slack.deliver(request)).status).toBe(200);
       else await slack.deliverSocket(request, WAIT_MS);
-      const started = await slack.waitForPosted((p) => p.args.thread_ts === request.event.ts && p.args.text!.includes('] started'), WAIT_MS);
+      const started = await slack.waitForPosted(
+        (p) => p.args.thread_ts === request.event.ts && p.args.text!.includes('] started'),
+        WAIT_MS,
+      );
       const runId = runIdOf(started.args.text!);
       // The plain text stays for notifications; the blocks show it and the button.
-      const blocks = JSON.parse(started.args.blocks!) as { type: string; text?: { text: string }; elements?: { action_id: string; value: string; text: { text: string }; style?: string }[] }[];
+      const blocks = JSON.parse(started.args.blocks!) as {
+        type: string;
+        text?: { text: string };
+        elements?: { action_id: string; value: string; text: { text: string }; style?: string }[];
+      }[];
       expect(blocks.map((b) => b.type)).toEqual(['section', 'actions']);
       expect(blocks[0]!.text!.text).toBe(started.args.text);
-      expect(blocks[1]!.elements!.map((e) => [e.text.text, e.action_id, e.value, e.style])).toEqual([['Stop', 'baton:stop', runId, 'danger']]);
+      expect(blocks[1]!.elements!.map((e) => [e.text.text, e.action_id, e.value, e.style])).toEqual([
+        ['Stop', 'baton:stop', runId, 'danger'],
+      ]);
       await until(async () => (await findRunProcesses(runId)).length > 0, 'the run process');
 
-      await deliver(slack.press({ channel: CHANNEL, messageTs: started.message.ts, user: GUEST, actionId: 'baton:stop' }));
+      await deliver(
+        slack.press({ channel: CHANNEL, messageTs: started.message.ts, user: GUEST, actionId: 'baton:stop' }),
+      );
       await until(() => slack.ephemerals.some((e) => e.args.user === GUEST), 'the answer to the guest');
-      expect(slack.ephemerals.find((e) => e.args.user === GUEST)!.args).toMatchObject({ channel: CHANNEL, text: 'Only the owner can use these buttons.' });
+      expect(slack.ephemerals.find((e) => e.args.user === GUEST)!.args).toMatchObject({
+        channel: CHANNEL,
+        text: 'Only the owner can use these buttons.',
+      });
       expect((await findRunProcesses(runId)).length).toBeGreaterThan(0);
 
-      const press = slack.press({ channel: CHANNEL, messageTs: started.message.ts, user: OWNER, actionId: 'baton:stop' });
+      const press = slack.press({
+        channel: CHANNEL,
+        messageTs: started.message.ts,
+        user: OWNER,
+        actionId: 'baton:stop',
+      });
       await deliver(press);
       await deliver(press);
       await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
@@ -88,7 +120,12 @@ for (const transport of ['http', 'socket'] as const) {
       expect(slack.ephemerals.find((e) => e.args.user === OWNER)!.args.text).toMatch(/^Stop(ped\.| requested)/);
       await until(async () => (await findRunProcesses(runId)).length === 0, 'no process of the run');
       // A barrier: a later command is answered, so the duplicate press was handled by then.
-      const later = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> /help` });
+      const later = slack.userMessage({
+        kind: 'app_mention',
+        channel: CHANNEL,
+        user: OWNER,
+        text: `<@${slack.bot.userId}> /help`,
+      });
       if (transport === 'http') await slack.deliver(later);
       else await slack.deliverSocket(later, WAIT_MS);
       await slack.waitForPosted((p) => p.args.thread_ts === later.event.ts, WAIT_MS);
@@ -121,8 +158,16 @@ describe('tool approvals and Redeliver on Slack (the real claude, Socket Mode)',
 
   /** The buttons under a posted message, as `label → action_id`. */
   const buttonsOf = (p: PostedMessage): Record<string, string> => {
-    const blocks = JSON.parse(p.args.blocks ?? '[]') as { type: string; elements?: { action_id: string; text: { text: string } }[] }[];
-    return Object.fromEntries(blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements!).map((e) => [e.text.text, e.action_id]));
+    const blocks = JSON.parse(p.args.blocks ?? '[]') as {
+      type: string;
+      elements?: { action_id: string; text: { text: string } }[];
+    }[];
+    return Object.fromEntries(
+      blocks
+        .filter((b) => b.type === 'actions')
+        .flatMap((b) => b.elements!)
+        .map((e) => [e.text.text, e.action_id]),
+    );
   };
 
   /** Presses `label` under `p` as `user`; resolves with the ephemeral answer. */
@@ -130,13 +175,21 @@ describe('tool approvals and Redeliver on Slack (the real claude, Socket Mode)',
     const actionId = buttonsOf(p)[label];
     if (!actionId) throw new Error(`no button ${label} under ${JSON.stringify(p.args.text)}`);
     const before = slack.ephemerals.length;
-    await slack.deliverInteractiveSocket(slack.press({ channel: CHANNEL, messageTs: p.message.ts, user, actionId }), WAIT_MS);
+    await slack.deliverInteractiveSocket(
+      slack.press({ channel: CHANNEL, messageTs: p.message.ts, user, actionId }),
+      WAIT_MS,
+    );
     await until(() => slack.ephemerals.slice(before).some((e) => e.args.user === user), `the answer to ${label}`);
     return slack.ephemerals.slice(before).find((e) => e.args.user === user)!.args.text!;
   }
 
   const mention = async (text: string) => {
-    const request = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> ${text}` });
+    const request = slack.userMessage({
+      kind: 'app_mention',
+      channel: CHANNEL,
+      user: OWNER,
+      text: `<@${slack.bot.userId}> ${text}`,
+    });
     await slack.deliverSocket(request, WAIT_MS);
     return request;
   };
@@ -149,39 +202,70 @@ describe('tool approvals and Redeliver on Slack (the real claude, Socket Mode)',
     expect(Math.floor(recorded.mtimeMs)).toBeLessThanOrEqual(firstCall!.atMs);
   });
 
-  it('shows the command with Allow / Allow for this run / Deny; a guest press changes nothing; Allow runs it', async () => {
-    anthropic.enqueue({ kind: 'tool_use', name: 'Bash', input: { command: 'touch approved.txt' } }, { kind: 'message', text: 'Created approved.txt.' });
-    const request = await mention('/claude approve create approved.txt');
-    const started = await slack.waitForPosted((p) => p.args.thread_ts === request.event.ts && p.args.text!.includes('] started'), WAIT_MS);
-    const runId = runIdOf(started.args.text!);
-    const ask = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] claude asks to use Bash`), WAIT_MS);
-    expect(ask.args.text!.split('\n')[1]).toBe('$ touch approved.txt');
-    expect(Object.keys(buttonsOf(ask))).toEqual(['Allow', 'Allow for this run', 'Deny']);
-    expect(await pressOn(ask, 'Allow', GUEST)).toBe('Only the owner can use these buttons.');
-    expect(await access(join(world.repo, 'approved.txt')).then(() => true, () => false)).toBe(false);
-    expect(await pressOn(ask, 'Allow')).toBe('Allowed.');
-    // The card's buttons gave way to the decision (chat.update with no actions block).
-    const update = slack.updates.find((u) => u.args.ts === ask.message.ts);
-    expect(update?.args.text).toMatch(/\n\n✓ Allowed\.$/);
-    expect((JSON.parse(update!.args.blocks ?? '[]') as { type: string }[]).map((b) => b.type)).not.toContain('actions');
-    await expect(pressOn(ask, 'Deny')).rejects.toThrow(/has no button baton:deny/);
-    const done = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] completed`), WAIT_MS);
-    expect(done.args.text).not.toContain('denied');
-    expect(await access(join(world.repo, 'approved.txt')).then(() => true, () => false)).toBe(true);
-  }, 4 * WAIT_MS);
+  it(
+    'shows the command with Allow / Allow for this run / Deny; a guest press changes nothing; Allow runs it',
+    async () => {
+      anthropic.enqueue(
+        { kind: 'tool_use', name: 'Bash', input: { command: 'touch approved.txt' } },
+        { kind: 'message', text: 'Created approved.txt.' },
+      );
+      const request = await mention('/claude approve create approved.txt');
+      const started = await slack.waitForPosted(
+        (p) => p.args.thread_ts === request.event.ts && p.args.text!.includes('] started'),
+        WAIT_MS,
+      );
+      const runId = runIdOf(started.args.text!);
+      const ask = await slack.waitForPosted(
+        (p) => p.args.text!.startsWith(`[run ${runId}] claude asks to use Bash`),
+        WAIT_MS,
+      );
+      expect(ask.args.text!.split('\n')[1]).toBe('$ touch approved.txt');
+      expect(Object.keys(buttonsOf(ask))).toEqual(['Allow', 'Allow for this run', 'Deny']);
+      expect(await pressOn(ask, 'Allow', GUEST)).toBe('Only the owner can use these buttons.');
+      expect(
+        await access(join(world.repo, 'approved.txt')).then(
+          () => true,
+          () => false,
+        ),
+      ).toBe(false);
+      expect(await pressOn(ask, 'Allow')).toBe('Allowed.');
+      // The card's buttons gave way to the decision (chat.update with no actions block).
+      const update = slack.updates.find((u) => u.args.ts === ask.message.ts);
+      expect(update?.args.text).toMatch(/\n\n✓ Allowed\.$/);
+      expect((JSON.parse(update!.args.blocks ?? '[]') as { type: string }[]).map((b) => b.type)).not.toContain(
+        'actions',
+      );
+      await expect(pressOn(ask, 'Deny')).rejects.toThrow(/has no button baton:deny/);
+      const done = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] completed`), WAIT_MS);
+      expect(done.args.text).not.toContain('denied');
+      expect(
+        await access(join(world.repo, 'approved.txt')).then(
+          () => true,
+          () => false,
+        ),
+      ).toBe(true);
+    },
+    4 * WAIT_MS,
+  );
 
   it('/runs dead letters carry Redeliver, which resends a dead letter once', async () => {
     // A refusal that will not change: the reply is dead-lettered at once.
     slack.failNext('chat.postMessage', { error: 'channel_not_found' });
     const whoami = await mention('/whoami');
-    await until(() => slack.calls.some((c) => c.method === 'chat.postMessage' && c.args.thread_ts === whoami.event.ts), 'the refused reply');
+    await until(
+      () => slack.calls.some((c) => c.method === 'chat.postMessage' && c.args.thread_ts === whoami.event.ts),
+      'the refused reply',
+    );
     const runs = await mention('/runs');
     const list = await slack.waitForPosted((p) => p.args.thread_ts === runs.event.ts, WAIT_MS);
     const label = Object.keys(buttonsOf(list)).find((l) => l.startsWith('Redeliver #'));
     expect(label).toBeDefined();
     const letter = label!.slice('Redeliver '.length);
     expect(await pressOn(list, label!)).toBe(`${letter} sent again.`);
-    await slack.waitForPosted((p) => p.args.thread_ts === whoami.event.ts && p.args.text!.startsWith('Your slack user id'), WAIT_MS);
+    await slack.waitForPosted(
+      (p) => p.args.thread_ts === whoami.event.ts && p.args.text!.startsWith('Your slack user id'),
+      WAIT_MS,
+    );
     expect(await pressOn(list, label!)).toBe(`${letter} is not a dead letter (see /runs for the list).`);
     expect(slack.posted.filter((p) => p.args.thread_ts === whoami.event.ts)).toHaveLength(1);
   });

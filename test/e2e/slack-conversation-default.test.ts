@@ -20,22 +20,52 @@ let slack: FakeSlack;
 let other: string;
 let third: string;
 
-const inThread = (ts: string) => (p: PostedMessage): boolean => p.args.thread_ts === ts;
+const inThread =
+  (ts: string) =>
+  (p: PostedMessage): boolean =>
+    p.args.thread_ts === ts;
 
-async function say(kind: 'im' | 'app_mention', text: string, threadTs?: string, files?: { name: string; bytes: Buffer }[]): Promise<PostedMessage> {
+async function say(
+  kind: 'im' | 'app_mention',
+  text: string,
+  threadTs?: string,
+  files?: { name: string; bytes: Buffer }[],
+): Promise<PostedMessage> {
   const channel = kind === 'im' ? DM : CHANNEL;
-  const envelope = slack.userMessage({ kind, channel, user: OWNER, text: kind === 'im' ? text : `<@${slack.bot.userId}> ${text}`, ...(threadTs ? { threadTs } : {}), ...(files ? { files } : {}) });
+  const envelope = slack.userMessage({
+    kind,
+    channel,
+    user: OWNER,
+    text: kind === 'im' ? text : `<@${slack.bot.userId}> ${text}`,
+    ...(threadTs ? { threadTs } : {}),
+    ...(files ? { files } : {}),
+  });
   const before = new Set(slack.posted);
   expect((await slack.deliver(envelope)).status).toBe(200);
-  return slack.waitForPosted((p) => !before.has(p) && p.args.channel === channel && inThread(threadTs ?? envelope.event.ts)(p) && !p.args.text!.includes('] completed'), WAIT_MS);
+  return slack.waitForPosted(
+    (p) =>
+      !before.has(p) &&
+      p.args.channel === channel &&
+      inThread(threadTs ?? envelope.event.ts)(p) &&
+      !p.args.text!.includes('] completed'),
+    WAIT_MS,
+  );
 }
 
 beforeAll(async () => {
   const port = await freePort();
-  slack = await startFakeSlack({ botToken: TOKEN, events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET } });
+  slack = await startFakeSlack({
+    botToken: TOKEN,
+    events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET },
+  });
   world = await startChatE2E({
     trust: { slack: { owner: OWNER } },
-    env: { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_PORT: String(port), SLACK_API_URL: slack.url },
+    env: {
+      SLACK_BOT_TOKEN: TOKEN,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_PORT: String(port),
+      SLACK_API_URL: slack.url,
+    },
   });
   other = join(dirname(world.repo), 'other');
   third = join(dirname(world.repo), 'third');
@@ -56,10 +86,12 @@ describe('Slack conversation defaults', () => {
     expect(started.args.text).toBe(`[run ${runIdOf(started.args.text!)}] started · codex · ${other}`);
   });
 
-  it('a /use inside a thread is that thread\'s default only; the channel\'s top level keeps its own', async () => {
+  it("a /use inside a thread is that thread's default only; the channel's top level keeps its own", async () => {
     const root = await say('app_mention', 'help');
     const thread = root.args.thread_ts!;
-    expect((await say('app_mention', `use ${third}`, thread)).args.text).toBe(`Runs in this conversation now default to ${third}.`);
+    expect((await say('app_mention', `use ${third}`, thread)).args.text).toBe(
+      `Runs in this conversation now default to ${third}.`,
+    );
     const inside = await say('app_mention', 'codex in the thread', thread);
     expect(inside.args.text).toContain(`] started · codex · ${third}`);
     const top = await say('app_mention', 'codex at the top');

@@ -23,7 +23,10 @@ const CHANNEL = 'C0PROJ02';
 let world: ChatE2E;
 let slack: FakeSlack;
 
-const inThread = (ts: string) => (p: PostedMessage): boolean => p.args.thread_ts === ts;
+const inThread =
+  (ts: string) =>
+  (p: PostedMessage): boolean =>
+    p.args.thread_ts === ts;
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
@@ -31,7 +34,8 @@ beforeAll(async () => {
     trust: { slack: { owner: OWNER } },
     env: { SLACK_BOT_TOKEN: TOKEN, SLACK_APP_TOKEN: APP_TOKEN, SLACK_API_URL: slack.url, BATON_LOG_LEVEL: 'debug' },
   });
-  for (let i = 0; i < 200 && !/slack: connected/.test(world.service.stdout()); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 200 && !/slack: connected/.test(world.service.stdout()); i++)
+    await new Promise((r) => setTimeout(r, 50));
 });
 
 afterAll(async () => {
@@ -43,18 +47,31 @@ describe('Slack at BATON_LOG_LEVEL=debug', () => {
   it("a command's text reaches no log line, neither from the event nor from a thread lookup", async () => {
     // A task refused before it runs (a NUL in it), so no answer of the agent can echo it.
     const secret = 'migrate the payroll db 7f3e91 with password hunter2';
-    const task = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> /codex ${secret}\u0000` });
+    const task = slack.userMessage({
+      kind: 'app_mention',
+      channel: CHANNEL,
+      user: OWNER,
+      text: `<@${slack.bot.userId}> /codex ${secret}\u0000`,
+    });
     await slack.deliverSocket(task, 10_000);
     const refusal = await slack.waitForPosted(inThread(task.event.ts), WAIT_MS);
     expect(refusal.args.text).toMatch(/^Your message contains a NUL character/);
     // The owner writes in that thread: the adapter looks the thread up (conversations.replies).
-    const followUp = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> /runs`, threadTs: task.event.ts });
+    const followUp = slack.userMessage({
+      kind: 'app_mention',
+      channel: CHANNEL,
+      user: OWNER,
+      text: `<@${slack.bot.userId}> /runs`,
+      threadTs: task.event.ts,
+    });
     await slack.deliverSocket(followUp, 10_000);
     await slack.waitForPosted((p) => inThread(task.event.ts)(p) && p !== refusal, WAIT_MS);
     expect(slack.calls.some((c) => c.method === 'conversations.replies')).toBe(true);
 
     const logs = await logText();
-    const leaking = [...new Set(logs.split('\n'))].filter((line) => line.includes('7f3e91')).map((line) => line.slice(0, 200));
+    const leaking = [...new Set(logs.split('\n'))]
+      .filter((line) => line.includes('7f3e91'))
+      .map((line) => line.slice(0, 200));
     expect(leaking).toEqual([]);
   });
 });

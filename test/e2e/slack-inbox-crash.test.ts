@@ -20,7 +20,10 @@ const SIGNING_SECRET = 'fake-signing-secret-inbox';
 const OWNER = 'UOWNER10';
 const CHANNEL = 'C0INBOX1';
 
-const inThread = (ts: string) => (p: PostedMessage): boolean => p.args.thread_ts === ts;
+const inThread =
+  (ts: string) =>
+  (p: PostedMessage): boolean =>
+    p.args.thread_ts === ts;
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !condition(); waited += 50) {
@@ -38,10 +41,18 @@ for (const transport of ['http', 'socket'] as const) {
     beforeAll(async () => {
       if (transport === 'http') {
         const port = await freePort();
-        slack = await startFakeSlack({ botToken: TOKEN, events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET } });
+        slack = await startFakeSlack({
+          botToken: TOKEN,
+          events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET },
+        });
         world = await startChatE2E({
           trust: { slack: { owner: OWNER } },
-          env: { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_PORT: String(port), SLACK_API_URL: slack.url },
+          env: {
+            SLACK_BOT_TOKEN: TOKEN,
+            SLACK_SIGNING_SECRET: SIGNING_SECRET,
+            SLACK_PORT: String(port),
+            SLACK_API_URL: slack.url,
+          },
         });
         deliver = async (envelope, retryNum) => {
           expect((await slack.deliver(envelope, retryNum === undefined ? {} : { retryNum })).status).toBe(200);
@@ -63,28 +74,53 @@ for (const transport of ['http', 'socket'] as const) {
 
     it('answers an acknowledged event after the service was killed before handling it; a redelivery starts no second run', async () => {
       if (transport === 'socket') await until(() => slack.sockets() === 1, 'the Socket Mode connection');
-      const root = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> a thread` });
-      const request = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> codex inbox task`, threadTs: root.event.ts });
+      const root = slack.userMessage({
+        kind: 'app_mention',
+        channel: CHANNEL,
+        user: OWNER,
+        text: `<@${slack.bot.userId}> a thread`,
+      });
+      const request = slack.userMessage({
+        kind: 'app_mention',
+        channel: CHANNEL,
+        user: OWNER,
+        text: `<@${slack.bot.userId}> codex inbox task`,
+        threadTs: root.event.ts,
+      });
       // Handling starts with the thread lookup; the fake holds it until the process is gone.
       slack.delayNext('conversations.replies', 60_000);
       await deliver(request);
-      await until(() => slack.calls.some((c) => c.method === 'conversations.replies' && c.args.ts === root.event.ts), 'the thread lookup');
+      await until(
+        () => slack.calls.some((c) => c.method === 'conversations.replies' && c.args.ts === root.event.ts),
+        'the thread lookup',
+      );
       expect(slack.posted.filter(inThread(root.event.ts))).toEqual([]);
 
       await world.crashAndRestart();
-      if (transport === 'socket') await until(() => slack.sockets() === 1, 'the Socket Mode connection after the restart');
+      if (transport === 'socket')
+        await until(() => slack.sockets() === 1, 'the Socket Mode connection after the restart');
 
-      const started = await slack.waitForPosted((p) => inThread(root.event.ts)(p) && p.args.text!.includes('] started'), WAIT_MS);
+      const started = await slack.waitForPosted(
+        (p) => inThread(root.event.ts)(p) && p.args.text!.includes('] started'),
+        WAIT_MS,
+      );
       const runId = runIdOf(started.args.text!);
       await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] completed`), WAIT_MS);
 
       // Slack's retry of the same event, and the same message under another event id.
       await deliver(request, 1);
       await deliver({ ...request, event_id: `${request.event_id}X` });
-      const marker = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> /help` });
+      const marker = slack.userMessage({
+        kind: 'app_mention',
+        channel: CHANNEL,
+        user: OWNER,
+        text: `<@${slack.bot.userId}> /help`,
+      });
       await deliver(marker);
       await slack.waitForPosted(inThread(marker.event.ts), WAIT_MS);
-      expect(slack.posted.filter((p) => inThread(root.event.ts)(p) && p.args.text!.includes('] started'))).toHaveLength(1);
+      expect(slack.posted.filter((p) => inThread(root.event.ts)(p) && p.args.text!.includes('] started'))).toHaveLength(
+        1,
+      );
     });
   });
 }

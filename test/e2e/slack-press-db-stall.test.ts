@@ -28,10 +28,18 @@ beforeAll(async () => {
   const server = new URL(process.env.DATABASE_URL!);
   proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
   const port = await freePort();
-  slack = await startFakeSlack({ botToken: TOKEN, events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET } });
+  slack = await startFakeSlack({
+    botToken: TOKEN,
+    events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET },
+  });
   world = await startChatE2E({
     trust: { slack: { owner: OWNER } },
-    env: { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_PORT: String(port), SLACK_API_URL: slack.url },
+    env: {
+      SLACK_BOT_TOKEN: TOKEN,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_PORT: String(port),
+      SLACK_API_URL: slack.url,
+    },
     adjustEnv: (env) => ({ ...env, DATABASE_URL: proxy.rewrite(env.DATABASE_URL!) }),
   });
 });
@@ -44,9 +52,17 @@ afterAll(async () => {
 
 describe.runIf(onPostgres)('a Slack button press during a database stall', () => {
   it('is acknowledged before the database answers, and acted on after', async () => {
-    const request = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> codex fix it` });
+    const request = slack.userMessage({
+      kind: 'app_mention',
+      channel: CHANNEL,
+      user: OWNER,
+      text: `<@${slack.bot.userId}> codex fix it`,
+    });
     expect((await slack.deliver(request)).status).toBe(200);
-    const started = await slack.waitForPosted((p) => p.args.thread_ts === request.event.ts && p.args.text!.includes('] started'), WAIT_MS);
+    const started = await slack.waitForPosted(
+      (p) => p.args.thread_ts === request.event.ts && p.args.text!.includes('] started'),
+      WAIT_MS,
+    );
     const release = proxy.hold();
     let released = false;
     // The stall outlasts Slack's 3 s; released after 10 s at the latest, so a failing ack cannot hang the test.
@@ -54,13 +70,17 @@ describe.runIf(onPostgres)('a Slack button press during a database stall', () =>
       released = true;
       release();
     }, 10_000);
-    const acked = await slack.deliverInteractive(slack.press({ channel: CHANNEL, messageTs: started.message.ts, user: OWNER, actionId: 'baton:stop' }));
+    const acked = await slack.deliverInteractive(
+      slack.press({ channel: CHANNEL, messageTs: started.message.ts, user: OWNER, actionId: 'baton:stop' }),
+    );
     const ackedDuringStall = !released;
     clearTimeout(fallback);
     release();
     expect(acked.status).toBe(200);
     expect(ackedDuringStall).toBe(true);
     await until(() => slack.ephemerals.some((e) => e.args.user === OWNER));
-    expect(slack.ephemerals.find((e) => e.args.user === OWNER)!.args.text).toMatch(/^(Stop|That run has already finished)/);
+    expect(slack.ephemerals.find((e) => e.args.user === OWNER)!.args.text).toMatch(
+      /^(Stop|That run has already finished)/,
+    );
   }, 120_000);
 });

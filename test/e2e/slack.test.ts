@@ -18,9 +18,18 @@ const CHANNEL = 'C0PROJECT';
 let world: ChatE2E;
 let slack: FakeSlack;
 
-const inThread = (ts: string) => (p: PostedMessage): boolean => p.args.thread_ts === ts;
+const inThread =
+  (ts: string) =>
+  (p: PostedMessage): boolean =>
+    p.args.thread_ts === ts;
 const mention = (user: string, text: string, threadTs?: string): EventEnvelope =>
-  slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user, text: `<@${slack.bot.userId}> ${text}`, ...(threadTs ? { threadTs } : {}) });
+  slack.userMessage({
+    kind: 'app_mention',
+    channel: CHANNEL,
+    user,
+    text: `<@${slack.bot.userId}> ${text}`,
+    ...(threadTs ? { threadTs } : {}),
+  });
 
 /** The owner's /help in a fresh thread, answered: everything delivered before it was handled. */
 async function barrier(): Promise<void> {
@@ -31,10 +40,18 @@ async function barrier(): Promise<void> {
 
 beforeAll(async () => {
   const port = await freePort();
-  slack = await startFakeSlack({ botToken: TOKEN, events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET } });
+  slack = await startFakeSlack({
+    botToken: TOKEN,
+    events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET },
+  });
   world = await startChatE2E({
     trust: { slack: { owner: OWNER, guests: [GUEST] } },
-    env: { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_PORT: String(port), SLACK_API_URL: slack.url },
+    env: {
+      SLACK_BOT_TOKEN: TOKEN,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_PORT: String(port),
+      SLACK_API_URL: slack.url,
+    },
   });
 });
 
@@ -66,12 +83,18 @@ describe('Slack over the HTTP Events API', () => {
     expect(slack.posted.filter(inThread(request.event.ts))).toEqual([]);
     release();
 
-    const started = await slack.waitForPosted((p) => inThread(request.event.ts)(p) && p.args.text!.includes('] started'), WAIT_MS);
+    const started = await slack.waitForPosted(
+      (p) => inThread(request.event.ts)(p) && p.args.text!.includes('] started'),
+      WAIT_MS,
+    );
     firstRunId = runIdOf(started.args.text!);
     expect(started.args.text).toBe(`[run ${firstRunId}] started · codex · ${world.repo}`);
     expect(started.args.channel).toBe(CHANNEL);
     expect(started.args.mrkdwn).toBe('false');
-    const completed = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${firstRunId}] completed`), WAIT_MS);
+    const completed = await slack.waitForPosted(
+      (p) => p.args.text!.startsWith(`[run ${firstRunId}] completed`),
+      WAIT_MS,
+    );
     expect(completed.args.thread_ts).toBe(request.event.ts);
     expect(completed.args.text).toContain('done: fix the test');
     console.info(`e2e slack: event acked in ${delivered.elapsedMs.toFixed(0)} ms while chat.postMessage took 4 s`);
@@ -82,7 +105,10 @@ describe('Slack over the HTTP Events API', () => {
     expect(retry.status).toBe(200);
     await barrier();
     // Sorted: the slow `started` post of the previous test may land after the outcome.
-    const answers = slack.posted.filter(inThread(request.event.ts)).map((p) => p.args.text!.split(' · ')[0]).sort();
+    const answers = slack.posted
+      .filter(inThread(request.event.ts))
+      .map((p) => p.args.text!.split(' · ')[0])
+      .sort();
     expect(answers).toEqual([`[run ${firstRunId}] completed`, `[run ${firstRunId}] started`]);
   });
 
@@ -92,7 +118,9 @@ describe('Slack over the HTTP Events API', () => {
     const stale = mention(OWNER, '/codex stale');
     expect((await slack.deliver(stale, { timestampS: Math.floor(Date.now() / 1000) - 600 })).status).toBe(401);
     await barrier();
-    expect(slack.posted.filter((p) => p.args.thread_ts === forged.event.ts || p.args.thread_ts === stale.event.ts)).toEqual([]);
+    expect(
+      slack.posted.filter((p) => p.args.thread_ts === forged.event.ts || p.args.thread_ts === stale.event.ts),
+    ).toEqual([]);
   });
 
   it('refuses a guest launch with the contract text, in the thread', async () => {
@@ -112,13 +140,21 @@ describe('Slack over the HTTP Events API', () => {
     const whoami = await slack.waitForPosted(inThread(dm.event.ts), WAIT_MS);
     expect(whoami.args.text).toContain(`Your slack user id: ${STRANGER}`);
     await barrier();
-    expect(slack.posted.filter((p) => p.args.channel === 'D0OWNDM' || p.args.thread_ts === strangerMention.event.ts)).toEqual([]);
+    expect(
+      slack.posted.filter((p) => p.args.channel === 'D0OWNDM' || p.args.thread_ts === strangerMention.event.ts),
+    ).toEqual([]);
   });
 
   it('resumes the run when the owner mentions the bot in the run thread', async () => {
     const reply = mention(OWNER, 'and now the docs', request.event.ts);
     await slack.deliver(reply);
-    const started = await slack.waitForPosted((p) => inThread(request.event.ts)(p) && p.args.text!.includes('] started') && !p.args.text!.startsWith(`[run ${firstRunId}]`), WAIT_MS);
+    const started = await slack.waitForPosted(
+      (p) =>
+        inThread(request.event.ts)(p) &&
+        p.args.text!.includes('] started') &&
+        !p.args.text!.startsWith(`[run ${firstRunId}]`),
+      WAIT_MS,
+    );
     const childId = runIdOf(started.args.text!);
     expect(started.args.text).toBe(`[run ${childId}] started · codex · ${world.repo} · resuming ${firstRunId}`);
     const done = await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${childId}] completed`), WAIT_MS);

@@ -24,7 +24,15 @@ afterEach(async () => {
 /** `baton start` with `env`; resolves the first time `pattern` is in its output. */
 function spawnStart(env: Record<string, string>) {
   // forceKillAfterDelay off: execa would SIGKILL 5 s after the SIGTERM, before a slow start-up ends.
-  const child = execa(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'start'], { env, extendEnv: false, stdin: 'ignore', reject: false, buffer: false, cleanup: true, forceKillAfterDelay: false });
+  const child = execa(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'start'], {
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    buffer: false,
+    cleanup: true,
+    forceKillAfterDelay: false,
+  });
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
@@ -39,7 +47,9 @@ function spawnStart(env: Record<string, string>) {
       };
       child.stdout?.on('data', check);
       child.stderr?.on('data', check);
-      void child.then(() => (pattern.test(out) ? resolve() : reject(new Error(`baton exited before ${pattern}:\n${out}`))));
+      void child.then(() =>
+        pattern.test(out) ? resolve() : reject(new Error(`baton exited before ${pattern}:\n${out}`)),
+      );
       check();
     });
   return { child, seen, output: () => out };
@@ -88,7 +98,11 @@ describe('a stop signal while baton starts', () => {
           api.close(r);
         }),
     );
-    const start = spawnStart({ ...h.env, TELEGRAM_BOT_TOKEN: '123456:held-token', TELEGRAM_API_ROOT: `http://127.0.0.1:${(api.address() as AddressInfo).port}` });
+    const start = spawnStart({
+      ...h.env,
+      TELEGRAM_BOT_TOKEN: '123456:held-token',
+      TELEGRAM_API_ROOT: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+    });
     await getMeHeld;
     start.child.kill('SIGTERM');
     await start.seen(/SIGTERM received while starting; stopping once start-up has finished/);
@@ -103,25 +117,28 @@ describe('a stop signal while baton starts', () => {
     expect(out.indexOf('SIGTERM received, stopping')).toBeGreaterThan(out.indexOf('baton ready'));
   });
 
-  it.skipIf(!process.env.DATABASE_URL)('exits instead of starting again when start-up lost its database after the signal', async () => {
-    const h = await home();
-    const directUrl = h.env.DATABASE_URL!;
-    // The schema first, so the trap meets start-up's own statement, not a migration.
-    await (await startService(h.env)).stop();
-    const server = new URL(directUrl);
-    const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
-    cleanups.push(() => proxy.close());
-    // The connection carrying the reconcile (the database is open: phase "starting") is cut.
-    const sprung = proxy.closeWhenClientSends('starts_with("runs"."supervisor"');
-    const start = spawnStart({ ...h.env, DATABASE_URL: proxy.rewrite(directUrl) });
-    await sprung;
-    start.child.kill('SIGTERM'); // lands before the next attempt, which waits 1 s after a loss
-    const result = await start.child;
-    expect(result.exitCode).toBe(0);
-    const out = start.output();
-    expect(out).toContain('SIGTERM was received while starting; exiting instead of starting again');
-    expect(out).not.toContain('baton ready');
-  });
+  it.skipIf(!process.env.DATABASE_URL)(
+    'exits instead of starting again when start-up lost its database after the signal',
+    async () => {
+      const h = await home();
+      const directUrl = h.env.DATABASE_URL!;
+      // The schema first, so the trap meets start-up's own statement, not a migration.
+      await (await startService(h.env)).stop();
+      const server = new URL(directUrl);
+      const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+      cleanups.push(() => proxy.close());
+      // The connection carrying the reconcile (the database is open: phase "starting") is cut.
+      const sprung = proxy.closeWhenClientSends('starts_with("runs"."supervisor"');
+      const start = spawnStart({ ...h.env, DATABASE_URL: proxy.rewrite(directUrl) });
+      await sprung;
+      start.child.kill('SIGTERM'); // lands before the next attempt, which waits 1 s after a loss
+      const result = await start.child;
+      expect(result.exitCode).toBe(0);
+      const out = start.output();
+      expect(out).toContain('SIGTERM was received while starting; exiting instead of starting again');
+      expect(out).not.toContain('baton ready');
+    },
+  );
 
   it('lets the embedded database start, then stops it with the service, when the signal comes before it is open', async () => {
     const h = await home();
@@ -144,4 +161,3 @@ describe('a stop signal while baton starts', () => {
     expect(left).toEqual([]);
   });
 });
-

@@ -48,7 +48,9 @@ describe.skipIf(!onPostgres)('a database connection lost during start-up', () =>
         try {
           await sprung;
           expect(service.stdout()).toContain('baton ready');
-          expect(service.stderr()).toMatch(/start-up lost its database connection \(.+\); starting again \(attempt 2 of 3\)/);
+          expect(service.stderr()).toMatch(
+            /start-up lost its database connection \(.+\); starting again \(attempt 2 of 3\)/,
+          );
           expect(service.stderr()).not.toContain('unexpected error');
           expect(service.exitCode()).toBeUndefined();
           // The attempt that started holds this process's only node row. (The first service's

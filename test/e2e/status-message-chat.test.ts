@@ -23,7 +23,15 @@ const RUN_WAIT_MS = 120_000;
 /** `count` shell tool calls that each take about `sleepS` seconds, then a final answer. */
 function toolBurst(count: number, sleepS: number, answer: string): FakeTurn[] {
   return [
-    ...Array.from({ length: count }, (_, i): FakeTurn => ({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: `sleep ${sleepS}; echo step${i + 1}` }, usage: { input_tokens: 100, output_tokens: 10 } })),
+    ...Array.from(
+      { length: count },
+      (_, i): FakeTurn => ({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: { cmd: `sleep ${sleepS}; echo step${i + 1}` },
+        usage: { input_tokens: 100, output_tokens: 10 },
+      }),
+    ),
     { kind: 'message', text: answer, usage: { input_tokens: 100, output_tokens: 20 } },
   ];
 }
@@ -62,10 +70,18 @@ describe('Slack: the started message is the live status of its run (chat.update)
   beforeAll(async () => {
     const port = await freePort();
     model = await startFakeOpenAI();
-    slack = await startFakeSlack({ botToken: TOKEN, events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET } });
+    slack = await startFakeSlack({
+      botToken: TOKEN,
+      events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SIGNING_SECRET },
+    });
     world = await startChatE2E({
       trust: { slack: { owner: OWNER } },
-      env: { SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_PORT: String(port), SLACK_API_URL: slack.url },
+      env: {
+        SLACK_BOT_TOKEN: TOKEN,
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_PORT: String(port),
+        SLACK_API_URL: slack.url,
+      },
       realCodex: { binDirs: [inject('codexBinDir')], openaiUrl: model.url },
     });
   });
@@ -77,21 +93,42 @@ describe('Slack: the started message is the live status of its run (chat.update)
   });
 
   const launch = async (task: string): Promise<{ runId: string; channel: string; ts: string; text: string }> => {
-    const request = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> codex ${task}` });
+    const request = slack.userMessage({
+      kind: 'app_mention',
+      channel: CHANNEL,
+      user: OWNER,
+      text: `<@${slack.bot.userId}> codex ${task}`,
+    });
     expect((await slack.deliver(request)).status).toBe(200);
-    const started = await slack.waitForPosted((p) => p.args.thread_ts === request.event.ts && p.args.text?.includes('] started · codex') === true, WAIT_MS);
-    return { runId: runIdOf(started.args.text!), channel: started.message.channel, ts: started.message.ts, text: started.args.text! };
+    const started = await slack.waitForPosted(
+      (p) => p.args.thread_ts === request.event.ts && p.args.text?.includes('] started · codex') === true,
+      WAIT_MS,
+    );
+    return {
+      runId: runIdOf(started.args.text!),
+      channel: started.message.channel,
+      ts: started.message.ts,
+      text: started.args.text!,
+    };
   };
 
   it('is edited with the step and elapsed time, throttled; the final edit says how it ended; the outcome is a new message', async () => {
     const toolCalls = 10;
     model.enqueue(...toolBurst(toolCalls, 1, 'Slack burst done.'));
     const started = await launch('run the burst');
-    const outcome = await slack.waitForPosted((p) => p.args.text?.startsWith(`[run ${started.runId}] completed`) === true, RUN_WAIT_MS);
+    const outcome = await slack.waitForPosted(
+      (p) => p.args.text?.startsWith(`[run ${started.runId}] completed`) === true,
+      RUN_WAIT_MS,
+    );
     expect(outcome.message.ts).not.toBe(started.ts);
     const mine = () => slack.updates.filter((u) => u.args.channel === started.channel && u.args.ts === started.ts);
     await until(() => mine().some((u) => /^completed · /m.test(u.args.text ?? '')), WAIT_MS, 'the final chat.update');
-    expectLiveStatus(started.text, mine().map((u) => u.args.text!), mine().map((u) => u.atMs), toolCalls);
+    expectLiveStatus(
+      started.text,
+      mine().map((u) => u.args.text!),
+      mine().map((u) => u.atMs),
+      toolCalls,
+    );
   });
 
   it('holds later edits for the Retry-After of a 429, without delaying the outcome', async () => {
@@ -100,11 +137,20 @@ describe('Slack: the started message is the live status of its run (chat.update)
     slack.failNext('chat.update', { status: 429, retryAfterS: HELD_S });
     model.enqueue(...toolBurst(3, 1, 'Slack rate limited, still done.'));
     const started = await launch('run while rate limited');
-    await until(() => slack.calls.some((c) => c.method === 'chat.update' && c.args.ts === started.ts), RUN_WAIT_MS, 'the refused chat.update');
+    await until(
+      () => slack.calls.some((c) => c.method === 'chat.update' && c.args.ts === started.ts),
+      RUN_WAIT_MS,
+      'the refused chat.update',
+    );
     const refused = slack.calls.find((c) => c.method === 'chat.update' && c.args.ts === started.ts)!;
     await slack.waitForPosted((p) => p.args.text?.startsWith(`[run ${started.runId}] completed`) === true, RUN_WAIT_MS);
     await until(() => Date.now() >= refused.atMs + 2 * EDIT_INTERVAL_MS, WAIT_MS, 'two edit intervals');
-    const barrier = slack.userMessage({ kind: 'app_mention', channel: CHANNEL, user: OWNER, text: `<@${slack.bot.userId}> /help` });
+    const barrier = slack.userMessage({
+      kind: 'app_mention',
+      channel: CHANNEL,
+      user: OWNER,
+      text: `<@${slack.bot.userId}> /help`,
+    });
     expect((await slack.deliver(barrier)).status).toBe(200);
     await slack.waitForPosted((p) => p.args.thread_ts === barrier.event.ts, WAIT_MS);
     expect(slack.updates.filter((u) => u.args.ts === started.ts)).toEqual([]);
@@ -139,7 +185,9 @@ describe('Discord: the started message is the live status of its run (Edit Messa
   const launch = async (task: string): Promise<{ runId: string; id: string; text: string }> => {
     const request = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: `/codex ${task}` });
     const started = await discord.waitForSent(
-      (m) => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === request.id && m.message.content.includes('] started · codex'),
+      (m) =>
+        (m.body.message_reference as { message_id?: string } | undefined)?.message_id === request.id &&
+        m.message.content.includes('] started · codex'),
       WAIT_MS,
     );
     return { runId: runIdOf(started.message.content), id: started.message.id, text: started.message.content };
@@ -149,11 +197,19 @@ describe('Discord: the started message is the live status of its run (Edit Messa
     const toolCalls = 10;
     model.enqueue(...toolBurst(toolCalls, 1, 'Discord burst done.'));
     const started = await launch('run the burst');
-    const outcome = await discord.waitForSent((m) => m.message.content.startsWith(`[run ${started.runId}] completed`), RUN_WAIT_MS);
+    const outcome = await discord.waitForSent(
+      (m) => m.message.content.startsWith(`[run ${started.runId}] completed`),
+      RUN_WAIT_MS,
+    );
     expect(outcome.message.id).not.toBe(started.id);
     const mine = () => discord.edits.filter((e) => e.channelId === OWNER_DM && e.messageId === started.id);
     await until(() => mine().some((e) => /^completed · /m.test(String(e.body.content))), WAIT_MS, 'the final edit');
-    expectLiveStatus(started.text, mine().map((e) => String(e.body.content)), mine().map((e) => e.atMs), toolCalls);
+    expectLiveStatus(
+      started.text,
+      mine().map((e) => String(e.body.content)),
+      mine().map((e) => e.atMs),
+      toolCalls,
+    );
     // No mention in a status can ping anyone.
     expect(mine().every((e) => JSON.stringify(e.body.allowed_mentions) === JSON.stringify({ parse: [] }))).toBe(true);
   });
@@ -163,12 +219,19 @@ describe('Discord: the started message is the live status of its run (Edit Messa
     model.enqueue(...toolBurst(3, 1, 'Discord rate limited, still done.'));
     const started = await launch('run while rate limited');
     const patchPath = `/channels/${OWNER_DM}/messages/${started.id}`;
-    await until(() => discord.restCalls.some((c) => c.method === 'PATCH' && c.path === patchPath && c.status === 429), RUN_WAIT_MS, 'the refused edit');
+    await until(
+      () => discord.restCalls.some((c) => c.method === 'PATCH' && c.path === patchPath && c.status === 429),
+      RUN_WAIT_MS,
+      'the refused edit',
+    );
     const refused = discord.restCalls.find((c) => c.method === 'PATCH' && c.path === patchPath && c.status === 429)!;
     await discord.waitForSent((m) => m.message.content.startsWith(`[run ${started.runId}] completed`), RUN_WAIT_MS);
     await until(() => Date.now() >= refused.atMs + 2 * EDIT_INTERVAL_MS, WAIT_MS, 'two edit intervals');
     const barrier = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/help' });
-    await discord.waitForSent((m) => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === barrier.id, WAIT_MS);
+    await discord.waitForSent(
+      (m) => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === barrier.id,
+      WAIT_MS,
+    );
     expect(discord.edits.filter((e) => e.messageId === started.id)).toEqual([]);
     expect(discord.restCalls.filter((c) => c.method === 'PATCH' && c.atMs > refused.atMs)).toEqual([]);
   });

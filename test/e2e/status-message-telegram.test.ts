@@ -46,7 +46,15 @@ async function until(predicate: () => boolean, timeoutMs: number, what: string):
 /** `count` shell tool calls that each take about `sleepS` seconds, then a final answer. */
 function toolBurst(count: number, sleepS: number, answer: string): FakeTurn[] {
   return [
-    ...Array.from({ length: count }, (_, i): FakeTurn => ({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: `sleep ${sleepS} && echo step${i + 1}` }, usage: { input_tokens: 100, output_tokens: 10 } })),
+    ...Array.from(
+      { length: count },
+      (_, i): FakeTurn => ({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: { cmd: `sleep ${sleepS} && echo step${i + 1}` },
+        usage: { input_tokens: 100, output_tokens: 10 },
+      }),
+    ),
     { kind: 'message', text: answer, usage: { input_tokens: 100, output_tokens: 20 } },
   ];
 }
@@ -57,7 +65,10 @@ describe('Telegram: the started message is the live status of its run', () => {
     model.enqueue(...toolBurst(toolCalls, 1, 'Burst done.'));
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex run the burst', 100));
 
-    const started = await telegram.waitForSent((m) => replyTarget(m) === 100 && / started · codex · /.test(m.text), WAIT_MS);
+    const started = await telegram.waitForSent(
+      (m) => replyTarget(m) === 100 && / started · codex · /.test(m.text),
+      WAIT_MS,
+    );
     const runId = runIdOf(started.text);
     const startedIndex = telegram.sent.indexOf(started);
     const completed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
@@ -65,7 +76,11 @@ describe('Telegram: the started message is the live status of its run', () => {
     expect(replyTarget(completed)).toBe(100);
     expect(completed.text).toContain('Burst done.');
 
-    await until(() => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')), WAIT_MS, 'the final edit');
+    await until(
+      () => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')),
+      WAIT_MS,
+      'the final edit',
+    );
     const edits = editsOf(startedIndex);
     // Mid-run edits keep the started line and add the live status: elapsed time and the step.
     const live = edits.slice(0, -1);
@@ -79,7 +94,12 @@ describe('Telegram: the started message is the live status of its run', () => {
     const final = edits.at(-1)!;
     expect(final.text.split('\n')[0]).toBe(started.text);
     expect(final.text.split('\n')[1]).toMatch(/^completed · \d+(s|m \d{2}s) · [\d,]+ tokens/);
-    console.info(`status edits: ${edits.length} for ${toolCalls} tool calls; gaps ${edits.slice(1).map((e, i) => e.atMs - edits[i]!.atMs).join(', ')} ms`);
+    console.info(
+      `status edits: ${edits.length} for ${toolCalls} tool calls; gaps ${edits
+        .slice(1)
+        .map((e, i) => e.atMs - edits[i]!.atMs)
+        .join(', ')} ms`,
+    );
     // Throttled: far fewer edits than tool calls, and never two within the interval.
     expect(edits.length).toBeLessThan(toolCalls);
     for (let i = 1; i < edits.length; i++) {
@@ -96,17 +116,31 @@ describe('Telegram: the started message is the live status of its run', () => {
       { kind: 'message', text: 'Wrote notes.md.' },
     );
     telegram.pushUpdate(world.privateMessage(OWNER, '/claude mode:acceptEdits progress write the notes', 300));
-    const started = await telegram.waitForSent((m) => replyTarget(m) === 300 && / started · claude · /.test(m.text), WAIT_MS);
+    const started = await telegram.waitForSent(
+      (m) => replyTarget(m) === 300 && / started · claude · /.test(m.text),
+      WAIT_MS,
+    );
     const runId = runIdOf(started.text);
     const startedIndex = telegram.sent.indexOf(started);
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
-    await until(() => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')), WAIT_MS, 'the final edit');
+    await until(
+      () => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')),
+      WAIT_MS,
+      'the final edit',
+    );
     const edits = editsOf(startedIndex);
-    expect(edits.some((e) => /^running · .* · step: running sleep 6; cat notes\.md · 1 file changed/m.test(e.text))).toBe(true);
+    expect(
+      edits.some((e) => /^running · .* · step: running sleep 6; cat notes\.md · 1 file changed/m.test(e.text)),
+    ).toBe(true);
     const final = edits.at(-1)!.text.split('\n');
     expect(final[1]).toMatch(/^completed · \d+(s|m \d{2}s) · 1 file changed · [\d,]+ tokens/);
     // progress: the last steps and the changed file's name, in the same message.
-    expect(final.slice(2)).toEqual(['last steps:', `- writing ${world.repo}/notes.md`, '- running sleep 6; cat notes.md', `files: ${world.repo}/notes.md`]);
+    expect(final.slice(2)).toEqual([
+      'last steps:',
+      `- writing ${world.repo}/notes.md`,
+      '- running sleep 6; cat notes.md',
+      `files: ${world.repo}/notes.md`,
+    ]);
     expect(telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] progress`))).toEqual([]);
   });
 
@@ -117,15 +151,27 @@ describe('Telegram: the started message is the live status of its run', () => {
     const retryAfterS = 600;
     telegram.failNext('editMessageText', {
       status: 429,
-      body: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfterS}`, parameters: { retry_after: retryAfterS } },
+      body: {
+        ok: false,
+        error_code: 429,
+        description: `Too Many Requests: retry after ${retryAfterS}`,
+        parameters: { retry_after: retryAfterS },
+      },
     });
     model.enqueue(...toolBurst(3, 1, 'Rate limited, still done.'));
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex run while rate limited', 200));
 
-    const started = await telegram.waitForSent((m) => replyTarget(m) === 200 && / started · codex · /.test(m.text), WAIT_MS);
+    const started = await telegram.waitForSent(
+      (m) => replyTarget(m) === 200 && / started · codex · /.test(m.text),
+      WAIT_MS,
+    );
     const runId = runIdOf(started.text);
     const startedIndex = telegram.sent.indexOf(started);
-    await until(() => telegram.calls.some((c) => c.method === 'editMessageText' && c.status === 429), WAIT_MS, 'the refused edit');
+    await until(
+      () => telegram.calls.some((c) => c.method === 'editMessageText' && c.status === 429),
+      WAIT_MS,
+      'the refused edit',
+    );
     const refused = telegram.calls.find((c) => c.method === 'editMessageText' && c.status === 429)!;
     expect(refused.body['message_id']).toBe(telegram.sentMessages[startedIndex]!.message_id);
 

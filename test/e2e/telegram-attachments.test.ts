@@ -6,10 +6,21 @@
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isMessagesCall } from '../fakes/fake-anthropic.js';
-import { OWNER, GUEST, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import {
+  OWNER,
+  GUEST,
+  WAIT_MS,
+  replyTarget,
+  runIdOf,
+  startTelegramE2E,
+  type TelegramE2E,
+} from '../support/telegram-e2e.js';
 
 /** A valid 1×1 PNG (codex decodes images and drops broken ones). */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 let world: TelegramE2E;
 
@@ -26,10 +37,14 @@ function photoMessage(userId: number, messageId: number, bytes: Buffer, caption?
   delete message['entities'];
   const file = world.telegram.addFile(bytes);
   const thumb = world.telegram.addFile(Buffer.from('not the one'));
-  message['photo'] = [{ ...thumb, width: 1, height: 1 }, { ...file, width: 1, height: 1 }];
+  message['photo'] = [
+    { ...thumb, width: 1, height: 1 },
+    { ...file, width: 1, height: 1 },
+  ];
   if (caption !== undefined) {
     message['caption'] = caption;
-    if (caption.startsWith('/')) message['caption_entities'] = [{ type: 'bot_command', offset: 0, length: caption.split(' ')[0]!.length }];
+    if (caption.startsWith('/'))
+      message['caption_entities'] = [{ type: 'bot_command', offset: 0, length: caption.split(' ')[0]!.length }];
   }
   return update;
 }
@@ -56,10 +71,16 @@ describe('Telegram attachments', () => {
     telegram.pushUpdate(photoMessage(OWNER, 10, PNG, '/codex fix the layout bug shown in this screenshot'));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 10 && m.text.includes('] started'), WAIT_MS);
     expect(started.text).toMatch(new RegExp(`started · codex · \\S+ · with photo-10\\.jpg \\(${PNG.length} B\\)$`));
-    const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    const done = await telegram.waitForSent(
+      (m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`),
+      WAIT_MS,
+    );
     expect(done.text).toContain('I see the layout bug.');
     const sent = JSON.stringify(openai.requests.slice(before).map((r) => r.body));
-    expect(sent.includes(`data:image/png;base64,${PNG.toString('base64')}`), 'image bytes in the Responses request').toBe(true);
+    expect(
+      sent.includes(`data:image/png;base64,${PNG.toString('base64')}`),
+      'image bytes in the Responses request',
+    ).toBe(true);
   });
 
   it('a stalled getFile is cut by its deadline and tried again', async () => {
@@ -88,7 +109,9 @@ describe('Telegram attachments', () => {
     const stopped = await telegram.waitForSent((m) => replyTarget(m) === 16, WAIT_MS);
     expect(stopped.text).toBe('Stopped 0 active runs. Stopped 1 launch still downloading its files.');
     const answer = await telegram.waitForSent((m) => replyTarget(m) === 15, WAIT_MS);
-    expect(answer.text).toBe('Stopped before it started: /stop came while its files were downloading. Send the command again to run it.');
+    expect(answer.text).toBe(
+      'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.',
+    );
     expect(getFiles() - before).toBe(1);
   });
 
@@ -129,7 +152,10 @@ describe('Telegram attachments', () => {
     expect(started.text).toContain('· with photo-20.jpg');
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
     const call = anthropic.requests.slice(before).filter(isMessagesCall).at(-1);
-    expect(JSON.stringify(call?.body).includes(`"data":"${PNG.toString('base64')}"`), 'image block in the Messages request').toBe(true);
+    expect(
+      JSON.stringify(call?.body).includes(`"data":"${PNG.toString('base64')}"`),
+      'image block in the Messages request',
+    ).toBe(true);
   });
 
   it('a text document becomes part of the task', async () => {
@@ -142,7 +168,10 @@ describe('Telegram attachments', () => {
     const started = await telegram.waitForSent((m) => replyTarget(m) === 31 && m.text.includes('] started'), WAIT_MS);
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
     const sent = JSON.stringify(openai.requests.slice(before).map((r) => r.body));
-    expect(sent.includes('--- Attached file: build.log ---\\nError: the build fails on line 12'), 'file in the task').toBe(true);
+    expect(
+      sent.includes('--- Attached file: build.log ---\\nError: the build fails on line 12'),
+      'file in the task',
+    ).toBe(true);
   });
 
   it('a guest’s photo is never downloaded', async () => {
@@ -173,11 +202,19 @@ describe('Telegram attachments', () => {
     ihdr.writeUInt32BE(20_000, 0);
     ihdr.writeUInt32BE(20_000, 4);
     ihdr.set([8, 6, 0, 0, 0], 8);
-    const huge = Buffer.concat([PNG.subarray(0, 8), Buffer.from([0, 0, 0, 13]), Buffer.from('IHDR'), ihdr, PNG.subarray(29)]);
+    const huge = Buffer.concat([
+      PNG.subarray(0, 8),
+      Buffer.from([0, 0, 0, 13]),
+      Buffer.from('IHDR'),
+      ihdr,
+      PNG.subarray(29),
+    ]);
     const before = openai.requests.length;
     telegram.pushUpdate(photoMessage(OWNER, 55, huge, '/codex look at this wide one'));
     const answer = await telegram.waitForSent((m) => replyTarget(m) === 55, WAIT_MS);
-    expect(answer.text).toBe('photo-55.jpg is 20000×20000 pixels (400 megapixels), more than [harness] max_image_pixels allows (50 megapixels), so it cannot go with the task. Scale it down (or crop it) and send it again.');
+    expect(answer.text).toBe(
+      'photo-55.jpg is 20000×20000 pixels (400 megapixels), more than [harness] max_image_pixels allows (50 megapixels), so it cannot go with the task. Scale it down (or crop it) and send it again.',
+    );
     expect(openai.requests.length).toBe(before);
     expect(telegram.sent.some((m) => replyTarget(m) === 55 && m.text.includes('] started'))).toBe(false);
   });
@@ -195,8 +232,16 @@ describe('Telegram attachments', () => {
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
 
     const permanent: [number, string, string][] = [
-      [61, 'Bad Request: wrong file_id or the file is temporarily unavailable', 'Could not download photo-61.jpg: Telegram no longer knows the file (its file reference expired). Send it again.'],
-      [62, 'Bad Request: file is too big', 'Could not download photo-62.jpg: Telegram lets bots download files of at most 20 MB. Send a smaller file, or put it in the repository.'],
+      [
+        61,
+        'Bad Request: wrong file_id or the file is temporarily unavailable',
+        'Could not download photo-61.jpg: Telegram no longer knows the file (its file reference expired). Send it again.',
+      ],
+      [
+        62,
+        'Bad Request: file is too big',
+        'Could not download photo-62.jpg: Telegram lets bots download files of at most 20 MB. Send a smaller file, or put it in the repository.',
+      ],
     ];
     for (const [messageId, description, answerText] of permanent) {
       before = getFiles();

@@ -19,7 +19,11 @@ describe('Telegram → claude → outcome', () => {
   it('runs a tool-using claude task to completion with the final text and usage', async () => {
     const { telegram, anthropic, repo } = world;
     anthropic.enqueue(
-      { kind: 'tool_use', name: 'Bash', input: { command: 'printf claude > from-claude.txt', description: 'write a file' } },
+      {
+        kind: 'tool_use',
+        name: 'Bash',
+        input: { command: 'printf claude > from-claude.txt', description: 'write a file' },
+      },
       { kind: 'message', text: 'Wrote from-claude.txt.' },
     );
     telegram.pushUpdate(world.privateMessage(OWNER, '/claude mode:acceptEdits write the file', 10));
@@ -65,9 +69,13 @@ describe('Telegram → claude → outcome', () => {
     telegram.pushUpdate(world.privateMessage(OWNER, '/claude this will fail', 30));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 30 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
-    const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS).catch((err: unknown) => {
-      throw new Error(`${String(err)}\nrequests: ${JSON.stringify(anthropic.requests.slice(-4).map((r) => ({ path: r.path, status: r.status })))}`);
-    });
+    const failed = await telegram
+      .waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS)
+      .catch((err: unknown) => {
+        throw new Error(
+          `${String(err)}\nrequests: ${JSON.stringify(anthropic.requests.slice(-4).map((r) => ({ path: r.path, status: r.status })))}`,
+        );
+      });
     const result = (await world.eventsOf(runId)).find((e) => e.type === 'result');
     expect(result?.is_error).toBe(true);
     expect(failed.text.split('\n')[1]).toBe(String(result?.result).trim());
@@ -99,7 +107,10 @@ describe('Telegram → claude → outcome', () => {
     telegram.pushUpdate(world.privateMessage(OWNER, '/claude create denied.txt', 50));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 50 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
-    const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS);
+    const done = await telegram.waitForSent(
+      (m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'),
+      WAIT_MS,
+    );
     const lines = done.text.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^\\[run ${runId}\\] completed · claude · .* · 1 tool call denied$`));
     expect(lines[2]).toBe('- Bash: touch denied.txt');

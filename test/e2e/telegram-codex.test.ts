@@ -14,7 +14,17 @@ import { inputItemsOf, type FakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeTelegram, SendMessageBody } from '../fakes/fake-telegram.js';
 import { CLI } from '../support/cli.js';
 import type { ServiceProcess } from '../support/service.js';
-import { CANARY, GUEST, OWNER, STRANGER, TOKEN, WAIT_MS, replyTarget, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import {
+  CANARY,
+  GUEST,
+  OWNER,
+  STRANGER,
+  TOKEN,
+  WAIT_MS,
+  replyTarget,
+  startTelegramE2E,
+  type TelegramE2E,
+} from '../support/telegram-e2e.js';
 
 const GROUP = -100500;
 
@@ -62,15 +72,26 @@ describe('Telegram → codex → outcome', () => {
     const url = /health: (http:\/\/127\.0\.0\.1:\d+\/health\/ready)/.exec(service.stdout())?.[1];
     expect(url).toBeDefined();
     const response = await fetch(url!);
-    const body = (await response.json()) as { schema: string; rows: { area: string; status: string; summary: string }[] };
+    const body = (await response.json()) as {
+      schema: string;
+      rows: { area: string; status: string; summary: string }[];
+    };
     expect(body.schema).toBe('baton.doctor/1');
     expect(body.rows.find((r) => r.area === 'channel:telegram')).toMatchObject({ status: 'ok' });
     expect(body.rows.find((r) => r.area === 'vendor:codex')?.summary).toContain(inject('codexVersion'));
     expect(JSON.stringify(body)).not.toContain(TOKEN);
 
-    const doctor = await execa(process.execPath, [CLI, 'doctor', '--json'], { env: world.env, extendEnv: false, reject: false });
+    const doctor = await execa(process.execPath, [CLI, 'doctor', '--json'], {
+      env: world.env,
+      extendEnv: false,
+      reject: false,
+    });
     expect(doctor.exitCode).toBe(response.status === 200 ? 0 : 1);
-    expect((JSON.parse(String(doctor.stdout)) as { rows: { area: string; summary: string }[] }).rows.find((r) => r.area === 'channel:telegram')?.summary).toMatch(/connected/);
+    expect(
+      (JSON.parse(String(doctor.stdout)) as { rows: { area: string; summary: string }[] }).rows.find(
+        (r) => r.area === 'channel:telegram',
+      )?.summary,
+    ).toMatch(/connected/);
 
     telegram.pushUpdate(privateMessage(OWNER, '/doctor', 5));
     const table = await telegram.waitForSent((m) => replyTarget(m) === 5, WAIT_MS);
@@ -81,14 +102,21 @@ describe('Telegram → codex → outcome', () => {
 
   it('runs /codex from the owner: started, the tool call creates the file, completed with the final text', async () => {
     model.enqueue(
-      { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'printf hello > hello.txt && env > child-env.txt' } },
+      {
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: { cmd: 'printf hello > hello.txt && env > child-env.txt' },
+      },
       { kind: 'message', text: 'Created hello.txt for you.' },
     );
     const pushedAt = performance.now();
     const messageId = 10;
     telegram.pushUpdate(privateMessage(OWNER, '/codex create hello.txt', messageId));
 
-    const started = await telegram.waitForSent((m) => /^\[run hr_[0-9a-f]{12}\] started · codex · /.test(m.text), WAIT_MS);
+    const started = await telegram.waitForSent(
+      (m) => /^\[run hr_[0-9a-f]{12}\] started · codex · /.test(m.text),
+      WAIT_MS,
+    );
     const startedMs = performance.now() - pushedAt;
     const runId = /\[run (hr_[0-9a-f]{12})\]/.exec(started.text)![1]!;
     expect(started.text).toBe(`[run ${runId}] started · codex · ${repo}`);
@@ -97,13 +125,20 @@ describe('Telegram → codex → outcome', () => {
 
     const completed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
     const completedMs = performance.now() - pushedAt;
-    expect(completed.text).toMatch(new RegExp(`^\\[run ${runId}\\] completed · codex · ${repo} · \\S+ · [\\d,]+ tokens`));
+    expect(completed.text).toMatch(
+      new RegExp(`^\\[run ${runId}\\] completed · codex · ${repo} · \\S+ · [\\d,]+ tokens`),
+    );
     expect(completed.text).toContain('Created hello.txt for you.');
     expect(replyTarget(completed)).toBe(messageId);
     expect(await readFile(join(repo, 'hello.txt'), 'utf8')).toBe('hello');
 
     // The model saw the tool's output on its second request.
-    expect(model.requests.filter((r) => r.path === '/v1/responses').flatMap(inputItemsOf).some((i) => i.type === 'function_call_output')).toBe(true);
+    expect(
+      model.requests
+        .filter((r) => r.path === '/v1/responses')
+        .flatMap(inputItemsOf)
+        .some((i) => i.type === 'function_call_output'),
+    ).toBe(true);
 
     // The child's environment was rebuilt from nothing: no service secret reached it.
     const childEnv = await readFile(join(repo, 'child-env.txt'), 'utf8');
@@ -112,7 +147,9 @@ describe('Telegram → codex → outcome', () => {
     expect(childEnv).not.toContain(TOKEN);
     expect(childEnv).not.toMatch(/^TELEGRAM_/m);
 
-    console.info(`e2e: update → started reply ${startedMs.toFixed(0)} ms; update → completed ${completedMs.toFixed(0)} ms`);
+    console.info(
+      `e2e: update → started reply ${startedMs.toFixed(0)} ms; update → completed ${completedMs.toFixed(0)} ms`,
+    );
 
     // /runs shows the stored run as completed.
     telegram.pushUpdate(privateMessage(OWNER, `/runs ${runId}`, 11));
@@ -139,7 +176,9 @@ describe('Telegram → codex → outcome', () => {
     // Same vendor session, and the model was sent the earlier conversation.
     const threadOf = async (runId: string): Promise<string | undefined> =>
       (await readFile(join(batonHome, 'harness', 'runs', runId, 'events.jsonl'), 'utf8'))
-        .split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; thread_id?: string })
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; thread_id?: string })
         .find((e) => e.type === 'thread.started')?.thread_id;
     expect(await threadOf(childId)).toBe(await threadOf(parentId));
     const resumedRequest = model.requests.slice(before).find((r) => r.path === '/v1/responses')!;
@@ -163,7 +202,10 @@ describe('Telegram → codex → outcome', () => {
   it('ignores a stranger, except /whoami in a private chat', async () => {
     const group = (text: string, messageId: number): Update => {
       const update = privateMessage(STRANGER, text, messageId);
-      return { ...update, message: { ...update.message!, chat: { id: GROUP, type: 'group', title: 'team' } } } as Update;
+      return {
+        ...update,
+        message: { ...update.message!, chat: { id: GROUP, type: 'group', title: 'team' } },
+      } as Update;
     };
     telegram.pushUpdate(privateMessage(STRANGER, '/codex do something', 30));
     telegram.pushUpdate(group('/whoami', 31));
@@ -186,7 +228,10 @@ describe('Telegram → codex → outcome', () => {
     const runId = /\[run (hr_[0-9a-f]{12})\]/.exec(started.text)![1]!;
     const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] failed`), WAIT_MS);
     // The vendor's own words come first: the message of codex's turn.failed event for this run.
-    const events = (await readFile(join(batonHome, 'harness', 'runs', runId, 'events.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: { message: string } });
+    const events = (await readFile(join(batonHome, 'harness', 'runs', runId, 'events.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; error?: { message: string } });
     const vendorWords = events.find((e) => e.type === 'turn.failed')?.error?.message;
     expect(vendorWords).toBeTruthy();
     expect(failed.text.split('\n')[1]).toBe(vendorWords);

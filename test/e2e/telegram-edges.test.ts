@@ -26,15 +26,19 @@ describe('Telegram edges', () => {
     ['„', '“'],
     ['‘', '’'],
     ['«', '»'],
-  ])('reads in:%s…%s like in:"…"', async (open, close) => {
-    const { telegram, openai } = world;
-    openai.setFallback(() => ({ kind: 'message', text: 'Here.' }));
-    const id = 200 + [...'“„‘«'].indexOf(open);
-    telegram.pushUpdate(world.privateMessage(OWNER, `/codex in:${open}${spaced}${close} where am i`, id));
-    const started = await telegram.waitForSent((m) => replyTarget(m) === id, WAIT_MS);
-    expect(started.text).toBe(`[run ${runIdOf(started.text)}] started · codex · ${spaced}`);
-    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
-  }, 120_000);
+  ])(
+    'reads in:%s…%s like in:"…"',
+    async (open, close) => {
+      const { telegram, openai } = world;
+      openai.setFallback(() => ({ kind: 'message', text: 'Here.' }));
+      const id = 200 + [...'“„‘«'].indexOf(open);
+      telegram.pushUpdate(world.privateMessage(OWNER, `/codex in:${open}${spaced}${close} where am i`, id));
+      const started = await telegram.waitForSent((m) => replyTarget(m) === id, WAIT_MS);
+      expect(started.text).toBe(`[run ${runIdOf(started.text)}] started · codex · ${spaced}`);
+      await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
+    },
+    120_000,
+  );
 
   it('numbers a re-split outcome 1/n … n/n after Telegram refuses a part as too long', async () => {
     const { telegram, openai } = world;
@@ -52,22 +56,32 @@ describe('Telegram edges', () => {
     const first = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
     const firstIndex = telegram.sent.indexOf(first);
     // Wait for the last part: its header says k/k.
-    await telegram.waitForSent((m) => /^\[run hr_[0-9a-f]{12}\] \((\d+)\/\1\)\n/.test(m.text) && m.text.startsWith(`[run ${runId}]`), WAIT_MS);
+    await telegram.waitForSent(
+      (m) => /^\[run hr_[0-9a-f]{12}\] \((\d+)\/\1\)\n/.test(m.text) && m.text.startsWith(`[run ${runId}]`),
+      WAIT_MS,
+    );
     const rest = telegram.sent.slice(firstIndex + 1).filter((m) => m.text.startsWith(`[run ${runId}] (`));
     const n = rest.length + 1;
     expect(n).toBeGreaterThan(2);
-    expect(rest.map((m) => m.text.split('\n')[0])).toEqual(Array.from({ length: n - 1 }, (_, i) => `[run ${runId}] (${i + 2}/${n})`));
+    expect(rest.map((m) => m.text.split('\n')[0])).toEqual(
+      Array.from({ length: n - 1 }, (_, i) => `[run ${runId}] (${i + 2}/${n})`),
+    );
     expect(rest.every((m) => m.text.length <= 4096)).toBe(true);
     // Telegram shows a message without its trailing newline (the fake, as shown, too): the cuts
     // fall at line ends, so the parts join by one.
-    const joined = [first, ...rest].map((m, i) => (i === 0 ? m.text : m.text.slice(m.text.indexOf('\n') + 1))).join('\n');
+    const joined = [first, ...rest]
+      .map((m, i) => (i === 0 ? m.text : m.text.slice(m.text.indexOf('\n') + 1)))
+      .join('\n');
     expect(joined).toContain(finalText);
   }, 120_000);
 
-  it('keeps a run\'s messages in creation order when `started` meets a 500 (item 3)', async () => {
+  it("keeps a run's messages in creation order when `started` meets a 500 (item 3)", async () => {
     const { telegram, openai } = world;
     openai.setFallback(() => ({ kind: 'message', text: 'Quick.' }));
-    telegram.failNext('sendMessage', { status: 500, when: (body) => replyTarget(body as never) === 400 && String(body['text']).includes('] started') });
+    telegram.failNext('sendMessage', {
+      status: 500,
+      when: (body) => replyTarget(body as never) === 400 && String(body['text']).includes('] started'),
+    });
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex be quick', 400));
     // The retry worker sends `started` on its schedule (30 s backoff, 30 s ticks); `completed` waits.
     const started = await telegram.waitForSent((m) => replyTarget(m) === 400 && m.text.includes('] started'), 150_000);
@@ -82,10 +96,19 @@ describe('Telegram edges', () => {
     const group = -4001;
     const supergroup = -1_004_001;
     telegram.pushMessage({ chatId: group, chatType: 'group', from: { id: OWNER }, text: `/use “${spaced}”` });
-    await telegram.waitForSent((m) => Number(m.chat_id) === group && m.text.startsWith('Runs in this conversation now default to'), WAIT_MS);
-    openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 2' } }, { kind: 'message', text: 'Moved along.' });
+    await telegram.waitForSent(
+      (m) => Number(m.chat_id) === group && m.text.startsWith('Runs in this conversation now default to'),
+      WAIT_MS,
+    );
+    openai.enqueue(
+      { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 2' } },
+      { kind: 'message', text: 'Moved along.' },
+    );
     telegram.pushMessage({ chatId: group, chatType: 'group', from: { id: OWNER }, text: '/codex slow one' });
-    const started = await telegram.waitForSent((m) => Number(m.chat_id) === group && m.text.includes('] started'), WAIT_MS);
+    const started = await telegram.waitForSent(
+      (m) => Number(m.chat_id) === group && m.text.includes('] started'),
+      WAIT_MS,
+    );
     const runId = runIdOf(started.text);
     // Upgraded while the run works, without the service messages: only the 400 tells baton.
     telegram.migrateGroup(group, supergroup);
@@ -93,24 +116,48 @@ describe('Telegram edges', () => {
     expect(Number(outcome.chat_id)).toBe(supergroup);
     expect(outcome.text).toContain('Moved along.');
     openai.enqueue({ kind: 'message', text: 'Here.' });
-    telegram.pushMessage({ chatId: supergroup, chatType: 'supergroup', from: { id: OWNER }, text: '/codex where am i' });
-    const again = await telegram.waitForSent((m) => Number(m.chat_id) === supergroup && m.text.includes('] started'), WAIT_MS);
+    telegram.pushMessage({
+      chatId: supergroup,
+      chatType: 'supergroup',
+      from: { id: OWNER },
+      text: '/codex where am i',
+    });
+    const again = await telegram.waitForSent(
+      (m) => Number(m.chat_id) === supergroup && m.text.includes('] started'),
+      WAIT_MS,
+    );
     expect(again.text.endsWith(` · ${spaced}`)).toBe(true);
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(again.text)}] completed`), WAIT_MS);
   }, 120_000);
 
-  it('moves the conversation on the migrate service messages, before the new chat\'s next message (item 4)', async () => {
+  it("moves the conversation on the migrate service messages, before the new chat's next message (item 4)", async () => {
     const { telegram, openai } = world;
     const group = -4002;
     const supergroup = -1_004_002;
-    telegram.pushMessage({ chatId: group, chatType: 'group', from: { id: OWNER }, text: `/use ${JSON.stringify(spaced)}` });
-    await telegram.waitForSent((m) => Number(m.chat_id) === group && m.text.startsWith('Runs in this conversation now default to'), WAIT_MS);
+    telegram.pushMessage({
+      chatId: group,
+      chatType: 'group',
+      from: { id: OWNER },
+      text: `/use ${JSON.stringify(spaced)}`,
+    });
+    await telegram.waitForSent(
+      (m) => Number(m.chat_id) === group && m.text.startsWith('Runs in this conversation now default to'),
+      WAIT_MS,
+    );
     openai.enqueue({ kind: 'message', text: 'Here.' });
     telegram.batch(() => {
       telegram.migrateGroup(group, supergroup, { announce: true, by: OWNER });
-      telegram.pushMessage({ chatId: supergroup, chatType: 'supergroup', from: { id: OWNER }, text: '/codex where am i' });
+      telegram.pushMessage({
+        chatId: supergroup,
+        chatType: 'supergroup',
+        from: { id: OWNER },
+        text: '/codex where am i',
+      });
     });
-    const started = await telegram.waitForSent((m) => Number(m.chat_id) === supergroup && m.text.includes('] started'), WAIT_MS);
+    const started = await telegram.waitForSent(
+      (m) => Number(m.chat_id) === supergroup && m.text.includes('] started'),
+      WAIT_MS,
+    );
     expect(started.text.endsWith(` · ${spaced}`)).toBe(true);
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runIdOf(started.text)}] completed`), WAIT_MS);
   }, 120_000);

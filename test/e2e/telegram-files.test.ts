@@ -19,7 +19,10 @@ let world: TelegramE2E;
 let startCommit: string;
 
 const git = (args: string[], cwd = world.repo) =>
-  execa('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, env: { GIT_CONFIG_NOSYSTEM: '1' } });
+  execa('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], {
+    cwd,
+    env: { GIT_CONFIG_NOSYSTEM: '1' },
+  });
 
 beforeAll(async () => {
   world = await startTelegramE2E({ binDirs: [inject('codexBinDir')] });
@@ -46,7 +49,10 @@ describe('Telegram files out', () => {
     const started = await telegram.waitForSent((m) => replyTarget(m) === 10 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
     const first = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
-    const doc = await telegram.waitForDocument((d) => d.caption?.startsWith(`[run ${runId}]`) === true && d.filename === 'result.md', WAIT_MS);
+    const doc = await telegram.waitForDocument(
+      (d) => d.caption?.startsWith(`[run ${runId}]`) === true && d.filename === 'result.md',
+      WAIT_MS,
+    );
     const content = doc.content.toString('utf8');
     expect(content.startsWith(`[run ${runId}] completed`)).toBe(true);
     expect(content).toContain(answer);
@@ -79,10 +85,15 @@ describe('Telegram files out', () => {
     const started = await telegram.waitForSent((m) => replyTarget(m) === 20 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
     const first = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
-    const last = await telegram.waitForSent((m) => /^\[run hr_[0-9a-f]{12}\] \((\d+)\/\1\)\n/.test(m.text) && m.text.startsWith(`[run ${runId}]`), WAIT_MS);
+    const last = await telegram.waitForSent(
+      (m) => /^\[run hr_[0-9a-f]{12}\] \((\d+)\/\1\)\n/.test(m.text) && m.text.startsWith(`[run ${runId}]`),
+      WAIT_MS,
+    );
     const count = Number(/\((\d+)\//.exec(last.text)![1]);
     expect(count).toBeGreaterThan(3);
-    const rest = telegram.sent.filter((m) => m.text.startsWith(`[run ${runId}] (`)).map((m) => m.text.slice(m.text.indexOf('\n') + 1));
+    const rest = telegram.sent
+      .filter((m) => m.text.startsWith(`[run ${runId}] (`))
+      .map((m) => m.text.slice(m.text.indexOf('\n') + 1));
     expect(rest).toHaveLength(count - 1);
     // Telegram shows a message without its trailing newline: the cuts fall at line ends.
     expect([first.text, ...rest].join('\n')).toContain(answer);
@@ -98,7 +109,9 @@ describe('Telegram files out', () => {
       {
         kind: 'tool_call',
         name: 'exec_command',
-        arguments: { cmd: "printf 'line three\\n' >> tracked.txt && printf 'brand new\\n' > added.txt && printf '\\000\\001\\002binary' > blob.bin && echo noise > build.log" },
+        arguments: {
+          cmd: "printf 'line three\\n' >> tracked.txt && printf 'brand new\\n' > added.txt && printf '\\000\\001\\002binary' > blob.bin && echo noise > build.log",
+        },
       },
       { kind: 'message', text: 'Edited tracked.txt and added two files.' },
     );

@@ -27,11 +27,17 @@ function topicMessage(text: string, messageId: number): Update {
 }
 
 describe('a closed forum topic', () => {
-  it('sends the run\'s messages to the General topic, with a note, instead of dead-lettering them', async () => {
+  it("sends the run's messages to the General topic, with a note, instead of dead-lettering them", async () => {
     const { telegram, openai } = world;
-    openai.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 2' } }, { kind: 'message', text: 'Answer for a closed topic.' });
+    openai.enqueue(
+      { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'sleep 2' } },
+      { kind: 'message', text: 'Answer for a closed topic.' },
+    );
     telegram.pushUpdate(topicMessage('/codex slow one', 500));
-    const started = await telegram.waitForSent((m) => Number(m.chat_id) === FORUM && m.text.includes('] started'), WAIT_MS);
+    const started = await telegram.waitForSent(
+      (m) => Number(m.chat_id) === FORUM && m.text.includes('] started'),
+      WAIT_MS,
+    );
     expect(started.message_thread_id).toBe(TOPIC);
     const runId = runIdOf(started.text);
     telegram.closeTopic(FORUM, TOPIC);
@@ -39,9 +45,15 @@ describe('a closed forum topic', () => {
     expect(Number(outcome.chat_id)).toBe(FORUM);
     expect(outcome.message_thread_id).toBeUndefined();
     expect(outcome.text).toContain('Answer for a closed topic.');
-    const note = telegram.sent.find((m) => Number(m.chat_id) === FORUM && m.message_thread_id === undefined && m.text.includes('closed'));
-    expect(note?.text).toBe(`[run ${runId}] The forum topic this conversation is in is closed, so its messages come here, to the General topic.`);
+    const note = telegram.sent.find(
+      (m) => Number(m.chat_id) === FORUM && m.message_thread_id === undefined && m.text.includes('closed'),
+    );
+    expect(note?.text).toBe(
+      `[run ${runId}] The forum topic this conversation is in is closed, so its messages come here, to the General topic.`,
+    );
     expect(telegram.sent.indexOf(note!)).toBeLessThan(telegram.sent.indexOf(outcome));
-    expect(telegram.calls.filter((c) => c.method === 'sendMessage' && c.status === 400).length).toBeGreaterThanOrEqual(1);
+    expect(telegram.calls.filter((c) => c.method === 'sendMessage' && c.status === 400).length).toBeGreaterThanOrEqual(
+      1,
+    );
   }, 120_000);
 });

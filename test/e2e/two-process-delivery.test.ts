@@ -36,10 +36,21 @@ describe.runIf(process.env.DATABASE_URL)('two processes, 500 deliveries (postgre
     // Written just over the inline lease ago, so the retry workers may claim them now.
     const past = new Date(Date.now() - 61_000);
     for (let i = 0; i < 500; i++) {
-      await store.enqueue({ runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '77' }, body: `bulk message ${i}` }, past);
+      await store.enqueue(
+        { runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '77' }, body: `bulk message ${i}` },
+        past,
+      );
     }
     for (let i = 0; i < 5; i++) telegram.failNext('sendMessage', { status: 500 });
-    telegram.failNext('sendMessage', { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } } });
+    telegram.failNext('sendMessage', {
+      status: 429,
+      body: {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 1',
+        parameters: { retry_after: 1 },
+      },
+    });
 
     const [a, b] = await Promise.all([
       execa(process.execPath, [WORKER, url, telegram.url, TOKEN], { timeout: 120_000 }),

@@ -35,15 +35,24 @@ async function answerTo(text: string, messageId: number): Promise<string> {
 }
 
 async function outcomeOf(runId: string): Promise<string> {
-  return (await world.telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'), WAIT_MS)).text;
+  return (
+    await world.telegram.waitForSent(
+      (m) => m.text.startsWith(`[run ${runId}] `) && !m.text.includes('] started'),
+      WAIT_MS,
+    )
+  ).text;
 }
 
 describe('worktree per run', () => {
   it('refuses a repository with no commit yet, and a directory that is not a git checkout, with worktree_refused', async () => {
-    expect(await answerTo('/codex worktree do it', 10)).toMatch(/has no commit yet \(its HEAD is unborn\).*Commit once, or run without the worktree option\./);
+    expect(await answerTo('/codex worktree do it', 10)).toMatch(
+      /has no commit yet \(its HEAD is unborn\).*Commit once, or run without the worktree option\./,
+    );
     const plain = join(world.root, 'plain');
     await mkdir(plain, { recursive: true });
-    expect(await answerTo(`/codex worktree in:${plain} do it`, 11)).toMatch(/is not in a git checkout, so a run there cannot get its own worktree/);
+    expect(await answerTo(`/codex worktree in:${plain} do it`, 11)).toMatch(
+      /is not in a git checkout, so a run there cannot get its own worktree/,
+    );
     // Nothing was made for either.
     await expect(readdir(join(world.batonHome, 'worktrees', 'plain'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -59,7 +68,9 @@ describe('worktree per run', () => {
 
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex worktree first task', 20));
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex worktree second task', 21));
-    const started = await Promise.all([20, 21].map((id) => telegram.waitForSent((m) => replyTarget(m) === id, WAIT_MS)));
+    const started = await Promise.all(
+      [20, 21].map((id) => telegram.waitForSent((m) => replyTarget(m) === id, WAIT_MS)),
+    );
     const ids = started.map((m) => {
       expect(m.text).toMatch(/\] started · codex · \S+ · branch baton\/hr_[0-9a-f]{12}$/);
       return runIdOf(m.text);
@@ -78,21 +89,36 @@ describe('worktree per run', () => {
     await expect(stat(join(repo, 'where.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
 
     // /runs ID shows the branch; a reply resumes in the same worktree.
-    expect(await answerTo(`/runs ${ids[0]}`, 22)).toContain(`branch: baton/${ids[0]} (worktree ${join(world.batonHome, 'worktrees', 'repo', ids[0]!)}, from ${repo})`);
+    expect(await answerTo(`/runs ${ids[0]}`, 22)).toContain(
+      `branch: baton/${ids[0]} (worktree ${join(world.batonHome, 'worktrees', 'repo', ids[0]!)}, from ${repo})`,
+    );
     const firstOutcome = telegram.sent.find((m) => m.text.startsWith(`[run ${ids[0]}] completed`))!;
     telegram.pushUpdate(world.privateMessage(OWNER, 'and once more', 23, firstOutcome));
     const resumed = await telegram.waitForSent((m) => replyTarget(m) === 23, WAIT_MS);
-    expect(resumed.text).toMatch(new RegExp(`started · codex · ${join(world.batonHome, 'worktrees', 'repo', ids[0]!)} · branch baton/${ids[0]} · resuming ${ids[0]}$`));
+    expect(resumed.text).toMatch(
+      new RegExp(
+        `started · codex · ${join(world.batonHome, 'worktrees', 'repo', ids[0]!)} · branch baton/${ids[0]} · resuming ${ids[0]}$`,
+      ),
+    );
     expect(await outcomeOf(runIdOf(resumed.text))).toContain(`Branch: baton/${ids[0]} (1 new file)`);
 
     // baton worktrees lists both (the resumed one once), with their state.
-    const listed = await execa(process.execPath, [CLI, 'worktrees'], { env: world.env, extendEnv: false, reject: false });
+    const listed = await execa(process.execPath, [CLI, 'worktrees'], {
+      env: world.env,
+      extendEnv: false,
+      reject: false,
+    });
     if (world.env['DATABASE_URL']) {
       expect(listed.exitCode, listed.stderr).toBe(0);
       const lines = listed.stdout.split('\n').filter(Boolean);
       expect(lines).toHaveLength(2);
       // Listed under its newest run (the resume, for the first): that run's status says whether it is in use.
-      for (const runId of ids) expect(listed.stdout).toMatch(new RegExp(`hr_[0-9a-f]{12} · baton/${runId} · \\S+/${runId} · from ${repo} · completed, uncommitted changes, 0 unmerged commits`));
+      for (const runId of ids)
+        expect(listed.stdout).toMatch(
+          new RegExp(
+            `hr_[0-9a-f]{12} · baton/${runId} · \\S+/${runId} · from ${repo} · completed, uncommitted changes, 0 unmerged commits`,
+          ),
+        );
     }
   });
 
@@ -108,7 +134,7 @@ describe('worktree per run', () => {
     expect(await outcomeOf(runId)).toContain('completed');
     const worktree = join(world.batonHome, 'worktrees', 'repo', runId);
     await git(worktree, 'add', 'where.txt');
-    await git(worktree, 'commit', '-q', '-m', 'the run\'s work');
+    await git(worktree, 'commit', '-q', '-m', "the run's work");
     await rm(worktree, { recursive: true, force: true });
     const outcome = telegram.sent.find((m) => m.text.startsWith(`[run ${runId}] completed`))!;
     const before = world.openai.requests.length;
@@ -124,28 +150,45 @@ describe('worktree per run', () => {
     // An empty directory in its place is not the worktree either.
     await mkdir(worktree, { recursive: true });
     telegram.pushUpdate(world.privateMessage(OWNER, 'continue', 32, outcome));
-    expect((await telegram.waitForSent((m) => replyTarget(m) === 32, WAIT_MS)).text).toMatch(/is gone, so it cannot continue there/);
+    expect((await telegram.waitForSent((m) => replyTarget(m) === 32, WAIT_MS)).text).toMatch(
+      /is gone, so it cannot continue there/,
+    );
     expect(world.openai.requests.length).toBe(before);
 
-    expect(await press(gone, 'Restore worktree')).toBe(`Restored ${worktree} on branch baton/${runId}. Reply to the run's message to continue.`);
+    expect(await press(gone, 'Restore worktree')).toBe(
+      `Restored ${worktree} on branch baton/${runId}. Reply to the run's message to continue.`,
+    );
     expect((await git(worktree, 'rev-parse', '--show-toplevel')).stdout.trim()).toBe(worktree);
-    expect((await git(worktree, 'log', '-1', '--format=%s')).stdout.trim()).toBe('the run\'s work');
-    expect(await press(gone, 'Restore worktree')).toBe(`${worktree} is already there, on branch baton/${runId}. Reply to the run's message to continue.`);
+    expect((await git(worktree, 'log', '-1', '--format=%s')).stdout.trim()).toBe("the run's work");
+    expect(await press(gone, 'Restore worktree')).toBe(
+      `${worktree} is already there, on branch baton/${runId}. Reply to the run's message to continue.`,
+    );
     if (world.env['DATABASE_URL']) {
       // The same from the terminal (with embedded PGlite the service holds the database).
-      const restored = await execa(process.execPath, [CLI, 'worktrees', 'restore', runId], { env: world.env, extendEnv: false, reject: false });
-      expect([restored.exitCode, restored.stdout.trim()]).toEqual([0, `${worktree} is already there, on branch baton/${runId}. Reply to the run's message to continue.`]);
+      const restored = await execa(process.execPath, [CLI, 'worktrees', 'restore', runId], {
+        env: world.env,
+        extendEnv: false,
+        reject: false,
+      });
+      expect([restored.exitCode, restored.stdout.trim()]).toEqual([
+        0,
+        `${worktree} is already there, on branch baton/${runId}. Reply to the run's message to continue.`,
+      ]);
     }
 
     telegram.pushUpdate(world.privateMessage(OWNER, 'continue', 33, outcome));
     const resumed = await telegram.waitForSent((m) => replyTarget(m) === 33, WAIT_MS);
-    expect(resumed.text).toMatch(new RegExp(`started · codex · ${worktree} · branch baton/${runId} · resuming ${runId}$`));
+    expect(resumed.text).toMatch(
+      new RegExp(`started · codex · ${worktree} · branch baton/${runId} · resuming ${runId}$`),
+    );
     expect(await outcomeOf(runIdOf(resumed.text))).toContain('completed');
   });
 });
 
 function buttonsOf(body: SendMessageBody): Record<string, string> {
-  const rows = (body.reply_markup as { inline_keyboard?: { text: string; callback_data: string }[][] } | undefined)?.inline_keyboard ?? [];
+  const rows =
+    (body.reply_markup as { inline_keyboard?: { text: string; callback_data: string }[][] } | undefined)
+      ?.inline_keyboard ?? [];
   return Object.fromEntries(rows.flat().map((b) => [b.text, b.callback_data]));
 }
 

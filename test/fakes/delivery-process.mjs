@@ -22,7 +22,15 @@ const outbox = new Outbox({
   adapters: new Map([['telegram', telegram]]),
   policy: { backoffBaseMs: 1, backoffCapMs: 1, maxAttempts: 100, maxAgeMs: 3_600_000 },
 });
-const worker = startDeliveryWorker({ store, outbox, clock: systemClock, logger, tickMs: 3_600_000, batchSize: 10, leaseMs: 60_000 });
+const worker = startDeliveryWorker({
+  store,
+  outbox,
+  clock: systemClock,
+  logger,
+  tickMs: 3_600_000,
+  batchSize: 10,
+  leaseMs: 60_000,
+});
 let attempted = 0;
 for (;;) {
   const n = await worker.tick();

@@ -102,7 +102,10 @@ export interface FakeAnthropic {
   /** Answers used once the queue is empty (its argument's `status` is not decided yet). @default a message "ok" */
   setFallback(fallback: (request: RecordedAnthropicRequest) => FakeAnthropicTurn): void;
   /** Resolves with the first recorded request matching `predicate` (past or future). */
-  waitForRequest(predicate: (request: RecordedAnthropicRequest) => boolean, timeoutMs: number): Promise<RecordedAnthropicRequest>;
+  waitForRequest(
+    predicate: (request: RecordedAnthropicRequest) => boolean,
+    timeoutMs: number,
+  ): Promise<RecordedAnthropicRequest>;
   /** Stops listening and drops keep-alive connections. */
   close(): Promise<void>;
 }
@@ -114,7 +117,10 @@ export interface StartFakeAnthropicOptions {
 }
 
 const DEFAULT_USAGE: Required<FakeAnthropicUsage> = {
-  input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0,
+  input_tokens: 100,
+  output_tokens: 10,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
 };
 
 /** Anthropic's error `type` per HTTP status (docs.anthropic.com, "Errors"). */
@@ -139,14 +145,17 @@ export function messagesOf(request: RecordedAnthropicRequest): AnthropicMessageP
   const body = request.body;
   if (!isObject(body) || !Array.isArray(body['messages'])) return [];
   return body['messages'].filter(
-    (m): m is AnthropicMessageParam => isObject(m) && typeof m['role'] === 'string' && (typeof m['content'] === 'string' || Array.isArray(m['content'])),
+    (m): m is AnthropicMessageParam =>
+      isObject(m) && typeof m['role'] === 'string' && (typeof m['content'] === 'string' || Array.isArray(m['content'])),
   );
 }
 
 /** All `text` of a message's content, in order (a plain-string content is one text). */
 export function textsOf(message: AnthropicMessageParam): string[] {
   if (typeof message.content === 'string') return [message.content];
-  return message.content.flatMap((block) => (block.type === 'text' && typeof block['text'] === 'string' ? [block['text']] : []));
+  return message.content.flatMap((block) =>
+    block.type === 'text' && typeof block['text'] === 'string' ? [block['text']] : [],
+  );
 }
 
 /**
@@ -176,7 +185,14 @@ export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
     const body = parseBody(await readBody(req));
-    const base = { method, path: url.pathname, query: url.search.replace(/^\?/, ''), headers: req.headers, body, receivedAtMs };
+    const base = {
+      method,
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ''),
+      headers: req.headers,
+      body,
+      receivedAtMs,
+    };
     counter += 1;
     const requestId = `req_fake_${counter}`;
 
@@ -189,7 +205,12 @@ export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}
     }
     if (!isMessagesCall(base)) {
       record({ ...base, status: 404 });
-      sendJson(res, 404, anthropicError('not_found_error', `Not found: ${method} ${url.pathname}`, requestId), requestId);
+      sendJson(
+        res,
+        404,
+        anthropicError('not_found_error', `Not found: ${method} ${url.pathname}`, requestId),
+        requestId,
+      );
       return;
     }
     const turn = queue.shift() ?? fallback({ ...base, status: 200 });
@@ -212,7 +233,13 @@ export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, anthropicError('api_error', `fake-anthropic crashed: ${String(error)}`, 'req_fake_crash'), 'req_fake_crash');
+      if (!res.headersSent)
+        sendJson(
+          res,
+          500,
+          anthropicError('api_error', `fake-anthropic crashed: ${String(error)}`, 'req_fake_crash'),
+          'req_fake_crash',
+        );
       else res.destroy();
     });
   });
@@ -245,9 +272,20 @@ interface AssistantMessage {
   usage: Required<FakeAnthropicUsage>;
 }
 
-function assistantMessage(turn: Exclude<FakeAnthropicTurn, { kind: 'http_error' }>, n: number, model: string): AssistantMessage {
+function assistantMessage(
+  turn: Exclude<FakeAnthropicTurn, { kind: 'http_error' }>,
+  n: number,
+  model: string,
+): AssistantMessage {
   const usage = { ...DEFAULT_USAGE, ...turn.usage };
-  const common = { id: `msg_fake_${n}`, type: 'message', role: 'assistant', model, stop_sequence: null, usage } as const;
+  const common = {
+    id: `msg_fake_${n}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    stop_sequence: null,
+    usage,
+  } as const;
   if (turn.kind === 'message') {
     return { ...common, content: [{ type: 'text', text: turn.text }], stop_reason: 'end_turn' };
   }
@@ -261,15 +299,27 @@ function assistantMessage(turn: Exclude<FakeAnthropicTurn, { kind: 'http_error' 
 function streamEvents(message: AssistantMessage): SseEvent[] {
   const frame = (type: string, data: Record<string, unknown>): SseEvent => ({ event: type, data: { type, ...data } });
   const events: SseEvent[] = [
-    frame('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } }),
+    frame('message_start', {
+      message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } },
+    }),
   ];
   message.content.forEach((block, index) => {
     if (block.type === 'text') {
       events.push(frame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
       events.push(frame('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } }));
     } else {
-      events.push(frame('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }));
-      events.push(frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }));
+      events.push(
+        frame('content_block_start', {
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        }),
+      );
+      events.push(
+        frame('content_block_delta', {
+          index,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+        }),
+      );
     }
     events.push(frame('content_block_stop', { index }));
   });
@@ -290,7 +340,6 @@ function anthropicError(type: string, message: string, requestId: string): Recor
 function modelOf(body: unknown): string {
   return isObject(body) && typeof body['model'] === 'string' ? body['model'] : 'claude-fake';
 }
-
 
 function sendJson(res: ServerResponse, status: number, value: unknown, requestId: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId });

@@ -34,23 +34,28 @@ emit({ type: 'turn.started' });
 // `hang`: a run that works until it is stopped (button and /stop tests).
 if (prompt === 'hang') setInterval(() => undefined, 60_000);
 else {
-const long = /^long (\d+)$/.exec(prompt);
-let text;
-if (long) {
-  const total = Number(long[1]);
-  const lines = [];
-  for (let i = 0, used = 0; used < total; i++) {
-    const line = `line ${String(i).padStart(4, '0')} `.padEnd(Math.min(99, total - used - 1), 'x');
-    lines.push(line);
-    used += line.length + 1;
+  const long = /^long (\d+)$/.exec(prompt);
+  let text;
+  if (long) {
+    const total = Number(long[1]);
+    const lines = [];
+    for (let i = 0, used = 0; used < total; i++) {
+      const line = `line ${String(i).padStart(4, '0')} `.padEnd(Math.min(99, total - used - 1), 'x');
+      lines.push(line);
+      used += line.length + 1;
+    }
+    text = lines.join('\n').padEnd(total, 'x').slice(0, total);
+  } else {
+    text = resumed ? `resumed ${resumed}: ${prompt}` : `done: ${prompt}`;
+    // Images passed as `--image=FILE` are named, so a test sees what went with the task.
+    const images = argv
+      .filter((a) => a.startsWith('--image='))
+      .map((a) => a.slice('--image='.length).split('/').at(-1));
+    if (images.length > 0) text += ` [images: ${images.join(', ')}]`;
   }
-  text = lines.join('\n').padEnd(total, 'x').slice(0, total);
-} else {
-  text = resumed ? `resumed ${resumed}: ${prompt}` : `done: ${prompt}`;
-  // Images passed as `--image=FILE` are named, so a test sees what went with the task.
-  const images = argv.filter((a) => a.startsWith('--image=')).map((a) => a.slice('--image='.length).split('/').at(-1));
-  if (images.length > 0) text += ` [images: ${images.join(', ')}]`;
-}
-emit({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text } });
-emit({ type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 } });
+  emit({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text } });
+  emit({
+    type: 'turn.completed',
+    usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 },
+  });
 }

@@ -14,29 +14,42 @@ const [scenario, arg] = prompt.split(' ');
 const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 const thread = () => emit({ type: 'thread.started', thread_id: 'fake-thread-1' });
 const answer = (text) => emit({ type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text } });
-const done = () => emit({ type: 'turn.completed', usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 } });
+const done = () =>
+  emit({
+    type: 'turn.completed',
+    usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 },
+  });
 
 switch (scenario) {
   case 'success':
-    thread(); answer('fake done'); done();
+    thread();
+    answer('fake done');
+    done();
     break;
   case 'fail':
-    thread(); emit({ type: 'error', message: 'Reconnecting... 1/1' }); emit({ type: 'turn.failed', error: { message: 'fake failure words' } });
+    thread();
+    emit({ type: 'error', message: 'Reconnecting... 1/1' });
+    emit({ type: 'turn.failed', error: { message: 'fake failure words' } });
     process.exitCode = 1;
     break;
   case 'no-terminal':
-    thread(); answer('half way');
+    thread();
+    answer('half way');
     break;
   case 'garbage':
     thread();
     for (let i = 0; i < Number(arg); i++) process.stdout.write(`not json ${i}\n`);
-    answer('after garbage'); done();
+    answer('after garbage');
+    done();
     break;
   case 'bigline': {
     // One event line of `arg` MB, then a normal completion.
     thread();
-    process.stdout.write(`{"type":"item.completed","item":{"type":"agent_message","text":"${'y'.repeat(Number(arg) * 1024 * 1024)}"}}\n`);
-    answer('after the big line'); done();
+    process.stdout.write(
+      `{"type":"item.completed","item":{"type":"agent_message","text":"${'y'.repeat(Number(arg) * 1024 * 1024)}"}}\n`,
+    );
+    answer('after the big line');
+    done();
     break;
   }
   case 'flood': {
@@ -49,7 +62,8 @@ switch (scenario) {
         left -= 1;
         if (!process.stdout.write(line)) return void process.stdout.once('drain', pump);
       }
-      answer('flood done'); done();
+      answer('flood done');
+      done();
     };
     pump();
     break;
@@ -59,20 +73,35 @@ switch (scenario) {
     break;
   case 'milestones':
     thread();
-    emit({ type: 'item.started', item: { id: 'c1', type: 'command_execution', command: 'npm test', status: 'in_progress' } });
-    emit({ type: 'item.completed', item: { id: 'c2', type: 'file_change', changes: [{ path: 'src/a.ts', kind: 'update' }], status: 'completed' } });
-    setTimeout(() => { answer('progress done'); done(); }, 300);
+    emit({
+      type: 'item.started',
+      item: { id: 'c1', type: 'command_execution', command: 'npm test', status: 'in_progress' },
+    });
+    emit({
+      type: 'item.completed',
+      item: { id: 'c2', type: 'file_change', changes: [{ path: 'src/a.ts', kind: 'update' }], status: 'completed' },
+    });
+    setTimeout(() => {
+      answer('progress done');
+      done();
+    }, 300);
     break;
   case 'env':
-    thread(); answer(JSON.stringify(process.env)); done();
+    thread();
+    answer(JSON.stringify(process.env));
+    done();
     break;
   case 'argv':
-    thread(); answer(JSON.stringify(argv)); done();
+    thread();
+    answer(JSON.stringify(argv));
+    done();
     break;
   case 'write-file':
     // Changes the working tree as soon as it has its task: the run's diff must show the file.
     writeFileSync(arg, 'written by the run\n');
-    thread(); answer('wrote a file'); done();
+    thread();
+    answer('wrote a file');
+    done();
     break;
   case 'keep-writing': {
     // An agent at work: changes the file at `arg` until it is stopped.
@@ -86,10 +115,13 @@ switch (scenario) {
     thread();
     emit({ type: 'error', message: 'Reconnecting... 1/5 (stream disconnected before completion)' });
     emit({ type: 'error', message: 'Reconnecting... 2/5 (stream disconnected before completion)' });
-    answer('reached the model at last'); done();
+    answer('reached the model at last');
+    done();
     break;
   case 'prompt-length':
-    thread(); answer(String(prompt.length)); done();
+    thread();
+    answer(String(prompt.length));
+    done();
     break;
   case 'hang':
   case 'hang-ignore-int': {
@@ -98,7 +130,16 @@ switch (scenario) {
     // A tool shell in a session of its own, like the real CLIs start: a group signal misses it.
     const tool = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
     tool.unref();
-    emit({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: 'sleep 1000', status: 'in_progress', tool_pid: tool.pid } });
+    emit({
+      type: 'item.started',
+      item: {
+        id: 'item_2',
+        type: 'command_execution',
+        command: 'sleep 1000',
+        status: 'in_progress',
+        tool_pid: tool.pid,
+      },
+    });
     setInterval(() => {}, 1000);
     break;
   }
@@ -110,7 +151,16 @@ switch (scenario) {
     const duration = `999.${process.pid}`;
     const tool = spawn('setsid', ['env', '-i', 'sleep', duration], { stdio: 'ignore' });
     tool.unref();
-    emit({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: `setsid env -i sleep ${duration}`, status: 'in_progress', tool_pid: tool.pid } });
+    emit({
+      type: 'item.started',
+      item: {
+        id: 'item_2',
+        type: 'command_execution',
+        command: `setsid env -i sleep ${duration}`,
+        status: 'in_progress',
+        tool_pid: tool.pid,
+      },
+    });
     setInterval(() => {}, 1000);
     break;
   }
@@ -119,13 +169,26 @@ switch (scenario) {
     // may, in a cgroup its user owns), then drops its session and environment like hang-escape.
     thread();
     const duration = `996.${process.pid}`;
-    const own = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((line) => line.startsWith('0::'))?.slice(3).trim() ?? '/';
-    const mount = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' - ')).find(([, after]) => after?.startsWith('cgroup2 '))?.[0]?.split(' ')[4] ?? '/sys/fs/cgroup';
+    const own =
+      readFileSync('/proc/self/cgroup', 'utf8')
+        .split('\n')
+        .find((line) => line.startsWith('0::'))
+        ?.slice(3)
+        .trim() ?? '/';
+    const mount =
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .map((line) => line.split(' - '))
+        .find(([, after]) => after?.startsWith('cgroup2 '))?.[0]
+        ?.split(' ')[4] ?? '/sys/fs/cgroup';
     const nested = `${mount}${own}/tool`.replace(/\/+/g, '/');
     const script = `mkdir '${nested}' && echo $$ > '${nested}/cgroup.procs' && exec /bin/sleep ${duration}`;
     const tool = spawn('setsid', ['env', '-i', '/bin/sh', '-c', script], { stdio: 'ignore' });
     tool.unref();
-    emit({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: script, status: 'in_progress', tool_pid: tool.pid } });
+    emit({
+      type: 'item.started',
+      item: { id: 'item_2', type: 'command_execution', command: script, status: 'in_progress', tool_pid: tool.pid },
+    });
     setInterval(() => {}, 1000);
     break;
   }

@@ -27,7 +27,12 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 /** Gateway intent bits ("Gateway Intents"). */
-export const INTENTS = { guilds: 1 << 0, guildMessages: 1 << 9, directMessages: 1 << 12, messageContent: 1 << 15 } as const;
+export const INTENTS = {
+  guilds: 1 << 0,
+  guildMessages: 1 << 9,
+  directMessages: 1 << 12,
+  messageContent: 1 << 15,
+} as const;
 
 import { recordReceived } from './received.js';
 /** A Discord user object as the API sends it. */
@@ -203,8 +208,16 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     for (const [socket, { intents }] of sessions) {
       const needed = message.guild_id ? INTENTS.guildMessages : INTENTS.directMessages;
       if (!(intents & needed)) continue;
-      const canRead = (intents & INTENTS.messageContent) !== 0 || !message.guild_id || message.mentions.some((u) => u.id === botUser.id) || message.author.id === botUser.id;
-      dispatch(socket, 'MESSAGE_CREATE', { ...message, content: canRead ? message.content : '', channel_type: message.guild_id ? 0 : 1 });
+      const canRead =
+        (intents & INTENTS.messageContent) !== 0 ||
+        !message.guild_id ||
+        message.mentions.some((u) => u.id === botUser.id) ||
+        message.author.id === botUser.id;
+      dispatch(socket, 'MESSAGE_CREATE', {
+        ...message,
+        content: canRead ? message.content : '',
+        channel_type: message.guild_id ? 0 : 1,
+      });
     }
   };
 
@@ -213,46 +226,101 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       const id = snowflake();
       const path = `/attachments/${input.channelId}/${id}/${encodeURIComponent(file.name)}`;
       files.set(path, file.bytes);
-      return { id, filename: file.name, size: file.bytes.length, url: `http://127.0.0.1:${port()}${path}?ex=0&is=0&hm=fake`, proxy_url: `http://127.0.0.1:${port()}${path}`, ...(file.contentType ? { content_type: file.contentType } : {}) };
+      return {
+        id,
+        filename: file.name,
+        size: file.bytes.length,
+        url: `http://127.0.0.1:${port()}${path}?ex=0&is=0&hm=fake`,
+        proxy_url: `http://127.0.0.1:${port()}${path}`,
+        ...(file.contentType ? { content_type: file.contentType } : {}),
+      };
     });
     const referenced = input.replyTo ? messages.get(input.replyTo) : undefined;
     const mentioned = [...input.content.matchAll(/<@!?(\d+)>/g)].map((m) => m[1]);
     const message: DiscordMessage = {
-      id: snowflake(), channel_id: input.channelId, ...(input.guildId ? { guild_id: input.guildId } : {}),
-      author: input.author, content: input.content, timestamp: new Date().toISOString(), edited_timestamp: null,
-      tts: false, mention_everyone: false, mention_roles: [], attachments, embeds: [], pinned: false, flags: 0,
+      id: snowflake(),
+      channel_id: input.channelId,
+      ...(input.guildId ? { guild_id: input.guildId } : {}),
+      author: input.author,
+      content: input.content,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mention_roles: [],
+      attachments,
+      embeds: [],
+      pinned: false,
+      flags: 0,
       mentions: mentioned.includes(botUser.id) ? [botUser] : [],
       type: referenced ? 19 : 0,
-      ...(referenced ? { message_reference: { message_id: referenced.id, channel_id: input.channelId, ...(input.guildId ? { guild_id: input.guildId } : {}) }, referenced_message: withoutReference(referenced) } : {}),
+      ...(referenced
+        ? {
+            message_reference: {
+              message_id: referenced.id,
+              channel_id: input.channelId,
+              ...(input.guildId ? { guild_id: input.guildId } : {}),
+            },
+            referenced_message: withoutReference(referenced),
+          }
+        : {}),
     };
     messages.set(message.id, message);
     return message;
   };
 
-  const interactionRest = (path: string, body: Record<string, unknown>): { status: number; body: unknown } | undefined => {
+  const interactionRest = (
+    path: string,
+    body: Record<string, unknown>,
+  ): { status: number; body: unknown } | undefined => {
     const callback = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);
     const followup = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path);
     if (!callback && !followup) return undefined;
     const token = (callback ?? followup)![2]!;
     const known = interactions.get(token);
-    if (!known || (callback && known.id !== callback[1]) || (followup && followup[1] !== botUser.id)) return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
+    if (!known || (callback && known.id !== callback[1]) || (followup && followup[1] !== botUser.id))
+      return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
     if (callback) {
-      if (known.called) return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
+      if (known.called)
+        return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
       // Types 4 (message), 5 (deferred message), 6 (deferred update), 7 (update) answer a component.
-      if (![4, 5, 6, 7].includes(body.type as number)) return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+      if (![4, 5, 6, 7].includes(body.type as number))
+        return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
       known.called = true;
     } else {
       if (!known.called) return { status: 404, body: { message: 'Unknown Webhook', code: 10015 } };
       const content = typeof body.content === 'string' ? body.content : '';
-      if (content === '' || content.length > 2000) return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+      if (content === '' || content.length > 2000)
+        return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
     }
-    interactionReplies.push({ interactionId: known.id, kind: callback ? 'callback' : 'followup', body, afterMs: Date.now() - known.atMs });
-    return { status: callback ? 204 : 200, body: callback ? '' : { id: snowflake(), channel_id: '0', content: body.content, flags: body.flags, author: botUser, type: 0 } };
+    interactionReplies.push({
+      interactionId: known.id,
+      kind: callback ? 'callback' : 'followup',
+      body,
+      afterMs: Date.now() - known.atMs,
+    });
+    return {
+      status: callback ? 204 : 200,
+      body: callback
+        ? ''
+        : { id: snowflake(), channel_id: '0', content: body.content, flags: body.flags, author: botUser, type: 0 },
+    };
   };
 
-  const rest = async (method: string, path: string, body: Record<string | symbol, unknown>): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> => {
+  const rest = async (
+    method: string,
+    path: string,
+    body: Record<string | symbol, unknown>,
+  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> => {
     if (method === 'GET' && path === '/gateway/bot') {
-      return { status: 200, body: { url: `ws://127.0.0.1:${port()}`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } };
+      return {
+        status: 200,
+        body: {
+          url: `ws://127.0.0.1:${port()}`,
+          shards: 1,
+          session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+        },
+      };
     }
     if (method === 'GET' && path === '/users/@me') return { status: 200, body: botUser };
     const post = /^\/channels\/(\d+)\/messages$/.exec(path);
@@ -261,35 +329,87 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       const failure = failures.get(channelId)?.shift();
       if (failure?.status === 429) {
         const retryAfterS = failure.retryAfterS ?? 1;
-        return { status: 429, body: { message: 'You are being rate limited.', retry_after: retryAfterS, global: false }, headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-scope': 'user' } };
+        return {
+          status: 429,
+          body: { message: 'You are being rate limited.', retry_after: retryAfterS, global: false },
+          headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-scope': 'user' },
+        };
       }
       if (failure) return { status: failure.status, body: { message: 'Injected failure', code: failure.code ?? 0 } };
       const content = typeof body.content === 'string' ? body.content : '';
       const files = (body[FILES] ?? []) as { field: string; filename: string; content: Buffer }[];
       const fileRefusal = files.length > 0 ? fileRefusals.get(channelId)?.shift() : undefined;
-      if (fileRefusal?.status === 413) return { status: 413, body: { message: 'Request entity too large', code: 40005 } };
-      if (fileRefusal) return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { files: { _errors: [{ code: 'BINARY_TYPE_MAX_SIZE', message: 'File is too large.' }] } } } };
+      if (fileRefusal?.status === 413)
+        return { status: 413, body: { message: 'Request entity too large', code: 40005 } };
+      if (fileRefusal)
+        return {
+          status: 400,
+          body: {
+            message: 'Invalid Form Body',
+            code: 50035,
+            errors: { files: { _errors: [{ code: 'BINARY_TYPE_MAX_SIZE', message: 'File is too large.' }] } },
+          },
+        };
       if (files.length > 0) {
         const tooLarge = { status: 413, body: { message: 'Request entity too large', code: 40005 } };
-        if (files.some((f) => f.content.length > DISCORD_FILE_MAX_BYTES) || (body[REQUEST_BYTES] as number) > DISCORD_REQUEST_MAX_BYTES) return tooLarge;
+        if (
+          files.some((f) => f.content.length > DISCORD_FILE_MAX_BYTES) ||
+          (body[REQUEST_BYTES] as number) > DISCORD_REQUEST_MAX_BYTES
+        )
+          return tooLarge;
         const ids = new Set(files.map((f) => /^files\[(\d+)\]$/.exec(f.field)?.[1]));
         const listed = Array.isArray(body.attachments) ? (body.attachments as { id?: unknown }[]) : [];
         if (ids.has(undefined) || listed.some((a) => !ids.has(String(a.id)))) {
-          return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { attachments: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Unknown attachment' }] } } } };
+          return {
+            status: 400,
+            body: {
+              message: 'Invalid Form Body',
+              code: 50035,
+              errors: { attachments: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Unknown attachment' }] } },
+            },
+          };
         }
       }
       if ((content === '' && files.length === 0) || content.length > 2000) {
         const error = content === '' ? 'BASE_TYPE_REQUIRED' : 'BASE_TYPE_MAX_LENGTH';
-        return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: error, message: 'Must be 2000 or fewer in length.' }] } } } };
+        return {
+          status: 400,
+          body: {
+            message: 'Invalid Form Body',
+            code: 50035,
+            errors: { content: { _errors: [{ code: error, message: 'Must be 2000 or fewer in length.' }] } },
+          },
+        };
       }
       const componentsError = invalidComponents(body.components);
-      if (componentsError) return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { components: { _errors: [{ code: 'COMPONENT_INVALID', message: componentsError }] } } } };
+      if (componentsError)
+        return {
+          status: 400,
+          body: {
+            message: 'Invalid Form Body',
+            code: 50035,
+            errors: { components: { _errors: [{ code: 'COMPONENT_INVALID', message: componentsError }] } },
+          },
+        };
       const reference = body.message_reference as { message_id?: string } | undefined;
       const guildId = [...messages.values()].find((m) => m.channel_id === channelId)?.guild_id;
       const message = createMessage({ channelId, guildId, author: botUser, content, replyTo: reference?.message_id });
-      if (files.length > 0) message.attachments = files.map((f, i) => ({ id: `${message.id}${i}`, filename: f.filename, size: f.content.length, url: `http://127.0.0.1:${port()}/attachments/sent/${message.id}/${f.filename}`, proxy_url: '', content_type: 'application/octet-stream' }));
+      if (files.length > 0)
+        message.attachments = files.map((f, i) => ({
+          id: `${message.id}${i}`,
+          filename: f.filename,
+          size: f.content.length,
+          url: `http://127.0.0.1:${port()}/attachments/sent/${message.id}/${f.filename}`,
+          proxy_url: '',
+          content_type: 'application/octet-stream',
+        }));
       message.components = Array.isArray(body.components) ? body.components : [];
-      const entry = { channelId, body, message, files: files.map((f) => ({ filename: f.filename, content: f.content })) };
+      const entry = {
+        channelId,
+        body,
+        message,
+        files: files.map((f) => ({ filename: f.filename, content: f.content })),
+      };
       sent.push(entry);
       for (const waiter of waiters) waiter(entry);
       broadcastMessage(message);
@@ -301,20 +421,43 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       const failure = editFailures.get(channelId)?.shift();
       if (failure?.status === 429) {
         const retryAfterS = failure.retryAfterS ?? 1;
-        return { status: 429, body: { message: 'You are being rate limited.', retry_after: retryAfterS, global: false }, headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-scope': 'user' } };
+        return {
+          status: 429,
+          body: { message: 'You are being rate limited.', retry_after: retryAfterS, global: false },
+          headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-scope': 'user' },
+        };
       }
       if (failure) return { status: failure.status, body: { message: 'Injected failure', code: failure.code ?? 0 } };
       const message = messages.get(messageId);
-      if (!message || message.channel_id !== channelId) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
-      if (message.author.id !== botUser.id) return { status: 403, body: { message: 'Cannot edit a message authored by another user', code: 50005 } };
+      if (!message || message.channel_id !== channelId)
+        return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
+      if (message.author.id !== botUser.id)
+        return { status: 403, body: { message: 'Cannot edit a message authored by another user', code: 50005 } };
       if (typeof body.content === 'string') {
         if (body.content.length > 2000) {
-          return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } } };
+          return {
+            status: 400,
+            body: {
+              message: 'Invalid Form Body',
+              code: 50035,
+              errors: {
+                content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] },
+              },
+            },
+          };
         }
         message.content = body.content;
       }
       const editComponentsError = invalidComponents(body.components);
-      if (editComponentsError) return { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { components: { _errors: [{ code: 'COMPONENT_INVALID', message: editComponentsError }] } } } };
+      if (editComponentsError)
+        return {
+          status: 400,
+          body: {
+            message: 'Invalid Form Body',
+            code: 50035,
+            errors: { components: { _errors: [{ code: 'COMPONENT_INVALID', message: editComponentsError }] } },
+          },
+        };
       if (Array.isArray(body.components)) message.components = body.components;
       message['edited_timestamp'] = new Date().toISOString();
       edits.push({ channelId, messageId, body, atMs: Date.now() });
@@ -337,42 +480,54 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       if (!fault) return answer();
       if ('reset' in fault) return void req.socket.destroy();
       if ('holdMs' in fault) return void setTimeout(answer, fault.holdMs).unref();
-      res.writeHead(fault.status, { 'content-type': 'text/plain', ...(fault.retryAfterS !== undefined ? { 'retry-after': String(fault.retryAfterS) } : {}) });
+      res.writeHead(fault.status, {
+        'content-type': 'text/plain',
+        ...(fault.retryAfterS !== undefined ? { 'retry-after': String(fault.retryAfterS) } : {}),
+      });
       res.end(`fake CDN fault ${fault.status}`);
       return;
     }
     // An oversize upload is refused before its body is read, and the connection closed, as a
     // front proxy does.
     const upload = /^\/api\/v10\/channels\/(\d+)\/messages$/.exec(url.pathname);
-    if (req.method === 'POST' && upload && String(req.headers['content-type']).startsWith('multipart/') && fileRefusals.get(upload[1]!)?.[0]?.early) {
+    if (
+      req.method === 'POST' &&
+      upload &&
+      String(req.headers['content-type']).startsWith('multipart/') &&
+      fileRefusals.get(upload[1]!)?.[0]?.early
+    ) {
       fileRefusals.get(upload[1]!)!.shift();
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
       res.end(JSON.stringify({ message: 'Request entity too large', code: 40005 }), () => req.socket.destroy());
       return;
     }
-    void readJson(req).then(async (body) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/api\/v10/, '');
-      // Interaction callbacks and follow-ups are authorized by the interaction token in the path.
-      const byToken = req.method === 'POST' ? interactionRest(path, body as Record<string, unknown>) : undefined;
-      if (byToken) {
-        restCalls.push({ method: 'POST', path, atMs: Date.now(), status: byToken.status });
-        if (holdCallback && byToken.status === 204) {
-          holdCallback = false;
-          return;
+    void readJson(req).then(
+      async (body) => {
+        const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/api\/v10/, '');
+        // Interaction callbacks and follow-ups are authorized by the interaction token in the path.
+        const byToken = req.method === 'POST' ? interactionRest(path, body as Record<string, unknown>) : undefined;
+        if (byToken) {
+          restCalls.push({ method: 'POST', path, atMs: Date.now(), status: byToken.status });
+          if (holdCallback && byToken.status === 204) {
+            holdCallback = false;
+            return;
+          }
+          if (byToken.status === 204) {
+            res.writeHead(204);
+            res.end();
+            return;
+          }
+          return send(res, byToken.status, byToken.body);
         }
-        if (byToken.status === 204) {
-          res.writeHead(204);
-          res.end();
-          return;
-        }
-        return send(res, byToken.status, byToken.body);
-      }
-      if (req.headers.authorization !== `Bot ${options.token}`) return send(res, 401, { message: '401: Unauthorized', code: 0 });
-      const atMs = Date.now();
-      const reply = await rest(req.method ?? 'GET', path, body);
-      restCalls.push({ method: req.method ?? 'GET', path, atMs, status: reply.status });
-      send(res, reply.status, reply.body, reply.headers);
-    }, () => res.destroy());
+        if (req.headers.authorization !== `Bot ${options.token}`)
+          return send(res, 401, { message: '401: Unauthorized', code: 0 });
+        const atMs = Date.now();
+        const reply = await rest(req.method ?? 'GET', path, body);
+        restCalls.push({ method: req.method ?? 'GET', path, atMs, status: reply.status });
+        send(res, reply.status, reply.body, reply.headers);
+      },
+      () => res.destroy(),
+    );
   });
   const wss = new WebSocketServer({ server });
   wss.on('connection', (socket) => {
@@ -390,16 +545,23 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       } else if (payload.op === 2) {
         if (payload.d?.token !== options.token) return socket.close(4004, 'Authentication failed.');
         const intents = payload.d.intents ?? 0;
-        if (options.messageContentAllowed === false && intents & INTENTS.messageContent) return socket.close(4014, 'Disallowed intent(s).');
+        if (options.messageContentAllowed === false && intents & INTENTS.messageContent)
+          return socket.close(4014, 'Disallowed intent(s).');
         identifies.push({ intents });
         for (const listener of identifyListeners) listener();
         sessions.set(socket, { intents, seq: 0 });
         const guilds = options.guilds ?? [];
         dispatch(socket, 'READY', {
-          v: 10, user: botUser, guilds: guilds.map((g) => ({ id: g.id, unavailable: true })), session_id: `session-${snowflake()}`,
-          resume_gateway_url: `ws://127.0.0.1:${port()}`, shard: [0, 1], application: { id: botUser.id, flags: 0 },
+          v: 10,
+          user: botUser,
+          guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
+          session_id: `session-${snowflake()}`,
+          resume_gateway_url: `ws://127.0.0.1:${port()}`,
+          shard: [0, 1],
+          application: { id: botUser.id, flags: 0 },
         });
-        if (intents & INTENTS.guilds) for (const guild of guilds) dispatch(socket, 'GUILD_CREATE', guildCreate(guild, botUser));
+        if (intents & INTENTS.guilds)
+          for (const guild of guilds) dispatch(socket, 'GUILD_CREATE', guildCreate(guild, botUser));
       } else if (payload.op === 6) {
         socket.send(JSON.stringify({ op: 9, d: false }));
       }
@@ -412,8 +574,15 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
   const port = (): number => (server.address() as AddressInfo).port;
 
   return {
-    url: `http://127.0.0.1:${port()}/api`, botUser, identifies, sent, edits, restCalls, attachmentDownloads,
-    failNextEdit: (channelId, failure) => editFailures.set(channelId, [...(editFailures.get(channelId) ?? []), failure]),
+    url: `http://127.0.0.1:${port()}/api`,
+    botUser,
+    identifies,
+    sent,
+    edits,
+    restCalls,
+    attachmentDownloads,
+    failNextEdit: (channelId, failure) =>
+      editFailures.set(channelId, [...(editFailures.get(channelId) ?? []), failure]),
     pushMessage: (input) => {
       const message = createMessage(input);
       broadcastMessage(message);
@@ -422,7 +591,8 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     redeliverMessage: (message) => broadcastMessage(message),
     faultDownloads: (...faults) => downloadFaults.push(...faults),
     failNext: (channelId, failure) => failures.set(channelId, [...(failures.get(channelId) ?? []), failure]),
-    refuseNextFile: (channelId, refusal) => fileRefusals.set(channelId, [...(fileRefusals.get(channelId) ?? []), refusal]),
+    refuseNextFile: (channelId, refusal) =>
+      fileRefusals.set(channelId, [...(fileRefusals.get(channelId) ?? []), refusal]),
     waitForSent: (predicate, timeoutMs) => {
       const seen = sent.find(predicate);
       if (seen) return Promise.resolve(seen);
@@ -436,8 +606,14 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
         };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          const list = sent.map((m, i) => `  ${i + 1}. ${m.channelId}: ${JSON.stringify(m.message.content.slice(0, 200))}`).join('\n');
-          reject(new Error(`fake-discord: no matching Create Message within ${timeoutMs} ms; sent so far:\n${list || '  (nothing)'}`));
+          const list = sent
+            .map((m, i) => `  ${i + 1}. ${m.channelId}: ${JSON.stringify(m.message.content.slice(0, 200))}`)
+            .join('\n');
+          reject(
+            new Error(
+              `fake-discord: no matching Create Message within ${timeoutMs} ms; sent so far:\n${list || '  (nothing)'}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(waiter);
       });
@@ -448,14 +624,39 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       if (!message) throw new Error(`fake-discord: no message ${input.messageId}`);
       const rows = (message.components ?? []) as { components: { custom_id: string }[] }[];
       if (!rows.some((row) => row.components.some((c) => c.custom_id === input.customId))) {
-        throw new Error(`fake-discord: message ${input.messageId} has no button ${input.customId}; components: ${JSON.stringify(rows)}`);
+        throw new Error(
+          `fake-discord: message ${input.messageId} has no button ${input.customId}; components: ${JSON.stringify(rows)}`,
+        );
       }
       const id = snowflake();
       const token = `itoken-${id}`;
       const interaction = {
-        id, application_id: botUser.id, type: 3, token, version: 1, locale: 'en-US', app_permissions: '0', entitlements: [], authorizing_integration_owners: {},
-        channel_id: message.channel_id, channel: { id: message.channel_id, type: message.guild_id ? 0 : 1 },
-        ...(message.guild_id ? { guild_id: message.guild_id, guild_locale: 'en-US', member: { user: input.user, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: '0' } } : { user: input.user }),
+        id,
+        application_id: botUser.id,
+        type: 3,
+        token,
+        version: 1,
+        locale: 'en-US',
+        app_permissions: '0',
+        entitlements: [],
+        authorizing_integration_owners: {},
+        channel_id: message.channel_id,
+        channel: { id: message.channel_id, type: message.guild_id ? 0 : 1 },
+        ...(message.guild_id
+          ? {
+              guild_id: message.guild_id,
+              guild_locale: 'en-US',
+              member: {
+                user: input.user,
+                roles: [],
+                joined_at: new Date().toISOString(),
+                deaf: false,
+                mute: false,
+                flags: 0,
+                permissions: '0',
+              },
+            }
+          : { user: input.user }),
         message: withoutReference(message),
         data: { custom_id: input.customId, component_type: 2 },
       };
@@ -474,12 +675,13 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
     dropConnections: (code) => {
       for (const socket of wss.clients) socket.close(code, 'fake-discord: dropped');
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of wss.clients) socket.terminate();
-      wss.close();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of wss.clients) socket.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -494,12 +696,15 @@ function invalidComponents(components: unknown): string | undefined {
   const ids = new Set<string>();
   for (const row of components as { type?: number; components?: Record<string, unknown>[] }[]) {
     if (row.type !== 1) return 'a top-level component must be an action row (type 1)';
-    if (!Array.isArray(row.components) || row.components.length === 0 || row.components.length > 5) return 'an action row holds 1-5 buttons';
+    if (!Array.isArray(row.components) || row.components.length === 0 || row.components.length > 5)
+      return 'an action row holds 1-5 buttons';
     for (const button of row.components) {
       if (button.type !== 2) return 'only buttons (type 2) are expected in these rows';
-      if (typeof button.label !== 'string' || button.label.length === 0 || button.label.length > 80) return 'a button label is 1-80 characters';
+      if (typeof button.label !== 'string' || button.label.length === 0 || button.label.length > 80)
+        return 'a button label is 1-80 characters';
       if (![1, 2, 3, 4].includes(button.style as number)) return 'a button with a custom_id has style 1-4';
-      if (typeof button.custom_id !== 'string' || button.custom_id.length === 0 || button.custom_id.length > 100) return 'custom_id is 1-100 characters';
+      if (typeof button.custom_id !== 'string' || button.custom_id.length === 0 || button.custom_id.length > 100)
+        return 'custom_id is 1-100 characters';
       if (ids.has(button.custom_id)) return 'custom_id must be unique in a message';
       ids.add(button.custom_id);
     }
@@ -513,17 +718,69 @@ function withoutReference(message: DiscordMessage): DiscordMessage {
   return rest;
 }
 
-function guildCreate(guild: { id: string; name: string; channelIds: string[] }, botUser: DiscordUser): Record<string, unknown> {
+function guildCreate(
+  guild: { id: string; name: string; channelIds: string[] },
+  botUser: DiscordUser,
+): Record<string, unknown> {
   return {
-    id: guild.id, name: guild.name, icon: null, splash: null, discovery_splash: null, owner_id: '1', afk_channel_id: null, afk_timeout: 300,
-    verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, system_channel_id: null,
-    system_channel_flags: 0, rules_channel_id: null, vanity_url_code: null, description: null, banner: null, premium_tier: 0,
-    preferred_locale: 'en-US', public_updates_channel_id: null, nsfw_level: 0, premium_progress_bar_enabled: false, features: [],
-    roles: [{ id: guild.id, name: '@everyone', permissions: '68608', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
-    emojis: [], stickers: [], joined_at: new Date().toISOString(), large: false, unavailable: false, member_count: 2,
+    id: guild.id,
+    name: guild.name,
+    icon: null,
+    splash: null,
+    discovery_splash: null,
+    owner_id: '1',
+    afk_channel_id: null,
+    afk_timeout: 300,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    mfa_level: 0,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    vanity_url_code: null,
+    description: null,
+    banner: null,
+    premium_tier: 0,
+    preferred_locale: 'en-US',
+    public_updates_channel_id: null,
+    nsfw_level: 0,
+    premium_progress_bar_enabled: false,
+    features: [],
+    roles: [
+      {
+        id: guild.id,
+        name: '@everyone',
+        permissions: '68608',
+        position: 0,
+        color: 0,
+        hoist: false,
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      },
+    ],
+    emojis: [],
+    stickers: [],
+    joined_at: new Date().toISOString(),
+    large: false,
+    unavailable: false,
+    member_count: 2,
     members: [{ user: botUser, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 }],
-    channels: guild.channelIds.map((id, position) => ({ id, type: 0, name: `channel-${position}`, position, permission_overwrites: [], nsfw: false, parent_id: null })),
-    threads: [], voice_states: [], presences: [], stage_instances: [], guild_scheduled_events: [],
+    channels: guild.channelIds.map((id, position) => ({
+      id,
+      type: 0,
+      name: `channel-${position}`,
+      position,
+      permission_overwrites: [],
+      nsfw: false,
+      parent_id: null,
+    })),
+    threads: [],
+    voice_states: [],
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
   };
 }
 
@@ -546,7 +803,11 @@ async function readJson(req: IncomingMessage): Promise<Record<string | symbol, u
   recordReceived(`discord ${req.method ?? ''} ${req.url ?? ''}`, raw);
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
-    const form = await new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();
+    const form = await new Request('http://fake.invalid/', {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body: raw,
+    }).formData();
     const payload = form.get('payload_json');
     const body = (typeof payload === 'string' ? JSON.parse(payload) : {}) as Record<string | symbol, unknown>;
     const files: { field: string; filename: string; content: Buffer }[] = [];

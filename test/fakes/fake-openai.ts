@@ -104,7 +104,12 @@ export interface StartFakeOpenAIOptions {
   fallback?: (request: RecordedRequest) => FakeTurn;
 }
 
-const DEFAULT_USAGE: FakeUsage = { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 };
+const DEFAULT_USAGE: FakeUsage = {
+  input_tokens: 100,
+  cached_input_tokens: 0,
+  output_tokens: 10,
+  reasoning_output_tokens: 0,
+};
 
 /** The `input` items of a recorded `/v1/responses` request (empty for any other request). */
 export function inputItemsOf(request: RecordedRequest): ResponseInputItem[] {
@@ -123,7 +128,14 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
   let counter = 0;
 
   const record = (req: IncomingMessage, path: string, body: unknown, status: number, receivedAtMs: number): void => {
-    const entry: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, status, receivedAtMs };
+    const entry: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      headers: req.headers,
+      body,
+      status,
+      receivedAtMs,
+    };
     log.record(entry);
   };
 
@@ -150,7 +162,11 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
     const responseId = `resp_fake_${counter}`;
     const item = outputItem(turn, counter);
     const completed = {
-      id: responseId, object: 'response', status: 'completed', model: modelOf(body), output: [item],
+      id: responseId,
+      object: 'response',
+      status: 'completed',
+      model: modelOf(body),
+      output: [item],
       usage: usageJson(turn.usage ?? DEFAULT_USAGE),
     };
     if (isObject(body) && body['stream'] === false) {
@@ -160,7 +176,10 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
     const inProgress = { ...completed, status: 'in_progress', output: [], usage: null };
     const events: SseEvent[] = [
       { event: 'response.created', data: { type: 'response.created', sequence_number: 0, response: inProgress } },
-      { event: 'response.output_item.done', data: { type: 'response.output_item.done', sequence_number: 1, output_index: 0, item } },
+      {
+        event: 'response.output_item.done',
+        data: { type: 'response.output_item.done', sequence_number: 1, output_index: 0, item },
+      },
       { event: 'response.completed', data: { type: 'response.completed', sequence_number: 2, response: completed } },
     ];
     startSse(res);
@@ -190,13 +209,20 @@ function outputItem(turn: Exclude<FakeTurn, { kind: 'http_error' }>, n: number):
   switch (turn.kind) {
     case 'message':
       return {
-        type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed',
+        type: 'message',
+        id: `msg_fake_${n}`,
+        role: 'assistant',
+        status: 'completed',
         content: [{ type: 'output_text', text: turn.text, annotations: [] }],
       };
     case 'tool_call':
       return {
-        type: 'function_call', id: `fc_fake_${n}`, status: 'completed', name: turn.name,
-        call_id: turn.callId ?? `call_${n}`, arguments: JSON.stringify(turn.arguments),
+        type: 'function_call',
+        id: `fc_fake_${n}`,
+        status: 'completed',
+        name: turn.name,
+        call_id: turn.callId ?? `call_${n}`,
+        arguments: JSON.stringify(turn.arguments),
       };
   }
 }
@@ -218,7 +244,6 @@ function openAiError(message: string, type: string): Record<string, unknown> {
 function modelOf(body: unknown): string {
   return isObject(body) && typeof body['model'] === 'string' ? body['model'] : 'fake-model';
 }
-
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });

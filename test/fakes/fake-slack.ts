@@ -83,7 +83,14 @@ export interface BlockActionsPayload {
   channel: { id: string };
   container: { type: 'message'; channel_id: string; message_ts: string; is_ephemeral: false };
   message: Record<string, unknown>;
-  actions: { type: 'button'; block_id: string; action_id: string; value: string; action_ts: string; text: { type: 'plain_text'; text: string } }[];
+  actions: {
+    type: 'button';
+    block_id: string;
+    action_id: string;
+    value: string;
+    action_ts: string;
+    text: { type: 'plain_text'; text: string };
+  }[];
 }
 
 /** An accepted `chat.postEphemeral`: the arguments as received. */
@@ -128,7 +135,14 @@ export interface FakeSlack {
   /** Accepted `chat.update` calls, in order. */
   readonly updates: readonly UpdatedMessage[];
   /** A user message: stored in the channel's history and returned as the event Slack would send. */
-  userMessage(input: { channel: string; user: string; text: string; threadTs?: string; kind: 'app_mention' | 'im'; files?: { name: string; bytes: Buffer }[] }): EventEnvelope;
+  userMessage(input: {
+    channel: string;
+    user: string;
+    text: string;
+    threadTs?: string;
+    kind: 'app_mention' | 'im';
+    files?: { name: string; bytes: Buffer }[];
+  }): EventEnvelope;
   /** GETs of `url_private_download` URLs, with whether they carried the bot token. */
   readonly fileDownloads: readonly { path: string; authorized: boolean }[];
   /** A `message.im` event for a message this app's bot posted itself. */
@@ -173,7 +187,18 @@ const ok = (fields: Record<string, unknown> = {}): Reply => ({ status: 200, body
 const fail = (error: string): Reply => ({ status: 200, body: { ok: false, error } });
 const MAX_TEXT_CHARS = 4000;
 /** Block Kit reference: section text ≤ 3000, ≤ 25 elements per actions block, action_id ≤ 255, value ≤ 2000, ≤ 50 blocks. */
-const KNOWN_BLOCK_TYPES = new Set(['section', 'actions', 'context', 'divider', 'header', 'image', 'rich_text', 'input', 'file', 'video']);
+const KNOWN_BLOCK_TYPES = new Set([
+  'section',
+  'actions',
+  'context',
+  'divider',
+  'header',
+  'image',
+  'rich_text',
+  'input',
+  'file',
+  'video',
+]);
 
 /** Validates `blocks` as Slack does for the block types baton uses; returns the error Slack answers, or undefined. */
 function invalidBlocks(raw: string | undefined): string | undefined {
@@ -190,18 +215,34 @@ function invalidBlocks(raw: string | undefined): string | undefined {
     if (typeof block?.type !== 'string' || !KNOWN_BLOCK_TYPES.has(block.type)) return 'invalid_blocks';
     if (block.type === 'section') {
       const text = block.text as { type?: string; text?: string } | undefined;
-      if (!text || (text.type !== 'plain_text' && text.type !== 'mrkdwn') || typeof text.text !== 'string' || text.text.length === 0 || text.text.length > 3000) return 'invalid_blocks';
+      if (
+        !text ||
+        (text.type !== 'plain_text' && text.type !== 'mrkdwn') ||
+        typeof text.text !== 'string' ||
+        text.text.length === 0 ||
+        text.text.length > 3000
+      )
+        return 'invalid_blocks';
     }
     if (block.type === 'actions') {
       const elements = block.elements as Record<string, unknown>[] | undefined;
       if (!Array.isArray(elements) || elements.length === 0 || elements.length > 25) return 'invalid_blocks';
       for (const element of elements) {
         const text = element.text as { type?: string; text?: string } | undefined;
-        if (element.type !== 'button' || text?.type !== 'plain_text' || !text.text || text.text.length > 75) return 'invalid_blocks';
-        if (typeof element.action_id !== 'string' || element.action_id.length === 0 || element.action_id.length > 255 || actionIds.has(element.action_id)) return 'invalid_blocks';
+        if (element.type !== 'button' || text?.type !== 'plain_text' || !text.text || text.text.length > 75)
+          return 'invalid_blocks';
+        if (
+          typeof element.action_id !== 'string' ||
+          element.action_id.length === 0 ||
+          element.action_id.length > 255 ||
+          actionIds.has(element.action_id)
+        )
+          return 'invalid_blocks';
         actionIds.add(element.action_id);
-        if (element.value !== undefined && (typeof element.value !== 'string' || element.value.length > 2000)) return 'invalid_blocks';
-        if (element.style !== undefined && element.style !== 'primary' && element.style !== 'danger') return 'invalid_blocks';
+        if (element.value !== undefined && (typeof element.value !== 'string' || element.value.length > 2000))
+          return 'invalid_blocks';
+        if (element.style !== undefined && element.style !== 'primary' && element.style !== 'danger')
+          return 'invalid_blocks';
       }
     }
   }
@@ -236,15 +277,27 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   };
 
   const envelope = (event: EventEnvelope['event']): EventEnvelope => ({
-    type: 'event_callback', event_id: `Ev${String(++eventCounter).padStart(8, '0')}`, event_time: Math.floor(Date.now() / 1000),
-    team_id: bot.teamId, api_app_id: 'A0BATON',
-    event, authorizations: [{ team_id: bot.teamId, user_id: bot.userId, is_bot: true, is_enterprise_install: false }],
+    type: 'event_callback',
+    event_id: `Ev${String(++eventCounter).padStart(8, '0')}`,
+    event_time: Math.floor(Date.now() / 1000),
+    team_id: bot.teamId,
+    api_app_id: 'A0BATON',
+    event,
+    authorizations: [{ team_id: bot.teamId, user_id: bot.userId, is_bot: true, is_enterprise_install: false }],
   });
 
   const api = (method: string, args: Record<string, string>): Reply => {
     switch (method) {
       case 'auth.test':
-        return ok({ url: 'https://fake.slack.test/', team: 'Test', user: 'baton', team_id: bot.teamId, user_id: bot.userId, bot_id: bot.botId, is_enterprise_install: false });
+        return ok({
+          url: 'https://fake.slack.test/',
+          team: 'Test',
+          user: 'baton',
+          team_id: bot.teamId,
+          user_id: bot.userId,
+          bot_id: bot.botId,
+          is_enterprise_install: false,
+        });
       case 'chat.postMessage': {
         const { channel, text } = args;
         if (!channel) return fail('channel_not_found');
@@ -252,7 +305,14 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         if (decodeEntities(text).length > MAX_TEXT_CHARS) return fail('msg_too_long');
         const blocksError = invalidBlocks(args.blocks);
         if (blocksError) return fail(blocksError);
-        const message: SlackMessage = { channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text, ...(args.thread_ts ? { thread_ts: args.thread_ts } : {}) };
+        const message: SlackMessage = {
+          channel,
+          ts: nextTs(),
+          user: bot.userId,
+          bot_id: bot.botId,
+          text,
+          ...(args.thread_ts ? { thread_ts: args.thread_ts } : {}),
+        };
         if (args.blocks) blocksOf.set(message.ts, JSON.parse(args.blocks) as Record<string, unknown>[]);
         history.push(message);
         const entry = { args, message };
@@ -314,13 +374,19 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         return ok({ message_ts: nextTs() });
       }
       case 'conversations.replies': {
-        const thread = history.filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts));
+        const thread = history.filter(
+          (m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts),
+        );
         if (!thread.some((m) => m.ts === args.ts)) return fail('thread_not_found');
         const limit = Math.min(1000, Math.max(1, Number(args.limit ?? 100)));
         const start = Number(args.cursor ?? 0);
         const page = thread.slice(start, start + limit);
         const more = start + limit < thread.length;
-        return ok({ messages: page.map((m) => ({ type: 'message', ...m })), has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } });
+        return ok({
+          messages: page.map((m) => ({ type: 'message', ...m })),
+          has_more: more,
+          response_metadata: { next_cursor: more ? String(start + limit) : '' },
+        });
       }
       default:
         return fail('unknown_method');
@@ -334,49 +400,69 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
       fileDownloads.push({ path: filePath, authorized });
       const bytes = files_.get(filePath);
       // Without the token Slack answers with its sign-in page, not the file.
-      res.writeHead(!authorized ? 302 : bytes ? 200 : 404, authorized ? { 'content-type': 'application/octet-stream' } : { location: 'https://fake.slack.test/?redir=signin' });
+      res.writeHead(
+        !authorized ? 302 : bytes ? 200 : 404,
+        authorized
+          ? { 'content-type': 'application/octet-stream' }
+          : { location: 'https://fake.slack.test/?redir=signin' },
+      );
       res.end(authorized ? bytes : undefined);
       return;
     }
     const upload = /^\/upload\/v1\/(F\d+)$/.exec(filePath);
     if (req.method === 'POST' && upload) {
-      void readBytes(req).then(async (raw) => {
-        const pending = pendingUploads.get(upload[1]!);
-        if (!pending) return send(res, { status: 404, body: 'not found' });
-        const type = req.headers['content-type'] ?? '';
-        let bytes = raw;
-        if (type.startsWith('multipart/form-data')) {
-          const form = await new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();
-          const part = [...form.values()].find((v) => typeof v !== 'string') as Blob | undefined;
-          if (!part) return send(res, { status: 400, body: 'no file' });
-          bytes = Buffer.from(await part.arrayBuffer());
-        }
-        pending.bytes = bytes;
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end(`OK - ${bytes.length}`);
-      }, () => res.destroy());
+      void readBytes(req).then(
+        async (raw) => {
+          const pending = pendingUploads.get(upload[1]!);
+          if (!pending) return send(res, { status: 404, body: 'not found' });
+          const type = req.headers['content-type'] ?? '';
+          let bytes = raw;
+          if (type.startsWith('multipart/form-data')) {
+            const form = await new Request('http://fake.invalid/', {
+              method: 'POST',
+              headers: { 'content-type': type },
+              body: raw,
+            }).formData();
+            const part = [...form.values()].find((v) => typeof v !== 'string') as Blob | undefined;
+            if (!part) return send(res, { status: 400, body: 'no file' });
+            bytes = Buffer.from(await part.arrayBuffer());
+          }
+          pending.bytes = bytes;
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end(`OK - ${bytes.length}`);
+        },
+        () => res.destroy(),
+      );
       return;
     }
-    void readBody(req).then(async (raw) => {
-      const method = /^\/api\/([\w.]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
-      if (!method) return send(res, { status: 404, body: 'not found' });
-      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-      const wanted = method === 'apps.connections.open' ? options.appToken : options.botToken;
-      if (!token || token !== wanted) return send(res, fail('invalid_auth'));
-      const args = parseArgs(raw, req.headers['content-type'] ?? '');
-      calls.push({ method, args, atMs: Date.now() });
-      const delay = delays.get(method)?.shift();
-      if (delay) await new Promise((r) => setTimeout(r, delay));
-      const hold = holds.get(method)?.shift();
-      if (hold) await hold;
-      const failure = failures.get(method)?.shift();
-      if (failure && 'status' in failure) {
-        return send(res, { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(failure.retryAfterS) } });
-      }
-      if (failure) return send(res, fail(failure.error));
-      if (method === 'apps.connections.open') return send(res, ok({ url: `ws://127.0.0.1:${port()}/link/?ticket=fake` }));
-      send(res, api(method, args));
-    }, () => res.destroy());
+    void readBody(req).then(
+      async (raw) => {
+        const method = /^\/api\/([\w.]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1];
+        if (!method) return send(res, { status: 404, body: 'not found' });
+        const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const wanted = method === 'apps.connections.open' ? options.appToken : options.botToken;
+        if (!token || token !== wanted) return send(res, fail('invalid_auth'));
+        const args = parseArgs(raw, req.headers['content-type'] ?? '');
+        calls.push({ method, args, atMs: Date.now() });
+        const delay = delays.get(method)?.shift();
+        if (delay) await new Promise((r) => setTimeout(r, delay));
+        const hold = holds.get(method)?.shift();
+        if (hold) await hold;
+        const failure = failures.get(method)?.shift();
+        if (failure && 'status' in failure) {
+          return send(res, {
+            status: 429,
+            body: { ok: false, error: 'ratelimited' },
+            headers: { 'retry-after': String(failure.retryAfterS) },
+          });
+        }
+        if (failure) return send(res, fail(failure.error));
+        if (method === 'apps.connections.open')
+          return send(res, ok({ url: `ws://127.0.0.1:${port()}/link/?ticket=fake` }));
+        send(res, api(method, args));
+      },
+      () => res.destroy(),
+    );
   });
   const wss = new WebSocketServer({ server });
   const sockets = new Set<WebSocket>();
@@ -387,7 +473,9 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
       const envelopeId = (JSON.parse(String(data)) as { envelope_id?: string }).envelope_id;
       if (envelopeId) acks.get(envelopeId)?.();
     });
-    socket.send(JSON.stringify({ type: 'hello', num_connections: sockets.size, connection_info: { app_id: 'A0BATON' } }));
+    socket.send(
+      JSON.stringify({ type: 'hello', num_connections: sockets.size, connection_info: { app_id: 'A0BATON' } }),
+    );
   });
   // Slack pings Socket Mode clients; @slack/socket-mode reconnects after 30 s without one.
   const pinger = setInterval(() => sockets.forEach((s) => s.ping()), 5_000);
@@ -399,21 +487,52 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
   const port = (): number => (server.address() as AddressInfo).port;
 
   const userMessage: FakeSlack['userMessage'] = (input) => {
-    const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
+    const message: SlackMessage = {
+      channel: input.channel,
+      ts: nextTs(),
+      user: input.user,
+      text: input.text,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    };
     history.push(message);
     // Slack "File object": a private download URL that needs the bot token (scope files:read).
     const files = (input.files ?? []).map((file) => {
       const id = `F${String(files_.size + 1).padStart(8, '0')}`;
       const path = `/files-pri/${bot.teamId}-${id}/download/${encodeURIComponent(file.name)}`;
       files_.set(path, file.bytes);
-      return { id, name: file.name, size: file.bytes.length, mimetype: 'application/octet-stream', url_private: `http://127.0.0.1:${port()}${path.replace('/download', '')}`, url_private_download: `http://127.0.0.1:${port()}${path}` };
+      return {
+        id,
+        name: file.name,
+        size: file.bytes.length,
+        mimetype: 'application/octet-stream',
+        url_private: `http://127.0.0.1:${port()}${path.replace('/download', '')}`,
+        url_private_download: `http://127.0.0.1:${port()}${path}`,
+      };
     });
-    const base = { ...message, event_ts: message.ts, team: bot.teamId, client_msg_id: `msg-${message.ts}`, ...(files.length > 0 ? { subtype: 'file_share', files } : {}) };
-    return envelope(input.kind === 'app_mention' ? { type: 'app_mention', ...base } : { type: 'message', channel_type: 'im', ...base });
+    const base = {
+      ...message,
+      event_ts: message.ts,
+      team: bot.teamId,
+      client_msg_id: `msg-${message.ts}`,
+      ...(files.length > 0 ? { subtype: 'file_share', files } : {}),
+    };
+    return envelope(
+      input.kind === 'app_mention'
+        ? { type: 'app_mention', ...base }
+        : { type: 'message', channel_type: 'im', ...base },
+    );
   };
 
   return {
-    url: `http://127.0.0.1:${port()}/api/`, bot, calls, posted, updates, userMessage, fileDownloads, uploads, ephemerals,
+    url: `http://127.0.0.1:${port()}/api/`,
+    bot,
+    calls,
+    posted,
+    updates,
+    userMessage,
+    fileDownloads,
+    uploads,
+    ephemerals,
     press: (input) => {
       const message = history.find((m) => m.channel === input.channel && m.ts === input.messageTs);
       if (!message) throw new Error(`fake-slack: no message ${input.messageTs} in ${input.channel}`);
@@ -422,14 +541,30 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         .filter((b) => b.type === 'actions')
         .flatMap((b) => b.elements as { action_id: string; value?: string; text: { text: string } }[])
         .find((e) => e.action_id === input.actionId);
-      if (!button) throw new Error(`fake-slack: message ${input.messageTs} has no button ${input.actionId}; blocks: ${JSON.stringify(blocks)}`);
+      if (!button)
+        throw new Error(
+          `fake-slack: message ${input.messageTs} has no button ${input.actionId}; blocks: ${JSON.stringify(blocks)}`,
+        );
       const actionTs = nextTs();
       return {
-        type: 'block_actions', trigger_id: `${++triggerCounter}.${bot.teamId}.${Math.random().toString(16).slice(2)}`, api_app_id: 'A0BATON',
-        team: { id: bot.teamId }, user: { id: input.user }, channel: { id: input.channel },
+        type: 'block_actions',
+        trigger_id: `${++triggerCounter}.${bot.teamId}.${Math.random().toString(16).slice(2)}`,
+        api_app_id: 'A0BATON',
+        team: { id: bot.teamId },
+        user: { id: input.user },
+        channel: { id: input.channel },
         container: { type: 'message', channel_id: input.channel, message_ts: input.messageTs, is_ephemeral: false },
         message: { type: 'message', ...message, blocks },
-        actions: [{ type: 'button', block_id: 'b', action_id: button.action_id, value: button.value ?? '', action_ts: actionTs, text: { type: 'plain_text', text: button.text.text } }],
+        actions: [
+          {
+            type: 'button',
+            block_id: 'b',
+            action_id: button.action_id,
+            value: button.value ?? '',
+            action_ts: actionTs,
+            text: { type: 'plain_text', text: button.text.text },
+          },
+        ],
       };
     },
     deliverInteractive: async (payload) => {
@@ -440,27 +575,44 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
       const started = performance.now();
       const response = await fetch(options.events.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': timestamp,
+          'x-slack-signature': signature,
+        },
         body: raw,
         signal: AbortSignal.timeout(10_000),
       });
       await response.text();
       return { status: response.status, elapsedMs: performance.now() - started };
     },
-    deliverInteractiveSocket: (payload, timeoutMs) => new Promise<void>((resolve, reject) => {
-      const socket = [...sockets][0];
-      if (!socket) return reject(new Error('fake-slack: no Socket Mode connection'));
-      const envelopeId = `env-${payload.trigger_id}-${Math.random().toString(16).slice(2)}`;
-      const timer = setTimeout(() => reject(new Error(`fake-slack: envelope ${envelopeId} not acknowledged within ${timeoutMs} ms`)), timeoutMs);
-      acks.set(envelopeId, () => {
-        clearTimeout(timer);
-        acks.delete(envelopeId);
-        resolve();
-      });
-      socket.send(JSON.stringify({ envelope_id: envelopeId, type: 'interactive', accepts_response_payload: false, payload }));
-    }),
+    deliverInteractiveSocket: (payload, timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = [...sockets][0];
+        if (!socket) return reject(new Error('fake-slack: no Socket Mode connection'));
+        const envelopeId = `env-${payload.trigger_id}-${Math.random().toString(16).slice(2)}`;
+        const timer = setTimeout(
+          () => reject(new Error(`fake-slack: envelope ${envelopeId} not acknowledged within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        acks.set(envelopeId, () => {
+          clearTimeout(timer);
+          acks.delete(envelopeId);
+          resolve();
+        });
+        socket.send(
+          JSON.stringify({ envelope_id: envelopeId, type: 'interactive', accepts_response_payload: false, payload }),
+        );
+      }),
     botMessage: (input) => {
-      const message: SlackMessage = { channel: input.channel, ts: nextTs(), user: bot.userId, bot_id: bot.botId, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) };
+      const message: SlackMessage = {
+        channel: input.channel,
+        ts: nextTs(),
+        user: bot.userId,
+        bot_id: bot.botId,
+        text: input.text,
+        ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+      };
       history.push(message);
       return envelope({ type: 'message', channel_type: 'im', app_id: 'A0BATON', event_ts: message.ts, ...message });
     },
@@ -470,28 +622,50 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
       const timestamp = String(deliverOptions.timestampS ?? Math.floor(Date.now() / 1000));
       const secret = deliverOptions.signingSecret ?? options.events.signingSecret;
       const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${raw}`).digest('hex')}`;
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-slack-request-timestamp': timestamp,
+        'x-slack-signature': signature,
+      };
       if (deliverOptions.retryNum !== undefined) {
         headers['x-slack-retry-num'] = String(deliverOptions.retryNum);
         headers['x-slack-retry-reason'] = 'http_timeout';
       }
       const started = performance.now();
-      const response = await fetch(options.events.url, { method: 'POST', headers, body: raw, signal: AbortSignal.timeout(10_000) });
+      const response = await fetch(options.events.url, {
+        method: 'POST',
+        headers,
+        body: raw,
+        signal: AbortSignal.timeout(10_000),
+      });
       await response.text();
       return { status: response.status, elapsedMs: performance.now() - started };
     },
-    deliverSocket: (body, timeoutMs) => new Promise<void>((resolve, reject) => {
-      const socket = [...sockets][0];
-      if (!socket) return reject(new Error('fake-slack: no Socket Mode connection'));
-      const envelopeId = `env-${body.event_id}-${Math.random().toString(16).slice(2)}`;
-      const timer = setTimeout(() => reject(new Error(`fake-slack: envelope ${envelopeId} not acknowledged within ${timeoutMs} ms`)), timeoutMs);
-      acks.set(envelopeId, () => {
-        clearTimeout(timer);
-        acks.delete(envelopeId);
-        resolve();
-      });
-      socket.send(JSON.stringify({ envelope_id: envelopeId, type: 'events_api', accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload: body }));
-    }),
+    deliverSocket: (body, timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = [...sockets][0];
+        if (!socket) return reject(new Error('fake-slack: no Socket Mode connection'));
+        const envelopeId = `env-${body.event_id}-${Math.random().toString(16).slice(2)}`;
+        const timer = setTimeout(
+          () => reject(new Error(`fake-slack: envelope ${envelopeId} not acknowledged within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        acks.set(envelopeId, () => {
+          clearTimeout(timer);
+          acks.delete(envelopeId);
+          resolve();
+        });
+        socket.send(
+          JSON.stringify({
+            envelope_id: envelopeId,
+            type: 'events_api',
+            accepts_response_payload: false,
+            retry_attempt: 0,
+            retry_reason: '',
+            payload: body,
+          }),
+        );
+      }),
     failNext: (method, failure) => failures.set(method, [...(failures.get(method) ?? []), failure]),
     holdNext: (method) => {
       let release!: () => void;
@@ -512,21 +686,31 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          const list = posted.map((p, i) => `  ${i + 1}. ${p.message.channel} thread ${p.args.thread_ts ?? '-'}: ${JSON.stringify(p.args.text)}`).join('\n');
-          reject(new Error(`fake-slack: no matching chat.postMessage within ${timeoutMs} ms; posted so far:\n${list || '  (nothing)'}`));
+          const list = posted
+            .map(
+              (p, i) =>
+                `  ${i + 1}. ${p.message.channel} thread ${p.args.thread_ts ?? '-'}: ${JSON.stringify(p.args.text)}`,
+            )
+            .join('\n');
+          reject(
+            new Error(
+              `fake-slack: no matching chat.postMessage within ${timeoutMs} ms; posted so far:\n${list || '  (nothing)'}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(waiter);
       });
     },
     sockets: () => sockets.size,
     dropSockets: () => sockets.forEach((s) => s.terminate()),
-    close: () => new Promise<void>((resolve) => {
-      clearInterval(pinger);
-      for (const socket of sockets) socket.terminate();
-      wss.close();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(pinger);
+        for (const socket of sockets) socket.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -539,7 +723,9 @@ function decodeEntities(text: string): string {
 function parseArgs(raw: string, contentType: string): Record<string, string> {
   if (contentType.startsWith('application/json')) {
     const parsed = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    return Object.fromEntries(
+      Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    );
   }
   return Object.fromEntries(new URLSearchParams(raw));
 }

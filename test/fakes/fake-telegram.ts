@@ -218,20 +218,35 @@ export interface StartFakeTelegramOptions {
   nowMs?: () => number;
 }
 
-interface Pending { update: Update; redelivery: boolean; delivered: boolean }
-interface LongPoll { res: ServerResponse; call: RecordedCall; limit: number; timer: NodeJS.Timeout }
+interface Pending {
+  update: Update;
+  redelivery: boolean;
+  delivered: boolean;
+}
+interface LongPoll {
+  res: ServerResponse;
+  call: RecordedCall;
+  limit: number;
+  timer: NodeJS.Timeout;
+}
 type Reply = { status: number; body: unknown };
 
 const OFF_BY_DEFAULT = new Set(['chat_member', 'message_reaction', 'message_reaction_count']);
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
   409: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
-  429: 'Too Many Requests: retry after 1', 500: 'Internal Server Error', 502: 'Bad Gateway',
+  429: 'Too Many Requests: retry after 1',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
 };
 
 const ok = (result: unknown): Reply => ({ status: 200, body: { ok: true, result } });
 const fail = (status: number, description: string, parameters?: TelegramErrorBody['parameters']): Reply => ({
-  status, body: { ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) },
+  status,
+  body: { ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) },
 });
 
 /** Starts the fake on an ephemeral port of 127.0.0.1. */
@@ -239,11 +254,19 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const { token } = options;
   const nowS = (): number => Math.floor((options.nowMs ?? Date.now)() / 1000);
   const botUser: UserFromGetMe = {
-    id: Number(/^(\d+):/.exec(token)?.[1] ?? 1), is_bot: true, first_name: 'Baton Test',
-    username: options.botUsername ?? 'baton_test_bot', can_join_groups: true,
-    can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false,
-    has_main_web_app: false, has_topics_enabled: false, allows_users_to_create_topics: false,
-    can_manage_bots: false, supports_join_request_queries: false,
+    id: Number(/^(\d+):/.exec(token)?.[1] ?? 1),
+    is_bot: true,
+    first_name: 'Baton Test',
+    username: options.botUsername ?? 'baton_test_bot',
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+    has_topics_enabled: false,
+    allows_users_to_create_topics: false,
+    can_manage_bots: false,
+    supports_join_request_queries: false,
   };
   const calls: RecordedCall[] = [];
   const files = new Map<string, { bytes: Buffer; uniqueId: string; path: string }>();
@@ -256,7 +279,8 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const stalls = new Map<string, number[]>();
   const closedTopics = new Set<string>();
   const topicClosed = (body: Record<string, unknown>): boolean =>
-    body['message_thread_id'] !== undefined && closedTopics.has(`${Number(body['chat_id'])}:${Number(body['message_thread_id'])}`);
+    body['message_thread_id'] !== undefined &&
+    closedTopics.has(`${Number(body['chat_id'])}:${Number(body['message_thread_id'])}`);
   const chats = new Map<number, Chat>();
   const lastMessageId = new Map<number, number>();
   const messages = new Map<string, Message>();
@@ -347,11 +371,17 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const shownText = (body: Record<string, unknown>): { text: string; entities?: MessageEntity[] } | Reply => {
     const raw = typeof body['text'] === 'string' ? body['text'] : '';
     const mode = body['parse_mode'];
-    let shown: { text: string; entities?: MessageEntity[] } = { text: raw, ...(Array.isArray(body['entities']) ? { entities: body['entities'] as MessageEntity[] } : {}) };
+    let shown: { text: string; entities?: MessageEntity[] } = {
+      text: raw,
+      ...(Array.isArray(body['entities']) ? { entities: body['entities'] as MessageEntity[] } : {}),
+    };
     if (mode === 'HTML') {
       try {
         const parsed = parseTelegramHtml(raw);
-        shown = { text: parsed.text, ...(parsed.entities.length > 0 ? { entities: parsed.entities as MessageEntity[] } : {}) };
+        shown = {
+          text: parsed.text,
+          ...(parsed.entities.length > 0 ? { entities: parsed.entities as MessageEntity[] } : {}),
+        };
       } catch (err) {
         if (err instanceof EntityParseError) return fail(400, `Bad Request: ${err.message}`);
         throw err;
@@ -373,27 +403,37 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     const chatId = Number(body['chat_id']);
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
     const movedTo = migrated.get(chatId);
-    if (movedTo !== undefined) return fail(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: movedTo });
+    if (movedTo !== undefined)
+      return fail(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: movedTo });
     if (topicClosed(body)) return fail(400, 'Bad Request: TOPIC_CLOSED');
     const chat = chats.get(chatId) ?? defaultChat(chatId);
     const params = (body['reply_parameters'] ?? {}) as { message_id?: number; allow_sending_without_reply?: boolean };
     const replyId = params.message_id ?? (body['reply_to_message_id'] as number | undefined);
     const target = replyId === undefined ? undefined : messages.get(`${chatId}:${replyId}`);
     const withoutReply = params.allow_sending_without_reply === true || body['allow_sending_without_reply'] === true;
-    if (replyId !== undefined && !target && !withoutReply) return fail(400, 'Bad Request: message to be replied not found');
+    if (replyId !== undefined && !target && !withoutReply)
+      return fail(400, 'Bad Request: message to be replied not found');
     const markup = body['reply_markup'];
     if (markup !== undefined) {
       const problem = inlineKeyboardProblem(markup);
       if (problem) return fail(400, `Bad Request: ${problem}`);
     }
     const { id, is_bot, first_name, username } = botUser;
-    const message = storeMessage(chatId, (message_id) => ({
-      ...(markup !== undefined ? { reply_markup: markup } : {}),
-      message_id, from: { id, is_bot, first_name, username }, chat, date: nowS(), text,
-      ...(target ? { reply_to_message: { ...target, reply_to_message: undefined } } : {}),
-      ...(shown.entities ? { entities: shown.entities } : {}),
-      ...(body['link_preview_options'] ? { link_preview_options: body['link_preview_options'] } : {}),
-    }) as Message);
+    const message = storeMessage(
+      chatId,
+      (message_id) =>
+        ({
+          ...(markup !== undefined ? { reply_markup: markup } : {}),
+          message_id,
+          from: { id, is_bot, first_name, username },
+          chat,
+          date: nowS(),
+          text,
+          ...(target ? { reply_to_message: { ...target, reply_to_message: undefined } } : {}),
+          ...(shown.entities ? { entities: shown.entities } : {}),
+          ...(body['link_preview_options'] ? { link_preview_options: body['link_preview_options'] } : {}),
+        }) as Message,
+    );
     const sentBody = { ...body, text, sentText } as SendMessageBody;
     sent.push(sentBody);
     sentMessages.push(message);
@@ -422,21 +462,47 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   };
   const acceptDocument = async (reply: Reply, body: Record<string, unknown>): Promise<Reply> => {
     if (reply.status !== 0) return reply;
-    const { file, caption, chatId, chat, from } = reply.body as { file: FormPart; caption?: string; chatId: number; chat: Chat; from: User };
+    const { file, caption, chatId, chat, from } = reply.body as {
+      file: FormPart;
+      caption?: string;
+      chatId: number;
+      chat: Chat;
+      from: User;
+    };
     const content = file.content;
-    const message = storeMessage(chatId, (message_id) => ({
-      message_id, from, chat, date: nowS(),
-      document: { file_id: `sent-doc-${message_id}`, file_unique_id: `sent-doc-u-${message_id}`, file_name: file.filename, file_size: content.length },
-      ...(caption ? { caption } : {}),
-    }) as Message);
-    const doc: SentDocument = { chat_id: String(chatId), filename: file.filename ?? '', content, ...(caption !== undefined ? { caption } : {}), fields: body, message_id: message.message_id };
+    const message = storeMessage(
+      chatId,
+      (message_id) =>
+        ({
+          message_id,
+          from,
+          chat,
+          date: nowS(),
+          document: {
+            file_id: `sent-doc-${message_id}`,
+            file_unique_id: `sent-doc-u-${message_id}`,
+            file_name: file.filename,
+            file_size: content.length,
+          },
+          ...(caption ? { caption } : {}),
+        }) as Message,
+    );
+    const doc: SentDocument = {
+      chat_id: String(chatId),
+      filename: file.filename ?? '',
+      content,
+      ...(caption !== undefined ? { caption } : {}),
+      fields: body,
+      message_id: message.message_id,
+    };
     documents.push(doc);
     for (const waiter of documentWaiters) waiter(doc);
     return ok(message);
   };
 
   const editMessageText = (body: Record<string, unknown>): Reply => {
-    if (body['inline_message_id'] !== undefined) return fail(400, 'Bad Request: fake-telegram edits chat messages only');
+    if (body['inline_message_id'] !== undefined)
+      return fail(400, 'Bad Request: fake-telegram edits chat messages only');
     const chatId = Number(body['chat_id']);
     const messageId = Number(body['message_id']);
     if (!Number.isSafeInteger(chatId)) return fail(400, 'Bad Request: chat not found');
@@ -449,44 +515,69 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
     if (!message) return fail(400, 'Bad Request: message to edit not found');
     if (message.from?.id !== botUser.id) return fail(400, "Bad Request: message can't be edited");
     if (message.text === text && JSON.stringify(message.entities ?? []) === JSON.stringify(shown.entities ?? [])) {
-      return fail(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+      return fail(
+        400,
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      );
     }
     (message as { text?: string }).text = text;
     if (shown.entities) (message as { entities?: MessageEntity[] }).entities = shown.entities;
     else delete (message as { entities?: MessageEntity[] }).entities;
     (message as { edit_date?: number }).edit_date = nowS();
-    edits.push({ ...body, chat_id: body['chat_id'] as number | string, message_id: messageId, text, sentText, atMs: Date.now() });
+    edits.push({
+      ...body,
+      chat_id: body['chat_id'] as number | string,
+      message_id: messageId,
+      text,
+      sentText,
+      atMs: Date.now(),
+    });
     return ok(message);
   };
 
   const dispatch = (call: RecordedCall, res: ServerResponse): Reply | undefined => {
     const { body } = call;
     switch (call.method.toLowerCase()) {
-      case 'getme': return ok(botUser);
-      case 'getupdates': return getUpdates(body, res, call);
-      case 'sendmessage': return sendMessage(body);
-      case 'editmessagetext': return editMessageText(body);
+      case 'getme':
+        return ok(botUser);
+      case 'getupdates':
+        return getUpdates(body, res, call);
+      case 'sendmessage':
+        return sendMessage(body);
+      case 'editmessagetext':
+        return editMessageText(body);
       case 'deletewebhook':
         if (body['drop_pending_updates'] === true) queue = [];
         return ok(true);
-      case 'getwebhookinfo': return ok({ url: '', has_custom_certificate: false, pending_update_count: queue.length });
+      case 'getwebhookinfo':
+        return ok({ url: '', has_custom_certificate: false, pending_update_count: queue.length });
       case 'setmycommands': {
-        const list = Array.isArray(body['commands']) ? (body['commands'] as { command?: unknown; description?: unknown }[]) : [];
+        const list = Array.isArray(body['commands'])
+          ? (body['commands'] as { command?: unknown; description?: unknown }[])
+          : [];
         if (list.length > 100) return fail(400, 'Bad Request: BOT_COMMANDS_TOO_MUCH');
         for (const c of list) {
-          if (typeof c.command !== 'string' || !/^[a-z0-9_]{1,32}$/.test(c.command)) return fail(400, 'Bad Request: BOT_COMMAND_INVALID');
-          if (typeof c.description !== 'string' || c.description.trim().length === 0 || c.description.length > 256) return fail(400, 'Bad Request: BOT_COMMAND_DESCRIPTION_INVALID');
+          if (typeof c.command !== 'string' || !/^[a-z0-9_]{1,32}$/.test(c.command))
+            return fail(400, 'Bad Request: BOT_COMMAND_INVALID');
+          if (typeof c.description !== 'string' || c.description.trim().length === 0 || c.description.length > 256)
+            return fail(400, 'Bad Request: BOT_COMMAND_DESCRIPTION_INVALID');
         }
         commands = list;
         return ok(true);
       }
-      case 'getmycommands': return ok(commands);
-      case 'sendchataction': case 'close': case 'logout': return ok(true);
+      case 'getmycommands':
+        return ok(commands);
+      case 'sendchataction':
+      case 'close':
+      case 'logout':
+        return ok(true);
       case 'answercallbackquery': {
         const queryId = String(body['callback_query_id'] ?? '');
-        if (!openQueries.has(queryId)) return fail(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
+        if (!openQueries.has(queryId))
+          return fail(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
         const text = body['text'];
-        if (text !== undefined && (typeof text !== 'string' || text.length > 200)) return fail(400, 'Bad Request: MESSAGE_TOO_LONG');
+        if (text !== undefined && (typeof text !== 'string' || text.length > 200))
+          return fail(400, 'Bad Request: MESSAGE_TOO_LONG');
         openQueries.delete(queryId);
         callbackAnswers.set(queryId, typeof text === 'string' ? { text } : {});
         return ok(true);
@@ -495,9 +586,15 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         const file = files.get(String(body['file_id']));
         if (!file) return fail(400, 'Bad Request: invalid file_id');
         if (file.bytes.length > TELEGRAM_GET_FILE_MAX_BYTES) return fail(400, 'Bad Request: file is too big');
-        return ok({ file_id: body['file_id'], file_unique_id: file.uniqueId, file_size: file.bytes.length, file_path: file.path });
+        return ok({
+          file_id: body['file_id'],
+          file_unique_id: file.uniqueId,
+          file_size: file.bytes.length,
+          file_path: file.path,
+        });
       }
-      default: return fail(404, 'Not Found: method not found');
+      default:
+        return fail(404, 'Not Found: method not found');
     }
   };
 
@@ -509,37 +606,45 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       res.end(download[1] === token && file ? file.bytes : undefined);
       return;
     }
-    void readBody(req).then(async ({ parsed, form }) => {
-      const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
-      if (!match) return send(res, fail(404, 'Not Found'));
-      const [, gotToken = '', method = ''] = match;
-      if (gotToken !== token) return send(res, fail(401, 'Unauthorized'));
-      if (parsed === undefined) return send(res, fail(400, 'Bad Request: fake-telegram reads JSON and multipart bodies only'));
-      if (method.toLowerCase() === 'senddocument') {
+    void readBody(req).then(
+      async ({ parsed, form }) => {
+        const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
+        if (!match) return send(res, fail(404, 'Not Found'));
+        const [, gotToken = '', method = ''] = match;
+        if (gotToken !== token) return send(res, fail(401, 'Unauthorized'));
+        if (parsed === undefined)
+          return send(res, fail(400, 'Bad Request: fake-telegram reads JSON and multipart bodies only'));
+        if (method.toLowerCase() === 'senddocument') {
+          const call: RecordedCall = { method, body: parsed, status: 200, atMs: Date.now() };
+          calls.push(call);
+          const queued = failures.get('senddocument') ?? [];
+          const index = queued.findIndex((f) => !f.when || f.when(parsed));
+          const failure = index >= 0 ? queued.splice(index, 1)[0] : undefined;
+          const reply = failure ? injected(failure) : await acceptDocument(sendDocument(parsed, form), parsed);
+          call.status = reply.status;
+          return send(res, reply);
+        }
+        if (form)
+          return send(
+            res,
+            fail(400, `Bad Request: fake-telegram takes multipart only for sendDocument, got ${method}`),
+          );
         const call: RecordedCall = { method, body: parsed, status: 200, atMs: Date.now() };
         calls.push(call);
-        const queued = failures.get('senddocument') ?? [];
+        const stall = stalls.get(method.toLowerCase())?.shift();
+        if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall).unref());
+        if (res.destroyed) return;
+        const queued = failures.get(method.toLowerCase()) ?? [];
         const index = queued.findIndex((f) => !f.when || f.when(parsed));
         const failure = index >= 0 ? queued.splice(index, 1)[0] : undefined;
-        const reply = failure ? injected(failure) : await acceptDocument(sendDocument(parsed, form), parsed);
-        call.status = reply.status;
-        return send(res, reply);
-      }
-      if (form) return send(res, fail(400, `Bad Request: fake-telegram takes multipart only for sendDocument, got ${method}`));
-      const call: RecordedCall = { method, body: parsed, status: 200, atMs: Date.now() };
-      calls.push(call);
-      const stall = stalls.get(method.toLowerCase())?.shift();
-      if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall).unref());
-      if (res.destroyed) return;
-      const queued = failures.get(method.toLowerCase()) ?? [];
-      const index = queued.findIndex((f) => !f.when || f.when(parsed));
-      const failure = index >= 0 ? queued.splice(index, 1)[0] : undefined;
-      const reply = failure ? injected(failure) : dispatch(call, res);
-      if (reply) {
-        call.status = reply.status;
-        send(res, reply);
-      }
-    }, () => res.destroy());
+        const reply = failure ? injected(failure) : dispatch(call, res);
+        if (reply) {
+          call.status = reply.status;
+          send(res, reply);
+        }
+      },
+      () => res.destroy(),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -548,7 +653,12 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`, botUser, calls, sent, sentMessages, edits,
+    url: `http://127.0.0.1:${port}`,
+    botUser,
+    calls,
+    sent,
+    sentMessages,
+    edits,
     addFile: (bytes) => {
       const n = files.size + 1;
       const file = { bytes, uniqueId: `unique${n}`, path: `documents/file_${n}` };
@@ -560,17 +670,27 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       const from: User = { is_bot: false, first_name: 'Test', ...input.from };
       const chat = chatFor(input.chatId, type, from);
       chats.set(input.chatId, chat);
-      const target = input.replyToMessageId === undefined ? undefined : messages.get(`${input.chatId}:${input.replyToMessageId}`);
+      const target =
+        input.replyToMessageId === undefined ? undefined : messages.get(`${input.chatId}:${input.replyToMessageId}`);
       if (input.replyToMessageId !== undefined && !target) {
         throw new Error(`pushMessage: chat ${input.chatId} has no message ${input.replyToMessageId} to reply to`);
       }
       const command = /^\/\S+/.exec(input.text);
-      const entities = input.entities ?? (command ? [{ type: 'bot_command', offset: 0, length: command[0].length }] : undefined);
-      const message = storeMessage(input.chatId, (message_id) => ({
-        message_id, from, chat, date: nowS(), text: input.text,
-        ...(entities ? { entities } : {}),
-        ...(target ? { reply_to_message: { ...target, reply_to_message: undefined } } : {}),
-      }) as Message);
+      const entities =
+        input.entities ?? (command ? [{ type: 'bot_command', offset: 0, length: command[0].length }] : undefined);
+      const message = storeMessage(
+        input.chatId,
+        (message_id) =>
+          ({
+            message_id,
+            from,
+            chat,
+            date: nowS(),
+            text: input.text,
+            ...(entities ? { entities } : {}),
+            ...(target ? { reply_to_message: { ...target, reply_to_message: undefined } } : {}),
+          }) as Message,
+      );
       return enqueue({ update_id: nextUpdateId, message } as Update);
     },
     pushUpdate: (update) => enqueue(update),
@@ -589,7 +709,13 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       openQueries.add(queryId);
       return enqueue({
         update_id: nextUpdateId,
-        callback_query: { id: queryId, from: { is_bot: false, first_name: 'Test', ...from }, message, chat_instance: `ci-${message.chat.id}`, data: callbackData },
+        callback_query: {
+          id: queryId,
+          from: { is_bot: false, first_name: 'Test', ...from },
+          message,
+          chat_instance: `ci-${message.chat.id}`,
+          data: callbackData,
+        },
       } as Update);
     },
     batch: (push) => {
@@ -609,8 +735,15 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
       chats.set(toChatId, supergroup);
       if (!options.announce) return;
       const old = chats.get(fromChatId) ?? defaultChat(fromChatId);
-      const leaving = storeMessage(fromChatId, (message_id) => ({ message_id, from, chat: old, date: nowS(), migrate_to_chat_id: toChatId }) as Message);
-      const arriving = storeMessage(toChatId, (message_id) => ({ message_id, from, chat: supergroup, date: nowS(), migrate_from_chat_id: fromChatId }) as Message);
+      const leaving = storeMessage(
+        fromChatId,
+        (message_id) => ({ message_id, from, chat: old, date: nowS(), migrate_to_chat_id: toChatId }) as Message,
+      );
+      const arriving = storeMessage(
+        toChatId,
+        (message_id) =>
+          ({ message_id, from, chat: supergroup, date: nowS(), migrate_from_chat_id: fromChatId }) as Message,
+      );
       enqueue({ update_id: nextUpdateId, message: leaving } as Update);
       enqueue({ update_id: nextUpdateId, message: arriving } as Update);
     },
@@ -641,7 +774,11 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         };
         const timer = setTimeout(() => {
           documentWaiters.delete(waiter);
-          reject(new Error(`fake-telegram: no matching sendDocument within ${timeoutMs} ms; documents so far: ${documents.map((d) => d.filename).join(', ') || '(none)'}`));
+          reject(
+            new Error(
+              `fake-telegram: no matching sendDocument within ${timeoutMs} ms; documents so far: ${documents.map((d) => d.filename).join(', ') || '(none)'}`,
+            ),
+          );
         }, timeoutMs);
         documentWaiters.add(waiter);
       });
@@ -659,30 +796,42 @@ export async function startFakeTelegram(options: StartFakeTelegramOptions): Prom
         };
         const timer = setTimeout(() => {
           sentWaiters.delete(waiter);
-          const list = sent.map((b, i) => `  ${i + 1}. chat ${String(b.chat_id)}: ${JSON.stringify(b.text)}`).join('\n');
-          reject(new Error(`fake-telegram: no matching sendMessage within ${timeoutMs} ms; sent so far:\n${list || '  (nothing)'}`));
+          const list = sent
+            .map((b, i) => `  ${i + 1}. chat ${String(b.chat_id)}: ${JSON.stringify(b.text)}`)
+            .join('\n');
+          reject(
+            new Error(
+              `fake-telegram: no matching sendMessage within ${timeoutMs} ms; sent so far:\n${list || '  (nothing)'}`,
+            ),
+          );
         }, timeoutMs);
         sentWaiters.add(waiter);
       });
     },
     pendingUpdates: () => queue.length,
     lastUpdateId: () => nextUpdateId - 1,
-    close: () => new Promise<void>((resolve) => {
-      answerPoll([]);
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        answerPoll([]);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
 /** Why `markup` is not a valid inline keyboard (Bot API InlineKeyboardMarkup), or undefined. */
 function inlineKeyboardProblem(markup: unknown): string | undefined {
-  const rows = typeof markup === 'object' && markup !== null ? (markup as { inline_keyboard?: unknown }).inline_keyboard : undefined;
+  const rows =
+    typeof markup === 'object' && markup !== null
+      ? (markup as { inline_keyboard?: unknown }).inline_keyboard
+      : undefined;
   if (!Array.isArray(rows) || !rows.every(Array.isArray)) return "can't parse reply keyboard markup JSON object";
   for (const button of rows.flat() as Record<string, unknown>[]) {
-    if (typeof button['text'] !== 'string' || button['text'] === '') return 'text buttons are unallowed in the inline keyboard';
+    if (typeof button['text'] !== 'string' || button['text'] === '')
+      return 'text buttons are unallowed in the inline keyboard';
     const data = button['callback_data'];
-    if (typeof data !== 'string' || Buffer.byteLength(data, 'utf8') < 1 || Buffer.byteLength(data, 'utf8') > 64) return 'BUTTON_DATA_INVALID';
+    if (typeof data !== 'string' || Buffer.byteLength(data, 'utf8') < 1 || Buffer.byteLength(data, 'utf8') > 64)
+      return 'BUTTON_DATA_INVALID';
   }
   return undefined;
 }
@@ -694,7 +843,8 @@ function injected(failure: FailureSpec): Reply {
 }
 
 function chatFor(id: number, type: 'private' | 'group' | 'supergroup', from: User): Chat {
-  if (type === 'private') return { id, type, first_name: from.first_name, ...(from.username ? { username: from.username } : {}) };
+  if (type === 'private')
+    return { id, type, first_name: from.first_name, ...(from.username ? { username: from.username } : {}) };
   return { id, type, title: `Test ${type} ${id}` } as Chat;
 }
 
@@ -714,7 +864,9 @@ function send(res: ServerResponse, reply: Reply): void {
  * (`parsed` then holds its text fields, JSON-parsed where they are JSON, as grammY serializes
  * objects). `parsed` is undefined for anything else.
  */
-async function readBody(req: IncomingMessage): Promise<{ parsed: Record<string, unknown> | undefined; form?: FormPart[] }> {
+async function readBody(
+  req: IncomingMessage,
+): Promise<{ parsed: Record<string, unknown> | undefined; form?: FormPart[] }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
@@ -795,7 +947,9 @@ function parseJson(text: string, type: string): Record<string, unknown> | undefi
   if (!type.startsWith('application/json')) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -51,7 +51,9 @@ export class RequestLog<T extends LoggedRequest> {
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
         const seenPaths = this.requests.map((r) => `${r.method} ${r.path} → ${r.status}`).join('\n  ');
-        reject(new Error(`${this.name}: no matching request within ${timeoutMs} ms; received:\n  ${seenPaths || '(none)'}`));
+        reject(
+          new Error(`${this.name}: no matching request within ${timeoutMs} ms; received:\n  ${seenPaths || '(none)'}`),
+        );
       }, timeoutMs);
       this.waiters.add(waiter);
     });

@@ -17,7 +17,18 @@ const attempts = Array.from({ length: Number(countText) }, async () => {
   const worktree = worktreeArg.endsWith('*') ? `${worktreeArg.slice(0, -1)}${id}` : worktreeArg;
   try {
     await store.createRun(
-      { id, vendor: 'codex', status: 'starting', task: 'race', cwd: worktree, worktreeRoot: worktree, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'test', chatId: '1', senderId: '1', messageId: id }, supervisor: `${hostname()}:${process.pid}`, createdAt: now },
+      {
+        id,
+        vendor: 'codex',
+        status: 'starting',
+        task: 'race',
+        cwd: worktree,
+        worktreeRoot: worktree,
+        options: { timeoutMinutes: 1, progress: false },
+        origin: { platform: 'test', chatId: '1', senderId: '1', messageId: id },
+        supervisor: `${hostname()}:${process.pid}`,
+        createdAt: now,
+      },
       { runId: id, kind: 'started', target: { platform: 'test', chatId: '1' }, body: `[run ${id}] started` },
       Number(maxActiveText),
       now,
@@ -29,4 +40,6 @@ const attempts = Array.from({ length: Number(countText) }, async () => {
 });
 const results = await Promise.all(attempts);
 await database.close();
-process.stdout.write(`${JSON.stringify({ won: results.filter((r) => r === 'won').length, refused: results.filter((r) => r !== 'won') })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ won: results.filter((r) => r === 'won').length, refused: results.filter((r) => r !== 'won') })}\n`,
+);

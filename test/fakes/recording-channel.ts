@@ -3,7 +3,16 @@
  * for outbox and dispatcher tests. Platform SDK behaviour is covered by the E2E tests.
  */
 import { toPlainText } from '../../src/delivery/chat-markdown.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type InboundHandler, type OutboundDocument, type OutboundMessage, type Platform, type SendFailureKind } from '../../src/channels/types.js';
+import {
+  ChannelSendError,
+  type ChannelAdapter,
+  type ChannelState,
+  type InboundHandler,
+  type OutboundDocument,
+  type OutboundMessage,
+  type Platform,
+  type SendFailureKind,
+} from '../../src/channels/types.js';
 
 /**
  * A recording adapter; `failures` are consumed one per send, in order. A `markdown` message is
@@ -35,9 +44,15 @@ export class RecordingChannel implements ChannelAdapter {
   async send(message: OutboundMessage): Promise<{ messageId: string }> {
     const failure = this.failures.shift();
     if (failure) {
-      throw new ChannelSendError(failure.kind, `injected ${failure.kind}`, failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs });
+      throw new ChannelSendError(
+        failure.kind,
+        `injected ${failure.kind}`,
+        failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs },
+      );
     }
-    this.sent.push(message.format === 'markdown' ? { ...message, text: toPlainText(message.text), markdown: message.text } : message);
+    this.sent.push(
+      message.format === 'markdown' ? { ...message, text: toPlainText(message.text), markdown: message.text } : message,
+    );
     this.order.push(`text:${message.text.split('\n')[0]}`);
     return { messageId: String(this.nextId++) };
   }
@@ -45,7 +60,11 @@ export class RecordingChannel implements ChannelAdapter {
   async sendDocument(document: OutboundDocument): Promise<{ messageId: string }> {
     const failure = this.documentFailures.shift();
     if (failure) {
-      throw new ChannelSendError(failure.kind, `injected ${failure.kind}`, failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs });
+      throw new ChannelSendError(
+        failure.kind,
+        `injected ${failure.kind}`,
+        failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs },
+      );
     }
     this.documents.push(document);
     this.order.push(`file:${document.filename}`);
@@ -58,7 +77,8 @@ export class RecordingChannel implements ChannelAdapter {
     for (;;) {
       const hit = this.sent.find((m) => pattern.test(m.text));
       if (hit) return hit;
-      if (Date.now() > end) throw new Error(`no message matched ${pattern}; sent:\n${this.sent.map((m) => m.text).join('\n---\n')}`);
+      if (Date.now() > end)
+        throw new Error(`no message matched ${pattern}; sent:\n${this.sent.map((m) => m.text).join('\n---\n')}`);
       await new Promise((r) => setTimeout(r, 10));
     }
   }

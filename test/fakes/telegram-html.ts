@@ -21,9 +21,22 @@ export interface ParsedEntity {
 export class EntityParseError extends Error {}
 
 const TAGS: Record<string, string> = {
-  b: 'bold', strong: 'bold', i: 'italic', em: 'italic', u: 'underline', ins: 'underline',
-  s: 'strikethrough', strike: 'strikethrough', del: 'strikethrough', 'tg-spoiler': 'spoiler', span: 'spoiler',
-  a: 'text_link', code: 'code', pre: 'pre', blockquote: 'blockquote', 'tg-emoji': 'custom_emoji',
+  b: 'bold',
+  strong: 'bold',
+  i: 'italic',
+  em: 'italic',
+  u: 'underline',
+  ins: 'underline',
+  s: 'strikethrough',
+  strike: 'strikethrough',
+  del: 'strikethrough',
+  'tg-spoiler': 'spoiler',
+  span: 'spoiler',
+  a: 'text_link',
+  code: 'code',
+  pre: 'pre',
+  blockquote: 'blockquote',
+  'tg-emoji': 'custom_emoji',
 };
 
 const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
@@ -106,7 +119,10 @@ export function parseTelegramHtml(html: string): { text: string; entities: Parse
   const unclosed = open.pop();
   if (unclosed) fail(`Can't find end tag corresponding to start tag "${unclosed.name}"`, unclosed.at);
   // A `<code>` inside `<pre>` is part of the pre entity, not a second one.
-  const kept = entities.filter((e) => !(e.type === 'code' && entities.some((p) => p.type === 'pre' && p.offset === e.offset && p.length === e.length)));
+  const kept = entities.filter(
+    (e) =>
+      !(e.type === 'code' && entities.some((p) => p.type === 'pre' && p.offset === e.offset && p.length === e.length)),
+  );
   return { text, entities: kept.sort((a, b) => a.offset - b.offset) };
 }
 

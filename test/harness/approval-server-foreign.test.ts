@@ -19,8 +19,11 @@ afterEach(async () => {
 
 /** An HTTP listener run as user `nobody` that prints a line for each request's authorization header. */
 async function foreignListener(): Promise<{ port: number; child: ChildProcess; requests: string[] }> {
-  const code = "const s=require('http').createServer((q,r)=>{console.log('REQUEST '+(q.headers.authorization||''));r.end('{}')});s.listen(0,'127.0.0.1',()=>console.log('PORT '+s.address().port))";
-  const child = spawn('runuser', ['-u', 'nobody', '--', process.execPath, '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const code =
+    "const s=require('http').createServer((q,r)=>{console.log('REQUEST '+(q.headers.authorization||''));r.end('{}')});s.listen(0,'127.0.0.1',()=>console.log('PORT '+s.address().port))";
+  const child = spawn('runuser', ['-u', 'nobody', '--', process.execPath, '-e', code], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   cleanups.push(() => void child.kill());
   const requests: string[] = [];
   const port = await new Promise<number>((resolve) => {
@@ -46,7 +49,12 @@ describe('approval server', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [SCRIPT],
-      env: { PATH: process.env.PATH ?? '', BATON_APPROVAL_URL: `http://127.0.0.1:${foreign.port}`, BATON_APPROVAL_TOKEN: 'run-token-secret', BATON_APPROVAL_RUN_ID: 'hr_foreign' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        BATON_APPROVAL_URL: `http://127.0.0.1:${foreign.port}`,
+        BATON_APPROVAL_TOKEN: 'run-token-secret',
+        BATON_APPROVAL_RUN_ID: 'hr_foreign',
+      },
       stderr: 'pipe',
     });
     let stderr = '';
@@ -54,9 +62,19 @@ describe('approval server', () => {
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(transport);
     cleanups.push(() => client.close());
-    void client.callTool({ name: APPROVAL_TOOL_NAME, arguments: { tool_name: 'Bash', input: { command: 'touch x' } } }, undefined, { timeout: 600_000 }).catch(() => undefined);
+    void client
+      .callTool(
+        { name: APPROVAL_TOOL_NAME, arguments: { tool_name: 'Bash', input: { command: 'touch x' } } },
+        undefined,
+        { timeout: 600_000 },
+      )
+      .catch(() => undefined);
     // Either the server refuses the port (and says so on stderr) or the listener gets the request.
-    for (let waited = 0; waited < 60_000 && foreign.requests.length === 0 && !stderr.includes('not sending'); waited += 100) {
+    for (
+      let waited = 0;
+      waited < 60_000 && foreign.requests.length === 0 && !stderr.includes('not sending');
+      waited += 100
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(foreign.requests).toEqual([]);

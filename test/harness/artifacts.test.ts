@@ -29,12 +29,22 @@ describe(`traces and retention (${testEngine})`, () => {
     const [day] = await readdir(h.tracesDir);
     expect(day).toBe(new Date().toISOString().slice(0, 10));
     const file = join(h.tracesDir, day!, 'harness.jsonl');
-    await waitFor(async () => (await readFile(file, 'utf8').catch(() => '')).includes(failed.runId) && (await readFile(file, 'utf8')).includes('run_error'));
+    await waitFor(
+      async () =>
+        (await readFile(file, 'utf8').catch(() => '')).includes(failed.runId) &&
+        (await readFile(file, 'utf8')).includes('run_error'),
+    );
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const text = await readFile(file, 'utf8');
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { event: string; runId: string; status?: string; reason?: string });
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; runId: string; status?: string; reason?: string });
     expect(lines.filter((l) => l.runId === ok.runId).map((l) => l.event)).toEqual(['run_start', 'run_complete']);
-    expect(lines.find((l) => l.runId === failed.runId && l.event === 'run_error')).toMatchObject({ status: 'failed', reason: 'vendor_error' });
+    expect(lines.find((l) => l.runId === failed.runId && l.event === 'run_error')).toMatchObject({
+      status: 'failed',
+      reason: 'vendor_error',
+    });
     expect(text).not.toContain('secret-prompt-words');
   });
 
@@ -54,7 +64,14 @@ describe(`traces and retention (${testEngine})`, () => {
     await mkdir(join(h.tracesDir, '2000-01-01'), { recursive: true });
 
     const before = new Set(await readdir(h.runsDir));
-    const result = await sweepArtifacts({ runsDir: h.runsDir, tracesDir: h.tracesDir, retentionMs: 30 * DAY_MS, store: h.store, clock, logger: silentLogger() });
+    const result = await sweepArtifacts({
+      runsDir: h.runsDir,
+      tracesDir: h.tracesDir,
+      retentionMs: 30 * DAY_MS,
+      store: h.store,
+      clock,
+      logger: silentLogger(),
+    });
     const after = new Set(await readdir(h.runsDir));
     expect(after.has(active.runId)).toBe(true);
     expect(after.has('not-a-run')).toBe(true);

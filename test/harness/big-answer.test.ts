@@ -58,7 +58,11 @@ beforeAll(async () => {
   const fake = join(fakeDir, 'fake-cli.mjs');
   await writeFile(fake, FAKE);
   await chmod(fake, 0o755);
-  h = await createHarness({ codexBinary: fake, claudeBinary: fake, limits: { maxEventBytes: MAX_EVENT_BYTES, maxRunArtifactBytes: MAX_ARTIFACT_BYTES } });
+  h = await createHarness({
+    codexBinary: fake,
+    claudeBinary: fake,
+    limits: { maxEventBytes: MAX_EVENT_BYTES, maxRunArtifactBytes: MAX_ARTIFACT_BYTES },
+  });
 });
 afterAll(async () => {
   await h?.dispose();
@@ -66,21 +70,24 @@ afterAll(async () => {
 });
 
 describe(`an answer over max_event_bytes (${testEngine})`, () => {
-  it.each(['codex', 'claude'] as const)('%s: a 300 KiB answer completes and arrives whole as result.md', async (vendor) => {
-    const runId = await launch(vendor, 300);
-    await h.supervisor.idle();
-    const run = (await h.store.getRun(runId))!;
-    expect(run).toMatchObject({ status: 'completed', reason: null });
-    expect(run.finalMessage?.length).toBeGreaterThan(300 * KiB);
-    expect(run.finalMessage?.endsWith('THE END')).toBe(true);
-    await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
-    const document = await waitForDocument(runId);
-    const body = document.content.toString('utf8');
-    expect(body).toContain(run.finalMessage!);
-    expect(body).not.toContain('finished without a final message');
-    // The spill is gone once its line was read: the answer lives in result.md.
-    await expect(stat(join(h.runsDir, runId, 'oversized-line-1.jsonl'))).rejects.toThrow();
-  });
+  it.each(['codex', 'claude'] as const)(
+    '%s: a 300 KiB answer completes and arrives whole as result.md',
+    async (vendor) => {
+      const runId = await launch(vendor, 300);
+      await h.supervisor.idle();
+      const run = (await h.store.getRun(runId))!;
+      expect(run).toMatchObject({ status: 'completed', reason: null });
+      expect(run.finalMessage?.length).toBeGreaterThan(300 * KiB);
+      expect(run.finalMessage?.endsWith('THE END')).toBe(true);
+      await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
+      const document = await waitForDocument(runId);
+      const body = document.content.toString('utf8');
+      expect(body).toContain(run.finalMessage!);
+      expect(body).not.toContain('finished without a final message');
+      // The spill is gone once its line was read: the answer lives in result.md.
+      await expect(stat(join(h.runsDir, runId, 'oversized-line-1.jsonl'))).rejects.toThrow();
+    },
+  );
 
   it('drops a line past the spill cap and says where its raw bytes are', async () => {
     const runId = await launch('codex', 1500);
@@ -89,7 +96,10 @@ describe(`an answer over max_event_bytes (${testEngine})`, () => {
     expect(run.status).toBe('completed');
     const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
     const spill = join(h.runsDir, runId, 'oversized-line-1.jsonl');
-    const all = [outcome.text, ...h.channel.documents.filter((d) => d.caption?.includes(runId)).map((d) => d.content.toString('utf8'))].join('\n');
+    const all = [
+      outcome.text,
+      ...h.channel.documents.filter((d) => d.caption?.includes(runId)).map((d) => d.content.toString('utf8')),
+    ].join('\n');
     expect(all).toContain(spill);
     expect((await stat(spill)).size).toBeLessThanOrEqual(MAX_ARTIFACT_BYTES);
   });

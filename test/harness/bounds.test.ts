@@ -15,11 +15,17 @@ let h: TestHarness | undefined;
 
 let database: TestDatabase | undefined;
 
-async function run(prompt: string, options: HarnessOptions = {}, launchOptions = ''): Promise<{ h: TestHarness; runId: RunId }> {
+async function run(
+  prompt: string,
+  options: HarnessOptions = {},
+  launchOptions = '',
+): Promise<{ h: TestHarness; runId: RunId }> {
   h = await createHarness({ ...options, database: database! });
   const cwd = join(h.root, 'repo');
   await mkdir(cwd);
-  const result = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} ${launchOptions} ${prompt}`.replace(/\s+/g, ' ')));
+  const result = await h.dispatcher.handle(
+    inbound('1', `/codex in:${cwd} ${launchOptions} ${prompt}`.replace(/\s+/g, ' ')),
+  );
   if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
   return { h, runId: result.runId };
 }
@@ -39,7 +45,11 @@ describe(`stream bounds (${testEngine})`, () => {
   it('treats a 5 MB line past the spill cap as one framing error, keeping its first 4 MiB on disk, and completes', async () => {
     const { h, runId } = await run('bigline 5', { limits: { maxRunArtifactBytes: 4 * MiB } });
     await h.supervisor.idle();
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'completed', finalMessage: 'after the big line', artifactTruncated: false });
+    expect(await h.store.getRun(runId)).toMatchObject({
+      status: 'completed',
+      finalMessage: 'after the big line',
+      artifactTruncated: false,
+    });
     expect((await stat(join(h.runsDir, runId, 'events.jsonl'))).size).toBeLessThan(10_000);
     expect((await stat(join(h.runsDir, runId, 'oversized-line-1.jsonl'))).size).toBe(4 * MiB);
   });
@@ -64,7 +74,11 @@ describe(`stream bounds (${testEngine})`, () => {
   it('keeps a run that stays under 4× the cap, truncating only its spool', async () => {
     const { h, runId } = await run('flood 3', { limits: { maxRunArtifactBytes: 1 * MiB } });
     await h.supervisor.idle();
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'completed', finalMessage: 'flood done', artifactTruncated: true });
+    expect(await h.store.getRun(runId)).toMatchObject({
+      status: 'completed',
+      finalMessage: 'flood done',
+      artifactTruncated: true,
+    });
     expect((await stat(join(h.runsDir, runId, 'events.jsonl'))).size).toBeLessThanOrEqual(1 * MiB);
   });
 });
@@ -94,7 +108,9 @@ describe(`watchdog (${testEngine})`, () => {
     // follows the outcome.
     const notices = h.channel.sent.filter((m) => m.text.startsWith(`[run ${runId}] progress: `));
     expect(notices).toHaveLength(1);
-    expect(notices[0]!.text).toMatch(new RegExp(`^\\[run ${runId}\\] progress: running npm test(; changed 1 file \\(src/a\\.ts\\))?$`));
+    expect(notices[0]!.text).toMatch(
+      new RegExp(`^\\[run ${runId}\\] progress: running npm test(; changed 1 file \\(src/a\\.ts\\))?$`),
+    );
     expect(h.channel.sent.at(-1)?.text).toMatch(new RegExp(`^\\[run ${runId}\\] completed`));
   });
 

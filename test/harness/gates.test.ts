@@ -22,10 +22,14 @@ interface GateRow {
 const rows: GateRow[] = [
   {
     name: 'not approved',
-    harness: { replaceConfig: ({ root }) => `[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    harness: {
+      replaceConfig: ({ root }) =>
+        `[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`,
+    },
     text: (h) => `/codex in:${h.root} task`,
     code: 'not_approved',
-    message: 'Coding agents are not yet approved on this machine. Approve with `baton approve` (or set [harness] approved = true), then send the command again.',
+    message:
+      'Coding agents are not yet approved on this machine. Approve with `baton approve` (or set [harness] approved = true), then send the command again.',
   },
   {
     name: 'vendor CLI missing',
@@ -86,7 +90,11 @@ const rows: GateRow[] = [
   },
   {
     name: 'artifact quota breached',
-    harness: { configToml: () => '' , replaceConfig: ({ root }) => `[harness]\napproved = true\nartifact_quota_gb = 0.000001\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    harness: {
+      configToml: () => '',
+      replaceConfig: ({ root }) =>
+        `[harness]\napproved = true\nartifact_quota_gb = 0.000001\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`,
+    },
     setup: async (h) => {
       await mkdir(join(h.runsDir, 'hr_000000000001'), { recursive: true });
       await writeFile(join(h.runsDir, 'hr_000000000001', 'events.jsonl'), 'x'.repeat(2048));
@@ -97,14 +105,21 @@ const rows: GateRow[] = [
   },
   {
     name: 'free space below the floor',
-    harness: { replaceConfig: ({ root }) => `[harness]\napproved = true\nmin_free_gb = 1000000\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    harness: {
+      replaceConfig: ({ root }) =>
+        `[harness]\napproved = true\nmin_free_gb = 1000000\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`,
+    },
     text: (h) => `/codex in:${h.root} task`,
     code: 'free_space_low',
-    message: /^Only .* free on the disk holding .*, below the floor of 977 TiB\. Free some space, or lower \[harness\] min_free_gb/,
+    message:
+      /^Only .* free on the disk holding .*, below the floor of 977 TiB\. Free some space, or lower \[harness\] min_free_gb/,
   },
   {
     name: 'another run active in the same worktree (queue = false)',
-    harness: { replaceConfig: ({ root }) => `[harness]\napproved = true\nqueue = false\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    harness: {
+      replaceConfig: ({ root }) =>
+        `[harness]\napproved = true\nqueue = false\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`,
+    },
     setup: async (h) => {
       const first = await h.dispatcher.handle(inbound('1', `/codex in:${h.root} hang`));
       expect(first.kind).toBe('launched');
@@ -115,7 +130,11 @@ const rows: GateRow[] = [
   },
   {
     name: 'max_active reached (queue = false)',
-    harness: { configToml: () => '' , replaceConfig: ({ root }) => `[harness]\napproved = true\nmax_active = 1\nqueue = false\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n` },
+    harness: {
+      configToml: () => '',
+      replaceConfig: ({ root }) =>
+        `[harness]\napproved = true\nmax_active = 1\nqueue = false\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`,
+    },
     setup: async (h) => {
       await mkdir(join(h.root, 'a'));
       expect((await h.dispatcher.handle(inbound('1', `/codex in:${h.root}/a hang`))).kind).toBe('launched');
@@ -148,7 +167,9 @@ describe(`launch gates (${testEngine})`, () => {
       const result = await h.dispatcher.handle(message);
       expect(result).toEqual({ kind: 'refused', code: row.code });
       const reply = h.channel.sent.find((m) => m.replyToMessageId === message.messageId);
-      expect(reply?.text).toMatch(typeof row.message === 'string' ? new RegExp(`^${escape(row.message)}$`) : row.message);
+      expect(reply?.text).toMatch(
+        typeof row.message === 'string' ? new RegExp(`^${escape(row.message)}$`) : row.message,
+      );
       expect((await h.store.recentRuns(100)).length).toBe(before);
     } finally {
       await h.dispose();
@@ -179,7 +200,9 @@ describe('trust before writing', () => {
   });
 
   it('answers /whoami to a stranger only in a direct message', async () => {
-    expect(await h.dispatcher.handle(inbound('3', '/whoami', { isDirect: false, chatId: '-5' }))).toEqual({ kind: 'ignored' });
+    expect(await h.dispatcher.handle(inbound('3', '/whoami', { isDirect: false, chatId: '-5' }))).toEqual({
+      kind: 'ignored',
+    });
     expect(await h.dispatcher.handle(inbound('3', '/whoami'))).toEqual({ kind: 'answered' });
     expect(h.channel.sent.at(-1)?.text).toBe('Your telegram user id: 3\nThis chat: 3\nRole: stranger');
   });
@@ -212,7 +235,9 @@ describe('resume by reply', () => {
     if (first.kind !== 'launched') throw new Error('not launched');
     await h.supervisor.idle();
 
-    const guest = await h.dispatcher.handle(inbound('2', 'go on', { chatId: '1', threadId: 'T1', replyToMessageId: 'T1' }));
+    const guest = await h.dispatcher.handle(
+      inbound('2', 'go on', { chatId: '1', threadId: 'T1', replyToMessageId: 'T1' }),
+    );
     expect(guest).toEqual({ kind: 'refused', code: 'not_authorized' });
 
     const resumed = await h.dispatcher.handle(inbound('1', 'hang', { threadId: 'T1', replyToMessageId: 'T1' }));
@@ -224,6 +249,8 @@ describe('resume by reply', () => {
     await h.supervisor.cancel(resumed.runId, 'owner_cancel');
 
     // A plain reply to a message that is not ours is just text.
-    expect(await h.dispatcher.handle(inbound('1', 'hello', { replyToMessageId: '999999' }))).toEqual({ kind: 'answered' });
+    expect(await h.dispatcher.handle(inbound('1', 'hello', { replyToMessageId: '999999' }))).toEqual({
+      kind: 'answered',
+    });
   });
 });

@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { SNAPSHOT_FILES } from '../../src/harness/diff.js';
-import { answerInboundElsewhere, createHarness, FAKE_CODEX, inbound, insertRun, type TestHarness } from '../support/harness.js';
+import {
+  answerInboundElsewhere,
+  createHarness,
+  FAKE_CODEX,
+  inbound,
+  insertRun,
+  type TestHarness,
+} from '../support/harness.js';
 import { holdingGit, type HoldingGit } from '../support/fake-git.js';
 import { testEngine } from '../support/db.js';
 
@@ -25,7 +32,11 @@ let repoCounter = 0;
 async function repository(): Promise<string> {
   const cwd = join(h.root, `repo${++repoCounter}`);
   await mkdir(cwd, { recursive: true });
-  const run = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, env: { PATH: git.realPath, GIT_CONFIG_NOSYSTEM: '1' } });
+  const run = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], {
+      cwd,
+      env: { PATH: git.realPath, GIT_CONFIG_NOSYSTEM: '1' },
+    });
   run('init', '-q');
   await writeFile(join(cwd, 'kept.txt'), 'kept\n');
   run('add', '-A');
@@ -60,7 +71,7 @@ afterAll(async () => {
 });
 
 describe(`launch snapshot begun in the launch transaction (${testEngine})`, () => {
-  it('starts the snapshot\'s git before the run is committed, and the run\'s diff comes from that snapshot', async () => {
+  it("starts the snapshot's git before the run is committed, and the run's diff comes from that snapshot", async () => {
     const cwd = await repository();
     await writeFile(git.log, '');
     // The commit is held until the snapshot's `git add` has started: a snapshot begun only
@@ -68,7 +79,11 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     const createRun = h.store.createRun.bind(h.store);
     h.store.createRun = (async (...args: Parameters<typeof createRun>) => {
       const created = await createRun(...args);
-      await waitFor(async () => (await logLines()).some((line) => line.startsWith('git ') && line.includes('add -A')), 'the launch snapshot\'s git add before the commit returned', 20_000);
+      await waitFor(
+        async () => (await logLines()).some((line) => line.startsWith('git ') && line.includes('add -A')),
+        "the launch snapshot's git add before the commit returned",
+        20_000,
+      );
       return created;
     }) as typeof createRun;
     try {
@@ -83,7 +98,8 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
       const lines = await logLines();
       const cli = lines.indexOf('cli');
       // One launch snapshot, before the CLI started; the end snapshot's add after it.
-      const adds = (from: number, to?: number) => lines.slice(from, to).filter((line) => line.startsWith('git ') && line.includes('add -A'));
+      const adds = (from: number, to?: number) =>
+        lines.slice(from, to).filter((line) => line.startsWith('git ') && line.includes('add -A'));
       expect(adds(0, cli)).toHaveLength(1);
       expect(adds(cli)).toHaveLength(1);
     } finally {
@@ -129,8 +145,12 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
       expect(result.kind).toBe('duplicate');
       expect(began).toBe(1);
       // Removed once the snapshot's git has ended (the reply does not wait for it).
-      const left = async () => (await readdir(h.runsDir).catch(() => [] as string[])).filter((name) => !before.has(name));
-      await waitFor(async () => (await left()).length === 0, 'the run directory of the launch that was not created to go');
+      const left = async () =>
+        (await readdir(h.runsDir).catch(() => [] as string[])).filter((name) => !before.has(name));
+      await waitFor(
+        async () => (await left()).length === 0,
+        'the run directory of the launch that was not created to go',
+      );
       expect(await left()).toEqual([]);
     } finally {
       undo();
@@ -145,7 +165,18 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     const now = new Date();
     const id = newRunId();
     const queued = await h.store.createRun(
-      { id, vendor: 'codex', status: 'starting', task: 't', cwd, worktreeRoot: cwd, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' }, supervisor: h.supervisor.supervisorId, createdAt: now },
+      {
+        id,
+        vendor: 'codex',
+        status: 'starting',
+        task: 't',
+        cwd,
+        worktreeRoot: cwd,
+        options: { timeoutMinutes: 1, progress: false },
+        origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' },
+        supervisor: h.supervisor.supervisorId,
+        createdAt: now,
+      },
       { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${id}] queued` },
       10,
       now,
@@ -159,7 +190,18 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     const free = await repository();
     const other = newRunId();
     await h.store.createRun(
-      { id: other, vendor: 'codex', status: 'starting', task: 't', cwd: free, worktreeRoot: free, options: { timeoutMinutes: 1, progress: false }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '11' }, supervisor: h.supervisor.supervisorId, createdAt: now },
+      {
+        id: other,
+        vendor: 'codex',
+        status: 'starting',
+        task: 't',
+        cwd: free,
+        worktreeRoot: free,
+        options: { timeoutMinutes: 1, progress: false },
+        origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '11' },
+        supervisor: h.supervisor.supervisorId,
+        createdAt: now,
+      },
       { runId: other, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: `[run ${other}] started` },
       10,
       now,
@@ -181,6 +223,9 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     await h.supervisor.idle();
     expect(await h.store.getRun(runId)).toMatchObject({ status: 'failed', reason: 'vendor_missing' });
     // Removed once the snapshot's git ended (the failure does not wait for it).
-    await waitFor(async () => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)), 'the begun snapshot\'s index to go');
+    await waitFor(
+      async () => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)),
+      "the begun snapshot's index to go",
+    );
   });
 });

@@ -90,7 +90,9 @@ describe.skipIf(!onPostgres)('supervisor during a database outage', { timeout: 1
       const reply = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] its processes are stopped`));
       expect(reply.text).toContain('the cancel is not recorded yet');
       expect(h.channel.sent.some((m) => m.text === `[run ${runId}] cancelled.`)).toBe(false);
-      expect((await other<{ status: string }[]>`select status from runs where id = ${runId}`)[0]?.status).toBe('running');
+      expect((await other<{ status: string }[]>`select status from runs where id = ${runId}`)[0]?.status).toBe(
+        'running',
+      );
       expect(await findRunProcesses(runId)).toEqual([]);
     } finally {
       release();

@@ -38,14 +38,20 @@ async function applyOnClone(path: string, patch: string, name: string): Promise<
   return clone;
 }
 
-describe('a run\'s patch', () => {
-  it('keeps git\'s bytes: a Latin-1 file\'s change applies on a fresh clone', async () => {
+describe("a run's patch", () => {
+  it("keeps git's bytes: a Latin-1 file's change applies on a fresh clone", async () => {
     const before = Buffer.from('caf\xe9 cr\xe8me\nna\xefve\n', 'latin1');
     const after = Buffer.from('caf\xe9 cr\xe8me br\xfbl\xe9e\nna\xefve\n', 'latin1');
     const path = await repo('latin1', { 'menu.txt': before });
     const start = await snapshotTree(path, join(dir, 'latin1.index'));
     await writeFile(join(path, 'menu.txt'), after);
-    const diff = await diffSinceSnapshot(start!, join(dir, 'latin1-end.index'), join(dir, 'latin1.patch'), 1024 * 1024, silentLogger());
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(dir, 'latin1-end.index'),
+      join(dir, 'latin1.patch'),
+      1024 * 1024,
+      silentLogger(),
+    );
     expect(diff?.patchPath).toBe(join(dir, 'latin1.patch'));
     const patch = await readFile(diff!.patchPath!);
     expect(patch.includes(Buffer.from('br\xfbl\xe9e', 'latin1'))).toBe(true);
@@ -65,12 +71,21 @@ describe('a run\'s patch', () => {
     await writeFile(join(path, 'deploy.pem'), 'not even a real key\n');
     await writeFile(join(path, 'config.json'), '{"aws": "AKIAIOSFODNN7EXAMPLE"}\n');
     await mkdir(join(path, 'keys'));
-    await writeFile(join(path, 'keys', 'notes.txt'), '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----\n');
+    await writeFile(
+      join(path, 'keys', 'notes.txt'),
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----\n',
+    );
     await writeFile(join(path, 'app.js'), 'let a = 2; // changed\n');
     const batonHome = join(dir, 'baton-home');
     const runDir = join(batonHome, 'harness', 'runs', 'hr_0123456789ab');
     await mkdir(runDir, { recursive: true });
-    const diff = await diffSinceSnapshot(start!, join(runDir, 'end.index'), join(runDir, 'hr_0123456789ab.patch'), 1024 * 1024, silentLogger());
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(runDir, 'end.index'),
+      join(runDir, 'hr_0123456789ab.patch'),
+      1024 * 1024,
+      silentLogger(),
+    );
     expect(diff?.leftOut).toEqual([
       { path: '.env', why: 'ignored_before' },
       { path: 'config.json', why: 'secret_content' },
@@ -96,13 +111,31 @@ describe('a run\'s patch', () => {
 
     // The same through the command, as bytes on stdout.
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, BATON_HOME: batonHome };
-    const asSent = await execa(process.execPath, [CLI, 'patch', 'hr_0123456789ab'], { env, extendEnv: false, encoding: 'buffer', stripFinalNewline: false });
+    const asSent = await execa(process.execPath, [CLI, 'patch', 'hr_0123456789ab'], {
+      env,
+      extendEnv: false,
+      encoding: 'buffer',
+      stripFinalNewline: false,
+    });
     expect(Buffer.compare(asSent.stdout, await readFile(diff!.patchPath!))).toBe(0);
-    const everything = await execa(process.execPath, [CLI, 'patch', 'hr_0123456789ab', '--include-ignored'], { env, extendEnv: false, encoding: 'buffer', stripFinalNewline: false });
+    const everything = await execa(process.execPath, [CLI, 'patch', 'hr_0123456789ab', '--include-ignored'], {
+      env,
+      extendEnv: false,
+      encoding: 'buffer',
+      stripFinalNewline: false,
+    });
     expect(Buffer.compare(everything.stdout, full)).toBe(0);
-    const refused = await execa(process.execPath, [CLI, 'patch', '../../etc'], { env, extendEnv: false, reject: false });
+    const refused = await execa(process.execPath, [CLI, 'patch', '../../etc'], {
+      env,
+      extendEnv: false,
+      reject: false,
+    });
     expect(refused.exitCode).toBe(2);
-    const none = await execa(process.execPath, [CLI, 'patch', 'hr_ffffffffffff'], { env, extendEnv: false, reject: false });
+    const none = await execa(process.execPath, [CLI, 'patch', 'hr_ffffffffffff'], {
+      env,
+      extendEnv: false,
+      reject: false,
+    });
     expect(none.stderr).toContain('[patch_unavailable]');
   });
 
@@ -111,17 +144,32 @@ describe('a run\'s patch', () => {
     const start = await snapshotTree(path, join(dir, 'plain.index'));
     await writeFile(join(path, 'a.txt'), 'two\n');
     await writeFile(join(path, 'b.txt'), 'new\n');
-    const diff = await diffSinceSnapshot(start!, join(dir, 'plain-end.index'), join(dir, 'plain.patch'), 1024 * 1024, silentLogger());
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(dir, 'plain-end.index'),
+      join(dir, 'plain.patch'),
+      1024 * 1024,
+      silentLogger(),
+    );
     expect(diff?.leftOut ?? []).toEqual([]);
     expect(await readFile(diff!.patchPath!, 'utf8')).toContain('+new');
   });
 
-  it('attaches no patch when a changed file\'s name is not UTF-8: no exclude pathspec could match it', async () => {
+  it("attaches no patch when a changed file's name is not UTF-8: no exclude pathspec could match it", async () => {
     const path = await repo('bytes', { 'a.txt': 'one\n', '.gitignore': '*.secret\n' });
     const start = await snapshotTree(path, join(dir, 'bytes.index'));
     // `k\xffey.env`: a secret-looking name whose bytes a decoded pathspec would miss.
-    await writeFile(Buffer.concat([Buffer.from(`${path}/k`), Buffer.from([0xff]), Buffer.from('ey.env')]), 'TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n');
-    const diff = await diffSinceSnapshot(start!, join(dir, 'bytes-end.index'), join(dir, 'bytes.patch'), 1024 * 1024, silentLogger());
+    await writeFile(
+      Buffer.concat([Buffer.from(`${path}/k`), Buffer.from([0xff]), Buffer.from('ey.env')]),
+      'TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n',
+    );
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(dir, 'bytes-end.index'),
+      join(dir, 'bytes.patch'),
+      1024 * 1024,
+      silentLogger(),
+    );
     expect(diff?.patchPath).toBeUndefined();
     expect(diff?.patchMissing).toMatch(/not UTF-8/);
   });

@@ -40,8 +40,21 @@ describe.skipIf(testEngine !== 'postgres')('the queue pass at a run end with not
         refreshes += 1;
       },
     };
-    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
-    const dispatcher = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: join(h.dir, 'home'), runsDir: h.runsDir, liveConfig: live });
+    const vendors = new Map<VendorName, InstalledVendor>([
+      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
+    ]);
+    const dispatcher = new Dispatcher({
+      config: h.config,
+      store: h.store,
+      outbox: h.outbox,
+      supervisor: h.supervisor,
+      clock: systemClock,
+      logger: silentLogger(),
+      vendors,
+      homeDir: join(h.dir, 'home'),
+      runsDir: h.runsDir,
+      liveConfig: live,
+    });
     await other.reserve().then(async (session) => {
       try {
         // Held by another session for the whole pass: a pass that took it would never end.

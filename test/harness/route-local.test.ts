@@ -33,15 +33,31 @@ describe('fleet routing of a launch', () => {
         return [];
       },
     };
-    const vendors = new Map<VendorName, InstalledVendor>([['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }]]);
-    const dispatcher = new Dispatcher({ config: h.config, store: h.store, outbox: h.outbox, supervisor: h.supervisor, clock: systemClock, logger: silentLogger(), vendors, homeDir: h.dir, runsDir: h.runsDir, fleet });
+    const vendors = new Map<VendorName, InstalledVendor>([
+      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
+    ]);
+    const dispatcher = new Dispatcher({
+      config: h.config,
+      store: h.store,
+      outbox: h.outbox,
+      supervisor: h.supervisor,
+      clock: systemClock,
+      logger: silentLogger(),
+      vendors,
+      homeDir: h.dir,
+      runsDir: h.runsDir,
+      fleet,
+    });
     const inside = join(h.root, 'inside');
     await mkdir(inside);
     expect((await dispatcher.handle(inbound('1', `/codex in:${inside} success`))).kind).toBe('launched');
     expect(lists).toBe(0);
     // Outside every root of this node: another node may own it, so the list is read (and, with
     // no node owning it, the gate here refuses it).
-    expect(await dispatcher.handle(inbound('1', `/codex in:${join(h.dir, 'home')} success`))).toMatchObject({ kind: 'refused', code: 'outside_workspace' });
+    expect(await dispatcher.handle(inbound('1', `/codex in:${join(h.dir, 'home')} success`))).toMatchObject({
+      kind: 'refused',
+      code: 'outside_workspace',
+    });
     expect(lists).toBe(1);
     await h.supervisor.idle();
   });

@@ -19,7 +19,10 @@ const CLAUDE_332 = fileURLToPath(new URL('../fixtures/vendor-streams/claude-2.1.
 const line = (event: unknown): string => JSON.stringify(event);
 const THREAD = line({ type: 'thread.started', thread_id: 'thread-burst' });
 const ANSWER = line({ type: 'item.completed', item: { id: 'i1', type: 'agent_message', text: 'burst done' } });
-const DONE = line({ type: 'turn.completed', usage: { input_tokens: 7, cached_input_tokens: 0, output_tokens: 3, reasoning_output_tokens: 0 } });
+const DONE = line({
+  type: 'turn.completed',
+  usage: { input_tokens: 7, cached_input_tokens: 0, output_tokens: 3, reasoning_output_tokens: 0 },
+});
 
 /** A stream as a shell `printf` of single-quoted lines (none of the events holds a quote). */
 const printf = (...lines: string[]): string => `printf '%s\\n' ${lines.map((l) => `'${l}'`).join(' ')}`;
@@ -35,7 +38,14 @@ let repoCounter = 0;
  */
 async function writeFakeCli(dir: string): Promise<string> {
   const firstClaudeTurn = (await readFile(join(CLAUDE_197, 'plain.jsonl'), 'utf8')).trim();
-  const failingTurn = line({ type: 'result', subtype: 'success', is_error: true, result: 'API Error: 500 overloaded', session_id: 's', usage: { input_tokens: 5, output_tokens: 1 } });
+  const failingTurn = line({
+    type: 'result',
+    subtype: 'success',
+    is_error: true,
+    result: 'API Error: 500 overloaded',
+    session_id: 's',
+    usage: { input_tokens: 5, output_tokens: 1 },
+  });
   const codexError = line({ type: 'error', message: CODEX_ERROR_WORDS });
   const scenarios: Record<string, string> = {
     burst: `${printf(THREAD, ANSWER, DONE)}\necho 'burst warning' >&2`,
@@ -50,14 +60,20 @@ async function writeFakeCli(dir: string): Promise<string> {
     'denied-197': `cat ${CLAUDE_197}denied-default.jsonl`,
     'denied-332': `cat ${CLAUDE_332}denied-default.jsonl`,
   };
-  const cases = Object.entries(scenarios).map(([name, body]) => `  ${name})\n${body}\n    ;;`).join('\n');
+  const cases = Object.entries(scenarios)
+    .map(([name, body]) => `  ${name})\n${body}\n    ;;`)
+    .join('\n');
   const path = join(dir, 'fake-cli');
-  await writeFile(path, `#!/bin/sh\nlast=$(cat .scenario)\ncase "$last" in\n${cases}\n  *) echo "fake-cli: unknown scenario $last" >&2; exit 2 ;;\nesac\n`);
+  await writeFile(
+    path,
+    `#!/bin/sh\nlast=$(cat .scenario)\ncase "$last" in\n${cases}\n  *) echo "fake-cli: unknown scenario $last" >&2; exit 2 ;;\nesac\n`,
+  );
   await chmod(path, 0o755);
   return path;
 }
 
-const CODEX_ERROR_WORDS = 'stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)';
+const CODEX_ERROR_WORDS =
+  'stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)';
 let fakeCli: string;
 let fakeDir: string;
 
@@ -79,7 +95,11 @@ beforeAll(async () => {
   fakeDir = await mkdtemp(join(tmpdir(), 'baton-fake-cli-'));
   fakeCli = await writeFakeCli(fakeDir);
   // A grace of 1 s after the terminal event, and a drain of 0.3 s after the exit.
-  h = await createHarness({ codexBinary: fakeCli, claudeBinary: fakeCli, limits: { finishGraceMs: 1_000, exitDrainMs: 300 } });
+  h = await createHarness({
+    codexBinary: fakeCli,
+    claudeBinary: fakeCli,
+    limits: { finishGraceMs: 1_000, exitDrainMs: 300 },
+  });
 });
 afterAll(async () => {
   await h?.dispose();
@@ -108,44 +128,59 @@ describe(`judging a run's end (${testEngine})`, () => {
     ['codex', 'linger-codex'],
     ['claude', 'linger-claude197'],
     ['claude', 'linger-claude332'],
-  ] as const)('%s (%s): a CLI that does not exit after its terminal event is stopped after the grace and completes', async (vendor, scenario) => {
-    const runId = await launch(h, vendor, scenario);
-    const run = await finished(h, runId);
-    expect(run).toMatchObject({ status: 'completed', reason: null });
-    expect(await findRunProcesses(runId)).toEqual([]);
-    const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
-    expect(outcome.text.split('\n')[1]).toBe('The CLI had to be stopped after it finished.');
-  });
+  ] as const)(
+    '%s (%s): a CLI that does not exit after its terminal event is stopped after the grace and completes',
+    async (vendor, scenario) => {
+      const runId = await launch(h, vendor, scenario);
+      const run = await finished(h, runId);
+      expect(run).toMatchObject({ status: 'completed', reason: null });
+      expect(await findRunProcesses(runId)).toEqual([]);
+      const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
+      expect(outcome.text.split('\n')[1]).toBe('The CLI had to be stopped after it finished.');
+    },
+  );
 
   it('restarts the grace on every later event: a second claude turn after the first result is awaited and decides', async () => {
     // Two results 0.2 s apart, within the 1 s grace: the second (failing) one decides.
     const run = await finished(h, await launch(h, 'claude', 'two-turns'));
-    expect(run).toMatchObject({ status: 'failed', reason: 'vendor_error', errorMessage: 'API Error: 500 overloaded', exitCode: 1 });
+    expect(run).toMatchObject({
+      status: 'failed',
+      reason: 'vendor_error',
+      errorMessage: 'API Error: 500 overloaded',
+      exitCode: 1,
+    });
     // 1000 + 100 cache read + 20 out from the captured result, then 5 + 1.
     expect(run.usage).toMatchObject({ inputTokens: 1105, outputTokens: 21 });
   });
 
-  it.each(['holder-group', 'holder-session'])('%s: a descendant holding stdout does not hang a finished run; it is stopped', async (scenario) => {
-    const runId = await launch(h, 'codex', scenario);
-    const run = await finished(h, runId);
-    expect(run).toMatchObject({ status: 'completed', reason: null, exitCode: 0, finalMessage: 'burst done' });
-    expect(await findRunProcesses(runId)).toEqual([]);
-  });
+  it.each(['holder-group', 'holder-session'])(
+    '%s: a descendant holding stdout does not hang a finished run; it is stopped',
+    async (scenario) => {
+      const runId = await launch(h, 'codex', scenario);
+      const run = await finished(h, runId);
+      expect(run).toMatchObject({ status: 'completed', reason: null, exitCode: 0, finalMessage: 'burst done' });
+      expect(await findRunProcesses(runId)).toEqual([]);
+    },
+  );
 
-  it.each(['holder-group', 'holder-session'])('%s: the descendants holding stdout of an exited CLI are killed at the end of the drain, not given the kill grace too', async (scenario) => {
-    // The CLI has exited: nothing is left to ask to stop, so waiting the kill grace (here 60 s)
-    // for its leftovers only made the run end that much after the drain.
-    const killGraceMs = 60_000;
-    const harness = await createHarness({ codexBinary: fakeCli, limits: { exitDrainMs: 300, killGraceMs } });
-    try {
-      const run = await finished(harness, await launch(harness, 'codex', scenario));
-      expect(run).toMatchObject({ status: 'completed', reason: null, exitCode: 0 });
-      expect(await findRunProcesses(run.id)).toEqual([]);
-      expect(run.endedAt!.getTime() - run.startedAt!.getTime()).toBeLessThan(killGraceMs / 2);
-    } finally {
-      await harness.dispose();
-    }
-  }, 120_000);
+  it.each(['holder-group', 'holder-session'])(
+    '%s: the descendants holding stdout of an exited CLI are killed at the end of the drain, not given the kill grace too',
+    async (scenario) => {
+      // The CLI has exited: nothing is left to ask to stop, so waiting the kill grace (here 60 s)
+      // for its leftovers only made the run end that much after the drain.
+      const killGraceMs = 60_000;
+      const harness = await createHarness({ codexBinary: fakeCli, limits: { exitDrainMs: 300, killGraceMs } });
+      try {
+        const run = await finished(harness, await launch(harness, 'codex', scenario));
+        expect(run).toMatchObject({ status: 'completed', reason: null, exitCode: 0 });
+        expect(await findRunProcesses(run.id)).toEqual([]);
+        expect(run.endedAt!.getTime() - run.startedAt!.getTime()).toBeLessThan(killGraceMs / 2);
+      } finally {
+        await harness.dispose();
+      }
+    },
+    120_000,
+  );
 
   it('a cancel that arrives after the CLI exited on its own leaves the outcome alone and says the run had finished', async () => {
     // A long drain keeps the run supervised after its CLI exited, the window a cancel can hit.
@@ -177,22 +212,25 @@ describe(`judging a run's end (${testEngine})`, () => {
     expect(outcome.text).toContain('Last agent message:\nburst done');
   });
 
-  it.each(['denied-197', 'denied-332'])('%s: a claude run whose Bash call was denied is never "completed" in silence', async (scenario) => {
-    const runId = await launch(h, 'claude', scenario);
-    const run = await finished(h, runId);
-    expect(run).toMatchObject({ status: 'completed', denials: [{ tool: 'Bash', detail: 'touch denied.txt' }] });
-    const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
-    const lines = outcome.text.split('\n');
-    expect(lines[0]).toMatch(/ · 1 tool call denied$/);
-    expect(lines.slice(1, 4)).toEqual([
-      'The CLI denied this tool call; what it was for was not done:',
-      '- Bash: touch denied.txt',
-      'To let claude write files in the project, add mode:acceptEdits to the request (baton ask takes it too).',
-    ]);
-    await h.dispatcher.handle(inbound('1', `/runs ${runId}`));
-    const view = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed · 1 tool call denied\\n`));
-    expect(view.text).toContain('- Bash: touch denied.txt');
-  });
+  it.each(['denied-197', 'denied-332'])(
+    '%s: a claude run whose Bash call was denied is never "completed" in silence',
+    async (scenario) => {
+      const runId = await launch(h, 'claude', scenario);
+      const run = await finished(h, runId);
+      expect(run).toMatchObject({ status: 'completed', denials: [{ tool: 'Bash', detail: 'touch denied.txt' }] });
+      const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
+      const lines = outcome.text.split('\n');
+      expect(lines[0]).toMatch(/ · 1 tool call denied$/);
+      expect(lines.slice(1, 4)).toEqual([
+        'The CLI denied this tool call; what it was for was not done:',
+        '- Bash: touch denied.txt',
+        'To let claude write files in the project, add mode:acceptEdits to the request (baton ask takes it too).',
+      ]);
+      await h.dispatcher.handle(inbound('1', `/runs ${runId}`));
+      const view = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed · 1 tool call denied\\n`));
+      expect(view.text).toContain('- Bash: touch denied.txt');
+    },
+  );
 });
 
 async function waitFor(condition: () => Promise<boolean>): Promise<void> {

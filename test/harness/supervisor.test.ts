@@ -27,7 +27,9 @@ let repoCounter = 0;
 async function launch(prompt: string, options = '', harness = h): Promise<RunId> {
   const cwd = join(harness.root, `repo${++repoCounter}`);
   await mkdir(cwd, { recursive: true });
-  const result = await harness.dispatcher.handle(inbound('1', `/codex in:${cwd} ${options} ${prompt}`.replace(/\s+/g, ' ')));
+  const result = await harness.dispatcher.handle(
+    inbound('1', `/codex in:${cwd} ${options} ${prompt}`.replace(/\s+/g, ' ')),
+  );
   if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
   return result.runId;
 }
@@ -49,24 +51,39 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
   it('completes a run, stores usage and session, keeps private artifacts, posts the outcome', async () => {
     const runId = await launch('success');
     const run = await finished(runId);
-    expect(run).toMatchObject({ status: 'completed', reason: null, finalMessage: 'fake done', vendorSessionId: 'fake-thread-1', exitCode: 0 });
+    expect(run).toMatchObject({
+      status: 'completed',
+      reason: null,
+      finalMessage: 'fake done',
+      vendorSessionId: 'fake-thread-1',
+      exitCode: 0,
+    });
     expect(run.usage).toMatchObject({ inputTokens: 10, outputTokens: 5 });
     expect(run.startedAt).toBeInstanceOf(Date);
     const dir = join(h.runsDir, runId);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
-    for (const file of ['prompt.md', 'events.jsonl', 'result.txt']) expect((await stat(join(dir, file))).mode & 0o777).toBe(0o600);
+    for (const file of ['prompt.md', 'events.jsonl', 'result.txt'])
+      expect((await stat(join(dir, file))).mode & 0o777).toBe(0o600);
     expect(await readFile(join(dir, 'result.txt'), 'utf8')).toBe('fake done');
     expect((await readFile(join(dir, 'events.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3);
     const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
     expect(outcome.text).toContain('fake done');
     const deliveries = await h.store.deliveriesOfRun(runId);
-    expect(deliveries.map((d) => [d.kind, d.status])).toEqual([['started', 'delivered'], ['outcome', 'delivered']]);
+    expect(deliveries.map((d) => [d.kind, d.status])).toEqual([
+      ['started', 'delivered'],
+      ['outcome', 'delivered'],
+    ]);
   });
 
   it('fails with the vendor words on turn.failed, with a resume command', async () => {
     const runId = await launch('fail');
     const run = await finished(runId);
-    expect(run).toMatchObject({ status: 'failed', reason: 'vendor_error', errorMessage: 'fake failure words', exitCode: 1 });
+    expect(run).toMatchObject({
+      status: 'failed',
+      reason: 'vendor_error',
+      errorMessage: 'fake failure words',
+      exitCode: 1,
+    });
     const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] failed`));
     expect(outcome.text.split('\n')[1]).toBe('fake failure words');
     expect(outcome.text).toContain('codex exec resume fake-thread-1 --json');
@@ -131,7 +148,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     expect(outcome.text).toMatch(/made-by-run\.txt/);
   });
 
-  it('ends a run whose CLI exits before reading its task with the CLI\'s own exit, without an unhandled error', async () => {
+  it("ends a run whose CLI exits before reading its task with the CLI's own exit, without an unhandled error", async () => {
     const script = join(h.dir, 'exits-at-once.sh');
     await writeFile(script, '#!/bin/sh\necho "no stdin for me" >&2\nexit 3\n', { mode: 0o755 });
     const quick = await createHarness({ codexBinary: script });
@@ -195,7 +212,9 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
       // What a normal user without a delegated cgroup gets: the tree tracker saw the tool start
       // and stopped it, and the outcome cannot promise that nothing else left the tree.
       fallbackNote(support.unavailable);
-      expect(outcome.text).toContain('no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived');
+      expect(outcome.text).toContain(
+        'no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived',
+      );
     }
   });
 
@@ -223,7 +242,10 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
       expect(reply.kind).toBe('answered');
       expect(await finished(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
       const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled · codex`));
-      expect({ gone: isGone(toolPid), warned: /may (still be running|have survived)/.test(outcome.text) }).not.toEqual({ gone: false, warned: false });
+      expect({ gone: isGone(toolPid), warned: /may (still be running|have survived)/.test(outcome.text) }).not.toEqual({
+        gone: false,
+        warned: false,
+      });
       expect(isGone(toolPid)).toBe(true);
       expect(existsSync(join(support.parent, `baton-${runId}`))).toBe(false);
     } finally {
@@ -233,7 +255,8 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
         // Already gone: the attack was stopped.
       }
       await waitFor(async () => isGone(toolPid));
-      for (const dir of [join(support.parent, `baton-${runId}`, 'tool'), join(support.parent, `baton-${runId}`)]) await rmdir(dir).catch(() => undefined);
+      for (const dir of [join(support.parent, `baton-${runId}`, 'tool'), join(support.parent, `baton-${runId}`)])
+        await rmdir(dir).catch(() => undefined);
     }
   });
 
@@ -249,7 +272,9 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
   });
 
   it('tells one who launched from a terminal to press Ctrl-C or run baton cancel, not /cancel', () => {
-    expect(howToStop('terminal', 'hr_x')).toBe('press Ctrl-C, or run `baton cancel hr_x` in another terminal, to stop it');
+    expect(howToStop('terminal', 'hr_x')).toBe(
+      'press Ctrl-C, or run `baton cancel hr_x` in another terminal, to stop it',
+    );
     expect(howToStop('telegram', 'hr_x')).toBe('/cancel hr_x to stop it');
   });
 
@@ -355,7 +380,9 @@ describe('where no cgroup can be made (runs followed by their process tree)', ()
     expect(isGone(toolPid)).toBe(true);
     expect(await finished(runId, tree)).toMatchObject({ status: 'cancelled' });
     const outcome = await tree.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled · codex`));
-    expect(outcome.text).toContain('no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived');
+    expect(outcome.text).toContain(
+      'no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived',
+    );
   });
 });
 
@@ -363,7 +390,9 @@ describe('where no cgroup can be made (runs followed by their process tree)', ()
  * One reconcile pass on this host in which every other process counts as dead, as at a restart;
  * `cgroups` is what this user has (a writable cgroup v2, or why not).
  */
-function reconcileAsDeadPeers(cgroups?: Awaited<ReturnType<typeof detectCgroupSupport>>): ReturnType<typeof reconcileOrphanedRuns> {
+function reconcileAsDeadPeers(
+  cgroups?: Awaited<ReturnType<typeof detectCgroupSupport>>,
+): ReturnType<typeof reconcileOrphanedRuns> {
   return reconcileOrphanedRuns({
     store: h.store,
     clock: systemClock,
@@ -381,7 +410,9 @@ function reconcileAsDeadPeers(cgroups?: Awaited<ReturnType<typeof detectCgroupSu
 
 /** Says, in the test output, that a cgroup case checked the fallback a user without one gets. */
 function fallbackNote(why: string): void {
-  console.info(`no writable cgroup v2 for this user (${why}): checking the process-tree fallback a normal user gets instead`);
+  console.info(
+    `no writable cgroup v2 for this user (${why}): checking the process-tree fallback a normal user gets instead`,
+  );
 }
 
 /** Without cgroups, reconcile stops what an orphaned run left that still carries its BATON_RUN_ID. */

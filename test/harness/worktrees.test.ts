@@ -70,7 +70,7 @@ describe(`run worktrees on ${testEngine}`, () => {
     return { ...worktree, runId };
   }
 
-  it('adds the worktree without running the repository\'s hooks or smudge filters', async () => {
+  it("adds the worktree without running the repository's hooks or smudge filters", async () => {
     const hostile = join(dir, 'hostile');
     await execa('git', ['init', '-q', hostile]);
     await writeFile(join(hostile, '.gitattributes'), '*.txt filter=evil\n');
@@ -97,18 +97,29 @@ describe(`run worktrees on ${testEngine}`, () => {
     const active = await runWith('running', null);
 
     const states = await listWorktrees(store);
-    expect(states.find((s) => s.runId === oldUnmerged.runId)).toMatchObject({ unmergedCommits: 1, dirty: false, removed: false });
+    expect(states.find((s) => s.runId === oldUnmerged.runId)).toMatchObject({
+      unmergedCommits: 1,
+      dirty: false,
+      removed: false,
+    });
     expect(states.find((s) => s.runId === dirty.runId)).toMatchObject({ unmergedCommits: 0, dirty: true });
 
     const actions = await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS });
     const byRun = new Map(actions.map((a) => [a.runId, a]));
-    expect(byRun.get(merged.runId)).toEqual({ runId: merged.runId, action: 'removed', detail: `${merged.worktreeRoot} removed with its merged branch ${merged.branch}` });
+    expect(byRun.get(merged.runId)).toEqual({
+      runId: merged.runId,
+      action: 'removed',
+      detail: `${merged.worktreeRoot} removed with its merged branch ${merged.branch}`,
+    });
     expect(byRun.get(oldUnmerged.runId)).toEqual({
       runId: oldUnmerged.runId,
       action: 'removed',
       detail: `${oldUnmerged.worktreeRoot} removed; branch ${oldUnmerged.branch} kept: 1 commit not merged into HEAD of ${repo}`,
     });
-    expect(byRun.get(dirty.runId)).toMatchObject({ action: 'kept', detail: expect.stringContaining('has uncommitted changes; kept') });
+    expect(byRun.get(dirty.runId)).toMatchObject({
+      action: 'kept',
+      detail: expect.stringContaining('has uncommitted changes; kept'),
+    });
     expect(byRun.has(active.runId)).toBe(false);
 
     const branches = (await git(repo, 'branch', '--list', 'baton/*')).stdout;
@@ -143,16 +154,23 @@ describe(`run worktrees on ${testEngine}`, () => {
     });
     expect((await listWorktrees(store)).map((s) => s.runId)).not.toContain(byHand.runId);
     // A second prune has nothing more to say about it.
-    expect((await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).map((a) => a.runId)).not.toContain(byHand.runId);
+    expect((await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).map((a) => a.runId)).not.toContain(
+      byHand.runId,
+    );
   });
 
   it('a worktree deleted while git holds it locked is kept, its lock named, until the owner asks to unlock it', async () => {
     const locked = await runWith('completed', now);
     await git(repo, 'worktree', 'lock', '--reason', 'on the usb disk', locked.worktreeRoot);
     await rm(locked.worktreeRoot, { recursive: true, force: true });
-    expect((await listWorktrees(store)).find((s) => s.runId === locked.runId)).toMatchObject({ removed: true, gitLock: 'on the usb disk' });
+    expect((await listWorktrees(store)).find((s) => s.runId === locked.runId)).toMatchObject({
+      removed: true,
+      gitLock: 'on the usb disk',
+    });
 
-    const kept = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).find((a) => a.runId === locked.runId);
+    const kept = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).find(
+      (a) => a.runId === locked.runId,
+    );
     expect(kept).toEqual({
       runId: locked.runId,
       action: 'kept',
@@ -160,7 +178,9 @@ describe(`run worktrees on ${testEngine}`, () => {
     });
     expect((await listWorktrees(store)).map((s) => s.runId)).toContain(locked.runId);
 
-    const cleared = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS, unlock: true })).find((a) => a.runId === locked.runId);
+    const cleared = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS, unlock: true })).find(
+      (a) => a.runId === locked.runId,
+    );
     expect(cleared).toEqual({
       runId: locked.runId,
       action: 'forgotten',
@@ -170,13 +190,15 @@ describe(`run worktrees on ${testEngine}`, () => {
     await git(repo, 'branch', '-D', locked.branch);
   });
 
-  it('git\'s own lock of a worktree add that never finished is baton\'s: cleared without asking', async () => {
+  it("git's own lock of a worktree add that never finished is baton's: cleared without asking", async () => {
     const interrupted = await runWith('failed', now);
     // What `git worktree add` leaves while it runs (builtin/worktree.c), kept by a killed add.
     const admin = (await readFile(join(interrupted.worktreeRoot, '.git'), 'utf8')).replace(/^gitdir: /, '').trim();
     await writeFile(join(admin, 'locked'), 'initializing');
     await rm(interrupted.worktreeRoot, { recursive: true, force: true });
-    const action = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).find((a) => a.runId === interrupted.runId);
+    const action = (await pruneWorktrees({ store, clock, logger, retentionMs: 7 * DAY_MS })).find(
+      (a) => a.runId === interrupted.runId,
+    );
     expect(action).toMatchObject({ action: 'forgotten' });
     expect((await git(repo, 'worktree', 'list', '--porcelain')).stdout).not.toContain(interrupted.worktreeRoot);
   });
@@ -189,14 +211,20 @@ describe(`run worktrees on ${testEngine}`, () => {
 
     await rm(run.worktreeRoot, { recursive: true, force: true });
     await mkdir(run.worktreeRoot);
-    await writeFile(join(run.worktreeRoot, 'notes.txt'), 'someone else\'s');
+    await writeFile(join(run.worktreeRoot, 'notes.txt'), "someone else's");
     expect(await worktreeIntact(run.worktreeRoot)).toBe(false);
-    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_gone', message: expect.stringContaining('holds files but is no longer the worktree') });
+    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+      code: 'worktree_gone',
+      message: expect.stringContaining('holds files but is no longer the worktree'),
+    });
 
     await rm(run.worktreeRoot, { recursive: true, force: true });
     const admin = join(repo, '.git', 'worktrees', run.runId);
     await writeFile(join(admin, 'locked'), 'on the usb disk');
-    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_locked', message: expect.stringContaining('registered and locked ("on the usb disk")') });
+    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+      code: 'worktree_locked',
+      message: expect.stringContaining('registered and locked ("on the usb disk")'),
+    });
     await rm(join(admin, 'locked'));
 
     expect(await restoreRunWorktree(run.runId, recorded)).toBe('restored');
@@ -205,7 +233,10 @@ describe(`run worktrees on ${testEngine}`, () => {
 
     await git(repo, 'worktree', 'remove', '--force', run.worktreeRoot);
     await git(repo, 'branch', '-D', run.branch);
-    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_gone', details: { branchExists: false } });
+    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+      code: 'worktree_gone',
+      details: { branchExists: false },
+    });
   });
 
   it('never restores a worktree on a branch another worktree has checked out, the main checkout included', async () => {
@@ -226,7 +257,10 @@ describe(`run worktrees on ${testEngine}`, () => {
     const before = (await git(repo, 'branch', '--show-current')).stdout.trim();
     await git(repo, 'switch', '--quiet', run.branch);
     try {
-      await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({ code: 'worktree_branch_busy', details: { checkedOutAt: repo } });
+      await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+        code: 'worktree_branch_busy',
+        details: { checkedOutAt: repo },
+      });
     } finally {
       await git(repo, 'switch', '--quiet', before);
     }

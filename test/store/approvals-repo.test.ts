@@ -22,11 +22,23 @@ describe(`ApprovalStore on ${testEngine}`, () => {
   async function newRun(): Promise<RunId> {
     const id = newRunId();
     const run = {
-      id, vendor: 'claude', status: 'starting', task: 't', cwd: `/repo/${id}`, worktreeRoot: `/repo/${id}`,
-      options: { timeoutMinutes: 30, progress: false, approve: true }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' },
-      supervisor: 'testhost:1', createdAt: now,
+      id,
+      vendor: 'claude',
+      status: 'starting',
+      task: 't',
+      cwd: `/repo/${id}`,
+      worktreeRoot: `/repo/${id}`,
+      options: { timeoutMinutes: 30, progress: false, approve: true },
+      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' },
+      supervisor: 'testhost:1',
+      createdAt: now,
     } as NewRunRow;
-    await runs.createRun(run, { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' }, 100, now);
+    await runs.createRun(
+      run,
+      { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' },
+      100,
+      now,
+    );
     return id;
   }
 
@@ -37,7 +49,10 @@ describe(`ApprovalStore on ${testEngine}`, () => {
     const again = await approvals.open(request, new Date(now.getTime() + 5_000));
     expect(first.created).toBe(true);
     expect(again).toMatchObject({ created: false, row: { id: first.row.id, requestedAt: now } });
-    expect(await approvals.decide(first.row.id, 'allow_run', 'telegram:1', now)).toMatchObject({ decision: 'allow_run', decidedBy: 'telegram:1' });
+    expect(await approvals.decide(first.row.id, 'allow_run', 'telegram:1', now)).toMatchObject({
+      decision: 'allow_run',
+      decidedBy: 'telegram:1',
+    });
     expect(await approvals.decide(first.row.id, 'deny', 'telegram:1', now)).toBeUndefined();
     expect(await approvals.ruleFor(runId, 'Bash:npm')).toMatchObject({ id: first.row.id });
     expect(await approvals.ruleFor(runId, 'Bash:rm')).toBeUndefined();
@@ -45,7 +60,10 @@ describe(`ApprovalStore on ${testEngine}`, () => {
 
   it('stores an input holding U+0000 (jsonb refuses it) with U+FFFD in its place', async () => {
     const runId = await newRun();
-    const { row } = await approvals.open({ runId, requestId: 'toolu_nul', tool: 'Write', input: { file_path: 'a\u0000b', content: 'x' }, kind: 'Write' }, now);
+    const { row } = await approvals.open(
+      { runId, requestId: 'toolu_nul', tool: 'Write', input: { file_path: 'a\u0000b', content: 'x' }, kind: 'Write' },
+      now,
+    );
     expect(row.input).toEqual({ file_path: 'a\ufffdb', content: 'x' });
   });
 
@@ -54,7 +72,12 @@ describe(`ApprovalStore on ${testEngine}`, () => {
     const ended = await newRun();
     const open = await approvals.open({ runId: active, requestId: 'a', tool: 'Bash', input: {}, kind: 'Bash=' }, now);
     const gone = await approvals.open({ runId: ended, requestId: 'b', tool: 'Bash', input: {}, kind: 'Bash=' }, now);
-    await runs.finishRun(ended, { status: 'interrupted', reason: 'restart', endedAt: now }, { runId: ended, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'x' }, now);
+    await runs.finishRun(
+      ended,
+      { status: 'interrupted', reason: 'restart', endedAt: now },
+      { runId: ended, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'x' },
+      now,
+    );
     expect(await approvals.closeGone(now)).toBeGreaterThanOrEqual(1);
     expect((await approvals.get(gone.row.id))?.decision).toBe('run_gone');
     expect((await approvals.get(open.row.id))?.decision).toBeNull();

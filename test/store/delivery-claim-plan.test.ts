@@ -37,7 +37,14 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
   it(`uses the partial index deliveries_due under force_generic_plan at ${ROWS} rows`, async () => {
     const now = new Date();
     const runId = await insertCompletedRun(db, '1', now);
-    await db.insert(schema.deliveries).values({ runId, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'b', nextAttemptAt: new Date(now.getTime() - 1000), createdAt: now });
+    await db.insert(schema.deliveries).values({
+      runId,
+      kind: 'outcome',
+      target: { platform: 'telegram', chatId: '1' },
+      body: 'b',
+      nextAttemptAt: new Date(now.getTime() - 1000),
+      createdAt: now,
+    });
     captured.length = 0;
     expect(await new RunStore(db).claimDueDeliveries(now, 50, 300_000)).toHaveLength(1);
     const claim = captured.find((c) => /for update skip locked/i.test(c.query));
@@ -65,7 +72,16 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
     const runId = await insertCompletedRun(db, '1', now);
     const rows = await db
       .insert(schema.deliveries)
-      .values([0, 1].map(() => ({ runId, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'b', nextAttemptAt: now, createdAt: now })))
+      .values(
+        [0, 1].map(() => ({
+          runId,
+          kind: 'outcome',
+          target: { platform: 'telegram', chatId: '1' },
+          body: 'b',
+          nextAttemptAt: now,
+          createdAt: now,
+        })),
+      )
       .returning();
     expect(Number((await client.unsafe('select count(*)::int as n from deliveries'))[0]!.n)).toBeGreaterThan(ROWS);
     captured.length = 0;

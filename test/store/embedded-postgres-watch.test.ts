@@ -65,7 +65,11 @@ describe('watching the embedded PostgreSQL server', () => {
       'could not restart the embedded PostgreSQL server (attempt 1); trying again in 10 ms',
       'could not restart the embedded PostgreSQL server (attempt 2); trying again in 20 ms',
       'could not restart the embedded PostgreSQL server (attempt 3); trying again in 20 ms',
-      expect.stringMatching(new RegExp(`^embedded PostgreSQL server restarted \\(pid ${second!.pid}, attempt 4, \\d+ ms after it was found gone\\)$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^embedded PostgreSQL server restarted \\(pid ${second!.pid}, attempt 4, \\d+ ms after it was found gone\\)$`,
+        ),
+      ),
     ]);
     // Stopped, it no longer restarts anything.
     await watch.stop();

@@ -36,7 +36,11 @@ function watched(lease: DatabaseLease): { events: string[]; start(): Promise<voi
   const events: string[] = [];
   return {
     events,
-    start: () => lease.start({ onAcquired: () => void events.push('acquired'), onLost: (why) => void events.push(`lost: ${why}`) }),
+    start: () =>
+      lease.start({
+        onAcquired: () => void events.push('acquired'),
+        onLost: (why) => void events.push(`lost: ${why}`),
+      }),
   };
 }
 
@@ -51,9 +55,27 @@ describe(`fleet lease (${testEngine})`, () => {
   it('one holder; an expired lease goes to a standby; a holder whose lease was taken is told', async () => {
     const key = leaseKey('telegram', 'token-a');
     // alpha held the lease and died: it stops renewing, and the row runs out by database time.
-    await database.db.execute(sql`insert into leases (key, holder, node_name, acquired_at, expires_at) values (${key}, 'alpha:dead', 'alpha', now(), now() + interval '300 milliseconds')`);
-    const b = new DatabaseLease({ db: database.db, key, holder: 'b:1', nodeName: 'beta', logger, renewMs: 50, ttlMs: 60_000 });
-    const c = new DatabaseLease({ db: database.db, key, holder: 'c:1', nodeName: 'gamma', logger, renewMs: 50, ttlMs: 60_000 });
+    await database.db.execute(
+      sql`insert into leases (key, holder, node_name, acquired_at, expires_at) values (${key}, 'alpha:dead', 'alpha', now(), now() + interval '300 milliseconds')`,
+    );
+    const b = new DatabaseLease({
+      db: database.db,
+      key,
+      holder: 'b:1',
+      nodeName: 'beta',
+      logger,
+      renewMs: 50,
+      ttlMs: 60_000,
+    });
+    const c = new DatabaseLease({
+      db: database.db,
+      key,
+      holder: 'c:1',
+      nodeName: 'gamma',
+      logger,
+      renewMs: 50,
+      ttlMs: 60_000,
+    });
     const wb = watched(b);
     const wc = watched(c);
     await wb.start();
@@ -80,40 +102,68 @@ describe(`fleet lease (${testEngine})`, () => {
     expect(left.filter((l) => l.key === key)).toEqual([]);
   });
 
-  it.runIf(testEngine === 'postgres')('a holder that cannot reach the database disconnects before its lease can expire', async () => {
-    const key = leaseKey('telegram', 'token-b');
-    // A pool of its own behind a TCP proxy that then refuses and cuts: every renewal fails.
-    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(database.url!).port || 5432) });
-    const own = await openDatabase({ url: proxy.rewrite(database.url!), maxConnections: 1, migrate: false });
-    let clock = 0;
-    const a = new DatabaseLease({ db: own.db, key, holder: 'a:2', nodeName: 'alpha', logger, renewMs: 50, ttlMs: 1_000, nowMs: () => clock });
-    const wa = watched(a);
-    await wa.start();
-    expect(wa.events).toEqual(['acquired']);
-    proxy.refuse();
-    proxy.cut();
-    // Renewals fail; not yet ttl - renew since the last success: still held.
-    clock = 900;
-    await sleep(300);
-    expect(wa.events).toEqual(['acquired']);
-    // From ttl - renew on, the next failed renewal lets go, while the lease may still be ours.
-    clock = 950;
-    await until(() => wa.events.length === 2, 'alpha lets go');
-    expect(wa.events[1]).toMatch(/could not be renewed in time/);
-    await a.stop();
-    await Promise.race([own.close().catch(() => undefined), sleep(2_000)]);
-    await proxy.close();
-  });
+  it.runIf(testEngine === 'postgres')(
+    'a holder that cannot reach the database disconnects before its lease can expire',
+    async () => {
+      const key = leaseKey('telegram', 'token-b');
+      // A pool of its own behind a TCP proxy that then refuses and cuts: every renewal fails.
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(database.url!).port || 5432) });
+      const own = await openDatabase({ url: proxy.rewrite(database.url!), maxConnections: 1, migrate: false });
+      let clock = 0;
+      const a = new DatabaseLease({
+        db: own.db,
+        key,
+        holder: 'a:2',
+        nodeName: 'alpha',
+        logger,
+        renewMs: 50,
+        ttlMs: 1_000,
+        nowMs: () => clock,
+      });
+      const wa = watched(a);
+      await wa.start();
+      expect(wa.events).toEqual(['acquired']);
+      proxy.refuse();
+      proxy.cut();
+      // Renewals fail; not yet ttl - renew since the last success: still held.
+      clock = 900;
+      await sleep(300);
+      expect(wa.events).toEqual(['acquired']);
+      // From ttl - renew on, the next failed renewal lets go, while the lease may still be ours.
+      clock = 950;
+      await until(() => wa.events.length === 2, 'alpha lets go');
+      expect(wa.events[1]).toMatch(/could not be renewed in time/);
+      await a.stop();
+      await Promise.race([own.close().catch(() => undefined), sleep(2_000)]);
+      await proxy.close();
+    },
+  );
 
   it('nodes: listed with liveness by database time; two live nodes with one name are flagged', async () => {
-    const one = new NodeRegistry({ db: database.db, name: 'alpha', roots: ['/srv/a'], heartbeatMs: 60_000, deadAfterMs: 20_000, logger });
-    const two = new NodeRegistry({ db: database.db, name: 'alpha', roots: ['/srv/b'], heartbeatMs: 60_000, deadAfterMs: 20_000, logger });
+    const one = new NodeRegistry({
+      db: database.db,
+      name: 'alpha',
+      roots: ['/srv/a'],
+      heartbeatMs: 60_000,
+      deadAfterMs: 20_000,
+      logger,
+    });
+    const two = new NodeRegistry({
+      db: database.db,
+      name: 'alpha',
+      roots: ['/srv/b'],
+      heartbeatMs: 60_000,
+      deadAfterMs: 20_000,
+      logger,
+    });
     await one.start();
     await two.start();
     let list = await one.list();
     expect(list.filter((n) => n.alive)).toHaveLength(2);
     expect(describeNodes(list).join('\n')).toMatch(/two live nodes share this name/);
-    await database.db.execute(sql`update nodes set heartbeat_at = now() - interval '60 seconds' where instance = ${two.instance}`);
+    await database.db.execute(
+      sql`update nodes set heartbeat_at = now() - interval '60 seconds' where instance = ${two.instance}`,
+    );
     list = await one.list();
     const dead = list.find((n) => !n.self)!;
     expect(dead.alive).toBe(false);
@@ -128,7 +178,14 @@ describe(`fleet lease (${testEngine})`, () => {
     // A beat that lands after stop's delete found no row and wrote it again: a node stopped for
     // good stayed in the table (seen as a second node with one pid after a restart).
     for (let round = 0; round < 40; round++) {
-      const node = new NodeRegistry({ db: database.db, name: 'beating', roots: [], heartbeatMs: 1, deadAfterMs: 20_000, logger });
+      const node = new NodeRegistry({
+        db: database.db,
+        name: 'beating',
+        roots: [],
+        heartbeatMs: 1,
+        deadAfterMs: 20_000,
+        logger,
+      });
       await node.start();
       await sleep(round % 5);
       await node.stop();

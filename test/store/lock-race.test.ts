@@ -57,7 +57,8 @@ describe.runIf(adminUrl)('lock race across two processes (postgres)', () => {
     try {
       const active = await sql`select count(*)::int as n from runs where status in ('starting', 'running')`;
       expect(active[0]!.n).toBe(1);
-      const started = await sql`select count(*)::int as n from deliveries d join runs r on r.id = d.run_id where r.worktree_root = '/race/repo'`;
+      const started =
+        await sql`select count(*)::int as n from deliveries d join runs r on r.id = d.run_id where r.worktree_root = '/race/repo'`;
       expect(started[0]!.n).toBe(1);
     } finally {
       await sql.end();

@@ -27,11 +27,28 @@ beforeAll(async () => {
 afterAll(async () => database?.dispose());
 
 function registry(name: string, host: string, pid: number, live: (pid: number) => boolean = () => true): NodeRegistry {
-  return new NodeRegistry({ db: database.db, name, roots: ['/srv/app'], heartbeatMs: 60_000, deadAfterMs: 20_000, logger, host, pid, isLocalBaton: live });
+  return new NodeRegistry({
+    db: database.db,
+    name,
+    roots: ['/srv/app'],
+    heartbeatMs: 60_000,
+    deadAfterMs: 20_000,
+    logger,
+    host,
+    pid,
+    isLocalBaton: live,
+  });
 }
 
-function routedTo(node: string, instance: string | null): NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson } {
-  const launch: QueuedLaunchJson = { prompt: 'fix it', timeoutMs: 60_000, route: { target: '/srv/app', worktree: false } };
+function routedTo(
+  node: string,
+  instance: string | null,
+): NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson } {
+  const launch: QueuedLaunchJson = {
+    prompt: 'fix it',
+    timeoutMs: 60_000,
+    route: { target: '/srv/app', worktree: false },
+  };
   return {
     id: newRunId(),
     vendor: 'codex',
@@ -64,9 +81,13 @@ describe(`node identity (${testEngine})`, () => {
     });
     // Same host, another live baton (a second home on one machine): refused too.
     await expect(registry('gamma', 'gammahost', 300).start()).rejects.toMatchObject({ code: 'node_name_taken' });
-    expect((await database.db.select().from(nodes).where(eq(nodes.name, 'gamma'))).map((n) => n.instance)).toEqual([real.instance]);
+    expect((await database.db.select().from(nodes).where(eq(nodes.name, 'gamma'))).map((n) => n.instance)).toEqual([
+      real.instance,
+    ]);
     // Silent past dead_after_seconds: that node is gone, and the name is free.
-    await database.db.execute(sql`update nodes set heartbeat_at = now() - interval '60 seconds' where instance = ${real.instance}`);
+    await database.db.execute(
+      sql`update nodes set heartbeat_at = now() - interval '60 seconds' where instance = ${real.instance}`,
+    );
     const next = registry('gamma', 'otherhost', 201);
     await next.start();
     await next.stop();
@@ -81,7 +102,10 @@ describe(`node identity (${testEngine})`, () => {
     // pid 400 is no baton any more; its row's heartbeat is still fresh.
     const restarted = registry('delta', 'deltahost', 401, (pid) => pid !== 400);
     await restarted.start();
-    const [row] = await database.db.select({ nodeInstance: runs.nodeInstance }).from(runs).where(eq(runs.id, waiting.id));
+    const [row] = await database.db
+      .select({ nodeInstance: runs.nodeInstance })
+      .from(runs)
+      .where(eq(runs.id, waiting.id));
     expect(row?.nodeInstance).toBe(restarted.instance);
     expect((await store.routedRuns('delta', restarted.instance)).map((r) => r.id)).toEqual([waiting.id]);
     await store.cancelQueued(waiting.id, 'owner_cancel', started(waiting.id), now);
@@ -94,7 +118,15 @@ describe(`node identity (${testEngine})`, () => {
     await real.start();
     // A process that took the same name anyway (started before names were checked, or by hand).
     const impostorInstance = 'elsewhere:600:abcd';
-    await database.db.insert(nodes).values({ instance: impostorInstance, name: 'omega', host: 'elsewhere', pid: 600, roots: ['/srv/app'], startedAt: now, heartbeatAt: sql`now()` as unknown as Date });
+    await database.db.insert(nodes).values({
+      instance: impostorInstance,
+      name: 'omega',
+      host: 'elsewhere',
+      pid: 600,
+      roots: ['/srv/app'],
+      startedAt: now,
+      heartbeatAt: sql`now()` as unknown as Date,
+    });
     // The launch is addressed to the newest live start of the name.
     const list = await real.list();
     const route = routeLaunch('omega:/srv/app', { self: 'alpha', roots: [], projects: new Map(), nodes: list });
@@ -105,7 +137,14 @@ describe(`node identity (${testEngine})`, () => {
     expect(await store.routedRuns('omega', impostorInstance)).toEqual([]);
     expect(await store.hasQueuedFor('omega', impostorInstance)).toBe(false);
     expect((await store.routedRuns('omega', real.instance)).map((r) => r.id)).toEqual([run.id]);
-    expect(await store.placeRouted(run.id, { cwd: '/srv/app', worktreeRoot: '/srv/app/omega', branch: null, sourceRoot: null })).toBe(true);
+    expect(
+      await store.placeRouted(run.id, {
+        cwd: '/srv/app',
+        worktreeRoot: '/srv/app/omega',
+        branch: null,
+        sourceRoot: null,
+      }),
+    ).toBe(true);
     expect(await store.claimQueued(5, 'elsewhere:600', 'omega', impostorInstance)).toEqual([]);
 
     // The addressed process stops before it claims: the next process of the name takes it over.

@@ -40,9 +40,13 @@ function routedTo(node: string): NewRunRow & { id: RunId; node: string; launch: 
 }
 
 const staleNode = (name: string, instance: string) =>
-  database.db.execute(sql`insert into nodes (instance, name, host, pid, roots, started_at, heartbeat_at) values (${instance}, ${name}, 'otherhost', 4242, '["/srv"]'::jsonb, now() - interval '1 hour', now() - interval '1 hour')`);
+  database.db.execute(
+    sql`insert into nodes (instance, name, host, pid, roots, started_at, heartbeat_at) values (${instance}, ${name}, 'otherhost', 4242, '["/srv"]'::jsonb, now() - interval '1 hour', now() - interval '1 hour')`,
+  );
 const liveNode = (name: string, instance: string) =>
-  database.db.execute(sql`insert into nodes (instance, name, host, pid, roots, started_at, heartbeat_at) values (${instance}, ${name}, 'thirdhost', 4343, '["/srv"]'::jsonb, now(), now() + interval '1 hour')`);
+  database.db.execute(
+    sql`insert into nodes (instance, name, host, pid, roots, started_at, heartbeat_at) values (${instance}, ${name}, 'thirdhost', 4343, '["/srv"]'::jsonb, now(), now() + interval '1 hour')`,
+  );
 
 describe('runs waiting for a lost node', () => {
   it('end interrupted · node_lost with an outcome naming the node; not while a live process has its name', async () => {
@@ -53,8 +57,21 @@ describe('runs waiting for a lost node', () => {
     await liveNode('delta', 'thirdhost:4343:live');
     const forGamma = routedTo('gamma');
     const forDelta = routedTo('delta');
-    for (const run of [forGamma, forDelta]) await store.createRoutedRun(run, { runId: run.id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'sent' }, 5, new Date());
-    const registry = new NodeRegistry({ db: database.db, name: 'alpha', roots: [], heartbeatMs: 50, deadAfterMs: 200, logger });
+    for (const run of [forGamma, forDelta])
+      await store.createRoutedRun(
+        run,
+        { runId: run.id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'sent' },
+        5,
+        new Date(),
+      );
+    const registry = new NodeRegistry({
+      db: database.db,
+      name: 'alpha',
+      roots: [],
+      heartbeatMs: 50,
+      deadAfterMs: 200,
+      logger,
+    });
     await registry.start();
     try {
       await sleep(400); // past deadAfter + heartbeat since this registry started
@@ -63,7 +80,11 @@ describe('runs waiting for a lost node', () => {
       expect(written[0]!.body).toMatch(new RegExp(`^\\[run ${forGamma.id}\\] interrupted · codex · gamma:/srv/app · `));
       expect(written[0]!.body).toContain('Node gamma (otherhost) stopped answering');
       expect(written[0]!.body).toContain('Reason: node_lost');
-      expect(await store.getRun(forGamma.id)).toMatchObject({ status: 'interrupted', reason: 'node_lost', launch: null });
+      expect(await store.getRun(forGamma.id)).toMatchObject({
+        status: 'interrupted',
+        reason: 'node_lost',
+        launch: null,
+      });
       expect((await store.getRun(forDelta.id))?.status).toBe('queued');
     } finally {
       await registry.stop();

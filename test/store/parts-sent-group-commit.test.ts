@@ -21,7 +21,16 @@ async function runWithDeliveries(db: Db, count: number): Promise<{ runId: RunId;
   const runId = await insertCompletedRun(db, '7', now);
   const rows = await db
     .insert(schema.deliveries)
-    .values(Array.from({ length: count }, (_, i) => ({ runId, kind: i === 0 ? 'outcome' : 'reply', target: { platform: 'telegram', chatId: '7' }, body: `b${i}`, nextAttemptAt: now, createdAt: now })))
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        runId,
+        kind: i === 0 ? 'outcome' : 'reply',
+        target: { platform: 'telegram', chatId: '7' },
+        body: `b${i}`,
+        nextAttemptAt: now,
+        createdAt: now,
+      })),
+    )
     .returning();
   return { runId, rows };
 }
@@ -39,7 +48,9 @@ describe(`recordPartsSent group commit on ${testEngine}`, () => {
   });
 
   it('records concurrent rows each with its own parts, message ids, links and later-pending answer', async () => {
-    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => runWithDeliveries(database.db, i % 2 === 0 ? 2 : 1)));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => runWithDeliveries(database.db, i % 2 === 0 ? 2 : 1)),
+    );
     const results = await Promise.all(
       runs.map(({ rows }, i) => store.recordPartsSent(rows[0]!, 2, [`m${i}a`, `m${i}b`], i !== 7, now)),
     );
@@ -47,7 +58,11 @@ describe(`recordPartsSent group commit on ${testEngine}`, () => {
     expect(results.map((r) => r.laterPendingInRun)).toEqual([true, false, true, false, true, false, true, false]);
     for (const [i, { runId, rows }] of runs.entries()) {
       const stored = await store.getDelivery(rows[0]!.id);
-      expect(stored).toMatchObject({ partsDelivered: 2, platformMessageIds: [`m${i}a`, `m${i}b`], status: i === 7 ? 'pending' : 'delivered' });
+      expect(stored).toMatchObject({
+        partsDelivered: 2,
+        platformMessageIds: [`m${i}a`, `m${i}b`],
+        status: i === 7 ? 'pending' : 'delivered',
+      });
       expect(stored?.deliveredAt?.toISOString() ?? null).toBe(i === 7 ? null : now.toISOString());
       expect((await store.findRunByMessage('telegram', '7', `m${i}b`))?.id).toBe(runId);
       if (rows[1]) expect((await store.getDelivery(rows[1].id))?.status).toBe('pending');
@@ -57,8 +72,15 @@ describe(`recordPartsSent group commit on ${testEngine}`, () => {
   it('appends to the message ids already recorded, part by part', async () => {
     const { rows } = await runWithDeliveries(database.db, 1);
     await store.recordPartsSent(rows[0]!, 1, ['p1'], false, now);
-    await Promise.all([store.recordPartsSent(rows[0]!, 2, ['p2'], true, now), store.recordPartsSent((await runWithDeliveries(database.db, 1)).rows[0]!, 1, ['q1'], true, now)]);
-    expect(await store.getDelivery(rows[0]!.id)).toMatchObject({ partsDelivered: 2, platformMessageIds: ['p1', 'p2'], status: 'delivered' });
+    await Promise.all([
+      store.recordPartsSent(rows[0]!, 2, ['p2'], true, now),
+      store.recordPartsSent((await runWithDeliveries(database.db, 1)).rows[0]!, 1, ['q1'], true, now),
+    ]);
+    expect(await store.getDelivery(rows[0]!.id)).toMatchObject({
+      partsDelivered: 2,
+      platformMessageIds: ['p1', 'p2'],
+      status: 'delivered',
+    });
   });
 
   it('fails only the row the server refuses when rows went together', async () => {
@@ -73,7 +95,11 @@ describe(`recordPartsSent group commit on ${testEngine}`, () => {
       store.recordPartsSent(good[2]!.rows[0]!, 1, ['g2'], true, now),
     ]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    for (const [i, { rows }] of good.entries()) expect(await store.getDelivery(rows[0]!.id)).toMatchObject({ status: 'delivered', platformMessageIds: [`g${i}`] });
+    for (const [i, { rows }] of good.entries())
+      expect(await store.getDelivery(rows[0]!.id)).toMatchObject({
+        status: 'delivered',
+        platformMessageIds: [`g${i}`],
+      });
     expect(await store.getDelivery(doomed.rows[0]!.id)).toMatchObject({ status: 'pending', platformMessageIds: [] });
   });
 });

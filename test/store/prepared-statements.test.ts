@@ -35,7 +35,11 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements on PostgreSQL', 
     const run = async (): Promise<void> => {
       if (inTransaction) {
         await database.db.transaction(async (tx) => {
-          for (let i = 0; i < n; i++) await tx.select({ id: runs.id }).from(runs).where(and(eq(runs.id, `r${i}`), eq(runs.status, 'running')));
+          for (let i = 0; i < n; i++)
+            await tx
+              .select({ id: runs.id })
+              .from(runs)
+              .where(and(eq(runs.id, `r${i}`), eq(runs.status, 'running')));
         });
       } else {
         for (let i = 0; i < n; i++) await lookup(database, `r${i}`);
@@ -49,7 +53,9 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements on PostgreSQL', 
 
   /** The statements the server has prepared on the pool's one connection. */
   async function preparedOnServer(database: Database): Promise<string[]> {
-    const rows = (await database.db.execute(sql`select statement from pg_prepared_statements`)) as unknown as { statement: string }[];
+    const rows = (await database.db.execute(sql`select statement from pg_prepared_statements`)) as unknown as {
+      statement: string;
+    }[];
     return rows.map((r) => r.statement);
   }
 

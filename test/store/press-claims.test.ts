@@ -19,7 +19,10 @@ describe(`PressClaims on ${testEngine}`, () => {
     const results = await Promise.all([claims.claim(message, press, now), claims.claim(message, press, now)]);
     expect(results.filter((r) => r === undefined)).toHaveLength(1);
     await claims.answered(message, 'Resuming as hr_aaaaaaaaaaaa.');
-    expect(await claims.claim(message, press, now)).toMatchObject({ answer: 'Resuming as hr_aaaaaaaaaaaa.', pressedBy: 'telegram:1' });
+    expect(await claims.claim(message, press, now)).toMatchObject({
+      answer: 'Resuming as hr_aaaaaaaaaaaa.',
+      pressedBy: 'telegram:1',
+    });
     // Another message of the same chat is its own.
     expect(await claims.claim({ ...message, messageId: '43' }, press, now)).toBeUndefined();
   });

@@ -30,15 +30,32 @@ function newRun(overrides: Partial<NewRunRow> = {}): NewRunRow & { id: RunId } {
 }
 
 function started(runId: RunId): NewDelivery {
-  return { runId, kind: 'started', target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' }, body: `[run ${runId}] sent to node gamma` };
+  return {
+    runId,
+    kind: 'started',
+    target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' },
+    body: `[run ${runId}] sent to node gamma`,
+  };
 }
 
 function done(run: { id: RunId }): NewDelivery {
-  return { runId: run.id, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: `[run ${run.id}] completed` };
+  return {
+    runId: run.id,
+    kind: 'outcome',
+    target: { platform: 'telegram', chatId: '1' },
+    body: `[run ${run.id}] completed`,
+  };
 }
 
 function routed(node: string, path: string, overrides: Partial<NewRunRow> = {}) {
-  return newRun({ status: 'queued', node, cwd: path, worktreeRoot: `${node}:${path}`, launch: { ...LAUNCH, route: { target: path, worktree: false } }, ...overrides }) as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
+  return newRun({
+    status: 'queued',
+    node,
+    cwd: path,
+    worktreeRoot: `${node}:${path}`,
+    launch: { ...LAUNCH, route: { target: path, worktree: false } },
+    ...overrides,
+  }) as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
 }
 
 describe(`routed runs on ${testEngine}`, () => {
@@ -56,29 +73,46 @@ describe(`routed runs on ${testEngine}`, () => {
   it('writes a routed run queued for its node, with its message; only that node claims it, once prepared', async () => {
     const run = routed('gamma', '/srv/gamma/app');
     await store.recordInbound('telegram', 'routed-1', now, 'alphahost:1');
-    const row = await store.createRoutedRun(run, started(run.id), 5, now, { platform: 'telegram', dedupeKey: 'routed-1' });
+    const row = await store.createRoutedRun(run, started(run.id), 5, now, {
+      platform: 'telegram',
+      dedupeKey: 'routed-1',
+    });
     expect(row.body).toContain('sent to node gamma');
     expect(await store.hasQueuedFor('gamma')).toBe(true);
     expect(await store.hasQueuedFor('alpha')).toBe(false);
     // Not prepared yet: nobody claims it, not even gamma.
     expect(await store.claimQueued(5, 'gammahost:7', 'gamma')).toEqual([]);
     expect((await store.routedRuns('gamma')).map((r) => r.id)).toEqual([run.id]);
-    expect(await store.placeRouted(run.id, { cwd: '/srv/gamma/app', worktreeRoot: '/srv/gamma/app', branch: null, sourceRoot: null })).toBe(true);
+    expect(
+      await store.placeRouted(run.id, {
+        cwd: '/srv/gamma/app',
+        worktreeRoot: '/srv/gamma/app',
+        branch: null,
+        sourceRoot: null,
+      }),
+    ).toBe(true);
     expect(await store.routedRuns('gamma')).toEqual([]);
     // alpha (another node, even on the host that wrote it) never takes it.
     expect(await store.claimQueued(5, 'alphahost:1', 'alpha')).toEqual([]);
     const claimed = await store.claimQueued(5, 'gammahost:7', 'gamma');
-    expect(claimed.map((r) => [r.id, r.status, r.supervisor, r.node])).toEqual([[run.id, 'starting', 'gammahost:7', 'gamma']]);
+    expect(claimed.map((r) => [r.id, r.status, r.supervisor, r.node])).toEqual([
+      [run.id, 'starting', 'gammahost:7', 'gamma'],
+    ]);
     expect(claimed[0]!.launch).toEqual(LAUNCH);
     // The same inbound event never writes a second run.
     const again = routed('gamma', '/srv/gamma/app');
-    await expect(store.createRoutedRun(again, started(again.id), 5, now, { platform: 'telegram', dedupeKey: 'routed-1' })).rejects.toMatchObject({ code: 'duplicate_inbound' });
+    await expect(
+      store.createRoutedRun(again, started(again.id), 5, now, { platform: 'telegram', dedupeKey: 'routed-1' }),
+    ).rejects.toMatchObject({ code: 'duplicate_inbound' });
     await store.finishRun(run.id, { status: 'completed', reason: null, endedAt: now }, done(run), now);
   });
 
   it("max_active counts the node's own runs; the worktree lock holds across nodes", async () => {
     // Two runs active on alpha do not take gamma's one slot.
-    const alphaRuns = [newRun({ node: 'alpha', worktreeRoot: '/a/1', cwd: '/a/1' }), newRun({ node: 'alpha', worktreeRoot: '/a/2', cwd: '/a/2' })];
+    const alphaRuns = [
+      newRun({ node: 'alpha', worktreeRoot: '/a/1', cwd: '/a/1' }),
+      newRun({ node: 'alpha', worktreeRoot: '/a/2', cwd: '/a/2' }),
+    ];
     for (const r of alphaRuns) await store.createRun(r, started(r.id), 2, now);
     const first = routed('gamma', '/srv/gamma/one');
     const second = routed('gamma', '/srv/gamma/two');
@@ -98,7 +132,8 @@ describe(`routed runs on ${testEngine}`, () => {
     await store.placeRouted(sameRoot.id, { cwd: '/a/1', worktreeRoot: '/a/1', branch: null, sourceRoot: null });
     await store.finishRun(first.id, { status: 'completed', reason: null, endedAt: now }, done(first), now);
     expect((await store.claimQueued(5, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([second.id]);
-    for (const r of [...alphaRuns, second]) await store.finishRun(r.id, { status: 'completed', reason: null, endedAt: now }, done(r), now);
+    for (const r of [...alphaRuns, second])
+      await store.finishRun(r.id, { status: 'completed', reason: null, endedAt: now }, done(r), now);
     expect((await store.claimQueued(5, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([sameRoot.id]);
     await store.finishRun(sameRoot.id, { status: 'completed', reason: null, endedAt: now }, done(sameRoot), now);
   });
@@ -113,7 +148,9 @@ describe(`routed runs on ${testEngine}`, () => {
     const other = routed('gamma', '/f/3');
     await store.createRoutedRun(other, started(other.id), 5, now);
     await store.placeRouted(other.id, { cwd: '/f/3', worktreeRoot: '/f/3', branch: null, sourceRoot: null });
-    expect((await store.claimQueued({ node: 5, fleet: 2 }, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([routedRun.id]);
+    expect((await store.claimQueued({ node: 5, fleet: 2 }, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([
+      routedRun.id,
+    ]);
     const third = newRun({ node: 'alpha', worktreeRoot: '/f/4', cwd: '/f/4' });
     await expect(store.createRun(third, started(third.id), { node: 5, fleet: 2 }, now)).rejects.toMatchObject({
       code: 'max_active',
@@ -121,19 +158,38 @@ describe(`routed runs on ${testEngine}`, () => {
     });
     // Without a fleet cap the same start passes.
     await store.createRun(third, started(third.id), 5, now);
-    for (const r of [onAlpha, routedRun, third]) await store.finishRun(r.id, { status: 'completed', reason: null, endedAt: now }, done(r), now);
-    expect((await store.claimQueued({ node: 5, fleet: 2 }, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([other.id]);
+    for (const r of [onAlpha, routedRun, third])
+      await store.finishRun(r.id, { status: 'completed', reason: null, endedAt: now }, done(r), now);
+    expect((await store.claimQueued({ node: 5, fleet: 2 }, 'gammahost:7', 'gamma')).map((r) => r.id)).toEqual([
+      other.id,
+    ]);
     await store.finishRun(other.id, { status: 'completed', reason: null, endedAt: now }, done(other), now);
   });
 
   it('a routed run the node refuses ends failed with its reason and outcome; a cancelled one is not refused again', async () => {
     const run = routed('gamma', '/etc');
     await store.createRoutedRun(run, started(run.id), 5, now);
-    const outcome = await store.refuseQueued(run.id, 'outside_workspace', '/etc is outside the workspace.', { runId: run.id, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'refused' }, now);
+    const outcome = await store.refuseQueued(
+      run.id,
+      'outside_workspace',
+      '/etc is outside the workspace.',
+      { runId: run.id, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'refused' },
+      now,
+    );
     expect(outcome?.body).toBe('refused');
     expect(await store.getRun(run.id)).toMatchObject({ status: 'failed', reason: 'outside_workspace', launch: null });
-    expect(await store.refuseQueued(run.id, 'outside_workspace', 'x', { runId: run.id, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'again' }, now)).toBeNull();
-    expect(await store.placeRouted(run.id, { cwd: '/etc', worktreeRoot: '/etc', branch: null, sourceRoot: null })).toBe(false);
+    expect(
+      await store.refuseQueued(
+        run.id,
+        'outside_workspace',
+        'x',
+        { runId: run.id, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'again' },
+        now,
+      ),
+    ).toBeNull();
+    expect(await store.placeRouted(run.id, { cwd: '/etc', worktreeRoot: '/etc', branch: null, sourceRoot: null })).toBe(
+      false,
+    );
   });
 
   it.runIf(testEngine === 'postgres')('wakes the node with NOTIFY on commit', async () => {

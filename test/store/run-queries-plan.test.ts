@@ -46,7 +46,18 @@ describe.skipIf(testEngine !== 'postgres')('run queries on a long history, Postg
     const id = newRunId();
     captured.length = 0;
     await store.createRun(
-      { id, vendor: 'codex', status: 'starting', task: 't', cwd: '/new', worktreeRoot: '/new', options: { timeoutMinutes: 30, progress: false }, origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '2' }, supervisor: 'host:1:x', createdAt: now },
+      {
+        id,
+        vendor: 'codex',
+        status: 'starting',
+        task: 't',
+        cwd: '/new',
+        worktreeRoot: '/new',
+        options: { timeoutMinutes: 30, progress: false },
+        origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '2' },
+        supervisor: 'host:1:x',
+        createdAt: now,
+      },
       { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' },
       4,
       now,
@@ -59,7 +70,10 @@ describe.skipIf(testEngine !== 'postgres')('run queries on a long history, Postg
     for (const read of reads) {
       const { indexes, seqScans, plan } = await genericPlan(client, read);
       expect(seqScans, `${read.query}\n${JSON.stringify(plan)}`).toEqual([]);
-      expect(indexes.some((name) => name === 'runs_status' || name === 'runs_active'), read.query).toBe(true);
+      expect(
+        indexes.some((name) => name === 'runs_status' || name === 'runs_active'),
+        read.query,
+      ).toBe(true);
     }
   }, 300_000);
 });

@@ -23,7 +23,12 @@ function newRun(overrides: Partial<NewRunRow> = {}): NewRunRow & { id: RunId } {
 }
 
 function started(runId: RunId): NewDelivery {
-  return { runId, kind: 'started', target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' }, body: `[run ${runId}] started` };
+  return {
+    runId,
+    kind: 'started',
+    target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' },
+    body: `[run ${runId}] started`,
+  };
 }
 
 describe(`RunStore on ${testEngine}`, () => {
@@ -44,7 +49,7 @@ describe(`RunStore on ${testEngine}`, () => {
     expect(await store.recordInbound('slack', 'u-1', now)).toBe(true);
   });
 
-  it('inbox: a stored update is claimed once, a dead claimant\'s claim is released, a launch marks it handled', async () => {
+  it("inbox: a stored update is claimed once, a dead claimant's claim is released, a launch marks it handled", async () => {
     await store.recordInbox('telegram', [
       { dedupeKey: 'ib-1', receivedAt: now, payload: { update_id: 1 } },
       { dedupeKey: 'ib-2', receivedAt: now, payload: { update_id: 2 } },
@@ -71,9 +76,13 @@ describe(`RunStore on ${testEngine}`, () => {
     expect(await store.releaseInboundClaims('host-a:', () => true)).toBe(1); // only ib-2 was still claimed
     expect(await store.recordInbound('telegram', 'ib-1', now, 'host-a:500')).toBe(false);
     const again = newRun({ worktreeRoot: '/repo/inbox-again', cwd: '/repo/inbox-again' });
-    await expect(store.createRun(again, started(again.id), 5, now, { platform: 'telegram', dedupeKey: 'ib-1' })).rejects.toMatchObject({ code: 'duplicate_inbound' });
+    await expect(
+      store.createRun(again, started(again.id), 5, now, { platform: 'telegram', dedupeKey: 'ib-1' }),
+    ).rejects.toMatchObject({ code: 'duplicate_inbound' });
     expect(await store.getRun(again.id)).toBeUndefined();
-    expect(await store.receivedInbound('telegram')).toEqual([{ dedupeKey: 'ib-2', receivedAt: now, payload: { update_id: 2 } }]);
+    expect(await store.receivedInbound('telegram')).toEqual([
+      { dedupeKey: 'ib-2', receivedAt: now, payload: { update_id: 2 } },
+    ]);
   });
 
   it('writes a run and its started message together, and round-trips timestamps', async () => {
@@ -110,7 +119,9 @@ describe(`RunStore on ${testEngine}`, () => {
   });
 
   it('refuses past max_active', async () => {
-    const active = (await store.recentRuns(100)).filter((r) => r.status === 'starting' || r.status === 'running').length;
+    const active = (await store.recentRuns(100)).filter(
+      (r) => r.status === 'starting' || r.status === 'running',
+    ).length;
     const run = newRun({ worktreeRoot: '/repo/max' });
     await expect(store.createRun(run, started(run.id), active, now)).rejects.toMatchObject({ code: 'max_active' });
   });
@@ -120,7 +131,14 @@ describe(`RunStore on ${testEngine}`, () => {
     await store.createRun(run, started(run.id), 50, now);
     await store.markRunning(run.id, 4242, now);
     const outcome: NewDelivery = { ...started(run.id), kind: 'outcome', body: `[run ${run.id}] completed` };
-    const terminal = { status: 'completed' as const, reason: null, finalMessage: 'done', endedAt: now, exitCode: 0, vendorSessionId: 'thread-1' };
+    const terminal = {
+      status: 'completed' as const,
+      reason: null,
+      finalMessage: 'done',
+      endedAt: now,
+      exitCode: 0,
+      vendorSessionId: 'thread-1',
+    };
     const row = await store.finishRun(run.id, terminal, outcome, now);
     expect(row?.kind).toBe('outcome');
     expect(await store.finishRun(run.id, terminal, outcome, now)).toBeNull();
@@ -144,7 +162,10 @@ describe(`RunStore on ${testEngine}`, () => {
   });
 
   it('counts failed attempts and dead-letters', async () => {
-    const row = await store.enqueue({ runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '9' }, body: 'hi' }, now);
+    const row = await store.enqueue(
+      { runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '9' }, body: 'hi' },
+      now,
+    );
     const later = new Date(now.getTime() + 30_000);
     await store.recordAttemptFailed(row.id, 'HTTP 500', later, false);
     await store.recordAttemptFailed(row.id, 'HTTP 500', later, true);

@@ -38,7 +38,13 @@ export function startAsk(home: CliHome, args: readonly string[]): RunningAsk {
 }
 
 function spawnAsk(home: CliHome, args: readonly string[]) {
-  return execa(process.execPath, [CLI, 'ask', ...args], { env: home.env, extendEnv: false, cwd: home.repo, reject: false, stdin: 'ignore' });
+  return execa(process.execPath, [CLI, 'ask', ...args], {
+    env: home.env,
+    extendEnv: false,
+    cwd: home.repo,
+    reject: false,
+    stdin: 'ignore',
+  });
 }
 
 /** Resolves once `predicate` holds (a condition, polled; no deadline but the test's). */

@@ -52,11 +52,17 @@ export async function canariesOf(env: Readonly<Record<string, string>>): Promise
 }
 
 /** Every (secret, place) where one of `canaries` shows, as written or percent-encoded. */
-export function sightings(canaries: ReadonlyMap<string, string>, where: string, text: string | Buffer): CanarySighting[] {
+export function sightings(
+  canaries: ReadonlyMap<string, string>,
+  where: string,
+  text: string | Buffer,
+): CanarySighting[] {
   const haystack = typeof text === 'string' ? text : text.toString('latin1');
   const out: CanarySighting[] = [];
   for (const [name, value] of canaries) {
-    const forms = new Set([value, encodeURIComponent(value)].map((f) => (typeof text === 'string' ? f : Buffer.from(f).toString('latin1'))));
+    const forms = new Set(
+      [value, encodeURIComponent(value)].map((f) => (typeof text === 'string' ? f : Buffer.from(f).toString('latin1'))),
+    );
     if ([...forms].some((form) => haystack.includes(form))) out.push({ name, where });
   }
   return out;
@@ -85,7 +91,10 @@ async function readCapped(path: string): Promise<Buffer> {
  * Where any secret of `env` leaked: the service's output, the files under its `$BATON_HOME`
  * (but `.env`, where the owner put them), the bodies the fakes received, the fake CLIs' env.
  */
-export async function findLeaks(env: Readonly<Record<string, string>>, output: { stdout: string; stderr: string }): Promise<CanarySighting[]> {
+export async function findLeaks(
+  env: Readonly<Record<string, string>>,
+  output: { stdout: string; stderr: string },
+): Promise<CanarySighting[]> {
   const canaries = await canariesOf(env);
   if (canaries.size === 0) return [];
   const found = [...sightings(canaries, 'stdout', output.stdout), ...sightings(canaries, 'stderr', output.stderr)];
@@ -104,9 +113,14 @@ export async function findLeaks(env: Readonly<Record<string, string>>, output: {
 /**
  * @throws Error naming each secret (by variable) and where it showed, when {@link findLeaks} finds one.
  */
-export async function assertNoLeaks(env: Readonly<Record<string, string>>, output: { stdout: string; stderr: string }): Promise<void> {
+export async function assertNoLeaks(
+  env: Readonly<Record<string, string>>,
+  output: { stdout: string; stderr: string },
+): Promise<void> {
   const found = await findLeaks(env, output);
   if (found.length === 0) return;
   const lines = [...new Set(found.map((s) => `  ${s.name} in ${s.where}`))];
-  throw new Error(`a secret given to baton showed where it must not (see test/support/canaries.ts):\n${lines.join('\n')}`);
+  throw new Error(
+    `a secret given to baton showed where it must not (see test/support/canaries.ts):\n${lines.join('\n')}`,
+  );
 }

@@ -73,11 +73,16 @@ export async function freePort(): Promise<number> {
 
 /** Writes the config, links the fake codex and starts `baton start`; resolves once it is ready. */
 export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
-  const base = await makeTestHome('baton-chat-e2e-', [...(options.realCodex?.binDirs ?? []), ...(options.claude ? [options.claude.binDir] : [])]);
+  const base = await makeTestHome('baton-chat-e2e-', [
+    ...(options.realCodex?.binDirs ?? []),
+    ...(options.claude ? [options.claude.binDir] : []),
+  ]);
   const { dir, root, repo, batonHome, bin } = base;
   if (options.realCodex) await makeCodexHome(join(dir, 'codex-home'), options.realCodex.openaiUrl);
   else await symlink(FAKE_CHAT_CODEX, join(bin, 'codex'));
-  const claudeDir = options.claude ? await makeClaudeConfigDir(join(dir, 'claude-config'), options.claude.anthropicUrl) : undefined;
+  const claudeDir = options.claude
+    ? await makeClaudeConfigDir(join(dir, 'claude-config'), options.claude.anthropicUrl)
+    : undefined;
 
   const trust = Object.entries(options.trust).flatMap(([platform, t]) => [
     `[channels.${platform}]`,

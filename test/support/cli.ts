@@ -31,7 +31,10 @@ export interface CliHome {
    * when its test ends (a timeout) is stopped: SIGTERM (`baton ask` cancels its run and releases
    * the database), then SIGKILL.
    */
-  baton(args: string[], options?: { cwd?: string; timeoutMs?: number; env?: Record<string, string> }): Promise<CliResult>;
+  baton(
+    args: string[],
+    options?: { cwd?: string; timeoutMs?: number; env?: Record<string, string> },
+  ): Promise<CliResult>;
   dispose(): Promise<void>;
 }
 
@@ -50,12 +53,18 @@ const REAP_GRACE_MS = 10_000;
  * leave a `baton` process holding the embedded database lock for the tests after it. Outside a
  * test (in a hook) nothing is registered.
  */
-export function reapOnTestEnd(child: Pick<ChildProcess, 'exitCode' | 'signalCode' | 'kill'>, done: PromiseLike<unknown>): void {
+export function reapOnTestEnd(
+  child: Pick<ChildProcess, 'exitCode' | 'signalCode' | 'kill'>,
+  done: PromiseLike<unknown>,
+): void {
   try {
     onTestFinished(async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const exited = Promise.resolve(done).then(() => true, () => true);
+      const exited = Promise.resolve(done).then(
+        () => true,
+        () => true,
+      );
       const graceOver = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), REAP_GRACE_MS).unref());
       if (!(await Promise.race([exited, graceOver]))) child.kill('SIGKILL');
       await exited;
@@ -70,7 +79,9 @@ export async function makeCliHome(options: CliHomeOptions): Promise<CliHome> {
   const { dir, root, repo, batonHome, env } = base;
   await writeFile(
     join(batonHome, 'config.toml'),
-    ['[harness]', 'approved = true', options.harnessToml, '[workspace]', `roots = [${JSON.stringify(root)}]`, ''].join('\n'),
+    ['[harness]', 'approved = true', options.harnessToml, '[workspace]', `roots = [${JSON.stringify(root)}]`, ''].join(
+      '\n',
+    ),
   );
   return {
     dir,

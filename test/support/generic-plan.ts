@@ -28,11 +28,20 @@ export interface PlanSummary {
  * drizzle `db` over that client whose statements land in `captured`, for a RunStore whose queries
  * the test then explains. `close()` ends the client and drops the database.
  */
-export async function openCapturingDatabase(): Promise<{ database: TestDatabase; client: postgres.Sql; db: Db; captured: CapturedQuery[]; close(): Promise<void> }> {
+export async function openCapturingDatabase(): Promise<{
+  database: TestDatabase;
+  client: postgres.Sql;
+  db: Db;
+  captured: CapturedQuery[];
+  close(): Promise<void>;
+}> {
   const database = await openTestDatabase();
   const client = postgres(database.url!, { max: 2, onnotice: () => {} });
   const captured: CapturedQuery[] = [];
-  const db = drizzle(client, { schema, logger: { logQuery: (query, params) => void captured.push({ query, params }) } }) as unknown as Db;
+  const db = drizzle(client, {
+    schema,
+    logger: { logQuery: (query, params) => void captured.push({ query, params }) },
+  }) as unknown as Db;
   return {
     database,
     client,
@@ -57,7 +66,9 @@ let prepared = 0;
  */
 export async function genericPlan(client: postgres.Sql, captured: CapturedQuery): Promise<PlanSummary> {
   const literal = (value: unknown): string =>
-    typeof value === 'number' ? String(value) : `'${String(value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : value).replaceAll("'", "''")}'`;
+    typeof value === 'number'
+      ? String(value)
+      : `'${String(value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : value).replaceAll("'", "''")}'`;
   // PREPARE outlives the rolled-back transaction on its connection: one name per statement.
   const name = `generic_${(prepared += 1)}`;
   let plan: Record<string, unknown> | undefined;
@@ -65,7 +76,8 @@ export async function genericPlan(client: postgres.Sql, captured: CapturedQuery)
     .begin(async (tx) => {
       await tx.unsafe(`prepare ${name} as ${captured.query}`);
       await tx.unsafe('set local plan_cache_mode = force_generic_plan');
-      const execute = captured.params.length > 0 ? `execute ${name}(${captured.params.map(literal).join(', ')})` : `execute ${name}`;
+      const execute =
+        captured.params.length > 0 ? `execute ${name}(${captured.params.map(literal).join(', ')})` : `execute ${name}`;
       const out = await tx.unsafe(`explain (format json) ${execute}`);
       plan = ((out[0] as Record<string, unknown>)['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan;
       throw new Rollback();

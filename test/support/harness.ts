@@ -81,7 +81,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
   await mkdir(root, { recursive: true });
   await mkdir(home, { recursive: true });
   const base = `[harness]\napproved = true\nmax_active = 5\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\nallowed_user_ids = ["2"]\n`;
-  const toml = options.replaceConfig ? options.replaceConfig({ root, home }) : base + (options.configToml?.({ root, home }) ?? '');
+  const toml = options.replaceConfig
+    ? options.replaceConfig({ root, home })
+    : base + (options.configToml?.({ root, home }) ?? '');
   const config = parseConfigToml(toml, { configPath: join(dir, 'config.toml'), homeDir: home });
   const database = options.database ?? (await openTestDatabase(options.rewriteDatabaseUrl));
   const ownsDatabase = options.database === undefined;
@@ -98,7 +100,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
   const vendors = new Map<VendorName, InstalledVendor>();
   const codexBinary = options.codexBinary === undefined ? FAKE_CODEX : options.codexBinary;
   if (codexBinary) vendors.set('codex', { vendor: codexVendor, binaryPath: codexBinary, version: 'fake' });
-  if (options.claudeBinary) vendors.set('claude', { vendor: claudeVendor, binaryPath: options.claudeBinary, version: 'fake' });
+  if (options.claudeBinary)
+    vendors.set('claude', { vendor: claudeVendor, binaryPath: options.claudeBinary, version: 'fake' });
   const runsDir = join(dir, 'baton', 'harness', 'runs');
   const tracesDir = join(dir, 'baton', 'traces');
   const supervisor = new RunSupervisor({
@@ -108,7 +111,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     logger,
     vendors,
     homes: { codexHome: join(home, '.codex'), claudeConfigDir: join(home, '.claude') },
-    baseEnv: { HOME: home, PATH: options.baseEnv?.PATH ?? process.env.PATH ?? '/usr/bin:/bin', USER: options.baseEnv && 'USER' in options.baseEnv ? options.baseEnv.USER : 'tester', TERM: options.baseEnv?.TERM ?? 'xterm' },
+    baseEnv: {
+      HOME: home,
+      PATH: options.baseEnv?.PATH ?? process.env.PATH ?? '/usr/bin:/bin',
+      USER: options.baseEnv && 'USER' in options.baseEnv ? options.baseEnv.USER : 'tester',
+      TERM: options.baseEnv?.TERM ?? 'xterm',
+    },
     runsDir,
     limits: {
       maxEventBytes: 1_048_576,
@@ -128,7 +136,17 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     describeOutcome: outcomeText,
     tracer: fileTracer(tracesDir, systemClock, logger),
   });
-  const dispatcher = new Dispatcher({ config, store, outbox, supervisor, clock: systemClock, logger, vendors, homeDir: home, runsDir });
+  const dispatcher = new Dispatcher({
+    config,
+    store,
+    outbox,
+    supervisor,
+    clock: systemClock,
+    logger,
+    vendors,
+    homeDir: home,
+    runsDir,
+  });
   return {
     database,
     store,

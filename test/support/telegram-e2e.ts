@@ -127,7 +127,9 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
           from: { id: userId, is_bot: false, first_name: `user${userId}` },
           text,
           ...(replied ? { reply_to_message: replied } : {}),
-          ...(text.startsWith('/') ? { entities: [{ type: 'bot_command' as const, offset: 0, length: text.split(' ')[0]!.length }] } : {}),
+          ...(text.startsWith('/')
+            ? { entities: [{ type: 'bot_command' as const, offset: 0, length: text.split(' ')[0]!.length }] }
+            : {}),
         },
       } as Update;
     },

@@ -32,7 +32,8 @@ export const PINNED_CLI_VERSIONS = { codex: '0.171.0', claude: '2.1.332' } as co
 function cliVersion(envName: string, pinned: string): string {
   const asked = process.env[envName]?.trim();
   if (!asked) return pinned;
-  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(asked)) throw new Error(`${envName}=${JSON.stringify(asked)} is not a version such as ${pinned}`);
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(asked))
+    throw new Error(`${envName}=${JSON.stringify(asked)} is not a version such as ${pinned}`);
   return asked;
 }
 
@@ -204,10 +205,30 @@ async function runVersion(
  * this install does (e.g. `--omit=optional` drops the native binary, `--global` the prefix).
  */
 const NPM_ENV_DENYLIST = new Set([
-  'omit', 'include', 'global', 'location', 'prefix', 'local_prefix', 'production', 'only',
-  'dry_run', 'package_lock_only', 'os', 'cpu', 'libc', 'workspace', 'workspaces',
-  'install_strategy', 'global_style', 'legacy_bundling', 'save', 'save_dev', 'save_exact',
-  'ignore_scripts', 'before', 'offline',
+  'omit',
+  'include',
+  'global',
+  'location',
+  'prefix',
+  'local_prefix',
+  'production',
+  'only',
+  'dry_run',
+  'package_lock_only',
+  'os',
+  'cpu',
+  'libc',
+  'workspace',
+  'workspaces',
+  'install_strategy',
+  'global_style',
+  'legacy_bundling',
+  'save',
+  'save_dev',
+  'save_exact',
+  'ignore_scripts',
+  'before',
+  'offline',
 ]);
 
 async function npmInstall(spec: CliSpec, dir: string, timeoutMs: number): Promise<void> {
@@ -222,12 +243,25 @@ async function npmInstall(spec: CliSpec, dir: string, timeoutMs: number): Promis
     env[key] = value;
   }
   const args = [
-    'install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--include=optional',
-    '--no-package-lock', `${spec.packageName}@${spec.version}`,
+    'install',
+    '--prefix',
+    dir,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--include=optional',
+    '--no-package-lock',
+    `${spec.packageName}@${spec.version}`,
   ];
   // cwd = the target dir so that no project .npmrc or package.json takes part.
   const result = await execa('npm', args, {
-    cwd: dir, env, extendEnv: false, stdin: 'ignore', reject: false, timeout: timeoutMs, all: true,
+    cwd: dir,
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: timeoutMs,
+    all: true,
   });
   if (result.exitCode !== 0 || result.timedOut) {
     throw new Error(
@@ -264,7 +298,10 @@ async function acquireLock(
     try {
       await mkdir(lockDir);
       const owner: LockOwner = {
-        pid: process.pid, host: hostname(), startedAtMs: Date.now(), token: randomBytes(8).toString('hex'),
+        pid: process.pid,
+        host: hostname(),
+        startedAtMs: Date.now(),
+        token: randomBytes(8).toString('hex'),
       };
       await writeFile(join(lockDir, 'owner.json'), JSON.stringify(owner));
       return true;
@@ -278,13 +315,18 @@ async function acquireLock(
       const again = await readOwner(lockDir);
       if (again?.token === owner.token) {
         const aside = `${lockDir}.stale-${randomBytes(4).toString('hex')}`;
-        await rename(lockDir, aside).then(() => rm(aside, { recursive: true, force: true }), () => undefined);
+        await rename(lockDir, aside).then(
+          () => rm(aside, { recursive: true, force: true }),
+          () => undefined,
+        );
         continue;
       }
     }
     if (await opts.isDone()) return false;
     if (Date.now() > deadlineMs) {
-      throw new Error(`gave up after ${opts.waitMs} ms waiting for install lock ${lockDir} held by ${JSON.stringify(owner)}`);
+      throw new Error(
+        `gave up after ${opts.waitMs} ms waiting for install lock ${lockDir} held by ${JSON.stringify(owner)}`,
+      );
     }
     await sleep(250);
   }

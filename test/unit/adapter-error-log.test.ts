@@ -49,7 +49,13 @@ beforeAll(async () => {
     (e: unknown) => e as Error,
   );
   slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
-  adapter = new SlackAdapter({ token: TOKEN, transport: { kind: 'socket', appToken: APP_TOKEN }, apiUrl: slack.url, clock: systemClock, logger });
+  adapter = new SlackAdapter({
+    token: TOKEN,
+    transport: { kind: 'socket', appToken: APP_TOKEN },
+    apiUrl: slack.url,
+    clock: systemClock,
+    logger,
+  });
   await adapter.start(async () => {
     throw queryError;
   });
@@ -69,14 +75,19 @@ describe(`a handler that failed on the database (${testEngine})`, () => {
   it('Slack: "slack event handler failed" does not log the task', async () => {
     const envelope = slack.userMessage({ kind: 'im', channel: 'D3', user: 'U3', text: `/codex ${TASK}` });
     await slack.deliverSocket(envelope, 5_000);
-    await expect.poll(() => lines.some((line) => line.includes('slack event handler failed')), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(() => lines.some((line) => line.includes('slack event handler failed')), { timeout: 5_000 })
+      .toBe(true);
     expect(lines.filter((line) => line.includes(TASK))).toEqual([]);
   });
 
   it('Discord: what "discord message handler failed" logs does not hold the task', () => {
     // The adapter logs `{ err: describeDiscordError(err, token) }` (channels/discord/adapter.ts).
     const before = lines.length;
-    logger.error({ channel: 'discord', err: describeDiscordError(queryError, 'discord-token') }, 'discord message handler failed');
+    logger.error(
+      { channel: 'discord', err: describeDiscordError(queryError, 'discord-token') },
+      'discord message handler failed',
+    );
     expect(lines.slice(before).filter((line) => line.includes(TASK))).toEqual([]);
   });
 });
@@ -89,7 +100,13 @@ describe('the outbox', () => {
     store.recordPartsSent = async () => {
       throw queryError;
     };
-    const outbox = new Outbox({ store, clock: systemClock, logger, adapters: new Map([['telegram', new RecordingChannel()]]), policy: { backoffBaseMs: 30_000, backoffCapMs: 60_000, maxAttempts: 5, maxAgeMs: 86_400_000 } });
+    const outbox = new Outbox({
+      store,
+      clock: systemClock,
+      logger,
+      adapters: new Map([['telegram', new RecordingChannel()]]),
+      policy: { backoffBaseMs: 30_000, backoffCapMs: 60_000, maxAttempts: 5, maxAgeMs: 86_400_000 },
+    });
     const before = lines.length;
     await outbox.send({ runId: null, kind: 'notice', target: { platform: 'telegram', chatId: '1' }, body: 'a notice' });
     const logged = lines.slice(before).join('');

@@ -6,7 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { callbackData, parseCallbackData } from '../../src/channels/telegram/adapter.js';
 import { parseCommand } from '../../src/dispatch/command.js';
 import { approvalScope } from '../../src/harness/approval-scope.js';
-import { approvalButtons, describeKind, describeToolCall, MAX_APPROVAL_INPUT_CHARS, revealToolCall } from '../../src/harness/approvals.js';
+import {
+  approvalButtons,
+  describeKind,
+  describeToolCall,
+  MAX_APPROVAL_INPUT_CHARS,
+  revealToolCall,
+} from '../../src/harness/approvals.js';
 import { hiddenWarning } from '../../src/harness/reveal-text.js';
 
 const here = mkdtempSync(join(realpathSync(tmpdir()), 'baton-kinds-'));
@@ -22,7 +28,8 @@ writeFileSync(join(here, 'elsewhere', 'target'), 'x');
 linkSync(join(here, 'elsewhere', 'target'), join(project, 'hardlinked'));
 afterAll(() => rmSync(here, { recursive: true, force: true }));
 const scope = { cwd: project, homeDir: home, protectedDirs: [batonHome, join(home, '.codex'), join(home, '.claude')] };
-const kindOf = async (tool: string, input: Record<string, unknown>): Promise<string> => (await approvalScope(tool, input, scope)).kind;
+const kindOf = async (tool: string, input: Record<string, unknown>): Promise<string> =>
+  (await approvalScope(tool, input, scope)).kind;
 
 describe('what "Allow for this run" covers (approvalScope): Bash', () => {
   // [command, kind]: `Bash:…` is covered by a rule of the same kind; `Bash=…` only by the identical command.
@@ -64,7 +71,10 @@ describe('what "Allow for this run" covers (approvalScope): Bash', () => {
     ['npx evil', 'Bash=npx evil'],
     ['npm install left-pad', 'Bash=npm install left-pad'],
     ['npm test --script-shell=/tmp/evil', 'Bash=npm test --script-shell=/tmp/evil'],
-    ['npm run build --node-options="--require /tmp/evil.js"', 'Bash=npm run build --node-options="--require /tmp/evil.js"'],
+    [
+      'npm run build --node-options="--require /tmp/evil.js"',
+      'Bash=npm run build --node-options="--require /tmp/evil.js"',
+    ],
     ['npm -g install', 'Bash=npm -g install'],
     ['node -e "require(\'child_process\')"', 'Bash=node -e "require(\'child_process\')"'],
     ['node --require ./x.js app.js', 'Bash=node --require ./x.js app.js'],
@@ -98,7 +108,10 @@ describe('what "Allow for this run" covers (approvalScope): Bash', () => {
     ['cp ~-/secret ./c', 'Bash=cp ~-/secret ./c'],
     ['ls --color=auto --hide=~root', 'Bash=ls --color=auto --hide=~root'],
     // rg runs --hostname-bin's program; jq prints the environment; file:// reads any repository
-    ['rg --hostname-bin=./x.sh --hyperlink-format=default foo', 'Bash=rg --hostname-bin=./x.sh --hyperlink-format=default foo'],
+    [
+      'rg --hostname-bin=./x.sh --hyperlink-format=default foo',
+      'Bash=rg --hostname-bin=./x.sh --hyperlink-format=default foo',
+    ],
     ['jq -n env', 'Bash=jq -n env'],
     ['git fetch file:///home/alice/private', 'Bash=git fetch file:///home/alice/private'],
     // npm's parser reads a single-dash word as the long option
@@ -143,13 +156,18 @@ describe('what "Allow for this run" covers (approvalScope): Bash', () => {
   });
   it('a Glob pattern that climbs out, or starts at / or ~, always asks', async () => {
     for (const pattern of ['../../**/.ssh/*', '/etc/**', '~/.ssh/*', 'src/../../x']) {
-      expect(await approvalScope('Glob', { pattern }, scope)).toMatchObject({ kind: expect.stringMatching(/^ask!/), mark: 'outside the project' });
+      expect(await approvalScope('Glob', { pattern }, scope)).toMatchObject({
+        kind: expect.stringMatching(/^ask!/),
+        mark: 'outside the project',
+      });
     }
     expect(await approvalScope('Glob', { pattern: 'src/**/*.ts' }, scope)).toEqual({ kind: 'Glob:.' });
   });
 
   it('says what a kind covers', () => {
-    expect(describeKind('Bash:npm test')).toBe('every `npm test …` command that names no other code to run and no path outside the project');
+    expect(describeKind('Bash:npm test')).toBe(
+      'every `npm test …` command that names no other code to run and no path outside the project',
+    );
     expect(describeKind('Bash=ls; rm x')).toBe('this exact command');
   });
 });
@@ -186,18 +204,26 @@ describe('what "Allow for this run" covers (approvalScope): files', () => {
     if (expected.includes(':.')) expect(got).toEqual({ kind: expected });
     else expect(got).toMatchObject({ kind: expect.stringMatching(/^ask!/), mark: expected });
   });
-  it('the home\'s dotfiles ask even when the run\'s directory is the home', async () => {
+  it("the home's dotfiles ask even when the run's directory is the home", async () => {
     const atHome = { ...scope, cwd: home };
     expect(await approvalScope('Write', { file_path: join(home, 'notes.txt') }, atHome)).toEqual({ kind: 'Write:.' });
-    expect(await approvalScope('Write', { file_path: join(home, '.bashrc') }, atHome)).toMatchObject({ mark: 'settings in your home' });
-    expect(await approvalScope('Write', { file_path: join(batonHome, '.env') }, atHome)).toMatchObject({ mark: "baton's own files" });
+    expect(await approvalScope('Write', { file_path: join(home, '.bashrc') }, atHome)).toMatchObject({
+      mark: 'settings in your home',
+    });
+    expect(await approvalScope('Write', { file_path: join(batonHome, '.env') }, atHome)).toMatchObject({
+      mark: "baton's own files",
+    });
   });
   it('a run whose worktree lives under $BATON_HOME may write its own files, nothing else there', async () => {
     const worktree = join(batonHome, 'worktrees', 'app-1');
     mkdirSync(worktree, { recursive: true });
     const inWorktree = { ...scope, cwd: worktree };
-    expect(await approvalScope('Write', { file_path: join(worktree, 'a.txt') }, inWorktree)).toEqual({ kind: 'Write:.' });
-    expect(await approvalScope('Write', { file_path: join(batonHome, '.env') }, inWorktree)).toMatchObject({ mark: "baton's own files" });
+    expect(await approvalScope('Write', { file_path: join(worktree, 'a.txt') }, inWorktree)).toEqual({
+      kind: 'Write:.',
+    });
+    expect(await approvalScope('Write', { file_path: join(batonHome, '.env') }, inWorktree)).toMatchObject({
+      mark: "baton's own files",
+    });
   });
   it('a hooks directory the repository names (core.hooksPath, as husky sets it) asks like .git/hooks, read from git each time', async () => {
     const repo = join(here, 'husky-app');
@@ -205,17 +231,26 @@ describe('what "Allow for this run" covers (approvalScope): files', () => {
     execFileSync('git', ['init', '-q', repo]);
     const inRepo = { ...scope, cwd: repo };
     // Not set yet: an ordinary in-project write.
-    expect(await approvalScope('Write', { file_path: join(repo, '.husky', 'pre-commit') }, inRepo)).toEqual({ kind: 'Write:.' });
+    expect(await approvalScope('Write', { file_path: join(repo, '.husky', 'pre-commit') }, inRepo)).toEqual({
+      kind: 'Write:.',
+    });
     execFileSync('git', ['-C', repo, 'config', 'core.hooksPath', '.husky']);
     for (const path of [join(repo, '.husky', 'pre-commit'), '.husky/pre-commit', join(repo, '.husky', '_', 'h')]) {
-      expect(await approvalScope('Write', { file_path: path }, inRepo)).toMatchObject({ kind: expect.stringMatching(/^ask!Write:/), mark: "git's hooks and config" });
+      expect(await approvalScope('Write', { file_path: path }, inRepo)).toMatchObject({
+        kind: expect.stringMatching(/^ask!Write:/),
+        mark: "git's hooks and config",
+      });
     }
-    expect(await approvalScope('Edit', { file_path: join(repo, '.husky', 'pre-commit') }, inRepo)).toMatchObject({ mark: "git's hooks and config" });
+    expect(await approvalScope('Edit', { file_path: join(repo, '.husky', 'pre-commit') }, inRepo)).toMatchObject({
+      mark: "git's hooks and config",
+    });
     expect(await approvalScope('Write', { file_path: join(repo, 'husky.txt') }, inRepo)).toEqual({ kind: 'Write:.' });
     // Relative to the worktree's top, not to the run's directory below it.
     execFileSync('git', ['-C', repo, 'config', 'core.hooksPath', 'packages/web/hooks']);
     const inPackage = { ...scope, cwd: join(repo, 'packages', 'web') };
-    expect(await approvalScope('Write', { file_path: 'hooks/pre-push' }, inPackage)).toMatchObject({ mark: "git's hooks and config" });
+    expect(await approvalScope('Write', { file_path: 'hooks/pre-push' }, inPackage)).toMatchObject({
+      mark: "git's hooks and config",
+    });
     expect(await approvalScope('Write', { file_path: 'src/app.ts' }, inPackage)).toEqual({ kind: 'Write:.' });
   });
   it('any other tool: the same tool', async () => {
@@ -228,7 +263,9 @@ describe('hidden characters on the card', () => {
   it('escapes controls, zero-width, bidi and look-alike letters, and names them', () => {
     const revealed = revealToolCall('Bash', { command: 'echo ok\u202e\u200b\u0007 \u0441url' });
     expect(revealed.text).toBe('$ echo ok\\u{202E}\\u{200B}\\u{7} \\u{441}url');
-    expect(hiddenWarning(revealed.found)).toMatch(/^⚠ This call holds control characters, hidden .*, bidirectional .*, non-ASCII or look-alike letters/);
+    expect(hiddenWarning(revealed.found)).toMatch(
+      /^⚠ This call holds control characters, hidden .*, bidirectional .*, non-ASCII or look-alike letters/,
+    );
   });
   it('file contents keep prose in one script, and escape a Latin word with a Cyrillic letter', () => {
     const revealed = revealToolCall('Write', { file_path: '/r/a.md', content: 'café привет\n\u0441url' });
@@ -243,7 +280,9 @@ describe('hidden characters on the card', () => {
 describe('the tool call as the owner reads it', () => {
   it('Bash: the command line; Edit: the path and a diff; Write: the path and the new lines', () => {
     expect(describeToolCall('Bash', { command: 'git push --force' })).toBe('$ git push --force');
-    expect(describeToolCall('Edit', { file_path: '/r/a.ts', old_string: 'a\nb', new_string: 'c' })).toBe('/r/a.ts\n- a\n- b\n+ c');
+    expect(describeToolCall('Edit', { file_path: '/r/a.ts', old_string: 'a\nb', new_string: 'c' })).toBe(
+      '/r/a.ts\n- a\n- b\n+ c',
+    );
     expect(describeToolCall('Write', { file_path: '/r/n.md', content: 'x\ny' })).toBe('/r/n.md\n+ x\n+ y');
   });
   it('cuts a long input with a note', () => {
@@ -268,7 +307,10 @@ describe('buttons on Telegram', () => {
 
 describe('commands', () => {
   it('approve is a claude launch option; codex refuses it with the reason', () => {
-    expect(parseCommand('/claude approve progress fix it')).toMatchObject({ options: { approve: true, progress: true }, task: 'fix it' });
+    expect(parseCommand('/claude approve progress fix it')).toMatchObject({
+      options: { approve: true, progress: true },
+      task: 'fix it',
+    });
     expect(() => parseCommand('/codex approve fix it')).toThrow(/`codex exec` has no approval channel/);
   });
   it('/redeliver takes a dead letter number, with or without #', () => {

@@ -17,7 +17,42 @@ function random(seed: number): () => number {
   };
 }
 
-const ALPHABET = ['a', 'b', ' ', '\n', '*', '_', '`', '~', '[', ']', '(', ')', '<', '>', '&', '#', '-', '+', '1', '.', '|', '\\', '!', '"', "'", ':', '/', 'http://x.y', '&amp;', '<b>', '```', '    ', '> ', '😀'];
+const ALPHABET = [
+  'a',
+  'b',
+  ' ',
+  '\n',
+  '*',
+  '_',
+  '`',
+  '~',
+  '[',
+  ']',
+  '(',
+  ')',
+  '<',
+  '>',
+  '&',
+  '#',
+  '-',
+  '+',
+  '1',
+  '.',
+  '|',
+  '\\',
+  '!',
+  '"',
+  "'",
+  ':',
+  '/',
+  'http://x.y',
+  '&amp;',
+  '<b>',
+  '```',
+  '    ',
+  '> ',
+  '😀',
+];
 
 function text(next: () => number, length: number): string {
   return Array.from({ length }, () => ALPHABET[Math.floor(next() * ALPHABET.length)]).join('');
@@ -25,7 +60,9 @@ function text(next: () => number, length: number): string {
 
 describe('Telegram HTML', () => {
   it('renders bold, italic, code, pre with a language, quotes and safe links; escapes everything else', () => {
-    const html = toTelegramHtml('**b** _i_ ~~s~~ `a<b>&c`\n\n```ts\nx < y && z\n```\n> quoted\n\n[ok](https://x.y/?a=1&b=2) [bad](javascript:alert(1)) <div>raw</div>');
+    const html = toTelegramHtml(
+      '**b** _i_ ~~s~~ `a<b>&c`\n\n```ts\nx < y && z\n```\n> quoted\n\n[ok](https://x.y/?a=1&b=2) [bad](javascript:alert(1)) <div>raw</div>',
+    );
     expect(html).toBe(
       '<b>b</b> <i>i</i> <s>s</s> <code>a&lt;b&gt;&amp;c</code>\n\n<pre><code class="language-ts">x &lt; y &amp;&amp; z</code></pre>\n<blockquote>quoted</blockquote>\n\n<a href="https://x.y/?a=1&amp;b=2">ok</a> bad &lt;div&gt;raw&lt;/div&gt;',
     );
@@ -33,7 +70,9 @@ describe('Telegram HTML', () => {
   });
 
   it('keeps lines as written: a line right after a list reads as its own line, nested lists stay indented', () => {
-    expect(toPlainText('Denied:\n- Bash: `rm x`\nTo allow it, add `mode:acceptEdits`.')).toBe('Denied:\n- Bash: rm x\nTo allow it, add mode:acceptEdits.');
+    expect(toPlainText('Denied:\n- Bash: `rm x`\nTo allow it, add `mode:acceptEdits`.')).toBe(
+      'Denied:\n- Bash: rm x\nTo allow it, add mode:acceptEdits.',
+    );
     expect(toPlainText('- one\n  - two\n- three')).toBe('- one\n  - two\n- three');
   });
 
@@ -60,7 +99,9 @@ describe('escapeMarkdown', () => {
   });
 
   it('leaves words, paths and run ids alone', () => {
-    expect(escapeMarkdown('/home/me/my_app hr_0123456789ab snake_case')).toBe('/home/me/my_app hr_0123456789ab snake_case');
+    expect(escapeMarkdown('/home/me/my_app hr_0123456789ab snake_case')).toBe(
+      '/home/me/my_app hr_0123456789ab snake_case',
+    );
     expect(escapeMarkdown('<!channel> *x* [a](b) - item')).toBe('\\<!channel\\> \\*x\\* \\[a\\](b) - item');
   });
 });
@@ -70,13 +111,18 @@ describe('code', () => {
     expect(toPlainText(codeSpan('a `b` c'))).toBe('a `b` c');
     expect(toPlainText(codeBlock('x\n```\ny'))).toBe('x\n```\ny');
     const stat = ' a.ts | 2 +-\n b<c>.ts | 1 +';
-    expect(parseTelegramHtml(toTelegramHtml(codeBlock(stat)))).toEqual({ text: stat, entities: [{ type: 'pre', offset: 0, length: stat.length }] });
+    expect(parseTelegramHtml(toTelegramHtml(codeBlock(stat)))).toEqual({
+      text: stat,
+      entities: [{ type: 'pre', offset: 0, length: stat.length }],
+    });
   });
 });
 
 describe('Slack mrkdwn', () => {
   it('bold, italic, strike, code and links in Slack’s marks; &, < and > escaped so nothing mentions anyone', () => {
-    expect(toSlackMrkdwn('**b** _i_ ~~s~~ `<@U1>` <!channel> & [l](https://x.y/?a|b)')).toBe('*b* _i_ ~s~ `&lt;@U1&gt;` &lt;!channel&gt; &amp; <https://x.y/?a%7Cb|l>');
+    expect(toSlackMrkdwn('**b** _i_ ~~s~~ `<@U1>` <!channel> & [l](https://x.y/?a|b)')).toBe(
+      '*b* _i_ ~s~ `&lt;@U1&gt;` &lt;!channel&gt; &amp; <https://x.y/?a%7Cb|l>',
+    );
     expect(toSlackMrkdwn('```\na < b\n```')).toBe('```\na &lt; b\n```');
   });
 });

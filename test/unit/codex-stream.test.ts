@@ -46,7 +46,8 @@ describe('codex stream on real lines', () => {
     expect(facts.notices.some((n) => n.startsWith('Reconnecting... 1/5'))).toBe(true);
     expect(facts.terminal).toEqual({
       kind: 'failed',
-      message: 'unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:18200/v1/responses',
+      message:
+        'unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:18200/v1/responses',
     });
     expect(classifyExit(facts, { ...clean, exitCode: 1 })).toMatchObject({ status: 'failed', reason: 'vendor_error' });
   });
@@ -116,16 +117,41 @@ describe('JsonLineDecoder', () => {
 
 describe('codex argv', () => {
   const ctx = { cwd: '/home/dev/app' };
-  const untrusted = 'projects={"/home/dev/app"={trust_level="untrusted"},"/home/dev"={trust_level="untrusted"},"/home"={trust_level="untrusted"},"/"={trust_level="untrusted"}}';
+  const untrusted =
+    'projects={"/home/dev/app"={trust_level="untrusted"},"/home/dev"={trust_level="untrusted"},"/home"={trust_level="untrusted"},"/"={trust_level="untrusted"}}';
 
   it('reads the prompt from stdin (`-` after --), exec flags before resume', () => {
     expect(codexVendor.buildArgv({ prompt: '-rf', model: 'm1', posture: 'read-only' }, ctx)).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '-c', untrusted, '-m', 'm1', '--sandbox', 'read-only', '--', '-',
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '-c',
+      untrusted,
+      '-m',
+      'm1',
+      '--sandbox',
+      'read-only',
+      '--',
+      '-',
     ]);
-    expect(codexVendor.buildArgv({ prompt: 'go on', posture: 'workspace-write', resumeSessionId: 'abc' }, ctx)).toEqual([
-      'exec', '--json', '--skip-git-repo-check', '-c', untrusted, '-c', 'sandbox_mode="workspace-write"', 'resume', 'abc', '--', '-',
-    ]);
-    expect(codexVendor.resumeCommand('/home/dev/my app', 'abc')).toBe("cd '/home/dev/my app' && codex exec resume abc --json");
+    expect(codexVendor.buildArgv({ prompt: 'go on', posture: 'workspace-write', resumeSessionId: 'abc' }, ctx)).toEqual(
+      [
+        'exec',
+        '--json',
+        '--skip-git-repo-check',
+        '-c',
+        untrusted,
+        '-c',
+        'sandbox_mode="workspace-write"',
+        'resume',
+        'abc',
+        '--',
+        '-',
+      ],
+    );
+    expect(codexVendor.resumeCommand('/home/dev/my app', 'abc')).toBe(
+      "cd '/home/dev/my app' && codex exec resume abc --json",
+    );
   });
 
   it('sends the prompt as is on stdin, never on argv', async () => {
@@ -135,29 +161,53 @@ describe('codex argv', () => {
 
   it('marks every directory from the cwd up untrusted, quoting any path as a TOML string', () => {
     expect(untrustedProjects('/')).toBe('projects={"/"={trust_level="untrusted"}}');
-    expect(untrustedProjects('/a "b"/c.d')).toBe('projects={"/a \\"b\\"/c.d"={trust_level="untrusted"},"/a \\"b\\""={trust_level="untrusted"},"/"={trust_level="untrusted"}}');
+    expect(untrustedProjects('/a "b"/c.d')).toBe(
+      'projects={"/a \\"b\\"/c.d"={trust_level="untrusted"},"/a \\"b\\""={trust_level="untrusted"},"/"={trust_level="untrusted"}}',
+    );
   });
 });
 
 describe('codex refused credentials', () => {
   // Recorded from codex 0.171.0 with no login against a server answering 401 (test/fakes/fake-openai.ts).
-  const retry = { type: 'error', message: 'Reconnecting... 1/5 (unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses)' };
-  const failed = { type: 'turn.failed', error: { message: 'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses' } };
+  const retry = {
+    type: 'error',
+    message:
+      'Reconnecting... 1/5 (unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses)',
+  };
+  const failed = {
+    type: 'turn.failed',
+    error: {
+      message:
+        'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses',
+    },
+  };
 
   it('finds the 401 in a retry, a turn.failed and stderr, and nothing in other errors', () => {
-    const words = 'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses';
+    const words =
+      'unexpected status 401 Unauthorized: Missing bearer or basic authentication in header, url: http://127.0.0.1:33993/v1/responses';
     expect(codexVendor.describeAuthFailure!({ event: retry })).toBe(words);
     expect(codexVendor.describeAuthFailure!({ event: failed })).toBe(words);
     expect(codexVendor.describeAuthFailure!({ stderr: 'Error: not logged in\n' })).toBe('Error: not logged in');
-    expect(codexVendor.describeAuthFailure!({ event: { type: 'error', message: 'Reconnecting... 1/5 (unexpected status 500 Internal Server Error)' } })).toBeUndefined();
-    expect(codexVendor.describeAuthFailure!({ event: { type: 'item.completed', item: { type: 'agent_message', text: '401 Unauthorized' } } })).toBeUndefined();
+    expect(
+      codexVendor.describeAuthFailure!({
+        event: { type: 'error', message: 'Reconnecting... 1/5 (unexpected status 500 Internal Server Error)' },
+      }),
+    ).toBeUndefined();
+    expect(
+      codexVendor.describeAuthFailure!({
+        event: { type: 'item.completed', item: { type: 'agent_message', text: '401 Unauthorized' } },
+      }),
+    ).toBeUndefined();
   });
 
   it("takes no other server's 401 for codex's own login (a good run would be ended not_logged_in)", () => {
     // A remote MCP server of the user's codex config whose token expired: codex reports it and the run goes on.
-    const mcp = 'MCP client for `docs` failed to start: HTTP status client error (401 Unauthorized) for url (https://mcp.example.com/mcp)';
+    const mcp =
+      'MCP client for `docs` failed to start: HTTP status client error (401 Unauthorized) for url (https://mcp.example.com/mcp)';
     expect(codexVendor.describeAuthFailure!({ event: { type: 'error', message: mcp } })).toBeUndefined();
-    expect(codexVendor.describeAuthFailure!({ event: { type: 'item.completed', item: { type: 'error', message: mcp } } })).toBeUndefined();
+    expect(
+      codexVendor.describeAuthFailure!({ event: { type: 'item.completed', item: { type: 'error', message: mcp } } }),
+    ).toBeUndefined();
   });
 
   it('ends the run failed/not_logged_in with the words and the fix', () => {
@@ -165,7 +215,14 @@ describe('codex refused credentials', () => {
     reducer.push(retry);
     const fix = codexVendor.loginFix!('/home/u/.codex');
     expect(fix).toContain('CODEX_HOME=/home/u/.codex codex login');
-    expect(classifyExit(reducer.facts(), { exitCode: null, signal: 'SIGINT', timedOut: false, authFailure: { words: 'unexpected status 401 Unauthorized', fix } })).toEqual({
+    expect(
+      classifyExit(reducer.facts(), {
+        exitCode: null,
+        signal: 'SIGINT',
+        timedOut: false,
+        authFailure: { words: 'unexpected status 401 Unauthorized', fix },
+      }),
+    ).toEqual({
       status: 'failed',
       reason: 'not_logged_in',
       errorMessage: `The CLI is not logged in or its credentials were refused (unexpected status 401 Unauthorized); the run was stopped, since retrying cannot help. ${fix}`,

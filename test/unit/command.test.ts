@@ -3,7 +3,9 @@ import { parseCommand, parseReplyOptions } from '../../src/dispatch/command.js';
 
 describe('parseCommand', () => {
   it('parses a launch with options before the task', () => {
-    expect(parseCommand('/codex in:app timeout:45 model:gpt-5 progress sandbox:read-only fix the  test\nplease')).toEqual({
+    expect(
+      parseCommand('/codex in:app timeout:45 model:gpt-5 progress sandbox:read-only fix the  test\nplease'),
+    ).toEqual({
       kind: 'launch',
       vendor: 'codex',
       options: { in: 'app', timeoutMinutes: 45, model: 'gpt-5', progress: true, posture: 'read-only' },
@@ -33,7 +35,9 @@ describe('parseCommand', () => {
     ['/codex budget:1 x', /^budget: is a claude option: codex reports tokens, not dollars/],
     ['/codex turns:3 x', /^turns: is a claude option: codex has no turn limit/],
   ])('refuses %s with a usage error that says the fix', (text, message) => {
-    expect(() => parseCommand(text)).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }));
+    expect(() => parseCommand(text)).toThrow(
+      expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }),
+    );
   });
 
   it('takes a double-quoted option value with spaces', () => {
@@ -69,7 +73,11 @@ describe('parseCommand', () => {
   });
 
   it('stops reading options at the first word that is not one', () => {
-    expect(parseCommand('/run explain in:app')).toMatchObject({ vendor: 'default', options: { progress: false }, task: 'explain in:app' });
+    expect(parseCommand('/run explain in:app')).toMatchObject({
+      vendor: 'default',
+      options: { progress: false },
+      task: 'explain in:app',
+    });
   });
 
   it.each([
@@ -112,7 +120,9 @@ describe('parseCommand: unknown options', () => {
     ['/codex frobnicate:yes in:app fix it', /^Unknown option frobnicate:\. Options are in:, timeout:/],
     ['/codex in:app modell:gpt-5 fix it', /^Unknown option modell:\. Did you mean "model:"\?/],
   ])('refuses %s with a did-you-mean', (text, message) => {
-    expect(() => parseCommand(text)).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }));
+    expect(() => parseCommand(text)).toThrow(
+      expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }),
+    );
   });
 
   it.each([
@@ -132,13 +142,25 @@ describe('parseCommand: unknown options', () => {
 
 describe('parseReplyOptions', () => {
   it('reads the options a reply begins with, as a command does', () => {
-    expect(parseReplyOptions('tokens:8k continue', 'codex')).toEqual({ options: { progress: false, maxTokens: 8000 }, task: 'continue' });
-    expect(parseReplyOptions('timeout:30 model:gpt-5 go on', 'codex')).toEqual({ options: { progress: false, timeoutMinutes: 30, model: 'gpt-5' }, task: 'go on' });
-    expect(parseReplyOptions('budget:2 turns:5 go on', 'claude')).toMatchObject({ options: { budgetUsd: 2, maxTurns: 5 }, task: 'go on' });
+    expect(parseReplyOptions('tokens:8k continue', 'codex')).toEqual({
+      options: { progress: false, maxTokens: 8000 },
+      task: 'continue',
+    });
+    expect(parseReplyOptions('timeout:30 model:gpt-5 go on', 'codex')).toEqual({
+      options: { progress: false, timeoutMinutes: 30, model: 'gpt-5' },
+      task: 'go on',
+    });
+    expect(parseReplyOptions('budget:2 turns:5 go on', 'claude')).toMatchObject({
+      options: { budgetUsd: 2, maxTurns: 5 },
+      task: 'go on',
+    });
   });
 
   it('keeps prose as it is: bare words, a colon after a word, URLs', () => {
-    expect(parseReplyOptions('progress is slow, speed it up', 'codex')).toEqual({ options: { progress: false }, task: 'progress is slow, speed it up' });
+    expect(parseReplyOptions('progress is slow, speed it up', 'codex')).toEqual({
+      options: { progress: false },
+      task: 'progress is slow, speed it up',
+    });
     expect(parseReplyOptions('fix: the bug', 'codex')).toMatchObject({ task: 'fix: the bug' });
     expect(parseReplyOptions('http://x.test/a fails', 'codex')).toMatchObject({ task: 'http://x.test/a fails' });
   });
@@ -149,6 +171,8 @@ describe('parseReplyOptions', () => {
     ['tokens:8k', 'codex', /needs a task/],
     ['budget:2 go on', 'codex', /^budget: is a claude option/],
   ] as const)('refuses %s', (text, vendor, message) => {
-    expect(() => parseReplyOptions(text, vendor)).toThrow(expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }));
+    expect(() => parseReplyOptions(text, vendor)).toThrow(
+      expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }),
+    );
   });
 });

@@ -1,4 +1,16 @@
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -106,7 +118,9 @@ describe('approveConfig', () => {
     const result = await approveConfig(nested);
     expect(result.changed).toBe(true);
     const after = await readFile(nested, 'utf8');
-    expect(changedLines(CONFIG_TEMPLATE, after)).toEqual([expect.objectContaining({ before: 'approved = false', after: 'approved = true' })]);
+    expect(changedLines(CONFIG_TEMPLATE, after)).toEqual([
+      expect.objectContaining({ before: 'approved = false', after: 'approved = true' }),
+    ]);
     expect((await stat(nested)).mode & 0o777).toBe(0o600);
   });
 
@@ -165,22 +179,47 @@ describe('grantPath', () => {
   }
 
   it.each([
-    ['an empty array', '[workspace]\nroots = []   # none yet\n', (r: string) => `[workspace]\nroots = ["${r}"]  # none yet\n`],
-    ['an empty array with a comment aligned far out', '[workspace]\nroots = []                                                  # none yet\n', (r: string) => `[workspace]\nroots = ["${r}"]${' '.repeat(50 - r.length - 2)}# none yet\n`],
-    ['a one-line array', '[workspace]\nroots = ["~/code"]\n', (r: string) => `[workspace]\nroots = ["~/code", "${r}"]\n`],
+    [
+      'an empty array',
+      '[workspace]\nroots = []   # none yet\n',
+      (r: string) => `[workspace]\nroots = ["${r}"]  # none yet\n`,
+    ],
+    [
+      'an empty array with a comment aligned far out',
+      '[workspace]\nroots = []                                                  # none yet\n',
+      (r: string) => `[workspace]\nroots = ["${r}"]${' '.repeat(50 - r.length - 2)}# none yet\n`,
+    ],
+    [
+      'a one-line array',
+      '[workspace]\nroots = ["~/code"]\n',
+      (r: string) => `[workspace]\nroots = ["~/code", "${r}"]\n`,
+    ],
     [
       'a multi-line array without a trailing comma',
       '[workspace]\nroots = [\n    "~/code",  # main\n    "~/work"   # other\n]\ndefault = "~/code"\n',
-      (r: string) => `[workspace]\nroots = [\n    "~/code",  # main\n    "~/work",   # other\n    "${r}"\n]\ndefault = "~/code"\n`,
+      (r: string) =>
+        `[workspace]\nroots = [\n    "~/code",  # main\n    "~/work",   # other\n    "${r}"\n]\ndefault = "~/code"\n`,
     ],
     [
       'a multi-line array with a trailing comma',
       '[workspace]\nroots = [\n  "~/code",\n]\n',
       (r: string) => `[workspace]\nroots = [\n  "~/code",\n  "${r}",\n]\n`,
     ],
-    ['a multi-line empty array', '[workspace]\nroots = [\n  # none\n]\n', (r: string) => `[workspace]\nroots = [\n  # none\n  "${r}"\n]\n`],
-    ['an absent key', '[workspace]\ndefault = "~/code"\n', (r: string) => `[workspace]\nroots = ["${r}"]\ndefault = "~/code"\n`],
-    ['an absent table', '[harness]\napproved = true\n', (r: string) => `[harness]\napproved = true\n\n[workspace]\nroots = ["${r}"]\n`],
+    [
+      'a multi-line empty array',
+      '[workspace]\nroots = [\n  # none\n]\n',
+      (r: string) => `[workspace]\nroots = [\n  # none\n  "${r}"\n]\n`,
+    ],
+    [
+      'an absent key',
+      '[workspace]\ndefault = "~/code"\n',
+      (r: string) => `[workspace]\nroots = ["${r}"]\ndefault = "~/code"\n`,
+    ],
+    [
+      'an absent table',
+      '[harness]\napproved = true\n',
+      (r: string) => `[harness]\napproved = true\n\n[workspace]\nroots = ["${r}"]\n`,
+    ],
   ])('appends to %s', async (_name, text, expected) => {
     const { result, after } = await grant(text);
     expect(result).toMatchObject({ changed: true, root: granted });
@@ -193,7 +232,10 @@ describe('grantPath', () => {
     const { result, after } = await grant(undefined);
     expect(result.changed).toBe(true);
     expect(changedLines(CONFIG_TEMPLATE, after)).toEqual([
-      expect.objectContaining({ before: expect.stringMatching(/^roots = \[\] +# for example/), after: `roots = ["${granted}"]  # for example: roots = ["~/code"]` }),
+      expect.objectContaining({
+        before: expect.stringMatching(/^roots = \[\] +# for example/),
+        after: `roots = ["${granted}"]  # for example: roots = ["~/code"]`,
+      }),
     ]);
   });
 
@@ -219,7 +261,9 @@ describe('grantPath', () => {
   ])('refuses %s with cwd_missing and leaves the file untouched', async (_name, target) => {
     const text = '[workspace]\nroots = []\n';
     await writeFile(configPath, text);
-    await expect(grantPath(configPath, target, { homeDir: home, cwd: dir })).rejects.toMatchObject({ code: 'cwd_missing' });
+    await expect(grantPath(configPath, target, { homeDir: home, cwd: dir })).rejects.toMatchObject({
+      code: 'cwd_missing',
+    });
     expect(await readFile(configPath, 'utf8')).toBe(text);
   });
 

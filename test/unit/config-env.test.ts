@@ -76,7 +76,12 @@ describe('parseEnv', () => {
 
   it('treats empty strings as unset', () => {
     const env = parseEnv({ DATABASE_URL: '', TELEGRAM_BOT_TOKEN: '', SLACK_PORT: '', BATON_LOG_LEVEL: '' });
-    expect(env).toMatchObject({ databaseUrl: undefined, telegramBotToken: undefined, slackPort: undefined, logLevel: 'info' });
+    expect(env).toMatchObject({
+      databaseUrl: undefined,
+      telegramBotToken: undefined,
+      slackPort: undefined,
+      logLevel: 'info',
+    });
   });
 
   it('names a bad token but never echoes it', () => {
@@ -97,11 +102,14 @@ describe('parseEnv', () => {
     expect(parseEnv({ DATABASE_URL: 'postgres://localhost/baton' }).databaseUrl).toBe('postgres://localhost/baton');
   });
 
-  it.each(['ftp://api.example', 'api.example', 'file:///tmp/x', 'https://'])('refuses TELEGRAM_API_ROOT = %s', (value) => {
-    expect(refusal({ TELEGRAM_API_ROOT: value }).details).toEqual({
-      variables: [{ name: 'TELEGRAM_API_ROOT', message: expect.stringContaining('TELEGRAM_API_ROOT') }],
-    });
-  });
+  it.each(['ftp://api.example', 'api.example', 'file:///tmp/x', 'https://'])(
+    'refuses TELEGRAM_API_ROOT = %s',
+    (value) => {
+      expect(refusal({ TELEGRAM_API_ROOT: value }).details).toEqual({
+        variables: [{ name: 'TELEGRAM_API_ROOT', message: expect.stringContaining('TELEGRAM_API_ROOT') }],
+      });
+    },
+  );
 
   it.each(['0', '65536', '80.5', 'abc', '-1', ' 80'])('refuses port %j', (value) => {
     expect(refusal({ SLACK_PORT: value }).message).toContain('SLACK_PORT');

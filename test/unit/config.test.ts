@@ -66,7 +66,10 @@ async function load(toml: string) {
 }
 
 /** Parses `toml` expecting a refusal; returns the error for further checks. */
-function refusal(toml: string): { message: string; details: { file: string; issues: { key: string; message: string }[] } } {
+function refusal(toml: string): {
+  message: string;
+  details: { file: string; issues: { key: string; message: string }[] };
+} {
   try {
     parseConfigToml(toml, { configPath, homeDir: home });
   } catch (err) {
@@ -113,7 +116,12 @@ describe('loadConfig', () => {
       codexHome: '/home/owner/.codex',
       claudeConfigDir: '/home/owner/.claude',
     });
-    expect(config.workspace).toEqual({ roots: ['/home/owner/code'], defaultCwd: '/home/owner/code/app', worktrees: 'off', worktreeRetentionMs: 7 * 86_400_000 });
+    expect(config.workspace).toEqual({
+      roots: ['/home/owner/code'],
+      defaultCwd: '/home/owner/code/app',
+      worktrees: 'off',
+      worktreeRetentionMs: 7 * 86_400_000,
+    });
     expect([...config.projects]).toEqual([['app', '/home/owner/code/app']]);
     expect(config.channels.telegram).toEqual({ owner: '123456789', guests: ['987654321'] });
     expect(config.channels.slack).toEqual({ owner: undefined, guests: [] });
@@ -121,7 +129,9 @@ describe('loadConfig', () => {
   });
 
   it('keeps an alias naming another node as NODE:PATH, for that node to resolve (issue #16 item 3)', async () => {
-    const loaded = await load('[projects]\nlib = "buildbox:~/code/lib"\nsrv = "ci-01:/srv/app"\nhere = "~/code/here"\n');
+    const loaded = await load(
+      '[projects]\nlib = "buildbox:~/code/lib"\nsrv = "ci-01:/srv/app"\nhere = "~/code/here"\n',
+    );
     expect([...loaded.config.projects]).toEqual([
       ['lib', 'buildbox:~/code/lib'],
       ['srv', 'ci-01:/srv/app'],
@@ -132,8 +142,18 @@ describe('loadConfig', () => {
   it('uses the defaults when the file does not exist', async () => {
     const loaded = await loadConfig({ configPath, homeDir: home });
     expect(loaded.exists).toBe(false);
-    expect(loaded.config.harness).toMatchObject({ enabled: true, approved: false, defaultVendor: 'codex', maxActive: 2 });
-    expect(loaded.config.workspace).toEqual({ roots: [], defaultCwd: undefined, worktrees: 'off', worktreeRetentionMs: 7 * 86_400_000 });
+    expect(loaded.config.harness).toMatchObject({
+      enabled: true,
+      approved: false,
+      defaultVendor: 'codex',
+      maxActive: 2,
+    });
+    expect(loaded.config.workspace).toEqual({
+      roots: [],
+      defaultCwd: undefined,
+      worktrees: 'off',
+      worktreeRetentionMs: 7 * 86_400_000,
+    });
     expect(loaded.config.projects.size).toBe(0);
     expect(loaded.config.harness.codexHome).toBeUndefined();
   });
@@ -153,7 +173,9 @@ describe('loadConfig', () => {
 
   it('accepts an empty file and a UTF-8 byte order mark', async () => {
     await expect(load('')).resolves.toMatchObject({ exists: true });
-    await expect(load('\uFEFF[harness]\nmax_active = 3\n')).resolves.toMatchObject({ config: { harness: { maxActive: 3 } } });
+    await expect(load('\uFEFF[harness]\nmax_active = 3\n')).resolves.toMatchObject({
+      config: { harness: { maxActive: 3 } },
+    });
   });
 });
 
@@ -167,7 +189,12 @@ describe('unknown keys', () => {
     ['top level', '[logging]\nlevel = "debug"\n', 'logging', '[logging]'],
     ['channels', '[channels.teams]\nowner_user_id = "1"\n', 'channels.teams', '[channels.teams]'],
     ['a top-level key', 'approved = true\n', 'approved', 'approved: unknown key'],
-    ['channels, as a plain key', '[channels]\nowner_user_id = "1"\n', 'channels.owner_user_id', '[channels].owner_user_id: unknown key'],
+    [
+      'channels, as a plain key',
+      '[channels]\nowner_user_id = "1"\n',
+      'channels.owner_user_id',
+      '[channels].owner_user_id: unknown key',
+    ],
   ])('refuses an unknown key in %s, naming the key and the file', (_where, toml, key, display) => {
     const error = refusal(toml);
     expect(error.details.issues.map((i) => i.key)).toEqual([key]);
@@ -193,7 +220,9 @@ describe('values', () => {
   });
 
   it('accepts default_vendor = "claude"', () => {
-    expect(parseConfigToml('[harness]\ndefault_vendor = "claude"\n', { configPath, homeDir: home }).harness.defaultVendor).toBe('claude');
+    expect(
+      parseConfigToml('[harness]\ndefault_vendor = "claude"\n', { configPath, homeDir: home }).harness.defaultVendor,
+    ).toBe('claude');
   });
 
   it.each([
@@ -206,14 +235,23 @@ describe('values', () => {
   });
 
   it('allows zero where zero means something', () => {
-    const config = parseConfigToml('[harness]\nmax_framing_errors = 0\nmin_free_gb = 0\n', { configPath, homeDir: home });
+    const config = parseConfigToml('[harness]\nmax_framing_errors = 0\nmin_free_gb = 0\n', {
+      configPath,
+      homeDir: home,
+    });
     expect(config.harness).toMatchObject({ maxFramingErrors: 0, minFreeBytes: 0 });
   });
 
   it('lists every problem in one error, each with the expected shape', () => {
     const error = refusal('[harness]\nmax_active = 2.5\nenabled = "yes"\n[workspace]\nroots = [""]\n');
-    expect(error.details.issues.map((i) => i.key).sort()).toEqual(['harness.enabled', 'harness.max_active', 'workspace.roots[0]']);
-    expect(error.details.issues.find((i) => i.key === 'harness.max_active')?.message).toMatch(/^\[harness\]\.max_active: .*\(expected integer/);
+    expect(error.details.issues.map((i) => i.key).sort()).toEqual([
+      'harness.enabled',
+      'harness.max_active',
+      'workspace.roots[0]',
+    ]);
+    expect(error.details.issues.find((i) => i.key === 'harness.max_active')?.message).toMatch(
+      /^\[harness\]\.max_active: .*\(expected integer/,
+    );
   });
 
   it('refuses a table where a value belongs', () => {
@@ -249,7 +287,10 @@ describe('channels', () => {
   });
 
   it('names no owner when several allowed users and no owner are listed', () => {
-    const config = parseConfigToml('[channels.telegram]\nallowed_user_ids = ["1", "2"]\n', { configPath, homeDir: home });
+    const config = parseConfigToml('[channels.telegram]\nallowed_user_ids = ["1", "2"]\n', {
+      configPath,
+      homeDir: home,
+    });
     expect(config.channels.telegram).toEqual({ owner: undefined, guests: ['1', '2'] });
   });
 
@@ -264,26 +305,37 @@ describe('channels', () => {
 
 describe('paths', () => {
   it('expands ~ and ~/… against the home directory', () => {
-    const config = parseConfigToml('[workspace]\nroots = ["~", "~/code/", "~/a/../b"]\n', { configPath, homeDir: home });
+    const config = parseConfigToml('[workspace]\nroots = ["~", "~/code/", "~/a/../b"]\n', {
+      configPath,
+      homeDir: home,
+    });
     expect(config.workspace.roots).toEqual(['/home/owner', '/home/owner/code', '/home/owner/b']);
   });
 
   it("resolves relative paths against the config file's directory", () => {
-    const config = parseConfigToml('[workspace]\nroots = ["code", "../shared"]\ndefault = "./code/app"\n[projects]\nx = "x"\n', {
-      configPath,
-      homeDir: home,
-    });
+    const config = parseConfigToml(
+      '[workspace]\nroots = ["code", "../shared"]\ndefault = "./code/app"\n[projects]\nx = "x"\n',
+      {
+        configPath,
+        homeDir: home,
+      },
+    );
     expect(config.workspace.roots).toEqual([path.join(dir, 'code'), path.join(path.dirname(dir), 'shared')]);
     expect(config.workspace.defaultCwd).toBe(path.join(dir, 'code', 'app'));
     expect(config.projects.get('x')).toBe(path.join(dir, 'x'));
   });
 
   it('refuses ~user, which it does not expand', () => {
-    expect(refusal('[workspace]\nroots = ["~bob/code"]\n').details.issues.map((i) => i.key)).toEqual(['workspace.roots[0]']);
+    expect(refusal('[workspace]\nroots = ["~bob/code"]\n').details.issues.map((i) => i.key)).toEqual([
+      'workspace.roots[0]',
+    ]);
   });
 
   it('keeps any alias name, constructor included, as plain data', () => {
-    const config = parseConfigToml('[projects]\nconstructor = "/c"\n"v1.2_x-y" = "/v"\n', { configPath, homeDir: home });
+    const config = parseConfigToml('[projects]\nconstructor = "/c"\n"v1.2_x-y" = "/v"\n', {
+      configPath,
+      homeDir: home,
+    });
     expect(config.projects.get('constructor')).toBe('/c');
     expect(config.projects.get('v1.2_x-y')).toBe('/v');
   });
@@ -295,7 +347,9 @@ describe('CONFIG_KEYS', () => {
     const keys: string[] = [];
     const unwrap = (s: z.ZodType): z.ZodType => {
       const def = s._zod.def as { type: string; innerType?: z.ZodType };
-      return def.innerType !== undefined && ['default', 'prefault', 'optional'].includes(def.type) ? unwrap(def.innerType) : s;
+      return def.innerType !== undefined && ['default', 'prefault', 'optional'].includes(def.type)
+        ? unwrap(def.innerType)
+        : s;
     };
     for (const [section, schema] of Object.entries(configFileSchema.shape)) {
       const inner = unwrap(schema);
@@ -338,7 +392,8 @@ describe('the starter config', () => {
       const name = key === '<alias>' ? 'app' : key;
       expect(CONFIG_TEMPLATE, `${section}.${key}`).toMatch(new RegExp(`^(# )?${name} = `, 'm'));
     }
-    for (const platform of ['telegram', 'slack', 'discord']) expect(CONFIG_TEMPLATE).toContain(`# [channels.${platform}]`);
+    for (const platform of ['telegram', 'slack', 'discord'])
+      expect(CONFIG_TEMPLATE).toContain(`# [channels.${platform}]`);
   });
 
   it('loads with the commented examples enabled', () => {
@@ -359,6 +414,8 @@ describe('the starter config', () => {
     await writeFile(file, '[harness]\napproved = true\n');
     await expect(ensureConfigFile(file)).resolves.toBe(false);
     expect(await readFile(file, 'utf8')).toBe('[harness]\napproved = true\n');
-    await expect(loadConfig({ configPath: file, homeDir: home })).resolves.toMatchObject({ config: { harness: { approved: true } } });
+    await expect(loadConfig({ configPath: file, homeDir: home })).resolves.toMatchObject({
+      config: { harness: { approved: true } },
+    });
   });
 });

@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatonError } from '../../src/core/errors.js';
 import { newRunId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { persistTerminal, readTerminalRecord, writeTerminalRecord, type TerminalRecord } from '../../src/harness/terminal-write.js';
+import {
+  persistTerminal,
+  readTerminalRecord,
+  writeTerminalRecord,
+  type TerminalRecord,
+} from '../../src/harness/terminal-write.js';
 import { isDriverFault } from '../../src/store/driver-faults.js';
 import { openDatabaseWithRetry } from '../../src/store/open-retry.js';
 import type { Database } from '../../src/store/database.js';
@@ -24,14 +29,24 @@ describe('isDriverFault', () => {
   const withStack = (name: string, stack: string): Error => Object.assign(new TypeError(name), { stack });
   it('recognises an error thrown from inside postgres.js (ESM and CommonJS builds)', () => {
     // The stack of the fault reproduced through test/fakes/tcp-proxy.ts.
-    const esm = "TypeError: Cannot read properties of null (reading 'write')\n    at Immediate.nextWrite (file:///work/main/node_modules/postgres/src/connection.js:255:22)\n    at process.processImmediate (node:internal/timers:483:21)";
-    const cjs = "TypeError: x\n    at nextWrite (/srv/app/node_modules/postgres/cjs/src/connection.js:250:22)";
+    const esm =
+      "TypeError: Cannot read properties of null (reading 'write')\n    at Immediate.nextWrite (file:///work/main/node_modules/postgres/src/connection.js:255:22)\n    at process.processImmediate (node:internal/timers:483:21)";
+    const cjs = 'TypeError: x\n    at nextWrite (/srv/app/node_modules/postgres/cjs/src/connection.js:250:22)';
     expect(isDriverFault(withStack('a', esm))).toBe(true);
     expect(isDriverFault(withStack('b', cjs))).toBe(true);
   });
   it('leaves every other error to end the process', () => {
-    expect(isDriverFault(withStack('c', 'TypeError: x\n    at handle (file:///opt/baton/dist/dispatch/dispatcher.js:10:5)\n    at file:///x/node_modules/postgres/src/connection.js:1:1'))).toBe(false);
-    expect(isDriverFault(withStack('d', 'TypeError: x\n    at f (file:///x/node_modules/postgres-extra/src/a.js:1:1)'))).toBe(false);
+    expect(
+      isDriverFault(
+        withStack(
+          'c',
+          'TypeError: x\n    at handle (file:///opt/baton/dist/dispatch/dispatcher.js:10:5)\n    at file:///x/node_modules/postgres/src/connection.js:1:1',
+        ),
+      ),
+    ).toBe(false);
+    expect(
+      isDriverFault(withStack('d', 'TypeError: x\n    at f (file:///x/node_modules/postgres-extra/src/a.js:1:1)')),
+    ).toBe(false);
     expect(isDriverFault('a string')).toBe(false);
     expect(isDriverFault(undefined)).toBe(false);
   });
@@ -40,21 +55,28 @@ describe('isDriverFault', () => {
 describe('openDatabaseWithRetry', () => {
   const fakeDatabase = {} as Database;
   const policy = { maxWaitMs: 50, firstDelayMs: 1, maxDelayMs: 4 };
-  const unavailable = (): BatonError => new BatonError('database_unavailable', 'Cannot reach PostgreSQL at h:1/db: connect ECONNREFUSED. Start the server.');
+  const unavailable = (): BatonError =>
+    new BatonError(
+      'database_unavailable',
+      'Cannot reach PostgreSQL at h:1/db: connect ECONNREFUSED. Start the server.',
+    );
 
   it('retries database_unavailable with one line per attempt, then opens', async () => {
     const lines: string[] = [];
     let calls = 0;
-    const opened = await openDatabaseWithRetry({ url: 'postgres://u:secret@h:1/db' }, {
-      say: (line) => lines.push(line),
-      nowMs: () => 0,
-      policy,
-      open: async () => {
-        calls += 1;
-        if (calls < 3) throw unavailable();
-        return fakeDatabase;
+    const opened = await openDatabaseWithRetry(
+      { url: 'postgres://u:secret@h:1/db' },
+      {
+        say: (line) => lines.push(line),
+        nowMs: () => 0,
+        policy,
+        open: async () => {
+          calls += 1;
+          if (calls < 3) throw unavailable();
+          return fakeDatabase;
+        },
       },
-    });
+    );
     expect(opened).toBe(fakeDatabase);
     expect(lines).toEqual([
       'baton: Cannot reach PostgreSQL at h:1/db: connect ECONNREFUSED; retrying in 0s (attempt 1, giving up after 0s)',
@@ -67,7 +89,10 @@ describe('openDatabaseWithRetry', () => {
     let now = 0;
     const err = unavailable();
     await expect(
-      openDatabaseWithRetry({ url: 'postgres://h/db' }, { say: () => {}, nowMs: () => (now += 30), policy, open: () => Promise.reject(err) }),
+      openDatabaseWithRetry(
+        { url: 'postgres://h/db' },
+        { say: () => {}, nowMs: () => (now += 30), policy, open: () => Promise.reject(err) },
+      ),
     ).rejects.toBe(err);
   });
 
@@ -96,7 +121,9 @@ describe('openDatabaseWithRetry', () => {
       ),
     ).rejects.toBe(err);
     expect(attemptsAtMs).toEqual([0, 2_500, 6_000, 11_500, 21_000, 37_500, 54_000, 60_000]);
-    expect(lines.at(-1)).toBe('baton: Cannot reach PostgreSQL at h:1/db: connect ECONNREFUSED; retrying in 5s (attempt 7, giving up after 60s)');
+    expect(lines.at(-1)).toBe(
+      'baton: Cannot reach PostgreSQL at h:1/db: connect ECONNREFUSED; retrying in 5s (attempt 7, giving up after 60s)',
+    );
   });
 
   it('does not wait for what waiting cannot fix', async () => {
@@ -106,9 +133,16 @@ describe('openDatabaseWithRetry', () => {
       calls += 1;
       return Promise.reject(migration);
     };
-    await expect(openDatabaseWithRetry({ url: 'postgres://h/db' }, { say: () => {}, nowMs: () => 0, policy, open })).rejects.toBe(migration);
+    await expect(
+      openDatabaseWithRetry({ url: 'postgres://h/db' }, { say: () => {}, nowMs: () => 0, policy, open }),
+    ).rejects.toBe(migration);
     const locked = new BatonError('database_unavailable', 'The embedded database is in use by another baton process.');
-    await expect(openDatabaseWithRetry({ dataDir: '/x' }, { say: () => {}, nowMs: () => 0, policy, open: () => Promise.reject(locked) })).rejects.toBe(locked);
+    await expect(
+      openDatabaseWithRetry(
+        { dataDir: '/x' },
+        { say: () => {}, nowMs: () => 0, policy, open: () => Promise.reject(locked) },
+      ),
+    ).rejects.toBe(locked);
     expect(calls).toBe(1);
   });
 });
@@ -117,8 +151,18 @@ describe('terminal record', () => {
   const runId = newRunId();
   const record: TerminalRecord = {
     runId,
-    terminal: { status: 'completed', reason: null, finalMessage: 'done', endedAt: new Date('2026-11-30T12:00:00.000Z') },
-    outcome: { runId, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: `[run ${runId}] completed` },
+    terminal: {
+      status: 'completed',
+      reason: null,
+      finalMessage: 'done',
+      endedAt: new Date('2026-11-30T12:00:00.000Z'),
+    },
+    outcome: {
+      runId,
+      kind: 'outcome',
+      target: { platform: 'telegram', chatId: '1' },
+      body: `[run ${runId}] completed`,
+    },
   };
 
   it('round-trips through a 0600 terminal.json', async () => {
@@ -147,7 +191,11 @@ describe('terminal record', () => {
       },
     };
     const policy = { firstDelayMs: 1, maxDelayMs: 2, attemptTimeoutMs: 20 };
-    const row = await persistTerminal({ store, logger: silentLogger(), now: () => new Date(), policy }, record, new AbortController().signal);
+    const row = await persistTerminal(
+      { store, logger: silentLogger(), now: () => new Date(), policy },
+      record,
+      new AbortController().signal,
+    );
     expect(row).toBeNull();
     expect(calls).toBe(3);
   });
@@ -163,7 +211,16 @@ describe('terminal record', () => {
       },
     };
     await expect(
-      persistTerminal({ store, logger: silentLogger(), now: () => new Date(), policy: { firstDelayMs: 1, maxDelayMs: 1, attemptTimeoutMs: 20 } }, record, stopping.signal),
+      persistTerminal(
+        {
+          store,
+          logger: silentLogger(),
+          now: () => new Date(),
+          policy: { firstDelayMs: 1, maxDelayMs: 1, attemptTimeoutMs: 20 },
+        },
+        record,
+        stopping.signal,
+      ),
     ).rejects.toThrow('stopping');
     expect(calls).toBe(1);
   });

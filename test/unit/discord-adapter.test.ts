@@ -50,7 +50,14 @@ describe('DiscordAdapter', () => {
   it('hands a DM to the handler, then its own reply (echoed by the gateway) marked as a bot', async () => {
     const request = discord.pushMessage({ channelId: DM, author: OWNER, content: '/runs' });
     await expect.poll(() => received.length, { timeout: 5_000 }).toBe(1);
-    expect(received[0]).toMatchObject({ platform: 'discord', dedupeKey: request.id, chatId: DM, isDirect: true, senderIsBot: false, text: '/runs' });
+    expect(received[0]).toMatchObject({
+      platform: 'discord',
+      dedupeKey: request.id,
+      chatId: DM,
+      isDirect: true,
+      senderIsBot: false,
+      text: '/runs',
+    });
     const { messageId } = await adapter.send({ chatId: DM, replyToMessageId: request.id, text: 'ok @everyone' });
     const sent = discord.sent.at(-1)!;
     expect(sent.message.id).toBe(messageId);
@@ -91,19 +98,44 @@ describe('DiscordAdapter', () => {
   });
 
   it('fails to start on a refused token, never quoting it', async () => {
-    const wrong = new DiscordAdapter({ token: 'wrong.discord-token.value', apiUrl: discord.url, clock: systemClock, logger: silentLogger(), readyTimeoutMs: 5_000 });
-    const error = await wrong.start(async () => {}).then(() => undefined, (err: unknown) => err as ChannelSendError);
+    const wrong = new DiscordAdapter({
+      token: 'wrong.discord-token.value',
+      apiUrl: discord.url,
+      clock: systemClock,
+      logger: silentLogger(),
+      readyTimeoutMs: 5_000,
+    });
+    const error = await wrong
+      .start(async () => {})
+      .then(
+        () => undefined,
+        (err: unknown) => err as ChannelSendError,
+      );
     expect(error).toBeInstanceOf(ChannelSendError);
-    expect(error).toMatchObject({ kind: 'refused', message: 'Discord login: the REST API refused DISCORD_BOT_TOKEN (401); check the token' });
+    expect(error).toMatchObject({
+      kind: 'refused',
+      message: 'Discord login: the REST API refused DISCORD_BOT_TOKEN (401); check the token',
+    });
     expect(error?.message).not.toContain('wrong.discord-token.value');
     expect(wrong.status()).toMatchObject({ state: 'failed' });
   });
 
   it('fails to start when the Message Content intent is not enabled, saying where to enable it', async () => {
     const strict = await startFakeDiscord({ token: TOKEN, messageContentAllowed: false });
-    const blocked = new DiscordAdapter({ token: TOKEN, apiUrl: strict.url, clock: systemClock, logger: silentLogger(), readyTimeoutMs: 10_000 });
+    const blocked = new DiscordAdapter({
+      token: TOKEN,
+      apiUrl: strict.url,
+      clock: systemClock,
+      logger: silentLogger(),
+      readyTimeoutMs: 10_000,
+    });
     try {
-      const error = await blocked.start(async () => {}).then(() => undefined, (err: unknown) => err as ChannelSendError);
+      const error = await blocked
+        .start(async () => {})
+        .then(
+          () => undefined,
+          (err: unknown) => err as ChannelSendError,
+        );
       expect(error).toBeInstanceOf(ChannelSendError);
       expect(error?.message).toMatch(/Message Content Intent/);
       expect(blocked.status()).toMatchObject({ state: 'failed' });

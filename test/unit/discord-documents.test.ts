@@ -62,7 +62,12 @@ function outcome(chars: number): string {
 async function resultDocument(content: string | Buffer): Promise<DocumentJson> {
   const path = join(dir, `result-${Math.random().toString(36).slice(2)}.md`);
   await writeFile(path, content, { mode: 0o600 });
-  return { path, filename: 'result.md', use: 'long_body', caption: '[run hr_bbbbbbbbbbbb] The whole answer: result.md' };
+  return {
+    path,
+    filename: 'result.md',
+    use: 'long_body',
+    caption: '[run hr_bbbbbbbbbbbb] The whole answer: result.md',
+  };
 }
 
 describe(`Discord files out (${testEngine})`, () => {
@@ -71,24 +76,44 @@ describe(`Discord files out (${testEngine})`, () => {
     const body = outcome(9_000);
     expect(splitMessage(body, adapter.maxMessageLength).length).toBeGreaterThan(3);
     const before = discord.sent.length;
-    await outbox.send({ runId: null, kind: 'outcome', target: { platform: 'discord', chatId: DM, replyToMessageId: request.id }, body, documents: [await resultDocument(body)] });
+    await outbox.send({
+      runId: null,
+      kind: 'outcome',
+      target: { platform: 'discord', chatId: DM, replyToMessageId: request.id },
+      body,
+      documents: [await resultDocument(body)],
+    });
     const sent = discord.sent.slice(before);
     expect(sent).toHaveLength(2);
     expect(body.startsWith(sent[0]!.body.content as string)).toBe(true);
     expect(sent[1]!.files.map((f) => f.filename)).toEqual(['result.md']);
     expect(sent[1]!.files[0]!.content.toString('utf8')).toBe(body);
-    expect(sent[1]!.body).toMatchObject({ content: '[run hr_bbbbbbbbbbbb] The whole answer: result.md', message_reference: { message_id: request.id } });
-    expect((sent[1]!.message.attachments as { filename: string; size: number }[])[0]).toMatchObject({ filename: 'result.md', size: Buffer.byteLength(body) });
+    expect(sent[1]!.body).toMatchObject({
+      content: '[run hr_bbbbbbbbbbbb] The whole answer: result.md',
+      message_reference: { message_id: request.id },
+    });
+    expect((sent[1]!.message.attachments as { filename: string; size: number }[])[0]).toMatchObject({
+      filename: 'result.md',
+      size: Buffer.byteLength(body),
+    });
   });
 
   it('refuses a file over 10 MiB before sending it, and the outbox sends the text parts instead', async () => {
-    const error = await adapter.sendDocument({ chatId: DM, filename: 'big.md', content: Buffer.alloc(DISCORD_MAX_FILE_BYTES + 1, 0x61) }).catch((err: unknown) => err);
+    const error = await adapter
+      .sendDocument({ chatId: DM, filename: 'big.md', content: Buffer.alloc(DISCORD_MAX_FILE_BYTES + 1, 0x61) })
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ChannelSendError);
     expect(error).toMatchObject({ kind: 'refused', retryable: false });
     const body = outcome(9_000);
     const before = discord.sent.length;
     const document = await resultDocument(Buffer.alloc(DISCORD_MAX_FILE_BYTES + 1, 0x61));
-    await outbox.send({ runId: null, kind: 'outcome', target: { platform: 'discord', chatId: DM }, body, documents: [document] });
+    await outbox.send({
+      runId: null,
+      kind: 'outcome',
+      target: { platform: 'discord', chatId: DM },
+      body,
+      documents: [document],
+    });
     const sent = discord.sent.slice(before);
     expect(sent.every((m) => m.files.length === 0)).toBe(true);
     expect(sent).toHaveLength(splitMessage(body, adapter.maxMessageLength).length);
@@ -107,7 +132,16 @@ describe(`Discord refuses a file (${testEngine})`, () => {
       discord.refuseNextFile(DM, { status: refusal.status, early: 'early' in refusal });
       // A big file, so the refusal comes while it is still being sent.
       const big = Buffer.concat([Buffer.from(body), Buffer.alloc(8 * 1024 * 1024, 0x61)]);
-      const row = await store.enqueue({ runId: null, kind: 'outcome', target: { platform: 'discord', chatId: DM }, body, documents: [await resultDocument(big)] }, new Date());
+      const row = await store.enqueue(
+        {
+          runId: null,
+          kind: 'outcome',
+          target: { platform: 'discord', chatId: DM },
+          body,
+          documents: [await resultDocument(big)],
+        },
+        new Date(),
+      );
       expect(await outbox.attempt(row)).toBe(true);
       const sent = discord.sent.slice(before);
       expect(sent.every((m) => m.files.length === 0)).toBe(true);
@@ -120,6 +154,9 @@ describe(`Discord refuses a file (${testEngine})`, () => {
     const error = classifyDiscordError(new TypeError('action is not a function'), 'create message', TOKEN);
     expect(error).toMatchObject({ kind: 'refused', retryable: false });
     // A network failure stays one.
-    expect(classifyDiscordError(new TypeError('fetch failed'), 'create message', TOKEN)).toMatchObject({ kind: 'network', retryable: true });
+    expect(classifyDiscordError(new TypeError('fetch failed'), 'create message', TOKEN)).toMatchObject({
+      kind: 'network',
+      retryable: true,
+    });
   });
 });

@@ -43,26 +43,30 @@ describe('startChannels with Discord unreachable', () => {
   it.each([
     ['behind the fleet lease', true],
     ['without a lease', false],
-  ])('reports failed with the reason and the retry, %s', async (_label, leased) => {
-    const port = await closedPort();
-    const config = parseConfigToml('', { configPath: '/nonexistent/config.toml', homeDir: '/nonexistent' });
-    const adapter = new DiscordAdapter({
-      token: 'fake.discord-token.value',
-      apiUrl: `http://127.0.0.1:${port}/api`,
-      clock: systemClock,
-      logger: silentLogger(),
-      readyTimeoutMs: 20_000,
-      lease: leased ? heldLease() : undefined,
-    });
-    started = await startChannels(
-      [{ platform: 'discord', create: async () => adapter }],
-      async () => undefined,
-      { env: {} as never, config, clock: systemClock, logger: silentLogger() },
-      new Map<Platform, ChannelAdapter>(),
-    );
-    expect(started.lines).toHaveLength(1);
-    expect(started.lines[0]).toMatch(/^discord: failed: Discord .*unreachable.*\(retrying in 60s\)$/);
-    expect(started.lines[0]).not.toContain('fake.discord-token.value');
-    expect(adapter.status().state).toBe('failed');
-  }, 60_000);
+  ])(
+    'reports failed with the reason and the retry, %s',
+    async (_label, leased) => {
+      const port = await closedPort();
+      const config = parseConfigToml('', { configPath: '/nonexistent/config.toml', homeDir: '/nonexistent' });
+      const adapter = new DiscordAdapter({
+        token: 'fake.discord-token.value',
+        apiUrl: `http://127.0.0.1:${port}/api`,
+        clock: systemClock,
+        logger: silentLogger(),
+        readyTimeoutMs: 20_000,
+        lease: leased ? heldLease() : undefined,
+      });
+      started = await startChannels(
+        [{ platform: 'discord', create: async () => adapter }],
+        async () => undefined,
+        { env: {} as never, config, clock: systemClock, logger: silentLogger() },
+        new Map<Platform, ChannelAdapter>(),
+      );
+      expect(started.lines).toHaveLength(1);
+      expect(started.lines[0]).toMatch(/^discord: failed: Discord .*unreachable.*\(retrying in 60s\)$/);
+      expect(started.lines[0]).not.toContain('fake.discord-token.value');
+      expect(adapter.status().state).toBe('failed');
+    },
+    60_000,
+  );
 });

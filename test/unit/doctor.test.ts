@@ -29,13 +29,21 @@ const SECRETS = {
 const CHATGPT_AUTH = {
   auth_mode: 'chatgpt',
   OPENAI_API_KEY: null,
-  tokens: { id_token: SECRETS.idToken, access_token: SECRETS.accessToken, refresh_token: SECRETS.refreshToken, account_id: 'acct-1' },
+  tokens: {
+    id_token: SECRETS.idToken,
+    access_token: SECRETS.accessToken,
+    refresh_token: SECRETS.refreshToken,
+    account_id: 'acct-1',
+  },
   last_refresh: '2025-01-01T00:00:00Z',
 };
 const APIKEY_AUTH = { auth_mode: 'apikey', OPENAI_API_KEY: SECRETS.apiKey };
-const CLAUDE_CREDENTIALS = { claudeAiOauth: { accessToken: SECRETS.claudeAccess, refreshToken: SECRETS.claudeRefresh, expiresAt: 1 } };
+const CLAUDE_CREDENTIALS = {
+  claudeAiOauth: { accessToken: SECRETS.claudeAccess, refreshToken: SECRETS.claudeRefresh, expiresAt: 1 },
+};
 // max_active = 1: with the ChatGPT login of the healthy machine, more would share CODEX_HOME.
-const HEALTHY_TOML = '[harness]\napproved = true\nmax_active = 1\nmin_free_gb = 0.0001\n\n[workspace]\nroots = ["~/code"]\n';
+const HEALTHY_TOML =
+  '[harness]\napproved = true\nmax_active = 1\nmin_free_gb = 0.0001\n\n[workspace]\nroots = ["~/code"]\n';
 
 let root: string;
 let home: string;
@@ -83,9 +91,16 @@ function sources(overrides: Partial<DoctorSources> & { toml?: string } = {}): Do
     now: new Date('2025-06-01T12:00:00Z'),
     homeDir: home,
     batonHome,
-    config: { path: configPath, result: { config: parseConfigToml(toml, { configPath, homeDir: home }), exists: true } },
+    config: {
+      path: configPath,
+      result: { config: parseConfigToml(toml, { configPath, homeDir: home }), exists: true },
+    },
     env: { PATH: binDir },
-    database: { kind: { engine: 'pglite', dataDir: path.join(batonHome, 'pgdata') }, migrationsCurrent: true, counts: { active: 1, pendingDeliveries: 0, deadLetters: 0 } },
+    database: {
+      kind: { engine: 'pglite', dataDir: path.join(batonHome, 'pgdata') },
+      migrationsCurrent: true,
+      counts: { active: 1, pendingDeliveries: 0, deadLetters: 0 },
+    },
     channels: {
       telegram: { configured: true, state: { state: 'connected' } },
       slack: { configured: false, reason: 'SLACK_BOT_TOKEN unset' },
@@ -105,7 +120,11 @@ describe('codex login state (CODEX_HOME/auth.json)', () => {
   it.each([
     ['a ChatGPT login with a refresh token', CHATGPT_AUTH, { state: 'authenticated', method: 'chatgpt' }],
     ['the API-key form', APIKEY_AUTH, { state: 'authenticated', method: 'api_key' }],
-    ['tokens without a refresh token', { ...CHATGPT_AUTH, tokens: { access_token: SECRETS.accessToken } }, { state: 'not_authenticated' }],
+    [
+      'tokens without a refresh token',
+      { ...CHATGPT_AUTH, tokens: { access_token: SECRETS.accessToken } },
+      { state: 'not_authenticated' },
+    ],
     ['malformed JSON quoting a key', `{"OPENAI_API_KEY": "${SECRETS.apiKey}", oops`, { state: 'not_authenticated' }],
     ['a JSON array', '[]', { state: 'not_authenticated' }],
   ])('%s', async (_name, auth, expected) => {
@@ -117,15 +136,31 @@ describe('codex login state (CODEX_HOME/auth.json)', () => {
   });
 
   it.each([
-    ['a provider with its key in experimental_bearer_token', 'experimental_bearer_token = "sk-provider-secret"', { state: 'authenticated', method: 'model_provider' }],
+    [
+      'a provider with its key in experimental_bearer_token',
+      'experimental_bearer_token = "sk-provider-secret"',
+      { state: 'authenticated', method: 'model_provider' },
+    ],
     ['a provider that asks for no key', '', { state: 'authenticated', method: 'model_provider' }],
-    ['a provider whose key comes from an environment variable runs never get', 'env_key = "PROVIDER_KEY"', { state: 'not_authenticated' }],
+    [
+      'a provider whose key comes from an environment variable runs never get',
+      'env_key = "PROVIDER_KEY"',
+      { state: 'not_authenticated' },
+    ],
   ])('understands a custom model_provider in config.toml: %s', async (_name, keyLine, expected) => {
     const codexHome = path.join(root, 'codex-provider');
     await mkdir(codexHome, { recursive: true });
     await writeFile(
       path.join(codexHome, 'config.toml'),
-      ['model_provider = "corp"', '', '[model_providers.corp]', 'name = "corp"', 'base_url = "https://llm.example/v1"', keyLine, ''].join('\n'),
+      [
+        'model_provider = "corp"',
+        '',
+        '[model_providers.corp]',
+        'name = "corp"',
+        'base_url = "https://llm.example/v1"',
+        keyLine,
+        '',
+      ].join('\n'),
     );
     const state = await codexLoginState(codexHome);
     expect(state).toMatchObject(expected);
@@ -136,7 +171,10 @@ describe('codex login state (CODEX_HOME/auth.json)', () => {
   it('uses auth.json when the provider is openai or requires OpenAI auth', async () => {
     const codexHome = path.join(root, 'codex-openai');
     await mkdir(codexHome, { recursive: true });
-    await writeFile(path.join(codexHome, 'config.toml'), 'model_provider = "corp"\n[model_providers.corp]\nrequires_openai_auth = true\n');
+    await writeFile(
+      path.join(codexHome, 'config.toml'),
+      'model_provider = "corp"\n[model_providers.corp]\nrequires_openai_auth = true\n',
+    );
     await expect(codexLoginState(codexHome)).resolves.toMatchObject({ state: 'not_authenticated' });
   });
 
@@ -179,35 +217,80 @@ describe('collectDoctorReport', () => {
     await healthyMachine();
     const report = await collectDoctorReport(sources());
     expect(report.rows.map((r) => r.area)).toEqual([
-      'config', 'database', 'channel:telegram', 'channel:slack', 'channel:discord', 'harness', 'vendor:codex', 'vendor:claude', 'storage',
+      'config',
+      'database',
+      'channel:telegram',
+      'channel:slack',
+      'channel:discord',
+      'harness',
+      'vendor:codex',
+      'vendor:claude',
+      'storage',
     ]);
     expect(report.rows.filter((r) => r.status !== 'ok')).toEqual([]);
     expect(exitCode(report)).toBe(0);
-    expect(row(report, 'vendor:codex').facts).toMatchObject({ path: path.join(binDir, 'codex'), version: 'codex-cli 0.171.0', login: 'authenticated', loginMethod: 'chatgpt' });
-    expect(row(report, 'vendor:claude').facts).toMatchObject({ version: '2.1.197 (Claude Code)', login: 'authenticated', home: path.join(home, '.claude') });
+    expect(row(report, 'vendor:codex').facts).toMatchObject({
+      path: path.join(binDir, 'codex'),
+      version: 'codex-cli 0.171.0',
+      login: 'authenticated',
+      loginMethod: 'chatgpt',
+    });
+    expect(row(report, 'vendor:claude').facts).toMatchObject({
+      version: '2.1.197 (Claude Code)',
+      login: 'authenticated',
+      home: path.join(home, '.claude'),
+    });
     expect(row(report, 'database').facts).toMatchObject({ engine: 'pglite', activeRuns: 1, deadLetters: 0 });
   });
 
   it('warns that concurrent codex runs share CODEX_HOME with a ChatGPT login when max_active > 1, not with an API key', async () => {
     await healthyMachine();
-    const shared = await collectDoctorReport(sources({ toml: HEALTHY_TOML.replace('max_active = 1', 'max_active = 3') }));
+    const shared = await collectDoctorReport(
+      sources({ toml: HEALTHY_TOML.replace('max_active = 1', 'max_active = 3') }),
+    );
     expect(row(shared, 'vendor:codex')).toMatchObject({ status: 'warn', facts: { sharedHomeRisk: true } });
-    expect(row(shared, 'vendor:codex').details.join('\n')).toMatch(/max_active = 3 lets codex runs share .* ChatGPT login.*openai\/codex#10332/);
+    expect(row(shared, 'vendor:codex').details.join('\n')).toMatch(
+      /max_active = 3 lets codex runs share .* ChatGPT login.*openai\/codex#10332/,
+    );
     await writeJson(path.join(home, '.codex', 'auth.json'), APIKEY_AUTH);
-    const apiKey = await collectDoctorReport(sources({ toml: HEALTHY_TOML.replace('max_active = 1', 'max_active = 3') }));
+    const apiKey = await collectDoctorReport(
+      sources({ toml: HEALTHY_TOML.replace('max_active = 1', 'max_active = 3') }),
+    );
     expect(row(apiKey, 'vendor:codex')).toMatchObject({ status: 'ok', facts: { sharedHomeRisk: false } });
   });
 
-  it("lists per vendor the environment names each run gets, never values, and flags login- or billing-changing ones", async () => {
+  it('lists per vendor the environment names each run gets, never values, and flags login- or billing-changing ones', async () => {
     await healthyMachine();
-    const toml = HEALTHY_TOML.replace('[harness]\n', '[harness]\npass_env = ["HTTPS_PROXY", "LANG", "ANTHROPIC_BASE_URL", "DATABASE_URL"]\n');
-    const passable = { HTTPS_PROXY: 'http://proxy-value:3128', LANG: 'C.UTF-8', ANTHROPIC_BASE_URL: 'http://gateway-value', DATABASE_URL: 'postgres://x' };
+    const toml = HEALTHY_TOML.replace(
+      '[harness]\n',
+      '[harness]\npass_env = ["HTTPS_PROXY", "LANG", "ANTHROPIC_BASE_URL", "DATABASE_URL"]\n',
+    );
+    const passable = {
+      HTTPS_PROXY: 'http://proxy-value:3128',
+      LANG: 'C.UTF-8',
+      ANTHROPIC_BASE_URL: 'http://gateway-value',
+      DATABASE_URL: 'postgres://x',
+    };
     const report = await collectDoctorReport(sources({ toml, env: { PATH: binDir, passable } }));
     const codex = row(report, 'vendor:codex');
     const claude = row(report, 'vendor:claude');
-    expect(codex).toMatchObject({ status: 'ok', facts: { childEnv: 'ANTHROPIC_BASE_URL BATON_RUN_ID CODEX_HOME HOME HTTPS_PROXY LANG PATH TERM USER', accountChangingEnv: '' } });
-    expect(claude).toMatchObject({ status: 'warn', facts: { childEnv: 'ANTHROPIC_BASE_URL BATON_RUN_ID CLAUDE_CONFIG_DIR HOME HTTPS_PROXY LANG PATH TERM USER', accountChangingEnv: 'ANTHROPIC_BASE_URL' } });
-    expect(claude.details.join('\n')).toContain('pass_env gives claude ANTHROPIC_BASE_URL, which changes its login, endpoint or billing');
+    expect(codex).toMatchObject({
+      status: 'ok',
+      facts: {
+        childEnv: 'ANTHROPIC_BASE_URL BATON_RUN_ID CODEX_HOME HOME HTTPS_PROXY LANG PATH TERM USER',
+        accountChangingEnv: '',
+      },
+    });
+    expect(claude).toMatchObject({
+      status: 'warn',
+      facts: {
+        childEnv: 'ANTHROPIC_BASE_URL BATON_RUN_ID CLAUDE_CONFIG_DIR HOME HTTPS_PROXY LANG PATH TERM USER',
+        accountChangingEnv: 'ANTHROPIC_BASE_URL',
+      },
+    });
+    expect(claude.details.join('\n')).toContain(
+      'pass_env gives claude ANTHROPIC_BASE_URL, which changes its login, endpoint or billing',
+    );
     const text = JSON.stringify(report);
     for (const value of Object.values(passable)) expect(text).not.toContain(value);
   });
@@ -221,8 +304,14 @@ describe('collectDoctorReport', () => {
     const claudeEnv = path.join(root, 'claude-env');
     await mkdir(claudeEnv);
     const toml = HEALTHY_TOML.replace('[harness]\n', `[harness]\ncodex_home = "${fromConfig}"\n`);
-    const report = await collectDoctorReport(sources({ toml, env: { PATH: binDir, CODEX_HOME: fromEnv, CLAUDE_CONFIG_DIR: claudeEnv } }));
-    expect(row(report, 'vendor:codex').facts).toMatchObject({ home: fromConfig, login: 'authenticated', loginMethod: 'api_key' });
+    const report = await collectDoctorReport(
+      sources({ toml, env: { PATH: binDir, CODEX_HOME: fromEnv, CLAUDE_CONFIG_DIR: claudeEnv } }),
+    );
+    expect(row(report, 'vendor:codex').facts).toMatchObject({
+      home: fromConfig,
+      login: 'authenticated',
+      loginMethod: 'api_key',
+    });
     expect(row(report, 'vendor:claude').facts).toMatchObject({ home: claudeEnv, login: 'unverified' });
   });
 
@@ -231,15 +320,22 @@ describe('collectDoctorReport', () => {
     const runDir = path.join(batonHome, 'harness', 'runs', 'hr_0123456789ab');
     await mkdir(runDir, { recursive: true });
     await writeFile(path.join(runDir, 'events.jsonl'), 'x'.repeat(4096));
-    const report = await collectDoctorReport(sources({ toml: HEALTHY_TOML.replace('min_free_gb = 0.0001', 'artifact_quota_gb = 0.000001') }));
-    expect(row(report, 'storage')).toMatchObject({ status: 'fail', facts: { artifactBytes: 4096, quotaBreached: true } });
+    const report = await collectDoctorReport(
+      sources({ toml: HEALTHY_TOML.replace('min_free_gb = 0.0001', 'artifact_quota_gb = 0.000001') }),
+    );
+    expect(row(report, 'storage')).toMatchObject({
+      status: 'fail',
+      facts: { artifactBytes: 4096, quotaBreached: true },
+    });
     expect(exitCode(report)).toBe(1);
   });
 
   it('exits non-zero when the database is unusable, without printing its password', async () => {
     await healthyMachine();
     const url = `postgres://baton:${SECRETS.dbPassword}@db.internal:5432/baton`;
-    const report = await collectDoctorReport(sources({ database: { error: `Cannot reach PostgreSQL at ${url}` }, secrets: [url, SECRETS.dbPassword] }));
+    const report = await collectDoctorReport(
+      sources({ database: { error: `Cannot reach PostgreSQL at ${url}` }, secrets: [url, SECRETS.dbPassword] }),
+    );
     expect(row(report, 'database').status).toBe('fail');
     expect(exitCode(report)).toBe(1);
     expect(toDoctorJson(report)).not.toContain(SECRETS.dbPassword);
@@ -251,24 +347,42 @@ describe('collectDoctorReport', () => {
     await mkdir(batonHome, { recursive: true });
     await writeFile(envPath, `TELEGRAM_BOT_TOKEN=${SECRETS.apiKey}\n`);
     await chmod(envPath, 0o644);
-    const loose = row(await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })), 'config');
+    const loose = row(
+      await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })),
+      'config',
+    );
     expect(loose.status).toBe('warn');
     expect(loose.details.join('\n')).toContain(`chmod 600 ${envPath}`);
     expect(JSON.stringify(loose)).not.toContain(SECRETS.apiKey);
     await chmod(envPath, 0o600);
-    const tight = row(await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })), 'config');
+    const tight = row(
+      await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })),
+      'config',
+    );
     expect(tight.status).toBe('ok');
     await writeFile(envPath, 'BATON_LOG_LEVEL=debug\n');
     await chmod(envPath, 0o644);
-    const noSecret = row(await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })), 'config');
+    const noSecret = row(
+      await collectDoctorReport(sources({ config: { ...sources().config, envFile: { path: envPath, loaded: true } } })),
+      'config',
+    );
     expect(noSecret.status).toBe('ok');
   });
 
   it('fails the config row but exits 0 when config.toml does not load, using defaults elsewhere', async () => {
     await healthyMachine();
-    const error = new BatonError('config_invalid', 'Invalid configuration in /x/config.toml:\n  [harness].bogus: unknown key\nFix this key, then restart baton.');
-    const report = await collectDoctorReport(sources({ config: { path: path.join(batonHome, 'config.toml'), result: { error } } }));
-    expect(row(report, 'config')).toMatchObject({ status: 'fail', summary: 'Invalid configuration in /x/config.toml:', facts: { errorCode: 'config_invalid' } });
+    const error = new BatonError(
+      'config_invalid',
+      'Invalid configuration in /x/config.toml:\n  [harness].bogus: unknown key\nFix this key, then restart baton.',
+    );
+    const report = await collectDoctorReport(
+      sources({ config: { path: path.join(batonHome, 'config.toml'), result: { error } } }),
+    );
+    expect(row(report, 'config')).toMatchObject({
+      status: 'fail',
+      summary: 'Invalid configuration in /x/config.toml:',
+      facts: { errorCode: 'config_invalid' },
+    });
     expect(row(report, 'harness').facts).toMatchObject({ approved: false });
     expect(exitCode(report)).toBe(0);
   });
@@ -280,7 +394,10 @@ describe('collectDoctorReport', () => {
         channels: { telegram: { configured: false }, slack: { configured: false }, discord: { configured: false } },
       }),
     );
-    expect(row(report, 'vendor:codex')).toMatchObject({ status: 'warn', facts: { path: null, login: 'not_authenticated' } });
+    expect(row(report, 'vendor:codex')).toMatchObject({
+      status: 'warn',
+      facts: { path: null, login: 'not_authenticated' },
+    });
     expect(row(report, 'harness').status).toBe('warn');
     expect(row(report, 'harness').details.join('\n')).toMatch(/baton approve[\s\S]*baton grant path/);
     expect(row(report, 'channel:telegram').status).toBe('warn');
@@ -291,13 +408,23 @@ describe('collectDoctorReport', () => {
   it('says to restart when the CLIs on PATH differ from those the service found at start', async () => {
     await healthyMachine();
     const report = await collectDoctorReport(
-      sources({ startedWith: [{ vendor: 'codex', found: { binaryPath: '/old/codex', version: 'codex-cli 0.170.0' } }, { vendor: 'claude', missing: 'claude not found on PATH' }] }),
+      sources({
+        startedWith: [
+          { vendor: 'codex', found: { binaryPath: '/old/codex', version: 'codex-cli 0.170.0' } },
+          { vendor: 'claude', missing: 'claude not found on PATH' },
+        ],
+      }),
     );
     expect(row(report, 'vendor:codex')).toMatchObject({ status: 'warn', facts: { restartNeeded: true } });
     expect(row(report, 'vendor:claude')).toMatchObject({ status: 'warn', facts: { restartNeeded: true } });
     expect(row(report, 'harness').details).toContain('restart baton to pick up codex, claude');
     const same = await collectDoctorReport(
-      sources({ startedWith: [{ vendor: 'codex', found: { binaryPath: path.join(binDir, 'codex'), version: 'codex-cli 0.171.0' } }, { vendor: 'claude', found: { binaryPath: path.join(binDir, 'claude'), version: '2.1.197 (Claude Code)' } }] }),
+      sources({
+        startedWith: [
+          { vendor: 'codex', found: { binaryPath: path.join(binDir, 'codex'), version: 'codex-cli 0.171.0' } },
+          { vendor: 'claude', found: { binaryPath: path.join(binDir, 'claude'), version: '2.1.197 (Claude Code)' } },
+        ],
+      }),
     );
     expect(row(same, 'vendor:codex').facts.restartNeeded).toBe(false);
     expect(row(same, 'harness').status).toBe('ok');
@@ -307,7 +434,12 @@ describe('collectDoctorReport', () => {
     await healthyMachine();
     const unitFile = path.join(home, '.config', 'systemd', 'user', 'baton.service');
     const report = await collectDoctorReport(
-      sources({ runCgroups: { support: { unavailable: 'cannot create a cgroup here (EACCES)' }, unit: { path: unitFile, user: true, delegate: false } } }),
+      sources({
+        runCgroups: {
+          support: { unavailable: 'cannot create a cgroup here (EACCES)' },
+          unit: { path: unitFile, user: true, delegate: false },
+        },
+      }),
     );
     const harness = row(report, 'harness');
     expect(harness.status).toBe('warn');
@@ -326,10 +458,16 @@ describe('collectDoctorReport', () => {
     const report = await collectDoctorReport(
       sources({
         measureStorage: (_dir, probeFree) =>
-          probeFree ? Promise.reject(new BatonError('storage_unprobeable', 'Cannot read the free space of /x.')) : Promise.resolve({ artifactBytes: 10, freeBytes: undefined }),
+          probeFree
+            ? Promise.reject(new BatonError('storage_unprobeable', 'Cannot read the free space of /x.'))
+            : Promise.resolve({ artifactBytes: 10, freeBytes: undefined }),
       }),
     );
-    expect(row(report, 'storage')).toMatchObject({ status: 'warn', details: ['Cannot read the free space of /x.'], facts: { artifactBytes: 10, freeBytes: null } });
+    expect(row(report, 'storage')).toMatchObject({
+      status: 'warn',
+      details: ['Cannot read the free space of /x.'],
+      facts: { artifactBytes: 10, freeBytes: null },
+    });
     expect(exitCode(report)).toBe(0);
   });
 });
@@ -340,7 +478,12 @@ describe('formatting', () => {
     const report = await collectDoctorReport(sources());
     const parsed: unknown = JSON.parse(toDoctorJson(report));
     expect(parsed).toEqual(doctorJsonValue(report));
-    expect(parsed).toMatchObject({ schema: 'baton.doctor/1', generatedAt: '2025-06-01T12:00:00.000Z', status: 'ok', exitCode: 0 });
+    expect(parsed).toMatchObject({
+      schema: 'baton.doctor/1',
+      generatedAt: '2025-06-01T12:00:00.000Z',
+      status: 'ok',
+      exitCode: 0,
+    });
     expect(JSON.parse(toDoctorJson(report, 0))).toEqual(parsed);
   });
 

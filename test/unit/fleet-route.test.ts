@@ -28,7 +28,11 @@ const context: RouteContext = {
     ['mine', 'alpha:/home/me/code/mine'],
     ['gone', 'oldbox:/srv/x'],
   ]),
-  nodes: [node('alpha', ['/home/me/code'], true, true), node('buildbox', ['/srv/build']), node('oldbox', ['/srv/old'], false)],
+  nodes: [
+    node('alpha', ['/home/me/code'], true, true),
+    node('buildbox', ['/srv/build']),
+    node('oldbox', ['/srv/old'], false),
+  ],
 };
 
 describe('splitNodeTarget', () => {
@@ -58,7 +62,11 @@ describe('routeLaunch', () => {
   it('sends a target naming a live node, or under its roots only, to that node', () => {
     expect(routeLaunch('lib', context)).toEqual({ kind: 'remote', node: 'buildbox', path: '~/code/lib' });
     expect(routeLaunch('buildbox:/anywhere', context)).toEqual({ kind: 'remote', node: 'buildbox', path: '/anywhere' });
-    expect(routeLaunch('/srv/build/app/../app', context)).toEqual({ kind: 'remote', node: 'buildbox', path: '/srv/build/app' });
+    expect(routeLaunch('/srv/build/app/../app', context)).toEqual({
+      kind: 'remote',
+      node: 'buildbox',
+      path: '/srv/build/app',
+    });
     // Under this node's roots too: here wins.
     const overlapping = { ...context, nodes: [...context.nodes, node('wide', ['/home/me'])] };
     expect(routeLaunch('/home/me/code/app', overlapping)).toEqual({ kind: 'local', target: '/home/me/code/app' });
@@ -67,9 +75,17 @@ describe('routeLaunch', () => {
   });
 
   it('refuses a dead or unknown node by name', () => {
-    expect(() => routeLaunch('gone', context)).toThrow(expect.objectContaining({ code: 'node_unavailable', message: expect.stringMatching(/^Node oldbox is not answering \(last heartbeat 42 s ago\)/) }));
+    expect(() => routeLaunch('gone', context)).toThrow(
+      expect.objectContaining({
+        code: 'node_unavailable',
+        message: expect.stringMatching(/^Node oldbox is not answering \(last heartbeat 42 s ago\)/),
+      }),
+    );
     expect(() => routeLaunch('nowhere:/srv/app', context)).toThrow(
-      expect.objectContaining({ code: 'node_unknown', message: expect.stringMatching(/^No node named nowhere is in this fleet now .*Live nodes: alpha, buildbox\./) }),
+      expect.objectContaining({
+        code: 'node_unknown',
+        message: expect.stringMatching(/^No node named nowhere is in this fleet now .*Live nodes: alpha, buildbox\./),
+      }),
     );
   });
 });

@@ -14,7 +14,6 @@ import { alive, fakeGit } from '../support/fake-git.js';
 const dir = mkdtempSync(join(tmpdir(), 'baton-git-exec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   const err = await promise.then(
     () => undefined,
@@ -23,7 +22,6 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; messa
   if (!isBatonError(err)) throw new Error(`expected a BatonError, got ${String(err)}`);
   return { code: err.code, message: err.message };
 }
-
 
 describe('runGit process handling', () => {
   it('fails with git_failed when git is not on PATH', async () => {

@@ -36,7 +36,10 @@ function hostileRepo(name: string): string {
   writeFileSync(join(hooks, 'post-checkout'), `#!/bin/sh\ntouch ${join(marks, `${name}-hook`)}\n`);
   chmodSync(join(hooks, 'post-checkout'), 0o755);
   const included = join(dir, '.git', 'extra.cfg');
-  writeFileSync(included, `[filter "inc"]\n\tclean = ${script('inc-clean', 'cat')}\n\tsmudge = ${script('inc-smudge', 'cat')}\n`);
+  writeFileSync(
+    included,
+    `[filter "inc"]\n\tclean = ${script('inc-clean', 'cat')}\n\tsmudge = ${script('inc-smudge', 'cat')}\n`,
+  );
   const config = [
     '[core]',
     `\tfsmonitor = ${script('fsmonitor', 'exit 1')}`,
@@ -76,7 +79,9 @@ describe('runGit in a repository with a hostile config', () => {
     plainGit(['diff'], probe);
     plainGit(['worktree', 'add', '-q', join(base, 'probe-wt')], probe);
     const seen = readdirSync(marks).filter((m) => m.startsWith('probe-'));
-    expect(seen).toEqual(expect.arrayContaining(['probe-clean', 'probe-inc-clean', 'probe-external', 'probe-hook', 'probe-smudge']));
+    expect(seen).toEqual(
+      expect.arrayContaining(['probe-clean', 'probe-inc-clean', 'probe-external', 'probe-hook', 'probe-smudge']),
+    );
   });
 
   it('runs none of them for add, write-tree, diff and worktree add', async () => {
@@ -98,7 +103,7 @@ describe('runGit in a repository with a hostile config', () => {
     await expect(runGit(['diff'], { cwd: repo })).rejects.toThrow(/--no-ext-diff/);
   });
 
-  it('a failing git is a git_failed error with git\'s first stderr line', async () => {
+  it("a failing git is a git_failed error with git's first stderr line", async () => {
     const err = await runGit(['rev-parse', 'no-such-ref'], { cwd: repo }).catch((e: unknown) => e);
     expect(isBatonError(err, 'git_failed')).toBe(true);
     expect((err as Error).message).toMatch(/no-such-ref|unknown revision|ambiguous/);

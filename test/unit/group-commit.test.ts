@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/store/group-commit.js';
 
 /** A batch writer whose calls the test settles by hand. */
-function heldWriter(): { calls: { items: readonly number[]; settle(err?: unknown): void }[]; write(items: readonly number[]): Promise<number[]> } {
+function heldWriter(): {
+  calls: { items: readonly number[]; settle(err?: unknown): void }[];
+  write(items: readonly number[]): Promise<number[]>;
+} {
   const calls: { items: readonly number[]; settle(err?: unknown): void }[] = [];
   return {
     calls,
@@ -62,7 +65,11 @@ describe('GroupCommit', () => {
     await first;
     await tick();
     writer.calls[1]!.settle(refused);
-    for (const [item, fails] of [[2, false], [3, true], [4, false]] as const) {
+    for (const [item, fails] of [
+      [2, false],
+      [3, true],
+      [4, false],
+    ] as const) {
       await tick();
       expect(writer.calls.at(-1)!.items).toEqual([item]);
       writer.calls.at(-1)!.settle(fails ? refused : undefined);

@@ -46,22 +46,32 @@ afterAll(async () => {
 /** Sends the headers and `first` of the body; `end` says whether the body is ever finished. */
 function post(headers: Record<string, string>, first: string, end: boolean): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: health.port, path: '/approvals/request', method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, body });
-        req.destroy();
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: health.port,
+        path: '/approvals/request',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body });
+          req.destroy();
+        });
+      },
+    );
     req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
     req.write(first);
     if (end) req.end();
   });
 }
 
-const body = (input: Record<string, unknown>): string => JSON.stringify({ runId: RUN_ID, requestId: 'toolu_1', tool: 'Bash', input });
+const body = (input: Record<string, unknown>): string =>
+  JSON.stringify({ runId: RUN_ID, requestId: 'toolu_1', tool: 'Bash', input });
 
 describe('POST /approvals/request', () => {
   it('answers a wrong token with 401 without waiting for the body', async () => {
@@ -74,14 +84,22 @@ describe('POST /approvals/request', () => {
     expect(answer.status).toBe(401);
   });
   it('takes a request of the right run with its token', async () => {
-    const answer = await post({ authorization: `Bearer ${TOKEN}`, 'x-baton-run-id': RUN_ID }, body({ command: 'ls' }), true);
+    const answer = await post(
+      { authorization: `Bearer ${TOKEN}`, 'x-baton-run-id': RUN_ID },
+      body({ command: 'ls' }),
+      true,
+    );
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ state: 'decided', behavior: 'allow' });
   });
   it('refuses a body over the cap with 413, also from the right run', async () => {
     expect(APPROVAL_BODY_MAX_BYTES).toBeLessThanOrEqual(2 * 1024 * 1024);
     const before = asked.length;
-    const answer = await post({ authorization: `Bearer ${TOKEN}`, 'x-baton-run-id': RUN_ID }, body({ content: 'x'.repeat(APPROVAL_BODY_MAX_BYTES) }), true);
+    const answer = await post(
+      { authorization: `Bearer ${TOKEN}`, 'x-baton-run-id': RUN_ID },
+      body({ content: 'x'.repeat(APPROVAL_BODY_MAX_BYTES) }),
+      true,
+    );
     expect(answer.status).toBe(413);
     expect(asked.length).toBe(before);
   });

@@ -28,35 +28,50 @@ function decode(text: string, chunkBytes: number): JsonLine[] {
   return out;
 }
 
-const answer = (chars: number): string => JSON.stringify({ type: 'item.completed', item: { id: 'i', type: 'agent_message', text: `${'é…'.repeat(chars / 2)}END` } });
+const answer = (chars: number): string =>
+  JSON.stringify({
+    type: 'item.completed',
+    item: { id: 'i', type: 'agent_message', text: `${'é…'.repeat(chars / 2)}END` },
+  });
 const small = JSON.stringify({ type: 'turn.completed', usage: {} });
 
 describe('JsonLineDecoder with a spill', () => {
-  it.each([7, 1000, 1024, 1025, 65_536, 1_000_000])('parses a line of 6x max_event_bytes in %i-byte chunks, exactly as printed', (chunkBytes) => {
-    const big = answer(2000);
-    const out = decode(`${small}\n${big}\n${small}`, chunkBytes);
-    expect(out.map((l) => l.kind)).toEqual(['event', 'event', 'event']);
-    const line = out[1] as Extract<JsonLine, { kind: 'event' }>;
-    expect(line.raw).toBe(big);
-    expect(line.bytes.equals(Buffer.from(`${big}\n`))).toBe(true);
-    expect(readdirSync(dir)).toEqual([]);
-  });
+  it.each([7, 1000, 1024, 1025, 65_536, 1_000_000])(
+    'parses a line of 6x max_event_bytes in %i-byte chunks, exactly as printed',
+    (chunkBytes) => {
+      const big = answer(2000);
+      const out = decode(`${small}\n${big}\n${small}`, chunkBytes);
+      expect(out.map((l) => l.kind)).toEqual(['event', 'event', 'event']);
+      const line = out[1] as Extract<JsonLine, { kind: 'event' }>;
+      expect(line.raw).toBe(big);
+      expect(line.bytes.equals(Buffer.from(`${big}\n`))).toBe(true);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 
   it('parses an over-long last line without a newline', () => {
     const out = decode(answer(3000), 4096);
     expect(out).toMatchObject([{ kind: 'event' }]);
   });
 
-  it.each([100, 65_536])('drops a line past the cap, keeping its first cap bytes (%i-byte chunks), and reads on', (chunkBytes) => {
-    const huge = answer(20_000);
-    const out = decode(`${huge}\n${small}\n${answer(2000)}\n`, chunkBytes);
-    expect(out.map((l) => l.kind)).toEqual(['framing_error', 'event', 'event']);
-    const path = join(dir, 'oversized-line-1.jsonl');
-    expect(out[0]).toMatchObject({ kind: 'framing_error', error: 'too_long', bytes: Buffer.byteLength(huge), spillPath: path });
-    expect(statSync(path).size).toBe(CAP_BYTES);
-    // The next over-long line got its own file, removed once it was read.
-    expect(readdirSync(dir)).toEqual(['oversized-line-1.jsonl']);
-  });
+  it.each([100, 65_536])(
+    'drops a line past the cap, keeping its first cap bytes (%i-byte chunks), and reads on',
+    (chunkBytes) => {
+      const huge = answer(20_000);
+      const out = decode(`${huge}\n${small}\n${answer(2000)}\n`, chunkBytes);
+      expect(out.map((l) => l.kind)).toEqual(['framing_error', 'event', 'event']);
+      const path = join(dir, 'oversized-line-1.jsonl');
+      expect(out[0]).toMatchObject({
+        kind: 'framing_error',
+        error: 'too_long',
+        bytes: Buffer.byteLength(huge),
+        spillPath: path,
+      });
+      expect(statSync(path).size).toBe(CAP_BYTES);
+      // The next over-long line got its own file, removed once it was read.
+      expect(readdirSync(dir)).toEqual(['oversized-line-1.jsonl']);
+    },
+  );
 
   it('keeps the old drop when the spill directory is gone', () => {
     rmSync(dir, { recursive: true });
@@ -68,8 +83,15 @@ describe('JsonLineDecoder with a spill', () => {
 
 describe('JsonLineDecoder with a spill and a reads predicate', () => {
   it('drops an over-long line of a declined kind without touching the disk, and spills a read one', () => {
-    const decoder = new JsonLineDecoder(MAX_EVENT_BYTES, (e) => e.itemType !== 'command_execution', new LineSpill(dir, CAP_BYTES));
-    const output = JSON.stringify({ type: 'item.completed', item: { id: 'c', type: 'command_execution', aggregated_output: 'x'.repeat(5000) } });
+    const decoder = new JsonLineDecoder(
+      MAX_EVENT_BYTES,
+      (e) => e.itemType !== 'command_execution',
+      new LineSpill(dir, CAP_BYTES),
+    );
+    const output = JSON.stringify({
+      type: 'item.completed',
+      item: { id: 'c', type: 'command_execution', aggregated_output: 'x'.repeat(5000) },
+    });
     const bytes = Buffer.from(`${output}\n${answer(2000)}\n`);
     const out: JsonLine[] = [];
     for (let at = 0; at < bytes.length; at += 300) out.push(...decoder.push(bytes.subarray(at, at + 300)));

@@ -44,9 +44,22 @@ describe('listener owner', () => {
   it("sees another user's listener as theirs", async () => {
     if (process.platform !== 'linux' || process.getuid?.() !== 0) return;
     const uid = Number(execFileSync('id', ['-u', 'nobody']).toString());
-    const child = spawn('runuser', ['-u', 'nobody', '--', process.execPath, '-e', "const s=require('http').createServer();s.listen(0,'127.0.0.1',()=>console.log(s.address().port))"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      'runuser',
+      [
+        '-u',
+        'nobody',
+        '--',
+        process.execPath,
+        '-e',
+        "const s=require('http').createServer();s.listen(0,'127.0.0.1',()=>console.log(s.address().port))",
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
-      const port = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+      const port = await new Promise<number>((resolve) =>
+        child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+      );
       expect(await listenerOwner(port)).toEqual({ kind: 'found', uid });
     } finally {
       child.kill();

@@ -19,7 +19,13 @@ describe('LiveConfig', () => {
     const startText = '[harness]\nmax_active = 2\n';
     await writeFile(configPath, startText);
     const config = parseConfigToml(startText, { configPath, homeDir: dir });
-    const live = new LiveConfig({ configPath, homeDir: dir, config, logger: createLogger({ level: 'silent' }), restartHow: 'HOW' });
+    const live = new LiveConfig({
+      configPath,
+      homeDir: dir,
+      config,
+      logger: createLogger({ level: 'silent' }),
+      restartHow: 'HOW',
+    });
     await live.refresh();
     expect(live.state).toEqual({ kind: 'current' });
     expect(live.current.harness.approved).toBe(false);
@@ -31,17 +37,24 @@ describe('LiveConfig', () => {
     expect(live.state).toEqual({ kind: 'current' });
     expect(live.describe()).toBeUndefined();
 
-    await writeFile(configPath, `[harness]\nmax_active = 5\napproved = true\n[workspace]\nroots = ["${dir}"]\ndefault = "${dir}"\n`);
+    await writeFile(
+      configPath,
+      `[harness]\nmax_active = 5\napproved = true\n[workspace]\nroots = ["${dir}"]\ndefault = "${dir}"\n`,
+    );
     await live.refresh();
     expect(live.state).toEqual({ kind: 'restart_needed', keys: ['harness.max_active', 'workspace.default'] });
     expect(live.current.harness.maxActive).toBe(2);
-    expect(live.describe()).toBe('config changed since the service started (harness.max_active, workspace.default): restart it (HOW)');
+    expect(live.describe()).toBe(
+      'config changed since the service started (harness.max_active, workspace.default): restart it (HOW)',
+    );
 
     await writeFile(configPath, '[harness]\napproved = false\nbogus = 1\n');
     await live.refresh();
     expect(live.state.kind).toBe('invalid');
     expect(live.current.harness.approved).toBe(true);
-    expect(live.describe()).toMatch(/^config changed since the service started and cannot be used, so the service keeps its old settings: Invalid configuration in .* Fix the file, then restart it \(HOW\)$/);
+    expect(live.describe()).toMatch(
+      /^config changed since the service started and cannot be used, so the service keeps its old settings: Invalid configuration in .* Fix the file, then restart it \(HOW\)$/,
+    );
   });
 
   it('reads a long config.toml whole, and refuses one over 1 MiB', async () => {
@@ -50,7 +63,13 @@ describe('LiveConfig', () => {
     const startText = `[harness]\napproved = false\n`;
     await writeFile(configPath, startText);
     const config = parseConfigToml(startText, { configPath, homeDir: sub });
-    const live = new LiveConfig({ configPath, homeDir: sub, config, logger: createLogger({ level: 'silent' }), restartHow: 'HOW' });
+    const live = new LiveConfig({
+      configPath,
+      homeDir: sub,
+      config,
+      logger: createLogger({ level: 'silent' }),
+      restartHow: 'HOW',
+    });
     // 900 KiB of comment first: the setting at the very end must be read.
     const padding = `# ${'x'.repeat(1022)}\n`.repeat(900);
     await writeFile(configPath, `${padding}[harness]\napproved = true\n`);
@@ -70,7 +89,13 @@ describe('LiveConfig', () => {
     const startText = `[harness]\napproved = true\n[workspace]\nroots = ["${sub}"]\n`;
     await writeFile(configPath, startText);
     const config = parseConfigToml(startText, { configPath, homeDir: sub });
-    const live = new LiveConfig({ configPath, homeDir: sub, config, logger: createLogger({ level: 'silent' }), restartHow: 'HOW' });
+    const live = new LiveConfig({
+      configPath,
+      homeDir: sub,
+      config,
+      logger: createLogger({ level: 'silent' }),
+      restartHow: 'HOW',
+    });
     await live.refresh();
     // A named pipe nobody writes: reading it would wait forever, and every command waits on refresh().
     await rm(configPath);
@@ -90,6 +115,8 @@ describe('LiveConfig', () => {
   it('says how to restart a foreground service and a systemd unit', () => {
     expect(restartHow({ underSystemd: true, isRoot: false, pid: 7 })).toBe('systemctl --user restart baton');
     expect(restartHow({ underSystemd: true, isRoot: true, pid: 7 })).toBe('systemctl restart baton');
-    expect(restartHow({ underSystemd: false, isRoot: false, pid: 7 })).toBe('stop it with Ctrl-C in its terminal, or kill 7, then run baton start again');
+    expect(restartHow({ underSystemd: false, isRoot: false, pid: 7 })).toBe(
+      'stop it with Ctrl-C in its terminal, or kill 7, then run baton start again',
+    );
   });
 });

@@ -24,7 +24,8 @@ const FIXTURES = new URL('../fixtures/vendor-streams/', import.meta.url);
 function reduce(vendor: Vendor, name: string) {
   const decoder = new JsonLineDecoder(1_048_576);
   const reducer = vendor.newReducer();
-  for (const line of [...decoder.push(readFileSync(new URL(name, FIXTURES))), ...decoder.end()]) if (line.kind === 'event') reducer.push(line.value);
+  for (const line of [...decoder.push(readFileSync(new URL(name, FIXTURES))), ...decoder.end()])
+    if (line.kind === 'event') reducer.push(line.value);
   return reducer.facts();
 }
 
@@ -32,7 +33,12 @@ describe('live facts from real CLI captures', () => {
   it('codex: the last started command without its bash wrapper, patched files, tokens from turn.completed', () => {
     const live = reduce(codexVendor, 'codex-items.jsonl').live!;
     expect(live.step).toBe('running exit 3');
-    expect(live.recentSteps).toEqual(['running echo hi && ls', 'tool echo/echo', 'searching the web for codex exec json', 'running exit 3']);
+    expect(live.recentSteps).toEqual([
+      'running echo hi && ls',
+      'tool echo/echo',
+      'searching the web for codex exec json',
+      'running exit 3',
+    ]);
     expect(live.filesChanged).toEqual(['/home/dev/work/repo/a.txt', '/home/dev/work/repo/new.txt']);
     expect(live.tokens).toBe(8400 + 2100);
   });
@@ -47,11 +53,25 @@ describe('live facts from real CLI captures', () => {
 });
 
 describe('status lines', () => {
-  const live = { step: 'running npm test', recentSteps: ['running npm ci', 'running npm test'], filesChanged: ['src/a.ts', 'src/b.ts'], tokens: 12_400 };
+  const live = {
+    step: 'running npm test',
+    recentSteps: ['running npm ci', 'running npm test'],
+    filesChanged: ['src/a.ts', 'src/b.ts'],
+    tokens: 12_400,
+  };
 
   it('running: elapsed, step, files, tokens; progress adds the recent steps and the file names', () => {
-    expect(statusText({ status: 'running', elapsedMs: 65_000, live, detail: false })).toBe('running · 1m 05s · step: running npm test · 2 files changed · 12,400 tokens');
-    expect(statusText({ status: 'running', elapsedMs: 3_000, live: { recentSteps: [], filesChanged: [], tokens: 0 }, detail: true })).toBe('running · 3s');
+    expect(statusText({ status: 'running', elapsedMs: 65_000, live, detail: false })).toBe(
+      'running · 1m 05s · step: running npm test · 2 files changed · 12,400 tokens',
+    );
+    expect(
+      statusText({
+        status: 'running',
+        elapsedMs: 3_000,
+        live: { recentSteps: [], filesChanged: [], tokens: 0 },
+        detail: true,
+      }),
+    ).toBe('running · 3s');
     expect(statusText({ status: 'running', elapsedMs: 65_000, live, detail: true }).split('\n')).toEqual([
       'running · 1m 05s · step: running npm test · 2 files changed · 12,400 tokens',
       'recent steps:',
@@ -63,8 +83,19 @@ describe('status lines', () => {
 
   it('ended: how, how long, the final usage; a failure names its reason', () => {
     const usage = { inputTokens: 8_400, cachedInputTokens: 0, outputTokens: 1_200 };
-    expect(statusText({ status: 'completed', elapsedMs: 72_000, live, usage, detail: false })).toBe('completed · 1m 12s · 2 files changed · 9,600 tokens (8,400 in, 1,200 out)');
-    expect(statusText({ status: 'failed', reason: 'timeout', elapsedMs: 1_800_000, live: undefined, usage: null, detail: false })).toBe('failed (timeout) · 30m 00s');
+    expect(statusText({ status: 'completed', elapsedMs: 72_000, live, usage, detail: false })).toBe(
+      'completed · 1m 12s · 2 files changed · 9,600 tokens (8,400 in, 1,200 out)',
+    );
+    expect(
+      statusText({
+        status: 'failed',
+        reason: 'timeout',
+        elapsedMs: 1_800_000,
+        live: undefined,
+        usage: null,
+        detail: false,
+      }),
+    ).toBe('failed (timeout) · 30m 00s');
   });
 
   it('fits the platform limit by cutting the started text, never the status', () => {
@@ -99,9 +130,22 @@ describe('StatusEditor', () => {
     state = 0;
     const store = {
       startedDelivery: async (runId: string) =>
-        ({ runId, status: delivered ? 'delivered' : 'pending', platformMessageIds: delivered ? ['99'] : [], body: `[run ${runId}] started · codex · /repo`, reshapes: [], target: { platform: 'telegram', chatId: '42' } }) as unknown as DeliveryRow,
+        ({
+          runId,
+          status: delivered ? 'delivered' : 'pending',
+          platformMessageIds: delivered ? ['99'] : [],
+          body: `[run ${runId}] started · codex · /repo`,
+          reshapes: [],
+          target: { platform: 'telegram', chatId: '42' },
+        }) as unknown as DeliveryRow,
     };
-    editor = new StatusEditor({ store, adapters: new Map([['telegram', channel]]), clock: systemClock, logger: silentLogger(), intervalMs: 5_000 });
+    editor = new StatusEditor({
+      store,
+      adapters: new Map([['telegram', channel]]),
+      clock: systemClock,
+      logger: silentLogger(),
+      intervalMs: 5_000,
+    });
   });
 
   afterEach(() => {
@@ -120,7 +164,8 @@ describe('StatusEditor', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(channel.edits.length).toBeLessThanOrEqual(4);
     expect(channel.edits.length).toBeGreaterThanOrEqual(2);
-    for (let i = 1; i < channel.edits.length; i++) expect(channel.edits[i]!.atMs - channel.edits[i - 1]!.atMs).toBeGreaterThanOrEqual(5_000);
+    for (let i = 1; i < channel.edits.length; i++)
+      expect(channel.edits[i]!.atMs - channel.edits[i - 1]!.atMs).toBeGreaterThanOrEqual(5_000);
     expect(channel.edits.at(-1)!.text).toBe(`[run ${run.id}] started · codex · /repo\nrunning · state 49`);
     expect(channel.edits[0]).toMatchObject({ chatId: '42', messageId: '99' });
   });
@@ -190,7 +235,23 @@ describe('StatusEditor', () => {
 
   it('makes no edit on a channel that cannot edit, or with status_edit_seconds = 0', () => {
     expect(editor.enabledFor('telegram')).toBe(true);
-    expect(new StatusEditor({ store: { startedDelivery: async () => undefined }, adapters: new Map([['terminal', new RecordingChannel('terminal')]]), clock: systemClock, logger: silentLogger(), intervalMs: 5_000 }).enabledFor('terminal')).toBe(false);
-    expect(new StatusEditor({ store: { startedDelivery: async () => undefined }, adapters: new Map([['telegram', channel]]), clock: systemClock, logger: silentLogger(), intervalMs: 0 }).enabledFor('telegram')).toBe(false);
+    expect(
+      new StatusEditor({
+        store: { startedDelivery: async () => undefined },
+        adapters: new Map([['terminal', new RecordingChannel('terminal')]]),
+        clock: systemClock,
+        logger: silentLogger(),
+        intervalMs: 5_000,
+      }).enabledFor('terminal'),
+    ).toBe(false);
+    expect(
+      new StatusEditor({
+        store: { startedDelivery: async () => undefined },
+        adapters: new Map([['telegram', channel]]),
+        clock: systemClock,
+        logger: silentLogger(),
+        intervalMs: 0,
+      }).enabledFor('telegram'),
+    ).toBe(false);
   });
 });

@@ -26,10 +26,21 @@ describe(`logging a failed query (${testEngine})`, () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(Error);
-    expect(JSON.stringify({ message: (err as Error).message, stack: (err as Error).stack, params: (err as { params?: unknown }).params })).toContain(task);
+    expect(
+      JSON.stringify({
+        message: (err as Error).message,
+        stack: (err as Error).stack,
+        params: (err as { params?: unknown }).params,
+      }),
+    ).toContain(task);
 
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info', destination: new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) }) as never });
+    const logger = createLogger({
+      level: 'info',
+      destination: new Writable({
+        write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()),
+      }) as never,
+    });
     logger.warn({ err }, 'query failed');
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toContain('secret task text');

@@ -18,7 +18,10 @@ const PASSWORD = 'canary"pw/7e2';
 
 function capture(): { lines: string[]; destination: Writable } {
   const lines: string[] = [];
-  return { lines, destination: new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) }) };
+  return {
+    lines,
+    destination: new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) }),
+  };
 }
 
 /** A real grammY failure against a closed port: its nested FetchError quotes the token's URL. */
@@ -41,15 +44,39 @@ describe('secrets in log lines', () => {
   it('redacts every secret value wherever it sits: nested error, stack, cause, message, URL, any field', async () => {
     const err = await grammyNetworkError();
     expect(JSON.stringify({ inner: String((err as { error?: unknown }).error) })).toContain(TOKEN);
-    const env = parseEnv({ TELEGRAM_BOT_TOKEN: TOKEN, DATABASE_URL: `postgres://baton:${encodeURIComponent(PASSWORD)}@db.example:5432/baton`, SLACK_SIGNING_SECRET: 'canary-signing-9a' });
+    const env = parseEnv({
+      TELEGRAM_BOT_TOKEN: TOKEN,
+      DATABASE_URL: `postgres://baton:${encodeURIComponent(PASSWORD)}@db.example:5432/baton`,
+      SLACK_SIGNING_SECRET: 'canary-signing-9a',
+    });
     const { lines, destination } = capture();
     const logger = createLogger({ level: 'info', destination: destination as never, secrets: secretValues(env) });
     logger.error({ channel: 'telegram', err }, 'stored event handler failed');
-    logger.warn({ err: new Error('outer', { cause: new Error(`connect to postgres://baton:${encodeURIComponent(PASSWORD)}@db.example failed`) }) }, 'db');
-    logger.info({ url: `https://hooks.example/?secret=${encodeURIComponent('canary-signing-9a')}`, nested: { deep: [`pw ${PASSWORD}`] } }, `token ${TOKEN} in the message`);
+    logger.warn(
+      {
+        err: new Error('outer', {
+          cause: new Error(`connect to postgres://baton:${encodeURIComponent(PASSWORD)}@db.example failed`),
+        }),
+      },
+      'db',
+    );
+    logger.info(
+      {
+        url: `https://hooks.example/?secret=${encodeURIComponent('canary-signing-9a')}`,
+        nested: { deep: [`pw ${PASSWORD}`] },
+      },
+      `token ${TOKEN} in the message`,
+    );
     expect(lines).toHaveLength(3);
     const all = lines.join('');
-    for (const secret of [TOKEN, encodeURIComponent(TOKEN), PASSWORD, encodeURIComponent(PASSWORD), JSON.stringify(PASSWORD).slice(1, -1), 'canary-signing-9a']) {
+    for (const secret of [
+      TOKEN,
+      encodeURIComponent(TOKEN),
+      PASSWORD,
+      encodeURIComponent(PASSWORD),
+      JSON.stringify(PASSWORD).slice(1, -1),
+      'canary-signing-9a',
+    ]) {
       expect(all).not.toContain(secret);
     }
     expect(lines[0]).toContain('stored event handler failed');
@@ -82,19 +109,49 @@ describe('secretValues', () => {
 });
 
 describe('a stored Telegram update whose handler failed', () => {
-  it('is logged without the bot token grammY keeps in the error\'s context (ctx.api.token)', async () => {
-    const bot = new Bot(TOKEN, { botInfo: { id: 1, is_bot: true, first_name: 'b', username: 'b_bot', can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false, has_main_web_app: false } as never });
+  it("is logged without the bot token grammY keeps in the error's context (ctx.api.token)", async () => {
+    const bot = new Bot(TOKEN, {
+      botInfo: {
+        id: 1,
+        is_bot: true,
+        first_name: 'b',
+        username: 'b_bot',
+        can_join_groups: false,
+        can_read_all_group_messages: false,
+        supports_inline_queries: false,
+        can_connect_to_business: false,
+        has_main_web_app: false,
+      } as never,
+    });
     bot.use(() => {
       throw new Error('the database is away');
     });
-    const update = { update_id: 1, message: { message_id: 1, date: 0, chat: { id: 5, type: 'private', first_name: 'u' }, from: { id: 5, is_bot: false, first_name: 'u' }, text: 'hi' } };
-    const err = await bot.handleUpdate(update as never).then(() => undefined, (e: unknown) => e);
+    const update = {
+      update_id: 1,
+      message: {
+        message_id: 1,
+        date: 0,
+        chat: { id: 5, type: 'private', first_name: 'u' },
+        from: { id: 5, is_bot: false, first_name: 'u' },
+        text: 'hi',
+      },
+    };
+    const err = await bot.handleUpdate(update as never).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     const unscrubbed = capture();
-    createLogger({ level: 'info', destination: unscrubbed.destination as never }).error({ channel: 'telegram', err }, 'stored event handler failed');
+    createLogger({ level: 'info', destination: unscrubbed.destination as never }).error(
+      { channel: 'telegram', err },
+      'stored event handler failed',
+    );
     expect(unscrubbed.lines.join('')).toContain(TOKEN); // what every such line carried
     const { lines, destination } = capture();
-    createLogger({ level: 'info', destination: destination as never, secrets: [TOKEN] }).error({ channel: 'telegram', err }, 'stored event handler failed');
+    createLogger({ level: 'info', destination: destination as never, secrets: [TOKEN] }).error(
+      { channel: 'telegram', err },
+      'stored event handler failed',
+    );
     expect(lines.join('')).toContain('stored event handler failed');
     expect(lines.join('')).not.toContain(TOKEN);
   });

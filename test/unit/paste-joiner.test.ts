@@ -6,7 +6,18 @@ import { PasteJoiner } from '../../src/dispatch/paste-joiner.js';
 let nextId = 1;
 function message(text: string, senderId = '1', chatId = '42'): InboundMessage {
   const id = nextId++;
-  return { platform: 'telegram', dedupeKey: `k${id}`, chatId, isDirect: true, messageId: String(id), senderId, senderName: 'u', senderIsBot: false, text, receivedAt: new Date(0) };
+  return {
+    platform: 'telegram',
+    dedupeKey: `k${id}`,
+    chatId,
+    isDirect: true,
+    messageId: String(id),
+    senderId,
+    senderName: 'u',
+    senderIsBot: false,
+    text,
+    receivedAt: new Date(0),
+  };
 }
 
 function setup(waitMs: number) {
@@ -34,7 +45,11 @@ describe('PasteJoiner', () => {
     expect(handled).toEqual([]);
     await joiner.handle(third);
     expect(handled).toHaveLength(1);
-    expect(handled[0]).toMatchObject({ dedupeKey: first.dedupeKey, messageId: first.messageId, continuationKeys: [second.dedupeKey, third.dedupeKey] });
+    expect(handled[0]).toMatchObject({
+      dedupeKey: first.dedupeKey,
+      messageId: first.messageId,
+      continuationKeys: [second.dedupeKey, third.dedupeKey],
+    });
     expect(handled[0]!.text).toBe(`${first.text}\n${second.text}\nthe end`);
   });
 
@@ -46,7 +61,7 @@ describe('PasteJoiner', () => {
     expect(handled[0]).toBe(only);
   });
 
-  it('releases a held paste before another sender\'s message or a command, keeping the order', async () => {
+  it("releases a held paste before another sender's message or a command, keeping the order", async () => {
     const { handled, joiner } = setup(3_600_000);
     const paste = message(long('/codex '));
     await joiner.handle(paste);

@@ -33,7 +33,11 @@ describe('collectProjectInstructions', () => {
     await writeFile(join(repo, 'pkg', 'CLAUDE.md'), 'pkg rule\n');
     await writeFile(join(dir, 'CLAUDE.md'), 'above the checkout: not the project’s\n');
     const found = await collectProjectInstructions(join(repo, 'pkg', 'web'), NAMES);
-    expect(found.files).toEqual([join(repo, 'CLAUDE.md'), join(repo, '.claude', 'CLAUDE.md'), join(repo, 'pkg', 'CLAUDE.md')]);
+    expect(found.files).toEqual([
+      join(repo, 'CLAUDE.md'),
+      join(repo, '.claude', 'CLAUDE.md'),
+      join(repo, 'pkg', 'CLAUDE.md'),
+    ]);
     expect(found.text).toBe(
       `Contents of ${join(repo, 'CLAUDE.md')} (project instructions, checked into the repository):\n\ntop rule\n\n` +
         `Contents of ${join(repo, '.claude', 'CLAUDE.md')} (project instructions, checked into the repository):\n\ndot-claude rule\n\n` +
@@ -73,7 +77,11 @@ describe('collectProjectInstructions', () => {
     const found = await collectProjectInstructions(repo, NAMES);
     expect(found.files).toEqual([join(repo, 'AGENTS.md')]);
     expect(found.text).toContain('shared rule');
-    expect(found.skipped).toEqual([expect.stringMatching(/^.*\.claude\/CLAUDE\.md was not given to the agent: it is 65531 bytes, more than the 65524 bytes of instructions left/)]);
+    expect(found.skipped).toEqual([
+      expect.stringMatching(
+        /^.*\.claude\/CLAUDE\.md was not given to the agent: it is 65531 bytes, more than the 65524 bytes of instructions left/,
+      ),
+    ]);
   });
 
   it('outside a git checkout, looks in the run directory alone', async () => {

@@ -15,7 +15,10 @@ import { diffSinceSnapshot, snapshotTree } from '../../src/harness/diff.js';
 
 let dir: string;
 const git = (cwd: string, args: string[]) =>
-  execa('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, env: { GIT_CONFIG_NOSYSTEM: '1' } });
+  execa('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], {
+    cwd,
+    env: { GIT_CONFIG_NOSYSTEM: '1' },
+  });
 
 async function repo(name: string): Promise<string> {
   const path = join(dir, name);
@@ -36,7 +39,7 @@ afterAll(async () => {
 });
 
 describe('run diff', () => {
-  it('runs the snapshot\'s git processes at the nice value asked for (the launch snapshot yields the CPU to the CLI)', async () => {
+  it("runs the snapshot's git processes at the nice value asked for (the launch snapshot yields the CPU to the CLI)", async () => {
     const path = await repo('r-nice');
     const bin = join(dir, 'nice-bin');
     const log = join(dir, 'nice.log');
@@ -44,7 +47,11 @@ describe('run diff', () => {
     const realGit = (await execa('sh', ['-c', 'command -v git'])).stdout.trim();
     // A git that notes its own nice value (field 19 of /proc/self/stat) once it has been running a
     // while (the priority is set right after the spawn), then runs the real one.
-    await writeFile(join(bin, 'git'), `#!/bin/sh\nsleep 0.3\nawk '{print $19}' /proc/$$/stat >> ${log}\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    await writeFile(
+      join(bin, 'git'),
+      `#!/bin/sh\nsleep 0.3\nawk '{print $19}' /proc/$$/stat >> ${log}\nexec ${realGit} "$@"\n`,
+      { mode: 0o755 },
+    );
     const start = await snapshotTree(path, join(dir, 'r-nice.index'), { path: `${bin}:/usr/bin:/bin`, niceness: 10 });
     expect(start?.toplevel).toBe(path);
     const seen = (await readFile(log, 'utf8')).trim().split('\n').map(Number);
@@ -53,7 +60,13 @@ describe('run diff', () => {
     // Without it, git runs at this process's own priority.
     await rm(log);
     await snapshotTree(path, join(dir, 'r-nice-2.index'), { path: `${bin}:/usr/bin:/bin` });
-    expect((await readFile(log, 'utf8')).trim().split('\n').map(Number).every((nice) => nice === getPriority())).toBe(true);
+    expect(
+      (await readFile(log, 'utf8'))
+        .trim()
+        .split('\n')
+        .map(Number)
+        .every((nice) => nice === getPriority()),
+    ).toBe(true);
   });
 
   it('starts one git process for a launch snapshot when no config names a filter, two when one does (each start costs baton a fork, issue #15)', async () => {
@@ -77,7 +90,13 @@ describe('run diff', () => {
       expect(commands[0]).toMatch(/ add -A$/);
       // What it staged is the working tree: the run's change shows against it.
       await writeFile(join(path, 'sub', 'made.txt'), 'by the run\n');
-      const diff = await diffSinceSnapshot(start!, join(dir, 'r-count-end.index'), join(dir, 'r-count.patch'), 1024 * 1024, silentLogger());
+      const diff = await diffSinceSnapshot(
+        start!,
+        join(dir, 'r-count-end.index'),
+        join(dir, 'r-count.patch'),
+        1024 * 1024,
+        silentLogger(),
+      );
       expect(diff?.stat).toContain('sub/made.txt');
       expect(diff?.summary).toBe('1 file changed, 1 insertion(+)');
 
@@ -85,7 +104,9 @@ describe('run diff', () => {
       const filtered = await repo('r-count-filter');
       await git(filtered, ['config', 'filter.lfs.clean', 'cat']);
       await rm(log);
-      expect((await snapshotTree(filtered, join(dir, 'r-count-filter.index'), { path: `${bin}:/usr/bin:/bin` }))?.toplevel).toBe(filtered);
+      expect(
+        (await snapshotTree(filtered, join(dir, 'r-count-filter.index'), { path: `${bin}:/usr/bin:/bin` }))?.toplevel,
+      ).toBe(filtered);
       const asked = (await readFile(log, 'utf8')).trim().split('\n');
       expect(asked, asked.join('\n')).toHaveLength(2);
       expect(asked[0]).toContain('config --includes -z --get-regexp');
@@ -119,7 +140,13 @@ describe('run diff', () => {
     // The run:
     await writeFile(join(path, 'new.txt'), 'made by the run\n');
     await writeFile(join(path, 'debug.log'), 'ignored\n');
-    const diff = await diffSinceSnapshot(start!, join(dir, 'r1-end.index'), join(dir, 'r1.patch'), 1024 * 1024, silentLogger());
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(dir, 'r1-end.index'),
+      join(dir, 'r1.patch'),
+      1024 * 1024,
+      silentLogger(),
+    );
     expect(diff?.stat).toMatch(/new\.txt \| 1 \+\n 1 file changed, 1 insertion\(\+\)$/);
     const patch = await readFile(join(dir, 'r1.patch'), 'utf8');
     expect(patch).toContain('+made by the run');
@@ -132,14 +159,22 @@ describe('run diff', () => {
   it('is undefined when the run changed nothing', async () => {
     const path = await repo('r2');
     const start = await snapshotTree(path, join(dir, 'r2-start.index'));
-    expect(await diffSinceSnapshot(start!, join(dir, 'r2-end.index'), join(dir, 'r2.patch'), 1024, silentLogger())).toBeUndefined();
+    expect(
+      await diffSinceSnapshot(start!, join(dir, 'r2-end.index'), join(dir, 'r2.patch'), 1024, silentLogger()),
+    ).toBeUndefined();
   });
 
   it('writes no patch over the cap and says why; the stat stays', async () => {
     const path = await repo('r3');
     const start = await snapshotTree(path, join(dir, 'r3-start.index'));
     await writeFile(join(path, 'big.txt'), 'x'.repeat(5000) + '\n');
-    const diff = await diffSinceSnapshot(start!, join(dir, 'r3-end.index'), join(dir, 'r3.patch'), 1024, silentLogger());
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(dir, 'r3-end.index'),
+      join(dir, 'r3.patch'),
+      1024,
+      silentLogger(),
+    );
     expect(diff?.patchPath).toBeUndefined();
     expect(diff?.patchMissing).toMatch(/over \[harness\] max_patch_kb \(1\.0 KiB\)/);
     expect(diff?.stat).toContain('big.txt');
@@ -149,13 +184,24 @@ describe('run diff', () => {
   it('makes a patch git apply takes even when the repository sets noprefix, relative diffs and colour', async () => {
     const path = await repo('r4');
     await mkdir(join(path, 'sub'));
-    for (const [key, value] of [['diff.noprefix', 'true'], ['diff.relative', 'true'], ['color.diff', 'always'], ['diff.mnemonicPrefix', 'true']]) {
+    for (const [key, value] of [
+      ['diff.noprefix', 'true'],
+      ['diff.relative', 'true'],
+      ['color.diff', 'always'],
+      ['diff.mnemonicPrefix', 'true'],
+    ]) {
       await git(path, ['config', key!, value!]);
     }
     const start = await snapshotTree(join(path, 'sub'), join(dir, 'r4-start.index'));
     await writeFile(join(path, 'a.txt'), 'one\ntwo\nthree\n');
     await writeFile(join(path, 'sub', 'b.bin'), Buffer.from([0, 1, 2, 3, 255]));
-    const diff = await diffSinceSnapshot(start!, join(dir, 'r4-end.index'), join(dir, 'r4.patch'), 1024 * 1024, silentLogger());
+    const diff = await diffSinceSnapshot(
+      start!,
+      join(dir, 'r4-end.index'),
+      join(dir, 'r4.patch'),
+      1024 * 1024,
+      silentLogger(),
+    );
     expect(diff?.patchPath).toBe(join(dir, 'r4.patch'));
     const clone = join(dir, 'r4-clone');
     await execa('git', ['clone', '-q', path, clone]);

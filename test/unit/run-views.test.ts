@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatLocalTime, formatRun, formatRunList, tailBytes, RESULT_TAIL_BYTES } from '../../src/dispatch/run-views.js';
+import {
+  formatLocalTime,
+  formatRun,
+  formatRunList,
+  tailBytes,
+  RESULT_TAIL_BYTES,
+} from '../../src/dispatch/run-views.js';
 import type { DeliveryRow, RunRow } from '../../src/store/schema.js';
 
 const created = new Date('2026-11-29T08:00:00Z');
@@ -36,14 +42,24 @@ const run = {
   startedAt: created,
   endedAt: new Date(created.getTime() + 65_000),
 } as RunRow;
-const dead = { id: 7, runId: run.id, kind: 'outcome', status: 'dead', attempts: 20, lastError: 'network: down', body: `[run ${run.id}] completed\nmore` } as DeliveryRow;
+const dead = {
+  id: 7,
+  runId: run.id,
+  kind: 'outcome',
+  status: 'dead',
+  attempts: 20,
+  lastError: 'network: down',
+  body: `[run ${run.id}] completed\nmore`,
+} as DeliveryRow;
 
 describe('run views', () => {
   it('lists counts first and dead letters apart', () => {
     const text = formatRunList([run], { active: 0, pendingDeliveries: 2, deadLetters: 1 }, [dead]);
     expect(text.split('\n')[0]).toBe('0 active · 2 pending deliveries · 1 dead letter');
     expect(text).toContain(`${run.id} · completed · codex · /repo`);
-    expect(text).toContain(`Dead letters (never sent; kept for you):\n#7 · ${run.id} · outcome · 20 attempts · network: down · [run ${run.id}] completed`);
+    expect(text).toContain(
+      `Dead letters (never sent; kept for you):\n#7 · ${run.id} · outcome · 20 attempts · network: down · [run ${run.id}] completed`,
+    );
   });
 
   it('lists each run with its local time and the first line of its task, cut', () => {
@@ -69,7 +85,12 @@ describe('run views', () => {
   });
 
   it('shows the spending caps a run had, and the cost where the CLI reported one', () => {
-    const capped = { ...run, vendor: 'claude' as const, options: { ...run.options, budgetUsd: 2.5, maxTurns: 20, maxTokens: 200_000 }, usage: { inputTokens: 1200, cachedInputTokens: 0, outputTokens: 300, costUsd: 0.0123 } };
+    const capped = {
+      ...run,
+      vendor: 'claude' as const,
+      options: { ...run.options, budgetUsd: 2.5, maxTurns: 20, maxTokens: 200_000 },
+      usage: { inputTokens: 1200, cachedInputTokens: 0, outputTokens: 300, costUsd: 0.0123 },
+    };
     const text = formatRun(capped, []);
     expect(text).toContain('\ncaps: budget $2.50, 20 turns, 200,000 tokens\n');
     expect(text).toContain('usage: 1,500 tokens (1,200 in, 300 out, $0.0123)');
@@ -80,7 +101,9 @@ describe('run views', () => {
     const denials = Array.from({ length: 7 }, (_, i) => ({ tool: 'Bash', detail: `touch f${i}.txt` }));
     const text = formatRun({ ...run, finalMessage: 'I created the files.', denials }, []);
     expect(text.split('\n')[0]).toBe('[run hr_0123456789ab] completed · 7 tool calls denied');
-    expect(text).toContain('- Bash: touch f0.txt\n- Bash: touch f1.txt\n- Bash: touch f2.txt\n- Bash: touch f3.txt\n- Bash: touch f4.txt\n- and 2 more');
+    expect(text).toContain(
+      '- Bash: touch f0.txt\n- Bash: touch f1.txt\n- Bash: touch f2.txt\n- Bash: touch f3.txt\n- Bash: touch f4.txt\n- and 2 more',
+    );
     expect(text).not.toContain('f5.txt');
     expect(text).toContain('mode:acceptEdits');
   });

@@ -29,7 +29,9 @@ describe('the service lock of a home', () => {
   it('refuses a second start while the holder is a live baton, with its pid and the fix', async () => {
     const batonHome = await home();
     const first = await acquireServiceLock({ batonHome, host: 'box', pid: 4242, isLocalBaton: () => true });
-    await expect(acquireServiceLock({ batonHome, host: 'box', pid: 4343, isLocalBaton: (pid) => pid === 4242 })).rejects.toMatchObject({
+    await expect(
+      acquireServiceLock({ batonHome, host: 'box', pid: 4343, isLocalBaton: (pid) => pid === 4242 }),
+    ).rejects.toMatchObject({
       code: 'service_running',
       message: expect.stringMatching(/already running on this home .*pid 4242.*kill 4242.*BATON_HOME/s),
     });
@@ -60,13 +62,16 @@ describe('the service lock of a home', () => {
       await writeFile(serviceLockPath(batonHome), JSON.stringify({ pid: 999_999, host: 'box', startedAt: 'then' }));
       const racers = Array.from({ length: 16 }, (_, i) => 1000 + round * 100 + i);
       const live = new Set(racers);
-      const outcomes = await Promise.allSettled(racers.map((pid) => acquireServiceLock({ batonHome, host: 'box', pid, isLocalBaton: (p) => live.has(p) })));
+      const outcomes = await Promise.allSettled(
+        racers.map((pid) => acquireServiceLock({ batonHome, host: 'box', pid, isLocalBaton: (p) => live.has(p) })),
+      );
       const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [{ pid: racers[i]!, lock: o.value }] : []));
       expect(won).toHaveLength(1);
       const winner = won[0]!;
       expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: winner.pid });
       for (const o of outcomes) {
-        if (o.status === 'rejected') expect(o.reason).toMatchObject({ code: 'service_running', details: { pid: winner.pid } });
+        if (o.status === 'rejected')
+          expect(o.reason).toMatchObject({ code: 'service_running', details: { pid: winner.pid } });
       }
       // Nothing but the lock is left behind: no drafts, no break rights.
       expect((await readdir(batonHome)).sort()).toEqual(['service.lock']);
@@ -79,7 +84,10 @@ describe('the service lock of a home', () => {
     const stale = JSON.stringify({ pid: 999_999, host: 'box', startedAt: 'then' });
     await writeFile(serviceLockPath(batonHome), stale);
     const digest = createHash('sha256').update(stale).digest('hex').slice(0, 32);
-    await writeFile(`${serviceLockPath(batonHome)}.break-${digest}`, JSON.stringify({ pid: 999_998, host: 'box', startedAt: 'then' }));
+    await writeFile(
+      `${serviceLockPath(batonHome)}.break-${digest}`,
+      JSON.stringify({ pid: 999_998, host: 'box', startedAt: 'then' }),
+    );
     const taken = await acquireServiceLock({ batonHome, host: 'box', pid: 20, isLocalBaton: () => false });
     expect(JSON.parse(await readFile(serviceLockPath(batonHome), 'utf8'))).toMatchObject({ pid: 20 });
     expect(await readdir(batonHome)).toEqual(['service.lock']);
@@ -101,11 +109,17 @@ describe('the service lock of a home', () => {
         );
         process.stdout.write(JSON.stringify({ pid: process.pid, ...outcome }) + '\\n');
       });`;
-    const racers = Array.from({ length: 8 }, () => spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const racers = Array.from({ length: 8 }, () =>
+      spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
     try {
       // Each one stays alive (holding or refused) until all have answered, so the winner's pid is live.
       await Promise.all(racers.map((child) => once(child, 'spawn')));
-      const answers = racers.map((child) => once(child.stdout!, 'data').then(([chunk]) => JSON.parse(String(chunk)) as { pid: number; won?: boolean; code?: string; holder?: number }));
+      const answers = racers.map((child) =>
+        once(child.stdout!, 'data').then(
+          ([chunk]) => JSON.parse(String(chunk)) as { pid: number; won?: boolean; code?: string; holder?: number },
+        ),
+      );
       for (const child of racers) child.stdin!.write('go\n');
       const outcomes = await Promise.all(answers);
       const winners = outcomes.filter((o) => o.won);

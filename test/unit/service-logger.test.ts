@@ -44,7 +44,9 @@ async function settle(logsDir: string, lastMessage: string): Promise<string[]> {
 
 /** Whether a line containing every one of `parts` went to stdout. */
 function saidOnStdout(...parts: string[]): boolean {
-  return vi.mocked(process.stdout.write).mock.calls.some((call) => parts.every((part) => String(call[0]).includes(part)));
+  return vi
+    .mocked(process.stdout.write)
+    .mock.calls.some((call) => parts.every((part) => String(call[0]).includes(part)));
 }
 
 /** Waits (30 s at most) until {@link saidOnStdout}. */
@@ -60,7 +62,8 @@ describe('the service log file', () => {
   it('loads pino-roll only when the file opens, and keeps the lines logged before, in order', async () => {
     const logsDir = join(dir, 'logs');
     const service = await createServiceLogger('info', logsDir);
-    const loaded = (): boolean => Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/node_modules/pino-roll/'));
+    const loaded = (): boolean =>
+      Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/node_modules/pino-roll/'));
     service.logger.info('first');
     service.logger.info('second');
     expect(loaded()).toBe(false);
@@ -175,7 +178,9 @@ describe('the service log file', () => {
     expect(kept.length).toBeLessThan(lines);
     expect(kept.map((m) => Number(m.split(' ')[0]))).toEqual([...Array(kept.length).keys()]);
     expect(messages).not.toContain('small, after the first dropped line');
-    expect(messages).toContain(`${lines + 1 - kept.length} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened`);
+    expect(messages).toContain(
+      `${lines + 1 - kept.length} start-up log lines are on stdout only: more than ${PENDING_LOG_LIMIT_BYTES} bytes were logged before this file opened`,
+    );
     await service.close();
   });
 });

@@ -5,14 +5,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { installService, renderUnit, SERVICE_NODE_FLAGS, servicePath, uninstallService, unitPath, type ServiceTarget } from '../../src/cli/service.js';
+import {
+  installService,
+  renderUnit,
+  SERVICE_NODE_FLAGS,
+  servicePath,
+  uninstallService,
+  unitPath,
+  type ServiceTarget,
+} from '../../src/cli/service.js';
 
 let home: string;
 let target: ServiceTarget;
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'baton-svc-'));
-  target = { user: true, homeDir: home, batonHome: join(home, '.baton dir'), path: '/opt/codex/bin:/usr/bin', nodePath: '/usr/bin/node', userName: 'dev' };
+  target = {
+    user: true,
+    homeDir: home,
+    batonHome: join(home, '.baton dir'),
+    path: '/opt/codex/bin:/usr/bin',
+    nodePath: '/usr/bin/node',
+    userName: 'dev',
+  };
 });
 afterAll(async () => rm(home, { recursive: true, force: true }));
 
@@ -58,13 +73,17 @@ describe('systemd service', () => {
   });
 
   it('keeps the user PATH but drops what npm and npx put in front of it', () => {
-    expect(servicePath('/root/.npm/_npx/ab12/node_modules/.bin:/tmp/x/node_modules/.bin:relative:/opt/codex/bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/usr/bin:/usr/bin')).toBe(
-      '/opt/codex/bin:/usr/bin',
-    );
+    expect(
+      servicePath(
+        '/root/.npm/_npx/ab12/node_modules/.bin:/tmp/x/node_modules/.bin:relative:/opt/codex/bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/usr/bin:/usr/bin',
+      ),
+    ).toBe('/opt/codex/bin:/usr/bin');
   });
 
   it('keeps the directories where codex and claude were found, even ones it would drop', () => {
-    expect(servicePath('/work/app/node_modules/.bin:/usr/bin', ['/work/app/node_modules/.bin', '/opt/node/bin'])).toBe('/work/app/node_modules/.bin:/usr/bin:/opt/node/bin');
+    expect(servicePath('/work/app/node_modules/.bin:/usr/bin', ['/work/app/node_modules/.bin', '/opt/node/bin'])).toBe(
+      '/work/app/node_modules/.bin:/usr/bin:/opt/node/bin',
+    );
   });
 
   it('refuses to remove an enabled unit (systemctl disable needs its file) and says what to run first', async () => {
@@ -74,7 +93,9 @@ describe('systemd service', () => {
     await symlink(unitPath(target), join(wants, 'baton.service'));
     await expect(uninstallService(target)).rejects.toMatchObject({
       code: 'service_enabled',
-      message: expect.stringContaining('systemctl --user disable --now baton, then run baton service uninstall --user again'),
+      message: expect.stringContaining(
+        'systemctl --user disable --now baton, then run baton service uninstall --user again',
+      ),
     });
     expect((await stat(unitPath(target))).isFile()).toBe(true);
     // Once disabled (the symlink gone), it is removed, and the only step left is the reload.
@@ -104,7 +125,9 @@ describe('the baton command itself', () => {
     // the interpreter, then the one argument after it, then the file.
     const [interpreter, ...rest] = shebang.slice(2).trim().split(/\s+/);
     const argument = rest.join(' ');
-    const { stdout } = await promisify(execFile)(interpreter!, [argument, cli, 'version'], { env: { ...process.env, BATON_HOME: join(home, 'version-home') } });
+    const { stdout } = await promisify(execFile)(interpreter!, [argument, cli, 'version'], {
+      env: { ...process.env, BATON_HOME: join(home, 'version-home') },
+    });
     expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });

@@ -21,7 +21,13 @@ const received: InboundMessage[] = [];
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
-  adapter = new SlackAdapter({ token: TOKEN, transport: { kind: 'socket', appToken: APP_TOKEN }, apiUrl: slack.url, clock: systemClock, logger: silentLogger() });
+  adapter = new SlackAdapter({
+    token: TOKEN,
+    transport: { kind: 'socket', appToken: APP_TOKEN },
+    apiUrl: slack.url,
+    clock: systemClock,
+    logger: silentLogger(),
+  });
   await adapter.start(async (message) => {
     received.push(message);
   });
@@ -53,14 +59,26 @@ describe('SlackAdapter', () => {
     const envelope = slack.userMessage({ kind: 'im', channel: 'D1', user: 'U1', text: '/runs' });
     await slack.deliverSocket(envelope, 5_000);
     await expect.poll(() => received.length, { timeout: 5_000 }).toBe(1);
-    expect(received[0]).toMatchObject({ platform: 'slack', dedupeKey: `D1:${envelope.event.ts}`, chatId: 'D1', isDirect: true, text: '/runs' });
+    expect(received[0]).toMatchObject({
+      platform: 'slack',
+      dedupeKey: `D1:${envelope.event.ts}`,
+      chatId: 'D1',
+      isDirect: true,
+      text: '/runs',
+    });
   });
 
   it('posts escaped plain text in the thread and returns its ts', async () => {
     const { messageId } = await adapter.send({ chatId: 'C1', threadId: '1.000100', text: 'a <b> & c' });
     const posted = slack.posted.at(-1)!;
     expect(posted.message.ts).toBe(messageId);
-    expect(posted.args).toMatchObject({ channel: 'C1', thread_ts: '1.000100', text: 'a &lt;b&gt; &amp; c', mrkdwn: 'false', unfurl_links: 'false' });
+    expect(posted.args).toMatchObject({
+      channel: 'C1',
+      thread_ts: '1.000100',
+      text: 'a &lt;b&gt; &amp; c',
+      mrkdwn: 'false',
+      unfurl_links: 'false',
+    });
   });
 
   it('maps a 429 to rate_limited with Retry-After in ms', async () => {
@@ -76,15 +94,35 @@ describe('SlackAdapter', () => {
 
   it('fails to start on a refused token, saying why, never quoting the token', async () => {
     const wrong = 'xoxb-wrongfak';
-    const refused = new SlackAdapter({ token: wrong, transport: { kind: 'http', signingSecret: 'unit-test-signing-secret', port: 1 }, apiUrl: slack.url, clock: systemClock, logger: silentLogger() });
-    const error = await refused.start(async () => {}).then(() => undefined, (err: unknown) => err as ChannelSendError);
+    const refused = new SlackAdapter({
+      token: wrong,
+      transport: { kind: 'http', signingSecret: 'unit-test-signing-secret', port: 1 },
+      apiUrl: slack.url,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    const error = await refused
+      .start(async () => {})
+      .then(
+        () => undefined,
+        (err: unknown) => err as ChannelSendError,
+      );
     expect(error).toMatchObject({ kind: 'refused', message: 'Slack start: invalid_auth' });
     expect(refused.status()).toEqual({ state: 'failed', reason: 'Slack start: invalid_auth' });
   });
 
   it('reports an unreachable API as a network failure without the token', async () => {
-    const offline = new SlackAdapter({ token: TOKEN, transport: { kind: 'http', signingSecret: 'unit-test-signing-secret', port: 1 }, apiUrl: 'http://127.0.0.1:9/api/', clock: systemClock, logger: silentLogger() });
-    const error = await offline.send({ chatId: 'C1', text: 'x' }).then(() => undefined, (err: unknown) => err as ChannelSendError);
+    const offline = new SlackAdapter({
+      token: TOKEN,
+      transport: { kind: 'http', signingSecret: 'unit-test-signing-secret', port: 1 },
+      apiUrl: 'http://127.0.0.1:9/api/',
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    const error = await offline.send({ chatId: 'C1', text: 'x' }).then(
+      () => undefined,
+      (err: unknown) => err as ChannelSendError,
+    );
     expect(error?.kind).toBe('network');
     expect(error?.message).not.toContain(TOKEN);
   });
@@ -104,12 +142,23 @@ describe('SlackAdapter', () => {
 
   it('keeps retrying, without crashing, while Slack is unreachable', async () => {
     const gone = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
-    const lonely = new SlackAdapter({ token: TOKEN, transport: { kind: 'socket', appToken: APP_TOKEN }, apiUrl: gone.url, clock: systemClock, logger: silentLogger() });
+    const lonely = new SlackAdapter({
+      token: TOKEN,
+      transport: { kind: 'socket', appToken: APP_TOKEN },
+      apiUrl: gone.url,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
     try {
       await lonely.start(async () => {});
       await gone.close();
       // A failed apps.connections.open (connection refused) is retried; vitest fails the run on an unhandled rejection.
-      await expect.poll(() => lonely.status(), { timeout: 15_000 }).toMatchObject({ state: 'reconnecting', reason: expect.stringMatching(/fetch failed|ECONNREFUSED/) as unknown as string });
+      await expect
+        .poll(() => lonely.status(), { timeout: 15_000 })
+        .toMatchObject({
+          state: 'reconnecting',
+          reason: expect.stringMatching(/fetch failed|ECONNREFUSED/) as unknown as string,
+        });
     } finally {
       await lonely.stop();
     }
@@ -133,13 +182,21 @@ describe('slackChannel factory', () => {
 
   it('is skipped without a bot token, or without a way to receive events', async () => {
     expect(await slackChannel.create(deps({}))).toEqual({ skipped: 'SLACK_BOT_TOKEN not set' });
-    expect(await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: 'secret-without-port' }))).toEqual({
-      skipped: expect.stringMatching(/SLACK_APP_TOKEN \(Socket Mode\), or SLACK_SIGNING_SECRET and SLACK_PORT/) as unknown as string,
+    expect(
+      await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: 'secret-without-port' })),
+    ).toEqual({
+      skipped: expect.stringMatching(
+        /SLACK_APP_TOKEN \(Socket Mode\), or SLACK_SIGNING_SECRET and SLACK_PORT/,
+      ) as unknown as string,
     });
   });
 
   it('builds an adapter for Socket Mode or for the HTTP Events API', async () => {
-    expect(await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_APP_TOKEN: APP_TOKEN }))).toBeInstanceOf(SlackAdapter);
-    expect(await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: 'secret', SLACK_PORT: '3000' }))).toBeInstanceOf(SlackAdapter);
+    expect(await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_APP_TOKEN: APP_TOKEN }))).toBeInstanceOf(
+      SlackAdapter,
+    );
+    expect(
+      await slackChannel.create(deps({ SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: 'secret', SLACK_PORT: '3000' })),
+    ).toBeInstanceOf(SlackAdapter);
   });
 });

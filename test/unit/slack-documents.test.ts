@@ -29,7 +29,13 @@ let dir: string;
 
 beforeAll(async () => {
   slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
-  adapter = new SlackAdapter({ token: TOKEN, transport: { kind: 'socket', appToken: APP_TOKEN }, apiUrl: slack.url, clock: systemClock, logger: silentLogger() });
+  adapter = new SlackAdapter({
+    token: TOKEN,
+    transport: { kind: 'socket', appToken: APP_TOKEN },
+    apiUrl: slack.url,
+    clock: systemClock,
+    logger: silentLogger(),
+  });
   await adapter.start(async () => {});
   database = await openTestDatabase();
   const store = new RunStore(database.db);
@@ -61,7 +67,12 @@ function outcome(chars: number): string {
 async function resultDocument(body: string): Promise<DocumentJson> {
   const path = join(dir, `result-${Math.random().toString(36).slice(2)}.md`);
   await writeFile(path, body, { mode: 0o600 });
-  return { path, filename: 'result.md', use: 'long_body', caption: '[run hr_aaaaaaaaaaaa] The whole answer: result.md' };
+  return {
+    path,
+    filename: 'result.md',
+    use: 'long_body',
+    caption: '[run hr_aaaaaaaaaaaa] The whole answer: result.md',
+  };
 }
 
 describe(`Slack files out (${testEngine})`, () => {
@@ -75,11 +86,20 @@ describe(`Slack files out (${testEngine})`, () => {
     expect(posted).toHaveLength(1);
     expect(posted[0]!.args.thread_ts).toBe('1.000100');
     // Only the sending calls: a Socket Mode reconnect (apps.connections.open) may fall in between.
-    expect(slack.calls.slice(callsBefore).map((c) => c.method).filter((m) => /^(chat|files)\./.test(m))).toEqual(['chat.postMessage', 'files.getUploadURLExternal', 'files.completeUploadExternal']);
+    expect(
+      slack.calls
+        .slice(callsBefore)
+        .map((c) => c.method)
+        .filter((m) => /^(chat|files)\./.test(m)),
+    ).toEqual(['chat.postMessage', 'files.getUploadURLExternal', 'files.completeUploadExternal']);
     const upload = slack.uploads.at(-1)!;
     expect(upload.filename).toBe('result.md');
     expect(upload.content.toString('utf8')).toBe(body);
-    expect(upload.args).toMatchObject({ channel_id: 'C1', thread_ts: '1.000100', initial_comment: '[run hr_aaaaaaaaaaaa] The whole answer: result.md' });
+    expect(upload.args).toMatchObject({
+      channel_id: 'C1',
+      thread_ts: '1.000100',
+      initial_comment: '[run hr_aaaaaaaaaaaa] The whole answer: result.md',
+    });
   });
 
   it('sends the remaining parts as text when Slack refuses the upload', async () => {
@@ -95,11 +115,21 @@ describe(`Slack files out (${testEngine})`, () => {
 
   it('sends a Markdown outcome as mrkdwn through the outbox: code blocks kept, the rest escaped, with its Resume button in mrkdwn sections', async () => {
     const before = slack.posted.length;
-    const body = '[run hr_aaaaaaaaaaaa] failed · codex · /srv/a<b>\nDiagnostics:\n```\nerror: <@U123> & more\n```\nResume: `codex exec resume 1`\n\nI did **half**.';
-    await outbox.send({ runId: null, kind: 'outcome', format: 'markdown', target, body, buttons: [{ label: 'Resume', action: 'resume', arg: 'hr_aaaaaaaaaaaa' }] });
+    const body =
+      '[run hr_aaaaaaaaaaaa] failed · codex · /srv/a<b>\nDiagnostics:\n```\nerror: <@U123> & more\n```\nResume: `codex exec resume 1`\n\nI did **half**.';
+    await outbox.send({
+      runId: null,
+      kind: 'outcome',
+      format: 'markdown',
+      target,
+      body,
+      buttons: [{ label: 'Resume', action: 'resume', arg: 'hr_aaaaaaaaaaaa' }],
+    });
     const [posted] = slack.posted.slice(before);
     expect(posted!.args.mrkdwn).toBe('true');
-    expect(posted!.args.text).toBe('[run hr_aaaaaaaaaaaa] failed · codex · /srv/a&lt;b&gt;\nDiagnostics:\n```\nerror: &lt;@U123&gt; &amp; more\n```\nResume: `codex exec resume 1`\n\nI did *half*.');
+    expect(posted!.args.text).toBe(
+      '[run hr_aaaaaaaaaaaa] failed · codex · /srv/a&lt;b&gt;\nDiagnostics:\n```\nerror: &lt;@U123&gt; &amp; more\n```\nResume: `codex exec resume 1`\n\nI did *half*.',
+    );
     const blocks = JSON.parse(String(posted!.args.blocks)) as { type: string; text?: { type: string; text: string } }[];
     expect(blocks[0]!.text).toEqual({ type: 'mrkdwn', text: posted!.args.text });
   });

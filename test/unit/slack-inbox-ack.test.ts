@@ -29,7 +29,8 @@ beforeAll(async () => {
   database = await openTestDatabase();
   store = new RunStore(database.db);
   inbox = {
-    recordInbox: (platform, updates) => (failWrites ? Promise.reject(new Error('database unreachable')) : store.recordInbox(platform, updates)),
+    recordInbox: (platform, updates) =>
+      failWrites ? Promise.reject(new Error('database unreachable')) : store.recordInbox(platform, updates),
     receivedInbound: (platform) => store.receivedInbound(platform),
     forgetInbound: (platform, key) => store.forgetInbound(platform, key),
     releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, 'unit', inFlight),
@@ -39,7 +40,10 @@ afterAll(async () => database?.dispose());
 
 /** Whether the inbox holds the event, in any state (the handler may have claimed it already). */
 async function stored(dedupeKey: string): Promise<boolean> {
-  const rows = await database.db.select().from(inboundEvents).where(and(eq(inboundEvents.platform, 'slack'), eq(inboundEvents.dedupeKey, dedupeKey)));
+  const rows = await database.db
+    .select()
+    .from(inboundEvents)
+    .where(and(eq(inboundEvents.platform, 'slack'), eq(inboundEvents.dedupeKey, dedupeKey)));
   return rows.length === 1;
 }
 
@@ -47,7 +51,14 @@ describe('Slack ack after the inbox write', () => {
   it('Socket Mode: the event is stored when Slack has the ack, while its handling has not even begun', async () => {
     const slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
     // The handler never finishes: anything stored was stored before handling, not by it.
-    const adapter = new SlackAdapter({ token: TOKEN, transport: { kind: 'socket', appToken: APP_TOKEN }, apiUrl: slack.url, clock: systemClock, logger: silentLogger(), inbox });
+    const adapter = new SlackAdapter({
+      token: TOKEN,
+      transport: { kind: 'socket', appToken: APP_TOKEN },
+      apiUrl: slack.url,
+      clock: systemClock,
+      logger: silentLogger(),
+      inbox,
+    });
     try {
       await adapter.start(() => new Promise<void>(() => undefined));
       const envelope = slack.userMessage({ kind: 'im', channel: 'D1', user: 'U1', text: '/runs' });
@@ -61,13 +72,27 @@ describe('Slack ack after the inbox write', () => {
 
   it('HTTP: an event that cannot be stored is answered 500 and not handled; Slack’s retry is stored and handled', async () => {
     const port = await freePort();
-    const slack = await startFakeSlack({ botToken: TOKEN, events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SECRET } });
+    const slack = await startFakeSlack({
+      botToken: TOKEN,
+      events: { url: `http://127.0.0.1:${port}/slack/events`, signingSecret: SECRET },
+    });
     const received: InboundMessage[] = [];
-    const adapter = new SlackAdapter({ token: TOKEN, transport: { kind: 'http', signingSecret: SECRET, port }, apiUrl: slack.url, clock: systemClock, logger: silentLogger(), inbox });
+    const adapter = new SlackAdapter({
+      token: TOKEN,
+      transport: { kind: 'http', signingSecret: SECRET, port },
+      apiUrl: slack.url,
+      clock: systemClock,
+      logger: silentLogger(),
+      inbox,
+    });
     try {
       // Claimed as the dispatcher claims, so a replay of the same event is no second handling.
       await adapter.start(async (message) => {
-        if (message.chatId !== 'D2' || !(await store.recordInbound('slack', message.dedupeKey, message.receivedAt, 'unit'))) return;
+        if (
+          message.chatId !== 'D2' ||
+          !(await store.recordInbound('slack', message.dedupeKey, message.receivedAt, 'unit'))
+        )
+          return;
         received.push(message);
         await store.markInboundHandled('slack', message.dedupeKey);
       });
@@ -89,7 +114,14 @@ describe('Slack ack after the inbox write', () => {
 
   it('a press is stored before Slack has its ack; a press the process never acted on is acted on by the next one, once', async () => {
     const slack = await startFakeSlack({ botToken: TOKEN, appToken: APP_TOKEN });
-    const options = { token: TOKEN, transport: { kind: 'socket' as const, appToken: APP_TOKEN }, apiUrl: slack.url, clock: systemClock, logger: silentLogger(), inbox };
+    const options = {
+      token: TOKEN,
+      transport: { kind: 'socket' as const, appToken: APP_TOKEN },
+      apiUrl: slack.url,
+      clock: systemClock,
+      logger: silentLogger(),
+      inbox,
+    };
     // The first process never gets to act on the press (it "dies" while the handling waits).
     const first = new SlackAdapter({ ...options, presses: () => new Promise<void>(() => undefined) });
     const acted: InboundPress[] = [];
@@ -104,7 +136,11 @@ describe('Slack ack after the inbox write', () => {
     });
     try {
       await first.start(async () => undefined);
-      const sent = await first.send({ chatId: 'D3', text: '[run hr_0123456789ab] started', buttons: [{ label: 'Stop', action: 'stop', arg: 'hr_0123456789ab' }] });
+      const sent = await first.send({
+        chatId: 'D3',
+        text: '[run hr_0123456789ab] started',
+        buttons: [{ label: 'Stop', action: 'stop', arg: 'hr_0123456789ab' }],
+      });
       const press = slack.press({ channel: 'D3', messageTs: sent.messageId, user: 'U1', actionId: 'baton:stop' });
       await slack.deliverInteractiveSocket(press, 30_000);
       expect(await stored(press.trigger_id)).toBe(true);
@@ -112,7 +148,15 @@ describe('Slack ack after the inbox write', () => {
 
       await second.start(async () => undefined);
       await expect.poll(() => acted.length, { timeout: 30_000 }).toBe(1);
-      expect(acted[0]).toMatchObject({ platform: 'slack', dedupeKey: press.trigger_id, chatId: 'D3', messageId: sent.messageId, senderId: 'U1', action: 'stop', arg: 'hr_0123456789ab' });
+      expect(acted[0]).toMatchObject({
+        platform: 'slack',
+        dedupeKey: press.trigger_id,
+        chatId: 'D3',
+        messageId: sent.messageId,
+        senderId: 'U1',
+        action: 'stop',
+        arg: 'hr_0123456789ab',
+      });
       // Slack delivering the same press again acts on nothing.
       await slack.deliverInteractiveSocket(press, 30_000);
       const barrier = slack.press({ channel: 'D3', messageTs: sent.messageId, user: 'U1', actionId: 'baton:stop' });

@@ -84,7 +84,9 @@ describe('splitMessage', () => {
     // A refusal of the first part re-splits the whole message: 1/n stays header-less as before.
     const whole = resplitFrom(parts, 0, 300);
     expect(rejoin(whole)).toBe(text);
-    expect(whole.slice(1).map((p) => p.split('\n')[0])).toEqual(Array.from({ length: whole.length - 1 }, (_, i) => `${tag} (${i + 2}/${whole.length})`));
+    expect(whole.slice(1).map((p) => p.split('\n')[0])).toEqual(
+      Array.from({ length: whole.length - 1 }, (_, i) => `${tag} (${i + 2}/${whole.length})`),
+    );
   });
 
   it('closes a fenced code block it cuts and opens it again, same fence and language, in the next part', () => {

@@ -16,12 +16,25 @@ function wrapped(code: string): Error {
 
 describe('isConnectionLoss', () => {
   it('knows the driver, socket and session-ending codes, also inside a cause', () => {
-    for (const code of ['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', '57P01', '57P05', '08006', '08P01']) {
+    for (const code of [
+      'CONNECTION_CLOSED',
+      'CONNECTION_ENDED',
+      'CONNECTION_DESTROYED',
+      'CONNECT_TIMEOUT',
+      'ECONNRESET',
+      'ECONNREFUSED',
+      'EPIPE',
+      '57P01',
+      '57P05',
+      '08006',
+      '08P01',
+    ]) {
       expect(isConnectionLoss(wrapped(code)), code).toBe(true);
     }
   });
   it('does not take a statement error or a plain error for one', () => {
-    for (const code of ['23505', '42P01', '40001', '57014', 'ERR_INVALID_ARG_TYPE']) expect(isConnectionLoss(wrapped(code)), code).toBe(false);
+    for (const code of ['23505', '42P01', '40001', '57014', 'ERR_INVALID_ARG_TYPE'])
+      expect(isConnectionLoss(wrapped(code)), code).toBe(false);
     expect(isConnectionLoss(new Error('boom'))).toBe(false);
     expect(isConnectionLoss(undefined)).toBe(false);
     expect(isConnectionLoss('CONNECTION_CLOSED')).toBe(false);
@@ -29,7 +42,11 @@ describe('isConnectionLoss', () => {
 });
 
 describe('startWithRetries', () => {
-  const deps = (said: string[]) => ({ say: (line: string) => void said.push(line), sleep: async () => undefined, events: new EventEmitter() as unknown as NodeJS.Process });
+  const deps = (said: string[]) => ({
+    say: (line: string) => void said.push(line),
+    sleep: async () => undefined,
+    events: new EventEmitter() as unknown as NodeJS.Process,
+  });
 
   it('starts again after a lost connection and says so, without the statement parameters', async () => {
     const said: string[] = [];
@@ -41,7 +58,9 @@ describe('startWithRetries', () => {
     }, deps(said));
     expect(value).toBe('service');
     expect(calls).toBe(2);
-    expect(said).toEqual([`baton: start-up lost its database connection (CONNECTION_CLOSED); starting again (attempt 2 of ${START_ATTEMPTS})`]);
+    expect(said).toEqual([
+      `baton: start-up lost its database connection (CONNECTION_CLOSED); starting again (attempt 2 of ${START_ATTEMPTS})`,
+    ]);
   });
 
   it('gives up after the last attempt, with the last error as the cause', async () => {
@@ -81,7 +100,11 @@ describe('startWithRetries', () => {
         }
         return Promise.resolve('service');
       },
-      { say: (line) => void said.push(line), sleep: async () => undefined, events: events as unknown as NodeJS.Process },
+      {
+        say: (line) => void said.push(line),
+        sleep: async () => undefined,
+        events: events as unknown as NodeJS.Process,
+      },
     );
     expect(value).toBe('service');
     expect(said[0]).toMatch(/stalled on a database connection the server closed; starting again \(attempt 2 of 3\)/);

@@ -42,7 +42,12 @@ describe('cachedStorageGate', () => {
 
   it('reads the free-disk floor for every launch', async () => {
     const own = await mkdtemp(join(dir, 'free-'));
-    const gate = cachedStorageGate(own, { artifactQuotaBytes: 1000, minFreeBytes: Number.MAX_SAFE_INTEGER }, 60_000, () => 0);
+    const gate = cachedStorageGate(
+      own,
+      { artifactQuotaBytes: 1000, minFreeBytes: Number.MAX_SAFE_INTEGER },
+      60_000,
+      () => 0,
+    );
     await expect(gate()).rejects.toMatchObject({ code: 'free_space_low' });
     await expect(gate()).rejects.toMatchObject({ code: 'free_space_low' });
   });

@@ -27,7 +27,8 @@ function fixtures(vendor: 'codex' | 'claude'): [string, Buffer][] {
   const walk = (url: URL, prefix: string): void => {
     for (const entry of readdirSync(url, { withFileTypes: true })) {
       if (entry.isDirectory()) walk(new URL(`${entry.name}/`, url), `${prefix}${entry.name}/`);
-      else if (entry.name.endsWith('.jsonl') && `${prefix}${entry.name}`.startsWith(vendor)) out.push([`${prefix}${entry.name}`, readFileSync(new URL(entry.name, url))]);
+      else if (entry.name.endsWith('.jsonl') && `${prefix}${entry.name}`.startsWith(vendor))
+        out.push([`${prefix}${entry.name}`, readFileSync(new URL(entry.name, url))]);
     }
   };
   walk(FIXTURES, '');
@@ -43,7 +44,13 @@ async function stream(bytes: Buffer, reducer: StreamReducer, size: number, reads
     { maxEventBytes: 1_048_576, maxFramingErrors: 20, maxSpoolBytes: 64 * 1_048_576, maxOutputBytes: 256 * 1_048_576 },
     reducer,
     spool,
-    { onEvent: (e) => void events.push(e), onSession: () => {}, onTruncated: () => {}, onViolation: () => {}, ...(reads ? { reads } : {}) },
+    {
+      onEvent: (e) => void events.push(e),
+      onSession: () => {},
+      onTruncated: () => {},
+      onViolation: () => {},
+      ...(reads ? { reads } : {}),
+    },
   );
   for (let i = 0; i < bytes.length; i += size) s.push(bytes.subarray(i, i + size));
   s.end();
@@ -54,8 +61,13 @@ async function stream(bytes: Buffer, reducer: StreamReducer, size: number, reads
 describe('sniffEvent', () => {
   it('reads the type, and codex item type, from the start of the line', () => {
     expect(sniff('{"type":"turn.started"}')).toEqual({ type: 'turn.started' });
-    expect(sniff('{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"x"}}')).toEqual({ type: 'item.completed', itemType: 'reasoning' });
-    expect(sniff('{"type":"user","message":{"role":"user","content":"x"},"session_id":"s"}\r')).toEqual({ type: 'user' });
+    expect(sniff('{"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"x"}}')).toEqual({
+      type: 'item.completed',
+      itemType: 'reasoning',
+    });
+    expect(sniff('{"type":"user","message":{"role":"user","content":"x"},"session_id":"s"}\r')).toEqual({
+      type: 'user',
+    });
   });
 
   it('cannot be sure, so says nothing (the line is parsed), for', () => {
@@ -65,9 +77,13 @@ describe('sniffEvent', () => {
     expect(sniff('{"type":"item\\u002ecompleted"}')).toBeUndefined();
     // a second "type" key later: JSON.parse lets the last one win
     expect(sniff('{"type":"item.started","x":1,"type":"turn.completed"}')).toBeUndefined();
-    expect(sniff('{"type":"item.completed","item":{"id":"i","type":"reasoning","type":"agent_message","text":"answer"}}')).toBeUndefined();
+    expect(
+      sniff('{"type":"item.completed","item":{"id":"i","type":"reasoning","type":"agent_message","text":"answer"}}'),
+    ).toBeUndefined();
     // a nested "type" (codex web_search action): counted, so parsed
-    expect(sniff('{"type":"item.completed","item":{"id":"item_4","type":"web_search","action":{"type":"search"}}}')).toBeUndefined();
+    expect(
+      sniff('{"type":"item.completed","item":{"id":"item_4","type":"web_search","action":{"type":"search"}}}'),
+    ).toBeUndefined();
     // a line that does not end its object (cut off, or garbage after it)
     expect(sniff('{"type":"item.started","item":{"id":"a","type":"x"')).toBeUndefined();
     expect(sniff('{"type":"turn.started"} trailing')).toBeUndefined();
@@ -75,7 +91,11 @@ describe('sniffEvent', () => {
   });
 
   it('is not fooled by "type" inside a string value (escaped quotes)', () => {
-    expect(sniff('{"type":"item.completed","item":{"id":"i","type":"reasoning","text":"say \\"type\\":\\"agent_message\\""}}')).toEqual({ type: 'item.completed', itemType: 'reasoning' });
+    expect(
+      sniff(
+        '{"type":"item.completed","item":{"id":"i","type":"reasoning","text":"say \\"type\\":\\"agent_message\\""}}',
+      ),
+    ).toEqual({ type: 'item.completed', itemType: 'reasoning' });
   });
 });
 
@@ -83,7 +103,8 @@ describe('JsonLineDecoder with a reads predicate', () => {
   it('hands declined lines on as bytes without calling JSON.parse', () => {
     const parse = vi.spyOn(JSON, 'parse');
     const decoder = new JsonLineDecoder(1024, (e) => e.type !== 'item.started');
-    const text = '{"type":"item.started","item":{"id":"a","type":"command_execution"}}\n{"type":"turn.completed","usage":{}}\n';
+    const text =
+      '{"type":"item.started","item":{"id":"a","type":"command_execution"}}\n{"type":"turn.completed","usage":{}}\n';
     const out = decoder.push(Buffer.from(text));
     expect(out.map((l) => l.kind)).toEqual(['skipped', 'event']);
     expect(parse).toHaveBeenCalledTimes(1);
@@ -98,7 +119,10 @@ describe('JsonLineDecoder with a reads predicate', () => {
 });
 
 describe('RunStream skipping unread lines', () => {
-  for (const [vendor, make] of [['codex', () => codexVendor.newReducer()], ['claude', () => claudeVendor.newReducer()]] as const) {
+  for (const [vendor, make] of [
+    ['codex', () => codexVendor.newReducer()],
+    ['claude', () => claudeVendor.newReducer()],
+  ] as const) {
     it(`gives the same facts and the same spool as parsing every line, on every ${vendor} fixture and chunk size`, async () => {
       const all = fixtures(vendor);
       expect(all.length).toBeGreaterThan(3);
@@ -116,18 +140,31 @@ describe('RunStream skipping unread lines', () => {
 
   it('skips most of a chatty codex run (command output, reasoning) and spools it byte for byte; a started command is read for the live status', async () => {
     // 0xff is not UTF-8: a decode and re-encode would have written U+FFFD (ef bf bd) instead.
-    const odd = Buffer.concat([Buffer.from('{"type":"item.completed","item":{"id":"item_2","type":"command_execution","aggregated_output":"bin '), Buffer.from([0xff, 0xfe]), Buffer.from(' ok","exit_code":0}}\n')]);
+    const odd = Buffer.concat([
+      Buffer.from(
+        '{"type":"item.completed","item":{"id":"item_2","type":"command_execution","aggregated_output":"bin ',
+      ),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(' ok","exit_code":0}}\n'),
+    ]);
     const bytes = Buffer.concat([
       Buffer.from('{"type":"thread.started","thread_id":"t-1"}\n{"type":"turn.started"}\n'),
       Buffer.from('{"type":"item.started","item":{"id":"item_2","type":"command_execution","command":"ls"}}\n'),
       odd,
-      Buffer.from('{"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"done"}}\n{"type":"turn.completed","usage":{"input_tokens":3,"output_tokens":1}}\n'),
+      Buffer.from(
+        '{"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"done"}}\n{"type":"turn.completed","usage":{"input_tokens":3,"output_tokens":1}}\n',
+      ),
     ]);
     const parse = vi.spyOn(JSON, 'parse');
     const { facts, events, spooled } = await stream(bytes, codexVendor.newReducer(), 64);
     expect(parse).toHaveBeenCalledTimes(4);
     expect(events.filter((e) => e === undefined)).toHaveLength(2);
-    expect(facts).toMatchObject({ sessionId: 't-1', finalMessage: 'done', terminal: { kind: 'completed' }, eventCount: 6 });
+    expect(facts).toMatchObject({
+      sessionId: 't-1',
+      finalMessage: 'done',
+      terminal: { kind: 'completed' },
+      eventCount: 6,
+    });
     expect(facts.live?.step).toMatch(/running ls/);
     expect(spooled.equals(bytes)).toBe(true);
   });

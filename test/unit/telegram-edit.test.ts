@@ -36,13 +36,23 @@ describe('TelegramAdapter.editMessage', () => {
   });
 
   it('a message that does not exist is refused; a 429 over 5 s carries its retry_after', async () => {
-    const refused = await adapter.editMessage({ chatId: '42', messageId: '999', text: 'x' }).catch((err: unknown) => err);
+    const refused = await adapter
+      .editMessage({ chatId: '42', messageId: '999', text: 'x' })
+      .catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(ChannelSendError);
     expect((refused as ChannelSendError).kind).toBe('refused');
     expect((refused as ChannelSendError).message).toContain('message to edit not found');
 
     const { messageId } = await adapter.send({ chatId: '42', text: 'another' });
-    telegram.failNext('editMessageText', { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 12', parameters: { retry_after: 12 } } });
+    telegram.failNext('editMessageText', {
+      status: 429,
+      body: {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 12',
+        parameters: { retry_after: 12 },
+      },
+    });
     const limited = await adapter.editMessage({ chatId: '42', messageId, text: 'edited' }).catch((err: unknown) => err);
     expect(limited).toBeInstanceOf(ChannelSendError);
     expect(limited).toMatchObject({ kind: 'rate_limited', retryAfterMs: 12_000 });

@@ -21,7 +21,13 @@ let adapter: TelegramAdapter;
 
 beforeAll(async () => {
   telegram = await startFakeTelegram({ token: TOKEN });
-  adapter = new TelegramAdapter({ token: TOKEN, apiRoot: telegram.url, clock: systemClock, logger: silentLogger(), commands: COMMAND_MENU });
+  adapter = new TelegramAdapter({
+    token: TOKEN,
+    apiRoot: telegram.url,
+    clock: systemClock,
+    logger: silentLogger(),
+    commands: COMMAND_MENU,
+  });
   await adapter.start(async () => {});
 });
 
@@ -31,20 +37,33 @@ afterAll(async () => {
 });
 
 const run = {
-  id: 'hr_0123456789ab', parentRunId: null, vendor: 'codex', status: 'completed', reason: null, task: 't', cwd: '/srv/my_app <beta>', worktreeRoot: '/srv/my_app <beta>',
-  createdAt: new Date('2026-11-29T08:00:00Z'), options: { timeoutMinutes: 30, progress: false },
+  id: 'hr_0123456789ab',
+  parentRunId: null,
+  vendor: 'codex',
+  status: 'completed',
+  reason: null,
+  task: 't',
+  cwd: '/srv/my_app <beta>',
+  worktreeRoot: '/srv/my_app <beta>',
+  createdAt: new Date('2026-11-29T08:00:00Z'),
+  options: { timeoutMinutes: 30, progress: false },
 } as unknown as Parameters<typeof outcomeText>[0]['run'];
 
 describe('Telegram formatting', () => {
   it('registers the command menu at start', () => {
     const call = telegram.calls.find((c) => c.method === 'setMyCommands');
     expect(call?.status).toBe(200);
-    expect((call!.body.commands as { command: string }[]).map((c) => c.command)).toEqual(COMMAND_MENU.map((c) => c.command));
+    expect((call!.body.commands as { command: string }[]).map((c) => c.command)).toEqual(
+      COMMAND_MENU.map((c) => c.command),
+    );
   });
 
   it('sends a Markdown outcome as HTML: the stat in a pre block, the agent’s Markdown rendered, the words unchanged', async () => {
     const body = outcomeText({
-      run, status: 'completed', reason: null, endedAt: new Date('2026-11-29T08:01:05Z'),
+      run,
+      status: 'completed',
+      reason: null,
+      endedAt: new Date('2026-11-29T08:01:05Z'),
       finalMessage: 'Fixed **two** bugs in `a<b>.ts` & friends:\n- one\n- two\n\n```ts\nconst x = a < b && c;\n```',
       diff: { stat: ' src/a<b>.ts | 2 +-\n 1 file changed', patchFilename: 'hr_0123456789ab.patch' },
     });
@@ -71,7 +90,14 @@ describe('Telegram formatting', () => {
 
   it('sends every part of a long Markdown outcome, a code block split across parts included, each valid HTML within 4096 shown characters', async () => {
     const stat = Array.from({ length: 400 }, (_, i) => ` src/module-${i}/file_${i}.ts | ${i % 9} ++--`).join('\n');
-    const body = outcomeText({ run, status: 'completed', reason: null, endedAt: new Date('2026-11-29T08:01:05Z'), finalMessage: 'Done & dusted.', diff: { stat, patchFilename: 'x.patch' } });
+    const body = outcomeText({
+      run,
+      status: 'completed',
+      reason: null,
+      endedAt: new Date('2026-11-29T08:01:05Z'),
+      finalMessage: 'Done & dusted.',
+      diff: { stat, patchFilename: 'x.patch' },
+    });
     const parts = splitMessage(body, adapter.maxMessageLength);
     expect(parts.length).toBeGreaterThan(2);
     const before = telegram.sent.length;
@@ -88,13 +114,21 @@ describe('Telegram formatting', () => {
 
   it('the fake refuses what Telegram refuses: malformed HTML and over 4096 characters after parsing', async () => {
     const post = async (body: Record<string, unknown>): Promise<{ ok: boolean; description?: string }> =>
-      (await fetch(`${telegram.url}/bot${TOKEN}/sendMessage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chat_id: 42, parse_mode: 'HTML', ...body }) })).json() as Promise<{ ok: boolean; description?: string }>;
+      (
+        await fetch(`${telegram.url}/bot${TOKEN}/sendMessage`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ chat_id: 42, parse_mode: 'HTML', ...body }),
+        })
+      ).json() as Promise<{ ok: boolean; description?: string }>;
     for (const text of ['<b>open', 'a < b', 'x &nbsp; y', 'x & y', '<div>x</div>', '<b><i>x</b></i>']) {
       const answer = await post({ text });
       expect(answer.ok, text).toBe(false);
       expect(answer.description, text).toMatch(/^Bad Request: can't parse entities/);
     }
     expect((await post({ text: `<b>${'&amp;'.repeat(4096)}</b>` })).ok).toBe(true);
-    expect((await post({ text: `<b>${'&amp;'.repeat(4097)}</b>` })).description).toBe('Bad Request: message is too long');
+    expect((await post({ text: `<b>${'&amp;'.repeat(4097)}</b>` })).description).toBe(
+      'Bad Request: message is too long',
+    );
   });
 });

@@ -8,7 +8,14 @@ const at = new Date('2026-11-29T09:00:00Z');
 function update(message: Record<string, unknown>): Update {
   return {
     update_id: 7,
-    message: { message_id: 100, date: 0, chat: { id: 5, type: 'private' }, from: { id: 5, is_bot: false, first_name: 'Ann', last_name: 'Lee' }, text: '/help', ...message },
+    message: {
+      message_id: 100,
+      date: 0,
+      chat: { id: 5, type: 'private' },
+      from: { id: 5, is_bot: false, first_name: 'Ann', last_name: 'Lee' },
+      text: '/help',
+      ...message,
+    },
   } as Update;
 }
 
@@ -30,8 +37,16 @@ describe('normalizeTelegramUpdate', () => {
 
   it('marks a forwarded message (forward_origin, or the older forward_date) as somebody else’s words', () => {
     const origin = { type: 'user', date: 1, sender_user: { id: 9, is_bot: false, first_name: 'Eve' } };
-    expect(normalizeTelegramUpdate(update({ text: '/codex do it', forward_origin: origin }), bot, at)?.forwarded).toBe(true);
-    expect(normalizeTelegramUpdate(update({ text: '/codex do it', forward_date: 1, forward_from: origin.sender_user }), bot, at)?.forwarded).toBe(true);
+    expect(normalizeTelegramUpdate(update({ text: '/codex do it', forward_origin: origin }), bot, at)?.forwarded).toBe(
+      true,
+    );
+    expect(
+      normalizeTelegramUpdate(
+        update({ text: '/codex do it', forward_date: 1, forward_from: origin.sender_user }),
+        bot,
+        at,
+      )?.forwarded,
+    ).toBe(true);
     expect(normalizeTelegramUpdate(update({ text: '/codex do it' }), bot, at)?.forwarded).toBeUndefined();
   });
 
@@ -41,16 +56,35 @@ describe('normalizeTelegramUpdate', () => {
   });
 
   it('keeps the text of a replied-to message only when this bot sent it', () => {
-    const mine = normalizeTelegramUpdate(update({ text: 'go on', reply_to_message: { message_id: 90, from: { id: 42, is_bot: true }, text: '[run hr_0123456789ab] completed' } }), bot, at);
+    const mine = normalizeTelegramUpdate(
+      update({
+        text: 'go on',
+        reply_to_message: { message_id: 90, from: { id: 42, is_bot: true }, text: '[run hr_0123456789ab] completed' },
+      }),
+      bot,
+      at,
+    );
     expect(mine).toMatchObject({ replyToMessageId: '90', replyToBotText: '[run hr_0123456789ab] completed' });
-    const theirs = normalizeTelegramUpdate(update({ text: 'go on', reply_to_message: { message_id: 91, from: { id: 9, is_bot: false }, text: '[run hr_0123456789ab] fake' } }), bot, at);
+    const theirs = normalizeTelegramUpdate(
+      update({
+        text: 'go on',
+        reply_to_message: { message_id: 91, from: { id: 9, is_bot: false }, text: '[run hr_0123456789ab] fake' },
+      }),
+      bot,
+      at,
+    );
     expect(theirs?.replyToMessageId).toBe('91');
     expect(theirs?.replyToBotText).toBeUndefined();
   });
 
   it('does not treat a forum topic message as a reply to the topic root', () => {
     const msg = normalizeTelegramUpdate(
-      update({ chat: { id: -10, type: 'supergroup', is_forum: true }, is_topic_message: true, message_thread_id: 55, reply_to_message: { message_id: 55 } }),
+      update({
+        chat: { id: -10, type: 'supergroup', is_forum: true },
+        is_topic_message: true,
+        message_thread_id: 55,
+        reply_to_message: { message_id: 55 },
+      }),
       bot,
       at,
     );
@@ -59,7 +93,9 @@ describe('normalizeTelegramUpdate', () => {
   });
 
   it('flags other bots and ignores non-text messages', () => {
-    expect(normalizeTelegramUpdate(update({ from: { id: 9, is_bot: true, first_name: 'b' } }), bot, at)?.senderIsBot).toBe(true);
+    expect(
+      normalizeTelegramUpdate(update({ from: { id: 9, is_bot: true, first_name: 'b' } }), bot, at)?.senderIsBot,
+    ).toBe(true);
     expect(normalizeTelegramUpdate(update({ text: undefined, photo: [] }), bot, at)).toBeUndefined();
   });
 });

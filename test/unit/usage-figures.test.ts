@@ -18,8 +18,16 @@ describe('codex usage', () => {
   it('counts a resumed run’s own tokens: codex reports the whole session’s totals on resume', () => {
     // Measured on the pinned codex against the fake model server: a parent of 1,000 in + 500 out,
     // then a resume of two model requests of the same size, reports 3,000 in + 1,500 out.
-    const reducer = codexVendor.newReducer({ sessionUsageBefore: { inputTokens: 1000, cachedInputTokens: 100, outputTokens: 500, reasoningOutputTokens: 20 } });
-    for (const e of turn({ input_tokens: 3000, cached_input_tokens: 300, output_tokens: 1500, reasoning_output_tokens: 60 })) reducer.push(e);
+    const reducer = codexVendor.newReducer({
+      sessionUsageBefore: { inputTokens: 1000, cachedInputTokens: 100, outputTokens: 500, reasoningOutputTokens: 20 },
+    });
+    for (const e of turn({
+      input_tokens: 3000,
+      cached_input_tokens: 300,
+      output_tokens: 1500,
+      reasoning_output_tokens: 60,
+    }))
+      reducer.push(e);
     const facts = reducer.facts();
     expect(facts.usage).toEqual({
       inputTokens: 2000,
@@ -33,8 +41,18 @@ describe('codex usage', () => {
 
   it('keeps a first run’s usage as reported, with the session totals beside it', () => {
     const reducer = codexVendor.newReducer();
-    for (const e of turn({ input_tokens: 1000, cached_input_tokens: 0, output_tokens: 500, reasoning_output_tokens: 0 })) reducer.push(e);
-    expect(reducer.facts().usage).toMatchObject({ inputTokens: 1000, outputTokens: 500, session: { inputTokens: 1000, outputTokens: 500 } });
+    for (const e of turn({
+      input_tokens: 1000,
+      cached_input_tokens: 0,
+      output_tokens: 500,
+      reasoning_output_tokens: 0,
+    }))
+      reducer.push(e);
+    expect(reducer.facts().usage).toMatchObject({
+      inputTokens: 1000,
+      outputTokens: 500,
+      session: { inputTokens: 1000, outputTokens: 500 },
+    });
   });
 
   it.each([
@@ -52,7 +70,9 @@ describe('codex usage', () => {
   });
 
   it('records unknown usage when a resume reports less than the session had before', () => {
-    const reducer = codexVendor.newReducer({ sessionUsageBefore: { inputTokens: 5000, cachedInputTokens: 0, outputTokens: 500 } });
+    const reducer = codexVendor.newReducer({
+      sessionUsageBefore: { inputTokens: 5000, cachedInputTokens: 0, outputTokens: 500 },
+    });
     for (const e of turn({ input_tokens: 1000, output_tokens: 600 })) reducer.push(e);
     expect(reducer.facts().usage).toBeUndefined();
     expect(reducer.facts().usageInvalid).toMatch(/fewer tokens than it had before/);
@@ -63,7 +83,15 @@ describe('claude usage', () => {
   it('records a negative token count as unknown usage with the reason', () => {
     const reducer = claudeVendor.newReducer();
     reducer.push({ type: 'system', subtype: 'init', session_id: 's1' });
-    reducer.push({ type: 'result', subtype: 'success', is_error: false, result: 'ok', session_id: 's1', usage: { input_tokens: -1000, output_tokens: 5 }, total_cost_usd: 0.01 });
+    reducer.push({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'ok',
+      session_id: 's1',
+      usage: { input_tokens: -1000, output_tokens: 5 },
+      total_cost_usd: 0.01,
+    });
     const facts = reducer.facts();
     expect(facts.usage).toBeUndefined();
     expect(facts.usageInvalid).toMatch(/input_tokens/);
@@ -71,7 +99,15 @@ describe('claude usage', () => {
 
   it('records a negative cost as unknown usage', () => {
     const reducer = claudeVendor.newReducer();
-    reducer.push({ type: 'result', subtype: 'success', is_error: false, result: 'ok', session_id: 's1', usage: { input_tokens: 10, output_tokens: 5 }, total_cost_usd: -3 });
+    reducer.push({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'ok',
+      session_id: 's1',
+      usage: { input_tokens: 10, output_tokens: 5 },
+      total_cost_usd: -3,
+    });
     expect(reducer.facts().usage).toBeUndefined();
     expect(reducer.facts().usageInvalid).toMatch(/cost/);
   });

@@ -8,8 +8,12 @@ import { vendorMissingText, withoutRestart, withRestartHow } from '../../src/dis
 
 describe('vendor missing refusal', () => {
   it('gives the install command, and for ask neither "when baton started" nor a restart', () => {
-    expect(withoutRestart(vendorMissingText('claude'))).toBe('The claude CLI was not found on PATH. Install it: npm i -g @anthropic-ai/claude-code');
-    expect(withoutRestart(vendorMissingText('codex'))).toBe('The codex CLI was not found on PATH. Install it: npm i -g @openai/codex');
+    expect(withoutRestart(vendorMissingText('claude'))).toBe(
+      'The claude CLI was not found on PATH. Install it: npm i -g @anthropic-ai/claude-code',
+    );
+    expect(withoutRestart(vendorMissingText('codex'))).toBe(
+      'The codex CLI was not found on PATH. Install it: npm i -g @openai/codex',
+    );
   });
 
   it('keeps the restart, saying how, for the service', () => {

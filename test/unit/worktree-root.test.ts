@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findWorktreeRoot } from '../../src/harness/workspace.js';
 
 let dir: string;
-const git = (cwd: string, ...args: string[]) => execa('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, stdin: 'ignore' });
+const git = (cwd: string, ...args: string[]) =>
+  execa('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, stdin: 'ignore' });
 /** What git itself says (the old way), `cwd` outside a checkout. */
 const gitTop = async (cwd: string): Promise<string> => {
   const result = await execa('git', ['rev-parse', '--show-toplevel'], { cwd, reject: false, stdin: 'ignore' });
@@ -40,7 +41,19 @@ afterAll(async () => {
 });
 
 describe('findWorktreeRoot', () => {
-  const cases = ['plain', 'plain/sub', 'repo', 'repo/src/deep', 'linked', 'linked/inside', 'repo/nested', 'bare.git', 'bare.git/refs', 'badgitfile/sub', 'emptygitdir/sub'];
+  const cases = [
+    'plain',
+    'plain/sub',
+    'repo',
+    'repo/src/deep',
+    'linked',
+    'linked/inside',
+    'repo/nested',
+    'bare.git',
+    'bare.git/refs',
+    'badgitfile/sub',
+    'emptygitdir/sub',
+  ];
   it.each(cases)('%s: the same root as git rev-parse --show-toplevel', async (path) => {
     const cwd = await realpath(join(dir, path));
     expect(await findWorktreeRoot(cwd)).toBe(await gitTop(cwd));

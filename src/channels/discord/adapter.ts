@@ -28,7 +28,20 @@ import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
 import { fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import {
+  ChannelSendError,
+  type ChannelAdapter,
+  type ChannelState,
+  type ConnectionLease,
+  type IncomingAttachment,
+  type InboundHandler,
+  type InboundInbox,
+  type InboundMessage,
+  type MessageEdit,
+  type OutboundDocument,
+  type OutboundMessage,
+  type PressHandler,
+} from '../types.js';
 import type { ButtonJson } from '../../core/buttons.js';
 import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
 import {
@@ -60,7 +73,12 @@ const INLINE_RATE_LIMIT_WAIT_MS = 5_000;
  * caches a guild's channels from GUILD_CREATE and drops guild messages whose channel it cannot
  * resolve.
  */
-export const DISCORD_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent];
+export const DISCORD_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.DirectMessages,
+  GatewayIntentBits.MessageContent,
+];
 
 /** First wait before a new login after a failure, in ms (a channel that fails to start: 60 s). */
 const DISCORD_FIRST_RETRY_MS = 60_000;
@@ -162,7 +180,9 @@ export class DiscordAdapter implements ChannelAdapter {
         onAcquired: async () => {
           this.leaseHeld = true;
           if (this.stopped) return;
-          await this.connect().catch((err: unknown) => this.scheduleReconnect(classifyDiscordError(err, 'login', this.options.token).message));
+          await this.connect().catch((err: unknown) =>
+            this.scheduleReconnect(classifyDiscordError(err, 'login', this.options.token).message),
+          );
         },
         onLost: async (reason) => {
           this.leaseHeld = false;
@@ -176,7 +196,13 @@ export class DiscordAdapter implements ChannelAdapter {
       });
       const held = lease.state();
       if (held.state !== 'holding') {
-        this.state = { state: 'standby', reason: held.state === 'standby' ? `node ${held.holder} holds this bot's gateway session; this node takes over if it stops` : `waiting for the fleet lease: ${held.reason}` };
+        this.state = {
+          state: 'standby',
+          reason:
+            held.state === 'standby'
+              ? `node ${held.holder} holds this bot's gateway session; this node takes over if it stops`
+              : `waiting for the fleet lease: ${held.reason}`,
+        };
       }
       return;
     }
@@ -209,7 +235,9 @@ export class DiscordAdapter implements ChannelAdapter {
       allowed_mentions: { parse: [], replied_user: true },
       flags: MessageFlags.SuppressEmbeds,
       ...(message.buttons?.length ? { components: discordComponents(message.buttons) } : {}),
-      ...(message.replyToMessageId ? { message_reference: { message_id: message.replyToMessageId, fail_if_not_exists: false } } : {}),
+      ...(message.replyToMessageId
+        ? { message_reference: { message_id: message.replyToMessageId, fail_if_not_exists: false } }
+        : {}),
     };
     try {
       const sent = (await this.rest.post(Routes.channelMessages(message.chatId), { body })) as APIMessage;
@@ -228,17 +256,25 @@ export class DiscordAdapter implements ChannelAdapter {
    */
   async sendDocument(document: OutboundDocument): Promise<{ messageId: string }> {
     if (document.content.length > DISCORD_MAX_FILE_BYTES) {
-      throw new ChannelSendError('refused', `Discord create message: ${document.filename} is ${document.content.length} bytes, over the 10 MiB a bot may attach in a server without boosts`);
+      throw new ChannelSendError(
+        'refused',
+        `Discord create message: ${document.filename} is ${document.content.length} bytes, over the 10 MiB a bot may attach in a server without boosts`,
+      );
     }
     const body: RESTPostAPIChannelMessageJSONBody = {
       ...(document.caption ? { content: document.caption.slice(0, DISCORD_MAX_MESSAGE_LENGTH) } : {}),
       allowed_mentions: { parse: [], replied_user: true },
       flags: MessageFlags.SuppressEmbeds,
       attachments: [{ id: '0', filename: document.filename }],
-      ...(document.replyToMessageId ? { message_reference: { message_id: document.replyToMessageId, fail_if_not_exists: false } } : {}),
+      ...(document.replyToMessageId
+        ? { message_reference: { message_id: document.replyToMessageId, fail_if_not_exists: false } }
+        : {}),
     };
     try {
-      const sent = (await this.rest.post(Routes.channelMessages(document.chatId), { body, files: [{ name: document.filename, data: document.content }] })) as APIMessage;
+      const sent = (await this.rest.post(Routes.channelMessages(document.chatId), {
+        body,
+        files: [{ name: document.filename, data: document.content }],
+      })) as APIMessage;
       return { messageId: sent.id };
     } catch (err) {
       throw classifyDiscordError(err, 'create message', this.options.token);
@@ -252,7 +288,11 @@ export class DiscordAdapter implements ChannelAdapter {
    */
   async editMessage(edit: MessageEdit): Promise<void> {
     // `components` always sent: an edit without buttons removes them (Discord keeps them otherwise).
-    const body: RESTPatchAPIChannelMessageJSONBody = { content: edit.text, allowed_mentions: { parse: [] }, components: edit.buttons?.length ? discordComponents(edit.buttons) : [] };
+    const body: RESTPatchAPIChannelMessageJSONBody = {
+      content: edit.text,
+      allowed_mentions: { parse: [] },
+      components: edit.buttons?.length ? discordComponents(edit.buttons) : [],
+    };
     try {
       await this.rest.patch(Routes.channelMessage(edit.chatId, edit.messageId), { body });
     } catch (err) {
@@ -264,7 +304,10 @@ export class DiscordAdapter implements ChannelAdapter {
     return this.state;
   }
 
-  private restOptions(): { api?: string; rejectOnRateLimit: (data: { retryAfter: number; timeToReset: number }) => boolean } {
+  private restOptions(): {
+    api?: string;
+    rejectOnRateLimit: (data: { retryAfter: number; timeToReset: number }) => boolean;
+  } {
     return {
       ...(this.options.apiUrl ? { api: this.options.apiUrl } : {}),
       rejectOnRateLimit: (data) => Math.max(data.retryAfter, data.timeToReset) > INLINE_RATE_LIMIT_WAIT_MS,
@@ -272,7 +315,12 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ intents: DISCORD_INTENTS, partials: [Partials.Channel], rest: this.restOptions(), allowedMentions: { parse: [] } });
+    const client = new Client({
+      intents: DISCORD_INTENTS,
+      partials: [Partials.Channel],
+      rest: this.restOptions(),
+      allowedMentions: { parse: [] },
+    });
     // Discord dispatches MESSAGE_CREATE right after READY, and discord.js emits the events it
     // queued before READY one per setImmediate after `ready`: listening only once logged in (after
     // the inbox replay, a database round trip) would drop a message sent as the session opens —
@@ -289,7 +337,10 @@ export class DiscordAdapter implements ChannelAdapter {
     let timer: NodeJS.Timeout | undefined;
     const timeoutMs = this.options.readyTimeoutMs ?? 30_000;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Discord gateway not ready within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`Discord gateway not ready within ${Math.round(timeoutMs / 1000)}s`)),
+        timeoutMs,
+      );
     });
     try {
       await Promise.race([client.login(this.options.token).then(() => ready), timeout]);
@@ -342,9 +393,14 @@ export class DiscordAdapter implements ChannelAdapter {
     };
     // Discord never delivers the interaction again: a failed write is logged and the press still handled.
     const recorded = parseDiscordCustomId(interaction.customId)
-      ? this.inbox.record([{ dedupeKey: interaction.id, receivedAt: clock.now(), payload: stored }]).catch((err: unknown) =>
-          logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord button press; handling it anyway'),
-        )
+      ? this.inbox
+          .record([{ dedupeKey: interaction.id, receivedAt: clock.now(), payload: stored }])
+          .catch((err: unknown) =>
+            logger.error(
+              { channel: 'discord', err: describeDiscordError(err, this.options.token) },
+              'could not store a discord button press; handling it anyway',
+            ),
+          )
       : Promise.resolve();
     // The acknowledgement is due within Discord's 3 s whatever the database does: the write is
     // waited for PRESS_STORE_WAIT_MS at most; the press is acted on once the database answers.
@@ -353,9 +409,14 @@ export class DiscordAdapter implements ChannelAdapter {
     clearTimeout(timer);
     // A failed acknowledgement (the 3 s passed, or this interaction was acknowledged already) is
     // logged and the press still handed on: the dispatcher's claim keeps a duplicate from acting.
-    await interaction.deferUpdate().catch((err: unknown) =>
-      logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not acknowledge a button press'),
-    );
+    await interaction
+      .deferUpdate()
+      .catch((err: unknown) =>
+        logger.info(
+          { channel: 'discord', err: describeDiscordError(err, this.options.token) },
+          'could not acknowledge a button press',
+        ),
+      );
     await recorded;
     await this.handlePress(stored.press);
   }
@@ -374,10 +435,19 @@ export class DiscordAdapter implements ChannelAdapter {
       answered = true;
       await this.rest
         .post(Routes.webhook(press.applicationId, press.token), {
-          body: { content: text.slice(0, DISCORD_MAX_MESSAGE_LENGTH), flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
+          body: {
+            content: text.slice(0, DISCORD_MAX_MESSAGE_LENGTH),
+            flags: MessageFlags.Ephemeral,
+            allowed_mentions: { parse: [] },
+          },
           auth: false,
         })
-        .catch((err: unknown) => logger.info({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not answer a button press'));
+        .catch((err: unknown) =>
+          logger.info(
+            { channel: 'discord', err: describeDiscordError(err, this.options.token) },
+            'could not answer a button press',
+          ),
+        );
     };
     const parsed = parseDiscordCustomId(press.customId);
     const presses = this.options.presses;
@@ -411,7 +481,10 @@ export class DiscordAdapter implements ChannelAdapter {
     client.on(Events.MessageCreate, (message) =>
       gate(() => {
         void this.receive(client, message).catch((err: unknown) =>
-          logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord message handler failed'),
+          logger.error(
+            { channel: 'discord', err: describeDiscordError(err, this.options.token) },
+            'discord message handler failed',
+          ),
         );
       }),
     );
@@ -421,7 +494,10 @@ export class DiscordAdapter implements ChannelAdapter {
       if (!interaction.isButton()) return;
       gate(() => {
         void this.press(interaction).catch((err: unknown) =>
-          logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord button press handler failed'),
+          logger.error(
+            { channel: 'discord', err: describeDiscordError(err, this.options.token) },
+            'discord button press handler failed',
+          ),
         );
       });
     });
@@ -446,9 +522,15 @@ export class DiscordAdapter implements ChannelAdapter {
     client.on(Events.Invalidated, () => {
       if (current()) this.scheduleReconnect('gateway session invalidated');
     });
-    client.on(Events.ShardError, (err) => logger.warn({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord gateway error'));
-    client.on(Events.Warn, (text) => logger.warn({ channel: 'discord' }, describeDiscordError(text, this.options.token)));
-    client.on(Events.Error, (err) => logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord client error'));
+    client.on(Events.ShardError, (err) =>
+      logger.warn({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord gateway error'),
+    );
+    client.on(Events.Warn, (text) =>
+      logger.warn({ channel: 'discord' }, describeDiscordError(text, this.options.token)),
+    );
+    client.on(Events.Error, (err) =>
+      logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'discord client error'),
+    );
   }
 
   private async receive(client: Client, message: Message): Promise<void> {
@@ -458,13 +540,21 @@ export class DiscordAdapter implements ChannelAdapter {
     // discord.js caches `referenced_message` from the MESSAGE_CREATE payload in the channel.
     const cached = refId ? message.channel.messages.cache.get(refId) : undefined;
     const referenced = cached ? { authorId: cached.author.id, content: cached.content } : undefined;
-    const inbound = normalizeDiscordMessage(message, botId, referenced, this.options.clock.now(), (file) => discordAttachment(file));
+    const inbound = normalizeDiscordMessage(message, botId, referenced, this.options.clock.now(), (file) =>
+      discordAttachment(file),
+    );
     if (!inbound) return;
     // Stored before it is handled, unless it will never be acted on (a bot's message).
     const stored = inbound.senderIsBot
       ? Promise.resolve()
       : this.storing.run(message.channelId, () =>
-          this.inbox.record([{ dedupeKey: inbound.dedupeKey, receivedAt: inbound.receivedAt, payload: discordInboxPayload(message, referenced) }]),
+          this.inbox.record([
+            {
+              dedupeKey: inbound.dedupeKey,
+              receivedAt: inbound.receivedAt,
+              payload: discordInboxPayload(message, referenced),
+            },
+          ]),
         );
     await this.handleInOrder(inbound, stored);
   }
@@ -474,7 +564,13 @@ export class DiscordAdapter implements ChannelAdapter {
     if ('press' in payload) return this.handlePress(payload.press);
     const botId = this.botId;
     if (!botId || !this.handler) return Promise.resolve();
-    const inbound = normalizeDiscordMessage(payload.message, botId, payload.referenced, this.options.clock.now(), (file) => discordAttachment(file));
+    const inbound = normalizeDiscordMessage(
+      payload.message,
+      botId,
+      payload.referenced,
+      this.options.clock.now(),
+      (file) => discordAttachment(file),
+    );
     return inbound ? this.handleInOrder(inbound, Promise.resolve()) : this.inbox.forget(payload.message.id);
   }
 
@@ -489,7 +585,10 @@ export class DiscordAdapter implements ChannelAdapter {
     const handle = async (): Promise<void> => {
       // Discord never delivers it again: a failed write is logged and the message still handled.
       await stored.catch((err: unknown) =>
-        this.options.logger.error({ channel: 'discord', err: describeDiscordError(err, this.options.token) }, 'could not store a discord message; handling it anyway'),
+        this.options.logger.error(
+          { channel: 'discord', err: describeDiscordError(err, this.options.token) },
+          'could not store a discord message; handling it anyway',
+        ),
       );
       await this.inbox.track(inbound.dedupeKey, () => handler(inbound));
     };
@@ -507,7 +606,8 @@ export class DiscordAdapter implements ChannelAdapter {
       return;
     }
     const first = this.options.reconnectAfterMs ?? DISCORD_FIRST_RETRY_MS;
-    const waitMs = this.reconnectWaitMs === undefined ? first : Math.min(this.reconnectWaitMs * 2, DISCORD_MAX_RETRY_MS);
+    const waitMs =
+      this.reconnectWaitMs === undefined ? first : Math.min(this.reconnectWaitMs * 2, DISCORD_MAX_RETRY_MS);
     this.reconnectWaitMs = waitMs;
     this.state = { state: 'failed', reason: `${reason} (retrying in ${Math.round(waitMs / 1000)}s)` };
     logger.error({ channel: 'discord', reason, retryInMs: waitMs }, 'discord gateway closed');
@@ -517,7 +617,9 @@ export class DiscordAdapter implements ChannelAdapter {
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (this.stopped || !this.leaseHeld) return;
-      this.connect().catch((err: unknown) => this.scheduleReconnect(classifyDiscordError(err, 'login', this.options.token).message));
+      this.connect().catch((err: unknown) =>
+        this.scheduleReconnect(classifyDiscordError(err, 'login', this.options.token).message),
+      );
     }, waitMs);
     this.reconnectTimer.unref();
   }
@@ -543,11 +645,17 @@ function discordAttachment(file: DiscordAttachmentLike): IncomingAttachment {
  *
  * @throws ChannelSendError `malformed` when a `custom_id` is over 100 characters.
  */
-export function discordComponents(buttons: readonly ButtonJson[]): APIActionRowComponent<APIButtonComponentWithCustomId>[] {
+export function discordComponents(
+  buttons: readonly ButtonJson[],
+): APIActionRowComponent<APIButtonComponentWithCustomId>[] {
   const rows: APIActionRowComponent<APIButtonComponentWithCustomId>[] = [];
   buttons.forEach((button, index) => {
     const customId = `${DISCORD_CUSTOM_ID_PREFIX}${button.action}:${button.arg}`;
-    if (customId.length > DISCORD_CUSTOM_ID_MAX) throw new ChannelSendError('malformed', `Discord custom_id is over ${DISCORD_CUSTOM_ID_MAX} characters: ${customId}`);
+    if (customId.length > DISCORD_CUSTOM_ID_MAX)
+      throw new ChannelSendError(
+        'malformed',
+        `Discord custom_id is over ${DISCORD_CUSTOM_ID_MAX} characters: ${customId}`,
+      );
     if (index % DISCORD_ROW_MAX === 0) rows.push({ type: ComponentType.ActionRow, components: [] });
     rows.at(-1)!.components.push({
       type: ComponentType.Button,

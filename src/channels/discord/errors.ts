@@ -23,35 +23,49 @@ const DEFAULT_RETRY_AFTER_MS = 30_000;
 export function classifyDiscordError(err: unknown, what: string, token: string): ChannelSendError {
   if (err instanceof RateLimitError) {
     const waitMs = Math.max(err.retryAfter, err.timeToReset);
-    return new ChannelSendError('rate_limited', redact(`Discord ${what}: rate limited on ${err.route} for ${waitMs}ms`, token), {
-      cause: err,
-      retryAfterMs: waitMs > 0 ? waitMs : DEFAULT_RETRY_AFTER_MS,
-    });
+    return new ChannelSendError(
+      'rate_limited',
+      redact(`Discord ${what}: rate limited on ${err.route} for ${waitMs}ms`, token),
+      {
+        cause: err,
+        retryAfterMs: waitMs > 0 ? waitMs : DEFAULT_RETRY_AFTER_MS,
+      },
+    );
   }
   if (err instanceof DiscordAPIError) {
     const message = redact(`Discord ${what}: ${err.status} ${String(err.code)} ${err.message}`, token);
     if (err.status === 429) {
       const seconds = (err.rawError as { retry_after?: number }).retry_after;
-      return new ChannelSendError('rate_limited', message, { cause: err, retryAfterMs: seconds !== undefined ? Math.ceil(seconds * 1000) : DEFAULT_RETRY_AFTER_MS });
+      return new ChannelSendError('rate_limited', message, {
+        cause: err,
+        retryAfterMs: seconds !== undefined ? Math.ceil(seconds * 1000) : DEFAULT_RETRY_AFTER_MS,
+      });
     }
-    if (typeof err.code === 'number' && MALFORMED_CODES.has(err.code)) return new ChannelSendError('malformed', message, { cause: err });
+    if (typeof err.code === 'number' && MALFORMED_CODES.has(err.code))
+      return new ChannelSendError('malformed', message, { cause: err });
     if (err.status === 413) return new ChannelSendError('malformed', message, { cause: err });
     if (err.status >= 500) return new ChannelSendError('network', message, { cause: err });
     return new ChannelSendError('refused', message, { cause: err });
   }
   if (err instanceof HTTPError) {
     const message = redact(`Discord ${what}: HTTP ${err.status} ${err.message}`, token);
-    return new ChannelSendError(err.status >= 500 || err.status === 408 ? 'network' : 'refused', message, { cause: err });
+    return new ChannelSendError(err.status >= 500 || err.status === 408 ? 'network' : 'refused', message, {
+      cause: err,
+    });
   }
   if (err instanceof DiscordjsError && err.code === DiscordjsErrorCodes.TokenInvalid) {
-    return new ChannelSendError('refused', `Discord ${what}: the REST API refused DISCORD_BOT_TOKEN (401); check the token`);
+    return new ChannelSendError(
+      'refused',
+      `Discord ${what}: the REST API refused DISCORD_BOT_TOKEN (401); check the token`,
+    );
   }
   // @discordjs/ws rejects a login the gateway closed for good with these plain errors.
   const closed = err instanceof Error ? GATEWAY_ERRORS.get(err.message) : undefined;
   if (closed !== undefined) return new ChannelSendError('refused', `Discord ${what}: ${gatewayCloseReason(closed)}`);
   // The cause is dropped on purpose: a transport error may quote a request with its headers.
   const detail = describeDiscordError(err, token);
-  if (UNREACHABLE.test(detail)) return new ChannelSendError('network', `Discord ${what} failed: Discord unreachable (${detail})`);
+  if (UNREACHABLE.test(detail))
+    return new ChannelSendError('network', `Discord ${what} failed: Discord unreachable (${detail})`);
   // A TypeError or RangeError thrown inside the client library (its HTTP client failing on a
   // file's body, say: "action is not a function") is no network failure: the same request fails
   // the same way every time. Refused, so the outbox goes on without the file, or dead-letters
@@ -63,7 +77,8 @@ export function classifyDiscordError(err: unknown, what: string, token: string):
 }
 
 /** Node's words for a host that cannot be reached (DNS or TCP), as undici and `net` report them. */
-const UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)\b|fetch failed/;
+const UNREACHABLE =
+  /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)\b|fetch failed/;
 
 /** Errors @discordjs/ws raises for gateway close codes, by message. */
 const GATEWAY_ERRORS = new Map([

@@ -9,6 +9,15 @@ export const discordChannel: ChannelFactory = {
     if (!env.discordBotToken) return { skipped: 'DISCORD_BOT_TOKEN not set' };
     // discord.js is loaded only when Discord is configured (it costs ~400 ms and tens of MB).
     const { DiscordAdapter } = await import('./adapter.js');
-    return new DiscordAdapter({ token: env.discordBotToken, apiUrl: env.discordApiUrl, clock, logger, inbox, presses, overtakes, lease: lease?.('discord', env.discordBotToken) });
+    return new DiscordAdapter({
+      token: env.discordBotToken,
+      apiUrl: env.discordApiUrl,
+      clock,
+      logger,
+      inbox,
+      presses,
+      overtakes,
+      lease: lease?.('discord', env.discordBotToken),
+    });
   },
 };

@@ -75,7 +75,10 @@ export function normalizeDiscordMessage(
     senderId: message.author.id,
     senderName: message.author.globalName ?? message.author.username,
     senderIsBot: message.author.bot || message.webhookId !== null || message.author.id === botId,
-    text: message.content.replace(new RegExp(`<@!?${botId}>`, 'g'), ' ').replace(/[ \t]{2,}/g, ' ').trim(),
+    text: message.content
+      .replace(new RegExp(`<@!?${botId}>`, 'g'), ' ')
+      .replace(/[ \t]{2,}/g, ' ')
+      .trim(),
     ...(replyTo !== undefined ? { replyToMessageId: replyTo } : {}),
     ...(repliesToBot ? { replyToBotText: referenced.content } : {}),
     ...(message.reference?.type === DISCORD_FORWARD ? { forwarded: true } : {}),
@@ -95,7 +98,10 @@ export interface DiscordInboxPayload {
 }
 
 /** The {@link DiscordInboxPayload} of a message. */
-export function discordInboxPayload(message: DiscordMessageLike, referenced: DiscordReferencedMessage | undefined): DiscordInboxPayload {
+export function discordInboxPayload(
+  message: DiscordMessageLike,
+  referenced: DiscordReferencedMessage | undefined,
+): DiscordInboxPayload {
   const { id, channelId, guildId, content, webhookId, system, author, reference } = message;
   return {
     message: {
@@ -106,8 +112,15 @@ export function discordInboxPayload(message: DiscordMessageLike, referenced: Dis
       webhookId,
       system,
       author: { id: author.id, bot: author.bot, username: author.username, globalName: author.globalName },
-      reference: reference ? { ...(reference.messageId !== undefined ? { messageId: reference.messageId } : {}), ...(reference.type !== undefined ? { type: reference.type } : {}) } : null,
-      attachments: message.attachments ? [...message.attachments.values()].map((a) => ({ url: a.url, name: a.name, size: a.size })) : [],
+      reference: reference
+        ? {
+            ...(reference.messageId !== undefined ? { messageId: reference.messageId } : {}),
+            ...(reference.type !== undefined ? { type: reference.type } : {}),
+          }
+        : null,
+      attachments: message.attachments
+        ? [...message.attachments.values()].map((a) => ({ url: a.url, name: a.name, size: a.size }))
+        : [],
     },
     ...(referenced ? { referenced: { authorId: referenced.authorId, content: referenced.content } } : {}),
   };

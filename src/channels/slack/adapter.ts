@@ -5,17 +5,44 @@
  * (HMAC signature, timestamps older than 5 minutes refused — done by Bolt's HTTPReceiver),
  * "Socket Mode" (`apps.connections.open`), `auth.test`, `chat.postMessage`, `conversations.replies`.
  */
-import { App, HTTPReceiver, SocketModeReceiver, webApi, type Receiver, type ReceiverEvent, type types as slackTypes } from '@slack/bolt';
+import {
+  App,
+  HTTPReceiver,
+  SocketModeReceiver,
+  webApi,
+  type Receiver,
+  type ReceiverEvent,
+  type types as slackTypes,
+} from '@slack/bolt';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
 import { AttachmentDownloadError, fetchDownload } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type IncomingAttachment, type InboundHandler, type InboundInbox, type InboundMessage, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import {
+  ChannelSendError,
+  type ChannelAdapter,
+  type ChannelState,
+  type IncomingAttachment,
+  type InboundHandler,
+  type InboundInbox,
+  type InboundMessage,
+  type MessageEdit,
+  type OutboundDocument,
+  type OutboundMessage,
+  type PressHandler,
+} from '../types.js';
 import type { ButtonJson } from '../../core/buttons.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError, describeSlackError } from './errors.js';
-import { compareSlackTs, needsThreadLookup, normalizeSlackEvent, type SlackBotIdentity, type SlackEventEnvelope, type SlackFile } from './normalize.js';
+import {
+  compareSlackTs,
+  needsThreadLookup,
+  normalizeSlackEvent,
+  type SlackBotIdentity,
+  type SlackEventEnvelope,
+  type SlackFile,
+} from './normalize.js';
 import { decodeSlackText, escapeSlackText } from './text.js';
 import { splitSlackSections } from './sections.js';
 import { toSlackMrkdwn } from '../../delivery/chat-markdown.js';
@@ -114,14 +141,17 @@ export class SlackAdapter implements ChannelAdapter {
     const { logger, transport } = this.options;
     try {
       const auth = await this.client.auth.test();
-      if (!auth.user_id || !auth.bot_id) throw new Error('auth.test returned no bot user: SLACK_BOT_TOKEN must be a bot token (xoxb-…)');
+      if (!auth.user_id || !auth.bot_id)
+        throw new Error('auth.test returned no bot user: SLACK_BOT_TOKEN must be a bot token (xoxb-…)');
       const bot = { userId: auth.user_id, botId: auth.bot_id };
       const app = this.createApp(bot, handler);
       await this.inbox?.replaySafely();
-      await withTimeout(app.start(), this.options.startTimeoutMs ?? 30_000, 'Slack connection').catch(async (err: unknown) => {
-        await app.stop().catch(() => undefined);
-        throw err;
-      });
+      await withTimeout(app.start(), this.options.startTimeoutMs ?? 30_000, 'Slack connection').catch(
+        async (err: unknown) => {
+          await app.stop().catch(() => undefined);
+          throw err;
+        },
+      );
       this.app = app;
       this.inbox?.startRetrying();
       this.state = { state: 'connected' };
@@ -154,7 +184,10 @@ export class SlackAdapter implements ChannelAdapter {
   async sendDocument(document: OutboundDocument): Promise<{ messageId: string }> {
     // docs.slack.dev "Uploading files": files up to 1 GB.
     if (document.content.length > SLACK_MAX_FILE_BYTES) {
-      throw new ChannelSendError('refused', `Slack files.uploadV2: ${document.filename} is ${document.content.length} bytes, over Slack's 1 GB limit`);
+      throw new ChannelSendError(
+        'refused',
+        `Slack files.uploadV2: ${document.filename} is ${document.content.length} bytes, over Slack's 1 GB limit`,
+      );
     }
     const threadTs = document.threadId ?? document.replyToMessageId;
     try {
@@ -213,7 +246,12 @@ export class SlackAdapter implements ChannelAdapter {
       // chat.update keeps a message's previous blocks when none are given: an edit always sends its
       // own, so the shown text follows the edit and the buttons go when the edit has none.
       const format = edit.format ?? 'plain';
-      await this.client.chat.update({ channel: edit.chatId, ts: edit.messageId, text: slackText(edit.text, format), blocks: slackBlocks(edit.text, edit.buttons ?? [], format) });
+      await this.client.chat.update({
+        channel: edit.chatId,
+        ts: edit.messageId,
+        text: slackText(edit.text, format),
+        blocks: slackBlocks(edit.text, edit.buttons ?? [], format),
+      });
     } catch (err) {
       throw classifySlackError(err, 'chat.update', this.secrets);
     }
@@ -238,18 +276,38 @@ export class SlackAdapter implements ChannelAdapter {
         const url = new URL(file.url_private_download ?? file.url_private ?? '');
         const own = this.options.apiUrl ? new URL(this.options.apiUrl).origin : undefined;
         if (url.origin !== SLACK_FILES_ORIGIN && url.origin !== own) {
-          throw new AttachmentDownloadError(`Slack gave it a download URL outside ${SLACK_FILES_ORIGIN}; the bot token was not sent there`, { transient: false });
+          throw new AttachmentDownloadError(
+            `Slack gave it a download URL outside ${SLACK_FILES_ORIGIN}; the bot token was not sent there`,
+            { transient: false },
+          );
         }
         try {
           // Never followed: a redirect would carry the token elsewhere.
-          return await fetchDownload(url, { headers: { authorization: `Bearer ${this.options.token}` }, redirect: 'manual', ...(signal ? { signal } : {}) }, 'Slack', (text) => redactAll(text, this.secrets));
+          return await fetchDownload(
+            url,
+            {
+              headers: { authorization: `Bearer ${this.options.token}` },
+              redirect: 'manual',
+              ...(signal ? { signal } : {}),
+            },
+            'Slack',
+            (text) => redactAll(text, this.secrets),
+          );
         } catch (err) {
           // Without files:read Slack answers with a redirect to its sign-in page, not the file.
-          if (err instanceof AttachmentDownloadError && err.status !== undefined && err.status >= 300 && err.status < 400) {
-            throw new AttachmentDownloadError(`Slack answered with a redirect to its sign-in page (HTTP ${err.status}), not the file`, {
-              transient: false,
-              fix: 'Give the Slack app the files:read scope, reinstall it, then send the file again.',
-            });
+          if (
+            err instanceof AttachmentDownloadError &&
+            err.status !== undefined &&
+            err.status >= 300 &&
+            err.status < 400
+          ) {
+            throw new AttachmentDownloadError(
+              `Slack answered with a redirect to its sign-in page (HTTP ${err.status}), not the file`,
+              {
+                transient: false,
+                fix: 'Give the Slack app the files:read scope, reinstall it, then send the file again.',
+              },
+            );
           }
           throw err;
         }
@@ -277,8 +335,18 @@ export class SlackAdapter implements ChannelAdapter {
       transport.kind === 'socket'
         ? // Reconnection is ours (watchSocket): @slack/socket-mode's own leaves a rejected promise
           // unhandled when apps.connections.open fails on the network, which would end the process.
-          new SocketModeReceiver({ appToken: transport.appToken, logger: log, installerOptions: { clientOptions }, autoReconnectEnabled: false })
-        : new HTTPReceiver({ signingSecret: transport.signingSecret, endpoints: SLACK_EVENTS_PATH, port: transport.port, logger: log });
+          new SocketModeReceiver({
+            appToken: transport.appToken,
+            logger: log,
+            installerOptions: { clientOptions },
+            autoReconnectEnabled: false,
+          })
+        : new HTTPReceiver({
+            signingSecret: transport.signingSecret,
+            endpoints: SLACK_EVENTS_PATH,
+            port: transport.port,
+            logger: log,
+          });
     if (transportReceiver instanceof SocketModeReceiver) this.watchSocket(transportReceiver);
     // Bolt runs listeners of different events concurrently: one conversation (a channel's top
     // level, or one thread) is handled strictly in arrival order, the thread lookup included.
@@ -288,7 +356,9 @@ export class SlackAdapter implements ChannelAdapter {
       const key = `${body.event.channel}:${body.event.thread_ts ?? ''}`;
       const handle = (): Promise<void> =>
         inbox.track(message.dedupeKey, async () => {
-          const runText = needsThreadLookup(message) ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!) : undefined;
+          const runText = needsThreadLookup(message)
+            ? await this.runMessageInThread(bot, message.chatId, message.replyToMessageId!)
+            : undefined;
           await handler(runText === undefined ? message : { ...message, replyToBotText: runText });
         });
       return this.options.overtakes?.(message) ? handle() : this.conversations.run(key, handle);
@@ -299,21 +369,40 @@ export class SlackAdapter implements ChannelAdapter {
       if (!isBlockActions(stored)) return deliver(stored);
       for (const action of batonActions(stored)) await this.handlePress(stored, action);
     };
-    const inbox = new ChannelInbox<SlackStored>({ platform: 'slack', inbox: this.options.inbox, logger, redeliver, compare: (a, b) => compareSlackTs(storedTs(a), storedTs(b)) });
+    const inbox = new ChannelInbox<SlackStored>({
+      platform: 'slack',
+      inbox: this.options.inbox,
+      logger,
+      redeliver,
+      compare: (a, b) => compareSlackTs(storedTs(a), storedTs(b)),
+    });
     this.inbox = inbox;
-    const receiver = inbox.enabled ? new InboxFirstReceiver(transportReceiver, async (body) => {
-      const entries = inboxEntriesOf(body, bot, clock.now());
-      if (entries.length === 0) return;
-      try {
-        await inbox.record(entries);
-      } catch (err) {
-        // Not acknowledged: Slack delivers the event again (HTTP: up to 3 retries; Socket Mode: again on a connection).
-        logger.error({ channel: 'slack', err: describeSlackError(err, this.secrets) }, 'could not store a slack event; not acknowledged, so Slack redelivers it');
-        throw err;
-      }
-    }) : transportReceiver;
+    const receiver = inbox.enabled
+      ? new InboxFirstReceiver(transportReceiver, async (body) => {
+          const entries = inboxEntriesOf(body, bot, clock.now());
+          if (entries.length === 0) return;
+          try {
+            await inbox.record(entries);
+          } catch (err) {
+            // Not acknowledged: Slack delivers the event again (HTTP: up to 3 retries; Socket Mode: again on a connection).
+            logger.error(
+              { channel: 'slack', err: describeSlackError(err, this.secrets) },
+              'could not store a slack event; not acknowledged, so Slack redelivers it',
+            );
+            throw err;
+          }
+        })
+      : transportReceiver;
     // botId and botUserId given: Bolt skips its own auth.test, whose failure would be unhandled.
-    const app = new App({ token: this.options.token, botId: bot.botId, botUserId: bot.userId, receiver, logger: log, clientOptions, convoStore: false });
+    const app = new App({
+      token: this.options.token,
+      botId: bot.botId,
+      botUserId: bot.userId,
+      receiver,
+      logger: log,
+      clientOptions,
+      convoStore: false,
+    });
     app.event('app_mention', async ({ body }) => deliver(body as unknown as SlackEventEnvelope));
     app.event('message', async ({ event, body }) => {
       if ('channel_type' in event && event.channel_type === 'im') await deliver(body as unknown as SlackEventEnvelope);
@@ -326,7 +415,10 @@ export class SlackAdapter implements ChannelAdapter {
       await this.handlePress(body as unknown as SlackBlockActions, action as unknown as SlackButtonAction);
     });
     app.error(async (err) => {
-      logger.error({ channel: 'slack', err: describeSlackError(err.original ?? err, this.secrets) }, 'slack event handler failed');
+      logger.error(
+        { channel: 'slack', err: describeSlackError(err.original ?? err, this.secrets) },
+        'slack event handler failed',
+      );
     });
     return app;
   }
@@ -353,7 +445,12 @@ export class SlackAdapter implements ChannelAdapter {
       answered = true;
       await this.client.chat
         .postEphemeral({ channel, user, text: escapeSlackText(text), ...(threadTs ? { thread_ts: threadTs } : {}) })
-        .catch((err: unknown) => logger.info({ channel: 'slack', err: describeSlackError(err, this.secrets) }, 'could not answer a button press'));
+        .catch((err: unknown) =>
+          logger.info(
+            { channel: 'slack', err: describeSlackError(err, this.secrets) },
+            'could not answer a button press',
+          ),
+        );
     };
     const presses = this.options.presses;
     if (!presses || !action.action_id.startsWith(SLACK_ACTION_PREFIX)) {
@@ -394,11 +491,16 @@ export class SlackAdapter implements ChannelAdapter {
     const waitMs = this.socketRetryMs;
     this.socketRetryMs = Math.min(waitMs * 2, SOCKET_RETRY_MAX_MS);
     this.state = { state: 'reconnecting', reason };
-    this.options.logger.warn({ channel: 'slack', reason, retryInMs: waitMs }, 'slack socket mode disconnected; reconnecting');
+    this.options.logger.warn(
+      { channel: 'slack', reason, retryInMs: waitMs },
+      'slack socket mode disconnected; reconnecting',
+    );
     this.socketRetryTimer = setTimeout(() => {
       this.socketRetryTimer = undefined;
       if (!this.app) return;
-      receiver.client.start().catch((err: unknown) => this.reconnectSocket(receiver, describeSlackError(err, this.secrets)));
+      receiver.client
+        .start()
+        .catch((err: unknown) => this.reconnectSocket(receiver, describeSlackError(err, this.secrets)));
     }, waitMs);
     this.socketRetryTimer.unref();
   }
@@ -408,12 +510,21 @@ export class SlackAdapter implements ChannelAdapter {
    * a reply in a run's thread finds its run. A failed lookup is logged and the message handled
    * without it: commands in the thread still work.
    */
-  private async runMessageInThread(bot: SlackBotIdentity, channel: string, threadTs: string): Promise<string | undefined> {
+  private async runMessageInThread(
+    bot: SlackBotIdentity,
+    channel: string,
+    threadTs: string,
+  ): Promise<string | undefined> {
     let latest: string | undefined;
     let cursor: string | undefined;
     try {
       for (let page = 0; page < MAX_THREAD_PAGES; page++) {
-        const result = await this.client.conversations.replies({ channel, ts: threadTs, limit: 200, ...(cursor ? { cursor } : {}) });
+        const result = await this.client.conversations.replies({
+          channel,
+          ts: threadTs,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        });
         for (const reply of result.messages ?? []) {
           const mine = reply.user === bot.userId || reply.bot_id === bot.botId;
           const text = reply.text === undefined ? '' : decodeSlackText(reply.text);
@@ -423,7 +534,10 @@ export class SlackAdapter implements ChannelAdapter {
         if (!result.has_more || !cursor) break;
       }
     } catch (err) {
-      this.options.logger.warn({ channel: 'slack', err: describeSlackError(err, this.secrets) }, 'slack thread lookup failed; handling the message without it');
+      this.options.logger.warn(
+        { channel: 'slack', err: describeSlackError(err, this.secrets) },
+        'slack thread lookup failed; handling the message without it',
+      );
     }
     return latest;
   }
@@ -432,7 +546,10 @@ export class SlackAdapter implements ChannelAdapter {
 async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} not established within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`${what} not established within ${Math.round(timeoutMs / 1000)}s`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([promise, timeout]);
@@ -467,7 +584,10 @@ class InboxFirstReceiver implements Receiver {
           const stored = this.store(event.body);
           stored.catch(() => undefined);
           let timer: NodeJS.Timeout | undefined;
-          await Promise.race([stored.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, PRESS_STORE_WAIT_MS)))]);
+          await Promise.race([
+            stored.catch(() => undefined),
+            new Promise<void>((resolve) => (timer = setTimeout(resolve, PRESS_STORE_WAIT_MS))),
+          ]);
           clearTimeout(timer);
           await app.processEvent(event);
           return;
@@ -514,7 +634,9 @@ function isBlockActions(stored: SlackStored): stored is SlackBlockActions {
 
 /** The pressed baton buttons of a payload (one in practice: a press is one button). */
 function batonActions(body: SlackBlockActions): SlackButtonAction[] {
-  return (body.actions ?? []).filter((a) => typeof a.action_id === 'string' && a.action_id.startsWith(SLACK_ACTION_PREFIX));
+  return (body.actions ?? []).filter(
+    (a) => typeof a.action_id === 'string' && a.action_id.startsWith(SLACK_ACTION_PREFIX),
+  );
 }
 
 /** Arrival time of a stored event or press, as a Slack ts (the message's, or the action's `action_ts`). */
@@ -532,11 +654,19 @@ function slackPressKey(body: SlackBlockActions, action: SlackButtonAction): stri
  * for baton (the app's own and other bots' messages, edits, joins and channel messages without a
  * mention are never stored: they would be replayed forever), or a press of a baton button.
  */
-function inboxEntriesOf(body: ReceiverEvent['body'], bot: SlackBotIdentity, now: Date): { dedupeKey: string; receivedAt: Date; payload: unknown }[] {
+function inboxEntriesOf(
+  body: ReceiverEvent['body'],
+  bot: SlackBotIdentity,
+  now: Date,
+): { dedupeKey: string; receivedAt: Date; payload: unknown }[] {
   const typed = body as { type?: string; event?: unknown };
   if (typed.type === 'block_actions') {
     const payload = body as unknown as SlackBlockActions;
-    return batonActions(payload).map((action) => ({ dedupeKey: slackPressKey(payload, action), receivedAt: now, payload }));
+    return batonActions(payload).map((action) => ({
+      dedupeKey: slackPressKey(payload, action),
+      receivedAt: now,
+      payload,
+    }));
   }
   if (typed.type !== 'event_callback' || !typed.event) return [];
   const message = normalizeSlackEvent(body as unknown as SlackEventEnvelope, bot, now);
@@ -559,18 +689,29 @@ interface SlackButtonAction {
  *
  * @throws ChannelSendError `malformed` when an `action_id` or `value` is over Slack's limits.
  */
-export function slackBlocks(text: string, buttons: readonly ButtonJson[], format: 'plain' | 'markdown' = 'plain'): slackTypes.KnownBlock[] {
+export function slackBlocks(
+  text: string,
+  buttons: readonly ButtonJson[],
+  format: 'plain' | 'markdown' = 'plain',
+): slackTypes.KnownBlock[] {
   const mrkdwn = format === 'markdown';
   const blocks: slackTypes.KnownBlock[] = splitSlackSections(slackText(text, format), mrkdwn).map((part) => ({
     type: 'section',
     text: mrkdwn ? { type: 'mrkdwn', text: part } : { type: 'plain_text', text: part, emoji: false },
   }));
   if (buttons.length === 0) return blocks;
-  if (buttons.length > SLACK_ACTIONS_MAX) throw new ChannelSendError('malformed', `Slack actions block: ${buttons.length} buttons, over ${SLACK_ACTIONS_MAX}`);
+  if (buttons.length > SLACK_ACTIONS_MAX)
+    throw new ChannelSendError(
+      'malformed',
+      `Slack actions block: ${buttons.length} buttons, over ${SLACK_ACTIONS_MAX}`,
+    );
   const elements = buttons.map((button): slackTypes.Button => {
     const actionId = `${SLACK_ACTION_PREFIX}${button.action}`;
     if (actionId.length > SLACK_ACTION_ID_MAX || button.arg.length > SLACK_BUTTON_VALUE_MAX) {
-      throw new ChannelSendError('malformed', `Slack button ${actionId}: action_id over ${SLACK_ACTION_ID_MAX} or value over ${SLACK_BUTTON_VALUE_MAX} characters`);
+      throw new ChannelSendError(
+        'malformed',
+        `Slack button ${actionId}: action_id over ${SLACK_ACTION_ID_MAX} or value over ${SLACK_BUTTON_VALUE_MAX} characters`,
+      );
     }
     return {
       type: 'button',

@@ -10,7 +10,16 @@ import { ChannelSendError } from '../types.js';
 import { safeErrorMessage } from '../../core/logger.js';
 
 /** Platform error codes that mean the payload itself is wrong: reshape it, never resend it as is. */
-const MALFORMED = new Set(['msg_too_long', 'no_text', 'invalid_blocks', 'invalid_blocks_format', 'too_many_attachments', 'invalid_arguments', 'invalid_form_data', 'invalid_json']);
+const MALFORMED = new Set([
+  'msg_too_long',
+  'no_text',
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'too_many_attachments',
+  'invalid_arguments',
+  'invalid_form_data',
+  'invalid_json',
+]);
 /** Platform error codes that are Slack's own trouble: a later retry can succeed. */
 const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
 /** Wait when Slack says `ratelimited` without a usable `Retry-After`, in ms. */
@@ -24,17 +33,24 @@ const DEFAULT_RETRY_AFTER_MS = 30_000;
  */
 export function classifySlackError(err: unknown, method: string, secrets: readonly string[]): ChannelSendError {
   if (err instanceof webApi.WebAPIRateLimitedError) {
-    return new ChannelSendError('rate_limited', redact(`Slack ${method}: rate limited for ${err.retryAfter}s`, secrets), {
-      cause: err,
-      retryAfterMs: err.retryAfter * 1000,
-    });
+    return new ChannelSendError(
+      'rate_limited',
+      redact(`Slack ${method}: rate limited for ${err.retryAfter}s`, secrets),
+      {
+        cause: err,
+        retryAfterMs: err.retryAfter * 1000,
+      },
+    );
   }
   if (err instanceof webApi.WebAPIPlatformError) {
     const code = err.data.error;
     const message = redact(`Slack ${method}: ${code}`, secrets);
     if (code === 'ratelimited') {
       const seconds = err.data.response_metadata?.retryAfter;
-      return new ChannelSendError('rate_limited', message, { cause: err, retryAfterMs: seconds !== undefined ? seconds * 1000 : DEFAULT_RETRY_AFTER_MS });
+      return new ChannelSendError('rate_limited', message, {
+        cause: err,
+        retryAfterMs: seconds !== undefined ? seconds * 1000 : DEFAULT_RETRY_AFTER_MS,
+      });
     }
     if (MALFORMED.has(code)) return new ChannelSendError('malformed', message, { cause: err });
     if (TRANSIENT.has(code)) return new ChannelSendError('network', message, { cause: err });
@@ -42,7 +58,8 @@ export function classifySlackError(err: unknown, method: string, secrets: readon
   }
   if (err instanceof webApi.WebAPIHTTPError) {
     const message = redact(`Slack ${method}: HTTP ${err.statusCode} ${err.statusMessage}`, secrets);
-    if (err.statusCode === 429) return new ChannelSendError('rate_limited', message, { cause: err, retryAfterMs: DEFAULT_RETRY_AFTER_MS });
+    if (err.statusCode === 429)
+      return new ChannelSendError('rate_limited', message, { cause: err, retryAfterMs: DEFAULT_RETRY_AFTER_MS });
     return new ChannelSendError(err.statusCode >= 500 ? 'network' : 'refused', message, { cause: err });
   }
   // The cause is dropped on purpose: a transport error may quote a URL or a header.

@@ -14,10 +14,17 @@ export const slackChannel: ChannelFactory = {
     const { SlackAdapter } = await import('./adapter.js');
     const common = { token: env.slackBotToken, apiUrl: env.slackApiUrl, clock, logger, inbox, presses, overtakes };
     // Socket Mode wins when both are set: it needs no public URL.
-    if (env.slackAppToken) return new SlackAdapter({ ...common, transport: { kind: 'socket', appToken: env.slackAppToken } });
+    if (env.slackAppToken)
+      return new SlackAdapter({ ...common, transport: { kind: 'socket', appToken: env.slackAppToken } });
     if (env.slackSigningSecret && env.slackPort !== undefined) {
-      return new SlackAdapter({ ...common, transport: { kind: 'http', signingSecret: env.slackSigningSecret, port: env.slackPort } });
+      return new SlackAdapter({
+        ...common,
+        transport: { kind: 'http', signingSecret: env.slackSigningSecret, port: env.slackPort },
+      });
     }
-    return { skipped: 'SLACK_BOT_TOKEN is set but no way to receive events: set SLACK_APP_TOKEN (Socket Mode), or SLACK_SIGNING_SECRET and SLACK_PORT (HTTP Events API)' };
+    return {
+      skipped:
+        'SLACK_BOT_TOKEN is set but no way to receive events: set SLACK_APP_TOKEN (Socket Mode), or SLACK_SIGNING_SECRET and SLACK_PORT (HTTP Events API)',
+    };
   },
 };

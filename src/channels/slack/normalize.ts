@@ -20,7 +20,9 @@ export interface SlackMessageEvent {
   ts: string;
   /** The thread's parent `ts`, when the message is in a thread. */
   thread_ts?: string | undefined;
-  user_profile?: { display_name?: string | undefined; real_name?: string | undefined; name?: string | undefined } | undefined;
+  user_profile?:
+    | { display_name?: string | undefined; real_name?: string | undefined; name?: string | undefined }
+    | undefined;
   /** Files shared with the message (`file_share`; Slack "File object"). */
   files?: SlackFile[] | undefined;
 }
@@ -66,7 +68,9 @@ export function compareSlackEnvelopes(a: SlackEventEnvelope, b: SlackEventEnvelo
 export function compareSlackTs(a: string, b: string): number {
   const parts = (ts: string): [bigint, bigint] => {
     const [seconds = '0', micros = '0'] = ts.split('.');
-    return /^\d+$/.test(seconds) && /^\d*$/.test(micros) ? [BigInt(seconds), BigInt(micros.padEnd(6, '0') || '0')] : [0n, 0n];
+    return /^\d+$/.test(seconds) && /^\d*$/.test(micros)
+      ? [BigInt(seconds), BigInt(micros.padEnd(6, '0') || '0')]
+      : [0n, 0n];
   };
   const [as, am] = parts(a);
   const [bs, bm] = parts(b);

@@ -11,7 +11,10 @@ const CONTROL_SEQUENCE = /<([^<>]*)>/g;
 /** Removes every mention of `botUserId` (`<@U…>` or `<@U…|name>`) and trims the rest. */
 export function stripBotMention(text: string, botUserId: string): string {
   const mention = new RegExp(`<@${escapeRegExp(botUserId)}(?:\\|[^>]*)?>`, 'g');
-  return text.replace(mention, ' ').replace(/[ \t]{2,}/g, ' ').trim();
+  return text
+    .replace(mention, ' ')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
 }
 
 /**

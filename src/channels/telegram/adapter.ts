@@ -8,10 +8,29 @@ import { Bot, GrammyError, HttpError, InputFile } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { ChannelSendError, type ChannelAdapter, type ChannelState, type ConnectionLease, type ConversationMover, type IncomingAttachment, type InboundHandler, type InboundMessage, type InboundInbox, type MessageEdit, type OutboundDocument, type OutboundMessage, type PressHandler } from '../types.js';
+import {
+  ChannelSendError,
+  type ChannelAdapter,
+  type ChannelState,
+  type ConnectionLease,
+  type ConversationMover,
+  type IncomingAttachment,
+  type InboundHandler,
+  type InboundMessage,
+  type InboundInbox,
+  type MessageEdit,
+  type OutboundDocument,
+  type OutboundMessage,
+  type PressHandler,
+} from '../types.js';
 import { AttachmentDownloadError, fetchDownload, networkDownloadFailure } from '../download.js';
 import { ChannelInbox } from '../inbox.js';
-import { normalizeTelegramAlbum, normalizeTelegramUpdate, telegramDedupeKey, type TelegramFileRef } from './normalize.js';
+import {
+  normalizeTelegramAlbum,
+  normalizeTelegramUpdate,
+  telegramDedupeKey,
+  type TelegramFileRef,
+} from './normalize.js';
 import { ALBUM_WAIT_MS, AlbumCollector } from './albums.js';
 import { safeErrorMessage } from '../../core/logger.js';
 import { toTelegramHtml } from '../../delivery/chat-markdown.js';
@@ -116,7 +135,14 @@ export class TelegramAdapter implements ChannelAdapter {
     // Short rate-limit waits are absorbed inline; longer ones go back to the outbox's schedule.
     // 5xx and network errors go straight back to the outbox schedule: an inline wait would hold up
     // every message behind this one.
-    this.bot.api.config.use(autoRetry({ maxRetryAttempts: 1, maxDelaySeconds: 5, rethrowHttpErrors: true, rethrowInternalServerErrors: true }));
+    this.bot.api.config.use(
+      autoRetry({
+        maxRetryAttempts: 1,
+        maxDelaySeconds: 5,
+        rethrowHttpErrors: true,
+        rethrowInternalServerErrors: true,
+      }),
+    );
     this.bot.api.config.use(async (prev, method, payload, signal) => {
       try {
         const result = await prev(method, payload, signal);
@@ -128,7 +154,10 @@ export class TelegramAdapter implements ChannelAdapter {
       } catch (err) {
         if (method === 'getUpdates' && !this.stopped && !signal?.aborted) {
           this.state = { state: 'reconnecting', reason: describe(err, this.options.token) };
-          this.options.logger.warn({ channel: 'telegram', err: describe(err, this.options.token) }, 'telegram polling failed; retrying');
+          this.options.logger.warn(
+            { channel: 'telegram', err: describe(err, this.options.token) },
+            'telegram polling failed; retrying',
+          );
         }
         throw err;
       }
@@ -142,7 +171,9 @@ export class TelegramAdapter implements ChannelAdapter {
         const botId = this.bot.botInfo.id;
         const receivedAt = this.options.clock.now();
         const updates = response.result as unknown as Update[];
-        await this.inbox.record(updates.map((u) => ({ dedupeKey: telegramDedupeKey(botId, u.update_id), receivedAt, payload: u })));
+        await this.inbox.record(
+          updates.map((u) => ({ dedupeKey: telegramDedupeKey(botId, u.update_id), receivedAt, payload: u })),
+        );
       }
       return response;
     });
@@ -167,9 +198,11 @@ export class TelegramAdapter implements ChannelAdapter {
     }
     if (this.options.commands?.length) {
       // The menu is a convenience: a refusal leaves the old one and baton still starts.
-      await this.bot.api.setMyCommands([...this.options.commands], undefined, startSignal()).catch((err: unknown) =>
-        logger.warn({ err: describe(err, this.options.token) }, 'Telegram refused the command menu (setMyCommands)'),
-      );
+      await this.bot.api
+        .setMyCommands([...this.options.commands], undefined, startSignal())
+        .catch((err: unknown) =>
+          logger.warn({ err: describe(err, this.options.token) }, 'Telegram refused the command menu (setMyCommands)'),
+        );
     }
     const me = { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
     const username = me.username;
@@ -197,21 +230,30 @@ export class TelegramAdapter implements ChannelAdapter {
       // migrate_from_chat_id in the new one. Acting on either (the move is idempotent) puts the
       // move ahead of later messages of the new chat, which share its conversation order.
       const { migrate_to_chat_id: movedTo, migrate_from_chat_id: movedFrom, chat } = ctx.message;
-      const move = movedTo !== undefined ? [chat.id, movedTo] : movedFrom !== undefined ? [movedFrom, chat.id] : undefined;
+      const move =
+        movedTo !== undefined ? [chat.id, movedTo] : movedFrom !== undefined ? [movedFrom, chat.id] : undefined;
       if (move) {
-        logger.info({ channel: 'telegram', from: move[0], to: move[1] }, 'group upgraded to a supergroup; its conversation moves');
+        logger.info(
+          { channel: 'telegram', from: move[0], to: move[1] },
+          'group upgraded to a supergroup; its conversation moves',
+        );
         await this.options.conversations?.moveConversation('telegram', String(move[0]), String(move[1]));
       }
       const parts = albums.partsOf(ctx.update);
       const attach = (file: TelegramFileRef): IncomingAttachment => this.attachment(file);
-      const message = parts ? normalizeTelegramAlbum(parts, me, clock.now(), attach) : normalizeTelegramUpdate(ctx.update, me, clock.now(), attach);
+      const message = parts
+        ? normalizeTelegramAlbum(parts, me, clock.now(), attach)
+        : normalizeTelegramUpdate(ctx.update, me, clock.now(), attach);
       const keys = (parts ?? [ctx.update]).map((u) => telegramDedupeKey(me.id, u.update_id));
       if (!message) {
         for (const key of keys) await this.inbox.forget(key);
         return;
       }
       // Every part is in flight while the album is handled, so the retry sweep never hands one out alone.
-      const tracked = keys.reduceRight<() => Promise<void>>((inner, key) => () => this.inbox.track(key, inner), () => handler(message));
+      const tracked = keys.reduceRight<() => Promise<void>>(
+        (inner, key) => () => this.inbox.track(key, inner),
+        () => handler(message),
+      );
       await tracked();
     });
     this.bot.on('callback_query:data', async (ctx) => {
@@ -231,7 +273,9 @@ export class TelegramAdapter implements ChannelAdapter {
           platform: 'telegram',
           dedupeKey: key,
           chatId: String(message.chat.id),
-          ...(message.is_topic_message && message.message_thread_id !== undefined ? { threadId: String(message.message_thread_id) } : {}),
+          ...(message.is_topic_message && message.message_thread_id !== undefined
+            ? { threadId: String(message.message_thread_id) }
+            : {}),
           messageId: String(message.message_id),
           senderId: String(query.from.id),
           isDirect: message.chat.type === 'private',
@@ -242,9 +286,14 @@ export class TelegramAdapter implements ChannelAdapter {
             if (answered) return;
             answered = true;
             // A replayed press (after a restart) is too old to answer: Telegram refuses it, nothing else depends on it.
-            await ctx.answerCallbackQuery({ text: text.slice(0, CALLBACK_ANSWER_MAX_CHARS) }).catch((err: unknown) =>
-              logger.info({ channel: 'telegram', err: describe(err, this.options.token) }, 'could not answer a button press'),
-            );
+            await ctx
+              .answerCallbackQuery({ text: text.slice(0, CALLBACK_ANSWER_MAX_CHARS) })
+              .catch((err: unknown) =>
+                logger.info(
+                  { channel: 'telegram', err: describe(err, this.options.token) },
+                  'could not answer a button press',
+                ),
+              );
           },
         }),
       );
@@ -271,7 +320,14 @@ export class TelegramAdapter implements ChannelAdapter {
         },
       });
       const held = lease.state();
-      if (held.state !== 'holding') this.state = { state: 'standby', reason: held.state === 'standby' ? `node ${held.holder} polls this bot; this node takes over if it stops` : `waiting for the fleet lease: ${held.reason}` };
+      if (held.state !== 'holding')
+        this.state = {
+          state: 'standby',
+          reason:
+            held.state === 'standby'
+              ? `node ${held.holder} polls this bot; this node takes over if it stops`
+              : `waiting for the fleet lease: ${held.reason}`,
+        };
     } else {
       // Updates stored but never handled (a process died between storing and handling them) go
       // first, through the same sequentializer, so each conversation's order holds.
@@ -290,7 +346,14 @@ export class TelegramAdapter implements ChannelAdapter {
 
   private launchRunner(): void {
     if (!this.mayPoll) return;
-    const runner = run(this.bot, { runner: { silent: true, retryInterval: 'exponential', maxRetryTime: 24 * 3600_000, fetch: { allowed_updates: ['message', 'callback_query'] } } });
+    const runner = run(this.bot, {
+      runner: {
+        silent: true,
+        retryInterval: 'exponential',
+        maxRetryTime: 24 * 3600_000,
+        fetch: { allowed_updates: ['message', 'callback_query'] },
+      },
+    });
     this.runner = runner;
     runner.task()?.catch((err: unknown) => {
       if (this.stopped) return;
@@ -334,7 +397,12 @@ export class TelegramAdapter implements ChannelAdapter {
           throw getFileFailure(err, token);
         }
         if (!path) throw new AttachmentDownloadError('Telegram gave no file path for it', { transient: false });
-        return fetchDownload(`${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`, signal ? { signal } : {}, 'Telegram', (text) => redact(text, token));
+        return fetchDownload(
+          `${apiRoot ?? TELEGRAM_API_ROOT}/file/bot${token}/${path}`,
+          signal ? { signal } : {},
+          'Telegram',
+          (text) => redact(text, token),
+        );
       },
     };
   }
@@ -368,7 +436,15 @@ export class TelegramAdapter implements ChannelAdapter {
           ? { reply_parameters: { message_id: Number(message.replyToMessageId), allow_sending_without_reply: true } }
           : {}),
         ...(message.threadId ? { message_thread_id: Number(message.threadId) } : {}),
-        ...(message.buttons?.length ? { reply_markup: { inline_keyboard: [message.buttons.map((b) => ({ text: b.label, callback_data: callbackData(b.action, b.arg) }))] } } : {}),
+        ...(message.buttons?.length
+          ? {
+              reply_markup: {
+                inline_keyboard: [
+                  message.buttons.map((b) => ({ text: b.label, callback_data: callbackData(b.action, b.arg) })),
+                ],
+              },
+            }
+          : {}),
       });
       return { messageId: String(sent.message_id) };
     } catch (err) {
@@ -384,16 +460,23 @@ export class TelegramAdapter implements ChannelAdapter {
    */
   async sendDocument(document: OutboundDocument): Promise<{ messageId: string }> {
     if (document.content.length > TELEGRAM_MAX_DOCUMENT_BYTES) {
-      throw new ChannelSendError('refused', `Telegram sendDocument: ${document.filename} is ${document.content.length} bytes, over the Bot API's 50 MB limit`);
+      throw new ChannelSendError(
+        'refused',
+        `Telegram sendDocument: ${document.filename} is ${document.content.length} bytes, over the Bot API's 50 MB limit`,
+      );
     }
     try {
-      const sent = await this.bot.api.sendDocument(document.chatId, new InputFile(document.content, document.filename), {
-        ...(document.caption ? { caption: document.caption.slice(0, TELEGRAM_MAX_CAPTION_LENGTH) } : {}),
-        ...(document.replyToMessageId
-          ? { reply_parameters: { message_id: Number(document.replyToMessageId), allow_sending_without_reply: true } }
-          : {}),
-        ...(document.threadId ? { message_thread_id: Number(document.threadId) } : {}),
-      });
+      const sent = await this.bot.api.sendDocument(
+        document.chatId,
+        new InputFile(document.content, document.filename),
+        {
+          ...(document.caption ? { caption: document.caption.slice(0, TELEGRAM_MAX_CAPTION_LENGTH) } : {}),
+          ...(document.replyToMessageId
+            ? { reply_parameters: { message_id: Number(document.replyToMessageId), allow_sending_without_reply: true } }
+            : {}),
+          ...(document.threadId ? { message_thread_id: Number(document.threadId) } : {}),
+        },
+      );
       return { messageId: String(sent.message_id) };
     } catch (err) {
       throw classify(err, this.options.token);
@@ -412,12 +495,19 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   /** Calls `attempt` with the part as HTML, then as the plain Markdown if Telegram cannot parse that. */
-  private async withPlainFallback<T>(markdown: string, attempt: (text: string, html: boolean) => Promise<T>): Promise<T> {
+  private async withPlainFallback<T>(
+    markdown: string,
+    attempt: (text: string, html: boolean) => Promise<T>,
+  ): Promise<T> {
     try {
       return await attempt(toTelegramHtml(markdown), true);
     } catch (err) {
-      if (!(err instanceof ChannelSendError && err.kind === 'malformed' && /parse entities/i.test(err.message))) throw err;
-      this.options.logger.warn({ err: err.message }, 'Telegram could not parse the HTML of a message; sending it as plain text');
+      if (!(err instanceof ChannelSendError && err.kind === 'malformed' && /parse entities/i.test(err.message)))
+        throw err;
+      this.options.logger.warn(
+        { err: err.message },
+        'Telegram could not parse the HTML of a message; sending it as plain text',
+      );
       return attempt(markdown, false);
     }
   }
@@ -427,10 +517,19 @@ export class TelegramAdapter implements ChannelAdapter {
       await this.bot.api.editMessageText(edit.chatId, Number(edit.messageId), text, {
         ...(html ? { parse_mode: 'HTML' as const } : {}),
         link_preview_options: { is_disabled: true },
-        ...(edit.buttons?.length ? { reply_markup: { inline_keyboard: [edit.buttons.map((b) => ({ text: b.label, callback_data: callbackData(b.action, b.arg) }))] } } : {}),
+        ...(edit.buttons?.length
+          ? {
+              reply_markup: {
+                inline_keyboard: [
+                  edit.buttons.map((b) => ({ text: b.label, callback_data: callbackData(b.action, b.arg) })),
+                ],
+              },
+            }
+          : {}),
       });
     } catch (err) {
-      if (err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description)) return;
+      if (err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description))
+        return;
       throw classify(err, this.options.token);
     }
   }
@@ -447,7 +546,8 @@ export class TelegramAdapter implements ChannelAdapter {
 export function conversationKey(ctx: { update: Update }): string | undefined {
   const message = ctx.update.message ?? ctx.update.edited_message ?? ctx.update.callback_query?.message;
   if (!message) return undefined;
-  const topic = message.is_topic_message && message.message_thread_id !== undefined ? String(message.message_thread_id) : '';
+  const topic =
+    message.is_topic_message && message.message_thread_id !== undefined ? String(message.message_thread_id) : '';
   return `${message.chat.id}:${topic}`;
 }
 
@@ -486,19 +586,23 @@ function classify(err: unknown, token: string): ChannelSendError {
     }
     // 5xx: Telegram's side; 401: the token was revoked or changed — a channel problem that the
     // owner fixes once, after which the pending messages should still go out.
-    if (err.error_code >= 500 || err.error_code === 401) return new ChannelSendError('network', message, { cause: err });
+    if (err.error_code >= 500 || err.error_code === 401)
+      return new ChannelSendError('network', message, { cause: err });
     // Bot API: a group upgraded to a supergroup answers 400 with parameters.migrate_to_chat_id.
     const movedTo = err.parameters.migrate_to_chat_id;
-    if (movedTo !== undefined) return new ChannelSendError('refused', message, { cause: err, movedToChatId: String(movedTo) });
+    if (movedTo !== undefined)
+      return new ChannelSendError('refused', message, { cause: err, movedToChatId: String(movedTo) });
     // A forum topic an admin closed (closeForumTopic): the chat's General topic still takes messages.
-    if (err.error_code === 400 && /TOPIC_CLOSED/.test(err.description)) return new ChannelSendError('refused', message, { cause: err, threadClosed: true });
+    if (err.error_code === 400 && /TOPIC_CLOSED/.test(err.description))
+      return new ChannelSendError('refused', message, { cause: err, threadClosed: true });
     if (err.error_code === 400 && /too long|parse entities|text must be non-empty/i.test(err.description)) {
       return new ChannelSendError('malformed', message, { cause: err });
     }
     return new ChannelSendError('refused', message, { cause: err });
   }
   // The cause is dropped on purpose for network errors: it may carry the request URL, which holds the token.
-  if (err instanceof HttpError) return new ChannelSendError('network', redact(`Telegram unreachable: ${err.message}`, token));
+  if (err instanceof HttpError)
+    return new ChannelSendError('network', redact(`Telegram unreachable: ${err.message}`, token));
   return new ChannelSendError('network', redact(err instanceof Error ? err.message : String(err), token));
 }
 
@@ -511,13 +615,23 @@ function classify(err: unknown, token: string): ChannelSendError {
 function getFileFailure(err: unknown, token: string): AttachmentDownloadError {
   if (err instanceof GrammyError) {
     const what = redact(`Telegram getFile answered ${err.error_code} ${err.description}`, token);
-    if (err.error_code === 429) return new AttachmentDownloadError(what, { transient: true, retryAfterMs: (err.parameters.retry_after ?? 1) * 1000, cause: err });
+    if (err.error_code === 429)
+      return new AttachmentDownloadError(what, {
+        transient: true,
+        retryAfterMs: (err.parameters.retry_after ?? 1) * 1000,
+        cause: err,
+      });
     if (err.error_code >= 500) return new AttachmentDownloadError(what, { transient: true, cause: err });
     if (/file is too big/i.test(err.description)) {
-      return new AttachmentDownloadError('Telegram lets bots download files of at most 20 MB', { transient: false, fix: 'Send a smaller file, or put it in the repository.' });
+      return new AttachmentDownloadError('Telegram lets bots download files of at most 20 MB', {
+        transient: false,
+        fix: 'Send a smaller file, or put it in the repository.',
+      });
     }
     if (/wrong file_id|file_id|temporarily unavailable|file reference/i.test(err.description)) {
-      return new AttachmentDownloadError('Telegram no longer knows the file (its file reference expired)', { transient: false });
+      return new AttachmentDownloadError('Telegram no longer knows the file (its file reference expired)', {
+        transient: false,
+      });
     }
     return new AttachmentDownloadError(what, { transient: false, cause: err });
   }

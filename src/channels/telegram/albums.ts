@@ -46,7 +46,9 @@ export class AlbumCollector {
   middleware(): MiddlewareFn<Context> {
     return async (ctx, next) => {
       const message = ctx.update.message;
-      const chat = message ? `${message.chat.id}:${message.is_topic_message ? (message.message_thread_id ?? '') : ''}` : undefined;
+      const chat = message
+        ? `${message.chat.id}:${message.is_topic_message ? (message.message_thread_id ?? '') : ''}`
+        : undefined;
       if (!message || chat === undefined) return next();
       const groupId = message.media_group_id;
       if (groupId === undefined) {
@@ -75,7 +77,10 @@ export class AlbumCollector {
       const parts = this.albums.get(key)!.updates;
       this.albums.delete(key);
       if (before) await before;
-      this.collected.set(ctx.update, [...parts].sort((a, b) => a.message!.message_id - b.message!.message_id));
+      this.collected.set(
+        ctx.update,
+        [...parts].sort((a, b) => a.message!.message_id - b.message!.message_id),
+      );
       // next() queues the album in its conversation synchronously; only then may later messages go.
       const handled = next();
       passed();

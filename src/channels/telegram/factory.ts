@@ -23,7 +23,10 @@ export const telegramChannel: ChannelFactory = {
       lease: lease?.('telegram', env.telegramBotToken),
       commands: COMMAND_MENU,
       onConflict: (reason) =>
-        notifyOwner?.('telegram', `baton could not poll Telegram: ${reason}. Another program uses this bot token outside the baton fleet; polling resumes by itself once it stops.`),
+        notifyOwner?.(
+          'telegram',
+          `baton could not poll Telegram: ${reason}. Another program uses this bot token outside the baton fleet; polling resumes by itself once it stops.`,
+        ),
     });
   },
 };

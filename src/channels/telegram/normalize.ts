@@ -22,7 +22,12 @@ export function telegramFilesOf(message: Message): TelegramFileRef[] {
   const files: TelegramFileRef[] = [];
   const photo = message.photo?.at(-1);
   if (photo) files.push({ fileId: photo.file_id, name: `photo-${message.message_id}.jpg`, sizeBytes: photo.file_size });
-  if (message.document) files.push({ fileId: message.document.file_id, name: message.document.file_name ?? `document-${message.message_id}`, sizeBytes: message.document.file_size });
+  if (message.document)
+    files.push({
+      fileId: message.document.file_id,
+      name: message.document.file_name ?? `document-${message.message_id}`,
+      sizeBytes: message.document.file_size,
+    });
   return files;
 }
 
@@ -51,7 +56,9 @@ export function normalizeTelegramUpdate(
   const name = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username || String(from.id);
   // In a forum topic every message "replies" to the topic's first message; that is no reply.
   const replied =
-    message.is_topic_message && message.reply_to_message?.message_id === message.message_thread_id ? undefined : message.reply_to_message;
+    message.is_topic_message && message.reply_to_message?.message_id === message.message_thread_id
+      ? undefined
+      : message.reply_to_message;
   const replyTo = replied?.message_id;
   const replyToBotText = replied?.from?.id === bot.id ? replied.text : undefined;
   return {
@@ -61,7 +68,9 @@ export function normalizeTelegramUpdate(
     dedupeKey: telegramDedupeKey(bot.id, update.update_id),
     chatId: String(message.chat.id),
     isDirect: message.chat.type === 'private',
-    ...(message.is_topic_message && message.message_thread_id !== undefined ? { threadId: String(message.message_thread_id) } : {}),
+    ...(message.is_topic_message && message.message_thread_id !== undefined
+      ? { threadId: String(message.message_thread_id) }
+      : {}),
     messageId: String(message.message_id),
     senderId: String(from.id),
     senderName: name,

@@ -81,12 +81,22 @@ export const claudeVendor: Vendor = {
   instructionFiles: ['CLAUDE.md', '.claude/CLAUDE.md'],
 
   buildArgv(request: LaunchRequest, _context: LaunchContext): string[] {
-    const argv = ['-p', '--output-format=stream-json', '--verbose', '--setting-sources=user', `--settings=${NO_BYPASS_SETTINGS}`];
+    const argv = [
+      '-p',
+      '--output-format=stream-json',
+      '--verbose',
+      '--setting-sources=user',
+      `--settings=${NO_BYPASS_SETTINGS}`,
+    ];
     if (request.model) argv.push(`--model=${request.model}`);
     if (request.posture) argv.push(`--permission-mode=${permissionMode(request.posture)}`);
     if (request.resumeSessionId) argv.push(`--resume=${request.resumeSessionId}`);
     if (request.approvalMcpConfig) {
-      argv.push('--strict-mcp-config', `--mcp-config=${request.approvalMcpConfig}`, `--permission-prompt-tool=${APPROVAL_PROMPT_TOOL}`);
+      argv.push(
+        '--strict-mcp-config',
+        `--mcp-config=${request.approvalMcpConfig}`,
+        `--permission-prompt-tool=${APPROVAL_PROMPT_TOOL}`,
+      );
     }
     // Both measured on 2.1.332 against the fake Anthropic server: past the cap the CLI ends with a
     // `result` of subtype `error_max_budget_usd` / `error_max_turns`, `is_error: true`, rc 1.
@@ -121,7 +131,10 @@ export const claudeVendor: Vendor = {
         source: { type: 'base64', media_type: image.mediaType, data: (await readFile(image.path)).toString('base64') },
       })),
     );
-    const message = { type: 'user', message: { role: 'user', content: [{ type: 'text', text: request.prompt }, ...images] } };
+    const message = {
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'text', text: request.prompt }, ...images] },
+    };
     return `${JSON.stringify(message)}\n`;
   },
 
@@ -150,11 +163,19 @@ export const claudeVendor: Vendor = {
   describeAuthFailure(source: { event: unknown } | { stderr: string }): string | undefined {
     if (!('event' in source)) return undefined;
     const e = source.event;
-    if (!isRecord(e) || e['type'] !== 'assistant' || e['error'] !== 'authentication_failed' || e['is_api_error_message'] !== true) return undefined;
+    if (
+      !isRecord(e) ||
+      e['type'] !== 'assistant' ||
+      e['error'] !== 'authentication_failed' ||
+      e['is_api_error_message'] !== true
+    )
+      return undefined;
     const message = e['message'];
     const content = isRecord(message) && Array.isArray(message['content']) ? message['content'] : [];
     const text = content
-      .map((block: unknown) => (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string' ? block['text'] : ''))
+      .map((block: unknown) =>
+        isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string' ? block['text'] : '',
+      )
       .join(' ')
       .trim();
     return (text || 'authentication_failed').slice(0, 300);
@@ -166,7 +187,9 @@ export const claudeVendor: Vendor = {
 
   /** `system/api_retry` events, in the words the outcome's notices use. */
   describeRetry(event: unknown): string | undefined {
-    return isRecord(event) && event['type'] === 'system' && event['subtype'] === 'api_retry' ? describeRetry(event) : undefined;
+    return isRecord(event) && event['type'] === 'system' && event['subtype'] === 'api_retry'
+      ? describeRetry(event)
+      : undefined;
   },
 
   /** Milestones from the `tool_use` blocks of `assistant` messages (tool names as offered by claude 2.1.197). */
@@ -234,7 +257,7 @@ function describeToolUse(name: string, input: Record<string, unknown>): string |
  *   and background sub-agents (2.1.332) start more turns (fixtures `claude-2.1.332/`,
  *   `claude-2.1.197-more/`). The last `result` is terminal, and `is_error`
  *   decides, not `subtype`: API errors arrive as `subtype:"success"` with `is_error:true`
-  * A result completes the run only when `is_error` is `false` and the subtype
+ * A result completes the run only when `is_error` is `false` and the subtype
  *   is `success` (or absent). `error_max_turns` and `error_max_budget_usd` name their own reason.
  * - The final message is the last text of a top-level assistant message; `result.result` when
  *   there was none. Synthetic assistant messages (`model:"<synthetic>"`, the CLI's own error
@@ -330,10 +353,16 @@ class ClaudeReducer implements StreamReducer {
     if (!isRecord(message) || message['model'] === '<synthetic>') return;
     const content = Array.isArray(message['content']) ? message['content'] : [];
     for (const block of content) {
-      if (isRecord(block) && block['type'] === 'tool_use' && typeof block['id'] === 'string' && isRecord(block['input'])) {
+      if (
+        isRecord(block) &&
+        block['type'] === 'tool_use' &&
+        typeof block['id'] === 'string' &&
+        isRecord(block['input'])
+      ) {
         this.toolInputs.set(block['id'], block['input']);
       }
-      if (isRecord(block) && block['type'] === 'tool_use' && typeof block['name'] === 'string') this.trackTool(block['name'], isRecord(block['input']) ? block['input'] : {});
+      if (isRecord(block) && block['type'] === 'tool_use' && typeof block['name'] === 'string')
+        this.trackTool(block['name'], isRecord(block['input']) ? block['input'] : {});
     }
     // Live tokens: each assistant message's usage once (the latest value for its id).
     const live = isRecord(message['usage']) ? readUsage(message['usage']) : undefined;
@@ -345,13 +374,16 @@ class ClaudeReducer implements StreamReducer {
       this.live.tokensSoFar(this.messageTokensSum);
     }
     if (event['parent_tool_use_id'] !== null && event['parent_tool_use_id'] !== undefined) return;
-    const texts = content.flatMap((block) => (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string' ? [block['text']] : []));
+    const texts = content.flatMap((block) =>
+      isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string' ? [block['text']] : [],
+    );
     const text = texts.join('\n\n');
     if (text.trim() !== '') this.state.finalMessage = text;
   }
 
   private result(event: Record<string, unknown>): void {
-    const resultText = typeof event['result'] === 'string' && event['result'].trim() !== '' ? event['result'] : undefined;
+    const resultText =
+      typeof event['result'] === 'string' && event['result'].trim() !== '' ? event['result'] : undefined;
     const subtype = typeof event['subtype'] === 'string' ? event['subtype'] : undefined;
     const completed = event['is_error'] === false && (subtype === undefined || subtype === 'success');
     if (completed) {
@@ -359,7 +391,12 @@ class ClaudeReducer implements StreamReducer {
       if (this.state.finalMessage === undefined && resultText !== undefined) this.state.finalMessage = resultText;
     } else {
       const message = resultText ?? joinErrors(event['errors']) ?? describeSubtype(subtype, event['is_error']);
-      const reason = subtype === 'error_max_turns' ? 'max_turns' : subtype === 'error_max_budget_usd' ? 'budget_exceeded' : undefined;
+      const reason =
+        subtype === 'error_max_turns'
+          ? 'max_turns'
+          : subtype === 'error_max_budget_usd'
+            ? 'budget_exceeded'
+            : undefined;
       this.state.terminal = reason ? { kind: 'failed', message, reason } : { kind: 'failed', message };
     }
     // Figures no CLI could mean make the run's usage unknown for good: a sum with them is no figure.
@@ -378,7 +415,11 @@ class ClaudeReducer implements StreamReducer {
       for (const raw of event['permission_denials']) {
         const denial = isRecord(raw) ? raw : {};
         const id = typeof denial['tool_use_id'] === 'string' ? denial['tool_use_id'] : `denial-${this.denials.size}`;
-        this.deny(id, typeof denial['tool_name'] === 'string' ? denial['tool_name'] : undefined, isRecord(denial['tool_input']) ? denial['tool_input'] : undefined);
+        this.deny(
+          id,
+          typeof denial['tool_name'] === 'string' ? denial['tool_name'] : undefined,
+          isRecord(denial['tool_input']) ? denial['tool_input'] : undefined,
+        );
       }
     }
   }
@@ -386,10 +427,18 @@ class ClaudeReducer implements StreamReducer {
   /** A tool the agent started: the live step (every tool, reads included) and the files its edit tools change. */
   private trackTool(name: string, input: Record<string, unknown>): void {
     const path = [input['file_path'], input['notebook_path']].find((v): v is string => typeof v === 'string');
-    if (path !== undefined && ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'].includes(name)) this.live.fileChanged(path);
-    const detail = [input['command'], input['file_path'], input['notebook_path'], input['path'], input['pattern'], input['url'], input['query'], input['description']].find(
-      (v): v is string => typeof v === 'string' && v.trim() !== '',
-    );
+    if (path !== undefined && ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'].includes(name))
+      this.live.fileChanged(path);
+    const detail = [
+      input['command'],
+      input['file_path'],
+      input['notebook_path'],
+      input['path'],
+      input['pattern'],
+      input['url'],
+      input['query'],
+      input['description'],
+    ].find((v): v is string => typeof v === 'string' && v.trim() !== '');
     this.live.stepStarted(describeToolUse(name, input) ?? (detail ? `${name} ${detail}` : name));
   }
 
@@ -417,7 +466,14 @@ function describeRetry(event: Record<string, unknown>): string {
 /** A denied call as the owner reads it: the tool, and its command, path or URL cut to one line. */
 function describeDenial(tool: string | undefined, input: Record<string, unknown> | undefined): DenialJson {
   const fields = input ?? {};
-  const detail = [fields['command'], fields['file_path'], fields['notebook_path'], fields['path'], fields['url'], fields['pattern']].find((v): v is string => typeof v === 'string');
+  const detail = [
+    fields['command'],
+    fields['file_path'],
+    fields['notebook_path'],
+    fields['path'],
+    fields['url'],
+    fields['pattern'],
+  ].find((v): v is string => typeof v === 'string');
   const denial: DenialJson = { tool: tool ?? 'a tool' };
   if (detail !== undefined) denial.detail = truncate(oneLine(detail), MAX_DENIAL_DETAIL_CHARS);
   return denial;
@@ -437,7 +493,11 @@ function costSinceLastResult(raw: unknown): number | undefined | InvalidUsage {
 
 function addUsage(a: UsageJson | undefined, b: UsageJson): UsageJson {
   if (!a) return b;
-  return { inputTokens: a.inputTokens + b.inputTokens, cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
 }
 
 function oneLine(text: string): string {
@@ -465,14 +525,21 @@ function describeSubtype(subtype: string | undefined, isError: unknown): string 
       return 'claude stopped with an error during execution.';
     case undefined:
     case 'success':
-      return typeof isError === 'boolean' ? 'claude reported an error without a message.' : 'claude printed a result without is_error.';
+      return typeof isError === 'boolean'
+        ? 'claude reported an error without a message.'
+        : 'claude printed a result without is_error.';
     default:
       return `claude ended with ${subtype}.`;
   }
 }
 
 function readUsage(u: Record<string, unknown>): UsageJson | InvalidUsage {
-  const figures = readTokenFigures(u, ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens'] as const);
+  const figures = readTokenFigures(u, [
+    'input_tokens',
+    'cache_creation_input_tokens',
+    'cache_read_input_tokens',
+    'output_tokens',
+  ] as const);
   if (isInvalidUsage(figures)) return figures;
   const usage: UsageJson = {
     inputTokens: figures.input_tokens + figures.cache_creation_input_tokens + figures.cache_read_input_tokens,

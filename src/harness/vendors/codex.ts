@@ -1,12 +1,20 @@
 /**
  * The Codex CLI (`codex exec --json`). Flags and events as measured on codex-cli 0.171.0.
- * 
+ *
  */
 import { dirname } from 'node:path';
 import type { UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import { LiveTracker } from './live.js';
-import type { LaunchContext, LaunchRequest, ReducerContext, StreamFacts, StreamReducer, Vendor, VendorHomes } from './types.js';
+import type {
+  LaunchContext,
+  LaunchRequest,
+  ReducerContext,
+  StreamFacts,
+  StreamReducer,
+  Vendor,
+  VendorHomes,
+} from './types.js';
 import { isInvalidUsage, ownUsage, readTokenFigures, type InvalidUsage } from './usage-figures.js';
 import type { SniffedEvent } from '../json-lines.js';
 
@@ -88,7 +96,9 @@ export const codexVendor: Vendor = {
   /** codex's `error` lines while it retries ("Reconnecting... 2/5 …"); measured on 0.171.0. */
   describeRetry(event: unknown): string | undefined {
     const e = event as { type?: unknown; message?: unknown };
-    return e.type === 'error' && typeof e.message === 'string' && /^Reconnecting/i.test(e.message) ? e.message : undefined;
+    return e.type === 'error' && typeof e.message === 'string' && /^Reconnecting/i.test(e.message)
+      ? e.message
+      : undefined;
   },
 
   /**
@@ -102,12 +112,29 @@ export const codexVendor: Vendor = {
     let text: unknown;
     if ('stderr' in source) text = source.stderr;
     else {
-      const e = source.event as { type?: unknown; message?: unknown; error?: { message?: unknown }; item?: { type?: unknown; message?: unknown } };
-      text = e.type === 'error' ? e.message : e.type === 'turn.failed' ? e.error?.message : e.type === 'item.completed' && e.item?.type === 'error' ? e.item.message : undefined;
+      const e = source.event as {
+        type?: unknown;
+        message?: unknown;
+        error?: { message?: unknown };
+        item?: { type?: unknown; message?: unknown };
+      };
+      text =
+        e.type === 'error'
+          ? e.message
+          : e.type === 'turn.failed'
+            ? e.error?.message
+            : e.type === 'item.completed' && e.item?.type === 'error'
+              ? e.item.message
+              : undefined;
     }
     if (typeof text !== 'string') return undefined;
     const line = text.split('\n').find((l) => CODEX_AUTH_FAILURE.test(l) && !MCP_LINE.test(l));
-    return line === undefined ? undefined : line.replace(/^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/, '$1').trim().slice(0, 300);
+    return line === undefined
+      ? undefined
+      : line
+          .replace(/^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/, '$1')
+          .trim()
+          .slice(0, 300);
   },
 
   loginFix(home: string): string {
@@ -123,11 +150,15 @@ export const codexVendor: Vendor = {
     }
     if (e.type !== 'item.completed') return undefined;
     if (item.type === 'file_change' && Array.isArray(item.changes)) {
-      const paths = item.changes.map((c) => (c as { path?: unknown }).path).filter((p): p is string => typeof p === 'string');
+      const paths = item.changes
+        .map((c) => (c as { path?: unknown }).path)
+        .filter((p): p is string => typeof p === 'string');
       return `changed ${paths.length} file${paths.length === 1 ? '' : 's'} (${truncate(paths.join(', '), 80)})`;
     }
-    if (item.type === 'mcp_tool_call' && typeof item.tool === 'string') return `tool ${String(item.server ?? '')}/${item.tool}`;
-    if (item.type === 'web_search' && typeof item.query === 'string') return `searched the web for ${truncate(item.query, 60)}`;
+    if (item.type === 'mcp_tool_call' && typeof item.tool === 'string')
+      return `tool ${String(item.server ?? '')}/${item.tool}`;
+    if (item.type === 'web_search' && typeof item.query === 'string')
+      return `searched the web for ${truncate(item.query, 60)}`;
     return undefined;
   },
 };
@@ -153,7 +184,9 @@ export function untrustedProjects(cwd: string): string {
  * TOML forbids in a basic string (U+0000–U+001F and U+007F; JSON allows U+007F raw) as `\uXXXX`.
  */
 export function tomlString(text: string): string {
-  const escaped = text.replace(/["\\\u0000-\u001f\u007f]/g, (c) => (c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  const escaped = text.replace(/["\\\u0000-\u001f\u007f]/g, (c) =>
+    c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return `"${escaped}"`;
 }
 
@@ -222,9 +255,16 @@ class CodexReducer implements StreamReducer {
   private track(e: Record<string, unknown>): void {
     const item = e.item as Record<string, unknown> | undefined;
     if (e.type === 'item.started' && item) {
-      if (item.type === 'command_execution' && typeof item.command === 'string') this.live.stepStarted(`running ${unwrapShell(item.command)}`);
-      else if (item.type === 'mcp_tool_call' && typeof item.tool === 'string') this.live.stepStarted(`tool ${String(item.server ?? '')}/${item.tool}`);
-      else if (item.type === 'web_search') this.live.stepStarted(typeof item.query === 'string' && item.query !== '' ? `searching the web for ${item.query}` : 'searching the web');
+      if (item.type === 'command_execution' && typeof item.command === 'string')
+        this.live.stepStarted(`running ${unwrapShell(item.command)}`);
+      else if (item.type === 'mcp_tool_call' && typeof item.tool === 'string')
+        this.live.stepStarted(`tool ${String(item.server ?? '')}/${item.tool}`);
+      else if (item.type === 'web_search')
+        this.live.stepStarted(
+          typeof item.query === 'string' && item.query !== ''
+            ? `searching the web for ${item.query}`
+            : 'searching the web',
+        );
     } else if (e.type === 'item.completed' && item?.type === 'file_change' && Array.isArray(item.changes)) {
       for (const change of item.changes) {
         const path = (change as { path?: unknown }).path;
@@ -248,7 +288,12 @@ class CodexReducer implements StreamReducer {
       case 'item.started':
         return event.itemType === undefined || LIVE_STEP_ITEMS.has(event.itemType);
       case 'item.completed':
-        return event.itemType === undefined || event.itemType === 'agent_message' || event.itemType === 'error' || event.itemType === 'file_change';
+        return (
+          event.itemType === undefined ||
+          event.itemType === 'agent_message' ||
+          event.itemType === 'error' ||
+          event.itemType === 'file_change'
+        );
       default:
         return true;
     }
@@ -291,7 +336,12 @@ function truncate(text: string, max: number): string {
 /** `turn.completed.usage`, the session's totals so far (codex-cli 0.171.0), checked ({@link readTokenFigures}). */
 function readUsage(raw: unknown): Omit<UsageJson, 'session'> | InvalidUsage {
   const u = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-  const figures = readTokenFigures(u, ['input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_output_tokens'] as const);
+  const figures = readTokenFigures(u, [
+    'input_tokens',
+    'cached_input_tokens',
+    'output_tokens',
+    'reasoning_output_tokens',
+  ] as const);
   if (isInvalidUsage(figures)) return figures;
   return {
     inputTokens: figures.input_tokens,

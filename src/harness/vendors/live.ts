@@ -4,7 +4,6 @@
  * far. Each vendor's reducer feeds one {@link LiveTracker} from its events.
  */
 
-
 /** Steps kept for `progress` runs. */
 export const RECENT_STEPS = 5;
 import type { LiveFacts } from '../../types/run-facts.js';
@@ -42,6 +41,11 @@ export class LiveTracker {
   }
 
   facts(): LiveFacts {
-    return { ...(this.step ? { step: this.step } : {}), recentSteps: [...this.recent], filesChanged: [...this.files], tokens: this.tokens };
+    return {
+      ...(this.step ? { step: this.step } : {}),
+      recentSteps: [...this.recent],
+      filesChanged: [...this.files],
+      tokens: this.tokens,
+    };
   }
 }

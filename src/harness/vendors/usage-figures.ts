@@ -16,7 +16,10 @@ export interface InvalidUsage {
  *
  * @returns the counts by key, or why one cannot be counted.
  */
-export function readTokenFigures<K extends string>(raw: Record<string, unknown>, keys: readonly K[]): Record<K, number> | InvalidUsage {
+export function readTokenFigures<K extends string>(
+  raw: Record<string, unknown>,
+  keys: readonly K[],
+): Record<K, number> | InvalidUsage {
   const counts = {} as Record<K, number>;
   for (const key of keys) {
     const value = raw[key];
@@ -54,15 +57,30 @@ export function isInvalidUsage(value: unknown): value is InvalidUsage {
  */
 export function ownUsage(session: Omit<UsageJson, 'session'>, before: UsageJson | undefined): UsageJson | InvalidUsage {
   const base = before?.session ?? before;
-  const own = (key: 'inputTokens' | 'cachedInputTokens' | 'outputTokens' | 'reasoningOutputTokens'): number => (session[key] ?? 0) - (base?.[key] ?? 0);
-  const usage: UsageJson = { inputTokens: own('inputTokens'), cachedInputTokens: own('cachedInputTokens'), outputTokens: own('outputTokens'), session: { ...session } };
+  const own = (key: 'inputTokens' | 'cachedInputTokens' | 'outputTokens' | 'reasoningOutputTokens'): number =>
+    (session[key] ?? 0) - (base?.[key] ?? 0);
+  const usage: UsageJson = {
+    inputTokens: own('inputTokens'),
+    cachedInputTokens: own('cachedInputTokens'),
+    outputTokens: own('outputTokens'),
+    session: { ...session },
+  };
   if (session.reasoningOutputTokens !== undefined) usage.reasoningOutputTokens = own('reasoningOutputTokens');
-  if (usage.inputTokens < 0 || usage.outputTokens < 0 || usage.cachedInputTokens < 0 || (usage.reasoningOutputTokens ?? 0) < 0) {
+  if (
+    usage.inputTokens < 0 ||
+    usage.outputTokens < 0 ||
+    usage.cachedInputTokens < 0 ||
+    (usage.reasoningOutputTokens ?? 0) < 0
+  ) {
     return { invalid: 'the resumed session reported fewer tokens than it had before this run' };
   }
   return usage;
 }
 
 function describe(value: unknown): string {
-  return typeof value === 'number' ? String(value) : typeof value === 'string' ? `the text ${JSON.stringify(value.slice(0, 40))}` : typeof value;
+  return typeof value === 'number'
+    ? String(value)
+    : typeof value === 'string'
+      ? `the text ${JSON.stringify(value.slice(0, 40))}`
+      : typeof value;
 }

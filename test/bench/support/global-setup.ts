@@ -19,7 +19,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   const machine = machineInfo();
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
     machine.commit = `${head}${dirty ? '+dirty' : ''}`;
     // Workers are forked after this setup and inherit it (as test/support/global-setup.ts relies on).
     process.env.BENCH_COMMIT = machine.commit;
@@ -40,7 +41,11 @@ export default async function setup(): Promise<() => Promise<void>> {
     machine.loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
     const { path, file, ranNow } = await mergeParts(machine);
     if (SMOKE) {
-      const problems = missingFigures(selectScenarios(process.env.BENCH_ONLY).map((s) => s.id), ranNow, file.scenarios);
+      const problems = missingFigures(
+        selectScenarios(process.env.BENCH_ONLY).map((s) => s.id),
+        ranNow,
+        file.scenarios,
+      );
       if (problems.length > 0) {
         // vitest 4 reports an error thrown here ("error during close") but exits 0, so the
         // problems also go to a file that test/bench/run.mjs turns into exit code 1.
@@ -53,7 +58,9 @@ export default async function setup(): Promise<() => Promise<void>> {
       return;
     }
     const reports = ranNow.map((id) => file.scenarios[id]!);
-    console.log(`\nbaton bench (${SMOKE ? 'smoke' : 'full'}) · ${machine.cores} cores · ${machine.memoryTotalMb} MiB · Node ${machine.node} · load at start ${machine.loadAverageAtStart.join('/')}, at end ${machine.loadAverageAtEnd.join('/')}`);
+    console.log(
+      `\nbaton bench (${SMOKE ? 'smoke' : 'full'}) · ${machine.cores} cores · ${machine.memoryTotalMb} MiB · Node ${machine.node} · load at start ${machine.loadAverageAtStart.join('/')}, at end ${machine.loadAverageAtEnd.join('/')}`,
+    );
     console.log(formatTable(reports));
     console.log(`\nwrote ${path}`);
   };

@@ -56,9 +56,12 @@ export async function cpuTimeMs(pid: number | 'self'): Promise<number> {
 }
 
 /** Resident memory by kind (RssAnon, RssFile, RssShmem of /proc/<pid>/status), in KiB: anonymous is heaps and wasm memory, file-backed the node binary and mapped libraries. */
-export async function rssBreakdownKb(pid: number | 'self'): Promise<{ anonKb: number; fileKb: number; shmemKb: number }> {
+export async function rssBreakdownKb(
+  pid: number | 'self',
+): Promise<{ anonKb: number; fileKb: number; shmemKb: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  const field = (name: string): number =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return { anonKb: field('RssAnon'), fileKb: field('RssFile'), shmemKb: field('RssShmem') };
 }
 

@@ -34,7 +34,11 @@ export interface QuietOptions {
 async function cpuJiffies(): Promise<{ busy: number; total: number }> {
   const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!;
   // cpu  user nice system idle iowait irq softirq steal guest guest_nice (guest is inside user)
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1, 9).map(Number) as number[];
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map(Number) as number[];
   const busy = user! + nice! + system! + iowait! + irq! + softirq! + steal!;
   return { busy, total: busy + idle! };
 }

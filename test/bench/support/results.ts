@@ -148,7 +148,10 @@ export async function beginScenario(id: string, title: string): Promise<RunningS
         mode: SMOKE ? 'smoke' : 'full',
         ranAt: new Date().toISOString(),
         durationMs: Math.round(performance.now() - startedMs),
-        loadAverage: { atStart: Math.round(loadAtStart * 100) / 100, atEnd: Math.round((loadavg()[0] ?? Number.NaN) * 100) / 100 },
+        loadAverage: {
+          atStart: Math.round(loadAtStart * 100) / 100,
+          atEnd: Math.round((loadavg()[0] ?? Number.NaN) * 100) / 100,
+        },
         ...(quietBeforeStart ? { quietBeforeStart } : {}),
         build: { commit: process.env.BENCH_COMMIT, distBuiltAt },
         ...result,
@@ -196,7 +199,11 @@ export async function mergeParts(machine: MachineInfo): Promise<{ path: string; 
     scenarios[report.id] = report;
     ranNow.push(report.id);
   }
-  const file: ResultsFile = { generatedAt: new Date().toISOString(), machine: ranNow.length > 0 || !previous ? machine : previous.machine, scenarios };
+  const file: ResultsFile = {
+    generatedAt: new Date().toISOString(),
+    machine: ranNow.length > 0 || !previous ? machine : previous.machine,
+    scenarios,
+  };
   if (ranNow.length > 0) {
     await mkdir(join(path, '..'), { recursive: true });
     await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
@@ -210,7 +217,14 @@ export function formatTable(reports: readonly ScenarioReport[]): string {
   const rows: string[][] = [['scenario', 'mode', 'metric', 'value', 'target', 'met']];
   for (const report of reports) {
     for (const check of report.checks) {
-      rows.push([report.id, report.mode, check.metric, check.value === null ? 'n/a' : `${formatNumber(check.value)} ${check.unit}`.trim(), check.target, check.met ? 'yes' : 'NO']);
+      rows.push([
+        report.id,
+        report.mode,
+        check.metric,
+        check.value === null ? 'n/a' : `${formatNumber(check.value)} ${check.unit}`.trim(),
+        check.target,
+        check.met ? 'yes' : 'NO',
+      ]);
     }
   }
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
@@ -219,7 +233,9 @@ export function formatTable(reports: readonly ScenarioReport[]): string {
   for (const report of reports) {
     const quiet = report.quietBeforeStart;
     const machine = `load average ${report.loadAverage.atStart} at the start, ${report.loadAverage.atEnd} at the end${
-      quiet ? `; began after ${(quiet.waitedMs / 1000).toFixed(0)} s of waiting for a quiet machine (${quiet.quiet ? 'quiet' : 'still busy'}: ${quiet.busyPercent} % of the CPUs in the last second)` : ''
+      quiet
+        ? `; began after ${(quiet.waitedMs / 1000).toFixed(0)} s of waiting for a quiet machine (${quiet.quiet ? 'quiet' : 'still busy'}: ${quiet.busyPercent} % of the CPUs in the last second)`
+        : ''
     }`;
     out.push('', `${report.id} notes:`, `  - ${machine}.`);
     for (const note of report.notes) out.push(`  - ${note}`);
@@ -262,7 +278,11 @@ export function exactly(metric: string, value: number | null, expected: number, 
  *
  * @returns one sentence per problem; empty when every figure is present.
  */
-export function missingFigures(expected: readonly string[], ranNow: readonly string[], scenarios: Readonly<Record<string, ScenarioReport>>): string[] {
+export function missingFigures(
+  expected: readonly string[],
+  ranNow: readonly string[],
+  scenarios: Readonly<Record<string, ScenarioReport>>,
+): string[] {
   const problems: string[] = [];
   for (const id of expected) {
     const report = scenarios[id];
@@ -270,10 +290,12 @@ export function missingFigures(expected: readonly string[], ranNow: readonly str
       problems.push(`scenario ${id} did not save a report`);
       continue;
     }
-    if (report.checks.length === 0 || Object.keys(report.numbers).length === 0) problems.push(`scenario ${id} reported no figures`);
+    if (report.checks.length === 0 || Object.keys(report.numbers).length === 0)
+      problems.push(`scenario ${id} reported no figures`);
     for (const check of report.checks) {
       const yesNo = check.unit === '' && check.value === null;
-      if (!yesNo && (check.value === null || !Number.isFinite(check.value))) problems.push(`scenario ${id}: "${check.metric}" has no value`);
+      if (!yesNo && (check.value === null || !Number.isFinite(check.value)))
+        problems.push(`scenario ${id}: "${check.metric}" has no value`);
     }
   }
   return problems;

@@ -42,12 +42,17 @@ export function runOrderOf(moduleId: string): number {
  * @throws {Error} naming the unknown scenario and listing the known ones.
  */
 export function selectScenarios(only: string | undefined): BenchScenario[] {
-  const names = (only ?? '').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = (only ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
   if (names.length === 0) return [...BENCH_SCENARIOS];
   return names.map((name) => {
     const found = BENCH_SCENARIOS.find((s) => s.file === name || s.id === name || `${s.file}.bench.ts` === name);
     if (!found) {
-      throw new Error(`BENCH_ONLY: unknown bench scenario "${name}"; known: ${BENCH_SCENARIOS.map((s) => `${s.file} (${s.id})`).join(', ')}`);
+      throw new Error(
+        `BENCH_ONLY: unknown bench scenario "${name}"; known: ${BENCH_SCENARIOS.map((s) => `${s.file} (${s.id})`).join(', ')}`,
+      );
     }
     return found;
   });

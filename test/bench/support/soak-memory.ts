@@ -93,7 +93,11 @@ export interface WindowFigures {
 const MB = 1_048_576;
 
 function series(points: readonly { x: number; y: number }[], digits = 2): SeriesFigures {
-  return { start: round(points[0]?.y ?? Number.NaN, digits), end: round(points.at(-1)?.y ?? Number.NaN, digits), slopePer100Runs: round(slope(points) * 100, 3) };
+  return {
+    start: round(points[0]?.y ?? Number.NaN, digits),
+    end: round(points.at(-1)?.y ?? Number.NaN, digits),
+    slopePer100Runs: round(slope(points) * 100, 3),
+  };
 }
 
 /**
@@ -103,19 +107,24 @@ function series(points: readonly { x: number; y: number }[], digits = 2): Series
 export function windowFigures(samples: readonly SoakSample[], segment: number, fromRuns: number): WindowFigures {
   const list = samples.filter((s) => s.segment === segment && s.terminals >= fromRuns);
   const probed = list.filter((s): s is SoakSample & { probe: ProbeReading } => s.probe !== undefined);
-  const of = (pick: (p: ProbeReading) => number): SeriesFigures => series(probed.map((s) => ({ x: s.terminals, y: pick(s.probe) / MB })));
+  const of = (pick: (p: ProbeReading) => number): SeriesFigures =>
+    series(probed.map((s) => ({ x: s.terminals, y: pick(s.probe) / MB })));
   // Each full collection once, at the run count of the first sample that saw it.
   const afterGc = new Map<number, { x: number; y: number }>();
   for (const s of probed) {
     const gc = s.probe.afterMajorGc;
-    if (gc && !afterGc.has(gc.count) && gc.atMs >= (probed[0]?.probe.atMs ?? 0)) afterGc.set(gc.count, { x: s.terminals, y: gc.heapUsed / MB });
+    if (gc && !afterGc.has(gc.count) && gc.atMs >= (probed[0]?.probe.atMs ?? 0))
+      afterGc.set(gc.count, { x: s.terminals, y: gc.heapUsed / MB });
   }
   return {
     fromRuns,
     toRuns: list.at(-1)?.terminals ?? fromRuns,
     samples: list.length,
     rssMb: series(list.map((s) => ({ x: s.terminals, y: s.rssKb / 1024 }))),
-    fds: series(list.map((s) => ({ x: s.terminals, y: s.fds })), 0),
+    fds: series(
+      list.map((s) => ({ x: s.terminals, y: s.fds })),
+      0,
+    ),
     ...(probed.length > 0
       ? {
           probe: {
@@ -196,7 +205,8 @@ export function memoryBuckets(samples: readonly SoakSample[], segment: number, r
       rssMinMb: round(Math.min(...rss), 1),
       rssMeanMb: round(rss.reduce((a, b) => a + b, 0) / rss.length, 1),
       rssMaxMb: round(Math.max(...rss), 1),
-      heapTotalMeanMb: probed.length > 0 ? round(probed.reduce((a, p) => a + p.heapTotal, 0) / probed.length / MB, 1) : Number.NaN,
+      heapTotalMeanMb:
+        probed.length > 0 ? round(probed.reduce((a, p) => a + p.heapTotal, 0) / probed.length / MB, 1) : Number.NaN,
       heapAfterFullGcMb: lastGc ? round(lastGc.heapUsed / MB, 1) : Number.NaN,
     };
   });

@@ -22,7 +22,15 @@ export function mean(values: readonly number[]): number {
 }
 
 /** p50, p95, p99, min, max and mean of a sample, rounded to 0.01. */
-export function summary(values: readonly number[]): { n: number; p50: number; p95: number; p99: number; min: number; max: number; mean: number } {
+export function summary(values: readonly number[]): {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  min: number;
+  max: number;
+  mean: number;
+} {
   const r = (v: number): number => Math.round(v * 100) / 100;
   return {
     n: values.length,

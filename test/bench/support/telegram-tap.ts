@@ -75,7 +75,8 @@ export async function startTelegramTap(upstreamUrl: string): Promise<TelegramTap
       if (!parsed.ok || !Array.isArray(parsed.result)) return;
       const now = performance.now();
       for (const update of parsed.result) {
-        if (typeof update.update_id === 'number' && !handedOutAtMs.has(update.update_id)) handedOutAtMs.set(update.update_id, now);
+        if (typeof update.update_id === 'number' && !handedOutAtMs.has(update.update_id))
+          handedOutAtMs.set(update.update_id, now);
       }
     } catch {
       // not JSON: nothing to note

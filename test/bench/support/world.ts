@@ -87,7 +87,10 @@ export interface BenchWorld {
 /** The admin URL of the PostgreSQL server, or an error naming what to set. */
 export function postgresAdminUrl(): string {
   const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('PostgreSQL scenarios need DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test), as CI sets it');
+  if (!url)
+    throw new Error(
+      'PostgreSQL scenarios need DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test), as CI sets it',
+    );
   return url;
 }
 
@@ -112,7 +115,9 @@ export async function startBenchWorld(options: BenchWorldOptions): Promise<Bench
   const anthropic = await startFakeAnthropic();
   const codexHome = await makeCodexHome(join(dir, 'codex-home'), openai.url);
   const claudeConfigDir = await makeClaudeConfigDir(join(dir, 'claude-config'), anthropic.url);
-  const slack = options.allChannels ? await startFakeSlack({ botToken: SLACK_BOT_TOKEN, appToken: SLACK_APP_TOKEN }) : undefined;
+  const slack = options.allChannels
+    ? await startFakeSlack({ botToken: SLACK_BOT_TOKEN, appToken: SLACK_APP_TOKEN })
+    : undefined;
   const discord = options.allChannels ? await startFakeDiscord({ token: DISCORD_TOKEN }) : undefined;
 
   const firstRepo = repos[repoNames[0]!]!;
@@ -131,7 +136,14 @@ export async function startBenchWorld(options: BenchWorldOptions): Promise<Bench
       ...repoNames.map((name) => `${name} = ${JSON.stringify(repos[name])}`),
       '[channels.telegram]',
       `owner_user_id = "${OWNER}"`,
-      ...(options.allChannels ? ['[channels.slack]', `owner_user_id = "${SLACK_OWNER}"`, '[channels.discord]', `owner_user_id = "${DISCORD_OWNER.id}"`] : []),
+      ...(options.allChannels
+        ? [
+            '[channels.slack]',
+            `owner_user_id = "${SLACK_OWNER}"`,
+            '[channels.discord]',
+            `owner_user_id = "${DISCORD_OWNER.id}"`,
+          ]
+        : []),
       '',
     ].join('\n'),
   );
@@ -202,7 +214,9 @@ export async function startBenchWorld(options: BenchWorldOptions): Promise<Bench
           chat: { id: OWNER, type: 'private', first_name: 'owner' },
           from: { id: OWNER, is_bot: false, first_name: 'owner' },
           text,
-          ...(text.startsWith('/') ? { entities: [{ type: 'bot_command' as const, offset: 0, length: text.split(' ')[0]!.length }] } : {}),
+          ...(text.startsWith('/')
+            ? { entities: [{ type: 'bot_command' as const, offset: 0, length: text.split(' ')[0]!.length }] }
+            : {}),
         },
       } as Update;
       return telegram.pushUpdate(update);
@@ -247,7 +261,12 @@ export function replyTargetOf(body: { [field: string]: unknown }): number | unde
 export const TERMINAL_PATTERN = /^\[run hr_[0-9a-f]{12}\] (completed|failed|blocked|cancelled|interrupted)\b/;
 
 /** Waits until `predicate` holds, polling every `everyMs`. @throws Error after `timeoutMs`. */
-export async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 20): Promise<void> {
+export async function waitUntil(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  everyMs = 20,
+): Promise<void> {
   const end = performance.now() + timeoutMs;
   for (;;) {
     if (await predicate()) return;
