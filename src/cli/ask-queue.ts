@@ -4,10 +4,19 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunId } from '../core/ids.js';
-import type { Runtime } from '../runtime.js';
+import type { RunSupervisor } from '../harness/supervisor.js';
+import type { RunStore } from '../store/runs-repo.js';
 
 /** How often a waiting ask looks at its queued run, in ms. */
 export const QUEUE_POLL_MS = 500;
+
+/** What waiting for a queued run uses of the core `baton ask` built. */
+export interface QueuedRunDeps {
+  /** The dispatcher's queue side: marks the runs this process sees through, starts queued runs. */
+  dispatcher: { waitFor(runId: RunId, waits?: boolean): void; startQueued(): Promise<void> };
+  store: Pick<RunStore, 'getRun' | 'deliveriesOfRun'>;
+  supervisor: Pick<RunSupervisor, 'supervisorId'>;
+}
 
 /** Statuses of a run that has not ended. */
 const OPEN = new Set(['queued', 'starting', 'running']);
@@ -24,7 +33,7 @@ const OPEN = new Set(['queued', 'starting', 'running']);
  * @throws the store's errors (database unavailable).
  */
 export async function waitForTurn(
-  runtime: Runtime,
+  runtime: QueuedRunDeps,
   runId: RunId,
   printed: ReadonlySet<string>,
   print: (line: string) => void,
@@ -58,15 +67,4 @@ export async function waitForTurn(
     if (!now) return;
     run = now;
   }
-}
-
-/**
- * What `baton ask --no-wait` says of a queued run: how to follow it and drop it, and who starts
- * it (the service; without one running, nothing until it is started).
- */
-export function followText(runId: string, serviceRuns: boolean): string {
-  const starter = serviceRuns
-    ? 'The running baton service starts it when its turn comes.'
-    : 'No baton service is running: start one (baton start) and it starts the run when its turn comes.';
-  return `Not waiting (--no-wait). ${starter} Follow it with baton runs ${runId}; drop it with baton cancel ${runId}.`;
 }

@@ -6,20 +6,22 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TerminalAdapter } from '../channels/terminal/adapter.js';
 import { localAttachment } from '../channels/terminal/local-file.js';
+import type { ServiceInputs } from '../config/service-inputs.js';
+import { secretValues } from '../config/index.js';
 import { systemClock } from '../core/clock.js';
 import { BatonError } from '../core/errors.js';
 import type { RunId } from '../core/ids.js';
-import { createLogger } from '../core/logger.js';
-import { secretValues } from '../config/index.js';
-import type { ServiceInputs } from '../main.js';
-import { buildRuntime } from '../runtime.js';
-import { readServiceState, startHealthServer, type HealthServer } from '../health.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { startControlApi, type ControlApi } from '../service/control-api/server.js';
+import { readServiceState } from '../service/control-api/service-state.js';
 import { databaseIsShared } from '../store/embedded-postgres.js';
+import type { AskCore, OpenAskCore } from '../terminal/ask-core.js';
+import { askReport, type AskReport } from '../terminal/ask-report.js';
+import { TerminalConversations, terminalMessage } from '../terminal/conversations.js';
+import { followText, WAITING_FOR_TURN_TEXT } from '../wording/ask.js';
 import { didYouMean } from './suggest.js';
-import { followText, waitForTurn } from './ask-queue.js';
-import type { RunRow } from '../store/schema.js';
+import { waitForTurn } from './ask-queue.js';
 
 /** Usage text of `baton ask`. */
 export const ASK_USAGE =
@@ -55,6 +57,15 @@ function parseAskArgs(argv: readonly string[]) {
 /** Exit codes of `baton ask`. */
 export const ASK_EXIT = { completed: 0, failed: 1, refused: 2, interrupted: 130 } as const;
 
+/** A parsed `baton ask`: the command text for the dispatcher and how to print. */
+interface AskRequest {
+  text: string;
+  /** Absolute, so the service (another process, maybe another working directory) finds them. */
+  files: string[];
+  json: boolean;
+  noWait: boolean;
+}
+
 /**
  * Runs one task to its end.
  *
@@ -64,15 +75,42 @@ export const ASK_EXIT = { completed: 0, failed: 1, refused: 2, interrupted: 130 
 export async function ask(
   argv: readonly string[],
   inputs: ServiceInputs,
+  openCore: OpenAskCore,
   out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
 ): Promise<number> {
+  const request = askRequest(argv);
+  // With embedded PGlite a running service holds the database: the run goes through it.
+  const viaService = await askViaService(
+    inputs,
+    request.text,
+    request.files,
+    (line) => (request.json ? undefined : out(line)),
+    request.noWait,
+  );
+  if (viaService) {
+    if (request.json) out(JSON.stringify(viaService));
+    else if (viaService.follow !== undefined) out(viaService.follow);
+    return viaService.status === 'refused'
+      ? ASK_EXIT.refused
+      : viaService.status === 'queued'
+        ? ASK_EXIT.completed
+        : exitOf(viaService.status);
+  }
+  return askHere(request, inputs, openCore, out);
+}
+
+/**
+ * The command text of `baton ask`'s arguments.
+ *
+ * @throws BatonError `usage` for bad arguments.
+ */
+function askRequest(argv: readonly string[]): AskRequest {
   const { values, positionals } = parseAskArgs(argv);
   const task = positionals.join(' ').trim();
   if (!task) throw new BatonError('usage', `A task is required. ${ASK_USAGE}`);
   if (values.vendor !== undefined && values.vendor !== 'codex' && values.vendor !== 'claude') {
     throw new BatonError('usage', `--vendor must be codex or claude, not "${values.vendor}". ${ASK_USAGE}`);
   }
-
   // The terminal's natural directory is the one baton ask runs in.
   const cwd = resolve(values.cwd ?? process.cwd());
   if (cwd.includes('"'))
@@ -83,191 +121,139 @@ export async function ask(
   const text = [`/${values.vendor ?? 'run'}`, `in:"${cwd}"`, values.progress ? 'progress' : '', task]
     .filter(Boolean)
     .join(' ');
-
-  // With embedded PGlite a running service holds the database: the run goes through it.
-  // Absolute, so the service (another process, maybe another working directory) finds them.
   const files = (values.file ?? []).map((file) => resolve(file));
-  const viaService = await askViaService(
-    inputs,
-    text,
-    files,
-    (line) => (values.json ? undefined : out(line)),
-    values['no-wait'],
-  );
-  if (viaService) {
-    if (values.json) out(JSON.stringify(viaService));
-    else if (viaService.follow !== undefined) out(viaService.follow);
-    return viaService.status === 'refused'
-      ? ASK_EXIT.refused
-      : viaService.status === 'queued'
-        ? ASK_EXIT.completed
-        : exitOf(viaService.status);
-  }
+  return { text, files, json: values.json, noWait: values['no-wait'] };
+}
 
+/** Runs the task in this process: opens the database, launches the run and sees it through. */
+async function askHere(
+  request: AskRequest,
+  inputs: ServiceInputs,
+  openCore: OpenAskCore,
+  out: (line: string) => void,
+): Promise<number> {
   const messages: string[] = [];
   const logger = createLogger({
     level: inputs.env.logLevel === 'info' ? 'warn' : inputs.env.logLevel,
     destination: process.stderr as never,
     secrets: secretValues(inputs.env),
   });
-  // Only the run this ask waits for: a queued run of someone else's would be left half started
-  // when this process exits.
-  const runtime = await buildRuntime({
-    ...inputs,
-    clock: systemClock,
-    logger,
-    configPerCommand: true,
-    queueScope: 'own',
-  });
+  const core = await openCore(logger);
   // Replies to owner commands from another terminal go back to that command, the rest is ours.
-  const adminReplies = new Map<string, string[]>();
   const printed = new Set<string>();
-  runtime.adapters.set(
-    'terminal',
-    new TerminalAdapter((reply, chatId) => {
-      const replies = adminReplies.get(chatId);
-      if (replies) return void replies.push(reply);
-      printed.add(reply);
-      if (values.json) messages.push(reply);
-      else out(reply);
-    }),
-  );
+  const conversations = new TerminalConversations((reply) => {
+    printed.add(reply);
+    if (request.json) messages.push(reply);
+    else out(reply);
+  });
+  core.adapters.set('terminal', conversations.adapter);
   // `baton cancel ID`, `baton stop` and chat /stop from another process reach this run through
   // the database, like a run of the service. Embedded PGlite is held by this process alone (no
   // service runs, or the run would have gone through it), so there `baton runs|cancel|stop` are
   // served here, as the service serves them; with PostgreSQL they reach the database themselves.
-  runtime.supervisor.watchCancelRequests();
-  let admin: HealthServer | undefined;
+  core.supervisor.watchCancelRequests();
+  let admin: ControlApi | undefined;
   let runId: RunId | undefined;
   let stopRequested = false;
   const onSignal = (): void => {
     stopRequested = true;
     // Queued or active, here or in the service that took it: cancelled as /cancel would.
     if (runId)
-      void runtime.dispatcher
+      void core.dispatcher
         .cancelOwn(runId)
         .catch((err: unknown) => logger.warn({ err, runId }, 'could not cancel the run'));
   };
   // Ctrl-C, a closed terminal (SIGHUP) and SIGTERM all cancel the run: its CLI lives in a
   // process group of its own and would otherwise outlive `baton ask`, holding the worktree.
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const signal of signals) process.on(signal, onSignal);
+  for (const signal of ASK_SIGNALS) process.on(signal, onSignal);
   try {
     // Only with PGlite, which this process alone holds (no service runs: the ask would have gone
     // through it). With PostgreSQL (DATABASE_URL or embedded) a service may run beside this ask,
     // and its service.json must stay the one doctor and the approval servers find.
-    if (runtime.database.kind.engine === 'pglite')
-      admin = await startHealthServer({
-        port: 0,
-        batonHome: inputs.batonHome,
-        host: runtime.host,
-        startedAt: systemClock.now(),
-        report: () =>
-          Promise.reject(
-            new BatonError('usage', 'baton ask answers owner commands only; run baton doctor for a report.'),
-          ),
-        admin: async (command) => {
-          const chatId = `admin-${randomUUID()}`;
-          adminReplies.set(chatId, []);
-          try {
-            await runtime.dispatcher.handle({
-              platform: 'terminal',
-              dedupeKey: chatId,
-              chatId,
-              isDirect: true,
-              messageId: chatId,
-              senderId: 'owner',
-              senderName: 'baton CLI',
-              senderIsBot: false,
-              text: command,
-              receivedAt: systemClock.now(),
-            });
-            return adminReplies.get(chatId) ?? [];
-          } finally {
-            adminReplies.delete(chatId);
-          }
-        },
-        logger,
-      });
-    const result = await runtime.dispatcher.handle({
-      platform: 'terminal',
-      dedupeKey: randomUUID(),
-      chatId: 'terminal',
-      isDirect: true,
-      messageId: 'ask',
-      senderId: 'owner',
-      senderName: 'terminal',
-      senderIsBot: false,
-      text,
-      ...(files.length > 0 ? { attachments: files.map(localAttachment) } : {}),
-      receivedAt: systemClock.now(),
-    });
+    if (core.database.kind.engine === 'pglite') admin = await serveOwnerCommands(core, conversations, inputs, logger);
+    const result = await core.dispatcher.handle(
+      terminalMessage({
+        dedupeKey: randomUUID(),
+        chatId: 'terminal',
+        messageId: 'ask',
+        senderName: 'terminal',
+        text: request.text,
+        ...(request.files.length > 0 ? { attachments: request.files.map(localAttachment) } : {}),
+        receivedAt: systemClock.now(),
+      }),
+    );
     if (result.kind !== 'launched') {
-      if (values.json)
+      if (request.json)
         out(
           JSON.stringify({ status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages }),
         );
       return ASK_EXIT.refused;
     }
     runId = result.runId;
-    const launched = runId;
     // A signal that arrived while the run was being launched cancels it now.
     if (stopRequested) onSignal();
-    if ((await runtime.store.getRun(runId))?.status === 'queued') {
-      if (values['no-wait']) {
-        const line = followText(runId, Boolean(await readServiceState(inputs.batonHome)));
-        if (values.json) out(JSON.stringify({ runId, status: 'queued', follow: line, messages }));
-        else out(line);
-        return ASK_EXIT.completed;
-      }
-      if (!values.json) out(`Waiting for its turn; Ctrl-C drops it.`);
-      await waitForTurn(runtime, runId, printed, (line) => void (values.json ? messages.push(line) : out(line)));
-    }
-    await runtime.supervisor.idle();
-    const run = await runtime.store.getRun(launched);
-    const report = askReport(launched, run, messages);
-    if (values.json) out(JSON.stringify(report));
-    return exitOf(report.status);
+    return await seeRunThrough(core, runId, { request, inputs, printed, messages, out });
   } finally {
-    for (const signal of signals) process.off(signal, onSignal);
+    for (const signal of ASK_SIGNALS) process.off(signal, onSignal);
     await admin?.close();
-    await runtime.supervisor.shutdown();
-    await runtime.database.close();
+    await core.supervisor.shutdown();
+    await core.database.close();
   }
 }
 
-/** What `baton ask --json` prints for a run that launched (and, via the service, for a refusal). */
-export interface AskReport {
-  runId?: string;
-  status: string | undefined;
-  code?: string;
-  reason?: string | null;
-  vendor?: string | undefined;
-  cwd?: string | undefined;
-  finalMessage?: string | null;
-  errorMessage?: string | null;
-  usage?: unknown;
-  /** Tool calls the CLI denied (claude). */
-  denials?: unknown[];
-  /** With `--no-wait`, for a queued run: how to follow it. */
-  follow?: string;
-  messages: string[];
+/** Signals that cancel the run of a `baton ask`. */
+const ASK_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Serves `baton runs|cancel|stop` of other terminals on a control API of this process (embedded
+ * PGlite keeps the database to it); it reports no doctor data.
+ */
+function serveOwnerCommands(
+  core: AskCore,
+  conversations: TerminalConversations,
+  inputs: ServiceInputs,
+  logger: Logger,
+): Promise<ControlApi> {
+  return startControlApi({
+    port: 0,
+    batonHome: inputs.batonHome,
+    host: core.host,
+    startedAt: systemClock.now(),
+    report: () =>
+      Promise.reject(new BatonError('usage', 'baton ask answers owner commands only; run baton doctor for a report.')),
+    admin: (command) => conversations.runOwnerCommand(core.dispatcher, command, () => systemClock.now()),
+    logger,
+  });
 }
 
-/** The `--json` report of a finished run. */
-export function askReport(runId: RunId, run: RunRow | undefined, messages: string[]): AskReport {
-  return {
-    runId,
-    status: run?.status,
-    reason: run?.reason ?? null,
-    vendor: run?.vendor,
-    cwd: run?.cwd,
-    finalMessage: run?.finalMessage ?? null,
-    errorMessage: run?.errorMessage ?? null,
-    usage: run?.usage ?? null,
-    denials: run?.denials ?? [],
-    messages,
-  };
+/** Waits for a launched run (its turn first, when queued) and reports its outcome; returns the exit code. */
+async function seeRunThrough(
+  core: AskCore,
+  runId: RunId,
+  ctx: {
+    request: AskRequest;
+    inputs: ServiceInputs;
+    printed: ReadonlySet<string>;
+    messages: string[];
+    out: (line: string) => void;
+  },
+): Promise<number> {
+  const { request, messages, out } = ctx;
+  if ((await core.store.getRun(runId))?.status === 'queued') {
+    if (request.noWait) {
+      const line = followText(runId, Boolean(await readServiceState(ctx.inputs.batonHome)));
+      if (request.json) out(JSON.stringify({ runId, status: 'queued', follow: line, messages }));
+      else out(line);
+      return ASK_EXIT.completed;
+    }
+    if (!request.json) out(WAITING_FOR_TURN_TEXT);
+    await waitForTurn(core, runId, ctx.printed, (line) => void (request.json ? messages.push(line) : out(line)));
+  }
+  await core.supervisor.idle();
+  const run = await core.store.getRun(runId);
+  const report = askReport(runId, run, messages);
+  if (request.json) out(JSON.stringify(report));
+  return exitOf(report.status);
 }
 
 function exitOf(status: string | undefined): number {

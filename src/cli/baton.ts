@@ -8,10 +8,9 @@ import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findOnPath } from '../harness/detect.js';
-import { VENDORS } from '../runtime.js';
 import { secretValues } from '../config/index.js';
 import { BatonError, isBatonError } from '../core/errors.js';
-import { loadInputs, loadPaths, startService, type Service } from '../main.js';
+import { loadInputs, loadPaths, openAskCore, startService, VENDORS, type Service } from '../main.js';
 import { isDriverFault } from '../store/driver-faults.js';
 import { approveCommand, doctorCommand, grantCommand } from './operator.js';
 import { cancelCommand, runsCommand, stopCommand, worktreesCommand } from './admin.js';
@@ -198,6 +197,12 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** `baton ask`: the core is built through main, the only user of the wiring. */
+async function askCommand(argv: readonly string[]): Promise<number> {
+  const inputs = await loadInputs();
+  return ask(argv, inputs, (logger) => openAskCore(inputs, logger));
+}
+
 /** @throws BatonError `usage` when a command that takes no arguments got some. */
 function noMoreArgs(command: string, rest: readonly string[]): void {
   if (rest.length > 0) {
@@ -237,7 +242,7 @@ async function main(argv: readonly string[]): Promise<number> {
       await start();
       return 0;
     case 'ask':
-      return ask(rest, await loadInputs());
+      return askCommand(rest);
     case 'runs':
       if (rest.length > 1) throw new BatonError('usage', 'Usage: baton runs [RUN_ID]');
       return runsCommand(rest, await loadInputs(), print);

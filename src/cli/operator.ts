@@ -4,7 +4,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig, secretValues } from '../config/index.js';
-import { approveConfig, grantPath } from '../config/edit.js';
+import { approveConfig } from '../config/edit/approve.js';
+import { grantPath } from '../config/edit/grant-path.js';
 import { BatonError } from '../core/errors.js';
 import {
   collectDoctorReport,
@@ -15,13 +16,13 @@ import {
   type DoctorReport,
 } from '../doctor/index.js';
 import type { DatabaseProbe } from '../doctor/sources.js';
-import { readServiceState } from '../health.js';
-import type { ServicePaths } from '../main.js';
+import { readServiceState } from '../service/control-api/service-state.js';
+import type { ServicePaths } from '../config/service-inputs.js';
 import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 import { didYouMean, usageWith } from './suggest.js';
-import { installedUnitDelegation } from './service.js';
+import { installedUnitDelegation } from '../service/systemd-unit.js';
 import { detectCgroupSupport } from '../harness/run-cgroup.js';
 
 /** Whether `path` exists. */

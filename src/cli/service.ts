@@ -3,10 +3,11 @@
  * `baton start`. systemd facts: systemd.service(5), systemd.exec(5),
  * systemd.kill(5), loginctl(1) `enable-linger`.
  */
-import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatonError } from '../core/errors.js';
+import { UNIT_NAME, unitPath } from '../service/systemd-unit.js';
 
 /** Where and for whom a unit is installed. */
 export interface ServiceTarget {
@@ -37,32 +38,6 @@ export interface ServiceTarget {
  * during start-up and stream parsing. Flag: `node --v8-options`.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
-
-/**
- * Whether the installed unit (user or system, whichever exists) delegates its cgroup, for doctor.
- *
- * @returns undefined when no baton unit is installed.
- */
-export async function installedUnitDelegation(
-  homeDir: string,
-): Promise<{ path: string; user: boolean; delegate: boolean } | undefined> {
-  for (const user of [true, false]) {
-    const path = unitPath({ user, homeDir });
-    const text = await readFile(path, 'utf8').catch(() => undefined);
-    if (text !== undefined) return { path, user, delegate: /^\s*Delegate\s*=\s*(yes|true|on|1)\s*$/im.test(text) };
-  }
-  return undefined;
-}
-
-/** The unit's file name. */
-export const UNIT_NAME = 'baton.service';
-
-/** Where the unit file goes. */
-export function unitPath(target: Pick<ServiceTarget, 'user' | 'homeDir'>): string {
-  return target.user
-    ? join(target.homeDir, '.config', 'systemd', 'user', UNIT_NAME)
-    : join('/etc/systemd/system', UNIT_NAME);
-}
 
 /** The unit text. Values with spaces are quoted per systemd.syntax(7). */
 export function renderUnit(target: ServiceTarget): string {

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { hostname } from 'node:os';
-import { splitNodeTarget } from '../fleet/route.js';
+import { splitNodeTarget } from '../core/node-target.js';
 import { CHANNEL_PLATFORMS, type ChannelPlatform, type ConfigFile, type VendorName } from './schema.js';
 
 const MS_PER_SECOND = 1000;

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
-import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../harness/pass-env.js';
+import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../core/pass-env.js';
 
 export { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 

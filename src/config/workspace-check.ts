@@ -6,7 +6,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { BatonConfig } from './resolve.js';
-import { splitNodeTarget } from '../fleet/route.js';
+import { splitNodeTarget } from '../core/node-target.js';
 
 /** The real path of an existing directory, or why not (`missing` / `not a directory`). */
 async function directory(dir: string): Promise<{ real: string } | { problem: string }> {

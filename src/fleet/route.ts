@@ -6,24 +6,9 @@
  */
 import { isAbsolute, normalize } from 'node:path';
 import { BatonError } from '../core/errors.js';
+import { splitNodeTarget } from '../core/node-target.js';
 import { isInside } from '../harness/workspace.js';
 import type { NodeView } from './nodes.js';
-
-/** Pattern of a `[node] name` (the config schema's rule). */
-const NODE_NAME = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,62}):(.+)$/s;
-
-/**
- * Splits `node:path` where `path` is absolute or starts with `~` (the named node's home).
- *
- * @returns undefined for anything else (a plain path, an alias, `a:b` with a relative `b`).
- */
-export function splitNodeTarget(target: string): { node: string; path: string } | undefined {
-  const match = NODE_NAME.exec(target);
-  if (!match) return undefined;
-  const path = match[2]!;
-  if (!isAbsolute(path) && path !== '~' && !path.startsWith('~/')) return undefined;
-  return { node: match[1]!, path };
-}
 
 /** Where a launch runs. */
 export type Route =

@@ -7,7 +7,7 @@
  */
 import postgres from 'postgres';
 import { describe, expect, inject, it } from 'vitest';
-import { readServiceState } from '../../src/health.js';
+import { readServiceState } from '../../src/service/control-api/service-state.js';
 import { makeTestHome } from '../support/home.js';
 import { startService } from '../support/service.js';
 

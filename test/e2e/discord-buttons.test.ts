@@ -13,7 +13,7 @@ import { MessageFlags } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
-import { serviceStatePath } from '../../src/health.js';
+import { serviceStatePath } from '../../src/service/control-api/service-state.js';
 import { discordUser, startFakeDiscord, type FakeDiscord, type SentMessage } from '../fakes/fake-discord.js';
 import { WAIT_MS, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
 

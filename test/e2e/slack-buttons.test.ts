@@ -9,7 +9,7 @@ import { access, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
-import { serviceStatePath } from '../../src/health.js';
+import { serviceStatePath } from '../../src/service/control-api/service-state.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeSlack, type BlockActionsPayload, type FakeSlack, type PostedMessage } from '../fakes/fake-slack.js';
 import { WAIT_MS, freePort, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';

@@ -9,7 +9,7 @@
  */
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readServiceState } from '../../src/health.js';
+import { readServiceState } from '../../src/service/control-api/service-state.js';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
 import { makeTestHome } from '../support/home.js';
 import { startService } from '../support/service.js';

@@ -14,7 +14,8 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { approveConfig, grantPath } from '../../src/config/edit.js';
+import { approveConfig } from '../../src/config/edit/approve.js';
+import { grantPath } from '../../src/config/edit/grant-path.js';
 import { CONFIG_TEMPLATE, loadConfig } from '../../src/config/index.js';
 
 const CONFIG = `# my baton

@@ -1,5 +1,5 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { DEFAULT_PASS_ENV } from '../../src/harness/pass-env.js';
+import { DEFAULT_PASS_ENV } from '../../src/core/pass-env.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NodeView } from '../../src/fleet/nodes.js';
-import { routeLaunch, splitNodeTarget, type RouteContext } from '../../src/fleet/route.js';
+import { splitNodeTarget } from '../../src/core/node-target.js';
+import { routeLaunch, type RouteContext } from '../../src/fleet/route.js';
 import { runPlace } from '../../src/wording/run-tag.js';
 
 const node = (name: string, roots: string[], alive = true, self = false): NodeView => ({

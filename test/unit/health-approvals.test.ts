@@ -9,19 +9,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
-import { APPROVAL_BODY_MAX_BYTES, startHealthServer, type HealthServer } from '../../src/health.js';
+import { APPROVAL_BODY_MAX_BYTES } from '../../src/service/control-api/approvals.js';
+import { startControlApi, type ControlApi } from '../../src/service/control-api/server.js';
 import type { RunRow } from '../../src/store/schema.js';
 
 const RUN_ID = 'hr_0123456789ab';
 const TOKEN = 'the-run-token';
 
 let dir: string;
-let health: HealthServer;
+let health: ControlApi;
 const asked: string[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'baton-health-approvals-'));
-  health = await startHealthServer({
+  health = await startControlApi({
     port: 0,
     batonHome: dir,
     host: 'test',

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
-import { readServiceState, startHealthServer } from '../../src/health.js';
+import { startControlApi } from '../../src/service/control-api/server.js';
+import { readServiceState } from '../../src/service/control-api/service-state.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 const start = (batonHome: string) =>
-  startHealthServer({
+  startControlApi({
     port: 0,
     batonHome,
     host: 'test',

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SECRET_ENV_NAMES } from '../../src/config/index.js';
-import {
-  changesAccount,
-  DEFAULT_PASS_ENV,
-  looksSecret,
-  selectPassEnv,
-  withoutNpmRunScriptDirs,
-} from '../../src/harness/pass-env.js';
+import { changesAccount, looksSecret, selectPassEnv, withoutNpmRunScriptDirs } from '../../src/harness/pass-env.js';
+import { DEFAULT_PASS_ENV } from '../../src/core/pass-env.js';
 
 describe('pass_env', () => {
   const env = {

@@ -1,5 +1,5 @@
 /**
- * One service per `$BATON_HOME` (src/service-lock.ts): a live baton holding the home refuses a
+ * One service per `$BATON_HOME` (src/service/lock.ts): a live baton holding the home refuses a
  * second start with its pid; a lock left by a process that is gone is taken over; a release never
  * removes a lock that is not this process's.
  */
@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireServiceLock, serviceLockPath } from '../../src/service-lock.js';
+import { acquireServiceLock, serviceLockPath } from '../../src/service/lock.js';
 
-const LOCK_JS = fileURLToPath(new URL('../../dist/service-lock.js', import.meta.url));
+const LOCK_JS = fileURLToPath(new URL('../../dist/service/lock.js', import.meta.url));
 const dirs: string[] = [];
 afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });

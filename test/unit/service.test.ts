@@ -11,9 +11,9 @@ import {
   SERVICE_NODE_FLAGS,
   servicePath,
   uninstallService,
-  unitPath,
   type ServiceTarget,
 } from '../../src/cli/service.js';
+import { unitPath } from '../../src/service/systemd-unit.js';
 
 let home: string;
 let target: ServiceTarget;

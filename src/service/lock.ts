@@ -15,7 +15,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BatonError } from './core/errors.js';
+import { BatonError } from '../core/errors.js';
 
 /** What the lock file (and a break right) holds. */
 interface LockHolder {
