@@ -38,6 +38,7 @@ import { collectDoctorReport, formatDoctorTable, type DoctorReport } from './doc
 import { startHealthServer } from './health.js';
 import type { Detection } from './harness/detect.js';
 import { reconcileOrphanedRuns } from './harness/reconcile.js';
+import { outcomeText } from './wording/runs.js';
 import { PasteJoiner } from './dispatch/paste-joiner.js';
 import { overtakesConversation } from './dispatch/overtaking.js';
 import type { InboundMessage } from './channels/types.js';
@@ -248,6 +249,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       killGraceMs: KILL_GRACE_MS,
       cgroups: runtime.cgroups,
       runsDir: runtime.runsDir,
+      describeOutcome: outcomeText,
     });
   // Their messages are sent once the channels are up.
   const orphanMessages = await reconcile(true);

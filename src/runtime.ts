@@ -12,6 +12,9 @@ import type { DispatcherDeps } from './dispatch/dispatcher.js';
 import { Outbox } from './delivery/outbox.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { outcomeText, statusText } from './wording/runs.js';
+import { harnessWords } from './wording/harness.js';
+import { runTag } from './wording/run-tag.js';
+import { codexLoginState } from './doctor/login.js';
 import { StatusEditor } from './delivery/status-editor.js';
 import { detectVendors, type Detection } from './harness/detect.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from './harness/pass-env.js';
@@ -180,6 +183,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
       maxPatchBytes: config.harness.maxPatchBytes,
     },
     describeOutcome: outcomeText,
+    words: harnessWords,
+    codexLoginMissing: async (home) => (await codexLoginState(home)).state === 'not_authenticated',
     status: { editor: statusEditor, describe: statusText },
     supervisorId: `${host}:${process.pid}`,
     cgroups,
@@ -199,6 +204,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
         maxMessageLength: (platform) => adapters.get(platform as Platform)?.maxMessageLength,
         homeDir: inputs.homeDir,
         protectedDirs: [inputs.batonHome, homes.codexHome, homes.claudeConfigDir],
+        runTag,
       })
     : undefined;
   const dispatcher = new Dispatcher({
