@@ -43,7 +43,7 @@ import {
 } from './command.js';
 import { AttachmentDownloadError } from '../channels/download.js';
 import { assertWorktreeThere, pressRestoreWorktree, refusalButtons, RESTORE_WORKTREE_ACTION } from './worktree-gone.js';
-import { withDownloadDeadlines } from '../channels/download-deadline.js';
+import { withDownloadDeadlines } from '../core/download-deadline.js';
 import {
   decodeUtf8,
   describeAttachments,

@@ -6,6 +6,7 @@
 import { isBatonError, type BatonError } from '../core/errors.js';
 import { branchExists, restoreRunWorktree, worktreeGoneError, worktreeIntact } from '../harness/worktree-restore.js';
 import type { ButtonJson } from '../core/buttons.js';
+import { runTag } from '../wording/run-tag.js';
 import type { RunRow } from '../store/schema.js';
 
 /** The action of the Restore worktree button; its argument is the run id. */
@@ -20,7 +21,7 @@ export async function assertWorktreeThere(parent: RunRow): Promise<void> {
   if (!parent.branch || !parent.sourceRoot) return;
   if (await worktreeIntact(parent.worktreeRoot)) return;
   const recorded = { worktreeRoot: parent.worktreeRoot, branch: parent.branch, sourceRoot: parent.sourceRoot };
-  throw worktreeGoneError(parent.id, recorded, await branchExists(parent.sourceRoot, parent.branch));
+  throw worktreeGoneError(parent.id, recorded, await branchExists(parent.sourceRoot, parent.branch), runTag);
 }
 
 /** The buttons that go with a refusal: Restore worktree when the worktree is gone but its branch is not. */
@@ -45,11 +46,15 @@ export async function pressRestoreWorktree(run: RunRow): Promise<{ ok: boolean; 
   if (run.status === 'starting' || run.status === 'running' || run.status === 'queued')
     return { ok: false, text: 'That run is still active; wait for its outcome.' };
   try {
-    const done = await restoreRunWorktree(run.id, {
-      worktreeRoot: run.worktreeRoot,
-      branch: run.branch,
-      sourceRoot: run.sourceRoot,
-    });
+    const done = await restoreRunWorktree(
+      run.id,
+      {
+        worktreeRoot: run.worktreeRoot,
+        branch: run.branch,
+        sourceRoot: run.sourceRoot,
+      },
+      runTag,
+    );
     const text =
       done === 'restored'
         ? `Restored ${run.worktreeRoot} on branch ${run.branch}. Reply to the run's message to continue.`

@@ -15,7 +15,9 @@
  * server exits with claude.
  *
  * Environment: `BATON_APPROVAL_RUN_ID`, `BATON_APPROVAL_TOKEN`, `BATON_APPROVAL_URL`
- * (`http://127.0.0.1:PORT`), `BATON_SERVICE_STATE` (path of `service.json`).
+ * (`http://127.0.0.1:PORT`), `BATON_SERVICE_STATE` (path of `service.json`). This file is the
+ * entry point of its own process (claude spawns it with `node`, never the service imports it),
+ * so it reads its environment itself, as main does; biome.json exempts it from noProcessEnv.
  */
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -21,8 +21,8 @@ import type { ButtonJson } from '../core/buttons.js';
 import type { ApprovalRow, DocumentJson, RunRow } from '../store/schema.js';
 import { alwaysAsks, approvalScope, describeKind, type ApprovalScope } from './approval-scope.js';
 import { hiddenWarning, revealHidden, type HiddenKind, type RevealedText } from './reveal-text.js';
-import { outcomeTarget } from './supervisor.js';
-import { runTag } from '../wording/run-tag.js';
+import { outcomeTarget } from './run/outcome-target.js';
+import type { RunTagger } from './ports.js';
 
 export { describeKind } from './approval-scope.js';
 
@@ -84,6 +84,8 @@ export interface ApprovalBrokerDeps {
   homeDir: string;
   /** `$BATON_HOME` and the CLI homes: writes there always ask, marked "baton's own files". */
   protectedDirs: readonly string[];
+  /** The wording's `[run …]` tag, which starts every approval message. */
+  runTag: RunTagger;
 }
 
 /** A fresh per-run token and its SHA-256 (hex), which the run row keeps. */
@@ -297,7 +299,7 @@ export class ApprovalBroker {
             runId: run.id as RunId,
             kind: 'notice',
             target: outcomeTarget(run),
-            body: `${runTag(run.id)} No answer within ${waitWords(deps.timeoutMs)}: ${request.tool} denied.`,
+            body: `${deps.runTag(run.id)} No answer within ${waitWords(deps.timeoutMs)}: ${request.tool} denied.`,
           });
           return answerOf(timedOut, deps.timeoutMs);
         }
@@ -319,7 +321,7 @@ export class ApprovalBroker {
     const { deps } = this;
     const { kind } = scope;
     const revealed = revealToolCall(request.tool, request.input);
-    const header = `${runTag(run.id)} claude asks to use ${revealHidden(request.tool, true).text}:\n`;
+    const header = `${deps.runTag(run.id)} claude asks to use ${revealHidden(request.tool, true).text}:\n`;
     // The warnings go before the footer, so a cut input never cuts them.
     const warnings = [
       ...(scope.mark
@@ -347,7 +349,7 @@ export class ApprovalBroker {
               path,
               filename,
               use: 'always',
-              caption: `${runTag(run.id)} The whole input of this tool call: ${filename}`,
+              caption: `${deps.runTag(run.id)} The whole input of this tool call: ${filename}`,
             }),
           (err: unknown) =>
             deps.logger.warn(

@@ -6,17 +6,33 @@
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AttachmentDownloadError, MAX_DOWNLOAD_RETRY_AFTER_MS } from '../channels/download.js';
-import { DOWNLOAD_DEADLINES, withDownloadDeadlines, type DownloadDeadlines } from '../channels/download-deadline.js';
-import type { IncomingAttachment } from '../channels/types.js';
+import { AttachmentDownloadError, MAX_DOWNLOAD_RETRY_AFTER_MS } from '../core/download-error.js';
+import { DOWNLOAD_DEADLINES, withDownloadDeadlines, type DownloadDeadlines } from '../core/download-deadline.js';
 import { BatonError } from '../core/errors.js';
 import { safeErrorMessage } from '../core/logger.js';
-import { readImageDimensions } from './image-dimensions.js';
+import { readImageDimensions, type ImageMediaType } from './image-dimensions.js';
 
-/** An image the model sees as an image. Media types Anthropic's Messages API and codex accept. */
-export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+export type { ImageMediaType } from './image-dimensions.js';
+
+/**
+ * A file that came with a task, as the harness needs it: what a channel adapter hands over
+ * (its incoming attachment) fits this shape, so the harness does not depend on the channels.
+ */
+export interface AttachmentSource {
+  /** The name the sender gave it (shown, never trusted as a path or a type). */
+  name: string;
+  /** Size the platform announced, in bytes, when it did. */
+  sizeBytes?: number | undefined;
+  /**
+   * Opens the file's bytes.
+   *
+   * @param signal aborts the download (its deadlines passed, or the launch was stopped).
+   * @throws Error when the platform refuses or the network fails.
+   */
+  open(signal?: AbortSignal): Promise<Readable>;
+}
 
 /** A stored attachment. */
 export type StoredAttachment =
@@ -138,7 +154,7 @@ export function sniffImage(head: Buffer): ImageMediaType | undefined {
  *   Whatever was stored is removed first.
  */
 export async function storeAttachments(
-  attachments: readonly IncomingAttachment[],
+  attachments: readonly AttachmentSource[],
   dir: string,
   limits: AttachmentLimits,
   retry: DownloadRetryPolicy = DOWNLOAD_RETRY,
@@ -164,7 +180,7 @@ export async function storeAttachments(
 }
 
 async function storeOne(
-  attachment: IncomingAttachment,
+  attachment: AttachmentSource,
   dir: string,
   index: number,
   limits: AttachmentLimits,

@@ -8,7 +8,9 @@ import { GIF } from 'image-size/types/gif';
 import { JPG } from 'image-size/types/jpg';
 import { PNG } from 'image-size/types/png';
 import { WEBP } from 'image-size/types/webp';
-import type { ImageMediaType } from './attachments.js';
+
+/** An image the model sees as an image. Media types Anthropic's Messages API and codex accept. */
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
 /**
  * Bytes of the file the header is looked for in. A JPEG's size marker comes after its metadata

@@ -6,14 +6,14 @@
 import type { Clock } from '../core/clock.js';
 import type { RunId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import { outcomeText } from '../wording/runs.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow } from '../store/schema.js';
 import { join } from 'node:path';
 import { terminateRun } from './process-tree.js';
 import { existingRunCgroup, type CgroupSupport } from './run-cgroup.js';
 import { readTerminalRecord } from './terminal-write.js';
-import { outcomeTarget } from './supervisor.js';
+import { outcomeTarget } from './run/outcome-target.js';
+import type { DescribeOutcome } from './outcome.js';
 import type { Vendor, VendorName } from './vendors/types.js';
 
 /** Dependencies of {@link reconcileOrphanedRuns}. */
@@ -35,6 +35,8 @@ export interface ReconcileDeps {
   cgroups?: CgroupSupport;
   /** `$BATON_HOME/harness/runs`: a run that ended before the restart left `terminal.json` there. */
   runsDir: string;
+  /** Puts an interrupted run's facts into its outcome message (the wording's). */
+  describeOutcome: DescribeOutcome;
 }
 
 /** @returns the resume-guidance deliveries written, for the caller to attempt. */
@@ -72,7 +74,7 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     const vendor = deps.vendors.get(run.vendor);
     const resumeCommand =
       run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;
-    const body = outcomeText({
+    const body = deps.describeOutcome({
       run,
       status: 'interrupted',
       reason: 'restart',

@@ -9,7 +9,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import { runGit } from './git.js';
 import { gitWorktreeEntry, gitWorktreesOnBranch } from './git-worktree-entry.js';
-import { runTag } from '../wording/run-tag.js';
+import type { RunTagger } from './ports.js';
 
 /** A run's worktree as its row records it. */
 export interface RecordedWorktree {
@@ -41,8 +41,14 @@ export async function worktreeIntact(worktreeRoot: string): Promise<boolean> {
  * (the branch still exists: restore it; else start anew).
  *
  * @param branchExists whether `baton/<run id>` is still in the source checkout.
+ * @param runTag the wording's `[run …]` tag.
  */
-export function worktreeGoneError(runId: string, worktree: RecordedWorktree, branchExists: boolean): BatonError {
+export function worktreeGoneError(
+  runId: string,
+  worktree: RecordedWorktree,
+  branchExists: boolean,
+  runTag: RunTagger,
+): BatonError {
   const message = branchExists
     ? `${runTag(runId)}'s worktree ${worktree.worktreeRoot} is gone, so it cannot continue there. Its branch ${worktree.branch} is still in ${worktree.sourceRoot}: press Restore worktree (or run \`baton worktrees restore ${runId}\` on the machine) to check it out again in a fresh worktree at the same place, then reply again. Changes that were not committed to the branch are lost.`
     : `${runTag(runId)}'s worktree ${worktree.worktreeRoot} is gone, and so is its branch ${worktree.branch} in ${worktree.sourceRoot}, so it cannot continue. Start a new run.`;
@@ -77,10 +83,16 @@ export async function branchExists(sourceRoot: string, branch: string): Promise<
  * @throws BatonError `worktree_gone` when the branch or its checkout is gone, or something other
  *   than an empty directory is at the place; `worktree_locked` when git's record is locked
  *   (the lock's reason named); `git_failed` when git fails.
+ * @param runTag the wording's `[run …]` tag, for the refusals.
  */
-export async function restoreRunWorktree(runId: string, worktree: RecordedWorktree): Promise<'restored' | 'present'> {
+export async function restoreRunWorktree(
+  runId: string,
+  worktree: RecordedWorktree,
+  runTag: RunTagger,
+): Promise<'restored' | 'present'> {
   if (await worktreeIntact(worktree.worktreeRoot)) return 'present';
-  if (!(await branchExists(worktree.sourceRoot, worktree.branch))) throw worktreeGoneError(runId, worktree, false);
+  if (!(await branchExists(worktree.sourceRoot, worktree.branch)))
+    throw worktreeGoneError(runId, worktree, false, runTag);
   const entries = await readdir(worktree.worktreeRoot).catch(() => undefined);
   if (entries && entries.length > 0) {
     throw new BatonError(

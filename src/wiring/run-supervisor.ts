@@ -16,6 +16,8 @@ import type { VendorHomes, VendorName } from '../harness/vendors/types.js';
 import { serviceStatePath } from '../service/control-api/service-state.js';
 import type { ApprovalStore } from '../store/approvals-repo.js';
 import type { RunStore } from '../store/runs-repo.js';
+import { codexLoginState } from '../doctor/login.js';
+import { harnessWords } from '../wording/harness.js';
 import { outcomeText, statusText } from '../wording/runs.js';
 import { EXIT_DRAIN_MS, KILL_GRACE_MS } from './vendors.js';
 
@@ -63,6 +65,8 @@ export function buildSupervisor(inputs: SupervisorInputs): RunSupervisor {
       maxPatchBytes: config.harness.maxPatchBytes,
     },
     describeOutcome: outcomeText,
+    words: harnessWords,
+    codexLoginMissing: async (home) => (await codexLoginState(home)).state === 'not_authenticated',
     status: { editor: inputs.statusEditor, describe: statusText },
     supervisorId: `${inputs.host}:${process.pid}`,
     cgroups: inputs.cgroups,

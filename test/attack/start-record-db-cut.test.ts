@@ -14,6 +14,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { reconcileOrphanedRuns } from '../../src/harness/reconcile.js';
 import { TERMINAL_FILE } from '../../src/harness/terminal-write.js';
+import { outcomeText } from '../../src/wording/runs.js';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
 import { createHarness, insertRun, type TestHarness } from '../support/harness.js';
 
@@ -100,6 +101,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a database cut as a spawned run is r
       startup: true,
       killGraceMs: 300,
       runsDir: h.runsDir,
+      describeOutcome: outcomeText,
     });
     expect(await h.store.getRun(run.id)).toMatchObject({ status: 'failed', reason: 'start_unrecorded' });
   }, 60_000);

@@ -15,6 +15,7 @@ import { ApprovalBroker } from '../../src/harness/approvals.js';
 import { ApprovalStore } from '../../src/store/approvals-repo.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { NewRunRow, RunRow } from '../../src/store/schema.js';
+import { runTag } from '../../src/wording/run-tag.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 
@@ -87,6 +88,7 @@ function setup() {
     maxMessageLength: (platform) => adapters.get(platform as 'discord')?.maxMessageLength,
     homeDir: tmpdir(),
     protectedDirs: [],
+    runTag,
   });
   return { channel, broker, outbox };
 }

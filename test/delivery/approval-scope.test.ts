@@ -15,6 +15,7 @@ import { ApprovalBroker, type ApprovalRequest } from '../../src/harness/approval
 import { ApprovalStore } from '../../src/store/approvals-repo.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { NewRunRow, RunRow } from '../../src/store/schema.js';
+import { runTag } from '../../src/wording/run-tag.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
 
@@ -91,6 +92,7 @@ function setup() {
     longPollMs: 0,
     homeDir: home,
     protectedDirs: [batonHome, join(home, '.codex'), join(home, '.claude')],
+    runTag,
   });
   return { channel, broker, outbox };
 }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
-import { howToStop } from '../../src/harness/supervisor.js';
+import { howToStop } from '../../src/wording/harness.js';
+import { outcomeText } from '../../src/wording/runs.js';
 import type { RunId } from '../../src/core/ids.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { reconcileOrphanedRuns } from '../../src/harness/reconcile.js';
@@ -404,6 +405,7 @@ function reconcileAsDeadPeers(
     startup: false,
     killGraceMs: 200,
     runsDir: h.runsDir,
+    describeOutcome: outcomeText,
     ...(cgroups ? { cgroups } : {}),
   });
 }

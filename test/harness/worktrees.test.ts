@@ -13,6 +13,7 @@ import { createLogger } from '../../src/core/logger.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { addRunWorktree, listWorktrees, pruneWorktrees, type RunWorktree } from '../../src/harness/worktrees.js';
 import { restoreRunWorktree, worktreeIntact } from '../../src/harness/worktree-restore.js';
+import { runTag } from '../../src/wording/run-tag.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { runs, type RunRow } from '../../src/store/schema.js';
 import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
@@ -207,13 +208,13 @@ describe(`run worktrees on ${testEngine}`, () => {
     const run = await runWith('completed', now);
     const recorded = { worktreeRoot: run.worktreeRoot, branch: run.branch, sourceRoot: run.sourceRoot };
     expect(await worktreeIntact(run.worktreeRoot)).toBe(true);
-    expect(await restoreRunWorktree(run.runId, recorded)).toBe('present');
+    expect(await restoreRunWorktree(run.runId, recorded, runTag)).toBe('present');
 
     await rm(run.worktreeRoot, { recursive: true, force: true });
     await mkdir(run.worktreeRoot);
     await writeFile(join(run.worktreeRoot, 'notes.txt'), "someone else's");
     expect(await worktreeIntact(run.worktreeRoot)).toBe(false);
-    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+    await expect(restoreRunWorktree(run.runId, recorded, runTag)).rejects.toMatchObject({
       code: 'worktree_gone',
       message: expect.stringContaining('holds files but is no longer the worktree'),
     });
@@ -221,19 +222,19 @@ describe(`run worktrees on ${testEngine}`, () => {
     await rm(run.worktreeRoot, { recursive: true, force: true });
     const admin = join(repo, '.git', 'worktrees', run.runId);
     await writeFile(join(admin, 'locked'), 'on the usb disk');
-    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+    await expect(restoreRunWorktree(run.runId, recorded, runTag)).rejects.toMatchObject({
       code: 'worktree_locked',
       message: expect.stringContaining('registered and locked ("on the usb disk")'),
     });
     await rm(join(admin, 'locked'));
 
-    expect(await restoreRunWorktree(run.runId, recorded)).toBe('restored');
+    expect(await restoreRunWorktree(run.runId, recorded, runTag)).toBe('restored');
     expect(await worktreeIntact(run.worktreeRoot)).toBe(true);
     expect((await git(run.worktreeRoot, 'branch', '--show-current')).stdout.trim()).toBe(run.branch);
 
     await git(repo, 'worktree', 'remove', '--force', run.worktreeRoot);
     await git(repo, 'branch', '-D', run.branch);
-    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+    await expect(restoreRunWorktree(run.runId, recorded, runTag)).rejects.toMatchObject({
       code: 'worktree_gone',
       details: { branchExists: false },
     });
@@ -246,7 +247,7 @@ describe(`run worktrees on ${testEngine}`, () => {
     await git(repo, 'worktree', 'prune');
     const elsewhere = join(dir, 'by-hand');
     await git(repo, 'worktree', 'add', '--quiet', elsewhere, run.branch);
-    await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+    await expect(restoreRunWorktree(run.runId, recorded, runTag)).rejects.toMatchObject({
       code: 'worktree_branch_busy',
       message: expect.stringContaining(`checked out in ${elsewhere}`),
       details: { checkedOutAt: elsewhere },
@@ -257,14 +258,14 @@ describe(`run worktrees on ${testEngine}`, () => {
     const before = (await git(repo, 'branch', '--show-current')).stdout.trim();
     await git(repo, 'switch', '--quiet', run.branch);
     try {
-      await expect(restoreRunWorktree(run.runId, recorded)).rejects.toMatchObject({
+      await expect(restoreRunWorktree(run.runId, recorded, runTag)).rejects.toMatchObject({
         code: 'worktree_branch_busy',
         details: { checkedOutAt: repo },
       });
     } finally {
       await git(repo, 'switch', '--quiet', before);
     }
-    expect(await restoreRunWorktree(run.runId, recorded)).toBe('restored');
+    expect(await restoreRunWorktree(run.runId, recorded, runTag)).toBe('restored');
     expect((await git(run.worktreeRoot, 'branch', '--show-current')).stdout.trim()).toBe(run.branch);
   });
 });

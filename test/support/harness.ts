@@ -20,6 +20,8 @@ import type { VendorName } from '../../src/harness/vendors/types.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { RunRow } from '../../src/store/schema.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
+import { harnessWords } from '../../src/wording/harness.js';
+import { codexLoginState } from '../../src/doctor/login.js';
 import { fileTracer } from '../../src/harness/traces.js';
 import type { ChannelAdapter, InboundMessage, Platform } from '../../src/channels/types.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
@@ -134,6 +136,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     cancelPollMs: 50,
     cgroups: options.cgroups ?? (await detectCgroupSupport()),
     describeOutcome: outcomeText,
+    words: harnessWords,
+    codexLoginMissing: async (codexHome) => (await codexLoginState(codexHome)).state === 'not_authenticated',
     tracer: fileTracer(tracesDir, systemClock, logger),
   });
   const dispatcher = new Dispatcher({

@@ -2,6 +2,7 @@
  * At start and every minute: runs whose service process on this host died are stopped and
  * reported, so a crashed sibling never holds a worktree lock for good.
  */
+import { outcomeText } from '../../wording/runs.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { isProcessAlive } from '../../core/process.js';
@@ -38,6 +39,7 @@ export function reconcileOrphans(
     killGraceMs: KILL_GRACE_MS,
     cgroups: runtime.cgroups,
     runsDir: runtime.runsDir,
+    describeOutcome: outcomeText,
   });
 }
 

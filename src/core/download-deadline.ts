@@ -4,8 +4,7 @@
  * waits (undici: 300 s for headers and between body chunks).
  */
 import { Transform, type Readable } from 'node:stream';
-import type { IncomingAttachment } from './types.js';
-import { AttachmentDownloadError } from './download.js';
+import { AttachmentDownloadError } from './download-error.js';
 
 /** Deadlines of one try, in ms. */
 export interface DownloadDeadlines {
@@ -27,7 +26,7 @@ export const DOWNLOAD_DEADLINES: DownloadDeadlines = { readTimeoutMs: 10_000, at
  *   `consume` threw, or `stop`'s reason.
  */
 export async function withDownloadDeadlines<T>(
-  attachment: Pick<IncomingAttachment, 'open'>,
+  attachment: { open(signal?: AbortSignal): Promise<Readable> },
   consume: (source: Readable) => Promise<T>,
   deadlines: DownloadDeadlines = DOWNLOAD_DEADLINES,
   stop?: AbortSignal,

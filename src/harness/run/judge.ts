@@ -1,0 +1,114 @@
+/**
+ * The judge step, pure: the facts a run ended with (its stream, its exit, a launch error) become
+ * its terminal state and the record written for it. Nothing here reads a file or a clock.
+ */
+import { isBatonError } from '../../core/errors.js';
+import type { RunId } from '../../core/ids.js';
+import type { DocumentJson, RunRow } from '../../store/schema.js';
+import { classifyExit, type Classified, type ExitFacts } from '../outcome.js';
+import type { HarnessWords } from '../ports.js';
+import type { RunProcesses } from '../run-cgroup.js';
+import type { TerminalRecord } from '../terminal-write.js';
+import type { StreamFacts } from '../vendors/types.js';
+import { outcomeTarget } from './outcome-target.js';
+import { StoppedBeforeSpawn } from './prepare.js';
+
+/** Launch errors that carry words of their own for the outcome. */
+const WORDED_LAUNCH_ERRORS = ['user_unresolved', 'vendor_missing', 'task_too_long'] as const;
+
+/**
+ * What a launch that threw before its CLI ran adds to its exit facts: `shutdown` when the service
+ * was stopping (its database may be closing under it: the run was interrupted, not failed with
+ * words of a query), nothing for a stop before the spawn (already recorded), else a spawn failure.
+ */
+export function launchFailure(err: unknown, shuttingDown: boolean, words: HarnessWords): Partial<ExitFacts> {
+  if (err instanceof StoppedBeforeSpawn) return {};
+  if (shuttingDown) return { shutdown: true };
+  const known = WORDED_LAUNCH_ERRORS.find((code) => isBatonError(err, code));
+  return {
+    spawnFailure:
+      known && err instanceof Error
+        ? { reason: known, message: err.message }
+        : { reason: 'spawn_failed', message: words.startFailed(err instanceof Error ? err.message : String(err)) },
+  };
+}
+
+/**
+ * What the outcome says about processes that may outlive the run: the pids baton could not kill,
+ * or, where runs are followed only by their process tree and the run was stopped, that a process
+ * which left the tree may have survived.
+ */
+export function processNote(
+  processes: RunProcesses | undefined,
+  survivors: readonly number[],
+  stopped: boolean,
+  words: HarnessWords,
+): string | undefined {
+  if (survivors.length > 0) return words.processesSurvived(survivors);
+  if (stopped && processes?.mechanism === 'tree') return words.processesMayHaveLeftTree();
+  return undefined;
+}
+
+/**
+ * The last few notices and stderr lines, without repeating the error already shown and without
+ * codex's constant stdin notice.
+ */
+export function diagnosticsTail(notices: readonly string[], stderr: string, shown: string | null): string {
+  const lines = [...notices.slice(-3), ...stderr.split('\n').slice(-8)]
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== shown && line !== 'Reading additional input from stdin...');
+  return [...new Set(lines)].join('\n');
+}
+
+/** The run's terminal status from its stream's facts and its exit (see outcome.ts). */
+export function judgeRun(facts: StreamFacts, exit: ExitFacts): Classified {
+  return classifyExit(facts, exit);
+}
+
+/** What {@link terminalRecordOf} builds the record from. */
+export interface JudgedRun {
+  run: RunRow;
+  facts: StreamFacts;
+  exit: ExitFacts;
+  classified: Classified;
+  endedAt: Date;
+  /** The outcome message's text. */
+  body: string;
+  documents: DocumentJson[];
+}
+
+/**
+ * The run's end as one record: its terminal row and its outcome message, written together.
+ * A run that failed or was interrupted with a session gets a Resume button.
+ */
+export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
+  const { run, facts, exit, classified, endedAt, body, documents } = judged;
+  const runId = run.id as RunId;
+  const sessionId = facts.sessionId;
+  return {
+    runId,
+    terminal: {
+      status: classified.status,
+      reason: classified.reason,
+      finalMessage: facts.finalMessage ?? null,
+      errorMessage: classified.errorMessage,
+      usage: facts.usage ?? null,
+      denials: facts.denials ?? [],
+      vendorSessionId: sessionId ?? null,
+      exitCode: exit.exitCode,
+      exitSignal: exit.signal,
+      endedAt,
+    },
+    outcome: {
+      runId,
+      kind: 'outcome',
+      target: outcomeTarget(run),
+      body,
+      format: 'markdown',
+      ...(documents.length > 0 ? { documents } : {}),
+      ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted')
+        ? { buttons: [{ label: 'Resume', action: 'resume', arg: runId }] }
+        : {}),
+    },
+  };
+}
