@@ -4,6 +4,7 @@
  * control sequences — user mentions `<@U…|name>`, channel links `<#C…|name>`, special mentions
  * `<!channel>`/`<!here>`/`<!everyone>`, user groups `<!subteam^S…|@team>` and links `<url|label>`.
  */
+import { toSlackMrkdwn } from '../../delivery/chat-markdown.js';
 
 /** Matches one Slack control sequence `<…>`. */
 const CONTROL_SEQUENCE = /<([^<>]*)>/g;
@@ -53,4 +54,9 @@ export function escapeSlackText(text: string): string {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A body as Slack text: `markdown` rendered as mrkdwn, `plain` escaped as it is. */
+export function slackText(text: string, format: 'plain' | 'markdown'): string {
+  return format === 'markdown' ? toSlackMrkdwn(text) : escapeSlackText(text);
 }

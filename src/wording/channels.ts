@@ -1,0 +1,55 @@
+/**
+ * The texts the chat channels themselves show: answers to a button press, the reasons a file of
+ * a message cannot be fetched, what a channel's state says, and what the owner is told about a
+ * connection.
+ */
+
+/** The answer to a press of a button baton no longer acts on (or one baton did not make). */
+export const staleButtonAnswer = 'This button no longer does anything.';
+
+/** Why a file over the Bot API's download limit cannot be fetched, and what to do instead. */
+export const telegramFileTooBig = {
+  reason: 'Telegram lets bots download files of at most 20 MB',
+  fix: 'Send a smaller file, or put it in the repository.',
+} as const;
+
+/** Why a file whose reference Telegram no longer honours cannot be fetched. */
+export const telegramFileGone = 'Telegram no longer knows the file (its file reference expired)';
+
+/** Why a file Telegram gave no path for cannot be fetched. */
+export const telegramNoFilePath = 'Telegram gave no file path for it';
+
+/** The state's reason while another poller answers 409 Conflict on the bot token. */
+export const telegramPollConflict =
+  '409 Conflict: another process is polling this bot token (only one may); stop it, then baton resumes polling';
+
+/** What the owner is told once when Telegram refuses this fleet's polling (`reason`: why). */
+export function telegramPollRefusedNotice(reason: string): string {
+  return `baton could not poll Telegram: ${reason}. Another program uses this bot token outside the baton fleet; polling resumes by itself once it stops.`;
+}
+
+/**
+ * A standby channel's reason: the node that holds the fleet's lease on the connection (`what` it
+ * does with it, e.g. "polls this bot"), or why this node does not know yet.
+ */
+export function standbyReason(
+  held: { state: 'standby'; holder: string } | { state: 'unknown'; reason: string },
+  what: string,
+): string {
+  return held.state === 'standby'
+    ? `node ${held.holder} ${what}; this node takes over if it stops`
+    : `waiting for the fleet lease: ${held.reason}`;
+}
+
+/** Why a Slack file whose download URL is not on Slack's file host (`origin`) is not fetched. */
+export function slackForeignDownloadUrl(origin: string): string {
+  return `Slack gave it a download URL outside ${origin}; the bot token was not sent there`;
+}
+
+/** Why a Slack file answered with a redirect (HTTP `status`) is not fetched, and the fix. */
+export function slackSignInRedirect(status: number): { reason: string; fix: string } {
+  return {
+    reason: `Slack answered with a redirect to its sign-in page (HTTP ${status}), not the file`,
+    fix: 'Give the Slack app the files:read scope, reinstall it, then send the file again.',
+  };
+}
