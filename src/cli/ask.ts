@@ -17,7 +17,7 @@ import type { ServiceInputs } from '../main.js';
 import { buildRuntime } from '../runtime.js';
 import { readServiceState, startHealthServer, type HealthServer } from '../health.js';
 import { databaseIsShared } from '../store/embedded-postgres.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../wording/suggest.js';
 import { followText, waitForTurn } from './ask-queue.js';
 import type { RunRow } from '../store/schema.js';
 

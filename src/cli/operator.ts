@@ -20,7 +20,7 @@ import type { ServicePaths } from '../main.js';
 import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
-import { didYouMean, usageWith } from './suggest.js';
+import { didYouMean, usageWith } from '../wording/suggest.js';
 import { installedUnitDelegation } from './service.js';
 import { detectCgroupSupport } from '../harness/run-cgroup.js';
 
