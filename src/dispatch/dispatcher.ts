@@ -3,7 +3,13 @@
  */
 import { rm } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
-import { conversationOf, type IncomingAttachment, type InboundMessage, type InboundPress } from '../channels/types.js';
+import {
+  conversationOf,
+  PLATFORM_ABILITIES,
+  type IncomingAttachment,
+  type InboundMessage,
+  type InboundPress,
+} from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
@@ -23,7 +29,7 @@ import { routeLaunch, type Route } from '../fleet/route.js';
 import type { ButtonJson } from '../core/buttons.js';
 import type { QueuedLaunchJson, RunOptionsJson, RunRow } from '../store/schema.js';
 import type { VendorName } from '../core/vendor-name.js';
-import type { LaunchRequest } from '../harness/vendors/types.js';
+import { VENDOR_FACTS, type LaunchRequest } from '../harness/vendors/types.js';
 import {
   APPROVE_CODEX,
   CODEX_BUDGET_REFUSAL,
@@ -270,7 +276,7 @@ export class Dispatcher {
     this.launchSpans.set(message, spans);
     let command: Command | BatonError;
     try {
-      command = parseCommand(message.text, platform === 'slack' || platform === 'discord');
+      command = parseCommand(message.text, PLATFORM_ABILITIES[platform].bareCommands);
     } catch (err) {
       if (!isBatonError(err)) throw err;
       command = err;
@@ -322,7 +328,9 @@ export class Dispatcher {
     const { deps } = this;
     const { platform, dedupeKey } = press;
     await deps.liveConfig?.refresh();
-    const role = press.platform === 'terminal' ? 'owner' : roleOf(this.config.channels[press.platform], press.senderId);
+    const role = PLATFORM_ABILITIES[press.platform].senderIsOwner
+      ? 'owner'
+      : roleOf(this.config.channels[press.platform as keyof BatonConfig['channels']], press.senderId);
     if (role !== 'owner') {
       await deps.store.forgetInbound(platform, dedupeKey);
       await press.answer('Only the owner can use these buttons.');
@@ -543,8 +551,8 @@ export class Dispatcher {
   }
 
   private roleOf(message: InboundMessage): Role {
-    if (message.platform === 'terminal') return 'owner';
-    return roleOf(this.config.channels[message.platform], message.senderId);
+    if (PLATFORM_ABILITIES[message.platform].senderIsOwner) return 'owner';
+    return roleOf(this.config.channels[message.platform as keyof BatonConfig['channels']], message.senderId);
   }
 
   private async execute(command: Command, message: InboundMessage, role: Role): Promise<DispatchResult> {
@@ -683,14 +691,16 @@ export class Dispatcher {
     if (posture !== undefined) assertPosture(vendor, posture);
     // Tool approvals: claude runs in a mode that asks, or with `approve`.
     const approve =
-      vendor === 'claude' &&
+      VENDOR_FACTS[vendor].toolApprovals &&
       deps.approvals !== undefined &&
-      message.platform !== 'terminal' &&
-      (options.approve === true || parent?.options.approve === true || posture === 'default' || posture === 'manual');
+      PLATFORM_ABILITIES[message.platform].toolApprovals &&
+      (options.approve === true ||
+        parent?.options.approve === true ||
+        (posture !== undefined && VENDOR_FACTS[vendor].askingPostures.includes(posture)));
     if (options.approve && !approve) {
       throw new BatonError(
         'approvals_unavailable',
-        vendor === 'claude'
+        VENDOR_FACTS[vendor].toolApprovals
           ? 'Tool approvals are not available in this front end; launch without approve.'
           : APPROVE_CODEX,
       );
@@ -963,16 +973,16 @@ export class Dispatcher {
   ): Promise<RunId> {
     const { deps } = this;
     const { harness } = this.config;
+    const facts = VENDOR_FACTS[vendor];
     const approve =
-      vendor === 'claude' &&
+      facts.toolApprovals &&
       (options.approve === true ||
         parent?.options.approve === true ||
-        options.posture === 'default' ||
-        options.posture === 'manual');
-    if (approve || (options.approve && vendor === 'codex')) {
+        (options.posture !== undefined && facts.askingPostures.includes(options.posture)));
+    if (approve || (options.approve && !facts.toolApprovals)) {
       throw new BatonError(
         'approvals_unavailable',
-        vendor === 'codex'
+        !facts.toolApprovals
           ? APPROVE_CODEX
           : `Tool approvals are not available for runs on another node (${route.node}) yet. Launch without approve (or in another mode), or on this node.`,
       );
@@ -1366,12 +1376,15 @@ function runCaps(
   harness: BatonConfig['harness'],
   parent: RunRow | undefined,
 ): Pick<RunOptionsJson, 'budgetUsd' | 'maxTurns' | 'maxTokens'> {
-  if (vendor === 'codex' && options.budgetUsd !== undefined) throw new BatonError('usage', CODEX_BUDGET_REFUSAL);
-  if (vendor === 'codex' && options.maxTurns !== undefined) throw new BatonError('usage', CODEX_TURNS_REFUSAL);
-  const budgetUsd =
-    vendor === 'claude' ? (options.budgetUsd ?? parent?.options.budgetUsd ?? harness.defaultBudgetUsd) : undefined;
-  const maxTurns =
-    vendor === 'claude' ? (options.maxTurns ?? parent?.options.maxTurns ?? harness.defaultMaxTurns) : undefined;
+  const facts = VENDOR_FACTS[vendor];
+  if (!facts.budgetCap && options.budgetUsd !== undefined) throw new BatonError('usage', CODEX_BUDGET_REFUSAL);
+  if (!facts.turnCap && options.maxTurns !== undefined) throw new BatonError('usage', CODEX_TURNS_REFUSAL);
+  const budgetUsd = facts.budgetCap
+    ? (options.budgetUsd ?? parent?.options.budgetUsd ?? harness.defaultBudgetUsd)
+    : undefined;
+  const maxTurns = facts.turnCap
+    ? (options.maxTurns ?? parent?.options.maxTurns ?? harness.defaultMaxTurns)
+    : undefined;
   const maxTokens = options.maxTokens ?? parent?.options.maxTokens ?? harness.defaultMaxTokens;
   return {
     ...(budgetUsd !== undefined ? { budgetUsd } : {}),
