@@ -30,6 +30,30 @@ export interface IncomingAttachment {
 /** Platforms baton talks to. `terminal` is `baton ask`. */
 export type Platform = 'telegram' | 'slack' | 'discord' | 'terminal';
 
+/** What a platform's conversations allow, so that deciding code never compares platform names. */
+export interface PlatformAbilities {
+  /** Commands are read without their slash as well (Slack and Discord keep `/` for their own commands). */
+  readonly bareCommands: boolean;
+  /** Every sender is the owner: the local terminal of `baton ask`, which only the machine's user reaches. */
+  readonly senderIsOwner: boolean;
+  /** A run may ask the owner for tool approvals here (its cards' buttons reach the owner in the chat). */
+  readonly toolApprovals: boolean;
+  /**
+   * Length, in UTF-16 units, at which the platform's clients split a long paste into several
+   * messages (Telegram clients cut at the Bot API's 4096-character limit; Discord turns a long
+   * paste into a `message.txt` attachment instead; Slack does not split). Absent: never split.
+   */
+  readonly clientSplitLength?: number;
+}
+
+/** Each platform's {@link PlatformAbilities}. */
+export const PLATFORM_ABILITIES: Readonly<Record<Platform, PlatformAbilities>> = {
+  telegram: { bareCommands: false, senderIsOwner: false, toolApprovals: true, clientSplitLength: 4096 },
+  slack: { bareCommands: true, senderIsOwner: false, toolApprovals: true },
+  discord: { bareCommands: true, senderIsOwner: false, toolApprovals: true },
+  terminal: { bareCommands: false, senderIsOwner: true, toolApprovals: false },
+};
+
 /** One message from a person, with the bot mention already stripped. */
 export interface InboundMessage {
   platform: Platform;

@@ -21,7 +21,7 @@ import { hostname } from 'node:os';
 import { listWorktrees, pruneWorktrees } from '../harness/worktrees.js';
 import { systemClock } from '../core/clock.js';
 import { createLogger } from '../core/logger.js';
-import { didYouMean, usageWith } from './suggest.js';
+import { didYouMean, usageWith } from '../wording/suggest.js';
 import { runTag } from '../wording/run-tag.js';
 import { cancelledWhileQueuedText, queuedRunCancelledText } from '../wording/runs.js';
 

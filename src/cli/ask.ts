@@ -20,7 +20,7 @@ import type { AskCore, OpenAskCore } from '../terminal/ask-core.js';
 import { askReport, type AskReport } from '../terminal/ask-report.js';
 import { TerminalConversations, terminalMessage } from '../terminal/conversations.js';
 import { followText, WAITING_FOR_TURN_TEXT } from '../wording/ask.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../wording/suggest.js';
 import { waitForTurn } from './ask-queue.js';
 
 /** Usage text of `baton ask`. */

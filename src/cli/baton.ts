@@ -18,7 +18,7 @@ import { ask, ASK_USAGE } from './ask.js';
 import { patchCommand } from './patch.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
-import { didYouMean, usageWith } from './suggest.js';
+import { didYouMean, usageWith } from '../wording/suggest.js';
 import { StartGaveUpError, startWithRetries } from './start-attempts.js';
 
 const USAGE = `Usage: baton <command>

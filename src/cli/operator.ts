@@ -21,7 +21,7 @@ import type { ServicePaths } from '../config/service-inputs.js';
 import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
-import { didYouMean, usageWith } from './suggest.js';
+import { didYouMean, usageWith } from '../wording/suggest.js';
 import { installedUnitDelegation } from '../service/systemd-unit.js';
 import { detectCgroupSupport } from '../harness/run-cgroup.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import { isRunId } from '../core/ids.js';
 import { patchOf } from '../harness/patch-record.js';
-import { didYouMean, usageWith } from './suggest.js';
+import { didYouMean, usageWith } from '../wording/suggest.js';
 
 /** The usage line of `baton patch`. */
 export const PATCH_USAGE = 'Usage: baton patch RUN_ID [--include-ignored]';

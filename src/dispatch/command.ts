@@ -4,7 +4,7 @@
  */
 import type { VendorName } from '../core/vendor-name.js';
 import { BatonError } from '../core/errors.js';
-import { didYouMean } from '../cli/suggest.js';
+import { didYouMean } from '../wording/suggest.js';
 
 /** Options a launch may carry before its task text. */
 export interface LaunchOptions {

@@ -1,9 +1,15 @@
 /**
  * Routes every normalized inbound message: trust, dedupe, commands, launch gates. It never sees a platform SDK type; every answer goes out through the outbox.
  */
-import { realpath, rm } from 'node:fs/promises';
-import { join, normalize, relative } from 'node:path';
-import { conversationOf, type IncomingAttachment, type InboundMessage, type InboundPress } from '../channels/types.js';
+import { rm } from 'node:fs/promises';
+import { join, normalize } from 'node:path';
+import {
+  conversationOf,
+  PLATFORM_ABILITIES,
+  type IncomingAttachment,
+  type InboundMessage,
+  type InboundPress,
+} from '../channels/types.js';
 import { APPROVAL_ACTIONS, newApprovalToken, type ApprovalBroker } from '../harness/approvals.js';
 import type { BatonConfig } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
@@ -15,21 +21,15 @@ import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harn
 import { cachedStorageGate } from '../harness/storage.js';
 import { LaunchSpans } from './launch-spans.js';
 import { isInside, resolveWorkspace } from '../harness/workspace.js';
-import {
-  addRunWorktree,
-  discardLeftoverRunWorktree,
-  discardRunWorktree,
-  type RunWorktree,
-} from '../harness/worktrees.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { PressClaims } from '../store/press-claims.js';
 import type { PressSettler } from '../delivery/settle-press.js';
 import type { NodeView } from '../fleet/nodes.js';
 import { routeLaunch, type Route } from '../fleet/route.js';
 import type { ButtonJson } from '../core/buttons.js';
-import type { QueuedLaunchJson, RunOptionsJson, RunRow, UsageJson } from '../store/schema.js';
+import type { QueuedLaunchJson, RunOptionsJson, RunRow } from '../store/schema.js';
 import type { VendorName } from '../core/vendor-name.js';
-import type { LaunchRequest } from '../harness/vendors/types.js';
+import { VENDOR_FACTS, type LaunchRequest } from '../harness/vendors/types.js';
 import {
   APPROVE_CODEX,
   CODEX_BUDGET_REFUSAL,
@@ -56,12 +56,17 @@ import {
   type StoredAttachment,
 } from '../harness/attachments.js';
 import { cancelledWhileQueuedText, queuedRunCancelledText, queuedText, startedText } from '../wording/runs.js';
-import { sessionUsageOf } from './session-usage.js';
+import { sessionUsageOf } from '../queue/session-usage.js';
+import { QueueRunner } from '../queue/queue-runner.js';
+import { discardWorktree, worktreeFor } from '../queue/run-worktree.js';
+import { workspaceSettingsOf } from '../queue/workspace-settings.js';
+import { vendorMissingText, withoutRestart, withRestartHow } from './refusal-text.js';
+export { VENDOR_INSTALL, vendorMissingText, withoutRestart, withRestartHow } from './refusal-text.js';
 import { parseSerialId, quotedId } from './serial-id.js';
 import { formatRun, formatRunList, redeliverButtons } from './run-views.js';
 import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './trust.js';
 import { assertPosture } from './postures.js';
-import { assertRowOptions, assertSpawnable, type SpawnGateContext, type SpawnRequest } from './spawn-gates.js';
+import { assertRowOptions, assertSpawnable, type SpawnGateContext } from './spawn-gates.js';
 import { runTag } from '../wording/run-tag.js';
 
 /** How long files sent without a command wait for the next launch, in ms. */
@@ -228,7 +233,19 @@ export class Dispatcher {
       STORAGE_RECHECK_MS,
       () => deps.clock.nowMs(),
     );
+    this.queue = new QueueRunner({
+      ...deps,
+      config: () => this.config,
+      refreshConfig: deps.liveConfig ? () => deps.liveConfig!.refresh() : undefined,
+      gates: {
+        assertRowOptions: (run) => assertRowOptions(run, this.spawnGateContext()),
+        assertSpawnable: (run) => assertSpawnable(run, this.spawnGateContext()),
+      },
+    });
   }
+
+  /** Starts queued runs whose slot is free. */
+  private readonly queue: QueueRunner;
 
   /**
    * Handles one inbound message. Throws only on infrastructure failure (database down); every
@@ -259,7 +276,7 @@ export class Dispatcher {
     this.launchSpans.set(message, spans);
     let command: Command | BatonError;
     try {
-      command = parseCommand(message.text, platform === 'slack' || platform === 'discord');
+      command = parseCommand(message.text, PLATFORM_ABILITIES[platform].bareCommands);
     } catch (err) {
       if (!isBatonError(err)) throw err;
       command = err;
@@ -311,7 +328,9 @@ export class Dispatcher {
     const { deps } = this;
     const { platform, dedupeKey } = press;
     await deps.liveConfig?.refresh();
-    const role = press.platform === 'terminal' ? 'owner' : roleOf(this.config.channels[press.platform], press.senderId);
+    const role = PLATFORM_ABILITIES[press.platform].senderIsOwner
+      ? 'owner'
+      : roleOf(this.config.channels[press.platform as keyof BatonConfig['channels']], press.senderId);
     if (role !== 'owner') {
       await deps.store.forgetInbound(platform, dedupeKey);
       await press.answer('Only the owner can use these buttons.');
@@ -532,8 +551,8 @@ export class Dispatcher {
   }
 
   private roleOf(message: InboundMessage): Role {
-    if (message.platform === 'terminal') return 'owner';
-    return roleOf(this.config.channels[message.platform], message.senderId);
+    if (PLATFORM_ABILITIES[message.platform].senderIsOwner) return 'owner';
+    return roleOf(this.config.channels[message.platform as keyof BatonConfig['channels']], message.senderId);
   }
 
   private async execute(command: Command, message: InboundMessage, role: Role): Promise<DispatchResult> {
@@ -672,14 +691,16 @@ export class Dispatcher {
     if (posture !== undefined) assertPosture(vendor, posture);
     // Tool approvals: claude runs in a mode that asks, or with `approve`.
     const approve =
-      vendor === 'claude' &&
+      VENDOR_FACTS[vendor].toolApprovals &&
       deps.approvals !== undefined &&
-      message.platform !== 'terminal' &&
-      (options.approve === true || parent?.options.approve === true || posture === 'default' || posture === 'manual');
+      PLATFORM_ABILITIES[message.platform].toolApprovals &&
+      (options.approve === true ||
+        parent?.options.approve === true ||
+        (posture !== undefined && VENDOR_FACTS[vendor].askingPostures.includes(posture)));
     if (options.approve && !approve) {
       throw new BatonError(
         'approvals_unavailable',
-        vendor === 'claude'
+        VENDOR_FACTS[vendor].toolApprovals
           ? 'Tool approvals are not available in this front end; launch without approve.'
           : APPROVE_CODEX,
       );
@@ -700,7 +721,9 @@ export class Dispatcher {
     const runId = (deps.newRunId ?? newRunId)();
     // A worktree of its own; a resume runs in its parent's directory, which is its
     // parent's worktree when that had one.
-    const worktree = parent ? undefined : await this.worktreeFor(resolved.cwd, runId, options);
+    const worktree = parent
+      ? undefined
+      : await worktreeFor(this.config, deps.worktreesDir, resolved.cwd, runId, options.worktree);
     spans?.mark('worktree');
     const workspace = worktree ?? resolved;
     const branch = worktree?.branch ?? parent?.branch ?? null;
@@ -711,7 +734,7 @@ export class Dispatcher {
     const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
       ? await this.download(incoming, attachmentsDir, message).catch(async (err: unknown) => {
-          if (worktree) await this.discardWorktree(worktree);
+          if (worktree) await discardWorktree(worktree, deps.logger);
           throw err;
         })
       : [];
@@ -804,7 +827,7 @@ export class Dispatcher {
         // A snapshot begun in the transaction takes the run directory with it once its git ends.
         if (!(await deps.supervisor.dropLaunchSnapshot(runId)) && attachments.length > 0)
           await rm(join(deps.runsDir, runId), { recursive: true, force: true });
-        if (worktree) await this.discardWorktree(worktree);
+        if (worktree) await discardWorktree(worktree, deps.logger);
         throw err;
       });
     spans?.mark('run_row');
@@ -950,16 +973,16 @@ export class Dispatcher {
   ): Promise<RunId> {
     const { deps } = this;
     const { harness } = this.config;
+    const facts = VENDOR_FACTS[vendor];
     const approve =
-      vendor === 'claude' &&
+      facts.toolApprovals &&
       (options.approve === true ||
         parent?.options.approve === true ||
-        options.posture === 'default' ||
-        options.posture === 'manual');
-    if (approve || (options.approve && vendor === 'codex')) {
+        (options.posture !== undefined && facts.askingPostures.includes(options.posture)));
+    if (approve || (options.approve && !facts.toolApprovals)) {
       throw new BatonError(
         'approvals_unavailable',
-        vendor === 'codex'
+        !facts.toolApprovals
           ? APPROVE_CODEX
           : `Tool approvals are not available for runs on another node (${route.node}) yet. Launch without approve (or in another mode), or on this node.`,
       );
@@ -1057,103 +1080,19 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
   }
 
   /**
-   * Routed runs addressed to this node, made ready to claim: each one's
-   * directory resolved against this node's roots (the workspace gate), its worktree made; a run
-   * the gate refuses ends `failed` with the refusal as its outcome.
-   */
-  private async prepareRouted(): Promise<void> {
-    const { deps } = this;
-    for (const run of await deps.store.routedRuns(deps.fleet!.name, deps.fleet!.instance)) {
-      const route = run.launch?.route;
-      if (!route) continue;
-      let worktree: RunWorktree | undefined;
-      const name = deps.fleet!.name;
-      try {
-        if (!this.config.harness.enabled)
-          throw new BatonError('harness_disabled', `Coding agents are disabled on node ${name}.`);
-        if (!this.config.harness.approved)
-          throw new BatonError(
-            'not_approved',
-            `Coding agents are not yet approved on node ${name}. Approve with \`baton approve\` there (or set [harness] approved = true).`,
-          );
-        if (!deps.vendors.has(run.vendor))
-          throw new BatonError(
-            'vendor_missing',
-            `The ${run.vendor} CLI was not found on PATH on node ${name} when baton started there. Install it there, then restart baton there.`,
-          );
-        // The row is what this node would run: its options meet the launch gates here too.
-        assertRowOptions(run, this.spawnGateContext());
-        const resolved = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
-        // What an earlier pass killed (or cut from the database) after `git worktree add` left.
-        if (deps.worktreesDir && (route.worktree || this.config.workspace.worktrees === 'per-run'))
-          await discardLeftoverRunWorktree(resolved.cwd, run.id, deps.worktreesDir);
-        worktree = await this.worktreeFor(resolved.cwd, run.id as RunId, { worktree: route.worktree } as LaunchOptions);
-        const place = worktree ?? resolved;
-        const placed = await deps.store.placeRouted(run.id, {
-          cwd: place.cwd,
-          worktreeRoot: place.worktreeRoot,
-          branch: worktree?.branch ?? run.branch,
-          sourceRoot: worktree?.sourceRoot ?? run.sourceRoot,
-        });
-        if (!placed && worktree) await this.discardWorktree(worktree);
-      } catch (err) {
-        // A database error may hide a write that was made: the worktree stays, and the next
-        // pass removes it before it makes the worktree again (see below).
-        if (!isBatonError(err)) throw err;
-        if (worktree) await this.discardWorktree(worktree);
-        deps.logger.info({ runId: run.id, code: err.code }, 'routed run refused by this node');
-        const body = `${runTag(run.id)} failed · ${run.vendor} · ${deps.fleet!.name}:${route.target} · refused by node ${deps.fleet!.name}
-${err.message}
-Reason: ${err.code}`;
-        const outcome = await deps.store.refuseQueued(
-          run.id,
-          err.code,
-          err.message,
-          { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
-          deps.clock.now(),
-        );
-        if (outcome) await deps.outbox.attempt(outcome);
-      }
-    }
-  }
-
-  /**
-   * Starts, in this process, every queued run whose slot is free: claimed through
-   * the database, so any number of processes may call it and each run starts once. Called when
-   * a run ends here, after a launch was queued, and by the periodic reconciliation (so a run
-   * whose slot freed on a process that then died still starts). Each claimed run gets a
-   * `started` notice. Never throws: a failure is logged and the next call retries.
+   * Starts, in this process, every queued run whose slot is free (see {@link QueueRunner}). Never
+   * throws: a failure is logged and the next call retries.
    */
   async startQueued(): Promise<void> {
-    // One pass at a time in this process (a NOTIFY, a run end and the timer may overlap): a call
-    // during a pass makes it run once more, and waits for that.
-    if (this.queuePass) {
-      this.queueAgain = true;
-      return this.queuePass;
-    }
-    this.queuePass = (async () => {
-      do {
-        this.queueAgain = false;
-        await this.startQueuedOnce();
-      } while (this.queueAgain);
-    })().finally(() => {
-      this.queuePass = undefined;
-    });
-    return this.queuePass;
+    return this.queue.startQueued();
   }
-
-  private queuePass: Promise<void> | undefined;
-  private queueAgain = false;
-  /** Queued runs this process waits for (see {@link DispatcherDeps.queueScope}). */
-  private readonly waiting = new Set<string>();
 
   /**
    * Names a queued run this process will see through, so that {@link startQueued} may start it
    * under `queueScope: 'own'`; `false` takes it back (the process gives up waiting).
    */
   waitFor(runId: RunId, waits = true): void {
-    if (waits) this.waiting.add(runId);
-    else this.waiting.delete(runId);
+    this.queue.waitFor(runId, waits);
   }
 
   /**
@@ -1162,171 +1101,8 @@ Reason: ${err.code}`;
    * @throws the store's errors.
    */
   async cancelOwn(runId: RunId): Promise<string> {
-    this.waiting.delete(runId);
+    this.queue.waitFor(runId, false);
     return this.cancel(runId);
-  }
-
-  private async startQueuedOnce(): Promise<void> {
-    const { deps } = this;
-    let claimed: RunRow[];
-    try {
-      // Nothing queued (the common case at a run's end): no config read, no launch lock, which
-      // the next launch would otherwise wait behind. A routed run is queued too.
-      if (!(await deps.store.hasQueued())) return;
-      // config.toml as it is now: a node that takes only routed runs gets no command that would
-      // re-read it, and `baton approve` / `baton grant path` there must still apply.
-      await deps.liveConfig?.refresh();
-      // Before the gate below: a node that cannot run them refuses runs routed to it.
-      if (deps.fleet) await this.prepareRouted();
-      if (!this.config.harness.enabled || !this.config.harness.approved) return;
-      const only = deps.queueScope === 'own' ? [...this.waiting] : undefined;
-      if (only?.length === 0) return;
-      claimed = await deps.store.claimQueued(
-        { node: this.config.harness.maxActive, fleet: this.config.node.fleetMaxActive },
-        deps.supervisor.supervisorId,
-        deps.fleet?.name,
-        deps.fleet?.instance,
-        only,
-      );
-    } catch (err) {
-      deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');
-      return;
-    }
-    for (const run of claimed) {
-      const spawn = await this.passesSpawnGates(run);
-      if (!spawn) {
-        // Its slot is free again: another queued run may take it in one more pass.
-        this.queueAgain = true;
-        continue;
-      }
-      deps.logger.info({ runId: run.id, vendor: run.vendor, cwd: run.cwd }, 'queued run starting');
-      deps.supervisor.start(run, spawn.request, spawn.timeoutMs);
-      await deps.outbox
-        .send({
-          runId: run.id as RunId,
-          kind: 'notice',
-          target: { ...outcomeTarget(run) },
-          body: startedText(run, run.parentRunId ?? undefined, undefined, undefined, run.branch ?? undefined),
-        })
-        .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not announce a queued run starting'));
-    }
-  }
-
-  /**
-   * Every launch gate again for a run just claimed from the queue (see spawn-gates.ts): the row
-   * is what spawns, and it may have changed since its launch — the owner took a root away or
-   * revoked consent (both apply live), or the row was edited in the shared database. A refused
-   * run ends `failed` with the gate's code and its outcome message; a failure to record that is
-   * logged and the run is left to the reconciliation, unstarted.
-   *
-   * @returns what the run spawns with, built from the checked row; undefined when refused.
-   * @throws what the file system or the database throws while the gates read (not a refusal).
-   */
-  private async passesSpawnGates(run: RunRow): Promise<SpawnRequest | undefined> {
-    const { deps } = this;
-    let refusal: BatonError;
-    try {
-      const spawn = await assertSpawnable(run, this.spawnGateContext());
-      if (!spawn.request.resumeSessionId) return spawn;
-      // The session resumed must be the parent's own: an edited row could name any session of
-      // this machine's CLI home.
-      const parent = run.parentRunId ? await deps.store.getRun(run.parentRunId) : undefined;
-      if (!parent || parent.vendorSessionId !== spawn.request.resumeSessionId) {
-        throw new BatonError(
-          'option_refused',
-          "The run's resume session is not its parent run's session. Reply to the run you want to continue, or send the task again.",
-        );
-      }
-      const sessionUsageBefore = await this.sessionUsageAtSpawn(parent);
-      return sessionUsageBefore ? { ...spawn, request: { ...spawn.request, sessionUsageBefore } } : spawn;
-    } catch (err) {
-      if (!isBatonError(err)) throw err;
-      refusal = err;
-    }
-    deps.logger.info(
-      { runId: run.id, code: refusal.code },
-      'queued run refused at start: its row no longer passes the launch gates',
-    );
-    const body = `${runTag(run.id)} failed · ${run.vendor} · ${run.cwd} · refused when its turn came
-${refusal.message}
-Reason: ${refusal.code}`;
-    try {
-      const outcome = await deps.store.finishRun(
-        run.id as RunId,
-        { status: 'failed', reason: refusal.code, errorMessage: refusal.message, endedAt: deps.clock.now() },
-        { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
-        deps.clock.now(),
-      );
-      if (outcome) await deps.outbox.attempt(outcome);
-    } catch (err) {
-      deps.logger.warn(
-        { err, runId: run.id },
-        'could not end a queued run the launch gates refused; it stays unstarted',
-      );
-    }
-    return undefined;
-  }
-
-  /**
-   * A queued resume's session totals before it, read from its parent's row when it spawns (the
-   * row's own copy is not trusted). A database failure is logged and the run is charged the
-   * session's totals as the CLI reports them, which can only over-count.
-   */
-  private async sessionUsageAtSpawn(parent: RunRow): Promise<UsageJson | undefined> {
-    try {
-      return await sessionUsageOf(this.deps.store, parent);
-    } catch (err) {
-      this.deps.logger.warn(
-        { err, parentRunId: parent.id },
-        "could not read a resumed session's usage; the run is charged the session's totals",
-      );
-      return undefined;
-    }
-  }
-
-  /** What the spawn-time gates read: the live config and this node's directories. */
-  private spawnGateContext(): SpawnGateContext {
-    const { deps } = this;
-    return {
-      config: this.config,
-      vendors: deps.vendors,
-      runsDir: deps.runsDir,
-      protectedDirs: deps.protectedDirs ?? [],
-      worktreesDir: deps.worktreesDir,
-    };
-  }
-
-  /**
-   * The worktree a new run gets: when it asks (`worktree`) or `[workspace] worktrees = "per-run"`.
-   * Under `per-run` a directory that cannot take one (not a git checkout, no commit yet) runs in
-   * place; a run that asked is refused.
-   *
-   * @throws BatonError `worktree_refused` (see {@link addRunWorktree}), `git_failed`.
-   */
-  private async worktreeFor(cwd: string, runId: RunId, options: LaunchOptions): Promise<RunWorktree | undefined> {
-    const { deps } = this;
-    if (!options.worktree && this.config.workspace.worktrees !== 'per-run') return undefined;
-    if (!deps.worktreesDir)
-      throw new BatonError(
-        'worktree_refused',
-        'This baton front end cannot make worktrees; run without the worktree option.',
-      );
-    try {
-      return await addRunWorktree(cwd, runId, deps.worktreesDir);
-    } catch (err) {
-      if (!options.worktree && isBatonError(err, 'worktree_refused')) return undefined;
-      throw err;
-    }
-  }
-
-  /** Removes a worktree (and its empty branch) made for a launch that was then refused. */
-  private async discardWorktree(worktree: RunWorktree): Promise<void> {
-    await discardRunWorktree(worktree).catch((err: unknown) =>
-      this.deps.logger.warn(
-        { err, path: worktree.worktreeRoot, branch: worktree.branch },
-        'could not remove the worktree of a refused launch; `baton worktrees prune` removes it',
-      ),
-    );
   }
 
   /**
@@ -1412,17 +1188,20 @@ Reason: ${refusal.code}`;
     return `Runs in this conversation now default to ${workspace.cwd}.`;
   }
 
-  private workspaceSettings() {
-    const { homeDir } = this.deps;
-    const { config } = this;
+  /** What the spawn-time gates read: the live config and this node's directories. */
+  private spawnGateContext(): SpawnGateContext {
+    const { deps } = this;
     return {
-      roots: config.workspace.roots,
-      defaultCwd: config.workspace.defaultCwd,
-      projects: config.projects,
-      homeDir,
-      protectedDirs: this.deps.protectedDirs ?? [],
-      ownedRoots: this.deps.worktreesDir ? [this.deps.worktreesDir] : [],
+      config: this.config,
+      vendors: deps.vendors,
+      runsDir: deps.runsDir,
+      protectedDirs: deps.protectedDirs ?? [],
+      worktreesDir: deps.worktreesDir,
     };
+  }
+
+  private workspaceSettings() {
+    return workspaceSettingsOf(this.config, this.deps);
   }
 
   private async describeRun(id: string): Promise<string> {
@@ -1583,30 +1362,6 @@ function actionOf(command: Command): Action {
   }
 }
 
-/** A refusal's text without its ", then restart" step, for front ends that read the config per command. */
-export function withoutRestart(text: string): string {
-  return text
-    .replace(/ when baton started\./g, '.')
-    .replace(/ Install it \(([^)]*)\), then restart(?: baton| the service)?\./g, ' Install it: $1')
-    .replace(/,? then restart(?: baton| the service)?\./g, '.');
-}
-
-/** The command that installs a vendor's CLI, as docs/ gives it (npm packages `@openai/codex`, `@anthropic-ai/claude-code`). */
-export const VENDOR_INSTALL: Record<VendorName, string> = {
-  codex: 'npm i -g @openai/codex',
-  claude: 'npm i -g @anthropic-ai/claude-code',
-};
-
-/** The refusal when `vendor`'s CLI was not on PATH at start, with how to install it. */
-export function vendorMissingText(vendor: VendorName): string {
-  return `The ${vendor} CLI was not found on PATH when baton started. Install it (${VENDOR_INSTALL[vendor]}), then restart baton.`;
-}
-
-/** A refusal's text with its ", then restart" step saying how (`how`: e.g. `systemctl --user restart baton`). */
-export function withRestartHow(text: string, how: string): string {
-  return text.replace(/,? then restart(?: baton| the service)?\./g, `, then restart baton (${how}).`);
-}
-
 /**
  * The spending caps of a run: the launch's own options, else the parent's on a
  * resume, else the `[harness]` defaults. Dollar and turn caps exist only for claude (its
@@ -1621,12 +1376,15 @@ function runCaps(
   harness: BatonConfig['harness'],
   parent: RunRow | undefined,
 ): Pick<RunOptionsJson, 'budgetUsd' | 'maxTurns' | 'maxTokens'> {
-  if (vendor === 'codex' && options.budgetUsd !== undefined) throw new BatonError('usage', CODEX_BUDGET_REFUSAL);
-  if (vendor === 'codex' && options.maxTurns !== undefined) throw new BatonError('usage', CODEX_TURNS_REFUSAL);
-  const budgetUsd =
-    vendor === 'claude' ? (options.budgetUsd ?? parent?.options.budgetUsd ?? harness.defaultBudgetUsd) : undefined;
-  const maxTurns =
-    vendor === 'claude' ? (options.maxTurns ?? parent?.options.maxTurns ?? harness.defaultMaxTurns) : undefined;
+  const facts = VENDOR_FACTS[vendor];
+  if (!facts.budgetCap && options.budgetUsd !== undefined) throw new BatonError('usage', CODEX_BUDGET_REFUSAL);
+  if (!facts.turnCap && options.maxTurns !== undefined) throw new BatonError('usage', CODEX_TURNS_REFUSAL);
+  const budgetUsd = facts.budgetCap
+    ? (options.budgetUsd ?? parent?.options.budgetUsd ?? harness.defaultBudgetUsd)
+    : undefined;
+  const maxTurns = facts.turnCap
+    ? (options.maxTurns ?? parent?.options.maxTurns ?? harness.defaultMaxTurns)
+    : undefined;
   const maxTokens = options.maxTokens ?? parent?.options.maxTokens ?? harness.defaultMaxTokens;
   return {
     ...(budgetUsd !== undefined ? { budgetUsd } : {}),

@@ -3,13 +3,13 @@
  * (button presses never wait either). An earlier message may take long to handle (a launch
  * downloading its files); the owner's way to stop things must be answered meanwhile.
  */
-import type { InboundMessage } from '../channels/types.js';
+import { PLATFORM_ABILITIES, type InboundMessage } from '../channels/types.js';
 import { parseCommand } from './command.js';
 
 /** Whether `message` is handled at once, ahead of its conversation's earlier messages still being handled. */
 export function overtakesConversation(message: Pick<InboundMessage, 'platform' | 'text'>): boolean {
   try {
-    const command = parseCommand(message.text, message.platform === 'slack' || message.platform === 'discord');
+    const command = parseCommand(message.text, PLATFORM_ABILITIES[message.platform].bareCommands);
     return command.kind === 'stop' || command.kind === 'cancel';
   } catch {
     return false;

@@ -9,14 +9,15 @@
  * still has its Telegram updates, so a crash then loses nothing.
  */
 import { ConversationQueue } from '../channels/conversation-queue.js';
-import { conversationOf, type InboundMessage, type Platform } from '../channels/types.js';
+import { conversationOf, PLATFORM_ABILITIES, type InboundMessage, type Platform } from '../channels/types.js';
 import type { Logger } from '../core/logger.js';
 
-/**
- * Where chat apps split a long paste: Telegram clients cut at the Bot API's 4096-character message
- * limit. (Discord turns a long paste into a `message.txt` attachment instead; Slack does not split.)
- */
-export const CLIENT_SPLIT_LENGTHS: Readonly<Partial<Record<Platform, number>>> = { telegram: 4096 };
+/** Where chat apps split a long paste: each platform's `clientSplitLength` (see channels/types.ts). */
+export const CLIENT_SPLIT_LENGTHS: Readonly<Partial<Record<Platform, number>>> = Object.fromEntries(
+  Object.entries(PLATFORM_ABILITIES).flatMap(([platform, abilities]) =>
+    abilities.clientSplitLength === undefined ? [] : [[platform, abilities.clientSplitLength]],
+  ),
+);
 
 /** Characters a client's cut may lose (trimmed whitespace) or a stripped `@botname` may take. */
 const SPLIT_MARGIN = 256;

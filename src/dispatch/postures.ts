@@ -5,28 +5,21 @@
  */
 import { BatonError } from '../core/errors.js';
 import type { VendorName } from '../core/vendor-name.js';
+import { VENDOR_FACTS } from '../harness/vendors/types.js';
 
 /** Postures no chat option may ask for: no sandbox at all, or no permission check at all. */
 const REFUSED_POSTURES = new Set(['danger-full-access', 'bypassPermissions']);
-/** Each vendor's postures baton passes on. */
-export const POSTURES: Record<VendorName, readonly string[]> = {
-  codex: ['read-only', 'workspace-write'],
-  // claude 2.1.332 lists `manual` where 2.1.197 lists `default`; both are accepted (the vendor maps them).
-  claude: ['default', 'manual', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
-};
 
 /** @throws BatonError `posture_refused` for dangerous postures, `usage` for one the vendor does not take. */
 export function assertPosture(vendor: VendorName, posture: string): void {
+  const { postures, postureWord } = VENDOR_FACTS[vendor];
   if (REFUSED_POSTURES.has(posture)) {
     throw new BatonError(
       'posture_refused',
-      `${posture} is refused: baton never runs an agent without its sandbox or permission checks. Use ${POSTURES[vendor].join(' or ')}, or leave it out to use your own CLI config.`,
+      `${posture} is refused: baton never runs an agent without its sandbox or permission checks. Use ${postures.join(' or ')}, or leave it out to use your own CLI config.`,
     );
   }
-  if (!POSTURES[vendor].includes(posture)) {
-    throw new BatonError(
-      'usage',
-      `${posture} is not a ${vendor} ${vendor === 'codex' ? 'sandbox' : 'mode'}. Use one of: ${POSTURES[vendor].join(', ')}.`,
-    );
+  if (!postures.includes(posture)) {
+    throw new BatonError('usage', `${posture} is not a ${vendor} ${postureWord}. Use one of: ${postures.join(', ')}.`);
   }
 }

@@ -10,9 +10,9 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import type { BatonConfig } from '../config/index.js';
 import { BatonError } from '../core/errors.js';
-import type { LaunchRequest } from '../harness/vendors/types.js';
+import { VENDOR_FACTS, type LaunchRequest } from '../harness/vendors/types.js';
 import { assertHoldsNoConfig, assertInsideRoots, isInside } from '../harness/workspace.js';
-import type { VendorName } from '../core/vendor-name.js';
+import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 import type { RunRow } from '../store/schema.js';
 import {
   CODEX_BUDGET_REFUSAL,
@@ -77,6 +77,40 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
  *   `option_refused`.
  */
 export function assertRowOptions(run: RunRow, context: SpawnGateContext): SpawnRequest {
+  const vendor = assertConsentAndVendor(run, context);
+  const options = run.options as Partial<RunRow['options']>;
+  const launch = (run.launch ?? {
+    prompt: run.task,
+    timeoutMs: Number(options.timeoutMinutes) * 60_000,
+  }) as unknown as Record<string, unknown>;
+  const stored = assertStoredRequest(run, vendor, options, launch, context);
+  const caps = assertRowCaps(vendor, options, launch, context.config.harness);
+  const request: LaunchRequest = {
+    prompt: stored.prompt,
+    ...(stored.images !== undefined
+      ? {
+          images: (stored.images as { path: string; mediaType: string }[]).map(({ path, mediaType }) => ({
+            path,
+            mediaType,
+          })),
+        }
+      : {}),
+    ...(stored.model !== undefined ? { model: stored.model as string } : {}),
+    ...(stored.posture !== undefined ? { posture: stored.posture as string } : {}),
+    ...(stored.resume !== undefined ? { resumeSessionId: stored.resume as string } : {}),
+    ...(caps.budgetUsd !== undefined ? { maxBudgetUsd: caps.budgetUsd } : {}),
+    ...(caps.maxTurns !== undefined ? { maxTurns: caps.maxTurns } : {}),
+  };
+  return { request, timeoutMs: caps.timeoutMinutes * 60_000 };
+}
+
+/**
+ * Consent as it stands now and a vendor whose CLI was found at start.
+ *
+ * @returns the row's vendor.
+ * @throws BatonError `harness_disabled`, `not_approved`, `vendor_missing`.
+ */
+function assertConsentAndVendor(run: RunRow, context: SpawnGateContext): VendorName {
   const { harness } = context.config;
   if (!harness.enabled)
     throw new BatonError('harness_disabled', 'Coding agents are disabled on this machine ([harness] enabled = false).');
@@ -87,17 +121,28 @@ export function assertRowOptions(run: RunRow, context: SpawnGateContext): SpawnR
     );
   }
   const vendor = run.vendor;
-  if ((vendor !== 'codex' && vendor !== 'claude') || !context.vendors.has(vendor)) {
+  if (!(VENDOR_NAMES as readonly string[]).includes(vendor) || !context.vendors.has(vendor)) {
     throw new BatonError(
       'vendor_missing',
       `The ${String(vendor)} CLI was not found on PATH when baton started. Install it, then restart baton.`,
     );
   }
-  const options = run.options as Partial<RunRow['options']>;
-  const launch = (run.launch ?? {
-    prompt: run.task,
-    timeoutMs: Number(options.timeoutMinutes) * 60_000,
-  }) as unknown as Record<string, unknown>;
+  return vendor;
+}
+
+/**
+ * The stored request's keys, task, model, posture, approvals, resume session and images.
+ *
+ * @returns the checked fields (still as the row holds them).
+ * @throws BatonError `option_refused`, `posture_refused`, `usage`, `approvals_unavailable`.
+ */
+function assertStoredRequest(
+  run: RunRow,
+  vendor: VendorName,
+  options: Partial<RunRow['options']>,
+  launch: Record<string, unknown>,
+  context: SpawnGateContext,
+): { prompt: string; model: unknown; posture: unknown; resume: unknown; images: unknown } {
   for (const key of Object.keys(launch)) {
     if (!LAUNCH_KEYS.has(key))
       throw refused(`The run's stored request carries ${JSON.stringify(key).slice(0, 60)}, which no launch writes`);
@@ -127,13 +172,28 @@ export function assertRowOptions(run: RunRow, context: SpawnGateContext): SpawnR
   }
   const images = launch.images;
   if (images !== undefined) assertOwnImages(images, join(context.runsDir, run.id, 'attachments'));
+  return { prompt: launch.prompt, model, posture, resume, images };
+}
 
+/**
+ * The wall clock and caps: in range, consistent with the stored request, none the vendor does
+ * not take, none removed where `[harness]` sets a default.
+ *
+ * @throws BatonError `option_refused`, `cap_missing`.
+ */
+function assertRowCaps(
+  vendor: VendorName,
+  options: Partial<RunRow['options']>,
+  launch: Record<string, unknown>,
+  harness: BatonConfig['harness'],
+): { timeoutMinutes: number; budgetUsd?: number | undefined; maxTurns?: number | undefined } {
+  const facts = VENDOR_FACTS[vendor];
   const timeoutMinutes = options.timeoutMinutes;
   if (!isWhole(timeoutMinutes, 1, MAX_TIMEOUT_MINUTES) || launch.timeoutMs !== timeoutMinutes * 60_000)
     throw refused(`The run's wall clock is not whole minutes from 1 to ${MAX_TIMEOUT_MINUTES}`);
-  if (vendor === 'codex' && (options.budgetUsd !== undefined || launch.maxBudgetUsd !== undefined))
+  if (!facts.budgetCap && (options.budgetUsd !== undefined || launch.maxBudgetUsd !== undefined))
     throw new BatonError('option_refused', CODEX_BUDGET_REFUSAL);
-  if (vendor === 'codex' && (options.maxTurns !== undefined || launch.maxTurns !== undefined))
+  if (!facts.turnCap && (options.maxTurns !== undefined || launch.maxTurns !== undefined))
     throw new BatonError('option_refused', CODEX_TURNS_REFUSAL);
   if (launch.maxBudgetUsd !== options.budgetUsd || launch.maxTurns !== options.maxTurns)
     throw refused("The run's caps differ from the ones it was launched with");
@@ -146,27 +206,13 @@ export function assertRowOptions(run: RunRow, context: SpawnGateContext): SpawnR
     throw refused("The run's token cap is not a whole number of tokens");
   // A `[harness]` default applies to every run that names none: a run without the cap never
   // passed the launch gates as it is now.
-  if (vendor === 'claude' && harness.defaultBudgetUsd !== undefined && budgetUsd === undefined)
+  if (facts.budgetCap && harness.defaultBudgetUsd !== undefined && budgetUsd === undefined)
     throw capMissing('budget', 'default_budget_usd', harness.defaultBudgetUsd);
-  if (vendor === 'claude' && harness.defaultMaxTurns !== undefined && maxTurns === undefined)
+  if (facts.turnCap && harness.defaultMaxTurns !== undefined && maxTurns === undefined)
     throw capMissing('turns', 'default_max_turns', harness.defaultMaxTurns);
   if (harness.defaultMaxTokens !== undefined && maxTokens === undefined)
     throw capMissing('tokens', 'default_max_tokens', harness.defaultMaxTokens);
-
-  const request: LaunchRequest = {
-    prompt: launch.prompt,
-    ...(images !== undefined
-      ? {
-          images: (images as { path: string; mediaType: string }[]).map(({ path, mediaType }) => ({ path, mediaType })),
-        }
-      : {}),
-    ...(model !== undefined ? { model: model as string } : {}),
-    ...(posture !== undefined ? { posture: posture as string } : {}),
-    ...(resume !== undefined ? { resumeSessionId: resume as string } : {}),
-    ...(budgetUsd !== undefined ? { maxBudgetUsd: budgetUsd } : {}),
-    ...(maxTurns !== undefined ? { maxTurns } : {}),
-  };
-  return { request, timeoutMs: timeoutMinutes * 60_000 };
+  return { timeoutMinutes, budgetUsd, maxTurns };
 }
 
 /**

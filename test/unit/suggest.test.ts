@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { didYouMean, nearestWord } from '../../src/cli/suggest.js';
+import { didYouMean, nearestWord } from '../../src/wording/suggest.js';
 
 describe('nearestWord', () => {
   const commands = ['start', 'stop', 'ask', 'doctor', 'approve', 'grant', 'runs', 'cancel', 'worktrees', 'service'];

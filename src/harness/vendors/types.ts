@@ -10,6 +10,50 @@ import type { LiveFacts } from './live.js';
 export type { VendorName };
 
 /**
+ * What deciding code (the launch gates, the command parser) may know of a vendor's CLI without
+ * importing its module, so that it never compares vendor names.
+ */
+export interface VendorFacts {
+  /** The CLI can hand permission prompts to baton (claude's `--permission-prompt-tool`): a run may ask for tool approvals. */
+  readonly toolApprovals: boolean;
+  /** Postures that make the CLI ask before a tool call, so a run in one asks for tool approvals. */
+  readonly askingPostures: readonly string[];
+  /** The CLI takes a dollar budget (claude `--max-budget-usd`). */
+  readonly budgetCap: boolean;
+  /** The CLI takes a turn limit (claude `--max-turns`). */
+  readonly turnCap: boolean;
+  /** The postures baton passes on. */
+  readonly postures: readonly string[];
+  /** What the chat option naming a posture is called: codex's `sandbox:`, claude's `mode:`. */
+  readonly postureWord: 'sandbox' | 'mode';
+  /** The command that installs the CLI (npm packages `@openai/codex`, `@anthropic-ai/claude-code`). */
+  readonly install: string;
+}
+
+/** Each vendor's {@link VendorFacts}. */
+export const VENDOR_FACTS: Readonly<Record<VendorName, VendorFacts>> = {
+  codex: {
+    toolApprovals: false,
+    askingPostures: [],
+    budgetCap: false,
+    turnCap: false,
+    postures: ['read-only', 'workspace-write'],
+    postureWord: 'sandbox',
+    install: 'npm i -g @openai/codex',
+  },
+  claude: {
+    toolApprovals: true,
+    askingPostures: ['default', 'manual'],
+    budgetCap: true,
+    turnCap: true,
+    // claude 2.1.332 lists `manual` where 2.1.197 lists `default`; both are accepted (the vendor maps them).
+    postures: ['default', 'manual', 'acceptEdits', 'auto', 'dontAsk', 'plan'],
+    postureWord: 'mode',
+    install: 'npm i -g @anthropic-ai/claude-code',
+  },
+};
+
+/**
  * Why a vendor's terminal event says the run failed, where the vendor names a cause of its own:
  * `max_turns` (claude `error_max_turns`), `budget_exceeded` (claude `error_max_budget_usd`). Any
  * other failure is `vendor_error`.
