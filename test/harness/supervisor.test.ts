@@ -19,6 +19,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { createHarness, inbound, insertRun, type TestHarness } from '../support/harness.js';
 import { testEngine } from '../support/db.js';
+import { waitFor } from '../support/wait.js';
 
 let h: TestHarness;
 let repoCounter = 0;
@@ -426,14 +427,6 @@ async function reconcileKillsByRunId(support: { unavailable: string }): Promise<
   const rows = await reconcileAsDeadPeers(support);
   expect(rows.map((r) => r.runId)).toEqual([orphan]);
   await waitFor(async () => isGone(tool.pid!));
-}
-
-async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not reached');
 }
 
 /** The pid of the tool the fake CLI reported starting (`item.started` → `tool_pid`). */
