@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { LAUNCH_LOCK_KEY, RunStore } from '../../src/store/runs-repo.js';
-import { createPostgresDatabase, testEngine } from '../support/db.js';
+import { createPostgresDatabase, testEngine } from '../support/database.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 

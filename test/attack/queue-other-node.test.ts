@@ -5,17 +5,13 @@
  * queued rows with no regard to the host that queued them. Node B then spawns the CLI on host B
  * in a directory that does not exist there, or is a different checkout under the same path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { runs, type NewRunRow } from '../../src/store/schema.js';
-import { openTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/database.js';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => database?.dispose());
+const database = useTestDatabase();
 
 describe('claimQueued in a fleet', () => {
   it("does not hand host A's queued run to a process on host B", async () => {

@@ -9,7 +9,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { sweepArtifacts } from '../../src/harness/retention.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { waitFor } from '../support/wait.js';
 
 let h: TestHarness;

@@ -22,7 +22,7 @@ import {
   type TestHarness,
 } from '../support/harness.js';
 import { holdingGit, type HoldingGit } from '../support/fake-git.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { waitFor } from '../support/wait.js';
 
 let h: TestHarness;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunId } from '../../src/core/ids.js';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 

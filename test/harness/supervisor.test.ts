@@ -18,7 +18,7 @@ import { codexVendor } from '../../src/harness/vendors/codex.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { createHarness, inbound, insertRun, type TestHarness } from '../support/harness.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { waitFor } from '../support/wait.js';
 
 let h: TestHarness;

@@ -15,7 +15,7 @@ import { addRunWorktree, listWorktrees, pruneWorktrees, type RunWorktree } from 
 import { restoreRunWorktree, worktreeIntact } from '../../src/harness/worktree-restore.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { runs, type RunRow } from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const DAY_MS = 86_400_000;
 const now = new Date('2026-11-30T08:00:00.000Z');
@@ -26,14 +26,13 @@ const git = (cwd: string, ...args: string[]) =>
   execa('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, stdin: 'ignore' });
 
 describe(`run worktrees on ${testEngine}`, () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let store: RunStore;
   let dir: string;
   let repo: string;
   let worktreesDir: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
     store = new RunStore(database.db);
     dir = await mkdtemp(join(tmpdir(), 'baton-worktrees-'));
     repo = join(dir, 'repo');
@@ -44,7 +43,6 @@ describe(`run worktrees on ${testEngine}`, () => {
     await git(repo, 'commit', '-q', '-m', 'first');
   });
   afterAll(async () => {
-    await database?.dispose();
     await rm(dir, { recursive: true, force: true });
   });
 

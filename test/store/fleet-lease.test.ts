@@ -8,22 +8,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, sql } from 'drizzle-orm';
 import { silentLogger } from '../../src/core/logger.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DatabaseLease, leaseKey } from '../../src/fleet/lease.js';
 import { describeNodes, NodeRegistry } from '../../src/fleet/nodes.js';
 import { openDatabase } from '../../src/store/database.js';
 import { leases, nodes } from '../../src/store/schema.js';
 import { startTcpProxy } from '../fakes/tcp-proxy.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 import { waitFor } from '../support/wait.js';
 
 const logger = silentLogger();
-let database: TestDatabase;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => database?.dispose());
+const database = useTestDatabase();
 
 function watched(lease: DatabaseLease): { events: string[]; start(): Promise<void> } {
   const events: string[] = [];
