@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { backoffMs, Outbox, type OutboxPolicy } from '../../src/delivery/outbox.js';
 import { startDeliveryWorker } from '../../src/delivery/worker.js';
 import { RunStore, INLINE_LEASE_MS } from '../../src/store/runs-repo.js';
-import { newRunId } from '../../src/core/ids.js';
+import type { RunId } from '../../src/core/ids.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { ChannelSendError } from '../../src/channels/types.js';
 import { useTestDatabase, testEngine } from '../support/database.js';
@@ -45,11 +45,7 @@ function setup(maxMessageLength = 4096) {
 }
 
 /** A run in its own worktree `cwd` whose `started` row says `startedBody`. */
-async function createTestRun(
-  clock: ManualClock,
-  cwd: string,
-  startedBody: string,
-): Promise<ReturnType<typeof newRunId>> {
+async function createTestRun(clock: ManualClock, cwd: string, startedBody: string): Promise<RunId> {
   const run = await createRunRow(
     store,
     {
