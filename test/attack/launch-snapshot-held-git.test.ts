@@ -22,18 +22,11 @@ import type { RunId } from '../../src/core/ids.js';
 import { SNAPSHOT_FILES } from '../../src/harness/diff.js';
 import { answerInboundElsewhere, createHarness, inbound, insertRun, type TestHarness } from '../support/harness.js';
 import { holdingGit, type HoldingGit } from '../support/fake-git.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
 
 let h: TestHarness;
 let git: HoldingGit;
-
-async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** A repository `name` under the harness root with one file, made with the real git (unseen by the log). */
 async function repository(name: string): Promise<string> {
@@ -66,11 +59,10 @@ describe(`a run that never spawns does not wait for its begun snapshot (${testEn
       h.supervisor.beginLaunchSnapshot(runId, cwd);
       // claude is not installed in this harness: vendor_missing before any spawn.
       h.supervisor.start({ ...run, vendor: 'claude' }, { prompt: 'p' }, 60_000);
-      await waitFor(
-        async () => (await h.store.getRun(runId))?.status === 'failed',
-        'the failure to be recorded while git is held',
-        30_000,
-      );
+      await waitFor(async () => (await h.store.getRun(runId))?.status === 'failed', {
+        timeoutMs: 30_000,
+        what: 'the failure to be recorded while git is held',
+      });
       // Recorded while the snapshot's add still waits (or has not even started): it has not ended.
       const ended =
         existsSync(git.log) &&
@@ -82,11 +74,10 @@ describe(`a run that never spawns does not wait for its begun snapshot (${testEn
       await rm(git.hold, { force: true });
     }
     await h.supervisor.idle();
-    await waitFor(
-      () => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)),
-      "the begun snapshot's index to go",
-      10_000,
-    );
+    await waitFor(() => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)), {
+      timeoutMs: 10_000,
+      what: "the begun snapshot's index to go",
+    });
     expect(existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start))).toBe(false);
   }, 60_000);
 });

@@ -17,16 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { LAUNCH_LOCK_KEY, RunStore } from '../../src/store/runs-repo.js';
-import { createPostgresDatabase, testEngine } from '../support/db.js';
+import { createPostgresDatabase, testEngine } from '../support/database.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
-
-async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { waitFor } from '../support/wait.js';
 
 describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after its snapshot began', () => {
   let created: { url: string; drop(): Promise<void> };
@@ -129,7 +122,7 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
             (
               await watcher`select 1 from pg_locks where locktype = 'advisory' and not granted and objid = ${LAUNCH_LOCK_KEY}`
             ).length > 0,
-          'the rival to wait for the lock',
+          { timeoutMs: 20_000, what: 'the rival to wait for the lock' },
         );
         // …a migration by another process widens a column the launch's insert returns…
         const migrator = postgres(created.url, { max: 1, onnotice: () => {} });
@@ -157,7 +150,10 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
     await writeFile(join(cwd, 'written-by-rival.txt'), 'rival\n');
     await control`update runs set status = 'completed', ended_at = now() where id = ${rival}`;
     await h.dispatcher.startQueued();
-    await waitFor(async () => (await h.store.getRun(runId))?.status === 'completed', 'the queued run to complete');
+    await waitFor(async () => (await h.store.getRun(runId))?.status === 'completed', {
+      timeoutMs: 20_000,
+      what: 'the queued run to complete',
+    });
     await h.supervisor.idle();
     const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
     expect(outcome.text).toMatch(/made-by-run\.txt/);

@@ -8,21 +8,17 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { newRunId, type RunId } from '../../src/core/ids.js';
+import { newRunId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { reconcileLostNodes } from '../../src/fleet/node-loss.js';
 import { NodeRegistry } from '../../src/fleet/nodes.js';
 import { RunStore } from '../../src/store/runs-repo.js';
-import type { NewRunRow } from '../../src/store/schema.js';
-import { openTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/database.js';
+import { createRunRow } from '../support/rows.js';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => database?.dispose());
+const database = useTestDatabase();
 
 describe('node loss after a restart under the same pid', () => {
   it("does not end the new process's live runs", async () => {
@@ -45,23 +41,10 @@ describe('node loss after a restart under the same pid', () => {
     // A run this (new) process supervises right now.
     const runId = newRunId();
     const now = new Date();
-    const run = {
-      id: runId,
-      vendor: 'codex',
-      status: 'running',
-      task: 'fix the test',
-      cwd: '/repo/app',
-      worktreeRoot: '/repo/app',
-      options: { timeoutMinutes: 30, progress: false },
-      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' },
-      supervisor: `${host}:${process.pid}`,
-      createdAt: now,
-    } as NewRunRow & { id: RunId };
-    await store.createRun(
-      run,
-      { runId, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' },
-      5,
-      now,
+    await createRunRow(
+      store,
+      { id: runId, status: 'running', supervisor: `${host}:${process.pid}` },
+      { now, started: { body: 'started' } },
     );
     await sleep(400); // past deadAfter + heartbeat since this registry started
     await reconcileLostNodes({ registry, store, clock: systemClock, logger, vendors: new Map() });

@@ -6,16 +6,12 @@
  * as they stand.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { NodeRegistry } from '../../src/fleet/nodes.js';
-import { openTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/database.js';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => database?.dispose());
+const database = useTestDatabase();
 
 describe('a node’s roots in the fleet', () => {
   it('follow the live config on the next heartbeat', async () => {

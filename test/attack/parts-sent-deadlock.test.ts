@@ -12,22 +12,20 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
-import { insertCompletedRun } from '../support/run-rows.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
+import { insertCompletedRun } from '../support/rows.js';
 
 const now = new Date('2026-12-01T08:00:00.000Z');
 
 describe.skipIf(testEngine !== 'postgres')('recordPartsSent batch aborted as a deadlock victim', () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let other: postgres.Sql;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
     other = postgres(database.url!, { max: 1, onnotice: () => {} });
   });
   afterAll(async () => {
     await other?.end({ timeout: 1 });
-    await database?.dispose();
   });
 
   it('records each row of the batch anyway', async () => {

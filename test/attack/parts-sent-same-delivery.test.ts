@@ -6,23 +6,19 @@
  * are not serialized per run in the outbox, so an inline attempt that outlives its lease and the
  * retry worker's claim of the same row record their parts concurrently, in one process.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const now = new Date('2026-12-01T08:00:00.000Z');
 
 describe(`recordPartsSent: two records of one delivery in one batch on ${testEngine}`, () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let store: RunStore;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
     store = new RunStore(database.db);
-  });
-  afterAll(async () => {
-    await database?.dispose();
   });
 
   it('applies both, as two statements in turn would', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/database.js';
 import { INLINE_LEASE_MS, RunStore } from '../../src/store/runs-repo.js';
 import { runs } from '../../src/store/schema.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 
 describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnects', () => {

@@ -14,7 +14,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { INLINE_LEASE_MS, RunStore } from '../../src/store/runs-repo.js';
-import { createPostgresDatabase, testEngine } from '../support/db.js';
+import { createPostgresDatabase, testEngine } from '../support/database.js';
 
 describe.skipIf(testEngine !== 'postgres')('prepared statements and a schema change by another connection', () => {
   let created: { url: string; drop(): Promise<void> };

@@ -6,20 +6,16 @@
  * worktrees of its own runs only.
  */
 import { hostname } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { listWorktrees, pruneWorktrees } from '../../src/harness/worktrees.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { runs, type NewRunRow } from '../../src/store/schema.js';
-import { openTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/database.js';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => database?.dispose());
+const database = useTestDatabase();
 
 describe('worktree retention in a fleet', () => {
   it("leaves another node's worktrees to that node", async () => {

@@ -7,7 +7,6 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatonConfig } from '../../src/config/index.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -18,15 +17,7 @@ import type { InstalledVendor } from '../../src/harness/supervisor.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
 import { createHarness, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
-
-async function until(check: () => Promise<boolean>, what: string, limitMs = 60_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`never happened: ${what}`);
-}
+import { waitFor } from '../support/wait.js';
 
 describe('a queued run after its root was revoked live', () => {
   let h: TestHarness;
@@ -71,9 +62,9 @@ describe('a queued run after its root was revoked live', () => {
     live.current = { ...h.config, workspace: { ...h.config.workspace, roots: [kept] } };
     await h.supervisor.cancel(firstId, 'owner_cancel');
     await dispatcher.startQueued();
-    await until(
+    await waitFor(
       async () => !['queued', 'starting', 'running'].includes((await h.store.getRun(secondId))?.status ?? ''),
-      'the queued run ends',
+      { timeoutMs: 60_000, what: 'the queued run ends', intervalMs: 100 },
     );
     expect(await h.store.getRun(secondId)).toMatchObject({ status: 'failed', reason: 'outside_workspace' });
     expect(h.channel.sent.map((m) => m.text).find((t) => t.startsWith(`[run ${secondId}] failed`))).toContain(

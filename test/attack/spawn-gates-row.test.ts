@@ -9,7 +9,6 @@
 import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatonConfig } from '../../src/config/index.js';
@@ -22,15 +21,7 @@ import type { InstalledVendor } from '../../src/harness/supervisor.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
 import { createHarness, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
-
-async function until(check: () => Promise<boolean>, what: string, limitMs = 60_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`never happened: ${what}`);
-}
+import { waitFor } from '../support/wait.js';
 
 /** One way of editing a waiting run's row, with the refusal it must meet. */
 interface Edit {
@@ -128,9 +119,9 @@ describe('a queued or routed run whose row was edited while it waited', () => {
   }
 
   async function expectRefused(runId: RunId, edit: Edit, before: number): Promise<void> {
-    await until(
+    await waitFor(
       async () => !['queued', 'starting', 'running'].includes((await h.store.getRun(runId))?.status ?? ''),
-      'the edited run ends',
+      { timeoutMs: 60_000, what: 'the edited run ends', intervalMs: 100 },
     );
     const run = await h.store.getRun(runId);
     expect(run).toMatchObject({ status: 'failed', reason: edit.code, startedAt: null, pid: null });
@@ -166,10 +157,13 @@ describe('a queued or routed run whose row was edited while it waited', () => {
           status: 'queued',
           options: { maxTokens: 100000, sandbox: 'workspace-write' },
         });
-        await until(
+        await waitFor(
           async () => (await spawned()).length > 0 && (await h.store.getRun(firstId))?.status === 'running',
-          `the first run runs: ${JSON.stringify(await h.store.getRun(firstId))} ${JSON.stringify(h.channel.sent)}`,
-          10_000,
+          {
+            timeoutMs: 10_000,
+            what: `the first run runs: ${JSON.stringify(await h.store.getRun(firstId))} ${JSON.stringify(h.channel.sent)}`,
+            intervalMs: 100,
+          },
         );
         const before = (await spawned()).length;
 

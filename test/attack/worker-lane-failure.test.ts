@@ -13,6 +13,7 @@ import type { Outbox } from '../../src/delivery/outbox.js';
 import { startDeliveryWorker } from '../../src/delivery/worker.js';
 import type { RunStore } from '../../src/store/runs-repo.js';
 import type { DeliveryRow } from '../../src/store/schema.js';
+import { waitFor } from '../support/wait.js';
 
 const clock = { now: () => new Date(0), nowMs: () => 0 };
 
@@ -31,13 +32,6 @@ function fakeStore(total: number, failClaim?: number) {
     },
   };
   return { store: store as unknown as RunStore, claims: () => claims, claimed: () => nextId - 1 };
-}
-
-/** Resolves once `condition()` holds, polling every 5 ms; fails after 20 s. */
-async function until(condition: () => boolean): Promise<void> {
-  for (const end = Date.now() + 20_000; !condition(); await sleep(5)) {
-    if (Date.now() > end) throw new Error('condition not reached in 20 s');
-  }
 }
 
 describe('delivery worker lanes', () => {
@@ -111,7 +105,7 @@ describe('delivery worker lanes', () => {
       batchSize: 2,
       concurrency: 4,
     });
-    await until(() => done === 16);
+    await waitFor(() => done === 16, { what: 'all 16 jobs done', timeoutMs: 20_000, intervalMs: 5 });
     await worker.stop();
     expect(most).toBe(4);
   });
@@ -134,10 +128,10 @@ describe('delivery worker lanes', () => {
       batchSize: 4,
       concurrency: 2,
     });
-    await until(() => errors.length > 0);
+    await waitFor(() => errors.length > 0, { what: 'the failure to be reported', timeoutMs: 20_000, intervalMs: 5 });
     expect(attempted).toEqual([1, 2, 3, 4]);
     expect(errors).toEqual(['delivery worker tick failed']);
-    await until(() => attempted.length === 10);
+    await waitFor(() => attempted.length === 10, { what: '10 attempts', timeoutMs: 20_000, intervalMs: 5 });
     await worker.stop();
     expect(attempted.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(errors).toHaveLength(1);

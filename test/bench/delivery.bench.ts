@@ -23,7 +23,7 @@ import { openDatabase, type Database, type Db } from '../../src/store/database.j
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.js';
-import { createPostgresDatabase } from '../support/db.js';
+import { createPostgresDatabase } from '../support/database.js';
 import { atLeast, exactly, size, beginScenario, type TargetCheck } from './support/results.js';
 import { round, summary } from './support/stats.js';
 import { startTelegramTap, type InjectedFailure, type TelegramTap } from './support/telegram-tap.js';

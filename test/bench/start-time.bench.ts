@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createPostgresDatabase } from '../support/db.js';
+import { createPostgresDatabase } from '../support/database.js';
 import { atMost, REPO_ROOT, size, beginScenario, SMOKE } from './support/results.js';
 import { median, round } from './support/stats.js';
 import { postgresAdminUrl, startBenchWorld, type BenchWorld, type Engine } from './support/world.js';

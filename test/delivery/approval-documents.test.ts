@@ -17,23 +17,21 @@ import { RunStore } from '../../src/store/runs-repo.js';
 import type { NewRunRow, RunRow } from '../../src/store/schema.js';
 import { runTag } from '../../src/wording/run-tag.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const DISCORD_MAX = 2000;
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let store: RunStore;
 let approvals: ApprovalStore;
 let runsDir: string;
 
 beforeAll(async () => {
-  database = await openTestDatabase();
   store = new RunStore(database.db);
   approvals = new ApprovalStore(database.db);
   runsDir = await mkdtemp(join(tmpdir(), 'baton-approval-docs-'));
 });
 afterAll(async () => {
-  await database?.dispose();
   if (runsDir) await rm(runsDir, { recursive: true, force: true });
 });
 

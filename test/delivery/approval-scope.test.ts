@@ -17,9 +17,9 @@ import { RunStore } from '../../src/store/runs-repo.js';
 import type { NewRunRow, RunRow } from '../../src/store/schema.js';
 import { runTag } from '../../src/wording/run-tag.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let store: RunStore;
 let approvals: ApprovalStore;
 let base: string;
@@ -28,7 +28,6 @@ let batonHome: string;
 let outside: string;
 
 beforeAll(async () => {
-  database = await openTestDatabase();
   store = new RunStore(database.db);
   approvals = new ApprovalStore(database.db);
   base = await realpath(await mkdtemp(join(tmpdir(), 'baton-approval-scope-')));
@@ -39,7 +38,6 @@ beforeAll(async () => {
   await mkdir(outside, { recursive: true });
 });
 afterAll(async () => {
-  await database?.dispose();
   if (base) await rm(base, { recursive: true, force: true });
 });
 

@@ -8,7 +8,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { deliveryItems, Outbox, type OutboxPolicy } from '../../src/delivery/outbox.js';
 import { splitMessage } from '../../src/delivery/split.js';
@@ -16,20 +15,8 @@ import { startDeliveryWorker } from '../../src/delivery/worker.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { DocumentJson } from '../../src/store/schema.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
-
-class ManualClock implements Clock {
-  constructor(private ms: number) {}
-  nowMs(): number {
-    return this.ms;
-  }
-  now(): Date {
-    return new Date(this.ms);
-  }
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
+import { useTestDatabase, testEngine } from '../support/database.js';
+import { ManualClock } from '../support/clock.js';
 
 const policy: OutboxPolicy = {
   backoffBaseMs: 30_000,
@@ -40,17 +27,15 @@ const policy: OutboxPolicy = {
 const target = { platform: 'telegram', chatId: '42', replyToMessageId: '7' };
 const MAX = 200;
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let store: RunStore;
 let dir: string;
 
 beforeAll(async () => {
-  database = await openTestDatabase();
   store = new RunStore(database.db);
   dir = await mkdtemp(join(tmpdir(), 'baton-outbox-docs-'));
 });
 afterAll(async () => {
-  await database?.dispose();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -3,29 +3,17 @@
  * retries follow the backoff schedule, rate limits are honoured, caps dead-letter, split parts
  * are never resent.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/core/clock.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { backoffMs, Outbox, type OutboxPolicy } from '../../src/delivery/outbox.js';
 import { startDeliveryWorker } from '../../src/delivery/worker.js';
 import { RunStore, INLINE_LEASE_MS } from '../../src/store/runs-repo.js';
-import { newRunId } from '../../src/core/ids.js';
+import type { RunId } from '../../src/core/ids.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { ChannelSendError } from '../../src/channels/types.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
-
-class ManualClock implements Clock {
-  constructor(private ms: number) {}
-  nowMs(): number {
-    return this.ms;
-  }
-  now(): Date {
-    return new Date(this.ms);
-  }
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
+import { useTestDatabase, testEngine } from '../support/database.js';
+import { createRunRow } from '../support/rows.js';
+import { ManualClock } from '../support/clock.js';
 
 const policy: OutboxPolicy = {
   backoffBaseMs: 30_000,
@@ -35,14 +23,12 @@ const policy: OutboxPolicy = {
 };
 const target = { platform: 'telegram', chatId: '42', replyToMessageId: '7' };
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let store: RunStore;
 
 beforeAll(async () => {
-  database = await openTestDatabase();
   store = new RunStore(database.db);
 });
-afterAll(async () => database?.dispose());
 
 function setup(maxMessageLength = 4096) {
   const clock = new ManualClock(Date.parse('2026-11-29T10:00:00Z'));
@@ -59,30 +45,19 @@ function setup(maxMessageLength = 4096) {
 }
 
 /** A run in its own worktree `cwd` whose `started` row says `startedBody`. */
-async function createTestRun(
-  clock: ManualClock,
-  cwd: string,
-  startedBody: string,
-): Promise<ReturnType<typeof newRunId>> {
-  const runId = newRunId();
-  await store.createRun(
+async function createTestRun(clock: ManualClock, cwd: string, startedBody: string): Promise<RunId> {
+  const run = await createRunRow(
+    store,
     {
-      id: runId,
-      vendor: 'codex',
-      status: 'starting',
       task: 't',
       cwd,
-      worktreeRoot: cwd,
       options: { timeoutMinutes: 1, progress: false },
       origin: { platform: 'telegram', chatId: '42', senderId: '1', messageId: '7' },
       supervisor: 'h:1',
-      createdAt: clock.now(),
     },
-    { runId, kind: 'started', target, body: startedBody },
-    100,
-    clock.now(),
+    { maxActive: 100, now: clock.now(), started: { target, body: startedBody } },
   );
-  return runId;
+  return run.id;
 }
 
 describe(`outbox (${testEngine})`, () => {

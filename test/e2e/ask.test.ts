@@ -13,7 +13,8 @@ import { makeClaudeConfigDir } from '../support/claude-home.js';
 import { CLI, makeCliHome, reapOnTestEnd, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
 import { blockOn, firstRunId, startAsk, until } from '../support/ask-queue.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
 
 let model: FakeOpenAI;
 let home: CliHome;
@@ -113,7 +114,7 @@ describe('baton ask', () => {
         async () =>
           /\[run (hr_[0-9a-f]{12})\] started/.test(out) &&
           (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3,
-        testEnded,
+        { signal: testEnded, timeoutMs: Number.POSITIVE_INFINITY, intervalMs: 50 },
       );
       const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
       child.kill(signal);
@@ -149,7 +150,7 @@ describe('baton ask', () => {
         async () =>
           /\[run (hr_[0-9a-f]{12})\] started/.test(out) &&
           (await findRunProcesses(/hr_[0-9a-f]{12}/.exec(out)![0])).length >= 3,
-        signal,
+        { signal, timeoutMs: Number.POSITIVE_INFINITY, intervalMs: 50 },
       );
       const runId = /hr_[0-9a-f]{12}/.exec(out)![0];
       const stopped = await home.baton(command[0] === 'cancel' ? ['cancel', runId] : ['stop']);
@@ -182,15 +183,6 @@ describe('baton ask', () => {
     expect((await home.baton(['runs', 'hr_000000000000'])).exitCode).toBe(1);
   });
 });
-
-/** Polls `predicate` until it holds; no deadline of its own (the test's timeout ends it via `until`). */
-async function waitFor(predicate: () => Promise<boolean>, until: AbortSignal): Promise<void> {
-  while (!until.aborted) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the test ended before the condition was reached');
-}
 
 describe('baton ask with the real claude CLI', () => {
   let anthropic: FakeAnthropic;

@@ -10,7 +10,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { CLI, makeCliHome, reapOnTestEnd, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
 import { startService, type ServiceProcess } from '../support/service.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { blockOn, firstRunId, startAsk, until } from '../support/ask-queue.js';
 
 let model: FakeOpenAI;

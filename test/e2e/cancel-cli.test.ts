@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { CLI } from '../support/cli.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 // With PostgreSQL the CLI writes a cancel request to the shared database; with embedded PGlite
 // (single-process) it sends the command to the running service's admin endpoint.
@@ -32,12 +33,15 @@ describe(`baton cancel from a second process (${process.env.DATABASE_URL ? 'post
       WAIT_MS,
     );
     const runId = runIdOf(started.text);
-    await waitFor(async () => {
-      const cmdlines = await Promise.all(
-        (await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
-      );
-      return cmdlines.some((c) => c.includes('600'));
-    });
+    await waitFor(
+      async () => {
+        const cmdlines = await Promise.all(
+          (await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
+        );
+        return cmdlines.some((c) => c.includes('600'));
+      },
+      { what: "the run's sleep 600 tool", intervalMs: 50 },
+    );
     return runId;
   }
 
@@ -84,11 +88,3 @@ describe(`baton cancel from a second process (${process.env.DATABASE_URL ? 'post
     expect(await findRunProcesses(runId)).toEqual([]);
   });
 });
-
-async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not reached');
-}

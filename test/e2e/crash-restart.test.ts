@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 let world: TelegramE2E;
 
@@ -31,13 +32,19 @@ describe('crash and restart', () => {
     const runId = runIdOf(started.text);
     // The tool shell is running once the model was asked and a process of the run sleeps.
     await openai.waitForRequest((r) => r.path === '/v1/responses', WAIT_MS);
-    await waitFor(async () => {
-      const cmdlines = await Promise.all(
-        (await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
-      );
-      return cmdlines.some((c) => c.includes('sleep\u0000600') || c.includes('sleep 600'));
+    await waitFor(
+      async () => {
+        const cmdlines = await Promise.all(
+          (await findRunProcesses(runId)).map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
+        );
+        return cmdlines.some((c) => c.includes('sleep\u0000600') || c.includes('sleep 600'));
+      },
+      { what: "the run's sleep 600 tool", intervalMs: 50 },
+    );
+    await waitFor(async () => (await processesWithCmdline(escapee)).length > 0, {
+      what: 'the escaped process',
+      intervalMs: 50,
     });
-    await waitFor(async () => (await processesWithCmdline(escapee)).length > 0);
 
     await world.crashAndRestart();
     expect(world.service.stdout()).toContain('baton ready');
@@ -59,14 +66,6 @@ describe('crash and restart', () => {
     expect(telegram.sent.filter((m) => replyTarget(m) === 10 && m.text.includes('] started'))).toHaveLength(1);
   });
 });
-
-async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not reached');
-}
 
 /** Live (non-zombie) pids whose whole command line is `cmdline` (NUL-separated, as in /proc). */
 async function processesWithCmdline(cmdline: string): Promise<number[]> {

@@ -12,6 +12,7 @@ import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
 import { makeTestHome } from '../support/home.js';
 import { startService } from '../support/service.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 /** The launch lock of src/store/runs-repo.ts: holding it parks a launch inside its transaction. */
 const LAUNCH_LOCK_KEY = 715042;
@@ -44,16 +45,6 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-/** Waits until `predicate` holds, polling every 50 ms; throws after `WAIT_MS`. */
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** The service's error line for an update whose handling failed (error lines reach stdout). */
 const launchFailedOnTheCut = (stdout: string): boolean => stdout.includes('telegram update handler failed');
 
@@ -77,18 +68,22 @@ async function startGatedRun(messageId: number, gate: string, finalText: string)
     WAIT_MS,
   );
   const runId = runIdOf(started.text);
-  await waitFor('the run to be running', async () => (await statusOf(runId)) === 'running');
+  await waitFor(async () => (await statusOf(runId)) === 'running', {
+    what: 'the run to be running',
+    timeoutMs: WAIT_MS,
+    intervalMs: 50,
+  });
   // The outage must come after the `started` message is recorded as sent: since the CLI is
   // spawned before that record is written (issue #15), an outage right after `running` could
   // leave it pending, and the outcome then waits behind its retry (order per run).
   await waitFor(
-    'the started message to be recorded',
     async () =>
       (
         await admin<
           { n: number }[]
         >`select count(*)::int as n from deliveries where run_id = ${runId} and status = 'pending'`
       )[0]!.n === 0,
+    { what: 'the started message to be recorded', timeoutMs: WAIT_MS, intervalMs: 50 },
   );
   await openai.waitForRequest((r) => r.path === '/v1/responses', WAIT_MS);
   return runId;
@@ -115,24 +110,28 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
       await holder`select pg_advisory_lock(${LAUNCH_LOCK_KEY})`;
       telegram.pushUpdate(world.privateMessage(OWNER, '/codex parked on the launch lock', 30));
       await waitFor(
-        'the launch to wait on the lock',
         async () =>
           (
             await holder<
               { n: number }[]
             >`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`
           )[0]!.n > 0,
+        { what: 'the launch to wait on the lock', timeoutMs: WAIT_MS, intervalMs: 50 },
       );
       expect(proxy.cut('close')).toBeGreaterThan(0);
       // Usually the driver faults (then the service must say so and keep running); on a loaded
       // machine the close can also reach the driver in an order that only fails the launch's
       // statement. Either way the launch's connection is gone and the service must go on.
       await waitFor(
-        'the driver fault, or the launch failing on its closed connection, or the service to exit',
         () =>
           service.stderr().includes('PostgreSQL driver failed') ||
           launchFailedOnTheCut(service.stdout()) ||
           service.exitCode() !== undefined,
+        {
+          what: 'the driver fault, or the launch failing on its closed connection, or the service to exit',
+          timeoutMs: WAIT_MS,
+          intervalMs: 50,
+        },
       );
       expect(service.exitCode()).toBeUndefined();
       if (service.stderr().includes('PostgreSQL driver failed')) {
@@ -171,7 +170,7 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     await outage();
     await writeFile(gate, '');
     const recordPath = join(world.batonHome, 'harness', 'runs', runId, 'terminal.json');
-    await waitFor('terminal.json', () => existsSync(recordPath));
+    await waitFor(() => existsSync(recordPath), { what: 'terminal.json', timeoutMs: WAIT_MS, intervalMs: 50 });
     const record = JSON.parse(await readFile(recordPath, 'utf8')) as {
       terminal: { status: string };
       outcome: { body: string };
@@ -205,7 +204,11 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     const runId = await startGatedRun(50, gate, 'Finished before the crash.');
     await outage();
     await writeFile(gate, '');
-    await waitFor('terminal.json', () => existsSync(join(world.batonHome, 'harness', 'runs', runId, 'terminal.json')));
+    await waitFor(() => existsSync(join(world.batonHome, 'harness', 'runs', runId, 'terminal.json')), {
+      what: 'terminal.json',
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
     proxy.accept();
     await world.crashAndRestart();
 
@@ -226,7 +229,11 @@ describe.skipIf(!onPostgres)('the database may blink', { timeout: TEST_MS }, () 
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex sent while the database was away', 61));
     // While the database is away baton cannot save them to its inbox, so the poll offset does not
     // move past them (Telegram keeps them) and nothing is answered.
-    await waitFor('the service to try the database', () => proxy.refused > refusedBefore);
+    await waitFor(() => proxy.refused > refusedBefore, {
+      what: 'the service to try the database',
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
     expect(telegram.sent.some((m) => replyTarget(m) === 60 || replyTarget(m) === 61)).toBe(false);
 
     proxy.accept();
@@ -250,7 +257,11 @@ describe.skipIf(!onPostgres)('start while the database is down (item 10)', { tim
         () => (settled = true),
       );
       starting.catch(() => {}); // awaited below
-      await waitFor('two refused attempts', () => refusing.refused >= 2 || settled);
+      await waitFor(() => refusing.refused >= 2 || settled, {
+        what: 'two refused attempts',
+        timeoutMs: WAIT_MS,
+        intervalMs: 50,
+      });
       refusing.accept();
       const service = await starting;
       try {

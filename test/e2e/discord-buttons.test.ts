@@ -16,6 +16,7 @@ import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { serviceStatePath } from '../../src/service/control-api/service-state.js';
 import { discordUser, startFakeDiscord, type FakeDiscord, type SentMessage } from '../fakes/fake-discord.js';
 import { WAIT_MS, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'fake.discord-bot-token.for-buttons';
 const OWNER = discordUser('100000000000000001', 'owner');
@@ -30,13 +31,6 @@ const replyTo =
   (message: { id: string }) =>
   (m: SentMessage): boolean =>
     (m.body.message_reference as { message_id?: string } | undefined)?.message_id === message.id;
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let waited = 0; !(await condition()); waited += 50) {
-    if (waited > WAIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   discord = await startFakeDiscord({
@@ -73,12 +67,16 @@ describe('Discord buttons through discord.js interactions', () => {
     expect(started.body.components).toEqual([
       { type: 1, components: [{ type: 2, custom_id: `baton:stop:${runId}`, label: 'Stop', style: 4 }] },
     ]);
-    await until(async () => (await findRunProcesses(runId)).length > 0, 'the run process');
+    await waitFor(async () => (await findRunProcesses(runId)).length > 0, {
+      what: 'the run process',
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
 
     const guestPress = discord.press({ messageId: started.message.id, user: GUEST, customId: `baton:stop:${runId}` });
-    await until(
+    await waitFor(
       () => discord.interactionReplies.some((r) => r.interactionId === guestPress.id && r.kind === 'followup'),
-      'the answer to the guest',
+      { what: 'the answer to the guest', timeoutMs: WAIT_MS, intervalMs: 50 },
     );
     const guestReplies = discord.interactionReplies.filter((r) => r.interactionId === guestPress.id);
     expect(guestReplies.map((r) => r.kind)).toEqual(['callback', 'followup']);
@@ -92,14 +90,19 @@ describe('Discord buttons through discord.js interactions', () => {
     const press = discord.press({ messageId: started.message.id, user: OWNER, customId: `baton:stop:${runId}` });
     discord.dispatchInteraction(press);
     await discord.waitForSent((m) => m.message.content.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
-    await until(
-      () => discord.interactionReplies.some((r) => r.interactionId === press.id && r.kind === 'followup'),
-      'the answer to the owner',
-    );
+    await waitFor(() => discord.interactionReplies.some((r) => r.interactionId === press.id && r.kind === 'followup'), {
+      what: 'the answer to the owner',
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
     expect(
       discord.interactionReplies.find((r) => r.interactionId === press.id && r.kind === 'followup')!.body.content,
     ).toMatch(/^Stop(ped\.| requested)/);
-    await until(async () => (await findRunProcesses(runId)).length === 0, 'no process of the run');
+    await waitFor(async () => (await findRunProcesses(runId)).length === 0, {
+      what: 'no process of the run',
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
     // A barrier: a later command is answered, so the duplicate was handled by then.
     const later = discord.pushMessage({
       channelId: GUILD_CHANNEL,
@@ -145,9 +148,9 @@ describe('Discord buttons through discord.js interactions', () => {
       // killed there, before acting on the press.
       discord.holdNextInteractionCallback();
       const press = discord.press({ messageId: list.message.id, user: OWNER, customId: button!.custom_id });
-      await until(
+      await waitFor(
         () => discord.interactionReplies.some((r) => r.interactionId === press.id && r.kind === 'callback'),
-        'the acknowledgement of the press',
+        { what: 'the acknowledgement of the press', timeoutMs: WAIT_MS, intervalMs: 50 },
       );
       await world.crashAndRestart();
 
@@ -155,9 +158,9 @@ describe('Discord buttons through discord.js interactions', () => {
         (m) => replyTo(whoami)(m) && m.message.content.startsWith('Your discord user id'),
         WAIT_MS,
       );
-      await until(
+      await waitFor(
         () => discord.interactionReplies.some((r) => r.interactionId === press.id && r.kind === 'followup'),
-        'the answer to the press',
+        { what: 'the answer to the press', timeoutMs: WAIT_MS, intervalMs: 50 },
       );
       expect(
         discord.interactionReplies.find((r) => r.interactionId === press.id && r.kind === 'followup')!.body.content,
@@ -225,10 +228,11 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
     const customId = buttonsOf(m)[label];
     if (!customId) throw new Error(`no button ${label} under ${JSON.stringify(m.message.content)}`);
     const press = chat.press({ messageId: m.message.id, user, customId });
-    await until(
-      () => chat.interactionReplies.some((r) => r.interactionId === press.id && r.kind === 'followup'),
-      `the answer to ${label}`,
-    );
+    await waitFor(() => chat.interactionReplies.some((r) => r.interactionId === press.id && r.kind === 'followup'), {
+      what: `the answer to ${label}`,
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
     return String(
       chat.interactionReplies.find((r) => r.interactionId === press.id && r.kind === 'followup')!.body.content,
     );
@@ -245,7 +249,7 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
   it(
     'an approval run replayed from the inbox after a restart asks; a long command is cut with the whole of it as a file; Allow runs it',
     async () => {
-      await until(() => chat.sessions() === 1, 'the gateway session');
+      await waitFor(() => chat.sessions() === 1, { what: 'the gateway session', timeoutMs: WAIT_MS, intervalMs: 50 });
       const longArg = 'b'.repeat(2_500);
       const command = `printf '%s' ${longArg} > allowed.txt`;
       anthropic.enqueue(
@@ -264,7 +268,11 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
           { name: 'message.txt', bytes: Buffer.from('write the file'), contentType: 'text/plain; charset=utf-8' },
         ],
       });
-      await until(() => chat.attachmentDownloads.length === 1, 'the message.txt download');
+      await waitFor(() => chat.attachmentDownloads.length === 1, {
+        what: 'the message.txt download',
+        timeoutMs: WAIT_MS,
+        intervalMs: 50,
+      });
       // The restarted service replays the stored message as it connects; the run's
       // permission-prompt server must reach the service's HTTP port then, so the port is open (and
       // recorded in service.json) before the gateway session starts.
@@ -274,7 +282,11 @@ describe('tool approvals and buttons on Discord (the real claude)', () => {
         recordedAtIdentify.push(state?.pid);
       });
       await claudeWorld.crashAndRestart();
-      await until(() => recordedAtIdentify.length > 0, 'the gateway session of the restarted service');
+      await waitFor(() => recordedAtIdentify.length > 0, {
+        what: 'the gateway session of the restarted service',
+        timeoutMs: WAIT_MS,
+        intervalMs: 50,
+      });
       expect(recordedAtIdentify).toEqual([claudeWorld.service.pid]);
       const started = await chat.waitForSent(
         (m) => replyTo(request)(m) && m.message.content.includes('] started'),

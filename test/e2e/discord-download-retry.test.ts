@@ -14,6 +14,7 @@ import {
   type SentMessage,
 } from '../fakes/fake-discord.js';
 import { WAIT_MS, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'fake.discord-bot-token.for-download-tests';
 const OWNER = discordUser('100000000000000021', 'owner');
@@ -49,11 +50,6 @@ afterAll(async () => {
   await world?.dispose();
   await discord?.close();
 });
-
-async function waitUntil(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 6000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!predicate()) throw new Error('condition not reached');
-}
 
 describe('attachment download retries', () => {
   it('retries a 503, a cut connection and a 429 with Retry-After; the image reaches the run', async () => {
@@ -91,7 +87,11 @@ describe('attachment download retries', () => {
     const before = discord.attachmentDownloads.length;
     discord.faultDownloads({ holdMs: 120_000 });
     const request = withShot();
-    await waitUntil(() => discord.attachmentDownloads.length > before);
+    await waitFor(() => discord.attachmentDownloads.length > before, {
+      what: 'another attachment download',
+      timeoutMs: 60_000,
+      intervalMs: 10,
+    });
     const stop = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/stop' });
     const stopped = await discord.waitForSent(replyTo(stop), WAIT_MS);
     expect(stopped.message.content).toBe('Stopped 0 active runs. Stopped 1 launch still downloading its files.');

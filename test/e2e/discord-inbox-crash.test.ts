@@ -17,6 +17,7 @@ import {
   type SentMessage,
 } from '../fakes/fake-discord.js';
 import { WAIT_MS, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'fake.discord-bot-token.for-inbox-tests';
 const OWNER = discordUser('100000000000000011', 'owner');
@@ -29,13 +30,6 @@ const replyTo =
   (message: DiscordMessage) =>
   (m: SentMessage): boolean =>
     (m.body.message_reference as { message_id?: string } | undefined)?.message_id === message.id;
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 50) {
-    if (waited > WAIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   discord = await startFakeDiscord({ token: TOKEN });
@@ -51,7 +45,7 @@ afterAll(async () => {
 
 describe('Discord inbox across kill -9', () => {
   it('answers a message the killed service had received but not handled, once', async () => {
-    await until(() => discord.sessions() === 1, 'the gateway session');
+    await waitFor(() => discord.sessions() === 1, { what: 'the gateway session', timeoutMs: WAIT_MS, intervalMs: 50 });
     discord.faultDownloads({ holdMs: 60_000 });
     const request = discord.pushMessage({
       channelId: OWNER_DM,
@@ -61,7 +55,11 @@ describe('Discord inbox across kill -9', () => {
         { name: 'message.txt', bytes: Buffer.from('fix the inbox crash'), contentType: 'text/plain; charset=utf-8' },
       ],
     });
-    await until(() => discord.attachmentDownloads.length === 1, 'the message.txt download');
+    await waitFor(() => discord.attachmentDownloads.length === 1, {
+      what: 'the message.txt download',
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
 
     await world.crashAndRestart();
 

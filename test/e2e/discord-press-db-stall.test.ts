@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordUser, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
 import { WAIT_MS, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'fake.discord-bot-token.for-press-stall';
 const OWNER = discordUser('100000000000000001', 'owner');
@@ -20,13 +21,6 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 let world: ChatE2E;
 let discord: FakeDiscord;
 let proxy: TcpProxy;
-
-async function until(predicate: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !predicate(); waited += 10) {
-    if (waited > WAIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 beforeAll(async () => {
   if (!onPostgres) return;
@@ -74,13 +68,21 @@ describe.runIf(onPostgres)('a Discord button press during a database stall', () 
     const press = discord.press({ messageId: started.message.id, user: OWNER, customId: `baton:stop:${runId}` });
     const replyOf = (kind: 'callback' | 'followup') =>
       discord.interactionReplies.find((r) => r.interactionId === press.id && r.kind === kind);
-    await until(() => replyOf('callback') !== undefined, 'the acknowledgement of the press');
+    await waitFor(() => replyOf('callback') !== undefined, {
+      what: 'the acknowledgement of the press',
+      timeoutMs: WAIT_MS,
+      intervalMs: 10,
+    });
     const ackedDuringStall = !released;
     clearTimeout(fallback);
     release();
     expect(ackedDuringStall).toBe(true);
     expect(replyOf('callback')!.body.type).toBe(6);
-    await until(() => replyOf('followup') !== undefined, 'the answer to the press');
+    await waitFor(() => replyOf('followup') !== undefined, {
+      what: 'the answer to the press',
+      timeoutMs: WAIT_MS,
+      intervalMs: 10,
+    });
     expect(String(replyOf('followup')!.body.content)).toMatch(
       /^(Stop(ped\.| requested)|That run has already finished)/,
     );

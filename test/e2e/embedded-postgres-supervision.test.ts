@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLI } from '../support/cli.js';
 import { OWNER, WAIT_MS, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 let world: TelegramE2E;
 
@@ -26,16 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.dispose();
 });
-
-/** Waits until `predicate` holds, polling every 100 ms; throws after `WAIT_MS`. */
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, waitMs = WAIT_MS): Promise<void> {
-  const deadline = Date.now() + waitMs;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** The postmaster's pid from its pid file, when that pid is a live (not zombie) process. */
 async function postmaster(): Promise<number | undefined> {
@@ -59,22 +50,37 @@ describe('the embedded PostgreSQL server, supervised', { timeout: 6 * WAIT_MS },
     expect(service.stdout()).toContain('embedded PostgreSQL');
     const first = await postmaster();
     expect(first).toBeDefined();
-    await waitFor('the service to be ready', async () => (await healthReady()) === 200);
+    await waitFor(async () => (await healthReady()) === 200, {
+      timeoutMs: WAIT_MS,
+      what: 'the service to be ready',
+      intervalMs: 100,
+    });
 
     process.kill(first!, 'SIGKILL');
     telegram.pushUpdate(world.privateMessage(OWNER, '/runs', 501));
-    await waitFor('a new postmaster', async () => {
-      const now = await postmaster();
-      return now !== undefined && now !== first;
-    });
+    await waitFor(
+      async () => {
+        const now = await postmaster();
+        return now !== undefined && now !== first;
+      },
+      { timeoutMs: WAIT_MS, what: 'a new postmaster', intervalMs: 100 },
+    );
     const logs = (): string => service.stdout() + service.stderr();
-    await waitFor('the restart to be logged', () => /embedded PostgreSQL server .*restarted/.test(logs()));
+    await waitFor(() => /embedded PostgreSQL server .*restarted/.test(logs()), {
+      timeoutMs: WAIT_MS,
+      what: 'the restart to be logged',
+      intervalMs: 100,
+    });
     expect(logs()).toMatch(/embedded PostgreSQL server \(pid \d+\) is gone/);
     await telegram.waitForSent(
       (m) => (m.reply_parameters as { message_id?: number } | undefined)?.message_id === 501,
       WAIT_MS,
     );
-    await waitFor('health to be ready again', async () => (await healthReady()) === 200);
+    await waitFor(async () => (await healthReady()) === 200, {
+      timeoutMs: WAIT_MS,
+      what: 'health to be ready again',
+      intervalMs: 100,
+    });
     expect(service.exitCode()).toBeUndefined();
     // The commands beside the service reach the restarted server.
     const runs = await execa(process.execPath, [CLI, 'runs'], {

@@ -12,20 +12,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { startService, type ServiceProcess } from '../support/service.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 // dead_after well above the heartbeat: only the frozen node is lost, not one whose event loop
 // stalls a few seconds on a loaded machine.
 const NODE = (name: string): string => `[node]\nname = "${name}"\nheartbeat_seconds = 1\ndead_after_seconds = 10`;
-
-async function until(check: () => Promise<boolean> | boolean, what: string, limitMs = 120_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await sleep(200);
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 describe.runIf(onPostgres)('a lost node', () => {
   let world: TelegramE2E;
@@ -60,7 +52,11 @@ describe.runIf(onPostgres)('a lost node', () => {
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex wait a long time', 10));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 10 && m.text.includes('] started'), WAIT_MS);
     const runId = runIdOf(started.text);
-    await until(async () => (await findRunProcesses(runId)).length > 0, 'the run has processes');
+    await waitFor(async () => (await findRunProcesses(runId)).length > 0, {
+      timeoutMs: 120_000,
+      what: 'the run has processes',
+      intervalMs: 200,
+    });
     await openai.waitForRequest((r) => r.path === '/v1/responses', WAIT_MS);
 
     frozen = world.service.pid;
@@ -73,7 +69,11 @@ describe.runIf(onPostgres)('a lost node', () => {
 
     process.kill(frozen, 'SIGCONT');
     frozen = undefined;
-    await until(async () => (await findRunProcesses(runId)).length === 0, 'the returning node stops the run');
+    await waitFor(async () => (await findRunProcesses(runId)).length === 0, {
+      timeoutMs: 120_000,
+      what: 'the returning node stops the run',
+      intervalMs: 200,
+    });
     // Give the returning node time to have written anything it would write about the run.
     await sleep(3_000);
     expect(

@@ -10,13 +10,13 @@
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/fake-openai.js';
 import { startService, type ServiceProcess } from '../support/service.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 // dead_after well above the heartbeat: a node whose event loop stalls a few seconds on a loaded
@@ -24,15 +24,6 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 const DEAD_AFTER_S = 10;
 const NODE = (name: string): string =>
   `max_active = 1\n[node]\nname = "${name}"\nheartbeat_seconds = 1\ndead_after_seconds = ${DEAD_AFTER_S}`;
-
-async function until(check: () => Promise<boolean> | boolean, what: string, limitMs = 90_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await sleep(200);
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 describe.runIf(onPostgres)('routing a launch to the node that holds the repository', () => {
   let world: TelegramE2E;
@@ -156,10 +147,13 @@ describe.runIf(onPostgres)('routing a launch to the node that holds the reposito
     await world.openai.waitForRequest((r) => JSON.stringify(r.body).includes('zq-blocker-task'), WAIT_MS);
     const waiting = runIdOf(await answerTo('/codex in:x waits for the slot'));
     // gamma prepared it (resolved its directory), then left it queued: its one slot is taken.
-    await until(async () => {
-      const row = await rowOf(waiting);
-      return row.cwd === gammaLib && !JSON.stringify(row.launch).includes('"route"');
-    }, 'gamma prepares the routed run');
+    await waitFor(
+      async () => {
+        const row = await rowOf(waiting);
+        return row.cwd === gammaLib && !JSON.stringify(row.launch).includes('"route"');
+      },
+      { timeoutMs: 90_000, what: 'gamma prepares the routed run', intervalMs: 200 },
+    );
     expect((await rowOf(waiting)).status).toBe('queued');
     // alpha's max_active (also 1) does not count gamma's run: a run on alpha starts now.
     const local = runIdOf(await answerTo(`/codex in:${world.repo} local while gamma is full`));
@@ -188,12 +182,12 @@ describe.runIf(onPostgres)('routing a launch to the node that holds the reposito
     expect(await answerTo('/use nowhere:/srv/app')).toMatch(/^No node named nowhere is in this fleet now/);
     await beta.kill();
     // Dead once silent past dead_after_seconds; a live node then forgets its row (item 4).
-    await until(
+    await waitFor(
       async () =>
         (
           await sql`select 1 from nodes where name = 'beta' and heartbeat_at > now() - ${DEAD_AFTER_S}::int * interval '1 second'`
         ).length === 0,
-      'beta is silent past dead_after',
+      { timeoutMs: 90_000, what: 'beta is silent past dead_after', intervalMs: 200 },
     );
     const refusal = await answerTo(`/codex in:beta:${join(world.dir, 'beta-work')} zebra-hello`);
     expect(refusal).toMatch(/^(Node beta is not answering|No node named beta is in this fleet now)/);

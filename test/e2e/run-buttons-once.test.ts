@@ -12,6 +12,7 @@ import { discordUser, startFakeDiscord, type FakeDiscord, type SentMessage } fro
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
 import { startFakeTelegram, type FakeTelegram, type SendMessageBody } from '../fakes/fake-telegram.js';
 import { WAIT_MS, freePort, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const TELEGRAM_TOKEN = '123456:TEST-token-for-the-run-buttons-test';
 const SLACK_TOKEN = 'xoxb-runbuttons1';
@@ -30,13 +31,6 @@ let world: ChatE2E;
 let telegram: FakeTelegram;
 let slack: FakeSlack;
 let discord: FakeDiscord;
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 50) {
-    if (waited > WAIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The two answers of a double tap, the acting one first. */
 function split(answers: string[], acting: RegExp): [string, string] {
@@ -115,7 +109,11 @@ describe('advisory and Stop buttons act once per message', () => {
           telegram.pressButton({ from: { id: TELEGRAM_OWNER }, message: messageOf(body), callbackData }),
         );
         const queries = ids.map((id) => `cbq-${id}-${TELEGRAM_OWNER}`);
-        await until(() => queries.every((q) => telegram.callbackAnswers.has(q)), `the answers to ${label}`);
+        await waitFor(() => queries.every((q) => telegram.callbackAnswers.has(q)), {
+          what: `the answers to ${label}`,
+          timeoutMs: WAIT_MS,
+          intervalMs: 50,
+        });
         return queries.map((q) => String(telegram.callbackAnswers.get(q)!.text));
       };
       telegram.pushMessage({ chatId: TELEGRAM_OWNER, from: { id: TELEGRAM_OWNER }, text: '/codex timeout:30 hang' });
@@ -174,7 +172,11 @@ describe('advisory and Stop buttons act once per message', () => {
         );
         const acks = await Promise.all(payloads.map((p) => slack.deliverInteractive(p)));
         expect(acks.map((a) => a.status)).toEqual([200, 200]);
-        await until(() => answersTo(from).length === 2, `the answers to ${actionId}`);
+        await waitFor(() => answersTo(from).length === 2, {
+          what: `the answers to ${actionId}`,
+          timeoutMs: WAIT_MS,
+          intervalMs: 50,
+        });
         return answersTo(from);
       };
       const request = slack.userMessage({
@@ -251,7 +253,11 @@ describe('advisory and Stop buttons act once per message', () => {
         const presses = [0, 1].map(() => discord.press({ messageId: m.message.id, user: DISCORD_OWNER, customId }));
         const answerTo = (id: unknown) =>
           discord.interactionReplies.find((r) => r.interactionId === id && r.kind === 'followup');
-        await until(() => presses.every((p) => answerTo(p.id)), `the answers to ${label}`);
+        await waitFor(() => presses.every((p) => answerTo(p.id)), {
+          what: `the answers to ${label}`,
+          timeoutMs: WAIT_MS,
+          intervalMs: 50,
+        });
         return presses.map((p) => String(answerTo(p.id)!.body.content));
       };
       const request = discord.pushMessage({

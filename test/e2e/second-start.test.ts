@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { makeCliHome, type CliHome } from '../support/cli.js';
 import { makeCodexHome } from '../support/codex-home.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { startService, type ServiceProcess } from '../support/service.js';
 
 let model: FakeOpenAI;

@@ -13,6 +13,7 @@ import { serviceStatePath } from '../../src/service/control-api/service-state.js
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeSlack, type BlockActionsPayload, type FakeSlack, type PostedMessage } from '../fakes/fake-slack.js';
 import { WAIT_MS, freePort, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'xoxb-e2ebuttons1';
 const APP_TOKEN = 'xapp-1-e2ebuttons1';
@@ -20,13 +21,6 @@ const SIGNING_SECRET = 'fake-signing-secret-for-buttons';
 const OWNER = 'UOWNER01';
 const GUEST = 'UGUEST01';
 const CHANNEL = 'C0PROJECT';
-
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let waited = 0; !(await condition()); waited += 50) {
-    if (waited > WAIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 for (const transport of ['http', 'socket'] as const) {
   describe(`Slack buttons (${transport === 'http' ? 'HTTP request URL' : 'Socket Mode'})`, () => {
@@ -60,7 +54,11 @@ for (const transport of ['http', 'socket'] as const) {
           trust: { slack: { owner: OWNER, guests: [GUEST] } },
           env: { SLACK_BOT_TOKEN: TOKEN, SLACK_APP_TOKEN: APP_TOKEN, SLACK_API_URL: slack.url },
         });
-        await until(() => slack.sockets() === 1, 'the Socket Mode connection');
+        await waitFor(() => slack.sockets() === 1, {
+          what: 'the Socket Mode connection',
+          timeoutMs: WAIT_MS,
+          intervalMs: 50,
+        });
         deliver = (payload) => slack.deliverInteractiveSocket(payload, WAIT_MS);
       }
     });
@@ -95,12 +93,20 @@ for (const transport of ['http', 'socket'] as const) {
       expect(blocks[1]!.elements!.map((e) => [e.text.text, e.action_id, e.value, e.style])).toEqual([
         ['Stop', 'baton:stop', runId, 'danger'],
       ]);
-      await until(async () => (await findRunProcesses(runId)).length > 0, 'the run process');
+      await waitFor(async () => (await findRunProcesses(runId)).length > 0, {
+        what: 'the run process',
+        timeoutMs: WAIT_MS,
+        intervalMs: 50,
+      });
 
       await deliver(
         slack.press({ channel: CHANNEL, messageTs: started.message.ts, user: GUEST, actionId: 'baton:stop' }),
       );
-      await until(() => slack.ephemerals.some((e) => e.args.user === GUEST), 'the answer to the guest');
+      await waitFor(() => slack.ephemerals.some((e) => e.args.user === GUEST), {
+        what: 'the answer to the guest',
+        timeoutMs: WAIT_MS,
+        intervalMs: 50,
+      });
       expect(slack.ephemerals.find((e) => e.args.user === GUEST)!.args).toMatchObject({
         channel: CHANNEL,
         text: 'Only the owner can use these buttons.',
@@ -116,9 +122,17 @@ for (const transport of ['http', 'socket'] as const) {
       await deliver(press);
       await deliver(press);
       await slack.waitForPosted((p) => p.args.text!.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
-      await until(() => slack.ephemerals.some((e) => e.args.user === OWNER), 'the answer to the owner');
+      await waitFor(() => slack.ephemerals.some((e) => e.args.user === OWNER), {
+        what: 'the answer to the owner',
+        timeoutMs: WAIT_MS,
+        intervalMs: 50,
+      });
       expect(slack.ephemerals.find((e) => e.args.user === OWNER)!.args.text).toMatch(/^Stop(ped\.| requested)/);
-      await until(async () => (await findRunProcesses(runId)).length === 0, 'no process of the run');
+      await waitFor(async () => (await findRunProcesses(runId)).length === 0, {
+        what: 'no process of the run',
+        timeoutMs: WAIT_MS,
+        intervalMs: 50,
+      });
       // A barrier: a later command is answered, so the duplicate press was handled by then.
       const later = slack.userMessage({
         kind: 'app_mention',
@@ -148,7 +162,11 @@ describe('tool approvals and Redeliver on Slack (the real claude, Socket Mode)',
       env: { SLACK_BOT_TOKEN: TOKEN, SLACK_APP_TOKEN: APP_TOKEN, SLACK_API_URL: slack.url },
       claude: { binDir: inject('claudeBinDir'), anthropicUrl: anthropic.url },
     });
-    await until(() => slack.sockets() === 1, 'the Socket Mode connection');
+    await waitFor(() => slack.sockets() === 1, {
+      what: 'the Socket Mode connection',
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
   });
   afterAll(async () => {
     await world?.dispose();
@@ -179,7 +197,11 @@ describe('tool approvals and Redeliver on Slack (the real claude, Socket Mode)',
       slack.press({ channel: CHANNEL, messageTs: p.message.ts, user, actionId }),
       WAIT_MS,
     );
-    await until(() => slack.ephemerals.slice(before).some((e) => e.args.user === user), `the answer to ${label}`);
+    await waitFor(() => slack.ephemerals.slice(before).some((e) => e.args.user === user), {
+      what: `the answer to ${label}`,
+      timeoutMs: WAIT_MS,
+      intervalMs: 50,
+    });
     return slack.ephemerals.slice(before).find((e) => e.args.user === user)!.args.text!;
   }
 
@@ -252,9 +274,9 @@ describe('tool approvals and Redeliver on Slack (the real claude, Socket Mode)',
     // A refusal that will not change: the reply is dead-lettered at once.
     slack.failNext('chat.postMessage', { error: 'channel_not_found' });
     const whoami = await mention('/whoami');
-    await until(
+    await waitFor(
       () => slack.calls.some((c) => c.method === 'chat.postMessage' && c.args.thread_ts === whoami.event.ts),
-      'the refused reply',
+      { what: 'the refused reply', timeoutMs: WAIT_MS, intervalMs: 50 },
     );
     const runs = await mention('/runs');
     const list = await slack.waitForPosted((p) => p.args.thread_ts === runs.event.ts, WAIT_MS);

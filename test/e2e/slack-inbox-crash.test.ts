@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type EventEnvelope, type FakeSlack, type PostedMessage } from '../fakes/fake-slack.js';
 import { WAIT_MS, freePort, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'xoxb-e2einbox1';
 const APP_TOKEN = 'xapp-e2einbox1';
@@ -24,13 +25,6 @@ const inThread =
   (ts: string) =>
   (p: PostedMessage): boolean =>
     p.args.thread_ts === ts;
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 50) {
-    if (waited > WAIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 for (const transport of ['http', 'socket'] as const) {
   describe(`Slack inbox across kill -9 (${transport === 'http' ? 'HTTP Events API' : 'Socket Mode'})`, () => {
@@ -73,7 +67,12 @@ for (const transport of ['http', 'socket'] as const) {
     });
 
     it('answers an acknowledged event after the service was killed before handling it; a redelivery starts no second run', async () => {
-      if (transport === 'socket') await until(() => slack.sockets() === 1, 'the Socket Mode connection');
+      if (transport === 'socket')
+        await waitFor(() => slack.sockets() === 1, {
+          what: 'the Socket Mode connection',
+          timeoutMs: WAIT_MS,
+          intervalMs: 50,
+        });
       const root = slack.userMessage({
         kind: 'app_mention',
         channel: CHANNEL,
@@ -90,15 +89,19 @@ for (const transport of ['http', 'socket'] as const) {
       // Handling starts with the thread lookup; the fake holds it until the process is gone.
       slack.delayNext('conversations.replies', 60_000);
       await deliver(request);
-      await until(
+      await waitFor(
         () => slack.calls.some((c) => c.method === 'conversations.replies' && c.args.ts === root.event.ts),
-        'the thread lookup',
+        { what: 'the thread lookup', timeoutMs: WAIT_MS, intervalMs: 50 },
       );
       expect(slack.posted.filter(inThread(root.event.ts))).toEqual([]);
 
       await world.crashAndRestart();
       if (transport === 'socket')
-        await until(() => slack.sockets() === 1, 'the Socket Mode connection after the restart');
+        await waitFor(() => slack.sockets() === 1, {
+          what: 'the Socket Mode connection after the restart',
+          timeoutMs: WAIT_MS,
+          intervalMs: 50,
+        });
 
       const started = await slack.waitForPosted(
         (p) => inThread(root.event.ts)(p) && p.args.text!.includes('] started'),

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
 import { WAIT_MS, freePort, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'xoxb-e2efake-stall';
 const SIGNING_SECRET = 'fake-signing-secret-stall';
@@ -17,11 +18,6 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 let world: ChatE2E;
 let slack: FakeSlack;
 let proxy: TcpProxy;
-
-async function until(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 6000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!predicate()) throw new Error('condition not reached');
-}
 
 beforeAll(async () => {
   if (!onPostgres) return;
@@ -78,7 +74,11 @@ describe.runIf(onPostgres)('a Slack button press during a database stall', () =>
     release();
     expect(acked.status).toBe(200);
     expect(ackedDuringStall).toBe(true);
-    await until(() => slack.ephemerals.some((e) => e.args.user === OWNER));
+    await waitFor(() => slack.ephemerals.some((e) => e.args.user === OWNER), {
+      what: 'an ephemeral to the owner',
+      timeoutMs: 60_000,
+      intervalMs: 10,
+    });
     expect(slack.ephemerals.find((e) => e.args.user === OWNER)!.args.text).toMatch(
       /^(Stop|That run has already finished)/,
     );

@@ -12,6 +12,7 @@ import { discordUser, startFakeDiscord, type FakeDiscord } from '../fakes/fake-d
 import { startFakeOpenAI, type FakeOpenAI, type FakeTurn } from '../fakes/fake-openai.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
 import { WAIT_MS, freePort, runIdOf, startChatE2E, type ChatE2E } from '../support/chat-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 /** The throttle under test: the default, 5 s per conversation. */
 const EDIT_INTERVAL_MS = 5_000;
@@ -34,14 +35,6 @@ function toolBurst(count: number, sleepS: number, answer: string): FakeTurn[] {
     ),
     { kind: 'message', text: answer, usage: { input_tokens: 100, output_tokens: 20 } },
   ];
-}
-
-async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** What every platform's edits of one run must show; `texts` in order, `times` when each arrived. */
@@ -122,7 +115,11 @@ describe('Slack: the started message is the live status of its run (chat.update)
     );
     expect(outcome.message.ts).not.toBe(started.ts);
     const mine = () => slack.updates.filter((u) => u.args.channel === started.channel && u.args.ts === started.ts);
-    await until(() => mine().some((u) => /^completed · /m.test(u.args.text ?? '')), WAIT_MS, 'the final chat.update');
+    await waitFor(() => mine().some((u) => /^completed · /m.test(u.args.text ?? '')), {
+      timeoutMs: WAIT_MS,
+      what: 'the final chat.update',
+      intervalMs: 100,
+    });
     expectLiveStatus(
       started.text,
       mine().map((u) => u.args.text!),
@@ -137,14 +134,18 @@ describe('Slack: the started message is the live status of its run (chat.update)
     slack.failNext('chat.update', { status: 429, retryAfterS: HELD_S });
     model.enqueue(...toolBurst(3, 1, 'Slack rate limited, still done.'));
     const started = await launch('run while rate limited');
-    await until(
-      () => slack.calls.some((c) => c.method === 'chat.update' && c.args.ts === started.ts),
-      RUN_WAIT_MS,
-      'the refused chat.update',
-    );
+    await waitFor(() => slack.calls.some((c) => c.method === 'chat.update' && c.args.ts === started.ts), {
+      timeoutMs: RUN_WAIT_MS,
+      what: 'the refused chat.update',
+      intervalMs: 100,
+    });
     const refused = slack.calls.find((c) => c.method === 'chat.update' && c.args.ts === started.ts)!;
     await slack.waitForPosted((p) => p.args.text?.startsWith(`[run ${started.runId}] completed`) === true, RUN_WAIT_MS);
-    await until(() => Date.now() >= refused.atMs + 2 * EDIT_INTERVAL_MS, WAIT_MS, 'two edit intervals');
+    await waitFor(() => Date.now() >= refused.atMs + 2 * EDIT_INTERVAL_MS, {
+      timeoutMs: WAIT_MS,
+      what: 'two edit intervals',
+      intervalMs: 100,
+    });
     const barrier = slack.userMessage({
       kind: 'app_mention',
       channel: CHANNEL,
@@ -203,7 +204,11 @@ describe('Discord: the started message is the live status of its run (Edit Messa
     );
     expect(outcome.message.id).not.toBe(started.id);
     const mine = () => discord.edits.filter((e) => e.channelId === OWNER_DM && e.messageId === started.id);
-    await until(() => mine().some((e) => /^completed · /m.test(String(e.body.content))), WAIT_MS, 'the final edit');
+    await waitFor(() => mine().some((e) => /^completed · /m.test(String(e.body.content))), {
+      timeoutMs: WAIT_MS,
+      what: 'the final edit',
+      intervalMs: 100,
+    });
     expectLiveStatus(
       started.text,
       mine().map((e) => String(e.body.content)),
@@ -219,14 +224,17 @@ describe('Discord: the started message is the live status of its run (Edit Messa
     model.enqueue(...toolBurst(3, 1, 'Discord rate limited, still done.'));
     const started = await launch('run while rate limited');
     const patchPath = `/channels/${OWNER_DM}/messages/${started.id}`;
-    await until(
+    await waitFor(
       () => discord.restCalls.some((c) => c.method === 'PATCH' && c.path === patchPath && c.status === 429),
-      RUN_WAIT_MS,
-      'the refused edit',
+      { timeoutMs: RUN_WAIT_MS, what: 'the refused edit', intervalMs: 100 },
     );
     const refused = discord.restCalls.find((c) => c.method === 'PATCH' && c.path === patchPath && c.status === 429)!;
     await discord.waitForSent((m) => m.message.content.startsWith(`[run ${started.runId}] completed`), RUN_WAIT_MS);
-    await until(() => Date.now() >= refused.atMs + 2 * EDIT_INTERVAL_MS, WAIT_MS, 'two edit intervals');
+    await waitFor(() => Date.now() >= refused.atMs + 2 * EDIT_INTERVAL_MS, {
+      timeoutMs: WAIT_MS,
+      what: 'two edit intervals',
+      intervalMs: 100,
+    });
     const barrier = discord.pushMessage({ channelId: OWNER_DM, author: OWNER, content: '/help' });
     await discord.waitForSent(
       (m) => (m.body.message_reference as { message_id?: string } | undefined)?.message_id === barrier.id,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FakeOpenAI, FakeTurn } from '../fakes/fake-openai.js';
 import type { FakeTelegram, RecordedEdit } from '../fakes/fake-telegram.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 /** The throttle under test: the default, 5 s per conversation. */
 const EDIT_INTERVAL_MS = 5_000;
@@ -32,15 +33,6 @@ afterAll(async () => {
 function editsOf(startedIndex: number): RecordedEdit[] {
   const message = telegram.sentMessages[startedIndex]!;
   return telegram.edits.filter((e) => Number(e.chat_id) === message.chat.id && e.message_id === message.message_id);
-}
-
-/** Waits until `predicate` holds, polling. */
-async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** `count` shell tool calls that each take about `sleepS` seconds, then a final answer. */
@@ -76,11 +68,11 @@ describe('Telegram: the started message is the live status of its run', () => {
     expect(replyTarget(completed)).toBe(100);
     expect(completed.text).toContain('Burst done.');
 
-    await until(
-      () => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')),
-      WAIT_MS,
-      'the final edit',
-    );
+    await waitFor(() => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')), {
+      timeoutMs: WAIT_MS,
+      what: 'the final edit',
+      intervalMs: 100,
+    });
     const edits = editsOf(startedIndex);
     // Mid-run edits keep the started line and add the live status: elapsed time and the step.
     const live = edits.slice(0, -1);
@@ -123,11 +115,11 @@ describe('Telegram: the started message is the live status of its run', () => {
     const runId = runIdOf(started.text);
     const startedIndex = telegram.sent.indexOf(started);
     await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
-    await until(
-      () => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')),
-      WAIT_MS,
-      'the final edit',
-    );
+    await waitFor(() => editsOf(startedIndex).some((e) => /^completed · /.test(e.text.split('\n')[1] ?? '')), {
+      timeoutMs: WAIT_MS,
+      what: 'the final edit',
+      intervalMs: 100,
+    });
     const edits = editsOf(startedIndex);
     expect(
       edits.some((e) => /^running · .* · step: running sleep 6; cat notes\.md · 1 file changed/m.test(e.text)),
@@ -167,18 +159,22 @@ describe('Telegram: the started message is the live status of its run', () => {
     );
     const runId = runIdOf(started.text);
     const startedIndex = telegram.sent.indexOf(started);
-    await until(
-      () => telegram.calls.some((c) => c.method === 'editMessageText' && c.status === 429),
-      WAIT_MS,
-      'the refused edit',
-    );
+    await waitFor(() => telegram.calls.some((c) => c.method === 'editMessageText' && c.status === 429), {
+      timeoutMs: WAIT_MS,
+      what: 'the refused edit',
+      intervalMs: 100,
+    });
     const refused = telegram.calls.find((c) => c.method === 'editMessageText' && c.status === 429)!;
     expect(refused.body['message_id']).toBe(telegram.sentMessages[startedIndex]!.message_id);
 
     const outcome = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
     expect(outcome.text).toContain('Rate limited, still done.');
     // Past two edit intervals after the refusal, where an edit would be due without the hold.
-    await until(() => Date.now() >= refused.atMs + 2 * EDIT_INTERVAL_MS, WAIT_MS, 'two edit intervals');
+    await waitFor(() => Date.now() >= refused.atMs + 2 * EDIT_INTERVAL_MS, {
+      timeoutMs: WAIT_MS,
+      what: 'two edit intervals',
+      intervalMs: 100,
+    });
     telegram.pushUpdate(world.privateMessage(OWNER, `/runs ${runId}`, 201));
     await telegram.waitForSent((m) => replyTarget(m) === 201, WAIT_MS);
     expect(editsOf(startedIndex)).toEqual([]);

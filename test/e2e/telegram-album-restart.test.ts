@@ -6,6 +6,7 @@
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -34,11 +35,6 @@ function albumPart(messageId: number, caption?: string): Update {
   return update;
 }
 
-async function waitFor(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 6000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!predicate()) throw new Error('condition not reached');
-}
-
 describe('an album across a restart', () => {
   it('is still one launch with all its photos', async () => {
     const { telegram, openai } = world;
@@ -46,7 +42,11 @@ describe('an album across a restart', () => {
     telegram.pushUpdate(albumPart(60, '/codex what do these show'));
     telegram.pushUpdate(albumPart(61));
     // Confirmed to Telegram (the next poll's offset), so stored in the inbox.
-    await waitFor(() => telegram.pendingUpdates() === 0);
+    await waitFor(() => telegram.pendingUpdates() === 0, {
+      what: 'the updates to be fetched',
+      timeoutMs: 60_000,
+      intervalMs: 10,
+    });
     await world.crashAndRestart();
     telegram.pushUpdate(albumPart(62));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 60 && m.text.includes('] started'), WAIT_MS);

@@ -15,6 +15,7 @@ import {
   startTelegramE2E,
   type TelegramE2E,
 } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 /** A valid 1×1 PNG (codex decodes images and drops broken ones). */
 const PNG = Buffer.from(
@@ -56,11 +57,6 @@ function documentMessage(userId: number, messageId: number, bytes: Buffer, fileN
   delete message['entities'];
   message['document'] = { ...world.telegram.addFile(bytes), file_name: fileName, mime_type: 'text/plain' };
   return update;
-}
-
-async function waitFor(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 6000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!predicate()) throw new Error('condition not reached');
 }
 
 describe('Telegram attachments', () => {
@@ -125,9 +121,17 @@ describe('Telegram attachments', () => {
     };
     // Telegram sends an album as one update per photo; they may come in different polls.
     telegram.pushUpdate(album(140, '/codex compare these three screenshots'));
-    await waitFor(() => telegram.pendingUpdates() === 0);
+    await waitFor(() => telegram.pendingUpdates() === 0, {
+      what: 'the updates to be fetched',
+      timeoutMs: 60_000,
+      intervalMs: 10,
+    });
     telegram.pushUpdate(album(141));
-    await waitFor(() => telegram.pendingUpdates() === 0);
+    await waitFor(() => telegram.pendingUpdates() === 0, {
+      what: 'the updates to be fetched',
+      timeoutMs: 60_000,
+      intervalMs: 10,
+    });
     telegram.pushUpdate(album(142));
     const started = await telegram.waitForSent((m) => replyTarget(m) === 140 && m.text.includes('] started'), WAIT_MS);
     expect(started.text).toMatch(/with photo-140\.jpg \(\d+ B\), photo-141\.jpg \(\d+ B\), photo-142\.jpg \(\d+ B\)$/);

@@ -25,6 +25,7 @@ import {
   startTelegramE2E,
   type TelegramE2E,
 } from '../support/telegram-e2e.js';
+import { waitFor } from '../support/wait.js';
 
 const GROUP = -100500;
 
@@ -252,7 +253,7 @@ describe('Telegram → codex → outcome', () => {
     telegram.pushUpdate(update); // Telegram redelivers the same update_id
     telegram.pushUpdate(privateMessage(OWNER, '/help', 51));
     await telegram.waitForSent((m) => replyTarget(m) === 51, WAIT_MS);
-    await until(() => telegram.pendingUpdates() === 0);
+    await waitFor(() => telegram.pendingUpdates() === 0, { what: 'the updates to be fetched' });
 
     expect(telegram.sent.filter((m) => replyTarget(m) === 50).map((m) => m.text.split(' · ')[0])).toEqual([
       `[run ${runId}] started`,
@@ -262,8 +263,3 @@ describe('Telegram → codex → outcome', () => {
     expect(existsSync(join(repo, 'hello.txt'))).toBe(true);
   });
 });
-
-async function until(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !predicate(); i++) await new Promise((r) => setTimeout(r, 25));
-  expect(predicate()).toBe(true);
-}

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.js';
-import { createPostgresDatabase } from '../support/db.js';
+import { createPostgresDatabase } from '../support/database.js';
 
 const WORKER = fileURLToPath(new URL('../fakes/delivery-process.mjs', import.meta.url));
 const TOKEN = '654321:TEST-token-two-process-delivery';

@@ -9,7 +9,8 @@ import type { Clock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { sweepArtifacts } from '../../src/harness/retention.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
 
 let h: TestHarness;
 beforeAll(async () => {
@@ -83,11 +84,3 @@ describe(`traces and retention (${testEngine})`, () => {
     await h.supervisor.cancel(active.runId, 'owner_cancel');
   });
 });
-
-async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not reached');
-}

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunId } from '../../src/core/ids.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
 
 const KiB = 1024;

@@ -5,22 +5,23 @@
  */
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RunId } from '../../src/core/ids.js';
 import { createHarness, inbound, type HarnessOptions, type TestHarness } from '../support/harness.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const MiB = 1024 * 1024;
 let h: TestHarness | undefined;
 
-let database: TestDatabase | undefined;
+// A fresh database per test, opened in a hook: under load that is the slow part, not what is tested.
+const database = useTestDatabase({ per: 'test' });
 
 async function run(
   prompt: string,
   options: HarnessOptions = {},
   launchOptions = '',
 ): Promise<{ h: TestHarness; runId: RunId }> {
-  h = await createHarness({ ...options, database: database! });
+  h = await createHarness({ ...options, database });
   const cwd = join(h.root, 'repo');
   await mkdir(cwd);
   const result = await h.dispatcher.handle(
@@ -30,15 +31,9 @@ async function run(
   return { h, runId: result.runId };
 }
 
-// A fresh database per test, opened in a hook: under load that is the slow part, not what is tested.
-beforeEach(async () => {
-  database = await openTestDatabase();
-});
 afterEach(async () => {
   await h?.dispose();
   h = undefined;
-  await database?.dispose();
-  database = undefined;
 });
 
 describe(`stream bounds (${testEngine})`, () => {

@@ -4,10 +4,10 @@
  */
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
 import { createHarness, inbound, type HarnessOptions, type TestHarness } from '../support/harness.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 interface GateRow {
   name: string;
@@ -149,17 +149,10 @@ const rows: GateRow[] = [
 describe(`launch gates (${testEngine})`, () => {
   // Each row gets a fresh database, opened in a hook: on a loaded machine that is the slow part,
   // and it is not what a row tests.
-  let database: TestDatabase | undefined;
-  beforeEach(async () => {
-    database = await openTestDatabase();
-  });
-  afterEach(async () => {
-    await database?.dispose();
-    database = undefined;
-  });
+  const database = useTestDatabase({ per: 'test' });
 
   it.each(rows)('refuses: $name', async (row) => {
-    const h = await createHarness({ ...row.harness, database: database! });
+    const h = await createHarness({ ...row.harness, database });
     try {
       await row.setup?.(h);
       const before = (await h.store.recentRuns(100)).length;

@@ -22,7 +22,8 @@ import {
   type TestHarness,
 } from '../support/harness.js';
 import { holdingGit, type HoldingGit } from '../support/fake-git.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
 
 let h: TestHarness;
 let git: HoldingGit;
@@ -49,14 +50,6 @@ async function logLines(): Promise<string[]> {
   return existsSync(git.log) ? (await readFile(git.log, 'utf8')).trim().split('\n').filter(Boolean) : [];
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 beforeAll(async () => {
   const dir = join((await import('node:os')).tmpdir(), `baton-launch-snapshot-${process.pid}`);
   await mkdir(dir, { recursive: true });
@@ -79,11 +72,10 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     const createRun = h.store.createRun.bind(h.store);
     h.store.createRun = (async (...args: Parameters<typeof createRun>) => {
       const created = await createRun(...args);
-      await waitFor(
-        async () => (await logLines()).some((line) => line.startsWith('git ') && line.includes('add -A')),
-        "the launch snapshot's git add before the commit returned",
-        20_000,
-      );
+      await waitFor(async () => (await logLines()).some((line) => line.startsWith('git ') && line.includes('add -A')), {
+        timeoutMs: 20_000,
+        what: "the launch snapshot's git add before the commit returned",
+      });
       return created;
     }) as typeof createRun;
     try {
@@ -117,7 +109,9 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
       if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
       runId = result.runId;
       // The CLI starts while the launch snapshot's add is still held.
-      await waitFor(async () => (await logLines()).includes('cli'), 'the CLI to start beside a held snapshot');
+      await waitFor(async () => (await logLines()).includes('cli'), {
+        what: 'the CLI to start beside a held snapshot',
+      });
       expect((await logLines()).some((line) => line.startsWith('done ') && line.includes('add -A'))).toBe(false);
     } finally {
       await rm(git.hold, { force: true });
@@ -147,10 +141,9 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
       // Removed once the snapshot's git has ended (the reply does not wait for it).
       const left = async () =>
         (await readdir(h.runsDir).catch(() => [] as string[])).filter((name) => !before.has(name));
-      await waitFor(
-        async () => (await left()).length === 0,
-        'the run directory of the launch that was not created to go',
-      );
+      await waitFor(async () => (await left()).length === 0, {
+        what: 'the run directory of the launch that was not created to go',
+      });
       expect(await left()).toEqual([]);
     } finally {
       undo();
@@ -223,9 +216,8 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     await h.supervisor.idle();
     expect(await h.store.getRun(runId)).toMatchObject({ status: 'failed', reason: 'vendor_missing' });
     // Removed once the snapshot's git ended (the failure does not wait for it).
-    await waitFor(
-      async () => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)),
-      "the begun snapshot's index to go",
-    );
+    await waitFor(async () => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)), {
+      what: "the begun snapshot's index to go",
+    });
   });
 });

@@ -12,6 +12,7 @@ import type { RunId } from '../../src/core/ids.js';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
+import { waitFor } from '../support/wait.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 let h: TestHarness;
@@ -29,14 +30,6 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe.skipIf(!onPostgres)('supervisor during a database outage', { timeout: 120_000 }, () => {
   it('does not claim a cancel the database has not taken, then records it and reports it once', async () => {
     const cwd = join(h.root, 'outage-repo');
@@ -44,7 +37,11 @@ describe.skipIf(!onPostgres)('supervisor during a database outage', { timeout: 1
     const launched = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} hang`));
     if (launched.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(launched)}`);
     const runId: RunId = launched.runId;
-    await waitFor('the run processes', async () => (await findRunProcesses(runId)).length >= 2);
+    await waitFor(async () => (await findRunProcesses(runId)).length >= 2, {
+      what: 'the run processes',
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
 
     proxy.refuse();
     proxy.cut('reset');
@@ -71,7 +68,11 @@ describe.skipIf(!onPostgres)('supervisor during a database outage', { timeout: 1
     const launched = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} hang`));
     if (launched.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(launched)}`);
     const runId = launched.runId;
-    await waitFor('the run processes', async () => (await findRunProcesses(runId)).length >= 2);
+    await waitFor(async () => (await findRunProcesses(runId)).length >= 2, {
+      what: 'the run processes',
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
 
     // Another session holds the run's row: the end cannot be written, while reads still work.
     const other = postgres(h.database.url!, { max: 2, onnotice: () => {} });

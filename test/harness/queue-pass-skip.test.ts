@@ -17,7 +17,7 @@ import type { InstalledVendor } from '../../src/harness/supervisor.js';
 import { codexVendor } from '../../src/harness/vendors/codex.js';
 import type { VendorName } from '../../src/harness/vendors/types.js';
 import { LAUNCH_LOCK_KEY } from '../../src/store/runs-repo.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { createHarness, FAKE_CODEX, type TestHarness } from '../support/harness.js';
 
 describe.skipIf(testEngine !== 'postgres')('the queue pass at a run end with nothing queued', () => {

@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunId } from '../../src/core/ids.js';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { createHarness, inbound, type TestHarness } from '../support/harness.js';
+import { waitFor } from '../support/wait.js';
 
 const CLAUDE_197 = fileURLToPath(new URL('../fixtures/vendor-streams/claude-2.1.197-more/', import.meta.url));
 const CLAUDE_332 = fileURLToPath(new URL('../fixtures/vendor-streams/claude-2.1.332/', import.meta.url));
@@ -188,11 +189,14 @@ describe(`judging a run's end (${testEngine})`, () => {
     try {
       const runId = await launch(harness, 'codex', 'holder-group');
       let rootPid: number | null = null;
-      await waitFor(async () => {
-        rootPid ??= (await harness.store.getRun(runId))?.pid ?? null;
-        const left = await findRunProcesses(runId);
-        return rootPid !== null && left.length > 0 && !left.includes(rootPid);
-      });
+      await waitFor(
+        async () => {
+          rootPid ??= (await harness.store.getRun(runId))?.pid ?? null;
+          const left = await findRunProcesses(runId);
+          return rootPid !== null && left.length > 0 && !left.includes(rootPid);
+        },
+        { what: "the CLI's root process to exit, leaving its group behind", timeoutMs: 100_000, intervalMs: 20 },
+      );
       expect(await harness.supervisor.cancel(runId, 'owner_cancel')).toEqual({ kind: 'ended', status: 'completed' });
       expect(await finished(harness, runId)).toMatchObject({ status: 'completed', finalMessage: 'burst done' });
       expect(await findRunProcesses(runId)).toEqual([]);
@@ -232,7 +236,3 @@ describe(`judging a run's end (${testEngine})`, () => {
     },
   );
 });
-
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
-}

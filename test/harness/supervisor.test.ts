@@ -19,7 +19,8 @@ import { codexVendor } from '../../src/harness/vendors/codex.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { createHarness, inbound, insertRun, type TestHarness } from '../support/harness.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
 
 let h: TestHarness;
 let repoCounter = 0;
@@ -428,14 +429,6 @@ async function reconcileKillsByRunId(support: { unavailable: string }): Promise<
   const rows = await reconcileAsDeadPeers(support);
   expect(rows.map((r) => r.runId)).toEqual([orphan]);
   await waitFor(async () => isGone(tool.pid!));
-}
-
-async function waitFor(predicate: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not reached');
 }
 
 /** The pid of the tool the fake CLI reported starting (`item.started` → `tool_pid`). */

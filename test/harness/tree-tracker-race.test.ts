@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { terminateRun } from '../../src/harness/process-tree.js';
 import { trackRunProcesses } from '../../src/harness/run-cgroup.js';
+import { waitFor } from '../support/wait.js';
 
 const FAKE_CODEX = fileURLToPath(new URL('../fakes/fake-codex.mjs', import.meta.url));
 
@@ -41,7 +42,7 @@ describe('process-tree tracking without a cgroup', () => {
       cli.once('exit', () => reject(new Error(`fake codex exited: ${out}`)));
     });
     try {
-      await waitFor(() => readFileSync(`/proc/${toolPid}/cmdline`, 'utf8').startsWith('sleep\0'));
+      await waitFor(() => cmdlineStartsWith(toolPid, 'sleep\0'), { what: 'the tool to exec sleep' });
       await terminateRun({ rootPid: cli.pid, runId, graceMs: 2_000, trackedPids: processes.pids });
       const survivors = await processes.killAll(2_000);
       // Either the tool was stopped, or it is named as a survivor (the outcome's process note).
@@ -56,16 +57,13 @@ describe('process-tree tracking without a cgroup', () => {
   });
 });
 
-async function waitFor(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    try {
-      if (predicate()) return;
-    } catch {
-      // Not there yet.
-    }
-    await new Promise((r) => setTimeout(r, 25));
+/** Whether process `pid` runs `prefix`; false while it is not there yet. */
+function cmdlineStartsWith(pid: number, prefix: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(prefix);
+  } catch {
+    return false;
   }
-  throw new Error('condition not reached');
 }
 
 function isGone(pid: number): boolean {

@@ -16,7 +16,7 @@ import { restoreRunWorktree, worktreeIntact } from '../../src/harness/worktree-r
 import { runTag } from '../../src/wording/run-tag.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import { runs, type RunRow } from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const DAY_MS = 86_400_000;
 const now = new Date('2026-11-30T08:00:00.000Z');
@@ -27,14 +27,13 @@ const git = (cwd: string, ...args: string[]) =>
   execa('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd, stdin: 'ignore' });
 
 describe(`run worktrees on ${testEngine}`, () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let store: RunStore;
   let dir: string;
   let repo: string;
   let worktreesDir: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
     store = new RunStore(database.db);
     dir = await mkdtemp(join(tmpdir(), 'baton-worktrees-'));
     repo = join(dir, 'repo');
@@ -45,7 +44,6 @@ describe(`run worktrees on ${testEngine}`, () => {
     await git(repo, 'commit', '-q', '-m', 'first');
   });
   afterAll(async () => {
-    await database?.dispose();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -1,43 +1,34 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { ApprovalStore } from '../../src/store/approvals-repo.js';
 import { RunStore } from '../../src/store/runs-repo.js';
-import type { NewRunRow } from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
+import { createRunRow } from '../support/rows.js';
 
 const now = new Date('2026-12-01T08:00:00.000Z');
 
 describe(`ApprovalStore on ${testEngine}`, () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let runs: RunStore;
   let approvals: ApprovalStore;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
     runs = new RunStore(database.db);
     approvals = new ApprovalStore(database.db);
   });
-  afterAll(async () => database?.dispose());
 
   async function newRun(): Promise<RunId> {
     const id = newRunId();
-    const run = {
-      id,
-      vendor: 'claude',
-      status: 'starting',
-      task: 't',
-      cwd: `/repo/${id}`,
-      worktreeRoot: `/repo/${id}`,
-      options: { timeoutMinutes: 30, progress: false, approve: true },
-      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' },
-      supervisor: 'testhost:1',
-      createdAt: now,
-    } as NewRunRow;
-    await runs.createRun(
-      run,
-      { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' },
-      100,
-      now,
+    await createRunRow(
+      runs,
+      {
+        id,
+        vendor: 'claude',
+        task: 't',
+        cwd: `/repo/${id}`,
+        options: { timeoutMinutes: 30, progress: false, approve: true },
+      },
+      { maxActive: 100, now, started: { body: 'started' } },
     );
     return id;
   }

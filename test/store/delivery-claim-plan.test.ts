@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { genericPlan, openCapturingDatabase, type CapturedQuery } from '../support/generic-plan.js';
-import { insertCompletedRun } from '../support/run-rows.js';
+import { insertCompletedRun } from '../support/rows.js';
 
 /** Rows in the table when the plan is taken: enough that a seq scan costs far more than the index. */
 const ROWS = 200_000;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchEmbeddedPostgres } from '../../src/store/embedded-postgres-watch.js';
+import { waitFor } from '../support/wait.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -20,14 +21,6 @@ async function fakePostmaster(dataDir: string): Promise<ChildProcess> {
   cleanups.push(() => void child.kill('SIGKILL'));
   await writeFile(join(dataDir, 'postmaster.pid'), `${child.pid}\n${dataDir}\n`);
   return child;
-}
-
-async function waitFor(what: string, predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_200; i++) {
-    if (predicate()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('watching the embedded PostgreSQL server', () => {
@@ -59,7 +52,7 @@ describe('watching the embedded PostgreSQL server', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(attempts).toBe(0);
     first.kill('SIGKILL');
-    await waitFor('the restart', () => lines.some((l) => l.level === 'warn'));
+    await waitFor(() => lines.some((l) => l.level === 'warn'), { what: 'the restart' });
     expect(lines.map((l) => l.message)).toEqual([
       `embedded PostgreSQL server (pid ${first.pid}) is gone; restarting it`,
       'could not restart the embedded PostgreSQL server (attempt 1); trying again in 10 ms',

@@ -8,29 +8,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, sql } from 'drizzle-orm';
 import { silentLogger } from '../../src/core/logger.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DatabaseLease, leaseKey } from '../../src/fleet/lease.js';
 import { describeNodes, NodeRegistry } from '../../src/fleet/nodes.js';
 import { openDatabase } from '../../src/store/database.js';
 import { leases, nodes } from '../../src/store/schema.js';
 import { startTcpProxy } from '../fakes/tcp-proxy.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
 
 const logger = silentLogger();
-let database: TestDatabase;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => database?.dispose());
-
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 2_000; i++) {
-    if (await check()) return;
-    await sleep(25);
-  }
-  throw new Error(`never happened: ${what}`);
-}
+const database = useTestDatabase();
 
 function watched(lease: DatabaseLease): { events: string[]; start(): Promise<void> } {
   const events: string[] = [];
@@ -81,22 +69,25 @@ describe(`fleet lease (${testEngine})`, () => {
     await wb.start();
     expect(b.state()).toEqual({ state: 'standby', holder: 'alpha' });
     expect(wb.events).toEqual([]);
-    await until(() => wb.events.includes('acquired'), 'beta takes the expired lease');
+    await waitFor(() => wb.events.includes('acquired'), { what: 'beta takes the expired lease', timeoutMs: 50_000 });
     await wc.start();
     expect(c.state()).toEqual({ state: 'standby', holder: 'beta' });
     expect(wc.events).toEqual([]);
 
     // Someone else holds it now (e.g. beta was too slow and the lease was taken): beta lets go.
     await database.db.execute(sql`update leases set holder = 'delta:1', node_name = 'delta' where key = ${key}`);
-    await until(() => wb.events.length === 2, 'beta is told it lost the lease');
+    await waitFor(() => wb.events.length === 2, { what: 'beta is told it lost the lease', timeoutMs: 50_000 });
     expect(wb.events[1]).toMatch(/^lost: node delta took the lease/);
     expect(wc.events).toEqual([]);
 
     // A holder that stops gives the lease back at once; a standby takes it at its next try.
     await database.db.execute(sql`update leases set holder = 'b:1', node_name = 'beta' where key = ${key}`);
-    await until(() => wb.events.length === 3, 'beta holds it again');
+    await waitFor(() => wb.events.length === 3, { what: 'beta holds it again', timeoutMs: 50_000 });
     await b.stop();
-    await until(() => wc.events.includes('acquired'), 'gamma takes it once beta gave it back');
+    await waitFor(() => wc.events.includes('acquired'), {
+      what: 'gamma takes it once beta gave it back',
+      timeoutMs: 50_000,
+    });
     await c.stop();
     const left = await database.db.select().from(leases);
     expect(left.filter((l) => l.key === key)).toEqual([]);
@@ -131,7 +122,7 @@ describe(`fleet lease (${testEngine})`, () => {
       expect(wa.events).toEqual(['acquired']);
       // From ttl - renew on, the next failed renewal lets go, while the lease may still be ours.
       clock = 950;
-      await until(() => wa.events.length === 2, 'alpha lets go');
+      await waitFor(() => wa.events.length === 2, { what: 'alpha lets go', timeoutMs: 50_000 });
       expect(wa.events[1]).toMatch(/could not be renewed in time/);
       await a.stop();
       await Promise.race([own.close().catch(() => undefined), sleep(2_000)]);

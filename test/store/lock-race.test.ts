@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
-import { createPostgresDatabase } from '../support/db.js';
+import { createPostgresDatabase } from '../support/database.js';
 import { openDatabase } from '../../src/store/database.js';
 
 const LAUNCHER = fileURLToPath(new URL('../fakes/race-launcher.mjs', import.meta.url));

@@ -6,7 +6,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsCurrent, openDatabase } from '../../src/store/database.js';
-import { createPostgresDatabase } from '../support/db.js';
+import { createPostgresDatabase } from '../support/database.js';
 
 /** Must match MIGRATION_LOCK_KEY in src/store/database.ts. */
 const MIGRATION_LOCK_KEY = 715041;

@@ -6,25 +6,23 @@
  * routed to a node is addressed to one start of it, so only that process claims it.
  */
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { NodeRegistry } from '../../src/fleet/nodes.js';
 import { routeLaunch } from '../../src/fleet/route.js';
 import { RunStore, type NewDelivery } from '../../src/store/runs-repo.js';
 import { nodes, runs, type NewRunRow, type QueuedLaunchJson } from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const logger = silentLogger();
 const now = new Date('2026-12-01T08:00:00.000Z');
-let database: TestDatabase;
+const database = useTestDatabase();
 let store: RunStore;
 
 beforeAll(async () => {
-  database = await openTestDatabase();
   store = new RunStore(database.db);
 });
-afterAll(async () => database?.dispose());
 
 function registry(name: string, host: string, pid: number, live: (pid: number) => boolean = () => true): NodeRegistry {
   return new NodeRegistry({

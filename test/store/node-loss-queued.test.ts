@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
@@ -13,13 +13,9 @@ import { reconcileLostNodes } from '../../src/fleet/node-loss.js';
 import { NodeRegistry } from '../../src/fleet/nodes.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
-import { openTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/database.js';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => database?.dispose());
+const database = useTestDatabase();
 
 function routedTo(node: string): NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson } {
   const id = newRunId();

@@ -10,9 +10,9 @@ import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import * as schema from '../../src/store/schema.js';
 import type { DeliveryRow } from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 import { openCapturingDatabase } from '../support/generic-plan.js';
-import { insertCompletedRun } from '../support/run-rows.js';
+import { insertCompletedRun } from '../support/rows.js';
 
 const now = new Date('2026-12-01T08:00:00.000Z');
 
@@ -36,15 +36,11 @@ async function runWithDeliveries(db: Db, count: number): Promise<{ runId: RunId;
 }
 
 describe(`recordPartsSent group commit on ${testEngine}`, () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let store: RunStore;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
     store = new RunStore(database.db);
-  });
-  afterAll(async () => {
-    await database?.dispose();
   });
 
   it('records concurrent rows each with its own parts, message ids, links and later-pending answer', async () => {

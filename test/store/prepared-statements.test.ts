@@ -13,7 +13,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/database.js';
 import { runs } from '../../src/store/schema.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 
 describe.skipIf(testEngine !== 'postgres')('prepared statements on PostgreSQL', () => {

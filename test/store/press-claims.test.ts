@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PressClaims } from '../../src/store/press-claims.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const now = new Date('2026-12-01T08:00:00.000Z');
 
 describe(`PressClaims on ${testEngine}`, () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let claims: PressClaims;
   beforeAll(async () => {
-    database = await openTestDatabase();
     claims = new PressClaims(database.db);
   });
-  afterAll(async () => database?.dispose());
 
   it('two presses of one message at once: exactly one claims it; the other sees its answer once recorded', async () => {
     const message = { platform: 'telegram', chatId: '1', messageId: '42' };

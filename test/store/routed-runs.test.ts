@@ -4,38 +4,31 @@
  * prepared it; `max_active` counts the node's own active runs; the worktree lock stays global.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId, type RunId } from '../../src/core/ids.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunId } from '../../src/core/ids.js';
 import { RunStore, RUNS_CHANNEL, type NewDelivery } from '../../src/store/runs-repo.js';
 import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
+import { runRow, startedDelivery, type TestRunRow } from '../support/rows.js';
 
 const now = new Date('2026-12-01T08:00:00.000Z');
 const LAUNCH: QueuedLaunchJson = { prompt: 'fix the test', timeoutMs: 60_000 };
 
-function newRun(overrides: Partial<NewRunRow> = {}): NewRunRow & { id: RunId } {
-  return {
-    id: newRunId(),
-    vendor: 'codex',
-    status: 'starting',
-    task: 'fix the test',
-    cwd: '/repo/app',
-    worktreeRoot: '/repo/app',
-    options: { timeoutMinutes: 30, progress: false },
+/** A run launched on node alpha at `now`; the rest are {@link runRow}'s defaults. */
+function newRun(overrides: Partial<NewRunRow> = {}): TestRunRow {
+  return runRow({
     origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: 'alpha' },
     supervisor: 'alphahost:1',
     createdAt: now,
     ...overrides,
-  } as NewRunRow & { id: RunId };
+  });
 }
 
 function started(runId: RunId): NewDelivery {
-  return {
-    runId,
-    kind: 'started',
+  return startedDelivery(runId, {
     target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' },
     body: `[run ${runId}] sent to node gamma`,
-  };
+  });
 }
 
 function done(run: { id: RunId }): NewDelivery {
@@ -59,15 +52,11 @@ function routed(node: string, path: string, overrides: Partial<NewRunRow> = {}) 
 }
 
 describe(`routed runs on ${testEngine}`, () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let store: RunStore;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
     store = new RunStore(database.db);
-  });
-  afterAll(async () => {
-    await database?.dispose();
   });
 
   it('writes a routed run queued for its node, with its message; only that node claims it, once prepared', async () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId } from '../../src/core/ids.js';
 import type { Db } from '../../src/store/database.js';
 import { RunStore } from '../../src/store/runs-repo.js';
-import { testEngine } from '../support/db.js';
+import { testEngine } from '../support/database.js';
 import { genericPlan, openCapturingDatabase, type CapturedQuery } from '../support/generic-plan.js';
 
 /** Ended runs in the table when the plans are taken: enough that a scan costs far more than the index. */

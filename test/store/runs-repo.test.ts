@@ -1,46 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId, type RunId } from '../../src/core/ids.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunId } from '../../src/core/ids.js';
 import { RunStore, type NewDelivery } from '../../src/store/runs-repo.js';
 import type { NewRunRow } from '../../src/store/schema.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
+import { runRow, startedDelivery, type TestRunRow } from '../support/rows.js';
 
 const now = new Date('2026-11-29T08:00:00.123Z');
 
-function newRun(overrides: Partial<NewRunRow> = {}): NewRunRow & { id: RunId } {
-  return {
-    id: newRunId(),
-    vendor: 'codex',
-    status: 'starting',
-    task: 'fix the test',
-    cwd: '/repo/app',
-    worktreeRoot: '/repo/app',
-    options: { timeoutMinutes: 30, progress: false },
-    origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10' },
-    supervisor: 'testhost:1',
-    createdAt: now,
-    ...overrides,
-  } as NewRunRow & { id: RunId };
-}
+/** A run launched at `now`; the rest are {@link runRow}'s defaults. */
+const newRun = (overrides: Partial<NewRunRow> = {}): TestRunRow => runRow({ createdAt: now, ...overrides });
 
 function started(runId: RunId): NewDelivery {
-  return {
-    runId,
-    kind: 'started',
-    target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' },
-    body: `[run ${runId}] started`,
-  };
+  return startedDelivery(runId, { target: { platform: 'telegram', chatId: '1', replyToMessageId: '10' } });
 }
 
 describe(`RunStore on ${testEngine}`, () => {
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let store: RunStore;
 
   beforeAll(async () => {
-    database = await openTestDatabase();
     store = new RunStore(database.db);
-  });
-  afterAll(async () => {
-    await database?.dispose();
   });
 
   it('records an inbound event once', async () => {

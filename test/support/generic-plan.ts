@@ -8,7 +8,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { Db } from '../../src/store/database.js';
 import * as schema from '../../src/store/schema.js';
-import { openTestDatabase, type TestDatabase } from './db.js';
+import { openTestDatabase, type TestDatabase } from './database.js';
 
 /** A statement as drizzle's logger saw it. */
 export interface CapturedQuery {

@@ -25,7 +25,7 @@ import { codexLoginState } from '../../src/doctor/login.js';
 import { fileTracer } from '../../src/harness/traces.js';
 import type { ChannelAdapter, InboundMessage, Platform } from '../../src/channels/types.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
-import { openTestDatabase, type TestDatabase } from './db.js';
+import { openTestDatabase, type TestDatabase } from './database.js';
 
 /** Path of the fake codex script. */
 export const FAKE_CODEX = fileURLToPath(new URL('../fakes/fake-codex.mjs', import.meta.url));

@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { createPostgresDatabase } from './db.js';
+import { createPostgresDatabase } from './database.js';
 
 /** The directories and environment of a test home. */
 export interface TestHome {

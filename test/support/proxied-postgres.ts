@@ -5,7 +5,7 @@
  */
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
-import { createPostgresDatabase } from './db.js';
+import { createPostgresDatabase } from './database.js';
 
 /** The database, its proxy, and opens through the proxy; `dispose()` closes all and drops it. */
 export interface ProxiedPostgres {

@@ -21,13 +21,13 @@ import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { Outbox } from '../../src/delivery/outbox.js';
 import { RunStore } from '../../src/store/runs-repo.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const TOKEN = 'xoxb-unitfake3';
 const APP_TOKEN = 'xapp-unit-test-app-token3';
 const TASK = 'rotate the prod signing key 9c2d41';
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let queryError: Error;
 let slack: FakeSlack;
 let adapter: SlackAdapter;
@@ -43,7 +43,6 @@ const logger = createLogger({
 });
 
 beforeAll(async () => {
-  database = await openTestDatabase();
   queryError = await database.db.execute(sql`select ${`${TASK}\u0000`}::text as task`).then(
     () => new Error('the query did not fail'),
     (e: unknown) => e as Error,
@@ -64,7 +63,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await adapter?.stop();
   await slack?.close();
-  await database?.dispose();
 });
 
 describe(`a handler that failed on the database (${testEngine})`, () => {

@@ -18,7 +18,7 @@ import { splitMessage } from '../../src/delivery/split.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { DocumentJson } from '../../src/store/schema.js';
 import { discordUser, startFakeDiscord, type FakeDiscord } from '../fakes/fake-discord.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const TOKEN = 'unit.discord-docs-token.value';
 const DM = '300000000000000019';
@@ -26,7 +26,7 @@ const OWNER = discordUser('100000000000000011', 'owner');
 
 let discord: FakeDiscord;
 let adapter: DiscordAdapter;
-let database: TestDatabase;
+const database = useTestDatabase();
 let outbox: Outbox;
 let store: RunStore;
 let dir: string;
@@ -35,7 +35,6 @@ beforeAll(async () => {
   discord = await startFakeDiscord({ token: TOKEN });
   adapter = new DiscordAdapter({ token: TOKEN, apiUrl: discord.url, clock: systemClock, logger: silentLogger() });
   await adapter.start(async () => {});
-  database = await openTestDatabase();
   store = new RunStore(database.db);
   outbox = new Outbox({
     store,
@@ -50,7 +49,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await adapter?.stop();
   await discord?.close();
-  await database?.dispose();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -6,17 +6,11 @@
  */
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger, serializeError } from '../../src/core/logger.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => {
-  await database?.dispose();
-});
+const database = useTestDatabase();
 
 describe(`logging a failed query (${testEngine})`, () => {
   it('keeps the error and its cause but withholds the parameters', async () => {

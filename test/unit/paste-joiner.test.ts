@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/channels/types.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { PasteJoiner } from '../../src/dispatch/paste-joiner.js';
+import { waitFor } from '../support/wait.js';
 
 let nextId = 1;
 function message(text: string, senderId = '1', chatId = '42'): InboundMessage {
@@ -24,11 +25,6 @@ function setup(waitMs: number) {
   const handled: InboundMessage[] = [];
   const joiner = new PasteJoiner({ handle: async (m) => void handled.push(m), waitMs, logger: silentLogger() });
   return { handled, joiner };
-}
-
-async function until(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 5));
-  if (!predicate()) throw new Error('condition not reached');
 }
 
 const long = (head: string): string => head + 'p'.repeat(4096 - head.length);
@@ -57,7 +53,7 @@ describe('PasteJoiner', () => {
     const { handled, joiner } = setup(1);
     const only = message(long('/codex '));
     await joiner.handle(only);
-    await until(() => handled.length === 1);
+    await waitFor(() => handled.length === 1, { what: 'one message handled', intervalMs: 5 });
     expect(handled[0]).toBe(only);
   });
 
@@ -91,7 +87,7 @@ describe('PasteJoiner', () => {
     const { handled, joiner } = setup(1);
     const first = message(long('/codex '));
     await joiner.handle(first);
-    await until(() => handled.length === 1);
+    await waitFor(() => handled.length === 1, { what: 'one message handled', intervalMs: 5 });
     const late = message('/etc/hosts is wrong');
     await joiner.handle(late);
     expect(handled.map((m) => m.dedupeKey)).toEqual([first.dedupeKey, late.dedupeKey]);

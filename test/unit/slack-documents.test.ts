@@ -16,14 +16,14 @@ import { splitMessage } from '../../src/delivery/split.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { DocumentJson } from '../../src/store/schema.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
-import { openTestDatabase, testEngine, type TestDatabase } from '../support/db.js';
+import { useTestDatabase, testEngine } from '../support/database.js';
 
 const TOKEN = 'xoxb-unitfake-docs';
 const APP_TOKEN = 'xapp-unit-test-docs';
 
 let slack: FakeSlack;
 let adapter: SlackAdapter;
-let database: TestDatabase;
+const database = useTestDatabase();
 let outbox: Outbox;
 let dir: string;
 
@@ -37,7 +37,6 @@ beforeAll(async () => {
     logger: silentLogger(),
   });
   await adapter.start(async () => {});
-  database = await openTestDatabase();
   const store = new RunStore(database.db);
   outbox = new Outbox({
     store,
@@ -52,7 +51,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await adapter?.stop();
   await slack?.close();
-  await database?.dispose();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -4,7 +4,7 @@
  * database. An event is in the database by the time Slack has its acknowledgement; an event that
  * could not be stored is not acknowledged (HTTP 500), so Slack's retry brings it again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SlackAdapter } from '../../src/channels/slack/adapter.js';
 import type { InboundInbox, InboundMessage, InboundPress } from '../../src/channels/types.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -14,19 +14,18 @@ import { RunStore } from '../../src/store/runs-repo.js';
 import { inboundEvents } from '../../src/store/schema.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
 import { freePort } from '../support/chat-e2e.js';
-import { openTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/database.js';
 
 const TOKEN = 'xoxb-unitinbox';
 const APP_TOKEN = 'xapp-unit-inbox';
 const SECRET = 'unit-inbox-signing-secret';
 
-let database: TestDatabase;
+const database = useTestDatabase();
 let store: RunStore;
 let inbox: InboundInbox;
 let failWrites = false;
 
 beforeAll(async () => {
-  database = await openTestDatabase();
   store = new RunStore(database.db);
   inbox = {
     recordInbox: (platform, updates) =>
@@ -36,7 +35,6 @@ beforeAll(async () => {
     releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, 'unit', inFlight),
   };
 });
-afterAll(async () => database?.dispose());
 
 /** Whether the inbox holds the event, in any state (the handler may have claimed it already). */
 async function stored(dedupeKey: string): Promise<boolean> {

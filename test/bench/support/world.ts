@@ -17,7 +17,7 @@ import { startFakeSlack, type FakeSlack } from '../../fakes/fake-slack.js';
 import { startFakeTelegram, type FakeTelegram } from '../../fakes/fake-telegram.js';
 import { makeClaudeConfigDir } from '../../support/claude-home.js';
 import { makeCodexHome } from '../../support/codex-home.js';
-import { createPostgresDatabase } from '../../support/db.js';
+import { createPostgresDatabase } from '../../support/database.js';
 import { startService, type ServiceProcess } from '../../support/service.js';
 import { startTelegramTap, type TelegramTap } from './telegram-tap.js';
 
