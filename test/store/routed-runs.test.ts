@@ -154,7 +154,7 @@ describe(`routed runs on ${testEngine}`, () => {
     const third = newRun({ node: 'alpha', worktreeRoot: '/f/4', cwd: '/f/4' });
     await expect(store.createRun(third, started(third.id), { node: 5, fleet: 2 }, now)).rejects.toMatchObject({
       code: 'max_active',
-      message: expect.stringContaining('already active across the fleet (fleet_max_active = 2)'),
+      details: { refusal: { code: 'max_active', scope: 'fleet', limit: 2 } },
     });
     // Without a fleet cap the same start passes.
     await store.createRun(third, started(third.id), 5, now);
