@@ -256,7 +256,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   if (closedApprovals > 0) logger.info({ approvals: closedApprovals }, 'closed tool approvals whose run is gone');
   // Inbound events a dead process on this host claimed but never answered go back to the inbox
   // (an earlier process may have had our pid), to be handled when the channels start.
-  await store.releaseInboundClaims(`${host}:`, (claimant) => {
+  await store.inbox.releaseInboundClaims(`${host}:`, (claimant) => {
     const pid = Number(claimant.slice(host.length + 1));
     return pid === process.pid || !Number.isInteger(pid) || !isProcessAlive(pid);
   });
@@ -349,7 +349,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
     : undefined;
   const routedTimer = setInterval(
     () => {
-      store
+      store.queue
         .hasQueuedFor(registry.name, registry.instance)
         .then((waiting) => (waiting ? dispatcher.startQueued() : undefined))
         .catch((err: unknown) => logger.warn({ err }, 'could not look for runs routed to this node'));
@@ -424,7 +424,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       if (result.kind !== 'launched')
         return { status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages };
       const runId = result.runId;
-      if (options?.noWait && (await store.getRun(runId))?.status === 'queued') {
+      if (options?.noWait && (await store.runs.getRun(runId))?.status === 'queued') {
         return { runId, status: 'queued', follow: followText(runId, true), messages };
       }
       // Queued or active: a client gone before the run ended drops it, as /cancel would.
@@ -436,11 +436,11 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       else gone.addEventListener('abort', cancel, { once: true });
       // Wait for the run to end and its messages to go out (a condition, polled; no deadline).
       for (;;) {
-        const run = await store.getRun(runId);
+        const run = await store.runs.getRun(runId);
         // A queued run waits for its turn, which this service gives it (its queue runner).
         const ended =
           run !== undefined && run.status !== 'queued' && run.status !== 'starting' && run.status !== 'running';
-        if (ended && (await store.deliveriesOfRun(runId)).every((d) => d.status !== 'pending')) {
+        if (ended && (await store.outbox.deliveriesOfRun(runId)).every((d) => d.status !== 'pending')) {
           gone.removeEventListener('abort', cancel);
           return askReport(runId, run, messages) as unknown as Record<string, unknown>;
         }
@@ -493,10 +493,11 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
       clock,
       logger,
       inbox: {
-        recordInbox: (platform, updates) => store.recordInbox(platform, updates),
-        receivedInbound: (platform) => store.receivedInbound(platform),
-        forgetInbound: (platform, dedupeKey) => store.forgetInbound(platform, dedupeKey),
-        releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
+        recordInbox: (platform, updates) => store.inbox.recordInbox(platform, updates),
+        receivedInbound: (platform) => store.inbox.receivedInbound(platform),
+        forgetInbound: (platform, dedupeKey) => store.inbox.forgetInbound(platform, dedupeKey),
+        releaseOwnClaims: (platform, inFlight) =>
+          store.inbox.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
       },
       conversations: store,
       lease: (platform, token) =>
@@ -545,7 +546,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         passable: rawEnv,
       },
       // An unreachable database is a row of the report (and a 503), not a failed report.
-      database: await store.counts().then(
+      database: await store.outbox.counts().then(
         (counts) => ({ kind: database.kind, note: database.note, migrationsCurrent: true, counts }),
         (err: unknown) => ({
           error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}`,

@@ -213,7 +213,7 @@ export async function ask(
     const launched = runId;
     // A signal that arrived while the run was being launched cancels it now.
     if (stopRequested) onSignal();
-    if ((await runtime.store.getRun(runId))?.status === 'queued') {
+    if ((await runtime.store.runs.getRun(runId))?.status === 'queued') {
       if (values['no-wait']) {
         const line = followText(runId, Boolean(await readServiceState(inputs.batonHome)));
         if (values.json) out(JSON.stringify({ runId, status: 'queued', follow: line, messages }));
@@ -224,7 +224,7 @@ export async function ask(
       await waitForTurn(runtime, runId, printed, (line) => void (values.json ? messages.push(line) : out(line)));
     }
     await runtime.supervisor.idle();
-    const run = await runtime.store.getRun(launched);
+    const run = await runtime.store.runs.getRun(launched);
     const report = askReport(launched, run, messages);
     if (values.json) out(JSON.stringify(report));
     return exitOf(report.status);

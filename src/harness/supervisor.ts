@@ -198,12 +198,12 @@ export class RunSupervisor {
   watchCancelRequests(): void {
     const poll = async (): Promise<void> => {
       const ids = [...this.active.keys()];
-      for (const request of await this.deps.store.pendingCancels(ids)) {
+      for (const request of await this.deps.store.runs.pendingCancels(ids)) {
         void this.cancel(request.id as RunId, request.reason);
       }
       // Another node declared this one lost and ended these runs: stop what
       // still runs of them; their end is written already, so nothing more is sent.
-      for (const id of await this.deps.store.endedAmong(ids)) {
+      for (const id of await this.deps.store.runs.endedAmong(ids)) {
         const entry = this.active.get(id as RunId);
         if (!entry || entry.ended !== undefined) continue;
         this.deps.logger.warn(
@@ -658,7 +658,7 @@ export class RunSupervisor {
           // Progress milestones come from events the reducer skips (codex item.started, …).
           ...(progress ? { reads: () => true } : {}),
           onSession: (sessionId) =>
-            void deps.store
+            void deps.store.runs
               .setVendorSession(runId, sessionId)
               .catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
           onDroppedLine: (drop) => {
@@ -674,7 +674,7 @@ export class RunSupervisor {
               { runId, capBytes: deps.limits.maxRunArtifactBytes },
               'events.jsonl reached its cap; spooling stopped, the run continues',
             );
-            void deps.store
+            void deps.store.runs
               .markArtifactTruncated(runId)
               .catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not flag artifact_truncated'));
           },
@@ -707,7 +707,7 @@ export class RunSupervisor {
 
       if (child.pid !== undefined) {
         try {
-          await deps.store.markRunning(runId, child.pid, deps.clock.now());
+          await deps.store.runs.markRunning(runId, child.pid, deps.clock.now());
           deps.logger.info(
             { runId, pid: child.pid, vendor: run.vendor, cwd: run.cwd, spansMs: spawnSpans },
             'run started',

@@ -67,7 +67,7 @@ describe(`a run that never spawns does not wait for its begun snapshot (${testEn
       // claude is not installed in this harness: vendor_missing before any spawn.
       h.supervisor.start({ ...run, vendor: 'claude' }, { prompt: 'p' }, 60_000);
       await waitFor(
-        async () => (await h.store.getRun(runId))?.status === 'failed',
+        async () => (await h.store.runs.getRun(runId))?.status === 'failed',
         'the failure to be recorded while git is held',
         30_000,
       );

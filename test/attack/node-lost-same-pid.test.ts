@@ -57,7 +57,7 @@ describe('node loss after a restart under the same pid', () => {
       supervisor: `${host}:${process.pid}`,
       createdAt: now,
     } as NewRunRow & { id: RunId };
-    await store.createRun(
+    await store.launches.createRun(
       run,
       { runId, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' },
       5,
@@ -66,6 +66,6 @@ describe('node loss after a restart under the same pid', () => {
     await sleep(400); // past deadAfter + heartbeat since this registry started
     await reconcileLostNodes({ registry, store, clock: systemClock, logger, vendors: new Map() });
     await registry.stop();
-    expect((await store.getRun(runId))?.status).toBe('running');
+    expect((await store.runs.getRun(runId))?.status).toBe('running');
   });
 });

@@ -35,8 +35,8 @@ describe('claimQueued in a fleet', () => {
       launch: { prompt: 'fix the test', timeoutMs: 1_800_000 },
     } as unknown as NewRunRow & { id: RunId };
     await database.db.insert(runs).values(row);
-    const claimed = await store.claimQueued(5, 'host-b:200');
+    const claimed = await store.queue.claimQueued(5, 'host-b:200');
     expect(claimed.map((r) => r.id)).toEqual([]);
-    expect((await store.getRun(id))?.status).toBe('queued');
+    expect((await store.runs.getRun(id))?.status).toBe('queued');
   });
 });

@@ -33,7 +33,7 @@ describe(`ApprovalStore on ${testEngine}`, () => {
       supervisor: 'testhost:1',
       createdAt: now,
     } as NewRunRow;
-    await runs.createRun(
+    await runs.launches.createRun(
       run,
       { runId: id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'started' },
       100,
@@ -72,7 +72,7 @@ describe(`ApprovalStore on ${testEngine}`, () => {
     const ended = await newRun();
     const open = await approvals.open({ runId: active, requestId: 'a', tool: 'Bash', input: {}, kind: 'Bash=' }, now);
     const gone = await approvals.open({ runId: ended, requestId: 'b', tool: 'Bash', input: {}, kind: 'Bash=' }, now);
-    await runs.finishRun(
+    await runs.runs.finishRun(
       ended,
       { status: 'interrupted', reason: 'restart', endedAt: now },
       { runId: ended, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'x' },
