@@ -499,7 +499,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
         releaseOwnClaims: (platform, inFlight) =>
           store.inbox.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
       },
-      conversations: store,
+      conversations: store.conversations,
       lease: (platform, token) =>
         new DatabaseLease({
           db: database.db,

@@ -63,6 +63,7 @@ import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './tru
 import { assertPosture } from './postures.js';
 import { assertRowOptions, assertSpawnable, type SpawnGateContext, type SpawnRequest } from './spawn-gates.js';
 import { runTag } from '../wording/run-tag.js';
+import { wordLaunchRefusal } from '../wording/launch-refusals.js';
 
 /** How long files sent without a command wait for the next launch, in ms. */
 export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
@@ -805,7 +806,7 @@ export class Dispatcher {
         if (!(await deps.supervisor.dropLaunchSnapshot(runId)) && attachments.length > 0)
           await rm(join(deps.runsDir, runId), { recursive: true, force: true });
         if (worktree) await this.discardWorktree(worktree);
-        throw err;
+        throw wordLaunchRefusal(err);
       });
     spans?.mark('run_row');
     const { run: stored, ...started } = created;
@@ -1044,13 +1045,17 @@ export class Dispatcher {
       startedBody.replace('] started · ', `] sent to node ${route.node} · `) +
       `
 Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
-    const started = await deps.store.launches.createRoutedRun(
-      run,
-      { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body },
-      harness.maxQueued,
-      now,
-      { platform: message.platform, dedupeKey: message.dedupeKey },
-    );
+    const started = await deps.store.launches
+      .createRoutedRun(
+        run,
+        { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body },
+        harness.maxQueued,
+        now,
+        { platform: message.platform, dedupeKey: message.dedupeKey },
+      )
+      .catch((err: unknown) => {
+        throw wordLaunchRefusal(err);
+      });
     deps.logger.info({ runId, vendor, node: route.node, cwd: route.path }, 'run routed to another node');
     await deps.outbox.attempt(started);
     return runId;
