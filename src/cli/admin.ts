@@ -87,10 +87,16 @@ export async function runsCommand(
     inputs,
     async (store) => {
       if (!id) {
-        out(formatRunList(await store.recentRuns(20), await store.counts(), await store.deadLetters(20)));
+        out(
+          formatRunList(
+            await store.runs.recentRuns(20),
+            await store.outbox.counts(),
+            await store.outbox.deadLetters(20),
+          ),
+        );
         return 0;
       }
-      const run = isRunId(id) ? await store.getRun(id) : undefined;
+      const run = isRunId(id) ? await store.runs.getRun(id) : undefined;
       if (!run) {
         out('No coding run found for that id.');
         return 1;
@@ -98,7 +104,7 @@ export async function runsCommand(
       out(
         formatRun(
           run,
-          await store.deliveriesOfRun(run.id as RunId),
+          await store.outbox.deliveriesOfRun(run.id as RunId),
           await new ApprovalStore(store.database).ofRun(run.id),
         ),
       );
@@ -201,7 +207,7 @@ async function restoreCommand(
   return withStore(
     inputs,
     async (store) => {
-      const run = isRunId(id) ? await store.getRun(id) : undefined;
+      const run = isRunId(id) ? await store.runs.getRun(id) : undefined;
       if (!run) return unknown();
       if (run.node && run.node !== inputs.config.node.name) {
         out(`${runTag(run.id)} ran on node ${run.node}; its worktree is on that machine's disk. Run this there.`);
@@ -235,7 +241,7 @@ export async function cancelCommand(
   return withStore(
     inputs,
     async (store) => {
-      const run = isRunId(id) ? await store.getRun(id) : undefined;
+      const run = isRunId(id) ? await store.runs.getRun(id) : undefined;
       if (!run) {
         out('No coding run found for that id.');
         return 1;
@@ -248,7 +254,7 @@ export async function cancelCommand(
         out('That coding run has already started or finished; cancel it again if it is active.');
         return 1;
       }
-      if (!(await store.requestCancel(run.id, 'owner_cancel'))) {
+      if (!(await store.runs.requestCancel(run.id, 'owner_cancel'))) {
         out('That coding run has already finished.');
         return 1;
       }
@@ -272,11 +278,11 @@ export async function stopCommand(inputs: ServiceInputs, out: (text: string) => 
     inputs,
     async (store) => {
       let dropped = 0;
-      for (const run of await store.queuedRuns()) if (await cancelQueuedRun(store, run, 'stop')) dropped += 1;
+      for (const run of await store.queue.queuedRuns()) if (await cancelQueuedRun(store, run, 'stop')) dropped += 1;
       if (dropped > 0) out(`Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.`);
-      const active = await store.activeRuns();
+      const active = await store.runs.activeRuns();
       const requested: string[] = [];
-      for (const run of active) if (await store.requestCancel(run.id, 'stop')) requested.push(run.id);
+      for (const run of active) if (await store.runs.requestCancel(run.id, 'stop')) requested.push(run.id);
       out(`Stopping ${requested.length} active run${requested.length === 1 ? '' : 's'}.`);
       // A run that finished on its own meanwhile is reported as such; only an unconfirmed stop fails.
       return requested.length === 0 || (await waitForEnd(store, requested, out)) !== 3 ? 0 : 3;
@@ -303,7 +309,7 @@ async function cancelQueuedRun(store: RunStore, run: RunRow, reason: 'owner_canc
     replyToMessageId: origin.messageId,
   };
   return (
-    (await store.cancelQueued(
+    (await store.queue.cancelQueued(
       run.id,
       reason,
       { runId: run.id as RunId, kind: 'outcome', target, body },
@@ -326,7 +332,7 @@ async function waitForEnd(store: RunStore, ids: readonly string[], out: (text: s
   while (pending.length > 0 && performance.now() < deadline) {
     const still: string[] = [];
     for (const id of pending) {
-      const run = await store.getRun(id);
+      const run = await store.runs.getRun(id);
       if (run && (run.status === 'starting' || run.status === 'running')) still.push(id);
       else if (run?.status === 'cancelled') out(`${runTag(id)} cancelled${run.reason ? ` · ${run.reason}` : ''}`);
       else {

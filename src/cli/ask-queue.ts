@@ -14,7 +14,7 @@ export const QUEUE_POLL_MS = 500;
 export interface QueuedRunDeps {
   /** The dispatcher's queue side: marks the runs this process sees through, starts queued runs. */
   dispatcher: { waitFor(runId: RunId, waits?: boolean): void; startQueued(): Promise<void> };
-  store: Pick<RunStore, 'getRun' | 'deliveriesOfRun'>;
+  store: { runs: Pick<RunStore['runs'], 'getRun'>; outbox: Pick<RunStore['outbox'], 'deliveriesOfRun'> };
   supervisor: Pick<RunSupervisor, 'supervisorId'>;
 }
 
@@ -39,16 +39,16 @@ export async function waitForTurn(
   print: (line: string) => void,
 ): Promise<void> {
   const { dispatcher, store, supervisor } = runtime;
-  const seen = new Set((await store.deliveriesOfRun(runId)).map((d) => d.id));
+  const seen = new Set((await store.outbox.deliveriesOfRun(runId)).map((d) => d.id));
   dispatcher.waitFor(runId);
-  let run = await store.getRun(runId);
+  let run = await store.runs.getRun(runId);
   try {
     while (run?.status === 'queued') {
       await dispatcher.startQueued();
-      run = await store.getRun(runId);
+      run = await store.runs.getRun(runId);
       if (run?.status !== 'queued') break;
       await sleep(QUEUE_POLL_MS);
-      run = await store.getRun(runId);
+      run = await store.runs.getRun(runId);
     }
   } finally {
     dispatcher.waitFor(runId, false);
@@ -56,14 +56,14 @@ export async function waitForTurn(
   if (!run || (OPEN.has(run.status) && run.supervisor === supervisor.supervisorId)) return;
   for (;;) {
     const ended = !OPEN.has(run.status);
-    for (const delivery of await store.deliveriesOfRun(runId)) {
+    for (const delivery of await store.outbox.deliveriesOfRun(runId)) {
       if (seen.has(delivery.id)) continue;
       seen.add(delivery.id);
       if (!printed.has(delivery.body)) print(delivery.body);
     }
     if (ended) return;
     await sleep(QUEUE_POLL_MS);
-    const now = await store.getRun(runId);
+    const now = await store.runs.getRun(runId);
     if (!now) return;
     run = now;
   }

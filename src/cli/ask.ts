@@ -239,7 +239,7 @@ async function seeRunThrough(
   },
 ): Promise<number> {
   const { request, messages, out } = ctx;
-  if ((await core.store.getRun(runId))?.status === 'queued') {
+  if ((await core.store.runs.getRun(runId))?.status === 'queued') {
     if (request.noWait) {
       const line = followText(runId, Boolean(await readServiceState(ctx.inputs.batonHome)));
       if (request.json) out(JSON.stringify({ runId, status: 'queued', follow: line, messages }));
@@ -250,7 +250,7 @@ async function seeRunThrough(
     await waitForTurn(core, runId, ctx.printed, (line) => void (request.json ? messages.push(line) : out(line)));
   }
   await core.supervisor.idle();
-  const run = await core.store.getRun(runId);
+  const run = await core.store.runs.getRun(runId);
   const report = askReport(runId, run, messages);
   if (request.json) out(JSON.stringify(report));
   return exitOf(report.status);

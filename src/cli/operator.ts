@@ -181,7 +181,7 @@ async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
     try {
       const current = await migrationsCurrent(database);
       const counts = current
-        ? await new RunStore(database.db).counts()
+        ? await new RunStore(database.db).outbox.counts()
         : { active: 0, pendingDeliveries: 0, deadLetters: 0 };
       return { kind: database.kind, note: database.note, migrationsCurrent: current, counts };
     } finally {

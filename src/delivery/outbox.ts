@@ -94,7 +94,7 @@ export class Outbox {
 
   /** Writes a message that no state change caused (a command's answer) and attempts it. */
   async send(delivery: NewDelivery): Promise<DeliveryRow> {
-    const row = await this.deps.store.enqueue(delivery, this.deps.clock.now());
+    const row = await this.deps.store.outbox.enqueue(delivery, this.deps.clock.now());
     await this.attempt(row);
     return row;
   }
@@ -141,7 +141,7 @@ export class Outbox {
 
   private async attemptInRunOrder(seen: DeliveryRow, claimed: boolean): Promise<boolean> {
     const { store, clock, logger } = this.deps;
-    const row = claimed ? seen : await store.claimInRunOrder(seen, clock.now(), INLINE_LEASE_MS);
+    const row = claimed ? seen : await store.outbox.claimInRunOrder(seen, clock.now(), INLINE_LEASE_MS);
     if (!row) {
       logger.debug(
         { deliveryId: seen.id, runId: seen.runId },
@@ -152,7 +152,7 @@ export class Outbox {
     const { state, laterPendingInRun } = await this.attemptNow(row);
     // The last write of a delivered row already said whether a later row of the run waits.
     if (state !== 'pending' && laterPendingInRun) {
-      const next = await store.firstPendingOfRun(row.runId!);
+      const next = await store.outbox.firstPendingOfRun(row.runId!);
       if (next) await this.attemptInRunOrder(next, false);
     }
     return state === 'delivered';
@@ -191,7 +191,13 @@ export class Outbox {
             ? await this.sendPart(adapter, row, item.text, index === lastTextOf(items))
             : await this.sendDocument(adapter, row, item.document);
         recordedDone = index + 1 === items.length;
-        ({ laterPendingInRun } = await store.recordPartsSent(row, index + 1, [messageId], recordedDone, clock.now()));
+        ({ laterPendingInRun } = await store.outbox.recordPartsSent(
+          row,
+          index + 1,
+          [messageId],
+          recordedDone,
+          clock.now(),
+        ));
       } catch (err) {
         // A file the platform will not take (or cannot be read, or would dead-letter the row) is
         // marked refused and the message goes on without it: a refused result.md gives way to the
@@ -206,7 +212,7 @@ export class Outbox {
             'file not sent; the message goes on without it',
           );
           const documents = row.documents.map((d, i) => (i === item.documentIndex ? { ...d, refused: true } : d));
-          await store.recordDocuments(row.id, documents);
+          await store.outbox.recordDocuments(row.id, documents);
           row = { ...row, documents };
           items = deliveryItems({ ...row, reshapes }, adapter.maxMessageLength);
           index -= 1;
@@ -223,7 +229,7 @@ export class Outbox {
             'platform refused a part as malformed; re-splitting the rest smaller',
           );
           reshapes = [...reshapes, { fromPart: index, maxLength: smaller }];
-          await store.recordReshapes(row.id, reshapes);
+          await store.outbox.recordReshapes(row.id, reshapes);
           items = deliveryItems({ ...row, reshapes }, adapter.maxMessageLength);
           index -= 1;
           continue;
@@ -240,7 +246,11 @@ export class Outbox {
             { deliveryId: row.id, from: row.target.chatId, to: err.movedToChatId },
             'chat moved; sending to its new id',
           );
-          await store.moveConversation(row.target.platform as Platform, row.target.chatId, err.movedToChatId);
+          await store.conversations.moveConversation(
+            row.target.platform as Platform,
+            row.target.chatId,
+            err.movedToChatId,
+          );
           row = { ...row, target: { ...row.target, chatId: err.movedToChatId } };
           index -= 1;
           continue;
@@ -270,7 +280,8 @@ export class Outbox {
       }
     }
     // Nothing was left to send (the last item was a refused file): the row is done.
-    if (!recordedDone) ({ laterPendingInRun } = await store.recordPartsSent(row, items.length, [], true, clock.now()));
+    if (!recordedDone)
+      ({ laterPendingInRun } = await store.outbox.recordPartsSent(row, items.length, [], true, clock.now()));
     return { state: 'delivered', laterPendingInRun };
   }
 
@@ -342,7 +353,7 @@ export class Outbox {
     const delayMs = Math.max(retryAfterMs ?? 0, backoffMs(attempts, policy));
     const dead =
       permanent || attempts >= policy.maxAttempts || now + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
-    await this.deps.store.recordAttemptFailed(row.id, error, new Date(now + delayMs), dead);
+    await this.deps.store.outbox.recordAttemptFailed(row.id, error, new Date(now + delayMs), dead);
     if (dead) this.deps.logger.error({ deliveryId: row.id, runId: row.runId, attempts }, 'delivery dead-lettered');
     return dead ? 'dead' : 'pending';
   }

@@ -30,7 +30,7 @@ import { layoutParts } from './outbox.js';
 
 /** Dependencies of the {@link StatusEditor}. */
 export interface StatusEditorDeps {
-  store: Pick<RunStore, 'startedDelivery'>;
+  store: { outbox: Pick<RunStore['outbox'], 'startedDelivery'> };
   /** Started adapters by platform (the outbox's map); a platform without `editMessage` gets no edits. */
   adapters: ReadonlyMap<Platform, ChannelAdapter>;
   clock: Clock;
@@ -194,7 +194,7 @@ export class StatusEditor {
     const adapter = deps.adapters.get(state.run.origin.platform as Platform);
     if (!adapter?.editMessage) return;
     if (!state.message) {
-      const row = await deps.store.startedDelivery(runId);
+      const row = await deps.store.outbox.startedDelivery(runId);
       const ids = row?.platformMessageIds ?? [];
       // Not delivered yet: this edit is skipped; the next change of the run tries again.
       if (!row || row.status !== 'delivered' || ids.length === 0) {

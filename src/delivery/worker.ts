@@ -63,7 +63,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     /** The claim in flight; it never rejects: a failure ends the claiming and fails the pass. */
     let claiming: Promise<void> | undefined;
     const claim = (): Promise<void> =>
-      (claiming ??= store
+      (claiming ??= store.outbox
         .claimDueDeliveries(clock.now(), batchSize, leaseMs)
         .then(
           (rows) => {

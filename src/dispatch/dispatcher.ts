@@ -68,6 +68,7 @@ import { GUEST_REFUSAL, mayPerform, roleOf, type Action, type Role } from './tru
 import { assertPosture } from './postures.js';
 import { assertRowOptions, assertSpawnable, type SpawnGateContext } from './spawn-gates.js';
 import { runTag } from '../wording/run-tag.js';
+import { wordLaunchRefusal } from '../wording/launch-refusals.js';
 
 /** How long files sent without a command wait for the next launch, in ms. */
 export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
@@ -266,7 +267,7 @@ export class Dispatcher {
     const refreshed = deps.liveConfig?.refresh();
     if (message.senderIsBot) {
       await refreshed;
-      await deps.store.forgetInbound(platform, dedupeKey);
+      await deps.store.inbox.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
     }
     const role = this.roleOf(message);
@@ -286,17 +287,17 @@ export class Dispatcher {
     // forgets the raw update it stored).
     if (role === 'stranger' && !mayPerform(role, action, message.isDirect)) {
       await refreshed;
-      await deps.store.forgetInbound(platform, dedupeKey);
+      await deps.store.inbox.forgetInbound(platform, dedupeKey);
       return { kind: 'ignored' };
     }
     // A launch's conversation default is read while the event is claimed: one
     // conversation's events are handled in order, so no /use of it can come in between.
     if (!(command instanceof BatonError) && command.kind === 'launch' && role !== 'stranger') {
-      const read = deps.store.conversationDefault(conversationOf(message));
+      const read = deps.store.conversations.conversationDefault(conversationOf(message));
       read.catch(() => undefined); // awaited (and its error thrown) by the launch, if one comes
       this.conversationDefaults.set(message, read);
     }
-    const claimed = await deps.store.recordInbound(
+    const claimed = await deps.store.inbox.recordInbound(
       platform,
       dedupeKey,
       message.receivedAt,
@@ -311,11 +312,11 @@ export class Dispatcher {
     // The later parts of a joined paste are claimed with it, so a replay never handles them alone.
     const continuations = message.continuationKeys ?? [];
     for (const key of continuations)
-      await deps.store.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
+      await deps.store.inbox.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
     const result = await this.act(message, role, action, command);
     if (result.kind !== 'launched' && result.kind !== 'duplicate')
-      await deps.store.markInboundHandled(platform, dedupeKey);
-    for (const key of continuations) await deps.store.markInboundHandled(platform, key);
+      await deps.store.inbox.markInboundHandled(platform, dedupeKey);
+    for (const key of continuations) await deps.store.inbox.markInboundHandled(platform, key);
     return result;
   }
 
@@ -332,16 +333,16 @@ export class Dispatcher {
       ? 'owner'
       : roleOf(this.config.channels[press.platform as keyof BatonConfig['channels']], press.senderId);
     if (role !== 'owner') {
-      await deps.store.forgetInbound(platform, dedupeKey);
+      await deps.store.inbox.forgetInbound(platform, dedupeKey);
       await press.answer('Only the owner can use these buttons.');
       return { kind: 'refused', code: 'not_authorized' };
     }
-    if (!(await deps.store.recordInbound(platform, dedupeKey, press.receivedAt, deps.supervisor.supervisorId))) {
+    if (!(await deps.store.inbox.recordInbound(platform, dedupeKey, press.receivedAt, deps.supervisor.supervisorId))) {
       deps.logger.info({ platform, dedupeKey }, 'duplicate button press ignored');
       return { kind: 'duplicate' };
     }
     await press.answer(await this.pressOnce(press));
-    await deps.store.markInboundHandled(platform, dedupeKey);
+    await deps.store.inbox.markInboundHandled(platform, dedupeKey);
     return ANSWERED;
   }
 
@@ -393,7 +394,7 @@ export class Dispatcher {
         const approvalId = parseSerialId(press.arg);
         const approval =
           deps.approvals && approvalId !== undefined ? await deps.approvals.approval(approvalId) : undefined;
-        const run = approval ? await deps.store.getRun(approval.runId) : undefined;
+        const run = approval ? await deps.store.runs.getRun(approval.runId) : undefined;
         if (!approval || !run || !inConversation(run)) return 'That approval is not known here.';
         // Decided now, already, or its run ended: the card's buttons do nothing more either way.
         return {
@@ -406,7 +407,7 @@ export class Dispatcher {
       case 'keep':
         return { text: 'The run continues.', done: true };
       case 'extend': {
-        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        const run = isRunId(press.arg) ? await deps.store.runs.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
         // A finished run's advisory has nothing left to decide: its buttons give way.
         if (run.status !== 'starting' && run.status !== 'running')
@@ -415,11 +416,11 @@ export class Dispatcher {
         if (extended === false) return 'That run is supervised by another baton process; /cancel it there.';
         if (extended === 'capped') return `The run already has the longest wall clock, ${MAX_TIMEOUT_MINUTES} minutes.`;
         const minutes = Math.round(extended / 60_000);
-        await deps.store.setTimeoutMinutes(run.id, minutes);
+        await deps.store.runs.setTimeoutMinutes(run.id, minutes);
         return { text: `Wall clock now ${minutes} minutes (at most ${MAX_TIMEOUT_MINUTES}).`, done: true };
       }
       case 'resume': {
-        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        const run = isRunId(press.arg) ? await deps.store.runs.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
         if (!this.config.harness.enabled) return 'Coding agents are disabled on this machine.';
         const busy = await this.activeRunOfSession(run);
@@ -449,7 +450,7 @@ export class Dispatcher {
         }
       }
       case RESTORE_WORKTREE_ACTION: {
-        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        const run = isRunId(press.arg) ? await deps.store.runs.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
         // Its worktree is on the disk of the node it ran on.
         if (run.node && deps.fleet && run.node !== deps.fleet.name)
@@ -468,7 +469,7 @@ export class Dispatcher {
         return answer.slice(0, 190);
       }
       case 'stop': {
-        const run = isRunId(press.arg) ? await deps.store.getRun(press.arg) : undefined;
+        const run = isRunId(press.arg) ? await deps.store.runs.getRun(press.arg) : undefined;
         if (!run || !inConversation(run)) return 'That run is not known here.';
         if (run.status !== 'starting' && run.status !== 'running')
           return { text: 'That run has already finished.', done: true };
@@ -581,13 +582,13 @@ export class Dispatcher {
           await this.reply(message, await this.describeRun(command.runId));
           return ANSWERED;
         }
-        const dead = await deps.store.deadLetters(5);
+        const dead = await deps.store.outbox.deadLetters(5);
         const nodes = deps.nodes
           ? await deps.nodes().then((lines) => (lines.length > 1 ? `\n\nNodes:\n${lines.join('\n')}` : ''))
           : '';
         await this.reply(
           message,
-          formatRunList(await deps.store.recentRuns(10), await deps.store.counts(), dead) + nodes,
+          formatRunList(await deps.store.runs.recentRuns(10), await deps.store.outbox.counts(), dead) + nodes,
           redeliverButtons(dead),
         );
         return ANSWERED;
@@ -603,8 +604,8 @@ export class Dispatcher {
         const undownloaded = this.stopDownloads();
         // Queued runs first, so none of them takes a slot the stop frees.
         let dropped = 0;
-        for (const run of await deps.store.queuedRuns()) if (await this.cancelQueued(run, 'stop')) dropped += 1;
-        const active = await deps.store.activeRuns();
+        for (const run of await deps.store.queue.queuedRuns()) if (await this.cancelQueued(run, 'stop')) dropped += 1;
+        const active = await deps.store.runs.activeRuns();
         let stopped = 0;
         const unrecorded: string[] = [];
         for (const run of active) {
@@ -671,7 +672,7 @@ export class Dispatcher {
     const conversation = conversationOf(message);
     const spans = this.launchSpans.get(message);
     const conversationDefault = await (this.conversationDefaults.get(message) ??
-      deps.store.conversationDefault(conversation));
+      deps.store.conversations.conversationDefault(conversation));
     spans?.mark('conversation');
     const route = await this.routeOf(parent, options.in ?? conversationDefault ?? this.config.workspace.defaultCwd);
     spans?.mark('route');
@@ -795,7 +796,7 @@ export class Dispatcher {
       describeAttachments(attachments),
       branch ?? undefined,
     );
-    const created = await deps.store
+    const created = await deps.store.launches
       .createRun(
         run,
         (place) => ({
@@ -828,7 +829,7 @@ export class Dispatcher {
         if (!(await deps.supervisor.dropLaunchSnapshot(runId)) && attachments.length > 0)
           await rm(join(deps.runsDir, runId), { recursive: true, force: true });
         if (worktree) await discardWorktree(worktree, deps.logger);
-        throw err;
+        throw wordLaunchRefusal(err);
       });
     spans?.mark('run_row');
     const { run: stored, ...started } = created;
@@ -1067,13 +1068,17 @@ export class Dispatcher {
       startedBody.replace('] started · ', `] sent to node ${route.node} · `) +
       `
 Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
-    const started = await deps.store.createRoutedRun(
-      run,
-      { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body },
-      harness.maxQueued,
-      now,
-      { platform: message.platform, dedupeKey: message.dedupeKey },
-    );
+    const started = await deps.store.launches
+      .createRoutedRun(
+        run,
+        { runId, kind: 'started', target: { ...target, replyToMessageId: message.messageId }, body },
+        harness.maxQueued,
+        now,
+        { platform: message.platform, dedupeKey: message.dedupeKey },
+      )
+      .catch((err: unknown) => {
+        throw wordLaunchRefusal(err);
+      });
     deps.logger.info({ runId, vendor, node: route.node, cwd: route.path }, 'run routed to another node');
     await deps.outbox.attempt(started);
     return runId;
@@ -1131,7 +1136,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
    * same vendor session, queued, starting or running. Resuming then would run the session twice.
    */
   private async activeRunOfSession(run: RunRow): Promise<RunRow | undefined> {
-    const live = [...(await this.deps.store.activeRuns()), ...(await this.deps.store.queuedRuns())];
+    const live = [...(await this.deps.store.runs.activeRuns()), ...(await this.deps.store.queue.queuedRuns())];
     return live.find(
       (r) =>
         r.id === run.id ||
@@ -1145,18 +1150,22 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
    * `[run …]` tag in that message when the bot sent it, else the newest run of the thread.
    */
   private async findRepliedRun(message: InboundMessage): Promise<RunRow | undefined> {
-    const byId = await this.deps.store.findRunByMessage(message.platform, message.chatId, message.replyToMessageId!);
+    const byId = await this.deps.store.runs.findRunByMessage(
+      message.platform,
+      message.chatId,
+      message.replyToMessageId!,
+    );
     if (byId) return byId;
     const tag = message.replyToBotText ? findRunIdTag(message.replyToBotText) : undefined;
     if (tag) {
-      const run = await this.deps.store.getRun(tag);
+      const run = await this.deps.store.runs.getRun(tag);
       // Only a run that belongs to this conversation: a tag quoted from elsewhere is not a handle.
       if (run && run.origin.platform === message.platform && run.origin.chatId === message.chatId) return run;
     }
     // A reply in a thread (Slack: replyToMessageId is the thread root) continues the newest run
     // started in that thread.
     if (message.threadId !== undefined && message.replyToMessageId === message.threadId) {
-      return this.deps.store.latestRunInThread(message.platform, message.chatId, message.threadId);
+      return this.deps.store.runs.latestRunInThread(message.platform, message.chatId, message.threadId);
     }
     return undefined;
   }
@@ -1165,7 +1174,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
   private async redeliver(id: string): Promise<string> {
     const deliveryId = parseSerialId(id);
     const row =
-      deliveryId !== undefined ? await this.deps.store.redeliver(deliveryId, this.deps.clock.now()) : undefined;
+      deliveryId !== undefined ? await this.deps.store.outbox.redeliver(deliveryId, this.deps.clock.now()) : undefined;
     if (!row) return `#${quotedId(id)} is not a dead letter (see /runs for the list).`;
     this.deps.logger.info({ deliveryId: row.id, runId: row.runId }, 'dead letter redelivered by the owner');
     const sent = await this.deps.outbox.attempt(row);
@@ -1180,11 +1189,19 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
     const route = await this.routeOf(undefined, target);
     if (route.kind === 'remote') {
       const remote = `${route.node}:${route.path}`;
-      await this.deps.store.setConversationDefault(conversationOf(message), remote, this.deps.clock.now());
+      await this.deps.store.conversations.setConversationDefault(
+        conversationOf(message),
+        remote,
+        this.deps.clock.now(),
+      );
       return `Runs in this conversation now default to ${remote} (on node ${route.node}, which checks the directory at each launch).`;
     }
     const workspace = await resolveWorkspace(route.target, undefined, this.workspaceSettings());
-    await this.deps.store.setConversationDefault(conversationOf(message), workspace.cwd, this.deps.clock.now());
+    await this.deps.store.conversations.setConversationDefault(
+      conversationOf(message),
+      workspace.cwd,
+      this.deps.clock.now(),
+    );
     return `Runs in this conversation now default to ${workspace.cwd}.`;
   }
 
@@ -1205,17 +1222,17 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
   }
 
   private async describeRun(id: string): Promise<string> {
-    const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
+    const run = isRunId(id) ? await this.deps.store.runs.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
     return formatRun(
       run,
-      await this.deps.store.deliveriesOfRun(run.id as RunId),
+      await this.deps.store.outbox.deliveriesOfRun(run.id as RunId),
       (await this.deps.approvals?.ofRun(run.id)) ?? [],
     );
   }
 
   private async cancel(id: string): Promise<string> {
-    const run = isRunId(id) ? await this.deps.store.getRun(id) : undefined;
+    const run = isRunId(id) ? await this.deps.store.runs.getRun(id) : undefined;
     if (!run) return 'No coding run found for that id.';
     if (run.status === 'queued')
       return (await this.cancelQueued(run, 'owner_cancel'))
@@ -1238,7 +1255,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
   private async cancelQueued(run: RunRow, reason: 'owner_cancel' | 'stop'): Promise<boolean> {
     const { deps } = this;
     const body = cancelledWhileQueuedText(run, reason === 'stop' ? '/stop' : undefined);
-    const outcome = await deps.store.cancelQueued(
+    const outcome = await deps.store.queue.cancelQueued(
       run.id,
       reason,
       { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
@@ -1262,7 +1279,7 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
   ): Promise<'cancelled' | 'requested' | 'finished' | 'unrecorded'> {
     const here = await this.deps.supervisor.cancel(runId, reason);
     if (here) return here.kind === 'cancelled' ? 'cancelled' : here.kind === 'ended' ? 'finished' : 'unrecorded';
-    return (await this.deps.store.requestCancel(runId, reason)) ? 'requested' : 'finished';
+    return (await this.deps.store.runs.requestCancel(runId, reason)) ? 'requested' : 'finished';
   }
 
   /**

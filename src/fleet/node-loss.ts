@@ -44,13 +44,13 @@ export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRo
       : new Set<string>();
   for (const node of lost) {
     const supervisorId = `${node.host}:${node.pid}`;
-    for (const run of liveIds.has(supervisorId) ? [] : await deps.store.activeRunsOf(supervisorId)) {
+    for (const run of liveIds.has(supervisorId) ? [] : await deps.store.runs.activeRunsOf(supervisorId)) {
       const endedAt = deps.clock.now();
       const vendor = deps.vendors.get(run.vendor);
       const resumeCommand =
         run.vendorSessionId && vendor ? vendor.resumeCommand(run.cwd, run.vendorSessionId) : undefined;
       const errorMessage = `Node ${node.name} (${node.host}) stopped answering (no heartbeat for ${node.silentSeconds} s); the run is stopped there when the node comes back and is not relaunched.`;
-      const row = await deps.store.finishRun(
+      const row = await deps.store.runs.finishRun(
         run.id as RunId,
         { status: 'interrupted', reason: 'node_lost', endedAt, errorMessage },
         {
@@ -68,10 +68,10 @@ export async function reconcileLostNodes(deps: NodeLossDeps): Promise<DeliveryRo
     // Runs waiting for the lost node (routed to it, or queued there for a slot) can start on no
     // other node: they end too, unless another live process has its name.
     const sameNameAlive = (await deps.registry.list()).some((n) => n.alive && n.name === node.name);
-    for (const run of sameNameAlive ? [] : await deps.store.queuedFor(node.name)) {
+    for (const run of sameNameAlive ? [] : await deps.store.queue.queuedFor(node.name)) {
       const endedAt = deps.clock.now();
       const errorMessage = `Node ${node.name} (${node.host}) stopped answering (no heartbeat for ${node.silentSeconds} s) before the run started there; it is not relaunched. Launch it again once ${node.name} is back.`;
-      const row = await deps.store.refuseQueued(
+      const row = await deps.store.queue.refuseQueued(
         run.id,
         'node_lost',
         errorMessage,
@@ -114,7 +114,7 @@ export interface LeftoverDeps {
  */
 export async function stopLeftoversOfLostRuns(deps: LeftoverDeps): Promise<number> {
   let killed = 0;
-  for (const run of await deps.store.lostRunsOnHost(deps.host, deps.since)) {
+  for (const run of await deps.store.runs.lostRunsOnHost(deps.host, deps.since)) {
     const cgroup = deps.cgroups ? existingRunCgroup(deps.cgroups, run.id) : undefined;
     const pids = await terminateRun({
       rootPid: undefined,

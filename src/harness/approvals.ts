@@ -236,7 +236,7 @@ export class ApprovalBroker {
    * @returns the run, or undefined when the run is unknown, asks no approvals, or the token is wrong.
    */
   async authorize(runId: string, token: string): Promise<RunRow | undefined> {
-    const run = await this.deps.store.getRun(runId);
+    const run = await this.deps.store.runs.getRun(runId);
     if (!run?.approvalTokenSha256) return undefined;
     const expected = Buffer.from(run.approvalTokenSha256, 'hex');
     const given = Buffer.from(sha256Hex(token), 'hex');
@@ -286,7 +286,7 @@ export class ApprovalBroker {
           message: 'The run ended before the owner answered.',
         };
       if (current.decision) return answerOf(current, deps.timeoutMs);
-      const latest = await deps.store.getRun(run.id);
+      const latest = await deps.store.runs.getRun(run.id);
       if (!latest || (latest.status !== 'starting' && latest.status !== 'running')) {
         const gone = await deps.approvals.decide(row.id, 'run_gone', 'baton', deps.clock.now());
         if (gone) return answerOf(gone, deps.timeoutMs);
@@ -386,7 +386,7 @@ export class ApprovalBroker {
   async press(approvalId: number, decision: 'allow' | 'allow_run' | 'deny', decidedBy: string): Promise<string> {
     const { deps } = this;
     const open = await deps.approvals.get(approvalId);
-    const run = open && !open.decision ? await deps.store.getRun(open.runId) : undefined;
+    const run = open && !open.decision ? await deps.store.runs.getRun(open.runId) : undefined;
     if (open && !open.decision && (!run || (run.status !== 'starting' && run.status !== 'running'))) {
       await deps.approvals.closeGone(deps.clock.now(), open.runId);
       return 'That run has already ended.';

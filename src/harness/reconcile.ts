@@ -42,7 +42,7 @@ export interface ReconcileDeps {
 /** @returns the resume-guidance deliveries written, for the caller to attempt. */
 export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<DeliveryRow[]> {
   const written: DeliveryRow[] = [];
-  for (const run of await deps.store.activeRunsSupervisedBy(`${deps.host}:`)) {
+  for (const run of await deps.store.runs.activeRunsSupervisedBy(`${deps.host}:`)) {
     // A run this process supervises is never an orphan. Nor, after start-up, is any run under our
     // own pid: one may be between its row and its spawn. At start-up a run under our pid belongs
     // to an earlier process that had the same pid.
@@ -62,7 +62,12 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
     // outage, then a stop or crash) ended as recorded: it is not `interrupted`.
     const recorded = await readTerminalRecord(join(deps.runsDir, run.id), run.id, deps.logger);
     if (recorded) {
-      const row = await deps.store.finishRun(run.id as RunId, recorded.terminal, recorded.outcome, deps.clock.now());
+      const row = await deps.store.runs.finishRun(
+        run.id as RunId,
+        recorded.terminal,
+        recorded.outcome,
+        deps.clock.now(),
+      );
       deps.logger.warn(
         { runId: run.id, status: recorded.terminal.status, leftoverPids: killed },
         'run had ended before the restart; its recorded end is written now',
@@ -82,7 +87,7 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
       errorMessage: 'baton restarted while this run was active; the run was stopped and is not relaunched.',
       resumeCommand,
     });
-    const row = await deps.store.finishRun(
+    const row = await deps.store.runs.finishRun(
       run.id as RunId,
       { status: 'interrupted', reason: 'restart', endedAt },
       {

@@ -34,7 +34,7 @@ export async function sweepArtifacts(options: SweepOptions): Promise<SweepResult
     if (!isRunId(name)) continue;
     const path = join(options.runsDir, name);
     try {
-      const run = await options.store.getRun(name);
+      const run = await options.store.runs.getRun(name);
       if (run && (run.status === 'starting' || run.status === 'running')) continue;
       const endedMs = run?.endedAt?.getTime() ?? (await stat(path)).mtimeMs;
       if (endedMs >= cutoffMs) continue;

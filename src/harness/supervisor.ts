@@ -60,12 +60,12 @@ export class RunSupervisor {
   watchCancelRequests(): void {
     const poll = async (): Promise<void> => {
       const ids = [...this.active.keys()];
-      for (const request of await this.deps.store.pendingCancels(ids)) {
+      for (const request of await this.deps.store.runs.pendingCancels(ids)) {
         void this.cancel(request.id as RunId, request.reason);
       }
       // Another node declared this one lost and ended these runs: stop what
       // still runs of them; their end is written already, so nothing more is sent.
-      for (const id of await this.deps.store.endedAmong(ids)) {
+      for (const id of await this.deps.store.runs.endedAmong(ids)) {
         const entry = this.active.get(id as RunId);
         if (!entry || entry.ended !== undefined) continue;
         this.deps.logger.warn(

@@ -109,7 +109,7 @@ export async function readTerminalRecord(
 
 /** Dependencies of {@link persistTerminal}. */
 export interface TerminalWriteDeps {
-  store: Pick<RunStore, 'finishRun'>;
+  store: { runs: Pick<RunStore['runs'], 'finishRun'> };
   logger: Logger;
   /** Current time, for the outbox row's timestamps. */
   now: () => Date;
@@ -135,7 +135,7 @@ export async function persistTerminal(
   for (let attempt = 1; ; attempt++) {
     try {
       const row = await withTimeout(
-        deps.store.finishRun(record.runId, record.terminal, record.outcome, deps.now()),
+        deps.store.runs.finishRun(record.runId, record.terminal, record.outcome, deps.now()),
         policy.attemptTimeoutMs,
       );
       if (attempt > 1)

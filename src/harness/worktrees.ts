@@ -170,7 +170,7 @@ export interface WorktreeState {
 export async function listWorktrees(store: RunStore, node?: { name: string; host: string }): Promise<WorktreeState[]> {
   const out: WorktreeState[] = [];
   const seen = new Set<string>();
-  for (const run of await store.runsWithWorktree(node)) {
+  for (const run of await store.runs.runsWithWorktree(node)) {
     if (seen.has(run.worktreeRoot)) continue;
     seen.add(run.worktreeRoot);
     out.push(await worktreeState(run));
@@ -307,7 +307,7 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
         });
         continue;
       }
-      await options.store.markWorktreeRemoved(state.path, removedAt);
+      await options.store.runs.markWorktreeRemoved(state.path, removedAt);
       const branch = state.branchExists
         ? `branch ${state.branch} is still in ${state.sourceRoot}`
         : `branch ${state.branch} is gone too`;
@@ -337,7 +337,7 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
       );
       if (!sourceThere) {
         await rm(state.path, { recursive: true, force: true });
-        await options.store.markWorktreeRemoved(state.path, removedAt);
+        await options.store.runs.markWorktreeRemoved(state.path, removedAt);
         actions.push({
           runId: state.runId,
           action: 'removed',
@@ -347,7 +347,7 @@ export async function pruneWorktrees(options: PruneOptions): Promise<PruneAction
       }
       const deleteBranch = state.branchExists && state.unmergedCommits === 0;
       await removeWorktree(state.sourceRoot, state.path, deleteBranch ? state.branch : undefined, state.dirty);
-      await options.store.markWorktreeRemoved(state.path, removedAt);
+      await options.store.runs.markWorktreeRemoved(state.path, removedAt);
       actions.push({
         runId: state.runId,
         action: 'removed',

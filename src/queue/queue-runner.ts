@@ -80,7 +80,7 @@ export class QueueRunner {
     try {
       // Nothing queued (the common case at a run's end): no config read, no launch lock, which
       // the next launch would otherwise wait behind. A routed run is queued too.
-      if (!(await deps.store.hasQueued())) return [];
+      if (!(await deps.store.queue.hasQueued())) return [];
       // config.toml as it is now: a node that takes only routed runs gets no command that would
       // re-read it, and `baton approve` / `baton grant path` there must still apply.
       await deps.refreshConfig?.();
@@ -90,7 +90,7 @@ export class QueueRunner {
       if (!config.harness.enabled || !config.harness.approved) return [];
       const only = deps.queueScope === 'own' ? [...this.waiting] : undefined;
       if (only?.length === 0) return [];
-      return await deps.store.claimQueued(
+      return await deps.store.queue.claimQueued(
         { node: config.harness.maxActive, fleet: config.node.fleetMaxActive },
         deps.supervisor.supervisorId,
         deps.fleet?.name,

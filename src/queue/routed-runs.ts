@@ -24,7 +24,7 @@ type RouteJson = NonNullable<NonNullable<RunRow['launch']>['route']>;
  */
 export async function prepareRouted(deps: QueueDeps): Promise<void> {
   const fleet = deps.fleet!;
-  for (const run of await deps.store.routedRuns(fleet.name, fleet.instance)) {
+  for (const run of await deps.store.queue.routedRuns(fleet.name, fleet.instance)) {
     const route = run.launch?.route;
     if (!route) continue;
     const made: { worktree?: RunWorktree | undefined } = {};
@@ -74,7 +74,7 @@ async function placeRouted(
   const worktree = await worktreeFor(config, deps.worktreesDir, resolved.cwd, run.id as RunId, route.worktree);
   made.worktree = worktree;
   const place = worktree ?? resolved;
-  const placed = await deps.store.placeRouted(run.id, {
+  const placed = await deps.store.queue.placeRouted(run.id, {
     cwd: place.cwd,
     worktreeRoot: place.worktreeRoot,
     branch: worktree?.branch ?? run.branch,
@@ -90,7 +90,7 @@ async function refuseRouted(deps: QueueDeps, run: RunRow, route: RouteJson, err:
   const body = `${runTag(run.id)} failed · ${run.vendor} · ${name}:${route.target} · refused by node ${name}
 ${err.message}
 Reason: ${err.code}`;
-  const outcome = await deps.store.refuseQueued(
+  const outcome = await deps.store.queue.refuseQueued(
     run.id,
     err.code,
     err.message,

@@ -9,7 +9,7 @@ import { sessionUsageOf } from './session-usage.js';
  * session's totals as the CLI reports them, which can only over-count. Never throws.
  */
 export async function sessionUsageAtSpawn(
-  store: { getRun(id: string): Promise<RunRow | undefined> },
+  store: { runs: { getRun(id: string): Promise<RunRow | undefined> } },
   logger: Logger,
   parent: RunRow,
 ): Promise<UsageJson | undefined> {

@@ -16,14 +16,14 @@ const MAX_ANCESTORS = 50;
  * @throws the store's errors (database unavailable).
  */
 export async function sessionUsageOf(
-  store: { getRun(id: string): Promise<RunRow | undefined> },
+  store: { runs: { getRun(id: string): Promise<RunRow | undefined> } },
   parent: RunRow,
 ): Promise<UsageJson | undefined> {
   let run: RunRow | undefined = parent;
   for (let hops = 0; run && run.vendorSessionId === parent.vendorSessionId && hops < MAX_ANCESTORS; hops++) {
     if (run.usage) return run.usage.session ? { ...run.usage.session } : { ...run.usage };
     if (!run.parentRunId) return undefined;
-    run = await store.getRun(run.parentRunId);
+    run = await store.runs.getRun(run.parentRunId);
   }
   return undefined;
 }

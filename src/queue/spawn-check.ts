@@ -35,7 +35,7 @@ export async function passesSpawnGates(deps: QueueDeps, run: RunRow): Promise<Sp
 ${refusal.message}
 Reason: ${refusal.code}`;
   try {
-    const outcome = await deps.store.finishRun(
+    const outcome = await deps.store.runs.finishRun(
       run.id as RunId,
       { status: 'failed', reason: refusal.code, errorMessage: refusal.message, endedAt: deps.clock.now() },
       { runId: run.id as RunId, kind: 'outcome', target: outcomeTarget(run), body },
@@ -54,7 +54,7 @@ async function checkedSpawn(deps: QueueDeps, run: RunRow): Promise<SpawnRequest>
   if (!spawn.request.resumeSessionId) return spawn;
   // The session resumed must be the parent's own: an edited row could name any session of
   // this machine's CLI home.
-  const parent = run.parentRunId ? await deps.store.getRun(run.parentRunId) : undefined;
+  const parent = run.parentRunId ? await deps.store.runs.getRun(run.parentRunId) : undefined;
   if (!parent || parent.vendorSessionId !== spawn.request.resumeSessionId) {
     throw new BatonError(
       'option_refused',

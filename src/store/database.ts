@@ -4,61 +4,21 @@
  * or PGlite in this process). All yield the same drizzle database type, so every query is
  * written once; this module is the only place that knows which engine runs.
  */
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { BatonError } from '../core/errors.js';
-import { isProcessAlive, processToken } from '../core/process.js';
 import { chooseEmbeddedEngine, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
 import { watchEmbeddedPostgres, type WatchLogger } from './embedded-postgres-watch.js';
 import { pgliteOptions, prepareDataDir } from './pglite-tuning.js';
 import * as schema from './schema.js';
+import { lockDataDir } from './data-dir-lock.js';
+import type { Database, DatabaseKind, Db, OpenedDatabase } from './database-types.js';
+import { MIGRATION_LOCK_KEY, migrate } from './migrations.js';
+import { preparedStatements } from './prepared-statements.js';
 
-/** The drizzle database both drivers produce; repositories take this type. */
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-
-/** Which engine a {@link Database} runs on, for banners and doctor. Never holds a password. */
-export type DatabaseKind =
-  | { engine: 'pglite'; dataDir: string }
-  | { engine: 'postgres'; host: string }
-  | { engine: 'embedded-postgres'; dataDir: string };
-
-/** An open database. `close()` releases connections (and the PGlite directory lock). */
-export interface Database {
-  db: Db;
-  kind: DatabaseKind;
-  /** Why the embedded engine is not the default one (e.g. running as root), for one banner line. */
-  note?: string;
-  /** Releases connections; embedded PostgreSQL is stopped when no other process is connected. */
-  close(): Promise<void>;
-  /**
-   * Replaces every pooled PostgreSQL connection with a fresh pool behind the same `db`; the old
-   * pool ends once its queries settle (at most 5 s). For after a driver fault that can leave a
-   * connection unable to send (src/store/driver-faults.ts). A no-op on PGlite.
-   */
-  recycle(): Promise<void>;
-  /**
-   * `LISTEN channel` on a connection of its own (postgres.js re-listens after a reconnect);
-   * `onNotify` gets each payload. Absent on PGlite (one process: nobody else notifies). A pool
-   * replaced by {@link recycle} loses the subscription: callers keep a polling fallback.
-   *
-   * @returns the function that ends the subscription.
-   * @throws the database error when the subscription cannot be made.
-   */
-  listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
-  /**
-   * Embedded PostgreSQL only: from now until {@link close}, start the server again whenever it is
-   * gone (src/store/embedded-postgres-watch.ts), logging each event to `logger`. For long-lived
-   * processes (the service); a short command does without.
-   */
-  superviseServer?(logger: WatchLogger): void;
-}
-
-interface OpenedDatabase extends Database {
-  migrate(run: () => Promise<void>): Promise<void>;
-}
+export type { Database, DatabaseKind, Db } from './database-types.js';
+export { MIGRATIONS_DIR, migrationsCurrent } from './migrations.js';
 
 /**
  * Options for {@link openDatabase}; `migrate: false` opens without applying migrations (doctor).
@@ -71,9 +31,6 @@ export type OpenDatabaseOptions = (
   | { dataDir: string }
   | { memory: true }
 ) & { migrate?: boolean };
-
-/** The migrations folder shipped with the package (`migrations/` beside `src/` and `dist/`). */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 /**
  * Opens and migrates the database.
@@ -260,87 +217,6 @@ async function openPostgres(target: PostgresTarget, maxConnections = 10): Promis
   };
 }
 
-/**
- * A stand-in for a postgres.js client (the one `current()` returns at each call) whose `unsafe`
- * queries, the way drizzle sends every query, are prepared on the server: named statements that
- * postgres.js keeps per connection and reuses by their text.
- *
- * Why: drizzle 0.45 asks postgres.js not to prepare a query unless it was given a name
- * (`prepare: name !== undefined`, drizzle-orm/postgres-js/session.js), and postgres.js 3.4.9 sends
- * an unprepared query that has parameters in two turns: Parse + Describe, then, once the server
- * has described the parameter types, Bind + Execute; and nothing else goes out on that connection
- * in between, so queries meant to be pipelined waited for each other (src/connection.js `build`,
- * `describeFirst`). A prepared statement is described once per connection; after that each run of
- * it is one turn (Bind + Execute), and the server parses it no more. Measured in the delivery
- * bench: recordPartsSent 8.3 → 5.2 ms at p50.
- *
- * The pool option still rules: `?prepare=false` in `DATABASE_URL` (or `PGPREPARE=false`) turns
- * statements off, for a pooler in transaction mode that cannot keep them (PgBouncer before 1.21).
- * Transactions and savepoints get the same stand-in, so their queries are prepared too.
- */
-function preparedStatements<T extends PostgresClient>(current: () => T): T {
-  const prepared = (options: unknown): Record<string, unknown> => ({
-    ...(options as Record<string, unknown> | undefined),
-    prepare: true,
-  });
-  /** `fn` given a stand-in for the transaction client it is called with. */
-  const wrapBody =
-    (fn: (tx: PostgresClient) => unknown) =>
-    (tx: PostgresClient): unknown =>
-      fn(preparedStatements(() => tx));
-  return new Proxy(current(), {
-    get: (_target, key) => {
-      const client = current();
-      if (key === 'unsafe') {
-        return (query: string, args?: unknown, options?: unknown) =>
-          Array.isArray(args)
-            ? client.unsafe(query, args as never, prepared(options) as never)
-            : client.unsafe(query, prepared(args) as never);
-      }
-      if (key === 'begin' || key === 'savepoint') {
-        // (fn) or (mode, fn): the body comes last.
-        return async (...args: unknown[]) => {
-          const body = args.pop() as (tx: PostgresClient) => unknown;
-          const run = () => (client[key] as (...a: unknown[]) => Promise<unknown>)(...args, wrapBody(body));
-          if (key === 'savepoint') return run();
-          // A statement prepared before another connection changed the schema under it (a
-          // migration by another process: "cached plan must not change result type") fails once
-          // per connection. postgres.js retries it outside a transaction, but inside one its retry
-          // meets the aborted transaction. The transaction was rolled back and postgres.js dropped
-          // the stale statement: run it again (a few stale statements at most, one per try).
-          for (let tries = 1; ; tries++) {
-            try {
-              return await run();
-            } catch (err) {
-              if (tries >= 4 || !staleStatement(err)) throw err;
-            }
-          }
-        };
-      }
-      const value: unknown = Reflect.get(client, key);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(client) : value;
-    },
-    apply: (_target, thisArg, args) =>
-      Reflect.apply(current() as unknown as (...a: unknown[]) => unknown, thisArg, args),
-  }) as T;
-}
-
-/** Whether a failed query (or drizzle's wrapper of it) hit a prepared statement the schema outdated. */
-function staleStatement(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const routine = (e as { routine?: unknown }).routine;
-    if (routine === 'RevalidateCachedQuery' || routine === 'FetchPreparedStatement') return true;
-  }
-  return false;
-}
-
-/** What {@link preparedStatements} needs of a postgres.js client or transaction. */
-interface PostgresClient {
-  unsafe(query: string, args?: never, options?: never): unknown;
-  begin?: unknown;
-  savepoint?: unknown;
-}
-
 async function openPglite(options: { dataDir: string } | { memory: true }): Promise<OpenedDatabase> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
@@ -377,62 +253,6 @@ async function openPglite(options: { dataDir: string } | { memory: true }): Prom
   };
 }
 
-/**
- * PGlite is single-process: a second process opening the same directory corrupts it. A pid file
- * beside the data refuses a second opener while the first is alive and is taken over when stale.
- */
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const lockPath = join(dataDir, '..', `${dataDir.split('/').pop() ?? 'pgdata'}.lock`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx', 0o600);
-      // The pid alone is not proof: after a crash or reboot it may belong to another program.
-      await handle.writeFile(JSON.stringify({ pid: process.pid, token: await processToken(process.pid) }));
-      await handle.close();
-      return async () => {
-        await rm(lockPath, { force: true });
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = await lockHolder(lockPath);
-      if (holder !== undefined) {
-        throw new BatonError(
-          'database_unavailable',
-          `The embedded database in ${dataDir} is in use by another baton process (pid ${holder}). ` +
-            'Stop it first, or set DATABASE_URL so several processes can share PostgreSQL.',
-          { details: { dataDir, pid: holder } },
-        );
-      }
-      await rm(lockPath, { force: true });
-    }
-  }
-  throw new BatonError('database_unavailable', `Could not lock the embedded database in ${dataDir}.`);
-}
-
-/**
- * The live baton process holding a PGlite lock file, or undefined when the lock is stale: its pid
- * is gone, is ours, or now names another process (its start token differs; for a lock written
- * before tokens existed, a process whose command line does not mention baton).
- */
-async function lockHolder(lockPath: string): Promise<number | undefined> {
-  const text = await readFile(lockPath, 'utf8').catch(() => '');
-  let pid: number;
-  let token: string | undefined;
-  try {
-    const parsed = JSON.parse(text) as { pid?: unknown; token?: unknown };
-    pid = typeof parsed === 'number' ? parsed : Number(parsed.pid);
-    token = typeof parsed === 'object' && typeof parsed.token === 'string' ? parsed.token : undefined;
-  } catch {
-    pid = Number.NaN;
-  }
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !isProcessAlive(pid)) return undefined;
-  const current = await processToken(pid);
-  if (token !== undefined && current !== undefined) return token === current ? pid : undefined;
-  if (current === undefined) return pid; // no procfs: the live pid is all there is to go on
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return /baton/i.test(cmdline) ? pid : undefined;
-}
-
 /** Where a database is, for banners, doctor and errors: a data directory or a host, never a URL. */
 export function databaseLocation(kind: DatabaseKind): string {
   return kind.engine === 'postgres' ? kind.host : kind.dataDir;
@@ -453,68 +273,4 @@ export function safeHost(url: string): string {
   } catch {
     return '(unparseable DATABASE_URL)';
   }
-}
-
-const MIGRATION_LOCK_KEY = 715041;
-
-/**
- * Whether every migration under `migrations/` is applied (drizzle records them in
- * `drizzle.__drizzle_migrations`).
- */
-export async function migrationsCurrent(database: Database): Promise<boolean> {
-  const journal = JSON.parse(await readFile(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
-    entries: unknown[];
-  };
-  try {
-    const result = await database.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
-    return (rows[0]?.n ?? 0) >= journal.entries.length;
-  } catch {
-    return false; // no migrations table yet: nothing applied
-  }
-}
-
-/**
- * True when the database already holds the journal's last migration, by one query: drizzle's
- * migrator applies a migration when the newest applied row's `created_at` is older than the
- * migration's `when` (drizzle-orm `pg-core/dialect.js` `migrate`), so a newest row at or past the
- * journal's last `when` means it would apply nothing. A warm start then skips the migrator's
- * lock, schema and table checks, empty transaction and reading and hashing every SQL file.
- * False when the bookkeeping table does not exist yet.
- */
-async function journalApplied(database: OpenedDatabase): Promise<boolean> {
-  const journal = JSON.parse(await readFile(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
-    entries: { when: number }[];
-  };
-  const lastWhen = Math.max(...journal.entries.map((entry) => entry.when));
-  const result = await database.db
-    .execute(sql`select max(created_at) as newest from drizzle.__drizzle_migrations`)
-    .catch((err: unknown) => {
-      // undefined_table / invalid_schema_name: a new database, nothing applied yet.
-      if (pgErrorCode(err) === '42P01' || pgErrorCode(err) === '3F000') return [];
-      throw err;
-    });
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
-    newest: string | number | null;
-  }[];
-  const newest = rows[0]?.newest;
-  return newest !== undefined && newest !== null && Number(newest) >= lastWhen;
-}
-
-/** The SQLSTATE of a driver error (postgres.js and PGlite both put it on `code`), if any. */
-function pgErrorCode(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code ?? (err as { cause?: { code?: unknown } } | null)?.cause?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-async function migrate(database: OpenedDatabase): Promise<void> {
-  if (await journalApplied(database)) return;
-  const config = { migrationsFolder: MIGRATIONS_DIR };
-  if (database.kind.engine === 'pglite') {
-    const { migrate: run } = await import('drizzle-orm/pglite/migrator');
-    await database.migrate(() => run(database.db as never, config));
-    return;
-  }
-  const { migrate: run } = await import('drizzle-orm/postgres-js/migrator');
-  await database.migrate(() => run(database.db as never, config));
 }

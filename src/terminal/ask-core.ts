@@ -10,7 +10,7 @@ import type { RunStore } from '../store/runs-repo.js';
 
 /** The core `baton ask` runs its task on when no service carries it: what main's wiring builds. */
 export interface AskCore {
-  store: Pick<RunStore, 'getRun' | 'deliveriesOfRun'>;
+  store: { runs: Pick<RunStore['runs'], 'getRun'>; outbox: Pick<RunStore['outbox'], 'deliveriesOfRun'> };
   database: Pick<Database, 'kind' | 'close'>;
   dispatcher: {
     handle(message: InboundMessage): Promise<DispatchResult>;

@@ -21,7 +21,7 @@ const ASK_POLL_MS = 200;
 export interface ServiceAskDeps {
   conversations: TerminalConversations;
   dispatcher: Pick<Dispatcher, 'handle' | 'cancelOwn'>;
-  store: Pick<RunStore, 'getRun' | 'deliveriesOfRun'>;
+  store: { runs: Pick<RunStore['runs'], 'getRun'>; outbox: Pick<RunStore['outbox'], 'deliveriesOfRun'> };
   clock: Clock;
   logger: Logger;
 }
@@ -52,7 +52,7 @@ export function serveAsk(deps: ServiceAskDeps): AdminAsk {
       if (result.kind !== 'launched')
         return { status: 'refused', code: result.kind === 'refused' ? result.code : result.kind, messages };
       const runId = result.runId;
-      if (options?.noWait && (await store.getRun(runId))?.status === 'queued') {
+      if (options?.noWait && (await store.runs.getRun(runId))?.status === 'queued') {
         return { runId, status: 'queued', follow: followText(runId, true), messages };
       }
       // Queued or active: a client gone before the run ended drops it, as /cancel would.
@@ -64,11 +64,11 @@ export function serveAsk(deps: ServiceAskDeps): AdminAsk {
       else gone.addEventListener('abort', cancel, { once: true });
       // Wait for the run to end and its messages to go out (a condition, polled; no deadline).
       for (;;) {
-        const run = await store.getRun(runId);
+        const run = await store.runs.getRun(runId);
         // A queued run waits for its turn, which this service gives it (its queue runner).
         const ended =
           run !== undefined && run.status !== 'queued' && run.status !== 'starting' && run.status !== 'running';
-        if (ended && (await store.deliveriesOfRun(runId)).every((d) => d.status !== 'pending')) {
+        if (ended && (await store.outbox.deliveriesOfRun(runId)).every((d) => d.status !== 'pending')) {
           gone.removeEventListener('abort', cancel);
           return askReport(runId, run, messages) as unknown as Record<string, unknown>;
         }

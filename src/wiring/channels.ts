@@ -53,12 +53,13 @@ export function startServiceChannels(deps: ServiceChannelsDeps): Promise<Started
       clock,
       logger,
       inbox: {
-        recordInbox: (platform, updates) => store.recordInbox(platform, updates),
-        receivedInbound: (platform) => store.receivedInbound(platform),
-        forgetInbound: (platform, dedupeKey) => store.forgetInbound(platform, dedupeKey),
-        releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
+        recordInbox: (platform, updates) => store.inbox.recordInbox(platform, updates),
+        receivedInbound: (platform) => store.inbox.receivedInbound(platform),
+        forgetInbound: (platform, dedupeKey) => store.inbox.forgetInbound(platform, dedupeKey),
+        releaseOwnClaims: (platform, inFlight) =>
+          store.inbox.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
       },
-      conversations: store,
+      conversations: store.conversations,
       lease: (platform, token) =>
         new DatabaseLease({
           db: database.db,

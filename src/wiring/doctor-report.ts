@@ -47,7 +47,7 @@ export async function serviceDoctorReport(deps: ServiceReportDeps): Promise<Doct
       passable: rawEnv,
     },
     // An unreachable database is a row of the report (and a 503), not a failed report.
-    database: await store.counts().then(
+    database: await store.outbox.counts().then(
       (counts) => ({ kind: database.kind, note: database.note, migrationsCurrent: true, counts }),
       (err: unknown) => ({
         error: `the database stopped answering: ${err instanceof Error ? err.message : String(err)}`,

@@ -251,7 +251,7 @@ async function recoverFromLastProcess(started: Started, runtime: Runtime): Promi
   if (closedApprovals > 0) logger.info({ approvals: closedApprovals }, 'closed tool approvals whose run is gone');
   // Inbound events a dead process on this host claimed but never answered go back to the inbox
   // (an earlier process may have had our pid), to be handled when the channels start.
-  await store.releaseInboundClaims(`${host}:`, (claimant) => {
+  await store.inbox.releaseInboundClaims(`${host}:`, (claimant) => {
     const pid = Number(claimant.slice(host.length + 1));
     return pid === process.pid || !Number.isInteger(pid) || !isProcessAlive(pid);
   });

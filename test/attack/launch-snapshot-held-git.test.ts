@@ -59,7 +59,7 @@ describe(`a run that never spawns does not wait for its begun snapshot (${testEn
       h.supervisor.beginLaunchSnapshot(runId, cwd);
       // claude is not installed in this harness: vendor_missing before any spawn.
       h.supervisor.start({ ...run, vendor: 'claude' }, { prompt: 'p' }, 60_000);
-      await waitFor(async () => (await h.store.getRun(runId))?.status === 'failed', {
+      await waitFor(async () => (await h.store.runs.getRun(runId))?.status === 'failed', {
         timeoutMs: 30_000,
         what: 'the failure to be recorded while git is held',
       });

@@ -68,10 +68,10 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
     const rival = newRunId();
     let holder: Promise<unknown> | undefined;
     let release: () => void = () => {};
-    const createRun = h.store.createRun.bind(h.store);
+    const createRun = h.store.launches.createRun.bind(h.store);
     // Before the launch transaction: another connection holds the launch's inbound event, so the
     // transaction's writes wait after its read found the worktree free (and the snapshot began).
-    h.store.createRun = (async (...args: Parameters<typeof createRun>) => {
+    h.store.launches.createRun = (async (...args: Parameters<typeof createRun>) => {
       const locked = new Promise<void>((resolveLocked) => {
         holder = control
           .begin(async (tx) => {
@@ -95,7 +95,7 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
       void (async () => {
         // Another launch for the same worktree waits for the launch lock…
         const now = new Date();
-        rivalCreated = new RunStore(other.db).createRun(
+        rivalCreated = new RunStore(other.db).launches.createRun(
           {
             id: rival,
             vendor: 'codex',
@@ -136,7 +136,7 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
     try {
       launched = await h.dispatcher.handle(message);
     } finally {
-      h.store.createRun = createRun;
+      h.store.launches.createRun = createRun;
       h.supervisor.beginLaunchSnapshot = begin;
     }
     await holder;
@@ -144,13 +144,13 @@ describe.skipIf(testEngine !== 'postgres')('a launch transaction run again after
     if (launched.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(launched)}`);
     const runId = launched.runId;
     expect(began).toBe(1);
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'queued' });
+    expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'queued' });
 
     // The rival run writes in the worktree, then ends; the queued run starts after it.
     await writeFile(join(cwd, 'written-by-rival.txt'), 'rival\n');
     await control`update runs set status = 'completed', ended_at = now() where id = ${rival}`;
     await h.dispatcher.startQueued();
-    await waitFor(async () => (await h.store.getRun(runId))?.status === 'completed', {
+    await waitFor(async () => (await h.store.runs.getRun(runId))?.status === 'completed', {
       timeoutMs: 20_000,
       what: 'the queued run to complete',
     });

@@ -49,6 +49,6 @@ describe('node loss after a restart under the same pid', () => {
     await sleep(400); // past deadAfter + heartbeat since this registry started
     await reconcileLostNodes({ registry, store, clock: systemClock, logger, vendors: new Map() });
     await registry.stop();
-    expect((await store.getRun(runId))?.status).toBe('running');
+    expect((await store.runs.getRun(runId))?.status).toBe('running');
   });
 });

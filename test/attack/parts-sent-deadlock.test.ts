@@ -52,9 +52,9 @@ describe.skipIf(testEngine !== 'postgres')('recordPartsSent batch aborted as a d
     await reserved`update deliveries set attempts = attempts where id = ${b.id}`;
     // `lone` goes at once; a and b queue behind it and go together: the batch locks a, waits on b.
     const settled = Promise.allSettled([
-      store.recordPartsSent(lone, 1, ['l1'], true, now),
-      store.recordPartsSent(a, 1, ['a1'], true, now),
-      store.recordPartsSent(b, 1, ['b1'], true, now),
+      store.outbox.recordPartsSent(lone, 1, ['l1'], true, now),
+      store.outbox.recordPartsSent(a, 1, ['a1'], true, now),
+      store.outbox.recordPartsSent(b, 1, ['b1'], true, now),
     ]);
     await new Promise((r) => setTimeout(r, 300));
     // Now the other transaction wants a: a cycle. The batch, waiting longer, detects it and is aborted.
@@ -72,7 +72,7 @@ describe.skipIf(testEngine !== 'postgres')('recordPartsSent batch aborted as a d
       [a, 'a1'],
       [b, 'b1'],
     ] as const) {
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', platformMessageIds: [id] });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'delivered', platformMessageIds: [id] });
     }
   }, 20_000);
 });

@@ -37,11 +37,11 @@ describe(`recordPartsSent: two records of one delivery in one batch on ${testEng
       .returning();
     // The first record goes alone at once; the two of `row` queue behind it and go together.
     await Promise.all([
-      store.recordPartsSent(first!, 1, ['f1'], true, now),
-      store.recordPartsSent(row!, 1, ['a1'], false, now),
-      store.recordPartsSent(row!, 2, ['a2'], true, now),
+      store.outbox.recordPartsSent(first!, 1, ['f1'], true, now),
+      store.outbox.recordPartsSent(row!, 1, ['a1'], false, now),
+      store.outbox.recordPartsSent(row!, 2, ['a2'], true, now),
     ]);
-    expect(await store.getDelivery(row!.id)).toMatchObject({
+    expect(await store.outbox.getDelivery(row!.id)).toMatchObject({
       partsDelivered: 2,
       platformMessageIds: ['a1', 'a2'],
       status: 'delivered',

@@ -52,13 +52,13 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnect
     for (let round = 0; round < 2; round++) {
       await lookup(database, 'a');
       await inTx(database, 'a');
-      await store.claimDueDeliveries(claimAt, 5, 1000);
+      await store.outbox.claimDueDeliveries(claimAt, 5, 1000);
     }
     // Cut between queries.
     proxy.cut();
     await settle(() => lookup(database, 'b'));
     expect(await inTx(database, 'b')).toEqual([]);
-    await store.claimDueDeliveries(claimAt, 5, 1000);
+    await store.outbox.claimDueDeliveries(claimAt, 5, 1000);
     // Cut in the middle of a transaction's query.
     const failing = database.db
       .transaction(async (tx) => {
@@ -72,9 +72,12 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnect
     await new Promise((r) => setTimeout(r, 200));
     proxy.cut();
     expect(await failing).toBeInstanceOf(Error);
-    await settle(() => store.claimDueDeliveries(claimAt, 5, 1000));
-    await store.enqueue({ runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '1' }, body: 'x' }, now);
-    expect(await store.claimDueDeliveries(claimAt, 5, 1000)).toHaveLength(1);
+    await settle(() => store.outbox.claimDueDeliveries(claimAt, 5, 1000));
+    await store.outbox.enqueue(
+      { runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '1' }, body: 'x' },
+      now,
+    );
+    expect(await store.outbox.claimDueDeliveries(claimAt, 5, 1000)).toHaveLength(1);
     // A failed transaction (its body throws after a prepared query), then the same queries.
     await expect(
       database.db.transaction(async (tx) => {
@@ -95,6 +98,6 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements across reconnect
     await database.recycle();
     expect(await lookup(database, 'e')).toEqual([]);
     expect(await inTx(database, 'e')).toEqual([]);
-    expect(await store.claimDueDeliveries(new Date(claimAt.getTime() + 2000), 5, 1000)).toHaveLength(1);
+    expect(await store.outbox.claimDueDeliveries(new Date(claimAt.getTime() + 2000), 5, 1000)).toHaveLength(1);
   });
 });

@@ -33,8 +33,13 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements and a schema cha
     const database = opened[1]!;
     const store = new RunStore(database.db);
     const now = new Date('2026-12-01T00:00:00Z');
-    await store.enqueue({ runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '1' }, body: 'a' }, now);
-    expect(await store.claimDueDeliveries(new Date(now.getTime() + INLINE_LEASE_MS + 1), 10, 60_000)).toHaveLength(1);
+    await store.outbox.enqueue(
+      { runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '1' }, body: 'a' },
+      now,
+    );
+    expect(
+      await store.outbox.claimDueDeliveries(new Date(now.getTime() + INLINE_LEASE_MS + 1), 10, 60_000),
+    ).toHaveLength(1);
     // Another process migrates: a column of deliveries is widened.
     const other = postgres(created.url, { max: 1, onnotice: () => {} });
     try {
@@ -42,8 +47,11 @@ describe.skipIf(testEngine !== 'postgres')('prepared statements and a schema cha
     } finally {
       await other.end();
     }
-    await store.enqueue({ runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '1' }, body: 'b' }, now);
-    const claimed = await store.claimDueDeliveries(new Date(now.getTime() + INLINE_LEASE_MS + 1), 10, 60_000);
+    await store.outbox.enqueue(
+      { runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '1' }, body: 'b' },
+      now,
+    );
+    const claimed = await store.outbox.claimDueDeliveries(new Date(now.getTime() + INLINE_LEASE_MS + 1), 10, 60_000);
     expect(claimed.length).toBeGreaterThan(0);
     // and a plain transaction with a select too
     await database.db.transaction(async (tx) => {

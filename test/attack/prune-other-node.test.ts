@@ -48,6 +48,6 @@ describe('worktree retention in a fleet', () => {
       node: self,
     });
     expect(actions.map((a) => a.runId)).not.toContain(id);
-    expect((await store.getRun(id))?.worktreeRemovedAt).toBeNull();
+    expect((await store.runs.getRun(id))?.worktreeRemovedAt).toBeNull();
   });
 });

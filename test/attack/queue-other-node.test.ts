@@ -25,8 +25,8 @@ describe('claimQueued in a fleet', () => {
     });
     const id = row.id;
     await database.db.insert(runs).values(row);
-    const claimed = await store.claimQueued(5, 'host-b:200');
+    const claimed = await store.queue.claimQueued(5, 'host-b:200');
     expect(claimed.map((r) => r.id)).toEqual([]);
-    expect((await store.getRun(id))?.status).toBe('queued');
+    expect((await store.runs.getRun(id))?.status).toBe('queued');
   });
 });

@@ -56,17 +56,17 @@ describe('a queued run after its root was revoked live', () => {
     const second = await dispatcher.handle(inbound('1', `/codex in:${revoked} success`));
     expect(second.kind).toBe('launched');
     const secondId = (second as { runId: RunId }).runId;
-    expect((await h.store.getRun(secondId))?.status).toBe('queued');
+    expect((await h.store.runs.getRun(secondId))?.status).toBe('queued');
 
     // The owner narrows the roots to `kept` only; the running service applies it.
     live.current = { ...h.config, workspace: { ...h.config.workspace, roots: [kept] } };
     await h.supervisor.cancel(firstId, 'owner_cancel');
     await dispatcher.startQueued();
     await waitFor(
-      async () => !['queued', 'starting', 'running'].includes((await h.store.getRun(secondId))?.status ?? ''),
+      async () => !['queued', 'starting', 'running'].includes((await h.store.runs.getRun(secondId))?.status ?? ''),
       { timeoutMs: 60_000, what: 'the queued run ends', intervalMs: 100 },
     );
-    expect(await h.store.getRun(secondId)).toMatchObject({ status: 'failed', reason: 'outside_workspace' });
+    expect(await h.store.runs.getRun(secondId)).toMatchObject({ status: 'failed', reason: 'outside_workspace' });
     expect(h.channel.sent.map((m) => m.text).find((t) => t.startsWith(`[run ${secondId}] failed`))).toContain(
       'outside the workspace',
     );

@@ -87,7 +87,7 @@ describe('a run routed to a node with an impostor of the same name', () => {
     const sent = await alpha.handle(inbound('1', `/codex in:${target} success`));
     expect(sent.kind).toBe('launched');
     const runId = (sent as { runId: RunId }).runId;
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'queued', node: 'gamma', nodeInstance: real });
+    expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'queued', node: 'gamma', nodeInstance: real });
 
     // The impostor's queue pass leaves it alone.
     const byImpostor = new Dispatcher({
@@ -97,13 +97,16 @@ describe('a run routed to a node with an impostor of the same name', () => {
     });
     await byImpostor.startQueued();
     await sleep(200);
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'queued', nodeInstance: real });
+    expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'queued', nodeInstance: real });
 
     const byReal = new Dispatcher({ ...deps, config: h.config, fleet: { name: 'gamma', list, instance: real } });
     await byReal.startQueued();
     const end = Date.now() + 60_000;
-    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(runId))?.status ?? ''))
+    while (
+      Date.now() < end &&
+      ['queued', 'starting', 'running'].includes((await h.store.runs.getRun(runId))?.status ?? '')
+    )
       await sleep(100);
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'completed', node: 'gamma', cwd: target });
+    expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'completed', node: 'gamma', cwd: target });
   }, 120_000);
 });

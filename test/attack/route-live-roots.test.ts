@@ -70,7 +70,7 @@ describe('routing with roots granted live', () => {
     });
     const result = await dispatcher.handle(inbound('1', `/codex in:${granted} success`));
     expect(result.kind).toBe('launched');
-    const run = await h.store.getRun((result as { runId: RunId }).runId);
+    const run = await h.store.runs.getRun((result as { runId: RunId }).runId);
     expect(run).toMatchObject({ node: 'alpha', cwd: granted });
   }, 120_000);
 });

@@ -79,7 +79,7 @@ describe('a node that only takes routed runs', () => {
       launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: false } },
       createdAt: new Date(),
     } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
-    await h.store.createRoutedRun(
+    await h.store.launches.createRoutedRun(
       run,
       {
         runId: id,
@@ -92,8 +92,11 @@ describe('a node that only takes routed runs', () => {
     );
     await dispatcher.startQueued();
     const end = Date.now() + 60_000;
-    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(id))?.status ?? ''))
+    while (
+      Date.now() < end &&
+      ['queued', 'starting', 'running'].includes((await h.store.runs.getRun(id))?.status ?? '')
+    )
       await sleep(100);
-    expect(await h.store.getRun(id)).toMatchObject({ status: 'completed', cwd: app });
+    expect(await h.store.runs.getRun(id)).toMatchObject({ status: 'completed', cwd: app });
   }, 120_000);
 });

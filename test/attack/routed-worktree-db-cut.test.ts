@@ -80,7 +80,7 @@ describe('a database cut while a routed run gets its worktree', () => {
       launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: true } },
       createdAt: new Date(),
     } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
-    await h.store.createRoutedRun(
+    await h.store.launches.createRoutedRun(
       run,
       {
         runId: id,
@@ -93,12 +93,15 @@ describe('a database cut while a routed run gets its worktree', () => {
     );
     await dispatcher.startQueued();
     expect(cut).toBe(false);
-    expect((await h.store.getRun(id))?.status).toBe('queued');
+    expect((await h.store.runs.getRun(id))?.status).toBe('queued');
     // The reconciliation's next pass.
     await dispatcher.startQueued();
     const end = Date.now() + 60_000;
-    while (Date.now() < end && ['queued', 'starting', 'running'].includes((await h.store.getRun(id))?.status ?? ''))
+    while (
+      Date.now() < end &&
+      ['queued', 'starting', 'running'].includes((await h.store.runs.getRun(id))?.status ?? '')
+    )
       await sleep(100);
-    expect(await h.store.getRun(id)).toMatchObject({ status: 'completed', branch: `baton/${id}` });
+    expect(await h.store.runs.getRun(id)).toMatchObject({ status: 'completed', branch: `baton/${id}` });
   }, 120_000);
 });

@@ -120,10 +120,10 @@ describe('a queued or routed run whose row was edited while it waited', () => {
 
   async function expectRefused(runId: RunId, edit: Edit, before: number): Promise<void> {
     await waitFor(
-      async () => !['queued', 'starting', 'running'].includes((await h.store.getRun(runId))?.status ?? ''),
+      async () => !['queued', 'starting', 'running'].includes((await h.store.runs.getRun(runId))?.status ?? ''),
       { timeoutMs: 60_000, what: 'the edited run ends', intervalMs: 100 },
     );
-    const run = await h.store.getRun(runId);
+    const run = await h.store.runs.getRun(runId);
     expect(run).toMatchObject({ status: 'failed', reason: edit.code, startedAt: null, pid: null });
     const outcome = h.channel.sent.map((m) => m.text).find((t) => t.startsWith(`[run ${runId}] failed`));
     expect(outcome).toMatch(edit.says);
@@ -153,15 +153,15 @@ describe('a queued or routed run whose row was edited while it waited', () => {
         const firstId = (first as { runId: RunId }).runId;
         const second = await dispatcher.handle(inbound('1', `/codex sandbox:workspace-write in:${waiting} success`));
         const secondId = (second as { runId: RunId }).runId;
-        expect(await h.store.getRun(secondId)).toMatchObject({
+        expect(await h.store.runs.getRun(secondId)).toMatchObject({
           status: 'queued',
           options: { maxTokens: 100000, sandbox: 'workspace-write' },
         });
         await waitFor(
-          async () => (await spawned()).length > 0 && (await h.store.getRun(firstId))?.status === 'running',
+          async () => (await spawned()).length > 0 && (await h.store.runs.getRun(firstId))?.status === 'running',
           {
             timeoutMs: 10_000,
-            what: `the first run runs: ${JSON.stringify(await h.store.getRun(firstId))} ${JSON.stringify(h.channel.sent)}`,
+            what: `the first run runs: ${JSON.stringify(await h.store.runs.getRun(firstId))} ${JSON.stringify(h.channel.sent)}`,
             intervalMs: 100,
           },
         );
@@ -228,7 +228,7 @@ describe('a queued or routed run whose row was edited while it waited', () => {
         const sent = await alpha.handle(inbound('1', `/codex sandbox:workspace-write in:${target} success`));
         expect(sent.kind).toBe('launched');
         const runId = (sent as { runId: RunId }).runId;
-        expect(await h.store.getRun(runId)).toMatchObject({
+        expect(await h.store.runs.getRun(runId)).toMatchObject({
           status: 'queued',
           node: 'gamma',
           options: { maxTokens: 100000 },

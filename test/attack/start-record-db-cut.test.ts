@@ -41,8 +41,8 @@ describe.skipIf(!process.env.DATABASE_URL)('a database cut as a spawned run is r
     h = await createHarness({ rewriteDatabaseUrl: (url) => proxy.rewrite(url) });
     pids = [];
     // The CLI's pid, as the supervisor hands it to the store.
-    const markRunning = h.store.markRunning.bind(h.store);
-    h.store.markRunning = (id, pid, at) => {
+    const markRunning = h.store.runs.markRunning.bind(h.store);
+    h.store.runs.markRunning = (id, pid, at) => {
       if (pid !== null) pids.push(pid);
       return markRunning(id, pid, at);
     };
@@ -65,7 +65,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a database cut as a spawned run is r
     await h.supervisor.idle();
     expect(pids).toHaveLength(1);
     expect(alive(pids[0]!)).toBe(false);
-    const row = await h.store.getRun(run.id);
+    const row = await h.store.runs.getRun(run.id);
     expect(row).toMatchObject({ status: 'failed', reason: 'start_unrecorded' });
     expect(row?.errorMessage).not.toMatch(/update|runs|CONNECTION|ECONN/i);
   }, 60_000);
@@ -89,7 +89,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a database cut as a spawned run is r
     // The service stops (its retries end), the database comes back, and the next start reconciles.
     await h.supervisor.shutdown();
     proxy.accept();
-    expect(await h.store.getRun(run.id)).toMatchObject({ status: 'starting', pid: null });
+    expect(await h.store.runs.getRun(run.id)).toMatchObject({ status: 'starting', pid: null });
     await reconcileOrphanedRuns({
       store: h.store,
       clock: systemClock,
@@ -103,6 +103,6 @@ describe.skipIf(!process.env.DATABASE_URL)('a database cut as a spawned run is r
       runsDir: h.runsDir,
       describeOutcome: outcomeText,
     });
-    expect(await h.store.getRun(run.id)).toMatchObject({ status: 'failed', reason: 'start_unrecorded' });
+    expect(await h.store.runs.getRun(run.id)).toMatchObject({ status: 'failed', reason: 'start_unrecorded' });
   }, 60_000);
 });

@@ -26,7 +26,7 @@ describe('a spawn that throws', () => {
       mkdirSync(join(h.runsDir, runId, 'events.jsonl'), { recursive: true });
       h.supervisor.start(run, { prompt: 'success' }, 60_000);
       await h.supervisor.idle();
-      expect(await h.store.getRun(runId)).toMatchObject({ status: 'failed', reason: 'spawn_failed' });
+      expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'failed', reason: 'spawn_failed' });
       // Give a late spool error its turn.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(uncaught).toEqual([]);

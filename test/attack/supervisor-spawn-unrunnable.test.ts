@@ -44,7 +44,7 @@ describe('a CLI binary that cannot run', () => {
       const result = await broken.dispatcher.handle(inbound('1', `/codex in:${cwd} success`));
       if (result.kind !== 'launched') throw new Error('not launched');
       await broken.supervisor.idle();
-      const run = await broken.store.getRun(result.runId);
+      const run = await broken.store.runs.getRun(result.runId);
       expect(run?.status).toBe('failed');
       if (reason) expect(run?.reason).toBe(reason);
       await broken.channel.waitForText(/failed/);

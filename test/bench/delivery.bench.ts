@@ -305,7 +305,7 @@ describe('delivery', () => {
         logger: { logQuery: (query, params) => void captured.push({ query, params }) },
       }) as unknown as Db;
       await seedDueOutcomes(db, 1, 9_000_000);
-      const claimed = await new RunStore(db).claimDueDeliveries(new Date(), 50, 300_000);
+      const claimed = await new RunStore(db).outbox.claimDueDeliveries(new Date(), 50, 300_000);
       expect(claimed).toHaveLength(1);
       const select = captured.find((c) => /for update skip locked/i.test(c.query));
       const update = captured.find((c) => /^update "deliveries" set "next_attempt_at"/i.test(c.query));

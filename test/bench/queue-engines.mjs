@@ -85,7 +85,7 @@ const engines = {
       return {
         database,
         store,
-        // store.enqueue() makes the new row due only after the inline first attempt's lease (the
+        // store.outbox.enqueue() makes the new row due only after the inline first attempt's lease (the
         // writing process sends it itself); a row another node must pick up is due now.
         async enqueue(key) {
           await database.db.insert(deliveries).values({
@@ -111,10 +111,10 @@ const engines = {
           let stopped = false;
           const done = (async () => {
             while (!stopped) {
-              const rows = await store.claimDueDeliveries(new Date(), batch, leaseMs);
+              const rows = await store.outbox.claimDueDeliveries(new Date(), batch, leaseMs);
               for (const row of rows) {
                 await onJob(row.body);
-                if (complete) await store.recordPartsSent(row, 1, [], true, new Date());
+                if (complete) await store.outbox.recordPartsSent(row, 1, [], true, new Date());
               }
               if (rows.length < batch && !stopped) await sleep(pollMs);
             }

@@ -51,17 +51,17 @@ async function newRun(outbox: Outbox, channel: RecordingChannel): Promise<RunRow
     supervisor: 'testhost:1',
     createdAt: now,
   } as NewRunRow;
-  await store.createRun(
+  await store.launches.createRun(
     run,
     { runId: id as RunId, kind: 'started', target: { platform: 'discord', chatId: '5' }, body: 'started' },
     100,
     now,
   );
   await mkdir(join(runsDir, id), { recursive: true, mode: 0o700 });
-  for (const row of await store.deliveriesOfRun(id)) await outbox.attempt(row);
+  for (const row of await store.outbox.deliveriesOfRun(id)) await outbox.attempt(row);
   channel.sent.length = 0;
   channel.order.length = 0;
-  return (await store.getRun(id))!;
+  return (await store.runs.getRun(id))!;
 }
 
 function setup() {

@@ -59,15 +59,15 @@ async function newRun(outbox: Outbox, channel: RecordingChannel): Promise<RunRow
     supervisor: 'testhost:1',
     createdAt: now,
   } as NewRunRow;
-  await store.createRun(
+  await store.launches.createRun(
     run,
     { runId: id as RunId, kind: 'started', target: { platform: 'telegram', chatId: '5' }, body: 'started' },
     100,
     now,
   );
-  for (const row of await store.deliveriesOfRun(id)) await outbox.attempt(row);
+  for (const row of await store.outbox.deliveriesOfRun(id)) await outbox.attempt(row);
   channel.sent.length = 0;
-  return (await store.getRun(id))!;
+  return (await store.runs.getRun(id))!;
 }
 
 function setup() {

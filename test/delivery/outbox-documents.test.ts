@@ -93,7 +93,7 @@ describe(`outbox files (${testEngine})`, () => {
       expect(channel.documents[0]!.content.toString('utf8')).toBe(text);
       expect(channel.documents[0]!.replyToMessageId).toBe('7');
       expect(text.startsWith(channel.sent[0]!.text)).toBe(true);
-      const stored = await store.getDelivery(row.id);
+      const stored = await store.outbox.getDelivery(row.id);
       expect(stored?.status).toBe('delivered');
       expect(stored?.platformMessageIds).toHaveLength(2);
     } finally {
@@ -131,7 +131,7 @@ describe(`outbox files (${testEngine})`, () => {
       const parts = splitMessage(text, MAX);
       expect(channel.documents).toEqual([]);
       expect(channel.sent.map((m) => m.text)).toEqual(parts);
-      const stored = await store.getDelivery(row.id);
+      const stored = await store.outbox.getDelivery(row.id);
       expect(stored?.status).toBe('delivered');
       expect(stored?.documents[0]?.refused).toBe(true);
       expect(stored?.attempts).toBe(0);
@@ -172,12 +172,12 @@ describe(`outbox files (${testEngine})`, () => {
         documents: [await resultFile(text)],
       });
       expect(channel.order).toEqual(['text:[run hr_0123456789ab] completed']);
-      const waiting = await store.getDelivery(row.id);
+      const waiting = await store.outbox.getDelivery(row.id);
       expect(waiting).toMatchObject({ status: 'pending', attempts: 1, partsDelivered: 1 });
       clock.advance(30_000);
       expect(await worker.tick()).toBe(1);
       expect(channel.order).toEqual(['text:[run hr_0123456789ab] completed', 'file:result.md']);
-      expect((await store.getDelivery(row.id))?.status).toBe('delivered');
+      expect((await store.outbox.getDelivery(row.id))?.status).toBe('delivered');
     } finally {
       await worker.stop();
     }
@@ -200,7 +200,7 @@ describe(`outbox files (${testEngine})`, () => {
         clock.advance(1_800_000);
         await worker.tick();
       }
-      const stored = await store.getDelivery(row.id);
+      const stored = await store.outbox.getDelivery(row.id);
       expect(stored?.status).toBe('delivered');
       expect(channel.sent.map((m) => m.text)).toEqual(splitMessage(text, MAX));
     } finally {
@@ -236,7 +236,7 @@ describe(`outbox files (${testEngine})`, () => {
       await second.worker.tick();
       expect(second.channel.order).toEqual(['file:hr_0123456789ab.patch']);
       expect(second.channel.documents[0]!.content.toString()).toBe('diff --git a/x b/x\n');
-      expect((await store.getDelivery(rowId))?.status).toBe('delivered');
+      expect((await store.outbox.getDelivery(rowId))?.status).toBe('delivered');
     } finally {
       await second.worker.stop();
     }

@@ -74,19 +74,19 @@ describe(`outbox (${testEngine})`, () => {
       channel.failures.push({ kind: 'network' }, { kind: 'network' });
       const row = await outbox.send({ runId: null, kind: 'reply', target, body: '[run hr_0123456789ab] hello' });
       expect(channel.sent).toEqual([]);
-      expect((await store.getDelivery(row.id))?.attempts).toBe(1);
+      expect((await store.outbox.getDelivery(row.id))?.attempts).toBe(1);
 
       clock.advance(29_000);
       expect(await worker.tick()).toBe(0); // not due before 30 s
       clock.advance(1_000);
       expect(await worker.tick()).toBe(1); // second attempt fails: next in 60 s
-      expect((await store.getDelivery(row.id))?.attempts).toBe(2);
+      expect((await store.outbox.getDelivery(row.id))?.attempts).toBe(2);
       clock.advance(59_000);
       expect(await worker.tick()).toBe(0);
       clock.advance(1_000);
       expect(await worker.tick()).toBe(1);
       expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_0123456789ab] hello']);
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', attempts: 2 });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'delivered', attempts: 2 });
       clock.advance(3_600_000);
       expect(await worker.tick()).toBe(0);
       expect(channel.sent).toHaveLength(1);
@@ -105,7 +105,7 @@ describe(`outbox (${testEngine})`, () => {
       expect(await worker.tick()).toBe(0);
       clock.advance(30_000);
       expect(await worker.tick()).toBe(1);
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered' });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'delivered' });
     } finally {
       await worker.stop();
     }
@@ -121,7 +121,7 @@ describe(`outbox (${testEngine})`, () => {
         clock.advance(1_800_000);
         await worker.tick();
       }
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'dead', attempts: policy.maxAttempts });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'dead', attempts: policy.maxAttempts });
       expect(channel.sent).toEqual([]);
     } finally {
       await worker.stop();
@@ -137,7 +137,7 @@ describe(`outbox (${testEngine})`, () => {
       clock.advance(policy.maxAgeMs);
       channel.failures.push({ kind: 'network' });
       await worker.tick();
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'dead', attempts: 2 });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'dead', attempts: 2 });
     } finally {
       await worker.stop();
     }
@@ -159,9 +159,9 @@ describe(`outbox (${testEngine})`, () => {
       expect(channel.sent.slice(1).map((m) => m.text.split('\n')[0])).toEqual(
         Array.from({ length: total - 1 }, (_, i) => `[run hr_0123456789ab] (${i + 2}/${total})`),
       );
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', partsDelivered: total });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'delivered', partsDelivered: total });
 
-      const second = await store.enqueue({ runId: null, kind: 'reply', target, body }, clock.now());
+      const second = await store.outbox.enqueue({ runId: null, kind: 'reply', target, body }, clock.now());
       const failing = new RecordingChannel('telegram', 100);
       const flaky = new Outbox({
         store,
@@ -179,8 +179,8 @@ describe(`outbox (${testEngine})`, () => {
       };
       // A cut after two parts: the retry sends only the rest, each part exactly once.
       expect(await flaky.attempt(second)).toBe(false);
-      expect((await store.getDelivery(second.id))?.partsDelivered).toBe(2);
-      expect(await flaky.attempt((await store.getDelivery(second.id))!)).toBe(true);
+      expect((await store.outbox.getDelivery(second.id))?.partsDelivered).toBe(2);
+      expect(await flaky.attempt((await store.outbox.getDelivery(second.id))!)).toBe(true);
       expect(failing.sent).toHaveLength(total);
       expect(new Set(failing.sent.map((m) => m.text)).size).toBe(total);
     } finally {
@@ -195,7 +195,7 @@ describe(`outbox (${testEngine})`, () => {
       channel.failures.push({ kind: 'malformed' });
       const body = `[run hr_0123456789ab] completed\n${'w'.repeat(900)}`;
       const row = await outbox.send({ runId: null, kind: 'reply', target, body });
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', attempts: 0 });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'delivered', attempts: 0 });
       expect(channel.sent.map((m) => m.text.length).every((n) => n <= 500)).toBe(true);
       expect(channel.sent.length).toBeGreaterThan(1);
     } finally {
@@ -218,7 +218,7 @@ describe(`outbox (${testEngine})`, () => {
         return original(m);
       };
       const row = await outbox.send({ runId: null, kind: 'reply', target, body });
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'pending', partsDelivered: 3 });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'pending', partsDelivered: 3 });
       clock.advance(30_000);
       await worker.tick();
       const texts = channel.sent.map((m) => m.text);
@@ -228,7 +228,7 @@ describe(`outbox (${testEngine})`, () => {
         Array.from({ length: n - 1 }, (_, i) => `[run hr_0123456789ab] (${i + 2}/${n})`),
       );
       expect(texts.map((t, i) => (i === 0 ? t : t.slice(t.indexOf('\n') + 1))).join('')).toBe(body);
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'delivered', partsDelivered: n });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'delivered', partsDelivered: n });
     } finally {
       await worker.stop();
     }
@@ -240,7 +240,7 @@ describe(`outbox (${testEngine})`, () => {
       await worker.tick();
       channel.failures.push({ kind: 'refused' });
       const row = await outbox.send({ runId: null, kind: 'reply', target, body: 'blocked' });
-      expect(await store.getDelivery(row.id)).toMatchObject({ status: 'dead', attempts: 1 });
+      expect(await store.outbox.getDelivery(row.id)).toMatchObject({ status: 'dead', attempts: 1 });
     } finally {
       await worker.stop();
     }
@@ -264,8 +264,11 @@ describe(`outbox (${testEngine})`, () => {
       policy,
     });
     const runId = await createTestRun(clock, '/order', '[run hr_x] started');
-    const started = (await store.deliveriesOfRun(runId))[0]!;
-    const outcome = await store.enqueue({ runId, kind: 'outcome', target, body: '[run hr_x] completed' }, clock.now());
+    const started = (await store.outbox.deliveriesOfRun(runId))[0]!;
+    const outcome = await store.outbox.enqueue(
+      { runId, kind: 'outcome', target, body: '[run hr_x] completed' },
+      clock.now(),
+    );
     await Promise.all([outbox.attempt(started), outbox.attempt(outcome)]);
     expect(order).toEqual(['[run hr_x] started', '[run hr_x] completed']);
   });
@@ -277,18 +280,18 @@ describe(`outbox (${testEngine})`, () => {
       // `started` meets a 5xx twice (retries at +30 s, then +90 s); the outcome is written meanwhile.
       channel.failures.push({ kind: 'network' });
       const runId = await createTestRun(clock, '/held', '[run hr_held] started');
-      const started = (await store.deliveriesOfRun(runId))[0]!;
+      const started = (await store.outbox.deliveriesOfRun(runId))[0]!;
       expect(await outbox.attempt(started)).toBe(false);
-      const outcome = await store.enqueue(
+      const outcome = await store.outbox.enqueue(
         { runId, kind: 'outcome', target, body: '[run hr_held] completed' },
         clock.now(),
       );
       expect(await outbox.attempt(outcome)).toBe(false);
       // Another run's message is not held up.
       const otherRun = await createTestRun(clock, '/other', '[run hr_other] started');
-      expect(await outbox.attempt((await store.deliveriesOfRun(otherRun))[0]!)).toBe(true);
+      expect(await outbox.attempt((await store.outbox.deliveriesOfRun(otherRun))[0]!)).toBe(true);
       expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_other] started']);
-      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(await store.outbox.getDelivery(outcome.id)).toMatchObject({ status: 'pending', attempts: 0 });
 
       clock.advance(30_000);
       channel.failures.push({ kind: 'network' });
@@ -305,7 +308,7 @@ describe(`outbox (${testEngine})`, () => {
         '[run hr_held] started',
         '[run hr_held] completed',
       ]);
-      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'delivered', attempts: 0 });
+      expect(await store.outbox.getDelivery(outcome.id)).toMatchObject({ status: 'delivered', attempts: 0 });
       clock.advance(3_600_000);
       expect(await worker.tick()).toBe(0);
       expect(channel.sent).toHaveLength(3);
@@ -323,16 +326,16 @@ describe(`outbox (${testEngine})`, () => {
         '/dead',
         '[run hr_dead] started',
       );
-      const started = (await store.deliveriesOfRun(runId))[0]!;
-      const outcome = await store.enqueue(
+      const started = (await store.outbox.deliveriesOfRun(runId))[0]!;
+      const outcome = await store.outbox.enqueue(
         { runId, kind: 'outcome', target, body: '[run hr_dead] completed' },
         started.createdAt,
       );
       channel.failures.push({ kind: 'refused' });
       await outbox.attempt(started);
       await outbox.attempt(outcome);
-      expect(await store.getDelivery(started.id)).toMatchObject({ status: 'dead' });
-      expect(await store.getDelivery(outcome.id)).toMatchObject({ status: 'delivered' });
+      expect(await store.outbox.getDelivery(started.id)).toMatchObject({ status: 'dead' });
+      expect(await store.outbox.getDelivery(outcome.id)).toMatchObject({ status: 'delivered' });
       expect(channel.sent.map((m) => m.text)).toEqual(['[run hr_dead] completed']);
     } finally {
       await worker.stop();
@@ -350,7 +353,7 @@ describe(`outbox (${testEngine})`, () => {
       policy,
     });
     for (let i = 0; i < 120; i++)
-      await store.enqueue({ runId: null, kind: 'reply', target, body: `backlog ${i}` }, clock.now());
+      await store.outbox.enqueue({ runId: null, kind: 'reply', target, body: `backlog ${i}` }, clock.now());
     clock.advance(INLINE_LEASE_MS);
     // An hour between ticks: only the backlog rule can drain 120 rows in batches of 50.
     const worker = startDeliveryWorker({
@@ -390,10 +393,10 @@ describe(`outbox (${testEngine})`, () => {
       policy,
     });
     // `slow` is the oldest, so the first claim takes it.
-    await store.enqueue({ runId: null, kind: 'reply', target, body: 'slow' }, clock.now());
+    await store.outbox.enqueue({ runId: null, kind: 'reply', target, body: 'slow' }, clock.now());
     clock.advance(1);
     for (let i = 0; i < 11; i++)
-      await store.enqueue({ runId: null, kind: 'reply', target, body: `ahead ${i}` }, clock.now());
+      await store.outbox.enqueue({ runId: null, kind: 'reply', target, body: `ahead ${i}` }, clock.now());
     clock.advance(INLINE_LEASE_MS);
     // Batches of 4 on 2 lanes: before, the worker claimed again only once a whole batch was sent,
     // so the rows after `slow`'s batch waited for it (3 sent, then nothing).
@@ -430,7 +433,7 @@ describe(`outbox (${testEngine})`, () => {
     });
     const rows = [];
     for (let i = 0; i < 60; i++)
-      rows.push(await store.enqueue({ runId: null, kind: 'reply', target, body: `bulk ${i}` }, clock.now()));
+      rows.push(await store.outbox.enqueue({ runId: null, kind: 'reply', target, body: `bulk ${i}` }, clock.now()));
     clock.advance(INLINE_LEASE_MS);
     const workers = [1, 2, 3].map(() =>
       startDeliveryWorker({ store, outbox, clock, logger: silentLogger(), tickMs: 3_600_000, batchSize: 7 }),

@@ -36,7 +36,7 @@ describe.runIf(process.env.DATABASE_URL)('two processes, 500 deliveries (postgre
     // Written just over the inline lease ago, so the retry workers may claim them now.
     const past = new Date(Date.now() - 61_000);
     for (let i = 0; i < 500; i++) {
-      await store.enqueue(
+      await store.outbox.enqueue(
         { runId: null, kind: 'reply', target: { platform: 'telegram', chatId: '77' }, body: `bulk message ${i}` },
         past,
       );
@@ -63,6 +63,6 @@ describe.runIf(process.env.DATABASE_URL)('two processes, 500 deliveries (postgre
     const texts = telegram.sent.map((m) => m.text).filter((t) => t.startsWith('bulk message '));
     expect(texts).toHaveLength(500);
     expect(new Set(texts).size).toBe(500);
-    expect(await store.counts()).toMatchObject({ pendingDeliveries: 0, deadLetters: 0 });
+    expect(await store.outbox.counts()).toMatchObject({ pendingDeliveries: 0, deadLetters: 0 });
   });
 });

@@ -35,7 +35,7 @@ let attempted = 0;
 for (;;) {
   const n = await worker.tick();
   attempted += n;
-  if (n === 0 && (await store.counts()).pendingDeliveries === 0) break;
+  if (n === 0 && (await store.outbox.counts()).pendingDeliveries === 0) break;
   if (n === 0) await new Promise((r) => setTimeout(r, 20));
 }
 await worker.stop();

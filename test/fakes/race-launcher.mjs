@@ -16,7 +16,7 @@ const attempts = Array.from({ length: Number(countText) }, async () => {
   const id = newRunId();
   const worktree = worktreeArg.endsWith('*') ? `${worktreeArg.slice(0, -1)}${id}` : worktreeArg;
   try {
-    await store.createRun(
+    await store.launches.createRun(
       {
         id,
         vendor: 'codex',

@@ -54,7 +54,7 @@ describe(`traces and retention (${testEngine})`, () => {
     const clock: Clock = { nowMs: () => nowMs + 40 * DAY_MS, now: () => new Date(nowMs + 40 * DAY_MS) };
     const active = await h.dispatcher.handle(inbound('1', `/codex in:${h.root} hang`));
     if (active.kind !== 'launched') throw new Error('not launched');
-    await waitFor(async () => (await h.store.getRun(active.runId))?.status === 'running');
+    await waitFor(async () => (await h.store.runs.getRun(active.runId))?.status === 'running');
     // A stray directory without a row, old by mtime; and a non-run directory that must stay.
     const stray = join(h.runsDir, 'hr_0000000000aa');
     await mkdir(stray, { recursive: true });

@@ -75,7 +75,7 @@ describe(`an answer over max_event_bytes (${testEngine})`, () => {
     async (vendor) => {
       const runId = await launch(vendor, 300);
       await h.supervisor.idle();
-      const run = (await h.store.getRun(runId))!;
+      const run = (await h.store.runs.getRun(runId))!;
       expect(run).toMatchObject({ status: 'completed', reason: null });
       expect(run.finalMessage?.length).toBeGreaterThan(300 * KiB);
       expect(run.finalMessage?.endsWith('THE END')).toBe(true);
@@ -92,7 +92,7 @@ describe(`an answer over max_event_bytes (${testEngine})`, () => {
   it('drops a line past the spill cap and says where its raw bytes are', async () => {
     const runId = await launch('codex', 1500);
     await h.supervisor.idle();
-    const run = (await h.store.getRun(runId))!;
+    const run = (await h.store.runs.getRun(runId))!;
     expect(run.status).toBe('completed');
     const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
     const spill = join(h.runsDir, runId, 'oversized-line-1.jsonl');

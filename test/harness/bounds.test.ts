@@ -40,7 +40,7 @@ describe(`stream bounds (${testEngine})`, () => {
   it('treats a 5 MB line past the spill cap as one framing error, keeping its first 4 MiB on disk, and completes', async () => {
     const { h, runId } = await run('bigline 5', { limits: { maxRunArtifactBytes: 4 * MiB } });
     await h.supervisor.idle();
-    expect(await h.store.getRun(runId)).toMatchObject({
+    expect(await h.store.runs.getRun(runId)).toMatchObject({
       status: 'completed',
       finalMessage: 'after the big line',
       artifactTruncated: false,
@@ -52,13 +52,13 @@ describe(`stream bounds (${testEngine})`, () => {
   it('kills a run past max_framing_errors (30 non-JSON lines) as failed/protocol', async () => {
     const { h, runId } = await run('garbage 30', { limits: { maxFramingErrors: 20 } });
     await h.supervisor.idle();
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'failed', reason: 'protocol' });
+    expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'failed', reason: 'protocol' });
   });
 
   it('stops spooling at the cap, flags the run, and kills it at 4× the cap (300 MB asked)', async () => {
     const { h, runId } = await run('flood 300', { limits: { maxRunArtifactBytes: 2 * MiB } });
     await h.supervisor.idle();
-    const stored = await h.store.getRun(runId);
+    const stored = await h.store.runs.getRun(runId);
     expect(stored).toMatchObject({ status: 'failed', reason: 'output_limit', artifactTruncated: true });
     const spool = (await stat(join(h.runsDir, runId, 'events.jsonl'))).size;
     expect(spool).toBeLessThanOrEqual(2 * MiB);
@@ -69,7 +69,7 @@ describe(`stream bounds (${testEngine})`, () => {
   it('keeps a run that stays under 4× the cap, truncating only its spool', async () => {
     const { h, runId } = await run('flood 3', { limits: { maxRunArtifactBytes: 1 * MiB } });
     await h.supervisor.idle();
-    expect(await h.store.getRun(runId)).toMatchObject({
+    expect(await h.store.runs.getRun(runId)).toMatchObject({
       status: 'completed',
       finalMessage: 'flood done',
       artifactTruncated: true,
@@ -83,15 +83,15 @@ describe(`watchdog (${testEngine})`, () => {
     const { h, runId } = await run('silent', { limits: { firstEventMs: 100 } });
     const notice = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] No event from codex after 100ms`));
     expect(notice.text).toContain(`/cancel ${runId}`);
-    expect((await h.store.getRun(runId))?.status).toBe('running');
+    expect((await h.store.runs.getRun(runId))?.status).toBe('running');
     await h.supervisor.cancel(runId, 'owner_cancel');
-    expect((await h.store.getRun(runId))?.status).toBe('cancelled');
+    expect((await h.store.runs.getRun(runId))?.status).toBe('cancelled');
   });
 
   it('posts an inactivity advisory after silence; the run continues', async () => {
     const { h, runId } = await run('hang', { limits: { inactivityMs: 150 } });
     await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] No output from codex for 150ms`));
-    expect((await h.store.getRun(runId))?.status).toBe('running');
+    expect((await h.store.runs.getRun(runId))?.status).toBe('running');
     await h.supervisor.cancel(runId, 'owner_cancel');
   });
 

@@ -155,7 +155,7 @@ describe(`launch gates (${testEngine})`, () => {
     const h = await createHarness({ ...row.harness, database });
     try {
       await row.setup?.(h);
-      const before = (await h.store.recentRuns(100)).length;
+      const before = (await h.store.runs.recentRuns(100)).length;
       const message = inbound(row.sender ?? '1', row.text(h));
       const result = await h.dispatcher.handle(message);
       expect(result).toEqual({ kind: 'refused', code: row.code });
@@ -163,7 +163,7 @@ describe(`launch gates (${testEngine})`, () => {
       expect(reply?.text).toMatch(
         typeof row.message === 'string' ? new RegExp(`^${escape(row.message)}$`) : row.message,
       );
-      expect((await h.store.recentRuns(100)).length).toBe(before);
+      expect((await h.store.runs.recentRuns(100)).length).toBe(before);
     } finally {
       await h.dispose();
     }
@@ -180,7 +180,7 @@ describe('trust before writing', () => {
   it('a stranger is ignored and leaves no inbound record; a duplicate event is acted on once', async () => {
     const stranger = inbound('3', `/codex in:${h.root} task`);
     expect(await h.dispatcher.handle(stranger)).toEqual({ kind: 'ignored' });
-    expect(await h.store.recordInbound('telegram', stranger.dedupeKey, new Date())).toBe(true);
+    expect(await h.store.inbox.recordInbound('telegram', stranger.dedupeKey, new Date())).toBe(true);
 
     const help = inbound('1', '/help');
     expect(await h.dispatcher.handle(help)).toEqual({ kind: 'answered' });
@@ -235,7 +235,7 @@ describe('resume by reply', () => {
 
     const resumed = await h.dispatcher.handle(inbound('1', 'hang', { threadId: 'T1', replyToMessageId: 'T1' }));
     if (resumed.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(resumed)}`);
-    expect(await h.store.getRun(resumed.runId)).toMatchObject({ parentRunId: first.runId, vendor: 'codex' });
+    expect(await h.store.runs.getRun(resumed.runId)).toMatchObject({ parentRunId: first.runId, vendor: 'codex' });
 
     const whileActive = await h.dispatcher.handle(inbound('1', 'more', { threadId: 'T1', replyToMessageId: 'T1' }));
     expect(whileActive).toEqual({ kind: 'refused', code: 'resume_refused' });

@@ -69,8 +69,8 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     await writeFile(git.log, '');
     // The commit is held until the snapshot's `git add` has started: a snapshot begun only
     // after the spawn (before issue #15's change) never starts here, and the launch times out.
-    const createRun = h.store.createRun.bind(h.store);
-    h.store.createRun = (async (...args: Parameters<typeof createRun>) => {
+    const createRun = h.store.launches.createRun.bind(h.store);
+    h.store.launches.createRun = (async (...args: Parameters<typeof createRun>) => {
       const created = await createRun(...args);
       await waitFor(async () => (await logLines()).some((line) => line.startsWith('git ') && line.includes('add -A')), {
         timeoutMs: 20_000,
@@ -82,7 +82,10 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
       const result = await h.dispatcher.handle(inbound('1', `/codex in:${cwd} write-file made-by-run.txt`));
       if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
       await h.supervisor.idle();
-      expect(await h.store.getRun(result.runId)).toMatchObject({ status: 'completed', finalMessage: 'wrote a file' });
+      expect(await h.store.runs.getRun(result.runId)).toMatchObject({
+        status: 'completed',
+        finalMessage: 'wrote a file',
+      });
       const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${result.runId}\\] completed`));
       // The file the CLI wrote is the run's change; the committed one is not.
       expect(outcome.text).toMatch(/made-by-run\.txt/);
@@ -95,7 +98,7 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
       expect(adds(0, cli)).toHaveLength(1);
       expect(adds(cli)).toHaveLength(1);
     } finally {
-      h.store.createRun = createRun;
+      h.store.launches.createRun = createRun;
     }
   });
 
@@ -157,7 +160,7 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     const calls: string[] = [];
     const now = new Date();
     const id = newRunId();
-    const queued = await h.store.createRun(
+    const queued = await h.store.launches.createRun(
       {
         id,
         vendor: 'codex',
@@ -182,7 +185,7 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     // The same call for a free worktree calls it once.
     const free = await repository();
     const other = newRunId();
-    await h.store.createRun(
+    await h.store.launches.createRun(
       {
         id: other,
         vendor: 'codex',
@@ -214,7 +217,7 @@ describe(`launch snapshot begun in the launch transaction (${testEngine})`, () =
     h.supervisor.beginLaunchSnapshot(runId, cwd);
     h.supervisor.start({ ...run, vendor: 'claude' }, { prompt: 'p' }, 60_000);
     await h.supervisor.idle();
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'failed', reason: 'vendor_missing' });
+    expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'failed', reason: 'vendor_missing' });
     // Removed once the snapshot's git ended (the failure does not wait for it).
     await waitFor(async () => !existsSync(join(h.runsDir, runId, SNAPSHOT_FILES.start)), {
       what: "the begun snapshot's index to go",

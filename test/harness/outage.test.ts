@@ -56,8 +56,8 @@ describe.skipIf(!onPostgres)('supervisor during a database outage', { timeout: 1
 
     proxy.accept();
     await h.supervisor.idle();
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
-    const outcomes = (await h.store.deliveriesOfRun(runId)).filter((d) => d.kind === 'outcome');
+    expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
+    const outcomes = (await h.store.outbox.deliveriesOfRun(runId)).filter((d) => d.kind === 'outcome');
     expect(outcomes).toHaveLength(1);
     await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] cancelled`));
   });
@@ -100,8 +100,8 @@ describe.skipIf(!onPostgres)('supervisor during a database outage', { timeout: 1
       await transaction;
     }
     await h.supervisor.idle();
-    expect(await h.store.getRun(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
-    expect((await h.store.deliveriesOfRun(runId)).filter((d) => d.kind === 'outcome')).toHaveLength(1);
+    expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'cancelled', reason: 'owner_cancel' });
+    expect((await h.store.outbox.deliveriesOfRun(runId)).filter((d) => d.kind === 'outcome')).toHaveLength(1);
     await other.end();
   });
 });

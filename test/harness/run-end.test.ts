@@ -89,7 +89,7 @@ async function launch(harness: TestHarness, vendor: 'codex' | 'claude', task: st
 
 async function finished(harness: TestHarness, runId: RunId) {
   await harness.supervisor.idle();
-  return (await harness.store.getRun(runId))!;
+  return (await harness.store.runs.getRun(runId))!;
 }
 
 beforeAll(async () => {
@@ -191,7 +191,7 @@ describe(`judging a run's end (${testEngine})`, () => {
       let rootPid: number | null = null;
       await waitFor(
         async () => {
-          rootPid ??= (await harness.store.getRun(runId))?.pid ?? null;
+          rootPid ??= (await harness.store.runs.getRun(runId))?.pid ?? null;
           const left = await findRunProcesses(runId);
           return rootPid !== null && left.length > 0 && !left.includes(rootPid);
         },

@@ -20,7 +20,7 @@ describe('a start cut short by shutdown', () => {
       await h.supervisor.shutdown();
       h.supervisor.start(run, { prompt: 'success' }, 60_000);
       await h.supervisor.idle();
-      expect(await h.store.getRun(run.id)).toMatchObject({ status: 'interrupted', reason: 'shutdown' });
+      expect(await h.store.runs.getRun(run.id)).toMatchObject({ status: 'interrupted', reason: 'shutdown' });
     } finally {
       await h.dispose();
     }

@@ -38,7 +38,7 @@ async function launch(prompt: string, options = '', harness = h): Promise<RunId>
 
 async function finished(runId: RunId, harness = h) {
   await harness.supervisor.idle();
-  const run = await harness.store.getRun(runId);
+  const run = await harness.store.runs.getRun(runId);
   return run!;
 }
 
@@ -70,7 +70,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     expect((await readFile(join(dir, 'events.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3);
     const outcome = await h.channel.waitForText(new RegExp(`^\\[run ${runId}\\] completed`));
     expect(outcome.text).toContain('fake done');
-    const deliveries = await h.store.deliveriesOfRun(runId);
+    const deliveries = await h.store.outbox.deliveriesOfRun(runId);
     expect(deliveries.map((d) => [d.kind, d.status])).toEqual([
       ['started', 'delivered'],
       ['outcome', 'delivered'],
@@ -161,7 +161,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
       const result = await quick.dispatcher.handle(inbound('1', `/codex in:${cwd} success ${'p'.repeat(256 * 1024)}`));
       if (result.kind !== 'launched') throw new Error('not launched');
       await quick.supervisor.idle();
-      expect(await quick.store.getRun(result.runId)).toMatchObject({ status: 'failed', exitCode: 3 });
+      expect(await quick.store.runs.getRun(result.runId)).toMatchObject({ status: 'failed', exitCode: 3 });
       const outcome = await quick.channel.waitForText(/failed/);
       expect(outcome.text).toContain('no stdin for me');
     } finally {
@@ -285,11 +285,11 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     await waitFor(async () => (await findRunProcesses(runId)).length >= 2);
     h.supervisor.watchCancelRequests();
     const other = new RunStore(h.database.db);
-    expect(await other.requestCancel(runId, 'stop')).toBe(true);
+    expect(await other.runs.requestCancel(runId, 'stop')).toBe(true);
     const run = await finished(runId);
     expect(run).toMatchObject({ status: 'cancelled', reason: 'stop', cancelRequested: 'stop' });
     expect(await findRunProcesses(runId)).toEqual([]);
-    expect(await other.requestCancel(runId, 'stop')).toBe(false);
+    expect(await other.runs.requestCancel(runId, 'stop')).toBe(false);
   });
 
   it('leaves its own active runs alone when reconciling, and interrupts a dead process run', async () => {
@@ -299,7 +299,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     const reconcile = () => reconcileAsDeadPeers();
     // The periodic pass beside a live run: nothing to do.
     expect(await reconcile()).toEqual([]);
-    expect((await h.store.getRun(runId))?.status).toBe('running');
+    expect((await h.store.runs.getRun(runId))?.status).toBe('running');
     expect((await findRunProcesses(runId)).length).toBeGreaterThanOrEqual(2);
     // A run recorded under a dead process of this host is interrupted and its processes killed.
     const cwd = join(h.root, 'orphan');
@@ -307,8 +307,8 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
     const orphan = (await insertRun(h, cwd, { status: 'running', supervisor: `${host}:999999` })).id;
     const rows = await reconcile();
     expect(rows.map((r) => r.runId)).toEqual([orphan]);
-    expect(await h.store.getRun(orphan)).toMatchObject({ status: 'interrupted', reason: 'restart' });
-    expect((await h.store.getRun(runId))?.status).toBe('running');
+    expect(await h.store.runs.getRun(orphan)).toMatchObject({ status: 'interrupted', reason: 'restart' });
+    expect((await h.store.runs.getRun(runId))?.status).toBe('running');
     await h.supervisor.cancel(runId, 'owner_cancel');
   });
 
@@ -355,7 +355,7 @@ describe(`run supervisor with real processes (${testEngine})`, () => {
       const result = await broken.dispatcher.handle(inbound('1', `/codex in:${cwd} success`));
       if (result.kind !== 'launched') throw new Error('not launched');
       await broken.supervisor.idle();
-      expect(await broken.store.getRun(result.runId)).toMatchObject({ status: 'failed', reason: 'spawn_failed' });
+      expect(await broken.store.runs.getRun(result.runId)).toMatchObject({ status: 'failed', reason: 'spawn_failed' });
       const outcome = await broken.channel.waitForText(/failed/);
       expect(outcome.text).toContain('ENOENT');
       expect(outcome.text).toContain('Not resumable.');

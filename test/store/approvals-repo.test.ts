@@ -63,7 +63,7 @@ describe(`ApprovalStore on ${testEngine}`, () => {
     const ended = await newRun();
     const open = await approvals.open({ runId: active, requestId: 'a', tool: 'Bash', input: {}, kind: 'Bash=' }, now);
     const gone = await approvals.open({ runId: ended, requestId: 'b', tool: 'Bash', input: {}, kind: 'Bash=' }, now);
-    await runs.finishRun(
+    await runs.runs.finishRun(
       ended,
       { status: 'interrupted', reason: 'restart', endedAt: now },
       { runId: ended, kind: 'outcome', target: { platform: 'telegram', chatId: '1' }, body: 'x' },

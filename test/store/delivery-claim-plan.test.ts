@@ -46,7 +46,7 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
       createdAt: now,
     });
     captured.length = 0;
-    expect(await new RunStore(db).claimDueDeliveries(now, 50, 300_000)).toHaveLength(1);
+    expect(await new RunStore(db).outbox.claimDueDeliveries(now, 50, 300_000)).toHaveLength(1);
     const claim = captured.find((c) => /for update skip locked/i.test(c.query));
     expect(claim, 'the claim SELECT was captured').toBeDefined();
 
@@ -85,7 +85,9 @@ describe.skipIf(testEngine !== 'postgres')('delivery claim plan on PostgreSQL', 
       .returning();
     expect(Number((await client.unsafe('select count(*)::int as n from deliveries'))[0]!.n)).toBeGreaterThan(ROWS);
     captured.length = 0;
-    expect(await new RunStore(db).recordPartsSent(rows[0]!, 1, ['9'], true, now)).toEqual({ laterPendingInRun: true });
+    expect(await new RunStore(db).outbox.recordPartsSent(rows[0]!, 1, ['9'], true, now)).toEqual({
+      laterPendingInRun: true,
+    });
     const write = captured.find((c) => /update deliveries/i.test(c.query));
     expect(write, 'the recordPartsSent statement was captured').toBeDefined();
 

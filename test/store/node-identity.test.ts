@@ -96,7 +96,7 @@ describe(`node identity (${testEngine})`, () => {
     const killed = registry('delta', 'deltahost', 400);
     await killed.start();
     const waiting = routedTo('delta', killed.instance);
-    await store.createRoutedRun(waiting, started(waiting.id), 5, now);
+    await store.launches.createRoutedRun(waiting, started(waiting.id), 5, now);
     // pid 400 is no baton any more; its row's heartbeat is still fresh.
     const restarted = registry('delta', 'deltahost', 401, (pid) => pid !== 400);
     await restarted.start();
@@ -105,8 +105,8 @@ describe(`node identity (${testEngine})`, () => {
       .from(runs)
       .where(eq(runs.id, waiting.id));
     expect(row?.nodeInstance).toBe(restarted.instance);
-    expect((await store.routedRuns('delta', restarted.instance)).map((r) => r.id)).toEqual([waiting.id]);
-    await store.cancelQueued(waiting.id, 'owner_cancel', started(waiting.id), now);
+    expect((await store.queue.routedRuns('delta', restarted.instance)).map((r) => r.id)).toEqual([waiting.id]);
+    await store.queue.cancelQueued(waiting.id, 'owner_cancel', started(waiting.id), now);
     await restarted.stop();
     await killed.stop();
   });
@@ -130,26 +130,26 @@ describe(`node identity (${testEngine})`, () => {
     const route = routeLaunch('omega:/srv/app', { self: 'alpha', roots: [], projects: new Map(), nodes: list });
     expect(route).toMatchObject({ kind: 'remote', node: 'omega', instance: real.instance });
     const run = routedTo('omega', real.instance);
-    await store.createRoutedRun(run, started(run.id), 5, now);
+    await store.launches.createRoutedRun(run, started(run.id), 5, now);
 
-    expect(await store.routedRuns('omega', impostorInstance)).toEqual([]);
-    expect(await store.hasQueuedFor('omega', impostorInstance)).toBe(false);
-    expect((await store.routedRuns('omega', real.instance)).map((r) => r.id)).toEqual([run.id]);
+    expect(await store.queue.routedRuns('omega', impostorInstance)).toEqual([]);
+    expect(await store.queue.hasQueuedFor('omega', impostorInstance)).toBe(false);
+    expect((await store.queue.routedRuns('omega', real.instance)).map((r) => r.id)).toEqual([run.id]);
     expect(
-      await store.placeRouted(run.id, {
+      await store.queue.placeRouted(run.id, {
         cwd: '/srv/app',
         worktreeRoot: '/srv/app/omega',
         branch: null,
         sourceRoot: null,
       }),
     ).toBe(true);
-    expect(await store.claimQueued(5, 'elsewhere:600', 'omega', impostorInstance)).toEqual([]);
+    expect(await store.queue.claimQueued(5, 'elsewhere:600', 'omega', impostorInstance)).toEqual([]);
 
     // The addressed process stops before it claims: the next process of the name takes it over.
     await real.stop();
-    const claimed = await store.claimQueued(5, 'omegahost:501', 'omega', 'omegahost:501:next');
+    const claimed = await store.queue.claimQueued(5, 'omegahost:501', 'omega', 'omegahost:501:next');
     expect(claimed.map((r) => r.id)).toEqual([run.id]);
-    await store.finishRun(run.id, { status: 'completed', reason: null, endedAt: now }, started(run.id), now);
+    await store.runs.finishRun(run.id, { status: 'completed', reason: null, endedAt: now }, started(run.id), now);
     await database.db.delete(nodes).where(eq(nodes.instance, impostorInstance));
   });
 });

@@ -54,7 +54,7 @@ describe('runs waiting for a lost node', () => {
     const forGamma = routedTo('gamma');
     const forDelta = routedTo('delta');
     for (const run of [forGamma, forDelta])
-      await store.createRoutedRun(
+      await store.launches.createRoutedRun(
         run,
         { runId: run.id, kind: 'started', target: { platform: 'telegram', chatId: '1' }, body: 'sent' },
         5,
@@ -76,12 +76,12 @@ describe('runs waiting for a lost node', () => {
       expect(written[0]!.body).toMatch(new RegExp(`^\\[run ${forGamma.id}\\] interrupted · codex · gamma:/srv/app · `));
       expect(written[0]!.body).toContain('Node gamma (otherhost) stopped answering');
       expect(written[0]!.body).toContain('Reason: node_lost');
-      expect(await store.getRun(forGamma.id)).toMatchObject({
+      expect(await store.runs.getRun(forGamma.id)).toMatchObject({
         status: 'interrupted',
         reason: 'node_lost',
         launch: null,
       });
-      expect((await store.getRun(forDelta.id))?.status).toBe('queued');
+      expect((await store.runs.getRun(forDelta.id))?.status).toBe('queued');
     } finally {
       await registry.stop();
     }

@@ -48,31 +48,31 @@ describe(`recordPartsSent group commit on ${testEngine}`, () => {
       Array.from({ length: 8 }, (_, i) => runWithDeliveries(database.db, i % 2 === 0 ? 2 : 1)),
     );
     const results = await Promise.all(
-      runs.map(({ rows }, i) => store.recordPartsSent(rows[0]!, 2, [`m${i}a`, `m${i}b`], i !== 7, now)),
+      runs.map(({ rows }, i) => store.outbox.recordPartsSent(rows[0]!, 2, [`m${i}a`, `m${i}b`], i !== 7, now)),
     );
     // Runs with a second pending row answer true once their first row is done; row 7 is not done.
     expect(results.map((r) => r.laterPendingInRun)).toEqual([true, false, true, false, true, false, true, false]);
     for (const [i, { runId, rows }] of runs.entries()) {
-      const stored = await store.getDelivery(rows[0]!.id);
+      const stored = await store.outbox.getDelivery(rows[0]!.id);
       expect(stored).toMatchObject({
         partsDelivered: 2,
         platformMessageIds: [`m${i}a`, `m${i}b`],
         status: i === 7 ? 'pending' : 'delivered',
       });
       expect(stored?.deliveredAt?.toISOString() ?? null).toBe(i === 7 ? null : now.toISOString());
-      expect((await store.findRunByMessage('telegram', '7', `m${i}b`))?.id).toBe(runId);
-      if (rows[1]) expect((await store.getDelivery(rows[1].id))?.status).toBe('pending');
+      expect((await store.runs.findRunByMessage('telegram', '7', `m${i}b`))?.id).toBe(runId);
+      if (rows[1]) expect((await store.outbox.getDelivery(rows[1].id))?.status).toBe('pending');
     }
   });
 
   it('appends to the message ids already recorded, part by part', async () => {
     const { rows } = await runWithDeliveries(database.db, 1);
-    await store.recordPartsSent(rows[0]!, 1, ['p1'], false, now);
+    await store.outbox.recordPartsSent(rows[0]!, 1, ['p1'], false, now);
     await Promise.all([
-      store.recordPartsSent(rows[0]!, 2, ['p2'], true, now),
-      store.recordPartsSent((await runWithDeliveries(database.db, 1)).rows[0]!, 1, ['q1'], true, now),
+      store.outbox.recordPartsSent(rows[0]!, 2, ['p2'], true, now),
+      store.outbox.recordPartsSent((await runWithDeliveries(database.db, 1)).rows[0]!, 1, ['q1'], true, now),
     ]);
-    expect(await store.getDelivery(rows[0]!.id)).toMatchObject({
+    expect(await store.outbox.getDelivery(rows[0]!.id)).toMatchObject({
       partsDelivered: 2,
       platformMessageIds: ['p1', 'p2'],
       status: 'delivered',
@@ -85,18 +85,21 @@ describe(`recordPartsSent group commit on ${testEngine}`, () => {
     // The run is deleted under its delivery (retention): linking a message to it breaks run_messages' foreign key.
     await database.db.execute(sql`delete from runs where id = ${doomed.runId}`);
     const settled = await Promise.allSettled([
-      store.recordPartsSent(good[0]!.rows[0]!, 1, ['g0'], true, now),
-      store.recordPartsSent(good[1]!.rows[0]!, 1, ['g1'], true, now),
-      store.recordPartsSent(doomed.rows[0]!, 1, ['d0'], true, now),
-      store.recordPartsSent(good[2]!.rows[0]!, 1, ['g2'], true, now),
+      store.outbox.recordPartsSent(good[0]!.rows[0]!, 1, ['g0'], true, now),
+      store.outbox.recordPartsSent(good[1]!.rows[0]!, 1, ['g1'], true, now),
+      store.outbox.recordPartsSent(doomed.rows[0]!, 1, ['d0'], true, now),
+      store.outbox.recordPartsSent(good[2]!.rows[0]!, 1, ['g2'], true, now),
     ]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     for (const [i, { rows }] of good.entries())
-      expect(await store.getDelivery(rows[0]!.id)).toMatchObject({
+      expect(await store.outbox.getDelivery(rows[0]!.id)).toMatchObject({
         status: 'delivered',
         platformMessageIds: [`g${i}`],
       });
-    expect(await store.getDelivery(doomed.rows[0]!.id)).toMatchObject({ status: 'pending', platformMessageIds: [] });
+    expect(await store.outbox.getDelivery(doomed.rows[0]!.id)).toMatchObject({
+      status: 'pending',
+      platformMessageIds: [],
+    });
   });
 });
 
@@ -114,7 +117,7 @@ describe.skipIf(testEngine !== 'postgres')('recordPartsSent statements on Postgr
     const store = new RunStore(opened.db);
     const runs = await Promise.all(Array.from({ length: 8 }, () => runWithDeliveries(opened.db, 1)));
     opened.captured.length = 0;
-    await Promise.all(runs.map(({ rows }, i) => store.recordPartsSent(rows[0]!, 1, [`s${i}`], true, now)));
+    await Promise.all(runs.map(({ rows }, i) => store.outbox.recordPartsSent(rows[0]!, 1, [`s${i}`], true, now)));
     const writes = opened.captured.filter((c) => /update deliveries/i.test(c.query));
     // The first row goes alone at once; the seven recorded meanwhile go together (one row each before).
     expect(writes).toHaveLength(2);

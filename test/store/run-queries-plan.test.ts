@@ -45,7 +45,7 @@ describe.skipIf(testEngine !== 'postgres')('run queries on a long history, Postg
     const now = new Date();
     const id = newRunId();
     captured.length = 0;
-    await store.createRun(
+    await store.launches.createRun(
       {
         id,
         vendor: 'codex',
@@ -62,8 +62,8 @@ describe.skipIf(testEngine !== 'postgres')('run queries on a long history, Postg
       4,
       now,
     );
-    expect(await store.hasQueued()).toBe(false);
-    expect(await store.claimQueued(4, 'host:1:x')).toEqual([]);
+    expect(await store.queue.hasQueued()).toBe(false);
+    expect(await store.queue.claimQueued(4, 'host:1:x')).toEqual([]);
     const reads = captured.filter((c) => /^select/i.test(c.query) && /from "runs"/.test(c.query));
     // createRun's read, hasQueued, and claimQueued's two reads.
     expect(reads.length).toBeGreaterThanOrEqual(4);

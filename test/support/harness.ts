@@ -212,7 +212,7 @@ export interface InsertedRunFields {
 export async function insertRun(h: TestHarness, cwd: string, fields: InsertedRunFields = {}): Promise<RunRow> {
   const id = fields.id ?? newRunId();
   const now = new Date();
-  await h.store.createRun(
+  await h.store.launches.createRun(
     {
       id,
       vendor: 'codex',
@@ -229,7 +229,7 @@ export async function insertRun(h: TestHarness, cwd: string, fields: InsertedRun
     10,
     now,
   );
-  return (await h.store.getRun(id))!;
+  return (await h.store.runs.getRun(id))!;
 }
 
 /**
@@ -240,13 +240,13 @@ export async function insertRun(h: TestHarness, cwd: string, fields: InsertedRun
  * @returns the undo.
  */
 export function answerInboundElsewhere(h: TestHarness): () => void {
-  const createRun = h.store.createRun.bind(h.store);
-  h.store.createRun = (async (...args: Parameters<typeof createRun>) => {
+  const createRun = h.store.launches.createRun.bind(h.store);
+  h.store.launches.createRun = (async (...args: Parameters<typeof createRun>) => {
     const key = args[4];
-    if (key) await h.store.markInboundHandled(key.platform, key.dedupeKey);
+    if (key) await h.store.inbox.markInboundHandled(key.platform, key.dedupeKey);
     return createRun(...args);
   }) as typeof createRun;
   return () => {
-    h.store.createRun = createRun;
+    h.store.launches.createRun = createRun;
   };
 }

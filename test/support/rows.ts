@@ -57,7 +57,9 @@ export function startedDelivery(
 
 /** The part of the store {@link createRunRow} writes through. */
 export interface RunCreator {
-  createRun(run: NewRunRow, started: StartedDelivery, maxActive: number, now: Date): Promise<unknown>;
+  launches: {
+    createRun(run: NewRunRow, started: StartedDelivery, maxActive: number, now: Date): Promise<unknown>;
+  };
 }
 
 /**
@@ -65,7 +67,7 @@ export interface RunCreator {
  * transaction, so the same checks apply as to a real launch (the worktree lock, `maxActive`).
  *
  * @returns the row as written.
- * @throws whatever `store.createRun` throws, e.g. when the worktree is taken.
+ * @throws whatever `store.launches.createRun` throws, e.g. when the worktree is taken.
  */
 export async function createRunRow(
   store: RunCreator,
@@ -73,7 +75,7 @@ export async function createRunRow(
   { maxActive = 5, now = new Date(), started = {} }: CreateRunOptions = {},
 ): Promise<TestRunRow> {
   const run = runRow({ createdAt: now, ...overrides });
-  await store.createRun(run, startedDelivery(run.id, started), maxActive, now);
+  await store.launches.createRun(run, startedDelivery(run.id, started), maxActive, now);
   return run;
 }
 

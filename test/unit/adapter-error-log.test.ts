@@ -95,7 +95,7 @@ describe('the outbox', () => {
     // The real store on the test database, with its one write after a send failing the way a
     // failed query does (the outbox then keeps the row and logs "delivery attempt failed").
     const store = new RunStore(database.db);
-    store.recordPartsSent = async () => {
+    store.outbox.recordPartsSent = async () => {
       throw queryError;
     };
     const outbox = new Outbox({

@@ -192,7 +192,7 @@ describe('terminal record', () => {
     };
     const policy = { firstDelayMs: 1, maxDelayMs: 2, attemptTimeoutMs: 20 };
     const row = await persistTerminal(
-      { store, logger: silentLogger(), now: () => new Date(), policy },
+      { store: { runs: store }, logger: silentLogger(), now: () => new Date(), policy },
       record,
       new AbortController().signal,
     );
@@ -213,7 +213,7 @@ describe('terminal record', () => {
     await expect(
       persistTerminal(
         {
-          store,
+          store: { runs: store },
           logger: silentLogger(),
           now: () => new Date(),
           policy: { firstDelayMs: 1, maxDelayMs: 1, attemptTimeoutMs: 20 },

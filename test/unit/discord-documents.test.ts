@@ -130,7 +130,7 @@ describe(`Discord refuses a file (${testEngine})`, () => {
       discord.refuseNextFile(DM, { status: refusal.status, early: 'early' in refusal });
       // A big file, so the refusal comes while it is still being sent.
       const big = Buffer.concat([Buffer.from(body), Buffer.alloc(8 * 1024 * 1024, 0x61)]);
-      const row = await store.enqueue(
+      const row = await store.outbox.enqueue(
         {
           runId: null,
           kind: 'outcome',

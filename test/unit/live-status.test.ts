@@ -140,7 +140,7 @@ describe('StatusEditor', () => {
         }) as unknown as DeliveryRow,
     };
     editor = new StatusEditor({
-      store,
+      store: { outbox: store },
       adapters: new Map([['telegram', channel]]),
       clock: systemClock,
       logger: silentLogger(),
@@ -237,7 +237,7 @@ describe('StatusEditor', () => {
     expect(editor.enabledFor('telegram')).toBe(true);
     expect(
       new StatusEditor({
-        store: { startedDelivery: async () => undefined },
+        store: { outbox: { startedDelivery: async () => undefined } },
         adapters: new Map([['terminal', new RecordingChannel('terminal')]]),
         clock: systemClock,
         logger: silentLogger(),
@@ -246,7 +246,7 @@ describe('StatusEditor', () => {
     ).toBe(false);
     expect(
       new StatusEditor({
-        store: { startedDelivery: async () => undefined },
+        store: { outbox: { startedDelivery: async () => undefined } },
         adapters: new Map([['telegram', channel]]),
         clock: systemClock,
         logger: silentLogger(),

@@ -29,10 +29,10 @@ beforeAll(async () => {
   store = new RunStore(database.db);
   inbox = {
     recordInbox: (platform, updates) =>
-      failWrites ? Promise.reject(new Error('database unreachable')) : store.recordInbox(platform, updates),
-    receivedInbound: (platform) => store.receivedInbound(platform),
-    forgetInbound: (platform, key) => store.forgetInbound(platform, key),
-    releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, 'unit', inFlight),
+      failWrites ? Promise.reject(new Error('database unreachable')) : store.inbox.recordInbox(platform, updates),
+    receivedInbound: (platform) => store.inbox.receivedInbound(platform),
+    forgetInbound: (platform, key) => store.inbox.forgetInbound(platform, key),
+    releaseOwnClaims: (platform, inFlight) => store.inbox.releaseClaimsOf(platform, 'unit', inFlight),
   };
 });
 
@@ -88,11 +88,11 @@ describe('Slack ack after the inbox write', () => {
       await adapter.start(async (message) => {
         if (
           message.chatId !== 'D2' ||
-          !(await store.recordInbound('slack', message.dedupeKey, message.receivedAt, 'unit'))
+          !(await store.inbox.recordInbound('slack', message.dedupeKey, message.receivedAt, 'unit'))
         )
           return;
         received.push(message);
-        await store.markInboundHandled('slack', message.dedupeKey);
+        await store.inbox.markInboundHandled('slack', message.dedupeKey);
       });
       const envelope = slack.userMessage({ kind: 'im', channel: 'D2', user: 'U1', text: '/runs' });
       failWrites = true;
@@ -127,9 +127,9 @@ describe('Slack ack after the inbox write', () => {
     const second = new SlackAdapter({
       ...options,
       presses: async (press) => {
-        if (!(await store.recordInbound('slack', press.dedupeKey, press.receivedAt, 'unit'))) return;
+        if (!(await store.inbox.recordInbound('slack', press.dedupeKey, press.receivedAt, 'unit'))) return;
         acted.push(press);
-        await store.markInboundHandled('slack', press.dedupeKey);
+        await store.inbox.markInboundHandled('slack', press.dedupeKey);
       },
     });
     try {

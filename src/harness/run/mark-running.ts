@@ -15,7 +15,7 @@ export async function markRunning(ctx: RunContext, live: LiveChild): Promise<voi
   if (pid === undefined) return;
   const { runId, run } = ctx;
   try {
-    await deps.store.markRunning(runId, pid, deps.clock.now());
+    await deps.store.runs.markRunning(runId, pid, deps.clock.now());
     deps.logger.info({ runId, pid, vendor: run.vendor, cwd: run.cwd, spansMs: ctx.spans }, 'run started');
   } catch (err) {
     const shutdown = stopping.aborted;

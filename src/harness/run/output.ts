@@ -67,7 +67,7 @@ export function readOutput(ctx: RunContext, live: LiveChild, clock: RunClock, sp
       // Progress milestones come from events the reducer skips (codex item.started, …).
       ...(clock.progress ? { reads: () => true } : {}),
       onSession: (sessionId) =>
-        void deps.store
+        void deps.store.runs
           .setVendorSession(runId, sessionId)
           .catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not store session id')),
       onDroppedLine: (drop) => {
@@ -87,7 +87,7 @@ export function readOutput(ctx: RunContext, live: LiveChild, clock: RunClock, sp
           { runId, capBytes: deps.limits.maxRunArtifactBytes },
           'events.jsonl reached its cap; spooling stopped, the run continues',
         );
-        void deps.store
+        void deps.store.runs
           .markArtifactTruncated(runId)
           .catch((err: unknown) => deps.logger.warn({ err, runId }, 'could not flag artifact_truncated'));
       },

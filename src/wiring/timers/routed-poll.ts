@@ -34,7 +34,7 @@ export async function watchRoutedRuns(
     : undefined;
   const timer = setInterval(
     () => {
-      store
+      store.queue
         .hasQueuedFor(registry.name, registry.instance)
         .then((waiting) => (waiting ? dispatcher.startQueued() : undefined))
         .catch((err: unknown) => logger.warn({ err }, 'could not look for runs routed to this node'));

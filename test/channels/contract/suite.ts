@@ -61,7 +61,7 @@ function guestAndStranger(driver: ChannelDriver, world: World): void {
     const launch = await driver.inject('guest', '/codex write a poem');
     expect(await world().answered(launch)).toEqual([GUEST_REFUSAL]);
     expect(await world().resultsOf(launch)).toEqual(['refused']);
-    expect(await world().harness.store.recentRuns(10)).toEqual([]);
+    expect(await world().harness.store.runs.recentRuns(10)).toEqual([]);
   });
   it('gives a stranger silence', async () => {
     const launch = await driver.inject('stranger', '/codex write a poem');

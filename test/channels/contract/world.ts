@@ -70,10 +70,11 @@ export class ContractWorld {
         await result;
       },
       inbox: {
-        recordInbox: (platform, updates) => store.recordInbox(platform, updates),
-        receivedInbound: (platform) => store.receivedInbound(platform),
-        forgetInbound: (platform, dedupeKey) => store.forgetInbound(platform, dedupeKey),
-        releaseOwnClaims: (platform, inFlight) => store.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
+        recordInbox: (platform, updates) => store.inbox.recordInbox(platform, updates),
+        receivedInbound: (platform) => store.inbox.receivedInbound(platform),
+        forgetInbound: (platform, dedupeKey) => store.inbox.forgetInbound(platform, dedupeKey),
+        releaseOwnClaims: (platform, inFlight) =>
+          store.inbox.releaseClaimsOf(platform, supervisor.supervisorId, inFlight),
       },
     });
     adapters.set(driver.platform, adapter);
@@ -129,13 +130,13 @@ export class ContractWorld {
     await this.settled();
     expect(this.repliesTo(event)).toEqual([]);
     for (const kind of await this.resultsOf(event)) expect(kind).toBe('ignored');
-    expect(await this.harness.store.recentRuns(10)).toEqual([]);
+    expect(await this.harness.store.runs.recentRuns(10)).toEqual([]);
   }
 
   /** Sends `body` to the owner's conversation through the outbox; @returns the row as stored after. */
   async send(body: string, extra: { buttons?: ButtonJson[]; documents?: DocumentJson[] } = {}): Promise<DeliveryRow> {
     const target = this.driver.ownerTarget();
     const row = await this.harness.outbox.send({ runId: null, kind: 'reply', target, body, ...extra });
-    return (await this.harness.store.getDelivery(row.id))!;
+    return (await this.harness.store.outbox.getDelivery(row.id))!;
   }
 }
