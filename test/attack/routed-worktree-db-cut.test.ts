@@ -36,7 +36,7 @@ describe('a database cut while a routed run gets its worktree', () => {
     await git('add', 'README');
     await git('commit', '-qm', 'first');
     let cut = true;
-    const store = new Proxy(h.store, {
+    const queue = new Proxy(h.store.queue, {
       get(target, key, receiver) {
         if (key === 'placeRouted' && cut) {
           return async () => {
@@ -47,7 +47,9 @@ describe('a database cut while a routed run gets its worktree', () => {
         const value = Reflect.get(target, key, receiver) as unknown;
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
-    }) as RunStore;
+    });
+    // The aggregate with its queue repository cut once; the other repositories are the real ones.
+    const store = Object.assign(Object.create(Object.getPrototypeOf(h.store)), h.store, { queue }) as RunStore;
     const vendors = new Map<VendorName, InstalledVendor>([
       ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
     ]);

@@ -21,7 +21,7 @@ const clock = { now: () => new Date(0), nowMs: () => 0 };
 function fakeStore(total: number, failClaim?: number) {
   let nextId = 1;
   let claims = 0;
-  const store = {
+  const outbox = {
     claimDueDeliveries: async (_now: Date, limit: number) => {
       claims += 1;
       await sleep(5);
@@ -31,7 +31,7 @@ function fakeStore(total: number, failClaim?: number) {
       return rows;
     },
   };
-  return { store: store as unknown as RunStore, claims: () => claims, claimed: () => nextId - 1 };
+  return { store: { outbox } as unknown as RunStore, claims: () => claims, claimed: () => nextId - 1 };
 }
 
 describe('delivery worker lanes', () => {
