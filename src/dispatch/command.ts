@@ -4,7 +4,11 @@
  */
 import type { VendorName } from '../core/vendor-name.js';
 import { BatonError } from '../core/errors.js';
+import { VENDOR_FACTS } from '../harness/vendors/types.js';
+import * as words from '../wording/commands.js';
 import { didYouMean } from '../wording/suggest.js';
+
+export { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT } from '../wording/commands.js';
 
 /** Options a launch may carry before its task text. */
 export interface LaunchOptions {
@@ -79,17 +83,17 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
     case 'runs':
       return rest ? { kind: 'runs', runId: rest.split(/\s+/)[0]! } : { kind: 'runs' };
     case 'cancel':
-      if (!rest) throw usage('/cancel needs a run id: /cancel hr_0123456789ab');
+      if (!rest) throw usage(words.CANCEL_NEEDS_ID);
       return { kind: 'cancel', runId: rest.split(/\s+/)[0]! };
     case 'stop':
       return { kind: 'stop' };
     case 'redeliver':
-      if (!rest) throw usage('/redeliver needs a dead letter’s number from /runs: /redeliver 42');
+      if (!rest) throw usage(words.REDELIVER_NEEDS_ID);
       return { kind: 'redeliver', deliveryId: rest.split(/\s+/)[0]!.replace(/^#/, '') };
     case 'doctor':
       return { kind: 'doctor' };
     case 'use':
-      if (!rest) throw usage('/use needs a project alias or a path: /use app');
+      if (!rest) throw usage(words.USE_NEEDS_TARGET);
       return { kind: 'use', target: unquote(rest) };
     default:
       return hasSlash ? { kind: 'unknown', name } : { kind: 'text', text: trimmed };
@@ -112,14 +116,14 @@ function parseLaunch(vendor: VendorName | 'default', name: string, rest: string)
       break;
     }
     if (word[1] === 'approve') {
-      if (vendor === 'codex') throw usage(APPROVE_CODEX);
+      if (vendor !== 'default' && !VENDOR_FACTS[vendor].toolApprovals) throw usage(words.APPROVE_CODEX);
       options.approve = true;
     } else if (word[1] === 'worktree') options.worktree = true;
     else options.progress = true;
     remaining = remaining.slice(word[0].length);
   }
   const task = remaining.trim();
-  if (!task) throw usage(`/${name} needs a task, e.g. /${name} in:app fix the failing test`);
+  if (!task) throw usage(words.launchNeedsTask(name));
   return { kind: 'launch', vendor, options, task };
 }
 
@@ -135,16 +139,13 @@ export function parseReplyOptions(text: string, vendor: VendorName): { options: 
   const options: LaunchOptions = { progress: false };
   let remaining = text.trim();
   for (let option = readOption(remaining); option; option = readOption(remaining)) {
-    if (option.key === 'in')
-      throw usage(
-        'in: cannot change on a resume: it runs in its parent’s directory. Send a new command to run elsewhere.',
-      );
+    if (option.key === 'in') throw usage(words.RESUME_KEEPS_DIRECTORY);
     applyOption(options, option.key, option.value, vendor);
     remaining = remaining.slice(option.length);
   }
   refuseUnknownOption(remaining);
   const task = remaining.trim();
-  if (!task) throw usage('A reply needs a task after its options, e.g. tokens:8k continue.');
+  if (!task) throw usage(words.REPLY_NEEDS_TASK);
   return { options, task };
 }
 
@@ -171,10 +172,7 @@ function refuseUnknownOption(text: string): void {
     `${shaped[1]!}:`,
     OPTION_KEYS.map((k) => `${k}:`),
   );
-  throw usage(
-    `Unknown option ${shaped[1]}:.${hint} Options are ${OPTION_KEYS.map((k) => `${k}:`).join(', ')}. ` +
-      'If it is part of the task, begin the task with another word.',
-  );
+  throw usage(words.unknownOption(shaped[1]!, hint, OPTION_KEYS));
 }
 
 /**
@@ -225,7 +223,7 @@ export function unquote(text: string): string {
 }
 
 function applyOption(options: LaunchOptions, key: string, value: string, vendor: VendorName | 'default'): void {
-  if (!value) throw usage(`The option ${key}: needs a value.`);
+  if (!value) throw usage(words.optionNeedsValue(key));
   switch (key) {
     case 'in':
       options.in = value;
@@ -236,51 +234,38 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
     case 'timeout': {
       const minutes = /^\d+$/.test(value) ? Number(value) : NaN;
       if (!(minutes >= 1 && minutes <= MAX_TIMEOUT_MINUTES)) {
-        throw usage(`timeout: takes whole minutes from 1 to ${MAX_TIMEOUT_MINUTES}, e.g. timeout:45.`);
+        throw usage(words.timeoutRange(MAX_TIMEOUT_MINUTES));
       }
       options.timeoutMinutes = minutes;
       return;
     }
     case 'sandbox':
-      if (vendor === 'claude')
-        throw usage('sandbox: is a codex option; claude takes mode:default|manual|acceptEdits|auto|dontAsk|plan.');
-      options.posture = value;
-      return;
     case 'mode':
-      if (vendor === 'codex') throw usage('mode: is a claude option; codex takes sandbox:read-only|workspace-write.');
+      refuseOtherVendorsPosture(key, vendor);
       options.posture = value;
       return;
     case 'budget': {
-      if (vendor === 'codex') throw usage(CODEX_BUDGET_REFUSAL);
+      if (vendor !== 'default' && !VENDOR_FACTS[vendor].budgetCap) throw usage(words.CODEX_BUDGET_REFUSAL);
       const usd = /^\$?(?:\d+(?:\.\d*)?|\.\d+)$/.test(value) ? Number(value.replace(/^\$/, '')) : NaN;
-      if (!(usd > 0 && usd <= MAX_BUDGET_USD))
-        throw usage(`budget: takes US dollars above 0 and at most ${MAX_BUDGET_USD}, e.g. budget:2.50.`);
+      if (!(usd > 0 && usd <= MAX_BUDGET_USD)) throw usage(words.budgetRange(MAX_BUDGET_USD));
       options.budgetUsd = usd;
       return;
     }
     case 'turns': {
-      if (vendor === 'codex') throw usage(CODEX_TURNS_REFUSAL);
+      if (vendor !== 'default' && !VENDOR_FACTS[vendor].turnCap) throw usage(words.CODEX_TURNS_REFUSAL);
       const turns = /^\d+$/.test(value) ? Number(value) : NaN;
-      if (!(turns >= 1 && turns <= MAX_TURNS))
-        throw usage(`turns: takes a whole number of turns from 1 to ${MAX_TURNS}, e.g. turns:20.`);
+      if (!(turns >= 1 && turns <= MAX_TURNS)) throw usage(words.turnsRange(MAX_TURNS));
       options.maxTurns = turns;
       return;
     }
     case 'tokens': {
       const tokens = parseTokenCount(value);
-      if (!(tokens >= 1 && tokens <= MAX_TOKENS))
-        throw usage(
-          'tokens: takes a whole number of tokens, optionally with k or M, e.g. tokens:200000 or tokens:200k.',
-        );
+      if (!(tokens >= 1 && tokens <= MAX_TOKENS)) throw usage(words.TOKENS_SHAPE);
       options.maxTokens = tokens;
       return;
     }
   }
 }
-
-/** Why `approve` is refused for codex (docs/safety.md, "Tool approvals"). */
-export const APPROVE_CODEX =
-  'approve is a claude option: `codex exec` has no approval channel, so codex runs keep their sandbox (sandbox:read-only|workspace-write).';
 
 /** `200000`, `200k`, `1.5M` → tokens; NaN when malformed. */
 function parseTokenCount(value: string): number {
@@ -292,34 +277,19 @@ function parseTokenCount(value: string): number {
 }
 
 /**
- * Why `budget:` is refused for codex: codex-cli 0.171.0 has no spending flag and reports tokens,
- * never dollars (`turn.completed.usage`), so a dollar cap cannot be enforced.
+ * Refuses a posture option (`sandbox:`, `mode:`) that another vendor's CLI takes: each vendor
+ * names its postures with one word ({@link VENDOR_FACTS}' `postureWord`).
+ *
+ * @throws BatonError `usage` naming the option's vendor and the word `vendor` takes.
  */
-export const CODEX_BUDGET_REFUSAL =
-  'budget: is a claude option: codex reports tokens, not dollars, so baton cannot hold it to a dollar budget. Use tokens:N (e.g. tokens:200k) to cap a codex run.';
-/** Why `turns:` is refused for codex: `codex exec` has no turn limit (codex-cli 0.171.0). */
-export const CODEX_TURNS_REFUSAL =
-  'turns: is a claude option: codex has no turn limit. Use tokens:N (e.g. tokens:200k) to cap a codex run.';
+function refuseOtherVendorsPosture(key: string, vendor: VendorName | 'default'): void {
+  if (vendor === 'default') return;
+  const facts = VENDOR_FACTS[vendor];
+  if (facts.postureWord === key) return;
+  const owner = (Object.keys(VENDOR_FACTS) as VendorName[]).find((name) => VENDOR_FACTS[name].postureWord === key);
+  throw usage(words.postureOptionOfOtherVendor(key, owner ?? key, vendor, facts.postureWord, facts.postures));
+}
 
 function usage(message: string): BatonError {
   return new BatonError('usage', message);
 }
-
-/** The grammar, as `/help` answers it. */
-export const HELP_TEXT = [
-  'baton runs coding agents on this machine.',
-  '',
-  '/codex TASK, /claude TASK, /run TASK: launch a run (/run uses the default vendor)',
-  '  options before TASK: in:ALIAS|PATH (quote a path with spaces: in:"/my dir")  timeout:MINUTES  model:NAME  progress',
-  '  sandbox:read-only|workspace-write (codex)  mode:default|manual|acceptEdits|auto|dontAsk|plan (claude)',
-  '  approve (claude; also mode:default): each tool call claude asks about comes to this chat with Allow / Allow for this run / Deny',
-  '  worktree: run in a new git worktree on branch baton/RUN_ID (parallel runs on one repository)',
-  '  caps: tokens:N (e.g. tokens:200k)  budget:USD and turns:N (claude)',
-  'Reply to a [run …] message with a task to resume that run; key:value options may lead it (tokens:8k continue).',
-  '/runs, /runs RUN_ID: recent runs, or one run',
-  '/cancel RUN_ID, /stop: cancel one run, or every active run',
-  '/redeliver ID: send a dead letter (listed by /runs) once more',
-  '/use ALIAS|PATH: set this conversation’s default directory',
-  '/doctor: the health of this baton (owner only)',
-  '/whoami: your user id and this chat’s id',
-].join('\n');

@@ -34,6 +34,12 @@ describe('parseCommand', () => {
     ['/codex tokens:5g x', /^tokens: takes a whole number of tokens/],
     ['/codex budget:1 x', /^budget: is a claude option: codex reports tokens, not dollars/],
     ['/codex turns:3 x', /^turns: is a claude option: codex has no turn limit/],
+    [
+      '/claude sandbox:read-only x',
+      /^sandbox: is a codex option; claude takes mode:default\|manual\|acceptEdits\|auto\|dontAsk\|plan\.$/,
+    ],
+    ['/codex mode:plan x', /^mode: is a claude option; codex takes sandbox:read-only\|workspace-write\.$/],
+    ['/codex approve x', /^approve is a claude option: `codex exec` has no approval channel/],
   ])('refuses %s with a usage error that says the fix', (text, message) => {
     expect(() => parseCommand(text)).toThrow(
       expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }),
