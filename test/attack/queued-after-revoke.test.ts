@@ -9,14 +9,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatonConfig } from '../../src/config/index.js';
-import { systemClock } from '../../src/core/clock.js';
 import type { RunId } from '../../src/core/ids.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
-import type { InstalledVendor } from '../../src/harness/supervisor.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
-import type { VendorName } from '../../src/harness/vendors/types.js';
-import { createHarness, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
+import { createHarness, dispatcherFor, inbound, type TestHarness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
 describe('a queued run after its root was revoked live', () => {
@@ -31,19 +25,7 @@ describe('a queued run after its root was revoked live', () => {
 
   it('is refused at the claim (outside_workspace), never spawned in the revoked directory', async () => {
     const live: { current: BatonConfig; refresh(): Promise<void> } = { current: h.config, refresh: async () => {} };
-    const vendors = new Map<VendorName, InstalledVendor>([
-      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
-    ]);
-    const dispatcher = new Dispatcher({
-      config: h.config,
-      store: h.store,
-      outbox: h.outbox,
-      supervisor: h.supervisor,
-      clock: systemClock,
-      logger: silentLogger(),
-      vendors,
-      homeDir: join(h.dir, 'home'),
-      runsDir: h.runsDir,
+    const dispatcher = dispatcherFor(h, {
       liveConfig: live,
     });
     const kept = join(h.root, 'kept');

@@ -4,22 +4,16 @@
  * live instance in the `nodes` table), and a process of the same name that is not that instance
  * neither prepares nor claims it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatonConfig } from '../../src/config/index.js';
-import { systemClock } from '../../src/core/clock.js';
 import type { RunId } from '../../src/core/ids.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { NodeView } from '../../src/fleet/nodes.js';
-import type { InstalledVendor } from '../../src/harness/supervisor.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
-import type { VendorName } from '../../src/harness/vendors/types.js';
 import { nodes } from '../../src/store/schema.js';
-import { createHarness, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
+import { createHarness, dispatcherFor, inbound, type TestHarness } from '../support/harness.js';
 
 describe('a run routed to a node with an impostor of the same name', () => {
   let h: TestHarness;
@@ -67,20 +61,7 @@ describe('a run routed to a node with an impostor of the same name', () => {
       view('gamma', real, [h.root], new Date(), false),
     ];
     const alphaConfig: BatonConfig = { ...h.config, workspace: { ...h.config.workspace, roots: [alphaRoot] } };
-    const deps = {
-      store: h.store,
-      outbox: h.outbox,
-      supervisor: h.supervisor,
-      clock: systemClock,
-      logger: silentLogger(),
-      vendors: new Map<VendorName, InstalledVendor>([
-        ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
-      ]),
-      homeDir: join(h.dir, 'home'),
-      runsDir: h.runsDir,
-    };
-    const alpha = new Dispatcher({
-      ...deps,
+    const alpha = dispatcherFor(h, {
       config: alphaConfig,
       fleet: { name: 'alpha', list, instance: 'alphahost:1:cccc' },
     });
@@ -90,8 +71,7 @@ describe('a run routed to a node with an impostor of the same name', () => {
     expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'queued', node: 'gamma', nodeInstance: real });
 
     // The impostor's queue pass leaves it alone.
-    const byImpostor = new Dispatcher({
-      ...deps,
+    const byImpostor = dispatcherFor(h, {
       config: h.config,
       fleet: { name: 'gamma', list, instance: impostor },
     });
@@ -99,7 +79,7 @@ describe('a run routed to a node with an impostor of the same name', () => {
     await sleep(200);
     expect(await h.store.runs.getRun(runId)).toMatchObject({ status: 'queued', nodeInstance: real });
 
-    const byReal = new Dispatcher({ ...deps, config: h.config, fleet: { name: 'gamma', list, instance: real } });
+    const byReal = dispatcherFor(h, { fleet: { name: 'gamma', list, instance: real } });
     await byReal.startQueued();
     const end = Date.now() + 60_000;
     while (

@@ -8,15 +8,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatonConfig } from '../../src/config/index.js';
-import { systemClock } from '../../src/core/clock.js';
 import type { RunId } from '../../src/core/ids.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { NodeView } from '../../src/fleet/nodes.js';
-import type { InstalledVendor } from '../../src/harness/supervisor.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
-import type { VendorName } from '../../src/harness/vendors/types.js';
-import { createHarness, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
+import { createHarness, dispatcherFor, inbound, type TestHarness } from '../support/harness.js';
 
 describe('routing with roots granted live', () => {
   let h: TestHarness;
@@ -52,19 +46,7 @@ describe('routing with roots granted live', () => {
       current: { ...h.config, workspace: { ...h.config.workspace, roots: [join(h.root, 'a'), join(h.root, 'b')] } },
       refresh: async () => {},
     };
-    const vendors = new Map<VendorName, InstalledVendor>([
-      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
-    ]);
-    const dispatcher = new Dispatcher({
-      config: h.config,
-      store: h.store,
-      outbox: h.outbox,
-      supervisor: h.supervisor,
-      clock: systemClock,
-      logger: silentLogger(),
-      vendors,
-      homeDir: join(h.dir, 'home'),
-      runsDir: h.runsDir,
+    const dispatcher = dispatcherFor(h, {
       liveConfig: live,
       fleet,
     });

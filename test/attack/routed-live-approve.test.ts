@@ -5,20 +5,15 @@
  * approve` there" stayed refused after the owner did exactly that (the CLI even says "a running
  * service applies it to its next command; no restart needed"), until gamma was restarted.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveConfig } from '../../src/config/live.js';
-import { systemClock } from '../../src/core/clock.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
-import type { InstalledVendor } from '../../src/harness/supervisor.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
-import type { VendorName } from '../../src/harness/vendors/types.js';
 import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
-import { createHarness, FAKE_CODEX, type TestHarness } from '../support/harness.js';
+import { createHarness, dispatcherFor, type TestHarness } from '../support/harness.js';
 
 const toml = (approved: boolean, root: string): string =>
   `[harness]\napproved = ${approved}\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`;
@@ -41,20 +36,8 @@ describe('a node that only takes routed runs', () => {
       restartHow: 'restart it',
     });
     await live.refresh();
-    const vendors = new Map<VendorName, InstalledVendor>([
-      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
-    ]);
     const fleet = { name: 'gamma', list: async () => [] };
-    const dispatcher = new Dispatcher({
-      config: h.config,
-      store: h.store,
-      outbox: h.outbox,
-      supervisor: h.supervisor,
-      clock: systemClock,
-      logger: silentLogger(),
-      vendors,
-      homeDir: join(h.dir, 'home'),
-      runsDir: h.runsDir,
+    const dispatcher = dispatcherFor(h, {
       liveConfig: live,
       fleet,
     });

@@ -4,21 +4,15 @@
  * left the worktree behind; the next queue pass made the same worktree again, git refused the
  * existing branch, and the run ended `failed` (git_failed) for a blip the pass was meant to retry.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
 import { newRunId, type RunId } from '../../src/core/ids.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
-import type { InstalledVendor } from '../../src/harness/supervisor.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
-import type { VendorName } from '../../src/harness/vendors/types.js';
 import type { RunStore } from '../../src/store/runs-repo.js';
 import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
-import { createHarness, FAKE_CODEX, type TestHarness } from '../support/harness.js';
+import { createHarness, dispatcherFor, type TestHarness } from '../support/harness.js';
 
 describe('a database cut while a routed run gets its worktree', () => {
   let h: TestHarness;
@@ -50,20 +44,9 @@ describe('a database cut while a routed run gets its worktree', () => {
     });
     // The aggregate with its queue repository cut once; the other repositories are the real ones.
     const store = Object.assign(Object.create(Object.getPrototypeOf(h.store)), h.store, { queue }) as RunStore;
-    const vendors = new Map<VendorName, InstalledVendor>([
-      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
-    ]);
     const fleet = { name: 'gamma', list: async () => [] };
-    const dispatcher = new Dispatcher({
-      config: h.config,
+    const dispatcher = dispatcherFor(h, {
       store,
-      outbox: h.outbox,
-      supervisor: h.supervisor,
-      clock: systemClock,
-      logger: silentLogger(),
-      vendors,
-      homeDir: join(h.dir, 'home'),
-      runsDir: h.runsDir,
       worktreesDir: join(h.dir, 'baton', 'worktrees'),
       fleet,
     });

@@ -12,15 +12,9 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatonConfig } from '../../src/config/index.js';
-import { systemClock } from '../../src/core/clock.js';
 import type { RunId } from '../../src/core/ids.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { NodeView } from '../../src/fleet/nodes.js';
-import type { InstalledVendor } from '../../src/harness/supervisor.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
-import type { VendorName } from '../../src/harness/vendors/types.js';
-import { createHarness, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
+import { createHarness, dispatcherFor, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
 /** One way of editing a waiting run's row, with the refusal it must meet. */
@@ -90,7 +84,6 @@ const EDITS: Edit[] = [
 describe('a queued or routed run whose row was edited while it waited', () => {
   let h: TestHarness;
   let argvLog: string;
-  let vendors: Map<VendorName, InstalledVendor>;
   const config = (root: string): string =>
     `[harness]\napproved = true\nmax_active = 1\ndefault_max_tokens = 100000\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`;
 
@@ -107,7 +100,6 @@ describe('a queued or routed run whose row was edited while it waited', () => {
     await chmod(bin, 0o777);
     await writeFile(argvLog, '', { mode: 0o666 });
     await chmod(argvLog, 0o666);
-    vendors = new Map([['codex', { vendor: codexVendor, binaryPath: wrapper, version: 'fake' }]]);
     h = await createHarness({ replaceConfig: ({ root }) => config(root), codexBinary: wrapper });
     // What the worktree-mapping edit maps its cwd to: a real directory inside the root.
     await mkdir(join(h.root, 'bin'), { recursive: true });
@@ -135,17 +127,7 @@ describe('a queued or routed run whose row was edited while it waited', () => {
   describe('queued here for a slot', () => {
     for (const edit of EDITS) {
       it(`${edit.name}: refused at spawn (${edit.code})`, async () => {
-        const dispatcher = new Dispatcher({
-          config: h.config,
-          store: h.store,
-          outbox: h.outbox,
-          supervisor: h.supervisor,
-          clock: systemClock,
-          logger: silentLogger(),
-          vendors,
-          homeDir: join(h.dir, 'home'),
-          runsDir: h.runsDir,
-        });
+        const dispatcher = dispatcherFor(h);
         const busy = join(h.root, `busy-${EDITS.indexOf(edit)}`);
         const waiting = join(h.root, `waiting-${EDITS.indexOf(edit)}`);
         for (const dir of [busy, waiting]) await mkdir(dir, { recursive: true });
@@ -201,28 +183,11 @@ describe('a queued or routed run whose row was edited while it waited', () => {
           workspace: { ...h.config.workspace, roots: [join(h.dir, 'alpha-only')] },
         };
         await mkdir(join(h.dir, 'alpha-only'), { recursive: true });
-        const alpha = new Dispatcher({
+        const alpha = dispatcherFor(h, {
           config: alphaConfig,
-          store: h.store,
-          outbox: h.outbox,
-          supervisor: h.supervisor,
-          clock: systemClock,
-          logger: silentLogger(),
-          vendors,
-          homeDir: join(h.dir, 'home'),
-          runsDir: h.runsDir,
           fleet: { name: 'alpha', list: () => nodes('alpha') },
         });
-        const gamma = new Dispatcher({
-          config: h.config,
-          store: h.store,
-          outbox: h.outbox,
-          supervisor: h.supervisor,
-          clock: systemClock,
-          logger: silentLogger(),
-          vendors,
-          homeDir: join(h.dir, 'home'),
-          runsDir: h.runsDir,
+        const gamma = dispatcherFor(h, {
           fleet: { name: 'gamma', list: () => nodes('gamma') },
         });
         const sent = await alpha.handle(inbound('1', `/codex sandbox:workspace-write in:${target} success`));

@@ -7,18 +7,11 @@
  *
  * PostgreSQL server only (a second session holding the advisory lock); skipped on PGlite.
  */
-import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
-import type { InstalledVendor } from '../../src/harness/supervisor.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
-import type { VendorName } from '../../src/harness/vendors/types.js';
 import { LAUNCH_LOCK_KEY } from '../../src/store/runs-repo.js';
 import { testEngine } from '../support/database.js';
-import { createHarness, FAKE_CODEX, type TestHarness } from '../support/harness.js';
+import { createHarness, dispatcherFor, type TestHarness } from '../support/harness.js';
 
 describe.skipIf(testEngine !== 'postgres')('the queue pass at a run end with nothing queued', () => {
   let h: TestHarness;
@@ -40,19 +33,7 @@ describe.skipIf(testEngine !== 'postgres')('the queue pass at a run end with not
         refreshes += 1;
       },
     };
-    const vendors = new Map<VendorName, InstalledVendor>([
-      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
-    ]);
-    const dispatcher = new Dispatcher({
-      config: h.config,
-      store: h.store,
-      outbox: h.outbox,
-      supervisor: h.supervisor,
-      clock: systemClock,
-      logger: silentLogger(),
-      vendors,
-      homeDir: join(h.dir, 'home'),
-      runsDir: h.runsDir,
+    const dispatcher = dispatcherFor(h, {
       liveConfig: live,
     });
     await other.reserve().then(async (session) => {

@@ -6,14 +6,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { NodeView } from '../../src/fleet/nodes.js';
-import type { InstalledVendor } from '../../src/harness/supervisor.js';
-import { codexVendor } from '../../src/harness/vendors/codex.js';
-import type { VendorName } from '../../src/harness/vendors/types.js';
-import { createHarness, FAKE_CODEX, inbound, type TestHarness } from '../support/harness.js';
+import { createHarness, dispatcherFor, inbound, type TestHarness } from '../support/harness.js';
 
 let h: TestHarness;
 beforeAll(async () => {
@@ -33,19 +27,8 @@ describe('fleet routing of a launch', () => {
         return [];
       },
     };
-    const vendors = new Map<VendorName, InstalledVendor>([
-      ['codex', { vendor: codexVendor, binaryPath: FAKE_CODEX, version: 'fake' }],
-    ]);
-    const dispatcher = new Dispatcher({
-      config: h.config,
-      store: h.store,
-      outbox: h.outbox,
-      supervisor: h.supervisor,
-      clock: systemClock,
-      logger: silentLogger(),
-      vendors,
+    const dispatcher = dispatcherFor(h, {
       homeDir: h.dir,
-      runsDir: h.runsDir,
       fleet,
     });
     const inside = join(h.root, 'inside');

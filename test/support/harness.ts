@@ -10,7 +10,7 @@ import { parseConfigToml, type BatonConfig } from '../../src/config/index.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/delivery/outbox.js';
-import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import { Dispatcher, type DispatcherDeps } from '../../src/dispatch/dispatcher.js';
 import { detectCgroupSupport, type CgroupSupport } from '../../src/harness/run-cgroup.js';
 import { outcomeText } from '../../src/wording/runs.js';
 import { RunSupervisor, type InstalledVendor, type RunLimits } from '../../src/harness/supervisor.js';
@@ -27,6 +27,27 @@ import type { ChannelAdapter, InboundMessage, Platform } from '../../src/channel
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 
+/**
+ * Another dispatcher on the harness's store, outbox and supervisor — what a second node, or the
+ * same service with other deps (live config, a fleet, another store), would hold: the harness's
+ * vendors, config, home and runs directory, the system clock and a silent logger, with
+ * `overrides` on top.
+ */
+export function dispatcherFor(h: TestHarness, overrides: Partial<DispatcherDeps> = {}): Dispatcher {
+  return new Dispatcher({
+    config: h.config,
+    store: h.store,
+    outbox: h.outbox,
+    supervisor: h.supervisor,
+    clock: systemClock,
+    logger: silentLogger(),
+    vendors: h.vendors,
+    homeDir: join(h.dir, 'home'),
+    runsDir: h.runsDir,
+    ...overrides,
+  });
+}
+
 /** Path of the fake codex script. */
 export const FAKE_CODEX = fileURLToPath(new URL('../fakes/fake-codex.mjs', import.meta.url));
 
@@ -37,6 +58,8 @@ export interface TestHarness {
   outbox: Outbox;
   supervisor: RunSupervisor;
   dispatcher: Dispatcher;
+  /** The vendors the harness's dispatcher runs: the fake codex (or `codexBinary`), and claude when given. */
+  vendors: ReadonlyMap<VendorName, InstalledVendor>;
   channel: RecordingChannel;
   config: BatonConfig;
   /** Temp dir holding `home/`, `work/` (the one workspace root) and `baton/`. */
@@ -157,6 +180,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<TestH
     outbox,
     supervisor,
     dispatcher,
+    vendors,
     channel,
     config,
     dir,
