@@ -17,13 +17,9 @@ import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isBatonError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import {
-  pinConfigWithoutFilters,
-  readFilterOverrides,
-  readFilterOverridesAndWorktree,
-  runGit,
-  type GitOptions,
-} from './git.js';
+import { runGit, type GitOptions } from './git.js';
+import { pinConfigWithoutFilters } from './git-config-pin.js';
+import { readFilterOverrides, readFilterOverridesAndWorktree } from './git-filter-overrides.js';
 import { discoverRepository } from './workspace.js';
 import { excludePathspecs, filesToLeaveOut, PLAIN_DIFF, type LeftOutFile } from './patch-filter.js';
 import { writePatchRecord } from './patch-record.js';
