@@ -138,7 +138,7 @@ async function stageDiscovered(
   // Checked and pinned by its real path: a symlink on the way (`.git` -> `/proc/self/cwd/…`) can
   // name one directory for this process and another for git, which runs in the top.
   const realGitDir = checkConfigWithoutGit ? await realpath(found.gitDir).catch(() => undefined) : undefined;
-  const pinnedGlobal = realGitDir === undefined ? undefined : await pinConfigWithoutFilters(realGitDir);
+  const pinnedGlobal = realGitDir === undefined ? undefined : await pinConfigWithoutFilters(realGitDir, base.host);
   if (realGitDir !== undefined && pinnedGlobal !== undefined) {
     await seedIndex(join(realGitDir, 'index'), indexPath);
     const pinned = { GIT_DIR: realGitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath, ...pinnedGlobal };

@@ -6,6 +6,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { processGitHost, type GitHost } from './git-host.js';
 
 /** Config files larger than this are not read by {@link pinConfigWithoutFilters}: 1 MiB. */
 const QUIET_CONFIG_MAX_BYTES = 1024 * 1024;
@@ -34,10 +35,14 @@ const QUIET_CONFIG_MAX_BYTES = 1024 * 1024;
  * absent file), for a relative `HOME`, and for a linked worktree's git directory (a `commondir`
  * file: its config lives where that names).
  *
+ * @param host the `HOME` git will run with ({@link GitOptions.host}); default this process's.
  * @returns `{ GIT_CONFIG_GLOBAL }` to add to the command's environment, or undefined.
  */
-export async function pinConfigWithoutFilters(gitDir: string): Promise<{ GIT_CONFIG_GLOBAL: string } | undefined> {
-  const home = process.env.HOME ?? '/';
+export async function pinConfigWithoutFilters(
+  gitDir: string,
+  host: GitHost = processGitHost(),
+): Promise<{ GIT_CONFIG_GLOBAL: string } | undefined> {
+  const home = host.HOME ?? '/';
   if (!isAbsolute(home) || !isAbsolute(gitDir)) return undefined;
   if (await exists(join(gitDir, 'commondir'))) return undefined;
   const globals = await Promise.all([join(home, '.gitconfig'), join(home, '.config', 'git', 'config')].map(realGlobal));

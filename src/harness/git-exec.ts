@@ -7,13 +7,19 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
 import { BatonError } from '../core/errors.js';
 import { gitEnv } from './git-hardening.js';
+import type { GitHost } from './git-host.js';
 
 /** Options for {@link runGit}. */
 export interface GitOptions {
   /** Directory git runs in (the repository or worktree). */
   cwd: string;
-  /** `PATH` used to find `git`; only absolute entries are kept. Default: this process's `PATH`. */
+  /** `PATH` used to find `git`; only absolute entries are kept. Default: `host.PATH`. */
   path?: string;
+  /**
+   * The service's `PATH` and `HOME` git runs with (`path` wins over its `PATH`). Default: this
+   * process's, read when the command starts.
+   */
+  host?: GitHost;
   /** Extra environment (e.g. `GIT_INDEX_FILE` for a private index). `GIT_*` only. */
   env?: Record<string, string>;
   /** Kill git after this many ms. Default 60,000. */

@@ -2,6 +2,7 @@
  * What every git command baton runs starts from (see `git.ts` for why): the `-c` options that
  * switch off each command a config file can name, and an environment built from nothing.
  */
+import { processGitHost, type GitHost } from './git-host.js';
 import { absolutePath } from './spawn-env.js';
 
 /** `-c` options that switch off every command a config file can name for the operations baton runs. */
@@ -30,14 +31,20 @@ export const HARDENING = [
 
 /**
  * The environment git runs with: `PATH` (absolute entries only), `HOME`, the fixed values that
- * keep git quiet and off the system config, then `options.env` (`GitOptions.path` and `.env`).
+ * keep git quiet and off the system config, then `options.env` (`GitOptions.path`, `.env` and
+ * `.host`).
  *
  * @throws TypeError for an `options.env` key that is not `GIT_*`.
  */
-export function gitEnv(options: { path?: string; env?: Record<string, string> }): Record<string, string> {
+export function gitEnv(options: {
+  path?: string;
+  env?: Record<string, string>;
+  host?: GitHost;
+}): Record<string, string> {
+  const host = options.host ?? processGitHost();
   const env: Record<string, string> = {
-    PATH: absolutePath(options.path ?? process.env.PATH ?? '/usr/bin:/bin'),
-    HOME: process.env.HOME ?? '/',
+    PATH: absolutePath(options.path ?? host.PATH ?? '/usr/bin:/bin'),
+    HOME: host.HOME ?? '/',
     LC_ALL: 'C',
     GIT_TERMINAL_PROMPT: '0',
     GIT_CONFIG_NOSYSTEM: '1',
