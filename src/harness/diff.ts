@@ -17,13 +17,9 @@ import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isBatonError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import {
-  pinConfigWithoutFilters,
-  readFilterOverrides,
-  readFilterOverridesAndWorktree,
-  runGit,
-  type GitOptions,
-} from './git.js';
+import { runGit, type GitOptions } from './git.js';
+import { pinConfigWithoutFilters } from './git-config-pin.js';
+import { readFilterOverrides, readFilterOverridesAndWorktree } from './git-filter-overrides.js';
 import { discoverRepository } from './workspace.js';
 import { excludePathspecs, filesToLeaveOut, PLAIN_DIFF, type LeftOutFile } from './patch-filter.js';
 import { writePatchRecord } from './patch-record.js';
@@ -142,7 +138,7 @@ async function stageDiscovered(
   // Checked and pinned by its real path: a symlink on the way (`.git` -> `/proc/self/cwd/…`) can
   // name one directory for this process and another for git, which runs in the top.
   const realGitDir = checkConfigWithoutGit ? await realpath(found.gitDir).catch(() => undefined) : undefined;
-  const pinnedGlobal = realGitDir === undefined ? undefined : await pinConfigWithoutFilters(realGitDir);
+  const pinnedGlobal = realGitDir === undefined ? undefined : await pinConfigWithoutFilters(realGitDir, base.host);
   if (realGitDir !== undefined && pinnedGlobal !== undefined) {
     await seedIndex(join(realGitDir, 'index'), indexPath);
     const pinned = { GIT_DIR: realGitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath, ...pinnedGlobal };
