@@ -42,6 +42,76 @@ export interface HarnessWords {
   resultCaption(runId: string): string;
   /** Caption of the run's patch file. */
   patchCaption(runId: string): string;
+  /** The labels of the buttons under the supervisor's outcome and watchdog messages. */
+  buttons: HarnessButtonLabels;
+  /** The error of a run a restart of the service stopped (what reconciliation records). */
+  interruptedByRestart: string;
+}
+
+/** Labels of the buttons the harness puts under its messages, as the owner reads them. */
+export interface HarnessButtonLabels {
+  /** Continue a failed or interrupted run's session. */
+  resume: string;
+  /** A watchdog advisory's "nothing to do, keep going". */
+  keepWaiting: string;
+  /** A watchdog advisory's half-hour extension. */
+  extend: string;
+  /** A watchdog advisory's stop. */
+  stop: string;
+}
+
+/** The words restart reconciliation needs: the resume button and the interrupted run's error. */
+export type ReconcileWords = Pick<HarnessWords, 'buttons' | 'interruptedByRestart'>;
+
+/** Labels of the three buttons under an approval message. */
+export interface ApprovalButtonLabels {
+  allow: string;
+  /** Allows this call and the later calls of its kind in the same run. */
+  allowForRun: string;
+  deny: string;
+}
+
+/**
+ * The sentences of tool approvals: the approval message, the timeout notice, what the presser is
+ * answered, and what claude is told about a decision. Waits are in ms.
+ */
+export interface ApprovalWords {
+  runTag: RunTagger;
+  buttons: ApprovalButtonLabels;
+  /** First line of an approval message (ends with a newline); `tool` is already made visible. */
+  askHeader(runId: string, tool: string): string;
+  /** The warning on a call that always asks; `path` is already made visible, possibly empty. */
+  alwaysAsksWarning(mark: string, path: string): string;
+  /**
+   * The end of an approval message (starts with the blank line after the input): the warnings,
+   * the timeout, and what "Allow for this run" covers (`covers`: the kind in words; undefined for
+   * a call that always asks).
+   */
+  askFooter(facts: { warnings: readonly string[]; waitMs: number; covers: string | undefined }): string;
+  /**
+   * The note that ends a cut tool input (starts with a newline): `more` characters left out, and
+   * where the whole input is (`file`: the name it is sent under; undefined: `/runs`).
+   */
+  inputCutNote(more: number, file?: string): string;
+  /** Caption of the file with the whole input of a tool call. */
+  wholeInputCaption(runId: string, file: string): string;
+  /** The notice when nobody answered within `waitMs` and the call was denied. */
+  timeoutNotice(facts: { runId: string; tool: string; waitMs: number }): string;
+  /** What claude is told when the owner denied the call. */
+  deniedByOwner: string;
+  /** What claude is told when nobody answered within `waitMs`. */
+  deniedByTimeout(waitMs: number): string;
+  /** What claude is told when the run ended before an answer. */
+  deniedRunGone: string;
+  /** The presser's answers. `allowedForRun` gets the kind in words. */
+  pressed: {
+    runEnded: string;
+    alreadyDecided(decision: string): string;
+    noSuchApproval: string;
+    denied: string;
+    allowed: string;
+    allowedForRun(kind: string): string;
+  };
 }
 
 /**

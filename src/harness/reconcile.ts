@@ -14,6 +14,7 @@ import { existingRunCgroup, type CgroupSupport } from './run-cgroup.js';
 import { readTerminalRecord } from './terminal-write.js';
 import { outcomeTarget } from './run/outcome-target.js';
 import type { DescribeOutcome } from './outcome.js';
+import type { ReconcileWords } from './ports.js';
 import type { Vendor, VendorName } from './vendors/types.js';
 
 /** Dependencies of {@link reconcileOrphanedRuns}. */
@@ -37,6 +38,8 @@ export interface ReconcileDeps {
   runsDir: string;
   /** Puts an interrupted run's facts into its outcome message (the wording's). */
   describeOutcome: DescribeOutcome;
+  /** The interrupted run's error and the label of its Resume button. */
+  words: ReconcileWords;
 }
 
 /** @returns the resume-guidance deliveries written, for the caller to attempt. */
@@ -84,7 +87,7 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
       status: 'interrupted',
       reason: 'restart',
       endedAt,
-      errorMessage: 'baton restarted while this run was active; the run was stopped and is not relaunched.',
+      errorMessage: deps.words.interruptedByRestart,
       resumeCommand,
     });
     const row = await deps.store.runs.finishRun(
@@ -96,7 +99,9 @@ export async function reconcileOrphanedRuns(deps: ReconcileDeps): Promise<Delive
         target: outcomeTarget(run),
         body,
         format: 'markdown',
-        ...(run.vendorSessionId ? { buttons: [{ label: 'Resume', action: 'resume', arg: run.id }] } : {}),
+        ...(run.vendorSessionId
+          ? { buttons: [{ label: deps.words.buttons.resume, action: 'resume', arg: run.id }] }
+          : {}),
       },
       endedAt,
     );

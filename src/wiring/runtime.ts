@@ -2,7 +2,7 @@
  * The core every front end shares — the service (`baton start`) and the terminal channel
  * (`baton ask`): storage, vendor detection, outbox, run supervisor and dispatcher.
  */
-import { runTag } from '../wording/run-tag.js';
+import { approvalWords } from '../wording/approvals.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdapter, Platform } from '../channels/types.js';
@@ -277,6 +277,6 @@ function buildApprovals(
     maxMessageLength: (platform) => core.adapters.get(platform as Platform)?.maxMessageLength,
     homeDir: inputs.homeDir,
     protectedDirs: core.protectedDirs,
-    runTag,
+    words: approvalWords,
   });
 }

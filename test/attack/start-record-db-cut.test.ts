@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { reconcileOrphanedRuns } from '../../src/harness/reconcile.js';
 import { TERMINAL_FILE } from '../../src/harness/terminal-write.js';
 import { outcomeText } from '../../src/wording/runs.js';
+import { harnessWords } from '../../src/wording/harness.js';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy.js';
 import { createHarness, insertRun, type TestHarness } from '../support/harness.js';
 
@@ -102,6 +103,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a database cut as a spawned run is r
       killGraceMs: 300,
       runsDir: h.runsDir,
       describeOutcome: outcomeText,
+      words: harnessWords,
     });
     expect(await h.store.runs.getRun(run.id)).toMatchObject({ status: 'failed', reason: 'start_unrecorded' });
   }, 60_000);

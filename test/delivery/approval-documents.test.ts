@@ -15,7 +15,7 @@ import { ApprovalBroker } from '../../src/harness/approvals.js';
 import { ApprovalStore } from '../../src/store/approvals-repo.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { NewRunRow, RunRow } from '../../src/store/schema.js';
-import { runTag } from '../../src/wording/run-tag.js';
+import { approvalWords } from '../../src/wording/approvals.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { useTestDatabase, testEngine } from '../support/database.js';
 
@@ -86,7 +86,7 @@ function setup() {
     maxMessageLength: (platform) => adapters.get(platform as 'discord')?.maxMessageLength,
     homeDir: tmpdir(),
     protectedDirs: [],
-    runTag,
+    words: approvalWords,
   });
   return { channel, broker, outbox };
 }

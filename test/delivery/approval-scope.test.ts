@@ -15,7 +15,7 @@ import { ApprovalBroker, type ApprovalRequest } from '../../src/harness/approval
 import { ApprovalStore } from '../../src/store/approvals-repo.js';
 import { RunStore } from '../../src/store/runs-repo.js';
 import type { NewRunRow, RunRow } from '../../src/store/schema.js';
-import { runTag } from '../../src/wording/run-tag.js';
+import { approvalWords } from '../../src/wording/approvals.js';
 import { RecordingChannel } from '../fakes/recording-channel.js';
 import { useTestDatabase, testEngine } from '../support/database.js';
 
@@ -90,7 +90,7 @@ function setup() {
     longPollMs: 0,
     homeDir: home,
     protectedDirs: [batonHome, join(home, '.codex'), join(home, '.claude')],
-    runTag,
+    words: approvalWords,
   });
   return { channel, broker, outbox };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRunProcesses } from '../../src/harness/process-tree.js';
-import { howToStop } from '../../src/wording/harness.js';
+import { harnessWords, howToStop } from '../../src/wording/harness.js';
 import { outcomeText } from '../../src/wording/runs.js';
 import type { RunId } from '../../src/core/ids.js';
 import { RunStore } from '../../src/store/runs-repo.js';
@@ -407,6 +407,7 @@ function reconcileAsDeadPeers(
     killGraceMs: 200,
     runsDir: h.runsDir,
     describeOutcome: outcomeText,
+    words: harnessWords,
     ...(cgroups ? { cgroups } : {}),
   });
 }

@@ -14,6 +14,7 @@ import {
   revealToolCall,
 } from '../../src/harness/approvals.js';
 import { hiddenWarning } from '../../src/harness/reveal-text.js';
+import { approvalWords } from '../../src/wording/approvals.js';
 
 const here = mkdtempSync(join(realpathSync(tmpdir()), 'baton-kinds-'));
 const project = join(here, 'home', 'code', 'app');
@@ -279,14 +280,16 @@ describe('hidden characters on the card', () => {
 
 describe('the tool call as the owner reads it', () => {
   it('Bash: the command line; Edit: the path and a diff; Write: the path and the new lines', () => {
-    expect(describeToolCall('Bash', { command: 'git push --force' })).toBe('$ git push --force');
-    expect(describeToolCall('Edit', { file_path: '/r/a.ts', old_string: 'a\nb', new_string: 'c' })).toBe(
+    expect(describeToolCall('Bash', { command: 'git push --force' }, approvalWords)).toBe('$ git push --force');
+    expect(describeToolCall('Edit', { file_path: '/r/a.ts', old_string: 'a\nb', new_string: 'c' }, approvalWords)).toBe(
       '/r/a.ts\n- a\n- b\n+ c',
     );
-    expect(describeToolCall('Write', { file_path: '/r/n.md', content: 'x\ny' })).toBe('/r/n.md\n+ x\n+ y');
+    expect(describeToolCall('Write', { file_path: '/r/n.md', content: 'x\ny' }, approvalWords)).toBe(
+      '/r/n.md\n+ x\n+ y',
+    );
   });
   it('cuts a long input with a note', () => {
-    const text = describeToolCall('Bash', { command: 'x'.repeat(10_000) });
+    const text = describeToolCall('Bash', { command: 'x'.repeat(10_000) }, approvalWords);
     expect(text.length).toBeLessThan(MAX_APPROVAL_INPUT_CHARS + 100);
     expect(text).toMatch(/… \(\d+ more characters; \/runs shows the request\)$/);
   });
@@ -294,7 +297,10 @@ describe('the tool call as the owner reads it', () => {
 
 describe('buttons on Telegram', () => {
   it('callback_data round-trips and stays within 64 bytes for baton ids', () => {
-    for (const button of [...approvalButtons(9_007_199_254_740_991), { action: 'extend', arg: 'hr_0123456789ab' }]) {
+    for (const button of [
+      ...approvalButtons(approvalWords.buttons, 9_007_199_254_740_991),
+      { action: 'extend', arg: 'hr_0123456789ab' },
+    ]) {
       const data = callbackData(button.action, button.arg);
       expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
       expect(parseCallbackData(data)).toEqual({ action: button.action, arg: button.arg });

@@ -67,14 +67,14 @@ export function startRunClock(ctx: RunContext): RunClock {
         ctx.services,
         run,
         deps.words.noFirstEvent({ vendor: run.vendor, afterMs: deps.limits.firstEventMs, platform, runId }),
-        advisoryButtons(runId),
+        advisoryButtons(deps.words.buttons, runId),
       ),
     onSilence: () =>
       notifyRun(
         ctx.services,
         run,
         deps.words.silence({ vendor: run.vendor, forMs: deps.limits.inactivityMs, platform, runId }),
-        advisoryButtons(runId),
+        advisoryButtons(deps.words.buttons, runId),
       ),
   });
   // Where the channel can edit, the started message is the run's live status, and `progress`

@@ -49,6 +49,7 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
     endedAt,
     body: body.text,
     documents: await outcomeDocuments(services, end, body),
+    resumeLabel: deps.words.buttons.resume,
   });
   await writePrivate(
     join(end.runDir, 'result.txt'),

@@ -75,6 +75,8 @@ export interface JudgedRun {
   /** The outcome message's text. */
   body: string;
   documents: DocumentJson[];
+  /** The label of the Resume button (the wording's). */
+  resumeLabel: string;
 }
 
 /**
@@ -82,7 +84,7 @@ export interface JudgedRun {
  * A run that failed or was interrupted with a session gets a Resume button.
  */
 export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
-  const { run, facts, exit, classified, endedAt, body, documents } = judged;
+  const { run, facts, exit, classified, endedAt, body, documents, resumeLabel } = judged;
   const runId = run.id as RunId;
   const sessionId = facts.sessionId;
   return {
@@ -107,7 +109,7 @@ export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
       format: 'markdown',
       ...(documents.length > 0 ? { documents } : {}),
       ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted')
-        ? { buttons: [{ label: 'Resume', action: 'resume', arg: runId }] }
+        ? { buttons: [{ label: resumeLabel, action: 'resume', arg: runId }] }
         : {}),
     },
   };

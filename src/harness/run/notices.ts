@@ -6,6 +6,7 @@ import type { ButtonJson } from '../../core/buttons.js';
 import type { RunId } from '../../core/ids.js';
 import type { RunRow } from '../../store/schema.js';
 import type { Vendor, VendorName } from '../vendors/types.js';
+import type { HarnessButtonLabels } from '../ports.js';
 import type { RunServices } from './context.js';
 import { outcomeTarget } from './outcome-target.js';
 
@@ -26,12 +27,12 @@ export function notifyRun(services: RunServices, run: RunRow, text: string, butt
     .catch((err: unknown) => deps.logger.warn({ err, runId: run.id }, 'could not post a notice'));
 }
 
-/** The buttons of a watchdog advisory. */
-export function advisoryButtons(runId: string): ButtonJson[] {
+/** The buttons of a watchdog advisory, labelled with the wording's `labels`. */
+export function advisoryButtons(labels: HarnessButtonLabels, runId: string): ButtonJson[] {
   return [
-    { label: 'Keep waiting', action: 'keep', arg: runId },
-    { label: '+30 min', action: 'extend', arg: runId },
-    { label: 'Stop', action: 'stop', arg: runId },
+    { label: labels.keepWaiting, action: 'keep', arg: runId },
+    { label: labels.extend, action: 'extend', arg: runId },
+    { label: labels.stop, action: 'stop', arg: runId },
   ];
 }
 

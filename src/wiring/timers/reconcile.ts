@@ -3,6 +3,7 @@
  * reported, so a crashed sibling never holds a worktree lock for good.
  */
 import { outcomeText } from '../../wording/runs.js';
+import { harnessWords } from '../../wording/harness.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { isProcessAlive } from '../../core/process.js';
@@ -40,6 +41,7 @@ export function reconcileOrphans(
     cgroups: runtime.cgroups,
     runsDir: runtime.runsDir,
     describeOutcome: outcomeText,
+    words: harnessWords,
   });
 }
 
