@@ -5,8 +5,12 @@
 import { readServiceInputs, readServicePaths, type ServiceInputs, type ServicePaths } from './config/service-inputs.js';
 import { systemClock } from './core/clock.js';
 import type { Logger } from './core/logger.js';
+import { useGitHost } from './harness/git-host.js';
 import type { AskCore } from './terminal/ask-core.js';
 import { buildRuntime } from './wiring/runtime.js';
+
+// git finds itself and its global config through this process's PATH and HOME, followed live.
+useGitHost(process.env);
 
 export { startService, type Service, type StartOptions } from './wiring/start-service.js';
 export { VENDORS } from './wiring/vendors.js';

@@ -6,16 +6,30 @@
 
 /** `PATH` and `HOME` for git, as the service's environment has them (either may be unset). */
 export interface GitHost {
-  PATH?: string | undefined;
-  HOME?: string | undefined;
+  readonly PATH?: string | undefined;
+  readonly HOME?: string | undefined;
+}
+
+let processHost: GitHost | undefined;
+
+/**
+ * Sets the {@link GitHost} of every git command whose caller passes none: the entry point's
+ * environment, once at start. Given the live `process.env`, later changes to it are followed
+ * (a test that moves `HOME` sees git move with it).
+ */
+export function useGitHost(host: GitHost): void {
+  processHost = host;
 }
 
 /**
- * This process's `PATH` and `HOME`, read at each call (a caller that changed them since start
- * is followed): the {@link GitHost} of a git command whose caller passes none. The one place
- * git's code reads the process environment, so that passing it in from the service inputs
- * replaces this function alone.
+ * The {@link GitHost} the entry point set with {@link useGitHost}.
+ *
+ * @throws Error when no entry point set one: a process that runs git without going through
+ *   `main` (or the test setup) is a wiring bug, not a user's mistake.
  */
 export function processGitHost(): GitHost {
-  return { PATH: process.env.PATH, HOME: process.env.HOME };
+  if (processHost === undefined) {
+    throw new Error('git has no PATH or HOME: the entry point must call useGitHost() before any git command');
+  }
+  return processHost;
 }

@@ -23,6 +23,7 @@ export default defineConfig({
   test: {
     include: selectScenarios(process.env.BENCH_ONLY).map((s) => `test/bench/${s.file}.bench.ts`),
     globalSetup: ['test/support/global-setup.ts', 'test/bench/support/global-setup.ts'],
+    setupFiles: ['test/support/git-host.ts'],
     fileParallelism: false,
     sequence: { sequencer: ScenarioOrder },
     maxWorkers: 1,
