@@ -1,6 +1,6 @@
 /**
- * Attack: `runGit`'s own time limit (src/harness/git.ts `exec`, node:child_process since issue
- * #15) must bound the call whatever git leaves behind. A git that starts a child sharing its
+ * Attack: `runGit`'s own time limit (src/harness/git-exec.ts `execGit`, on node:child_process)
+ * must bound the call whatever git leaves behind. A git that starts a child sharing its
  * stdout (a hook, a helper, a `sh -c` wrapper: any descendant) and then hangs or exits keeps the
  * pipe open after git itself is gone; waiting for 'close' alone then waits for that descendant,
  * past the limit (here: 60 s for a 1 s limit).

@@ -1,7 +1,7 @@
 /**
  * Attack: node:child_process `spawn` reports some failures by throwing, not by an 'error' event:
  * a cwd that is a file (ENOTDIR), an argument list over the kernel's limit (E2BIG). `runGit`
- * promises `git_failed` for a git that cannot be started (src/harness/git.ts `exec`); callers
+ * promises `git_failed` for a git that cannot be started (src/harness/git-exec.ts `execGit`); callers
  * (the dispatcher) rethrow any error that is no BatonError as an internal fault.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Attack: the launch snapshot skips git's own listing of filter drivers when a check without git
- * finds none to blank (src/harness/git.ts `pinConfigWithoutFilters`, issue #15). Each case here
+ * finds none to blank (src/harness/git-config-pin.ts `pinConfigWithoutFilters`). Each case here
  * hides a clean filter where a careless check would miss it: in the global config, behind an
  * include, in capitals or the old `[filter.name]` form, in the common config of a linked
  * worktree, in an outer repository git falls back to when it refuses the `.git` the discovery

@@ -1,6 +1,6 @@
 /**
  * How `runGit` reports a git that cannot be started, hangs, floods its output or dies by a signal
- * (src/harness/git.ts starts git with node:child_process, issue #15): each is a `git_failed`
+ * (src/harness/git-exec.ts starts git with node:child_process): each is a `git_failed`
  * BatonError, the process is gone afterwards, and output is decoded whole.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
