@@ -108,9 +108,8 @@ async function stageTree(
 /**
  * {@link stageTree} in two git process starts instead of three, when the working tree and its git
  * directory were found without git ({@link discoverRepository}, as git discovers them): the CLI
- * waits for the launch snapshot (its task follows it), and each process start costs baton ~10 ms
- * on the 2-core machine, most of it the fork of a ~100 MB process (measured: 4.3 ms at
- * 51 MB RSS, 8.5 ms at 110 MB, 18.6 ms at 351 MB). Forks are serial in baton's thread, so running
+ * waits for the launch snapshot (its task follows it), and each process start is a fork of the
+ * whole service, whose cost grows with its RSS (docs/decisions/launch-path.md). Forks are serial in baton's thread, so running
  * the rev-parse beside `add` saved nothing; it is left out. The user's index is copied while the
  * filter drivers are read, then `add -A` runs in the top found. For the launch snapshot
  * (`checkConfigWithoutGit`) the listing of filter drivers is skipped too when

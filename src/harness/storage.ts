@@ -22,9 +22,8 @@ export interface StorageUsage {
 }
 
 /**
- * The storage gate of launches, with the walk of the run directories off the launch path (issue
- * #15: the walk grows with the store, and one launch a minute paid for it; the soak bench's store
- * of 2,500 runs took 784 ms to walk).
+ * The storage gate of launches, with the walk of the run directories off the launch path: the
+ * walk grows with the store, and a launch that waited for it would pay for every run before it.
  *
  * - The free-disk floor is read for every launch: one `statfs`, fresh, since anything on the
  *   machine may fill the disk.

@@ -10,8 +10,8 @@
  * has described the parameter types, Bind + Execute; and nothing else goes out on that connection
  * in between, so queries meant to be pipelined waited for each other (src/connection.js `build`,
  * `describeFirst`). A prepared statement is described once per connection; after that each run of
- * it is one turn (Bind + Execute), and the server parses it no more. Measured in the delivery
- * bench: recordPartsSent 8.3 → 5.2 ms at p50.
+ * it is one turn (Bind + Execute), and the server parses it no more (what that saved is in
+ * docs/decisions/delivery-loop.md).
  *
  * The pool option still rules: `?prepare=false` in `DATABASE_URL` (or `PGPREPARE=false`) turns
  * statements off, for a pooler in transaction mode that cannot keep them (PgBouncer before 1.21).

@@ -101,8 +101,8 @@ export class QueueRepo {
   }
 
   /**
-   * Moves queued runs whose slot is free to `starting` under `supervisor`, oldest first (issue
-   * #17): a run waits while its worktree holds an active run (or an older queued one claimed in
+   * Moves queued runs whose slot is free to `starting` under `supervisor`, oldest first:
+   * a run waits while its worktree holds an active run (or an older queued one claimed in
    * this pass) and the claiming stops at `maxActive`. Serialized with {@link createRun} by the
    * same advisory lock, so any number of processes may call it at any time; each run is claimed
    * once.
