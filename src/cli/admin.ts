@@ -36,7 +36,7 @@ const CANCEL_WAIT_MS = 30_000;
  *   `DATABASE_URL` or embedded) or no service answers (then the command opens the database itself).
  */
 async function viaService(inputs: ServiceInputs, text: string): Promise<string[] | undefined> {
-  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome)) return undefined;
+  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome, inputs.rawEnv.PATH)) return undefined;
   const state = await readServiceState(inputs.batonHome);
   if (!state) return undefined;
   try {
@@ -62,7 +62,7 @@ async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Pro
   const database: Database = await openDatabase(
     inputs.env.databaseUrl
       ? { url: inputs.env.databaseUrl, maxConnections: 2 }
-      : { embedded: inputs.batonHome, maxConnections: 2 },
+      : { embedded: inputs.batonHome, pathEnv: inputs.rawEnv.PATH, maxConnections: 2 },
   );
   try {
     return await use(new RunStore(database.db));

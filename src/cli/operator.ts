@@ -159,7 +159,7 @@ async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
 async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
   if (!paths.env.databaseUrl && !(await embeddedDatabaseExists(paths.batonHome))) {
     // Looking must not create: opening the embedded engine would initialize a database in an empty home.
-    const choice = await chooseEmbeddedEngine(paths.batonHome);
+    const choice = await chooseEmbeddedEngine(paths.batonHome, paths.rawEnv.PATH);
     const kind =
       choice.engine === 'pglite'
         ? { engine: 'pglite' as const, dataDir: choice.dataDir }
@@ -176,7 +176,7 @@ async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
     const database = await openDatabase(
       paths.env.databaseUrl
         ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false }
-        : { embedded: paths.batonHome, maxConnections: 1, migrate: false },
+        : { embedded: paths.batonHome, pathEnv: paths.rawEnv.PATH, maxConnections: 1, migrate: false },
     );
     try {
       const current = await migrationsCurrent(database);

@@ -67,11 +67,13 @@ export async function embeddedDatabaseExists(batonHome: string): Promise<boolean
  * - the home holds a PGlite database made earlier and no PostgreSQL one: PGlite, so no data is
  *   left behind unseen;
  * - no PostgreSQL binaries are installed for this platform: PGlite.
+ *
+ * `pathEnv`: the environment's `PATH`, where setpriv(1) is looked for first.
  */
-export async function chooseEmbeddedEngine(batonHome: string): Promise<EmbeddedChoice> {
+export async function chooseEmbeddedEngine(batonHome: string, pathEnv: string | undefined): Promise<EmbeddedChoice> {
   const dirs = embeddedDirs(batonHome);
   const pglite = (why: string): EmbeddedChoice => ({ engine: 'pglite', dataDir: dirs.pglite, why });
-  const asRoot = process.getuid?.() === 0 ? await serverAccountUnavailable() : undefined;
+  const asRoot = process.getuid?.() === 0 ? await serverAccountUnavailable(pathEnv) : undefined;
   if (asRoot !== undefined) {
     return pglite(
       `${asRoot}: embedded PGlite instead, one process (install util-linux, run baton as a normal user for embedded PostgreSQL, or set DATABASE_URL)`,
@@ -93,10 +95,15 @@ export async function chooseEmbeddedEngine(batonHome: string): Promise<EmbeddedC
 /**
  * Whether several processes may open this home's database at once: PostgreSQL through
  * `DATABASE_URL` or embedded PostgreSQL. Then `ask`, `runs`, `cancel` and `stop` open it
- * themselves beside a running service; with PGlite they go through the service.
+ * themselves beside a running service; with PGlite they go through the service. `pathEnv`: as for
+ * {@link chooseEmbeddedEngine}.
  */
-export async function databaseIsShared(databaseUrl: string | undefined, batonHome: string): Promise<boolean> {
-  return databaseUrl !== undefined || (await chooseEmbeddedEngine(batonHome)).engine === 'embedded-postgres';
+export async function databaseIsShared(
+  databaseUrl: string | undefined,
+  batonHome: string,
+  pathEnv: string | undefined,
+): Promise<boolean> {
+  return databaseUrl !== undefined || (await chooseEmbeddedEngine(batonHome, pathEnv)).engine === 'embedded-postgres';
 }
 
 /** A running embedded server, as one process sees it. */
@@ -114,6 +121,8 @@ export interface EmbeddedServer {
 /**
  * Makes the data directory if needed and starts the server unless one already runs on it.
  * `canConnect` answers whether the server takes connections now (the caller owns the driver).
+ * `pathEnv`: the environment's `PATH`, where setpriv(1) and useradd(8) are looked for first when
+ * baton runs as root.
  *
  * @throws BatonError `database_unavailable` when the binaries are missing, the socket path is too
  *   long for a unix socket (107 bytes on Linux, unix(7)), initdb fails, or the server does not
@@ -123,6 +132,7 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   logFile: string,
   canConnect: (server: EmbeddedServer) => Promise<boolean>,
+  pathEnv: string | undefined,
 ): Promise<EmbeddedServer> {
   const execa = await loadExeca();
   const binaries = await postgresBinaries();
@@ -141,7 +151,7 @@ export async function startEmbeddedPostgres(
     );
   }
   // As root the server runs as its own account (PostgreSQL refuses root), which owns its files.
-  const account = process.getuid?.() === 0 ? await ensureServerAccount() : undefined;
+  const account = process.getuid?.() === 0 ? await ensureServerAccount(pathEnv) : undefined;
   const pgCtl = (args: string[]) => asAccount(account, binaries.pg_ctl, args);
   const server: EmbeddedServer = {
     socketDir: dataDir,
