@@ -5,9 +5,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { sweepArtifacts } from '../../harness/retention.js';
 import type { RunStore } from '../../store/runs-repo.js';
-
-/** How often expired artifacts are swept, in ms (daily). */
-export const SWEEP_INTERVAL_MS = 24 * 3_600_000;
+import { startDailyTimer } from './daily.js';
 
 /** What the artifact sweep needs. */
 export interface ArtifactSweepDeps {
@@ -20,12 +18,12 @@ export interface ArtifactSweepDeps {
 }
 
 /**
- * Sweeps now and every {@link SWEEP_INTERVAL_MS}; a failed sweep is logged.
+ * Sweeps now and daily ({@link startDailyTimer}); a failed sweep is logged.
  *
  * @returns stops the timer.
  */
 export function startArtifactSweepTimer(deps: ArtifactSweepDeps): () => void {
-  const sweep = (): void => {
+  const sweep = () =>
     sweepArtifacts({
       runsDir: deps.runsDir,
       tracesDir: join(deps.batonHome, 'traces'),
@@ -33,10 +31,6 @@ export function startArtifactSweepTimer(deps: ArtifactSweepDeps): () => void {
       store: deps.store,
       clock: deps.clock,
       logger: deps.logger,
-    }).catch((err: unknown) => deps.logger.error({ err }, 'retention sweep failed'));
-  };
-  sweep();
-  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+    });
+  return startDailyTimer(sweep, deps.logger, 'retention sweep failed');
 }
