@@ -54,6 +54,23 @@ async function viaService(inputs: ServiceInputs, text: string): Promise<string[]
 }
 
 /**
+ * Sends the command to the running service ({@link viaService}) and prints its replies.
+ *
+ * @returns the exit code, 0 when `succeeded(replies)` else 1; undefined when no service took it.
+ */
+async function answeredByService(
+  inputs: ServiceInputs,
+  text: string,
+  out: (text: string) => void,
+  succeeded: (replies: readonly string[]) => boolean,
+): Promise<number | undefined> {
+  const replies = await viaService(inputs, text);
+  if (!replies) return undefined;
+  for (const reply of replies) out(reply);
+  return succeeded(replies) ? 0 : 1;
+}
+
+/**
  * Opens the database for one command. With embedded PGlite and no data directory yet there are
  * no runs: `none()` answers, and nothing is created (looking must not initialize a database).
  */
@@ -78,11 +95,13 @@ export async function runsCommand(
   out: (text: string) => void,
 ): Promise<number> {
   const [id] = argv;
-  const replies = await viaService(inputs, id ? `/runs ${id}` : '/runs');
-  if (replies) {
-    for (const reply of replies) out(reply);
-    return replies.some((r) => r.startsWith('No coding run found')) ? 1 : 0;
-  }
+  const answered = await answeredByService(
+    inputs,
+    id ? `/runs ${id}` : '/runs',
+    out,
+    (replies) => !replies.some((r) => r.startsWith('No coding run found')),
+  );
+  if (answered !== undefined) return answered;
   return withStore(
     inputs,
     async (store) => {
@@ -233,11 +252,10 @@ export async function cancelCommand(
 ): Promise<number> {
   const [id] = argv;
   if (!id) throw new BatonError('usage', 'Usage: baton cancel RUN_ID');
-  const replies = await viaService(inputs, `/cancel ${id}`);
-  if (replies) {
-    for (const reply of replies) out(reply);
-    return replies.some((r) => / cancelled\.$| cancelled \(it was queued| cancel requested/.test(r)) ? 0 : 1;
-  }
+  const answered = await answeredByService(inputs, `/cancel ${id}`, out, (replies) =>
+    replies.some((r) => / cancelled\.$| cancelled \(it was queued| cancel requested/.test(r)),
+  );
+  if (answered !== undefined) return answered;
   return withStore(
     inputs,
     async (store) => {
@@ -269,11 +287,8 @@ export async function cancelCommand(
 
 /** Cancels every active run. @returns 0, or 3 when a run was not confirmed in time. */
 export async function stopCommand(inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
-  const replies = await viaService(inputs, '/stop');
-  if (replies) {
-    for (const reply of replies) out(reply);
-    return 0;
-  }
+  const answered = await answeredByService(inputs, '/stop', out, () => true);
+  if (answered !== undefined) return answered;
   return withStore(
     inputs,
     async (store) => {
