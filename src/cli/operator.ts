@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig, secretValues } from '../config/index.js';
 import { approveConfig } from '../config/edit/approve.js';
 import { grantPath } from '../config/edit/grant-path.js';
+import type { ConfigEdit } from '../config/edit/file-edit.js';
 import { BatonError } from '../core/errors.js';
 import {
   collectDoctorReport,
@@ -22,6 +23,7 @@ import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
+import { configEdited } from '../wording/config-edit.js';
 import { installedUnitDelegation } from '../service/systemd-unit.js';
 import { detectCgroupSupport } from '../harness/run-cgroup.js';
 
@@ -36,13 +38,22 @@ export async function exists(path: string): Promise<boolean> {
 /** Sets `[harness] approved = true`. @returns the exit code. */
 export async function approveCommand(paths: ServicePaths, out: (text: string) => void): Promise<number> {
   const edit = await approveConfig(paths.configPath, { homeDir: paths.homeDir });
-  if (!edit.changed) {
-    out(`Coding agents are already approved in ${paths.configPath}.`);
-    return 0;
-  }
-  out(
-    `Approved coding agents in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`,
+  return printEdit(
+    edit,
+    `Coding agents are already approved in ${paths.configPath}.`,
+    `Approved coding agents in ${paths.configPath}`,
+    out,
   );
+}
+
+/**
+ * Prints what an edit of `config.toml` did: `unchanged` when the file already said so, else
+ * `done` with the changed lines.
+ *
+ * @returns the exit code (0).
+ */
+function printEdit(edit: ConfigEdit, unchanged: string, done: string, out: (text: string) => void): number {
+  out(edit.changed ? configEdited(done, edit.diff) : unchanged);
   return 0;
 }
 
@@ -65,14 +76,12 @@ export async function grantCommand(
     throw new BatonError('usage', usageWith(hint, 'Usage: baton grant path [--force] DIR'));
   }
   const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd(), force });
-  if (!edit.changed) {
-    out(`${edit.root} is already a workspace root in ${paths.configPath}.`);
-    return 0;
-  }
-  out(
-    `Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`,
+  return printEdit(
+    edit,
+    `${edit.root} is already a workspace root in ${paths.configPath}.`,
+    `Granted ${edit.root} in ${paths.configPath}`,
+    out,
   );
-  return 0;
 }
 
 /**
