@@ -24,6 +24,7 @@ import { createLogger } from '../core/logger.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
 import { runTag } from '../wording/run-tag.js';
 import { cancelledWhileQueuedText, queuedRunCancelledText } from '../wording/runs.js';
+import type { CliCommand } from './command.js';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;
@@ -89,11 +90,7 @@ async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Pro
 }
 
 /** Prints recent runs, or one run in detail. @returns the exit code. */
-export async function runsCommand(
-  argv: readonly string[],
-  inputs: ServiceInputs,
-  out: (text: string) => void,
-): Promise<number> {
+export const runsCommand: CliCommand<ServiceInputs> = async (argv, inputs, out) => {
   const [id] = argv;
   const answered = await answeredByService(
     inputs,
@@ -138,7 +135,7 @@ export async function runsCommand(
       return id ? 1 : 0;
     },
   );
-}
+};
 
 /**
  * `baton worktrees`: lists the git worktrees baton made for runs with their branch and
@@ -149,11 +146,7 @@ export async function runsCommand(
  * @returns 0; 1 when a prune kept a worktree it would have removed.
  * @throws BatonError `usage` for other arguments.
  */
-export async function worktreesCommand(
-  argv: readonly string[],
-  inputs: ServiceInputs,
-  out: (text: string) => void,
-): Promise<number> {
+export const worktreesCommand: CliCommand<ServiceInputs> = async (argv, inputs, out) => {
   const [sub, ...flags] = argv;
   if (sub === 'restore') return restoreCommand(flags, inputs, out);
   const prune = sub === 'prune';
@@ -209,14 +202,10 @@ export async function worktreesCommand(
       return 0;
     },
   );
-}
+};
 
 /** `baton worktrees restore RUN_ID`: the Restore worktree button, from the terminal. @returns 0 when the worktree is there now. */
-async function restoreCommand(
-  argv: readonly string[],
-  inputs: ServiceInputs,
-  out: (text: string) => void,
-): Promise<number> {
+const restoreCommand: CliCommand<ServiceInputs> = async (argv, inputs, out) => {
   const [id, ...extra] = argv;
   if (!id || extra.length > 0) throw new BatonError('usage', 'Usage: baton worktrees restore RUN_ID');
   const unknown = (): number => {
@@ -238,18 +227,14 @@ async function restoreCommand(
     },
     unknown,
   );
-}
+};
 
 /**
  * Asks the supervising process to cancel a run and waits (up to 30 s) until it has ended.
  *
  * @returns 0 once cancelled; 1 when unknown or already finished; 3 when no process confirmed.
  */
-export async function cancelCommand(
-  argv: readonly string[],
-  inputs: ServiceInputs,
-  out: (text: string) => void,
-): Promise<number> {
+export const cancelCommand: CliCommand<ServiceInputs> = async (argv, inputs, out) => {
   const [id] = argv;
   if (!id) throw new BatonError('usage', 'Usage: baton cancel RUN_ID');
   const answered = await answeredByService(inputs, `/cancel ${id}`, out, (replies) =>
@@ -283,7 +268,7 @@ export async function cancelCommand(
       return 1;
     },
   );
-}
+};
 
 /** Cancels every active run. @returns 0, or 3 when a run was not confirmed in time. */
 export async function stopCommand(inputs: ServiceInputs, out: (text: string) => void): Promise<number> {

@@ -26,6 +26,7 @@ import { didYouMean, usageWith } from '../wording/suggest.js';
 import { configEdited } from '../wording/config-edit.js';
 import { installedUnitDelegation } from '../service/systemd-unit.js';
 import { detectCgroupSupport } from '../harness/run-cgroup.js';
+import type { CliCommand } from './command.js';
 
 /** Whether `path` exists. */
 export async function exists(path: string): Promise<boolean> {
@@ -58,11 +59,7 @@ function printEdit(edit: ConfigEdit, unchanged: string, done: string, out: (text
 }
 
 /** Appends a workspace root. @returns the exit code. */
-export async function grantCommand(
-  argv: readonly string[],
-  paths: ServicePaths,
-  out: (text: string) => void,
-): Promise<number> {
+export const grantCommand: CliCommand<ServicePaths> = async (argv, paths, out) => {
   const force = argv.includes('--force');
   const [kind, dir, ...rest] = argv.filter((a) => a !== '--force');
   if (kind !== 'path' || !dir || rest.length > 0) {
@@ -82,7 +79,7 @@ export async function grantCommand(
     `Granted ${edit.root} in ${paths.configPath}`,
     out,
   );
-}
+};
 
 /**
  * Prints the doctor table (or JSON). Asks the running service for its live view when one is
@@ -90,11 +87,7 @@ export async function grantCommand(
  *
  * @returns 0, or 1 when the artifact quota is breached or the database is unusable.
  */
-export async function doctorCommand(
-  argv: readonly string[],
-  paths: ServicePaths,
-  out: (text: string) => void,
-): Promise<number> {
+export const doctorCommand: CliCommand<ServicePaths> = async (argv, paths, out) => {
   const unknown = argv.filter((a) => a !== '--json');
   if (unknown.length > 0)
     throw new BatonError('usage', usageWith(didYouMean(unknown[0]!, ['--json']), 'Usage: baton doctor [--json]'));
@@ -114,7 +107,7 @@ export async function doctorCommand(
   const report = await collectLocally(paths);
   out(json ? toDoctorJson(report) : formatDoctorTable(report));
   return exitCode(report);
-}
+};
 
 async function fromService(batonHome: string): Promise<{ report: DoctorJson; startedAt: string } | undefined> {
   const state = await readServiceState(batonHome);
