@@ -253,12 +253,15 @@ const COMMANDS = [
   'version',
 ] as const;
 
+/** The commands that take no arguments: any word after them is refused before they start. */
+const TAKE_NO_ARGUMENTS: ReadonlySet<string> = new Set(['start', 'stop', 'approve', 'config-reference']);
+
 /** Runs one command; resolves with its exit code (`start` resolves once the service is up). */
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && TAKE_NO_ARGUMENTS.has(command)) noMoreArgs(command, rest);
   switch (command) {
     case 'start':
-      noMoreArgs(command, rest);
       await start();
       return 0;
     case 'ask':
@@ -273,19 +276,16 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'worktrees':
       return worktreesCommand(rest, await loadInputs(), print);
     case 'stop':
-      noMoreArgs(command, rest);
       return stopCommand(await loadInputs(), print);
     case 'service':
       return serviceCommand(rest);
     case 'doctor':
       return doctorCommand(rest, await loadPaths(), print);
     case 'approve':
-      noMoreArgs(command, rest);
       return approveCommand(await loadPaths(), print);
     case 'grant':
       return grantCommand(rest, await loadPaths(), print);
     case 'config-reference':
-      noMoreArgs(command, rest);
       print(renderConfigReference());
       return 0;
     case 'version':
