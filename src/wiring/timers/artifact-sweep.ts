@@ -1,20 +1,12 @@
 /** At start and daily: run artifacts and traces past `[harness] artifact_retention` are deleted. */
 import { join } from 'node:path';
-import type { BatonConfig } from '../../config/index.js';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
 import { sweepArtifacts } from '../../harness/retention.js';
-import type { RunStore } from '../../store/runs-repo.js';
-import { startDailyTimer } from './daily.js';
+import { startDailyTimer, type RetentionDeps } from './daily.js';
 
 /** What the artifact sweep needs. */
-export interface ArtifactSweepDeps {
+export interface ArtifactSweepDeps extends RetentionDeps {
   runsDir: string;
   batonHome: string;
-  config: BatonConfig;
-  store: RunStore;
-  clock: Clock;
-  logger: Logger;
 }
 
 /**

@@ -1,18 +1,10 @@
 /** At start and daily: this node's run worktrees past `[workspace] worktree_retention` are removed. */
-import type { BatonConfig } from '../../config/index.js';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
 import { pruneWorktrees } from '../../harness/worktrees.js';
-import type { RunStore } from '../../store/runs-repo.js';
-import { startDailyTimer } from './daily.js';
+import { startDailyTimer, type RetentionDeps } from './daily.js';
 
 /** What the worktree prune needs. */
-export interface WorktreePruneDeps {
-  config: BatonConfig;
+export interface WorktreePruneDeps extends RetentionDeps {
   host: string;
-  store: RunStore;
-  clock: Clock;
-  logger: Logger;
 }
 
 /**
