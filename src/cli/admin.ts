@@ -24,6 +24,7 @@ import { createLogger } from '../core/logger.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
 import { runTag } from '../wording/run-tag.js';
 import { cancelledWhileQueuedText, queuedRunCancelledText } from '../wording/runs.js';
+import type { CliCommand } from './command.js';
 
 /** How long `baton cancel` waits for the supervising process to confirm, in ms. */
 const CANCEL_WAIT_MS = 30_000;
@@ -36,7 +37,7 @@ const CANCEL_WAIT_MS = 30_000;
  *   `DATABASE_URL` or embedded) or no service answers (then the command opens the database itself).
  */
 async function viaService(inputs: ServiceInputs, text: string): Promise<string[] | undefined> {
-  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome)) return undefined;
+  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome, inputs.rawEnv.PATH)) return undefined;
   const state = await readServiceState(inputs.batonHome);
   if (!state) return undefined;
   try {
@@ -54,6 +55,23 @@ async function viaService(inputs: ServiceInputs, text: string): Promise<string[]
 }
 
 /**
+ * Sends the command to the running service ({@link viaService}) and prints its replies.
+ *
+ * @returns the exit code, 0 when `succeeded(replies)` else 1; undefined when no service took it.
+ */
+async function answeredByService(
+  inputs: ServiceInputs,
+  text: string,
+  out: (text: string) => void,
+  succeeded: (replies: readonly string[]) => boolean,
+): Promise<number | undefined> {
+  const replies = await viaService(inputs, text);
+  if (!replies) return undefined;
+  for (const reply of replies) out(reply);
+  return succeeded(replies) ? 0 : 1;
+}
+
+/**
  * Opens the database for one command. With embedded PGlite and no data directory yet there are
  * no runs: `none()` answers, and nothing is created (looking must not initialize a database).
  */
@@ -62,7 +80,7 @@ async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Pro
   const database: Database = await openDatabase(
     inputs.env.databaseUrl
       ? { url: inputs.env.databaseUrl, maxConnections: 2 }
-      : { embedded: inputs.batonHome, maxConnections: 2 },
+      : { embedded: inputs.batonHome, pathEnv: inputs.rawEnv.PATH, maxConnections: 2 },
   );
   try {
     return await use(new RunStore(database.db));
@@ -72,17 +90,15 @@ async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Pro
 }
 
 /** Prints recent runs, or one run in detail. @returns the exit code. */
-export async function runsCommand(
-  argv: readonly string[],
-  inputs: ServiceInputs,
-  out: (text: string) => void,
-): Promise<number> {
+export const runsCommand: CliCommand<ServiceInputs> = async (argv, inputs, out) => {
   const [id] = argv;
-  const replies = await viaService(inputs, id ? `/runs ${id}` : '/runs');
-  if (replies) {
-    for (const reply of replies) out(reply);
-    return replies.some((r) => r.startsWith('No coding run found')) ? 1 : 0;
-  }
+  const answered = await answeredByService(
+    inputs,
+    id ? `/runs ${id}` : '/runs',
+    out,
+    (replies) => !replies.some((r) => r.startsWith('No coding run found')),
+  );
+  if (answered !== undefined) return answered;
   return withStore(
     inputs,
     async (store) => {
@@ -119,7 +135,7 @@ export async function runsCommand(
       return id ? 1 : 0;
     },
   );
-}
+};
 
 /**
  * `baton worktrees`: lists the git worktrees baton made for runs with their branch and
@@ -130,11 +146,7 @@ export async function runsCommand(
  * @returns 0; 1 when a prune kept a worktree it would have removed.
  * @throws BatonError `usage` for other arguments.
  */
-export async function worktreesCommand(
-  argv: readonly string[],
-  inputs: ServiceInputs,
-  out: (text: string) => void,
-): Promise<number> {
+export const worktreesCommand: CliCommand<ServiceInputs> = async (argv, inputs, out) => {
   const [sub, ...flags] = argv;
   if (sub === 'restore') return restoreCommand(flags, inputs, out);
   const prune = sub === 'prune';
@@ -190,14 +202,10 @@ export async function worktreesCommand(
       return 0;
     },
   );
-}
+};
 
 /** `baton worktrees restore RUN_ID`: the Restore worktree button, from the terminal. @returns 0 when the worktree is there now. */
-async function restoreCommand(
-  argv: readonly string[],
-  inputs: ServiceInputs,
-  out: (text: string) => void,
-): Promise<number> {
+const restoreCommand: CliCommand<ServiceInputs> = async (argv, inputs, out) => {
   const [id, ...extra] = argv;
   if (!id || extra.length > 0) throw new BatonError('usage', 'Usage: baton worktrees restore RUN_ID');
   const unknown = (): number => {
@@ -219,25 +227,20 @@ async function restoreCommand(
     },
     unknown,
   );
-}
+};
 
 /**
  * Asks the supervising process to cancel a run and waits (up to 30 s) until it has ended.
  *
  * @returns 0 once cancelled; 1 when unknown or already finished; 3 when no process confirmed.
  */
-export async function cancelCommand(
-  argv: readonly string[],
-  inputs: ServiceInputs,
-  out: (text: string) => void,
-): Promise<number> {
+export const cancelCommand: CliCommand<ServiceInputs> = async (argv, inputs, out) => {
   const [id] = argv;
   if (!id) throw new BatonError('usage', 'Usage: baton cancel RUN_ID');
-  const replies = await viaService(inputs, `/cancel ${id}`);
-  if (replies) {
-    for (const reply of replies) out(reply);
-    return replies.some((r) => / cancelled\.$| cancelled \(it was queued| cancel requested/.test(r)) ? 0 : 1;
-  }
+  const answered = await answeredByService(inputs, `/cancel ${id}`, out, (replies) =>
+    replies.some((r) => / cancelled\.$| cancelled \(it was queued| cancel requested/.test(r)),
+  );
+  if (answered !== undefined) return answered;
   return withStore(
     inputs,
     async (store) => {
@@ -265,15 +268,12 @@ export async function cancelCommand(
       return 1;
     },
   );
-}
+};
 
 /** Cancels every active run. @returns 0, or 3 when a run was not confirmed in time. */
 export async function stopCommand(inputs: ServiceInputs, out: (text: string) => void): Promise<number> {
-  const replies = await viaService(inputs, '/stop');
-  if (replies) {
-    for (const reply of replies) out(reply);
-    return 0;
-  }
+  const answered = await answeredByService(inputs, '/stop', out, () => true);
+  if (answered !== undefined) return answered;
   return withStore(
     inputs,
     async (store) => {

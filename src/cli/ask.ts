@@ -277,7 +277,7 @@ async function askViaService(
   print: (line: string) => void,
   noWait: boolean,
 ): Promise<AskReport | undefined> {
-  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome)) return undefined;
+  if (await databaseIsShared(inputs.env.databaseUrl, inputs.batonHome, inputs.rawEnv.PATH)) return undefined;
   const state = await readServiceState(inputs.batonHome);
   if (!state) return undefined;
   const abort = new AbortController();

@@ -58,27 +58,36 @@ const print = (text: string): void => {
   process.stdout.write(`${text}\n`);
 };
 
-async function start(): Promise<void> {
-  const inputs = await loadInputs();
-  const secrets = secretValues(inputs.env);
-  // A stray rejection inside a chat SDK must not take the service down: report
-  // it (without secrets) and keep serving.
+/** `text` with every secret value replaced by `[redacted]`. */
+function redacted(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+/**
+ * A stray rejection inside a chat SDK must not take the service down: report it (without
+ * secrets) and keep serving.
+ */
+function keepServingOnStrayRejections(secrets: readonly string[]): void {
   process.on('unhandledRejection', (reason) => {
-    let text = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
-    for (const secret of secrets) text = text.split(secret).join('[redacted]');
+    const text = redacted(reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason), secrets);
     console.error(`baton: unhandled rejection, kept running: ${text}`);
   });
-  // A fault thrown from inside the PostgreSQL driver's own timers ends one connection, not the
-  // service (see src/store/driver-faults.ts): one line, no stack, keep serving.
-  // Anything else uncaught is a bug of baton's: it is printed and ends the process as before.
-  // The faulted connection can never send again, so the whole pool is replaced.
-  let service: Service | undefined;
+}
+
+/**
+ * A fault thrown from inside the PostgreSQL driver's own timers ends one connection, not the
+ * service (see src/store/driver-faults.ts): one line, no stack, keep serving. Anything else
+ * uncaught is a bug of baton's: it is printed and ends the process as before. The faulted
+ * connection can never send again, so the whole pool of `service()` (once started) is replaced.
+ */
+function keepServingOnDriverFaults(secrets: readonly string[], service: () => Service | undefined): void {
   process.on('uncaughtException', (err) => {
     if (isDriverFault(err)) {
-      let text = `${err.name}: ${err.message}`;
-      for (const secret of secrets) text = text.split(secret).join('[redacted]');
+      const text = redacted(`${err.name}: ${err.message}`, secrets);
       console.error(`baton: the PostgreSQL driver failed on a lost connection, kept running (it reconnects): ${text}`);
-      service
+      service()
         ?.recycleDatabase()
         .catch((recycleErr: unknown) =>
           console.error(
@@ -90,6 +99,27 @@ async function start(): Promise<void> {
     console.error('baton: unexpected error, exiting:', err);
     process.exit(1);
   });
+}
+
+/** Stops the started service on `signal`, then exits (1 when stopping failed). */
+function stop(started: Service, signal: NodeJS.Signals): void {
+  console.log(`baton: ${signal} received, stopping (active runs are stopped and reported as interrupted)`);
+  started.stop().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error('baton: error while stopping:', err);
+      process.exit(1);
+    },
+  );
+}
+
+/** `baton start`: runs the service until a signal stops it. */
+async function start(): Promise<void> {
+  const inputs = await loadInputs();
+  const secrets = secretValues(inputs.env);
+  keepServingOnStrayRejections(secrets);
+  let service: Service | undefined;
+  keepServingOnDriverFaults(secrets, () => service);
   // Signals are handled from the first moment, not once start-up returned: before, a SIGTERM
   // that came while it ran (even just after `baton ready` was printed) ended the process at once,
   // leaving a run that start-up had launched (a queued one) without its service.
@@ -101,16 +131,6 @@ async function start(): Promise<void> {
   let phase: 'opening' | 'starting' | 'started' = 'opening';
   let stopWhenStarted: NodeJS.Signals | undefined;
   let signals = 0;
-  const stop = (started: Service, signal: NodeJS.Signals): void => {
-    console.log(`baton: ${signal} received, stopping (active runs are stopped and reported as interrupted)`);
-    started.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error('baton: error while stopping:', err);
-        process.exit(1);
-      },
-    );
-  };
   const onSignal = (signal: NodeJS.Signals): void => {
     signals += 1;
     if (signals > 1) {
@@ -233,12 +253,15 @@ const COMMANDS = [
   'version',
 ] as const;
 
+/** The commands that take no arguments: any word after them is refused before they start. */
+const TAKE_NO_ARGUMENTS: ReadonlySet<string> = new Set(['start', 'stop', 'approve', 'config-reference']);
+
 /** Runs one command; resolves with its exit code (`start` resolves once the service is up). */
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && TAKE_NO_ARGUMENTS.has(command)) noMoreArgs(command, rest);
   switch (command) {
     case 'start':
-      noMoreArgs(command, rest);
       await start();
       return 0;
     case 'ask':
@@ -253,19 +276,16 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'worktrees':
       return worktreesCommand(rest, await loadInputs(), print);
     case 'stop':
-      noMoreArgs(command, rest);
       return stopCommand(await loadInputs(), print);
     case 'service':
       return serviceCommand(rest);
     case 'doctor':
       return doctorCommand(rest, await loadPaths(), print);
     case 'approve':
-      noMoreArgs(command, rest);
       return approveCommand(await loadPaths(), print);
     case 'grant':
       return grantCommand(rest, await loadPaths(), print);
     case 'config-reference':
-      noMoreArgs(command, rest);
       print(renderConfigReference());
       return 0;
     case 'version':

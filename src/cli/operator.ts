@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig, secretValues } from '../config/index.js';
 import { approveConfig } from '../config/edit/approve.js';
 import { grantPath } from '../config/edit/grant-path.js';
+import type { ConfigEdit } from '../config/edit/file-edit.js';
 import { BatonError } from '../core/errors.js';
 import {
   collectDoctorReport,
@@ -22,8 +23,10 @@ import { migrationsCurrent, openDatabase } from '../store/database.js';
 import { chooseEmbeddedEngine, embeddedDatabaseExists } from '../store/embedded-postgres.js';
 import { RunStore } from '../store/runs-repo.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
+import { configEdited } from '../wording/config-edit.js';
 import { installedUnitDelegation } from '../service/systemd-unit.js';
 import { detectCgroupSupport } from '../harness/run-cgroup.js';
+import type { CliCommand } from './command.js';
 
 /** Whether `path` exists. */
 export async function exists(path: string): Promise<boolean> {
@@ -36,22 +39,27 @@ export async function exists(path: string): Promise<boolean> {
 /** Sets `[harness] approved = true`. @returns the exit code. */
 export async function approveCommand(paths: ServicePaths, out: (text: string) => void): Promise<number> {
   const edit = await approveConfig(paths.configPath, { homeDir: paths.homeDir });
-  if (!edit.changed) {
-    out(`Coding agents are already approved in ${paths.configPath}.`);
-    return 0;
-  }
-  out(
-    `Approved coding agents in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`,
+  return printEdit(
+    edit,
+    `Coding agents are already approved in ${paths.configPath}.`,
+    `Approved coding agents in ${paths.configPath}`,
+    out,
   );
+}
+
+/**
+ * Prints what an edit of `config.toml` did: `unchanged` when the file already said so, else
+ * `done` with the changed lines.
+ *
+ * @returns the exit code (0).
+ */
+function printEdit(edit: ConfigEdit, unchanged: string, done: string, out: (text: string) => void): number {
+  out(edit.changed ? configEdited(done, edit.diff) : unchanged);
   return 0;
 }
 
 /** Appends a workspace root. @returns the exit code. */
-export async function grantCommand(
-  argv: readonly string[],
-  paths: ServicePaths,
-  out: (text: string) => void,
-): Promise<number> {
+export const grantCommand: CliCommand<ServicePaths> = async (argv, paths, out) => {
   const force = argv.includes('--force');
   const [kind, dir, ...rest] = argv.filter((a) => a !== '--force');
   if (kind !== 'path' || !dir || rest.length > 0) {
@@ -65,15 +73,13 @@ export async function grantCommand(
     throw new BatonError('usage', usageWith(hint, 'Usage: baton grant path [--force] DIR'));
   }
   const edit = await grantPath(paths.configPath, dir, { homeDir: paths.homeDir, cwd: process.cwd(), force });
-  if (!edit.changed) {
-    out(`${edit.root} is already a workspace root in ${paths.configPath}.`);
-    return 0;
-  }
-  out(
-    `Granted ${edit.root} in ${paths.configPath}:\n${edit.diff}\nA running service applies it to its next command; no restart needed.`,
+  return printEdit(
+    edit,
+    `${edit.root} is already a workspace root in ${paths.configPath}.`,
+    `Granted ${edit.root} in ${paths.configPath}`,
+    out,
   );
-  return 0;
-}
+};
 
 /**
  * Prints the doctor table (or JSON). Asks the running service for its live view when one is
@@ -81,11 +87,7 @@ export async function grantCommand(
  *
  * @returns 0, or 1 when the artifact quota is breached or the database is unusable.
  */
-export async function doctorCommand(
-  argv: readonly string[],
-  paths: ServicePaths,
-  out: (text: string) => void,
-): Promise<number> {
+export const doctorCommand: CliCommand<ServicePaths> = async (argv, paths, out) => {
   const unknown = argv.filter((a) => a !== '--json');
   if (unknown.length > 0)
     throw new BatonError('usage', usageWith(didYouMean(unknown[0]!, ['--json']), 'Usage: baton doctor [--json]'));
@@ -105,7 +107,7 @@ export async function doctorCommand(
   const report = await collectLocally(paths);
   out(json ? toDoctorJson(report) : formatDoctorTable(report));
   return exitCode(report);
-}
+};
 
 async function fromService(batonHome: string): Promise<{ report: DoctorJson; startedAt: string } | undefined> {
   const state = await readServiceState(batonHome);
@@ -159,7 +161,7 @@ async function collectLocally(paths: ServicePaths): Promise<DoctorReport> {
 async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
   if (!paths.env.databaseUrl && !(await embeddedDatabaseExists(paths.batonHome))) {
     // Looking must not create: opening the embedded engine would initialize a database in an empty home.
-    const choice = await chooseEmbeddedEngine(paths.batonHome);
+    const choice = await chooseEmbeddedEngine(paths.batonHome, paths.rawEnv.PATH);
     const kind =
       choice.engine === 'pglite'
         ? { engine: 'pglite' as const, dataDir: choice.dataDir }
@@ -176,7 +178,7 @@ async function probeDatabase(paths: ServicePaths): Promise<DatabaseProbe> {
     const database = await openDatabase(
       paths.env.databaseUrl
         ? { url: paths.env.databaseUrl, maxConnections: 1, migrate: false }
-        : { embedded: paths.batonHome, maxConnections: 1, migrate: false },
+        : { embedded: paths.batonHome, pathEnv: paths.rawEnv.PATH, maxConnections: 1, migrate: false },
     );
     try {
       const current = await migrationsCurrent(database);

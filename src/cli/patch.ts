@@ -8,6 +8,7 @@ import { BatonError } from '../core/errors.js';
 import { isRunId } from '../core/ids.js';
 import { patchOf } from '../harness/patch-record.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
+import type { CliCommand } from './command.js';
 
 /** The usage line of `baton patch`. */
 export const PATCH_USAGE = 'Usage: baton patch RUN_ID [--include-ignored]';
@@ -19,11 +20,7 @@ export const PATCH_USAGE = 'Usage: baton patch RUN_ID [--include-ignored]';
  * @throws BatonError `usage` for a bad argument list or id; `patch_unavailable`, `git_failed`
  *   (see `patchOf`).
  */
-export async function patchCommand(
-  argv: readonly string[],
-  batonHome: string,
-  write: (bytes: Buffer) => void,
-): Promise<number> {
+export const patchCommand: CliCommand<string, Buffer> = async (argv, batonHome, write) => {
   const includeLeftOut = argv.includes('--include-ignored');
   const rest = argv.filter((a) => a !== '--include-ignored');
   const odd = rest.find((a) => a.startsWith('-'));
@@ -38,4 +35,4 @@ export async function patchCommand(
     );
   write(await patchOf(join(batonHome, 'harness', 'runs', runId), { includeLeftOut }));
   return 0;
-}
+};

@@ -45,6 +45,33 @@ function int(min: number, max: number) {
   return z.number().int().min(min).max(max);
 }
 
+/** The range of an integer key, and its unit (`minutes`, `KiB`…) when it has one. */
+interface IntegerRange {
+  unit?: string;
+  min: number;
+  max: number;
+}
+
+/** A key holding an integer in `[min, max]`, `default` when unset; its type reads `integer UNIT, MIN to MAX`. */
+function integerKey(range: IntegerRange & { default: number }, description: string) {
+  return documented(int(range.min, range.max).default(range.default), integerType(range), description);
+}
+
+/** As {@link integerKey}, for a key that stays unset when the file sets none. */
+function optionalIntegerKey(range: IntegerRange, description: string) {
+  return documented(int(range.min, range.max).optional(), integerType(range), description);
+}
+
+/** `integer UNIT, MIN to MAX` (no unit: `integer, MIN to MAX`), as errors and the reference show it. */
+function integerType({ unit, min, max }: IntegerRange): string {
+  return `integer${unit === undefined ? '' : ` ${unit}`}, ${min} to ${max}`;
+}
+
+/** A boolean key, `fallback` when unset. */
+function booleanKey(fallback: boolean, description: string) {
+  return documented(z.boolean().default(fallback), 'boolean', description);
+}
+
 /** A filesystem path as written: `~`, `~/…`, absolute, or relative to the config file. */
 const pathString = z
   .string()
@@ -72,17 +99,17 @@ const userId = z.union([z.string(), z.number(), z.bigint()]).transform((value, c
   return z.NEVER;
 });
 
+/** A key holding one path ({@link pathString}), unset when the file sets none. */
+function optionalPathKey(description: string) {
+  return documented(pathString.optional(), 'path', description);
+}
+
 const USER_ID_TYPE = 'user id: string, or non-negative integer';
 
 const harnessSection = z.strictObject({
-  enabled: documented(
-    z.boolean().default(true),
-    'boolean',
-    'Master switch for coding runs; false removes the run commands entirely.',
-  ),
-  approved: documented(
-    z.boolean().default(false),
-    'boolean',
+  enabled: booleanKey(true, 'Master switch for coding runs; false removes the run commands entirely.'),
+  approved: booleanKey(
+    false,
     'One-time owner consent that chat may start coding agents on this machine; set by `baton approve` or by hand, never by chat.',
   ),
   default_vendor: documented(
@@ -90,24 +117,20 @@ const harnessSection = z.strictObject({
     '"codex" or "claude"',
     'Vendor CLI that `/run` launches; anything other than "codex" or "claude" (even "") refuses start.',
   ),
-  max_active: documented(
-    int(1, 1000).default(2),
-    'integer, 1 to 1000',
+  max_active: integerKey(
+    { min: 1, max: 1000, default: 2 },
     'Most runs active at once on this machine, enforced atomically in the database.',
   ),
-  queue: documented(
-    z.boolean().default(true),
-    'boolean',
+  queue: booleanKey(
+    true,
     'A run whose worktree is busy or that finds max_active runs active waits as queued and starts when its slot frees, in order, on any baton process; false refuses it instead.',
   ),
-  max_queued: documented(
-    int(1, 1000).default(5),
-    'integer, 1 to 1000',
+  max_queued: integerKey(
+    { min: 1, max: 1000, default: 5 },
     'Most runs one conversation may have queued at once; one more is refused (queue_full).',
   ),
-  default_timeout_minutes: documented(
-    int(1, MAX_TIMEOUT_MINUTES).default(30),
-    `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
+  default_timeout_minutes: integerKey(
+    { unit: 'minutes', min: 1, max: MAX_TIMEOUT_MINUTES, default: 30 },
     `Wall-clock limit of a run in minutes unless it asks for another with timeout:MINUTES (at most ${MAX_TIMEOUT_MINUTES}); past it the run is killed as failed/timeout.`,
   ),
   default_budget_usd: documented(
@@ -115,29 +138,24 @@ const harnessSection = z.strictObject({
     'number US dollars, above 0, at most 10000',
     'Most a claude run may spend in US dollars unless it asks for another with budget:USD (claude --max-budget-usd; past it the run ends failed/budget_exceeded). codex reports no cost, so it does not apply there; cap codex with default_max_tokens. Unset: no cap.',
   ),
-  default_max_turns: documented(
-    int(1, 10_000).optional(),
-    'integer, 1 to 10000',
+  default_max_turns: optionalIntegerKey(
+    { min: 1, max: 10_000 },
     'Most agent turns of a claude run unless it asks for another with turns:N (claude --max-turns; past it the run ends failed/max_turns). codex has no turn limit. Unset: no cap.',
   ),
-  default_max_tokens: documented(
-    int(1, 10_000_000_000).optional(),
-    'integer tokens, 1 to 10000000000',
+  default_max_tokens: optionalIntegerKey(
+    { unit: 'tokens', min: 1, max: 10_000_000_000 },
     'Most tokens (input + output, as the CLI reports them) a run may use unless it asks for another with tokens:N; checked whenever the CLI reports usage (codex: when its turn ends, claude: at each result) and past it the run is stopped as failed/budget_exceeded. Unset: no cap.',
   ),
-  first_event_seconds: documented(
-    int(1, MAX_TIMEOUT_MINUTES * 60).default(120),
-    `integer seconds, 1 to ${MAX_TIMEOUT_MINUTES * 60}`,
+  first_event_seconds: integerKey(
+    { unit: 'seconds', min: 1, max: MAX_TIMEOUT_MINUTES * 60, default: 120 },
     'Seconds without any vendor event after launch before an advisory notice (often auth or config trouble); the run continues.',
   ),
-  finish_grace_seconds: documented(
-    int(1, 600).default(10),
-    'integer seconds, 1 to 600',
+  finish_grace_seconds: integerKey(
+    { unit: 'seconds', min: 1, max: 600, default: 10 },
     "Seconds a vendor CLI may take to exit after its terminal event (codex turn.completed/turn.failed, claude's last result) before baton stops it and judges the run from that event.",
   ),
-  inactivity_minutes: documented(
-    int(1, MAX_TIMEOUT_MINUTES).default(10),
-    `integer minutes, 1 to ${MAX_TIMEOUT_MINUTES}`,
+  inactivity_minutes: integerKey(
+    { unit: 'minutes', min: 1, max: MAX_TIMEOUT_MINUTES, default: 10 },
     'Minutes of silence from a running vendor before an advisory notice; the run continues.',
   ),
   approval_timeout_minutes: documented(
@@ -145,39 +163,32 @@ const harnessSection = z.strictObject({
     `number of minutes, more than 0, at most ${MAX_TIMEOUT_MINUTES} (fractions allowed)`,
     "Minutes a tool approval waits for the owner's Allow or Deny (claude runs with mode:default or approve); no answer by then denies the call, and the chat says so.",
   ),
-  prompt_argv_max_kb: documented(
-    int(1, PROMPT_ARGV_MAX_KB_CAP).default(100),
-    `integer KiB, 1 to ${PROMPT_ARGV_MAX_KB_CAP}`,
+  prompt_argv_max_kb: integerKey(
+    { unit: 'KiB', min: 1, max: PROMPT_ARGV_MAX_KB_CAP, default: 100 },
     'No longer used: every task goes to the CLI on stdin, never on its command line. Still accepted, so a config file that sets it loads.',
   ),
-  max_attachment_mb: documented(
-    int(1, 2048).default(20),
-    'integer MiB, 1 to 2048',
+  max_attachment_mb: integerKey(
+    { unit: 'MiB', min: 1, max: 2048, default: 20 },
     "Largest file that can go with a task (a screenshot, a log), in MiB; 20 is Telegram's Bot API download limit. At most 10 files per task.",
   ),
-  max_image_pixels: documented(
-    int(1, 1_000_000_000).default(50_000_000),
-    'integer pixels, 1 to 1000000000',
+  max_image_pixels: integerKey(
+    { unit: 'pixels', min: 1, max: 1_000_000_000, default: 50_000_000 },
     'Largest image (width × height, read from its header) that can go with a task; a larger one is refused by name before any CLI decodes it, since a CLI holds the whole decoded image in memory (a few bytes a pixel, however small the file). The default, 50 megapixels, passes a 48-megapixel phone photo and an 8K screenshot.',
   ),
-  max_patch_kb: documented(
-    int(1, 1_048_576).default(1024),
-    'integer KiB, 1 to 1048576',
+  max_patch_kb: integerKey(
+    { unit: 'KiB', min: 1, max: 1_048_576, default: 1024 },
     "Largest diff, in KiB, sent as a run's hr_….patch file; over it the outcome says so and carries the diff stat only.",
   ),
-  max_event_bytes: documented(
-    int(1024, 2 ** 30).default(1_048_576),
-    'integer bytes, 1024 to 1073741824',
+  max_event_bytes: integerKey(
+    { unit: 'bytes', min: 1024, max: 2 ** 30, default: 1_048_576 },
     'Largest vendor event (one JSON line), in bytes, held in memory; a longer line is written to the run directory as it arrives and read once it ends (a long final answer still arrives, as result.md), unless it passes max_run_artifact_mb: then it is left out, counted as a framing error, and the outcome names the file holding its start.',
   ),
-  max_framing_errors: documented(
-    int(0, 1_000_000).default(20),
-    'integer, 0 to 1000000',
+  max_framing_errors: integerKey(
+    { min: 0, max: 1_000_000, default: 20 },
     'Malformed or oversized vendor lines tolerated before the run is killed as failed/protocol; 0 means none.',
   ),
-  max_run_artifact_mb: documented(
-    int(1, 1_048_576).default(64),
-    'integer MiB, 1 to 1048576',
+  max_run_artifact_mb: integerKey(
+    { unit: 'MiB', min: 1, max: 1_048_576, default: 64 },
     "Cap in MiB on one run's events.jsonl spool; past it spooling stops, the run is flagged artifact_truncated and continues.",
   ),
   artifact_quota_gb: documented(
@@ -190,19 +201,16 @@ const harnessSection = z.strictObject({
     'number GiB, 0 or more',
     'Free disk space in GiB that must remain for a run to launch; 0 disables the probe.',
   ),
-  artifact_retention_days: documented(
-    int(1, 36_500).default(30),
-    'integer days, 1 to 36500',
+  artifact_retention_days: integerKey(
+    { unit: 'days', min: 1, max: 36_500, default: 30 },
     'Days a run directory is kept; older ones are swept at start and daily.',
   ),
-  delivery_max_attempts: documented(
-    int(1, 1_000_000).default(20),
-    'integer, 1 to 1000000',
+  delivery_max_attempts: integerKey(
+    { min: 1, max: 1_000_000, default: 20 },
     'Send attempts for one outbound message before it is dead-lettered (kept, never sent).',
   ),
-  delivery_max_age_hours: documented(
-    int(1, 87_600).default(24),
-    'integer hours, 1 to 87600',
+  delivery_max_age_hours: integerKey(
+    { unit: 'hours', min: 1, max: 87_600, default: 24 },
     'Hours an outbound message may stay unsent before it is dead-lettered.',
   ),
   pass_env: documented(
@@ -212,24 +220,18 @@ const harnessSection = z.strictObject({
     'array of names',
     `Service environment names also given to each run's CLI when set (values are never shown); NAME* matches a prefix but never a name that looks secret, which passes only when listed exactly; service secrets (DATABASE_URL, chat tokens) never pass. Default: the proxy, CA-bundle and locale names ${DEFAULT_PASS_ENV.join(', ')}.`,
   ),
-  paste_join_ms: documented(
-    int(0, 60_000).default(1500),
-    'integer ms, 0 to 60000',
+  paste_join_ms: integerKey(
+    { unit: 'ms', min: 0, max: 60_000, default: 1500 },
     "Milliseconds to wait, after a message that reaches the platform's length limit (a paste the client split, Telegram 4096), for the same sender's next parts in that conversation; they are joined into one task. 0 joins nothing.",
   ),
-  status_edit_seconds: documented(
-    int(0, 3600).default(5),
-    'integer seconds, 0 to 3600',
+  status_edit_seconds: integerKey(
+    { unit: 'seconds', min: 0, max: 3600, default: 5 },
     "Least time between two edits of the live status message (a run's started message, edited in place) in one conversation, in seconds; 0 turns the live status off.",
   ),
-  codex_home: documented(
-    pathString.optional(),
-    'path',
+  codex_home: optionalPathKey(
     "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default.",
   ),
-  claude_config_dir: documented(
-    pathString.optional(),
-    'path',
+  claude_config_dir: optionalPathKey(
     "CLAUDE_CONFIG_DIR given to claude runs (its config, login and sessions); unset: the service's CLAUDE_CONFIG_DIR, else claude's default.",
   ),
 });
@@ -241,9 +243,7 @@ const workspaceSection = z.strictObject({
     'Directories runs may use (symlinks are followed at launch); `baton grant path DIR` appends one. Empty: no run can launch.',
     'path',
   ),
-  default: documented(
-    pathString.optional(),
-    'path',
+  default: optionalPathKey(
     'Working directory of a run that names none and whose conversation set none with /use; must lie inside a root.',
   ),
   worktrees: documented(
@@ -251,9 +251,8 @@ const workspaceSection = z.strictObject({
     '"off" or "per-run"',
     '"per-run": every run in a git checkout gets its own worktree on a new branch baton/<run id> under $BATON_HOME/worktrees (so runs on one repository go in parallel); "off": only runs that ask with the worktree option do.',
   ),
-  worktree_retention_days: documented(
-    int(1, 36_500).default(7),
-    'integer days, 1 to 36500',
+  worktree_retention_days: integerKey(
+    { unit: 'days', min: 1, max: 36_500, default: 7 },
     "Days a finished run's worktree is kept; merged ones go sooner. Swept at start and daily (and by `baton worktrees prune`); a branch with unmerged commits is kept and said so, a worktree with uncommitted changes is kept.",
   ),
 });
@@ -270,19 +269,16 @@ const nodeSection = z.strictObject({
     'string',
     "This baton process's node name in a fleet sharing one PostgreSQL database; unset: the host name. Shown by /runs, doctor and /health/ready.",
   ),
-  heartbeat_seconds: documented(
-    int(1, 60).default(5),
-    'integer seconds, 1 to 60',
+  heartbeat_seconds: integerKey(
+    { unit: 'seconds', min: 1, max: 60, default: 5 },
     'How often this node writes its heartbeat to the database.',
   ),
-  dead_after_seconds: documented(
-    int(3, 3600).default(20),
-    'integer seconds, 3 to 3600',
+  dead_after_seconds: integerKey(
+    { unit: 'seconds', min: 3, max: 3600, default: 20 },
     'A node whose last heartbeat is older than this is shown as dead.',
   ),
-  fleet_max_active: documented(
-    int(0, 1000).default(0),
-    'integer, 0 to 1000',
+  fleet_max_active: integerKey(
+    { min: 0, max: 1000, default: 0 },
     'Most coding runs active at once across all nodes sharing the database, checked by this node whenever it starts one (beside its own [harness] max_active); 0: no fleet-wide cap. Give every node the same value.',
   ),
 });

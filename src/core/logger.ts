@@ -181,58 +181,15 @@ export async function createServiceLogger(
       }
     },
   };
-  const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
-  const logger = pino(
-    {
-      level,
-      base: { service: 'baton' },
-      redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' },
-      serializers: { err: serializeError },
-    },
-    multistream([
-      { stream: scrubbingStream(process.stdout, secrets), level: streamLevel },
-      { stream: scrubbingStream(toFile, secrets), level: streamLevel },
-    ]),
-  );
+  const logger = toStdoutAndFile(level, toFile, secrets);
   const currentLink = join(logsDir, 'current.log');
-  /** Points `current.log` at `target` (a file in `logsDir`); a failure is a warning, never fatal. */
-  const linkCurrent = async (target: string): Promise<void> => {
-    try {
-      const existing = await lstat(currentLink).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return undefined;
-        throw err;
-      });
-      if (existing && !existing.isSymbolicLink()) {
-        logger.warn(
-          { path: currentLink },
-          'current.log is not a symlink; left as it is (remove it to have it point at the live log file)',
-        );
-        return;
-      }
-      if (existing && (await readlink(currentLink)) === basename(target)) return;
-      if (existing) await unlink(currentLink);
-      await symlink(basename(target), currentLink);
-    } catch (err) {
-      logger.warn({ err, path: currentLink }, 'could not point current.log at the live log file');
-    }
-  };
+  const linkCurrent = (target: string): Promise<void> => linkCurrentLog(logger, currentLink, target);
   let opening: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
   const openFile = (): Promise<void> =>
     (opening ??= (async () => {
       try {
-        const { default: pinoRoll } = await import('pino-roll');
-        // symlink: false: pino-roll's own symlink call can throw after it has begun opening the
-        // file, before anything could listen for that open's 'error'. current.log is kept here.
-        const opened = (await pinoRoll({
-          mode: 0o600,
-          file: join(logsDir, 'baton'),
-          extension: '.log',
-          size: `${LOG_FILE_ROTATION.sizeMb}m`,
-          limit: { count: LOG_FILE_ROTATION.keepFiles },
-          symlink: false,
-          mkdir: true,
-        })) as unknown as RolledFile;
+        const opened = await rollLogFile(logsDir);
         // Every 'error' is heard (one unheard would end the process). A failed write or reopen
         // ends the file; a failed removal of an old rotated file is a warning.
         opened.on('error', (err?: Error) => {
@@ -249,12 +206,7 @@ export async function createServiceLogger(
             'writing the log file failed; logs go to stdout only from here (free space or fix the directory, then restart baton)',
           );
         });
-        // pino-roll hands back its SonicBoom before the file is open; a failed open emits 'error'.
-        await new Promise<void>((resolve, reject) => {
-          if (opened.fd >= 0) return resolve();
-          opened.once('ready', () => resolve());
-          opened.once('error', reject);
-        });
+        await untilOpen(opened);
         // One synchronous block: no line can slip between the kept ones and the live ones.
         for (const line of pending) opened.write(line);
         pending.length = 0;
@@ -287,20 +239,92 @@ export async function createServiceLogger(
         const ending = file;
         file = undefined;
         done = true; // a line logged from here on goes to stdout only, never to an ended stream
-        if (!ending) return;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, CLOSE_FLUSH_MS);
-          const settle = (err?: Error): void => {
-            clearTimeout(timer);
-            if (err) logger.error({ err, logsDir }, "the log file's last lines could not be written");
-            resolve();
-          };
-          ending.once('close', () => settle());
-          ending.once('error', settle);
-          ending.end();
-        });
+        if (ending) await endLogFile(ending, logger, logsDir);
       })()),
   };
+}
+
+/** The service's pino logger: each line to stdout and to `toFile`, both scrubbed of `secrets`. */
+function toStdoutAndFile(level: string, toFile: DestinationStream, secrets: readonly string[]): Logger {
+  const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
+  return pino(
+    {
+      level,
+      base: { service: 'baton' },
+      redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' },
+      serializers: { err: serializeError },
+    },
+    multistream([
+      { stream: scrubbingStream(process.stdout, secrets), level: streamLevel },
+      { stream: scrubbingStream(toFile, secrets), level: streamLevel },
+    ]),
+  );
+}
+
+/** Points `currentLink` (`current.log`) at `target` (a file in its directory); a failure is a warning, never fatal. */
+async function linkCurrentLog(logger: Logger, currentLink: string, target: string): Promise<void> {
+  try {
+    const existing = await lstat(currentLink).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (existing && !existing.isSymbolicLink()) {
+      logger.warn(
+        { path: currentLink },
+        'current.log is not a symlink; left as it is (remove it to have it point at the live log file)',
+      );
+      return;
+    }
+    if (existing && (await readlink(currentLink)) === basename(target)) return;
+    if (existing) await unlink(currentLink);
+    await symlink(basename(target), currentLink);
+  } catch (err) {
+    logger.warn({ err, path: currentLink }, 'could not point current.log at the live log file');
+  }
+}
+
+/** pino-roll's rotated `logsDir/baton.N.log`, loaded on first use; possibly not open yet ({@link untilOpen}). */
+async function rollLogFile(logsDir: string): Promise<RolledFile> {
+  const { default: pinoRoll } = await import('pino-roll');
+  // symlink: false: pino-roll's own symlink call can throw after it has begun opening the
+  // file, before anything could listen for that open's 'error'. current.log is kept here.
+  return (await pinoRoll({
+    mode: 0o600,
+    file: join(logsDir, 'baton'),
+    extension: '.log',
+    size: `${LOG_FILE_ROTATION.sizeMb}m`,
+    limit: { count: LOG_FILE_ROTATION.keepFiles },
+    symlink: false,
+    mkdir: true,
+  })) as unknown as RolledFile;
+}
+
+/**
+ * Resolves once `opened` is open. pino-roll hands back its SonicBoom before the file is open.
+ *
+ * @throws the error a failed open emits.
+ */
+function untilOpen(opened: RolledFile): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (opened.fd >= 0) return resolve();
+    opened.once('ready', () => resolve());
+    opened.once('error', reject);
+  });
+}
+
+/** Ends `ending` and waits until its last lines are written, at most {@link CLOSE_FLUSH_MS}; never rejects. */
+function endLogFile(ending: RolledFile, logger: Logger, logsDir: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, CLOSE_FLUSH_MS);
+    const settle = (err?: Error): void => {
+      clearTimeout(timer);
+      if (err) logger.error({ err, logsDir }, "the log file's last lines could not be written");
+      resolve();
+    };
+    ending.once('close', () => settle());
+    ending.once('error', settle);
+    ending.end();
+  });
 }
 
 /** A logger that drops everything, for tests that assert on state rather than logs. */

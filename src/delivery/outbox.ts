@@ -10,8 +10,8 @@ import { ChannelSendError } from '../channels/types.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-repo.js';
-import { LONG_BODY_PARTS, type DeliveryRow, type DocumentJson, type ReshapeJson } from '../store/schema.js';
-import { splitMessage, splitWithReshapes } from './split.js';
+import type { DeliveryRow, DocumentJson, ReshapeJson } from '../store/schema.js';
+import { deliveryItems, type DeliveryItem } from './delivery-items.js';
 import { runTag } from '../wording/run-tag.js';
 
 /** Retry schedule and caps. */
@@ -39,49 +39,11 @@ export interface OutboxDeps {
 /** Smallest part length a malformed part is reshaped down to, in UTF-16 units. */
 const MIN_RESHAPE_LENGTH = 256;
 
-/**
- * The parts of a delivery as they are (or were) sent: the platform-sized split, then each stored
- * re-split in order, so a retry resumes on the same layout.
- */
-export function layoutParts(body: string, maxLength: number, reshapes: readonly ReshapeJson[]): string[] {
-  return splitWithReshapes(body, maxLength, reshapes);
-}
+/** How one attempt of a row ended; see {@link Outbox.attemptNow}. */
+type AttemptResult = { state: 'delivered' | 'pending' | 'dead'; laterPendingInRun: boolean };
 
-/**
- * One thing a delivery sends, in order: a text part, or a file. `partsDelivered`
- * counts these items.
- */
-export type DeliveryItem =
-  | { kind: 'text'; text: string }
-  | { kind: 'document'; document: DocumentJson /** Index in the row's `documents`. */; documentIndex: number };
-
-/**
- * What a delivery sends, in order. A body longer than {@link LONG_BODY_PARTS} messages with a
- * `long_body` file that was not refused goes as its first part then that file; otherwise as all
- * its parts. Files used `always` follow the text. Text parts come first, so a text item's index is
- * its part index (the one reshapes name). A refused file drops out of the list and the items
- * after it move up by one, so `partsDelivered` then points at what comes next: the second text
- * part when `result.md` was refused.
- */
-export function deliveryItems(
-  row: Pick<DeliveryRow, 'body' | 'reshapes' | 'documents'>,
-  maxLength: number,
-): DeliveryItem[] {
-  const parts = layoutParts(row.body, maxLength, row.reshapes);
-  const documents = row.documents ?? [];
-  const longBody = documents.findIndex((d) => d.use === 'long_body' && !d.refused);
-  const items: DeliveryItem[] =
-    longBody >= 0 && splitMessage(row.body, maxLength).length > LONG_BODY_PARTS
-      ? [
-          { kind: 'text', text: parts[0]! },
-          { kind: 'document', document: documents[longBody]!, documentIndex: longBody },
-        ]
-      : parts.map((text) => ({ kind: 'text', text }));
-  documents.forEach((document, documentIndex) => {
-    if (document.use === 'always' && !document.refused) items.push({ kind: 'document', document, documentIndex });
-  });
-  return items;
-}
+/** A row to try again at once after a failed part, and whether its items must be laid out again. */
+type Recovered = { row: DeliveryRow; reshapes: ReshapeJson[]; moves: number; relayout: boolean };
 
 /** Backoff before retry number `attempt` (1-based): base·2^(attempt−1), capped. */
 export function backoffMs(attempt: number, policy: Pick<OutboxPolicy, 'backoffBaseMs' | 'backoffCapMs'>): number {
@@ -162,16 +124,14 @@ export class Outbox {
    * Sends the parts not yet sent. `laterPendingInRun` is false only when the final write proved
    * no later row of the run is pending; true means "look".
    */
-  private async attemptNow(
-    claimed: DeliveryRow,
-  ): Promise<{ state: 'delivered' | 'pending' | 'dead'; laterPendingInRun: boolean }> {
+  private async attemptNow(claimed: DeliveryRow): Promise<AttemptResult> {
     // A thread already found closed is not tried again (nor noted again) for every later message.
     let row =
       claimed.target.threadId !== undefined && this.closedThreads.has(threadKey(claimed.target))
         ? atTopLevel(claimed)
         : claimed;
     let moves = 0;
-    const { store, clock, logger, adapters } = this.deps;
+    const { store, clock, adapters } = this.deps;
     const adapter = adapters.get(row.target.platform as Platform);
     if (!adapter) {
       return {
@@ -199,90 +159,134 @@ export class Outbox {
           clock.now(),
         ));
       } catch (err) {
-        // A file the platform will not take (or cannot be read, or would dead-letter the row) is
-        // marked refused and the message goes on without it: a refused result.md gives way to the
-        // remaining text parts, so the text is never lost.
-        if (
-          item.kind === 'document' &&
-          !(err instanceof ChannelSendError && err.movedToChatId !== undefined) &&
-          this.givesUpOnDocument(row, err)
-        ) {
-          logger.warn(
-            { deliveryId: row.id, runId: row.runId, file: item.document.filename, err: describe(err) },
-            'file not sent; the message goes on without it',
-          );
-          const documents = row.documents.map((d, i) => (i === item.documentIndex ? { ...d, refused: true } : d));
-          await store.outbox.recordDocuments(row.id, documents);
-          row = { ...row, documents };
-          items = deliveryItems({ ...row, reshapes }, adapter.maxMessageLength);
-          index -= 1;
-          continue;
-        }
-        // A part the platform refuses as malformed or too long is never retried unchanged: the
-        // rest of the message is re-split in halves (down to MIN_RESHAPE_LENGTH) and sent at once,
-        // numbered as finally sent.
-        const current = reshapes.at(-1)?.maxLength ?? adapter.maxMessageLength;
-        const smaller = item.kind === 'text' ? Math.floor(Math.min(current, item.text.length) / 2) : 0;
-        if (err instanceof ChannelSendError && err.kind === 'malformed' && smaller >= MIN_RESHAPE_LENGTH) {
-          logger.warn(
-            { deliveryId: row.id, part: index + 1, maxLength: smaller },
-            'platform refused a part as malformed; re-splitting the rest smaller',
-          );
-          reshapes = [...reshapes, { fromPart: index, maxLength: smaller }];
-          await store.outbox.recordReshapes(row.id, reshapes);
-          items = deliveryItems({ ...row, reshapes }, adapter.maxMessageLength);
-          index -= 1;
-          continue;
-        }
-        // The chat moved (group → supergroup): the conversation follows it, and this part goes
-        // to the new chat at once.
-        if (
-          err instanceof ChannelSendError &&
-          err.movedToChatId !== undefined &&
-          err.movedToChatId !== row.target.chatId &&
-          moves++ < 3
-        ) {
-          logger.warn(
-            { deliveryId: row.id, from: row.target.chatId, to: err.movedToChatId },
-            'chat moved; sending to its new id',
-          );
-          await store.conversations.moveConversation(
-            row.target.platform as Platform,
-            row.target.chatId,
-            err.movedToChatId,
-          );
-          row = { ...row, target: { ...row.target, chatId: err.movedToChatId } };
-          index -= 1;
-          continue;
-        }
-        // The thread or forum topic was closed: the rest goes to the chat's top level (Telegram's
-        // General topic), after a note that says why, instead of a dead letter nobody sees.
-        if (err instanceof ChannelSendError && err.threadClosed && row.target.threadId !== undefined) {
-          logger.warn(
-            { deliveryId: row.id, runId: row.runId, chatId: row.target.chatId },
-            "thread closed; sending to the chat's top level",
-          );
-          this.closedThreads.add(threadKey(row.target));
-          row = atTopLevel(row);
-          await adapter
-            .send({ chatId: row.target.chatId, text: closedThreadNote(row.runId) })
-            .catch((noteErr: unknown) =>
-              logger.warn({ deliveryId: row.id, err: describe(noteErr) }, 'could not send the closed-thread note'),
-            );
-          index -= 1;
-          continue;
-        }
-        const retryAfterMs = err instanceof ChannelSendError ? err.retryAfterMs : undefined;
-        // A refusal about this message (blocked bot, unknown chat) will not change: dead-letter now.
-        const permanent = err instanceof ChannelSendError && !err.retryable;
-        logger.warn({ deliveryId: row.id, runId: row.runId, err: describe(err), permanent }, 'delivery attempt failed');
-        return { state: await this.fail(row, describe(err), retryAfterMs, permanent), laterPendingInRun: true };
+        // Only a failed part gets here: the loop over parts that go through stays as it was.
+        const next = await this.recoverPart(adapter, row, reshapes, item, index, moves, err);
+        if ('state' in next) return next;
+        ({ row, reshapes, moves } = next);
+        if (next.relayout) items = deliveryItems({ ...row, reshapes }, adapter.maxMessageLength);
+        index -= 1;
+        continue;
       }
     }
     // Nothing was left to send (the last item was a refused file): the row is done.
     if (!recordedDone)
       ({ laterPendingInRun } = await store.outbox.recordPartsSent(row, items.length, [], true, clock.now()));
     return { state: 'delivered', laterPendingInRun };
+  }
+
+  /**
+   * What follows a part that failed to go: the row as it is to be tried again at once (a file
+   * dropped, the rest re-split, the chat moved, the thread closed; `relayout` when its items must
+   * be worked out again), or the attempt's result when the failure is recorded on the row.
+   */
+  private async recoverPart(
+    adapter: ChannelAdapter,
+    row: DeliveryRow,
+    reshapes: ReshapeJson[],
+    item: DeliveryItem,
+    index: number,
+    moves: number,
+    err: unknown,
+  ): Promise<Recovered | AttemptResult> {
+    // A file the platform will not take (or cannot be read, or would dead-letter the row) is
+    // marked refused and the message goes on without it: a refused result.md gives way to the
+    // remaining text parts, so the text is never lost.
+    if (
+      item.kind === 'document' &&
+      !(err instanceof ChannelSendError && err.movedToChatId !== undefined) &&
+      this.givesUpOnDocument(row, err)
+    ) {
+      return { row: await this.refuseDocument(row, item, err), reshapes, moves, relayout: true };
+    }
+    // A part the platform refuses as malformed or too long is never retried unchanged: the
+    // rest of the message is re-split in halves (down to MIN_RESHAPE_LENGTH) and sent at once,
+    // numbered as finally sent.
+    const current = reshapes.at(-1)?.maxLength ?? adapter.maxMessageLength;
+    const smaller = item.kind === 'text' ? Math.floor(Math.min(current, item.text.length) / 2) : 0;
+    if (err instanceof ChannelSendError && err.kind === 'malformed' && smaller >= MIN_RESHAPE_LENGTH) {
+      return { row, reshapes: await this.reshapeRest(row, reshapes, index, smaller), moves, relayout: true };
+    }
+    // The chat moved (group → supergroup): the conversation follows it, and this part goes
+    // to the new chat at once.
+    if (
+      err instanceof ChannelSendError &&
+      err.movedToChatId !== undefined &&
+      err.movedToChatId !== row.target.chatId &&
+      moves++ < 3
+    ) {
+      return { row: await this.followMovedChat(row, err.movedToChatId), reshapes, moves, relayout: false };
+    }
+    // The thread or forum topic was closed: the rest goes to the chat's top level (Telegram's
+    // General topic), after a note that says why, instead of a dead letter nobody sees.
+    if (err instanceof ChannelSendError && err.threadClosed && row.target.threadId !== undefined) {
+      return { row: await this.leaveClosedThread(adapter, row), reshapes, moves, relayout: false };
+    }
+    const retryAfterMs = err instanceof ChannelSendError ? err.retryAfterMs : undefined;
+    // A refusal about this message (blocked bot, unknown chat) will not change: dead-letter now.
+    const permanent = err instanceof ChannelSendError && !err.retryable;
+    this.deps.logger.warn(
+      { deliveryId: row.id, runId: row.runId, err: describe(err), permanent },
+      'delivery attempt failed',
+    );
+    return { state: await this.fail(row, describe(err), retryAfterMs, permanent), laterPendingInRun: true };
+  }
+
+  /** Marks a file of the row refused (stored) and returns the row without it. */
+  private async refuseDocument(
+    row: DeliveryRow,
+    item: Extract<DeliveryItem, { kind: 'document' }>,
+    err: unknown,
+  ): Promise<DeliveryRow> {
+    this.deps.logger.warn(
+      { deliveryId: row.id, runId: row.runId, file: item.document.filename, err: describe(err) },
+      'file not sent; the message goes on without it',
+    );
+    const documents = row.documents.map((d, i) => (i === item.documentIndex ? { ...d, refused: true } : d));
+    await this.deps.store.outbox.recordDocuments(row.id, documents);
+    return { ...row, documents };
+  }
+
+  /** Stores a re-split of the row from part `index` on at `maxLength`; returns the new reshapes. */
+  private async reshapeRest(
+    row: DeliveryRow,
+    reshapes: ReshapeJson[],
+    index: number,
+    maxLength: number,
+  ): Promise<ReshapeJson[]> {
+    this.deps.logger.warn(
+      { deliveryId: row.id, part: index + 1, maxLength },
+      'platform refused a part as malformed; re-splitting the rest smaller',
+    );
+    const next = [...reshapes, { fromPart: index, maxLength }];
+    await this.deps.store.outbox.recordReshapes(row.id, next);
+    return next;
+  }
+
+  /** Moves the row's conversation to the chat's new id; returns the row aimed there. */
+  private async followMovedChat(row: DeliveryRow, chatId: string): Promise<DeliveryRow> {
+    this.deps.logger.warn(
+      { deliveryId: row.id, from: row.target.chatId, to: chatId },
+      'chat moved; sending to its new id',
+    );
+    await this.deps.store.conversations.moveConversation(row.target.platform as Platform, row.target.chatId, chatId);
+    return { ...row, target: { ...row.target, chatId } };
+  }
+
+  /** Remembers the row's thread as closed and tells the chat's top level why its messages come there. */
+  private async leaveClosedThread(adapter: ChannelAdapter, closed: DeliveryRow): Promise<DeliveryRow> {
+    const { logger } = this.deps;
+    logger.warn(
+      { deliveryId: closed.id, runId: closed.runId, chatId: closed.target.chatId },
+      "thread closed; sending to the chat's top level",
+    );
+    this.closedThreads.add(threadKey(closed.target));
+    const row = atTopLevel(closed);
+    await adapter
+      .send({ chatId: row.target.chatId, text: closedThreadNote(row.runId) })
+      .catch((noteErr: unknown) =>
+        logger.warn({ deliveryId: row.id, err: describe(noteErr) }, 'could not send the closed-thread note'),
+      );
+    return row;
   }
 
   /**

@@ -7,7 +7,7 @@
 import type { ChannelAdapter, Platform } from '../channels/types.js';
 import type { Logger } from '../core/logger.js';
 import type { PressClaims, PressedMessage } from '../store/press-claims.js';
-import { layoutParts } from './outbox.js';
+import { layoutParts } from './delivery-items.js';
 
 /** Dependencies of {@link PressSettler}. */
 export interface PressSettlerDeps {

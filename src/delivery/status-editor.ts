@@ -26,7 +26,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { RunRow } from '../store/schema.js';
-import { layoutParts } from './outbox.js';
+import { layoutParts } from './delivery-items.js';
 
 /** Dependencies of the {@link StatusEditor}. */
 export interface StatusEditorDeps {

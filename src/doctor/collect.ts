@@ -6,7 +6,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { parseConfigToml } from '../config/load.js';
-import { VENDOR_NAMES } from '../config/schema.js';
+import { VENDOR_NAMES, type VendorName } from '../config/schema.js';
+import type { BatonConfig } from '../config/resolve.js';
 import { isBatonError } from '../core/errors.js';
 import { findOnPath } from '../harness/detect.js';
 import { SECRET_ENV_NAMES } from '../config/env.js';
@@ -43,48 +44,9 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
   const runsDir = path.join(sources.batonHome, 'harness', 'runs');
   const passedNames = Object.keys(selectPassEnv(config.harness.passEnv, sources.env.passable ?? {}, SECRET_ENV_NAMES));
 
+  const probe: VendorProbe = { sources, config, homes, find, readVersion, passedNames };
   const [findings, storage] = await Promise.all([
-    Promise.all(
-      vendors.map(async ({ name, binaryName }): Promise<VendorFinding> => {
-        const home = name === 'codex' ? homes.codexHome : homes.claudeConfigDir;
-        const binPath = await find(binaryName, sources.env.PATH);
-        const [version, login] = await Promise.all([
-          binPath === undefined ? undefined : readVersion(binPath, { HOME: sources.homeDir, PATH: sources.env.PATH }),
-          loginState(name, home),
-        ]);
-        // A service that reported detections but none for this vendor did not find it.
-        const atStart =
-          started === undefined
-            ? undefined
-            : (started.find((d) => d.vendor === name) ?? { vendor: name, missing: 'not detected' });
-        const childEnv = [
-          ...FIXED_CHILD_ENV,
-          name === 'codex' ? 'CODEX_HOME' : 'CLAUDE_CONFIG_DIR',
-          ...passedNames,
-        ].sort();
-        // Two runs at once on one CODEX_HOME with a ChatGPT login can race on the token refresh
-        // (openai/codex#10332): both refresh, one refresh token is spent, the other run fails.
-        const sharedHome =
-          name === 'codex' &&
-          login.state === 'authenticated' &&
-          login.method === 'chatgpt' &&
-          config.harness.maxActive > 1
-            ? `max_active = ${config.harness.maxActive} lets codex runs share ${home} with a ChatGPT login; concurrent token refreshes can log one of them out (openai/codex#10332). Use an API-key login for codex, or set max_active = 1.`
-            : undefined;
-        return {
-          name,
-          binaryName,
-          home,
-          path: binPath,
-          version,
-          login,
-          restart: restartHint({ path: binPath, version }, atStart),
-          childEnv,
-          accountChanging: passedNames.filter((n) => changesAccount(name, n)),
-          sharedHome,
-        };
-      }),
-    ),
+    Promise.all(vendors.map((vendor) => findVendor(vendor, probe))),
     probeStorage(sources.measureStorage ?? measureStorage, runsDir, config.harness.minFreeBytes > 0),
   ]);
 
@@ -117,6 +79,55 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
     storageRow(runsDir, config.harness, storage),
   ];
   return { generatedAt: sources.now, rows: rows.map((row) => finishRow(row, sources.secrets ?? [])) };
+}
+
+/** What {@link findVendor} needs, the same for every vendor of one report. */
+interface VendorProbe {
+  sources: DoctorSources;
+  config: BatonConfig;
+  homes: ReturnType<typeof resolveVendorHomes>;
+  find: (name: string, pathEnv: string) => Promise<string | undefined>;
+  readVersion: NonNullable<DoctorSources['readVersion']>;
+  /** Names `pass_env` hands every run's child. */
+  passedNames: readonly string[];
+}
+
+/** One vendor's row facts: its binary, version, login, home, child environment and warnings. */
+async function findVendor(
+  { name, binaryName }: { name: VendorName; binaryName: string },
+  { sources, config, homes, find, readVersion, passedNames }: VendorProbe,
+): Promise<VendorFinding> {
+  const started = sources.startedWith;
+  const home = name === 'codex' ? homes.codexHome : homes.claudeConfigDir;
+  const binPath = await find(binaryName, sources.env.PATH);
+  const [version, login] = await Promise.all([
+    binPath === undefined ? undefined : readVersion(binPath, { HOME: sources.homeDir, PATH: sources.env.PATH }),
+    loginState(name, home),
+  ]);
+  // A service that reported detections but none for this vendor did not find it.
+  const atStart =
+    started === undefined
+      ? undefined
+      : (started.find((d) => d.vendor === name) ?? { vendor: name, missing: 'not detected' });
+  const childEnv = [...FIXED_CHILD_ENV, name === 'codex' ? 'CODEX_HOME' : 'CLAUDE_CONFIG_DIR', ...passedNames].sort();
+  // Two runs at once on one CODEX_HOME with a ChatGPT login can race on the token refresh
+  // (openai/codex#10332): both refresh, one refresh token is spent, the other run fails.
+  const sharedHome =
+    name === 'codex' && login.state === 'authenticated' && login.method === 'chatgpt' && config.harness.maxActive > 1
+      ? `max_active = ${config.harness.maxActive} lets codex runs share ${home} with a ChatGPT login; concurrent token refreshes can log one of them out (openai/codex#10332). Use an API-key login for codex, or set max_active = 1.`
+      : undefined;
+  return {
+    name,
+    binaryName,
+    home,
+    path: binPath,
+    version,
+    login,
+    restart: restartHint({ path: binPath, version }, atStart),
+    childEnv,
+    accountChanging: passedNames.filter((n) => changesAccount(name, n)),
+    sharedHome,
+  };
 }
 
 /**

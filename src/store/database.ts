@@ -23,11 +23,12 @@ export { MIGRATIONS_DIR, migrationsCurrent } from './migrations.js';
 /**
  * Options for {@link openDatabase}; `migrate: false` opens without applying migrations (doctor).
  * `embedded`: the baton home (`$BATON_HOME`) whose embedded database to open, engine chosen by
- * {@link chooseEmbeddedEngine}; `dataDir`/`memory`: PGlite explicitly.
+ * {@link chooseEmbeddedEngine}, with `pathEnv` the environment's `PATH` (where setpriv(1) and
+ * useradd(8) are looked for first as root); `dataDir`/`memory`: PGlite explicitly.
  */
 export type OpenDatabaseOptions = (
   | { url: string; maxConnections?: number }
-  | { embedded: string; maxConnections?: number }
+  | { embedded: string; pathEnv: string | undefined; maxConnections?: number }
   | { dataDir: string }
   | { memory: true }
 ) & { migrate?: boolean };
@@ -43,7 +44,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   let note: string | undefined;
   if ('url' in options) database = await openPostgres({ url: options.url }, options.maxConnections);
   else if ('embedded' in options) {
-    const choice = await chooseEmbeddedEngine(options.embedded);
+    const choice = await chooseEmbeddedEngine(options.embedded, options.pathEnv);
     note = choice.engine === 'pglite' ? choice.why : undefined;
     database =
       choice.engine === 'pglite'
@@ -51,6 +52,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         : await openEmbeddedPostgres(
             choice.dataDir,
             join(options.embedded, 'logs', 'postgres.log'),
+            options.pathEnv,
             options.maxConnections,
           );
   } else database = await openPglite(options);
@@ -87,6 +89,7 @@ const APPLICATION_NAME = `baton-${process.pid}`;
 async function openEmbeddedPostgres(
   dataDir: string,
   logFile: string,
+  pathEnv: string | undefined,
   maxConnections?: number,
 ): Promise<OpenedDatabase> {
   const { default: postgres } = await import('postgres');
@@ -109,7 +112,7 @@ async function openEmbeddedPostgres(
       await probe.end({ timeout: 1 });
     }
   };
-  const server = await startEmbeddedPostgres(dataDir, logFile, canConnect);
+  const server = await startEmbeddedPostgres(dataDir, logFile, canConnect, pathEnv);
   const database = await openPostgres({ server }, maxConnections);
   const closePool = database.close;
   let watch: { stop(): Promise<void> } | undefined;
@@ -120,7 +123,7 @@ async function openEmbeddedPostgres(
       watch ??= watchEmbeddedPostgres({
         dataDir,
         logger,
-        restart: async () => void (await startEmbeddedPostgres(dataDir, logFile, canConnect)),
+        restart: async () => void (await startEmbeddedPostgres(dataDir, logFile, canConnect, pathEnv)),
       });
     },
     // The last process out stops the server; until then others keep using it.

@@ -30,8 +30,9 @@ export interface ServerAccount {
 /** Where system programs live, whatever PATH the service got (systemd's is minimal). */
 const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 
-async function findProgram(name: string, pathEnv = process.env.PATH ?? ''): Promise<string | undefined> {
-  for (const dir of [...pathEnv.split(':').filter((d) => d.startsWith('/')), ...SYSTEM_DIRS]) {
+/** `name` in `pathEnv`'s absolute directories, then in {@link SYSTEM_DIRS}; undefined when in neither. */
+async function findProgram(name: string, pathEnv: string | undefined): Promise<string | undefined> {
+  for (const dir of [...(pathEnv ?? '').split(':').filter((d) => d.startsWith('/')), ...SYSTEM_DIRS]) {
     const file = join(dir, name);
     if (
       await access(file, constants.X_OK).then(
@@ -46,10 +47,11 @@ async function findProgram(name: string, pathEnv = process.env.PATH ?? ''): Prom
 
 /**
  * Why, as root, the server cannot be run as another account here, or undefined when it can.
- * Looks only (creates nothing), for the engine choice and doctor.
+ * Looks only (creates nothing), for the engine choice and doctor. `pathEnv`: the environment's
+ * `PATH`, searched before the system directories.
  */
-export async function serverAccountUnavailable(): Promise<string | undefined> {
-  if (!(await findProgram('setpriv')))
+export async function serverAccountUnavailable(pathEnv: string | undefined): Promise<string | undefined> {
+  if (!(await findProgram('setpriv', pathEnv)))
     return 'running as root, and setpriv(1) (util-linux) is missing to run PostgreSQL as an unprivileged account';
   return undefined;
 }
@@ -68,11 +70,13 @@ async function lookUp(name: string): Promise<{ uid: number; gid: number } | unde
 /**
  * The account for the server, created when missing (`baton-postgres`, a system account with no
  * home and no login shell); `nobody` when it cannot be created (no useradd(8), a read-only /etc).
+ * `pathEnv`: the environment's `PATH`, searched for setpriv(1) and useradd(8) before the system
+ * directories.
  *
  * @throws BatonError `database_unavailable` when neither exists or setpriv(1) is missing.
  */
-export async function ensureServerAccount(): Promise<ServerAccount> {
-  const setpriv = await findProgram('setpriv');
+export async function ensureServerAccount(pathEnv: string | undefined): Promise<ServerAccount> {
+  const setpriv = await findProgram('setpriv', pathEnv);
   if (!setpriv)
     throw new BatonError(
       'database_unavailable',
@@ -80,7 +84,7 @@ export async function ensureServerAccount(): Promise<ServerAccount> {
     );
   let ids = await lookUp(SERVER_ACCOUNT_NAME);
   if (!ids) {
-    const useradd = await findProgram('useradd');
+    const useradd = await findProgram('useradd', pathEnv);
     if (useradd) {
       const { execa } = await import('execa');
       // A second baton process may create it at the same moment: useradd then fails, the look-up finds it.

@@ -182,7 +182,7 @@ function childBaseEnv(inputs: RuntimeInputs): BaseEnv {
 async function openStorage(inputs: RuntimeInputs): Promise<Database> {
   const options: OpenDatabaseOptions = inputs.env.databaseUrl
     ? { url: inputs.env.databaseUrl }
-    : { embedded: inputs.batonHome };
+    : { embedded: inputs.batonHome, pathEnv: inputs.rawEnv.PATH };
   const database = inputs.openRetry
     ? await openDatabaseWithRetry(options, inputs.openRetry)
     : await openDatabase(options);

@@ -1,31 +1,21 @@
 /** At start and daily: run artifacts and traces past `[harness] artifact_retention` are deleted. */
 import { join } from 'node:path';
-import type { BatonConfig } from '../../config/index.js';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
 import { sweepArtifacts } from '../../harness/retention.js';
-import type { RunStore } from '../../store/runs-repo.js';
-
-/** How often expired artifacts are swept, in ms (daily). */
-export const SWEEP_INTERVAL_MS = 24 * 3_600_000;
+import { startDailyTimer, type RetentionDeps } from './daily.js';
 
 /** What the artifact sweep needs. */
-export interface ArtifactSweepDeps {
+export interface ArtifactSweepDeps extends RetentionDeps {
   runsDir: string;
   batonHome: string;
-  config: BatonConfig;
-  store: RunStore;
-  clock: Clock;
-  logger: Logger;
 }
 
 /**
- * Sweeps now and every {@link SWEEP_INTERVAL_MS}; a failed sweep is logged.
+ * Sweeps now and daily ({@link startDailyTimer}); a failed sweep is logged.
  *
  * @returns stops the timer.
  */
 export function startArtifactSweepTimer(deps: ArtifactSweepDeps): () => void {
-  const sweep = (): void => {
+  const sweep = () =>
     sweepArtifacts({
       runsDir: deps.runsDir,
       tracesDir: join(deps.batonHome, 'traces'),
@@ -33,10 +23,6 @@ export function startArtifactSweepTimer(deps: ArtifactSweepDeps): () => void {
       store: deps.store,
       clock: deps.clock,
       logger: deps.logger,
-    }).catch((err: unknown) => deps.logger.error({ err }, 'retention sweep failed'));
-  };
-  sweep();
-  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+    });
+  return startDailyTimer(sweep, deps.logger, 'retention sweep failed');
 }
