@@ -6,6 +6,7 @@
 import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { noOwnerHint, retryingReason } from '../wording/channels.js';
 import type {
   ChannelAdapter,
   ChannelState,
@@ -132,7 +133,7 @@ export async function startChannels(
       }, waitMs);
       timer.unref();
       timers.add(timer);
-      return `failed: ${reason} (retrying in ${Math.round(waitMs / 1000)}s)`;
+      return `failed: ${retryingReason(reason, waitMs)}`;
     }
   };
 
@@ -152,9 +153,7 @@ export async function startChannels(
     }
     const state = states[i]!;
     const owner = deps.config.channels[factory.platform].owner;
-    const ownerHint = owner
-      ? ''
-      : ` (no owner_user_id in [channels.${factory.platform}]: nobody can launch runs; send /whoami to the bot to learn your id)`;
+    const ownerHint = owner ? '' : noOwnerHint(factory.platform);
     lines.push(`${factory.platform}: ${state}${state === 'connected' ? ownerHint : ''}`);
   });
 

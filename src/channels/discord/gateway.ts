@@ -7,9 +7,18 @@
  */
 import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import type { Logger } from '../../core/logger.js';
+import {
+  discordGatewayClosed,
+  discordLeaseHolds,
+  discordNotReady,
+  discordReconnecting,
+  discordSessionInvalidated,
+  retryingReason,
+} from '../../wording/channels.js';
 import type { ChannelInbox } from '../inbox.js';
+import { leaseStandbyState } from '../lease-standby.js';
 import type { ChannelState, ConnectionLease } from '../types.js';
-import { classifyDiscordError, describeDiscordError, gatewayCloseReason } from './errors.js';
+import { classifyDiscordError, describeDiscordError } from './errors.js';
 import type { DiscordStored } from './normalize.js';
 import { discordRestOptions } from './rest.js';
 
@@ -95,16 +104,7 @@ export class DiscordGateway {
           await client?.destroy().catch(() => undefined);
         },
       });
-      const held = lease.state();
-      if (held.state !== 'holding') {
-        this.state = {
-          state: 'standby',
-          reason:
-            held.state === 'standby'
-              ? `node ${held.holder} holds this bot's gateway session; this node takes over if it stops`
-              : `waiting for the fleet lease: ${held.reason}`,
-        };
-      }
+      this.state = leaseStandbyState(lease, discordLeaseHolds) ?? this.state;
       return;
     }
     try {
@@ -167,16 +167,13 @@ export class DiscordGateway {
   private async login(client: Client): Promise<void> {
     const ready = new Promise<void>((resolve, reject) => {
       client.once(Events.ClientReady, () => resolve());
-      client.once(Events.ShardDisconnect, (event) => reject(new Error(gatewayCloseReason(event.code))));
+      client.once(Events.ShardDisconnect, (event) => reject(new Error(discordGatewayClosed(event.code))));
     });
     ready.catch(() => undefined); // settled late or never awaited when login itself fails
     let timer: NodeJS.Timeout | undefined;
     const timeoutMs = this.options.readyTimeoutMs ?? 30_000;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Discord gateway not ready within ${Math.round(timeoutMs / 1000)}s`)),
-        timeoutMs,
-      );
+      timer = setTimeout(() => reject(new Error(discordNotReady(timeoutMs))), timeoutMs);
     });
     try {
       await Promise.race([client.login(this.options.token).then(() => ready), timeout]);
@@ -193,7 +190,7 @@ export class DiscordGateway {
     const { logger, token } = this.options;
     const current = (): boolean => this.client === client && !this.stopped;
     client.on(Events.ShardReconnecting, () => {
-      if (current()) this.state = { state: 'reconnecting', reason: 'gateway connection lost; reconnecting' };
+      if (current()) this.state = { state: 'reconnecting', reason: discordReconnecting };
     });
     client.on(Events.ShardResume, () => {
       if (current()) this.state = { state: 'connected' };
@@ -202,10 +199,10 @@ export class DiscordGateway {
       if (current()) this.state = { state: 'connected' };
     });
     client.on(Events.ShardDisconnect, (event) => {
-      if (current()) this.scheduleReconnect(gatewayCloseReason(event.code));
+      if (current()) this.scheduleReconnect(discordGatewayClosed(event.code));
     });
     client.on(Events.Invalidated, () => {
-      if (current()) this.scheduleReconnect('gateway session invalidated');
+      if (current()) this.scheduleReconnect(discordSessionInvalidated);
     });
     client.on(Events.ShardError, (err) =>
       logger.warn({ channel: 'discord', err: describeDiscordError(err, token) }, 'discord gateway error'),
@@ -230,7 +227,7 @@ export class DiscordGateway {
     const waitMs =
       this.reconnectWaitMs === undefined ? first : Math.min(this.reconnectWaitMs * 2, DISCORD_MAX_RETRY_MS);
     this.reconnectWaitMs = waitMs;
-    this.state = { state: 'failed', reason: `${reason} (retrying in ${Math.round(waitMs / 1000)}s)` };
+    this.state = { state: 'failed', reason: retryingReason(reason, waitMs) };
     logger.error({ channel: 'discord', reason, retryInMs: waitMs }, 'discord gateway closed');
     const old = this.client;
     this.client = undefined;

@@ -6,6 +6,7 @@
 import { MessageFlags, Routes, type ButtonInteraction, type REST } from 'discord.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { staleButtonAnswer } from '../../wording/channels.js';
 import type { ChannelInbox } from '../inbox.js';
 import type { PressHandler } from '../types.js';
 import { parseDiscordCustomId } from './buttons.js';
@@ -94,7 +95,7 @@ export async function handleDiscordPress(
   const parsed = parseDiscordCustomId(press.customId);
   if (!parsed || !presses) {
     await inbox.forget(press.id);
-    await answer('This button no longer does anything.');
+    await answer(staleButtonAnswer);
     return;
   }
   await inbox.track(press.id, () =>

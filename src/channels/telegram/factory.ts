@@ -1,5 +1,6 @@
 /** The Telegram channel factory: configured by `TELEGRAM_BOT_TOKEN` (and `TELEGRAM_API_ROOT`). */
 import { COMMAND_MENU } from '../../dispatch/command-menu.js';
+import { telegramPollRefusedNotice } from '../../wording/channels.js';
 import type { ChannelFactory } from '../start.js';
 
 /** Creates the Telegram adapter when a bot token is set. */
@@ -22,11 +23,7 @@ export const telegramChannel: ChannelFactory = {
       ...(config.harness.pasteJoinMs > 0 ? { albumWaitMs: config.harness.pasteJoinMs } : {}),
       lease: lease?.('telegram', env.telegramBotToken),
       commands: COMMAND_MENU,
-      onConflict: (reason) =>
-        notifyOwner?.(
-          'telegram',
-          `baton could not poll Telegram: ${reason}. Another program uses this bot token outside the baton fleet; polling resumes by itself once it stops.`,
-        ),
+      onConflict: (reason) => notifyOwner?.('telegram', telegramPollRefusedNotice(reason)),
     });
   },
 };
