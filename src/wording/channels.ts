@@ -89,3 +89,12 @@ export function discordGatewayClosed(code: number): string {
       return `the gateway closed the connection (${code})`;
   }
 }
+
+/** Why a platform is not started: its token's environment `variable` is not set. */
+export function notSetReason(variable: string): string {
+  return `${variable} not set`;
+}
+
+/** Why Slack is not started although its bot token is set. */
+export const slackNoReceiver =
+  'SLACK_BOT_TOKEN is set but no way to receive events: set SLACK_APP_TOKEN (Socket Mode), or SLACK_SIGNING_SECRET and SLACK_PORT (HTTP Events API)';

@@ -1,29 +1,26 @@
 /** The Telegram channel factory: configured by `TELEGRAM_BOT_TOKEN` (and `TELEGRAM_API_ROOT`). */
-import { COMMAND_MENU } from '../../dispatch/command-menu.js';
+import { COMMAND_MENU } from '../../wording/command-menu.js';
 import { telegramPollRefusedNotice } from '../../wording/channels.js';
-import type { ChannelFactory } from '../start.js';
+import { adapterBase, lazyChannel } from '../factory.js';
 
 /** Creates the Telegram adapter when a bot token is set. */
-export const telegramChannel: ChannelFactory = {
+export const telegramChannel = lazyChannel({
   platform: 'telegram',
-  preload: (env) => (env.telegramBotToken ? import('./adapter.js') : undefined),
-  create: async ({ env, config, clock, logger, inbox, conversations, lease, notifyOwner, presses, overtakes }) => {
-    if (!env.telegramBotToken) return { skipped: 'TELEGRAM_BOT_TOKEN not set' };
-    const { TelegramAdapter } = await import('./adapter.js');
+  token: (env) => env.telegramBotToken,
+  tokenVariable: 'TELEGRAM_BOT_TOKEN',
+  load: () => import('./adapter.js'),
+  build: ({ TelegramAdapter }, token, deps) => {
+    const { env, settings, conversations, lease, notifyOwner } = deps;
     return new TelegramAdapter({
-      token: env.telegramBotToken,
+      ...adapterBase(deps),
+      token,
       apiRoot: env.telegramApiRoot,
-      clock,
-      logger,
-      inbox,
       conversations,
-      presses,
-      overtakes,
       // An album is a message the client sent in parts, like a split paste: the same wait applies.
-      ...(config.harness.pasteJoinMs > 0 ? { albumWaitMs: config.harness.pasteJoinMs } : {}),
-      lease: lease?.('telegram', env.telegramBotToken),
+      ...(settings.pasteJoinMs > 0 ? { albumWaitMs: settings.pasteJoinMs } : {}),
+      lease: lease?.('telegram', token),
       commands: COMMAND_MENU,
       onConflict: (reason) => notifyOwner?.('telegram', telegramPollRefusedNotice(reason)),
     });
   },
-};
+});
