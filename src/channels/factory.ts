@@ -17,27 +17,34 @@ import type {
   PressHandler,
 } from './types.js';
 
-/** The environment variables the channels read, validated, by their `BatonEnv` names. Unset: undefined. */
+/**
+ * The environment the channels read, validated, per platform: each platform's bot token
+ * (`<PLATFORM>_BOT_TOKEN`, secret) and its other variables. Unset: undefined.
+ */
 export interface ChannelEnv {
-  /** `TELEGRAM_BOT_TOKEN` (secret). */
-  readonly telegramBotToken: string | undefined;
-  /** `TELEGRAM_API_ROOT`, an http(s) URL. */
-  readonly telegramApiRoot: string | undefined;
-  /** `SLACK_BOT_TOKEN` (secret). */
-  readonly slackBotToken: string | undefined;
-  /** `SLACK_APP_TOKEN` (secret), Socket Mode. */
-  readonly slackAppToken: string | undefined;
-  /** `SLACK_SIGNING_SECRET` (secret), HTTP Events API. */
-  readonly slackSigningSecret: string | undefined;
-  /** `SLACK_PORT`, TCP port of the HTTP Events API receiver. */
-  readonly slackPort: number | undefined;
-  /** `SLACK_API_URL`, an http(s) URL. */
-  readonly slackApiUrl: string | undefined;
-  /** `DISCORD_BOT_TOKEN` (secret). */
-  readonly discordBotToken: string | undefined;
-  /** `DISCORD_API_URL`, an http(s) URL. */
-  readonly discordApiUrl: string | undefined;
+  /** `TELEGRAM_BOT_TOKEN`; `TELEGRAM_API_ROOT`, an http(s) URL of a self-hosted Bot API server. */
+  readonly telegram: { readonly botToken: string | undefined; readonly apiRoot: string | undefined };
+  /**
+   * `SLACK_BOT_TOKEN`; `SLACK_APP_TOKEN` (secret, Socket Mode) or `SLACK_SIGNING_SECRET` (secret)
+   * and `SLACK_PORT` (the HTTP Events API receiver's TCP port); `SLACK_API_URL`, an http(s) URL.
+   */
+  readonly slack: {
+    readonly botToken: string | undefined;
+    readonly appToken: string | undefined;
+    readonly signingSecret: string | undefined;
+    readonly port: number | undefined;
+    readonly apiUrl: string | undefined;
+  };
+  /** `DISCORD_BOT_TOKEN`; `DISCORD_API_URL`, an http(s) URL of the REST API. */
+  readonly discord: { readonly botToken: string | undefined; readonly apiUrl: string | undefined };
 }
+
+/** The variable that holds each platform's bot token, for the reason a platform is skipped. */
+const BOT_TOKEN_VARIABLES: Readonly<Record<ChannelPlatform, string>> = {
+  telegram: 'TELEGRAM_BOT_TOKEN',
+  slack: 'SLACK_BOT_TOKEN',
+  discord: 'DISCORD_BOT_TOKEN',
+};
 
 /** What of the config file the channels use, as read at start. */
 export interface ChannelSettings {
@@ -92,36 +99,35 @@ export interface ChannelFactory {
   preload?(env: ChannelEnv): Promise<unknown> | undefined;
 }
 
-/** How {@link lazyChannel} makes one platform's factory. */
-export interface LazyChannelSpec<M> {
-  platform: ChannelPlatform;
-  /** The platform's bot token in the environment; unset: the platform is skipped. */
-  token: (env: ChannelEnv) => string | undefined;
-  /** The token's variable, e.g. `DISCORD_BOT_TOKEN`, for the reason a platform is skipped. */
-  tokenVariable: string;
-  /** Imports the adapter's module, and with it the platform's SDK. */
-  load: () => Promise<M>;
-  /** The adapter, from the loaded module, the token and the deps; or why it is skipped after all. */
-  build: (module: M, token: string, deps: ChannelDeps) => ChannelAdapter | { skipped: string };
-}
-
 /**
- * A factory that loads its SDK only when the platform's token is set (an SDK costs hundreds of
- * ms and tens of MB) and is skipped with "`tokenVariable` not set" otherwise.
+ * A factory that loads its SDK only when the platform's bot token is set (an SDK costs hundreds
+ * of ms and tens of MB) and is skipped with "`<PLATFORM>_BOT_TOKEN` not set" otherwise.
+ *
+ * @param load - imports the adapter's module, and with it the platform's SDK.
+ * @param build - the adapter, from the loaded module, the options every adapter takes (with the
+ *   token) and the deps; or why it is skipped after all.
  */
-export function lazyChannel<M>(spec: LazyChannelSpec<M>): ChannelFactory {
+export function lazyChannel<M>(
+  platform: ChannelPlatform,
+  load: () => Promise<M>,
+  build: (
+    module: M,
+    base: AdapterBaseOptions & { token: string },
+    deps: ChannelDeps,
+  ) => ChannelAdapter | { skipped: string },
+): ChannelFactory {
   return {
-    platform: spec.platform,
-    preload: (env) => (spec.token(env) ? spec.load() : undefined),
+    platform,
+    preload: (env) => (env[platform].botToken ? load() : undefined),
     create: async (deps) => {
-      const token = spec.token(deps.env);
-      if (!token) return { skipped: notSetReason(spec.tokenVariable) };
-      return spec.build(await spec.load(), token, deps);
+      const token = deps.env[platform].botToken;
+      if (!token) return { skipped: notSetReason(BOT_TOKEN_VARIABLES[platform]) };
+      return build(await load(), { ...adapterBase(deps), token }, deps);
     },
   };
 }
 
 /** The options every adapter takes from its factory's deps unchanged. */
-export function adapterBase({ clock, logger, inbox, presses, overtakes }: ChannelDeps): AdapterBaseOptions {
+function adapterBase({ clock, logger, inbox, presses, overtakes }: ChannelDeps): AdapterBaseOptions {
   return { clock, logger, inbox, presses, overtakes };
 }

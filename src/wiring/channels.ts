@@ -2,7 +2,7 @@
  * Starts the chat channels of the service: their inbox, leases and owner notices, with a paste
  * joiner in front of the dispatcher.
  */
-import type { ChannelFactory, ChannelSettings } from '../channels/factory.js';
+import type { ChannelEnv, ChannelFactory, ChannelSettings } from '../channels/factory.js';
 import { startChannels, type StartedChannels } from '../channels/start.js';
 import { discordChannel } from '../channels/discord/factory.js';
 import { slackChannel } from '../channels/slack/factory.js';
@@ -49,7 +49,7 @@ export function startServiceChannels(deps: ServiceChannelsDeps): Promise<Started
     CHANNELS,
     (message) => pastes.handle(message),
     {
-      env,
+      env: channelEnv(env),
       settings: channelSettings(config),
       clock,
       logger,
@@ -90,5 +90,20 @@ function channelSettings(config: BatonConfig): ChannelSettings {
   return {
     owners: { telegram: telegram.owner, slack: slack.owner, discord: discord.owner },
     pasteJoinMs: config.harness.pasteJoinMs,
+  };
+}
+
+/** The environment variables the channels read, per platform. */
+export function channelEnv(env: BatonEnv): ChannelEnv {
+  return {
+    telegram: { botToken: env.telegramBotToken, apiRoot: env.telegramApiRoot },
+    slack: {
+      botToken: env.slackBotToken,
+      appToken: env.slackAppToken,
+      signingSecret: env.slackSigningSecret,
+      port: env.slackPort,
+      apiUrl: env.slackApiUrl,
+    },
+    discord: { botToken: env.discordBotToken, apiUrl: env.discordApiUrl },
   };
 }

@@ -10,20 +10,16 @@
  * edit), buttons.ts and files.ts (files in and out).
  */
 import { REST } from 'discord.js';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
+import type { AdapterBaseOptions } from '../factory.js';
 import { ChannelInbox } from '../inbox.js';
 import type {
   ChannelAdapter,
   ChannelState,
   ConnectionLease,
   InboundHandler,
-  InboundInbox,
-  InboundMessage,
   MessageEdit,
   OutboundDocument,
   OutboundMessage,
-  PressHandler,
 } from '../types.js';
 import { sendDiscordDocument } from './files.js';
 import { DiscordGateway } from './gateway.js';
@@ -38,13 +34,16 @@ export { DISCORD_MAX_FILE_BYTES } from './files.js';
 export { DISCORD_INTENTS } from './gateway.js';
 export { DISCORD_MAX_MESSAGE_LENGTH } from './send.js';
 
-/** Options of the {@link DiscordAdapter}. */
-export interface DiscordAdapterOptions {
+/**
+ * Options of the {@link DiscordAdapter}. The inbox keeps each message meant for baton as it
+ * arrives, before it is handled, and messages left unhandled by a process that died are found
+ * there when the gateway is ready. Discord has no acknowledgement: a message the process never
+ * received (it was down, or died before the store) is not redelivered by a new gateway session.
+ */
+export interface DiscordAdapterOptions extends AdapterBaseOptions {
   token: string;
   /** REST API base (the gateway URL is then read from its `/gateway/bot`). @default https://discord.com/api */
   apiUrl?: string | undefined;
-  clock: Clock;
-  logger: Logger;
   /** Longest wait for READY at start, in ms. @default 30_000 */
   readyTimeoutMs?: number;
   /**
@@ -59,20 +58,6 @@ export interface DiscordAdapterOptions {
    * through REST. @default none (always connect)
    */
   lease?: ConnectionLease | undefined;
-  /**
-   * Where each message meant for baton is stored as it arrives, before it is handled, and where
-   * messages left unhandled by a process that died are found when the gateway is ready. Discord
-   * has no acknowledgement: a message the process never received (it was down, or died before the
-   * store) is not redelivered by a new gateway session. @default none
-   */
-  inbox?: InboundInbox | undefined;
-  /** Where presses of baton's message-component buttons go. @default none: a press is answered "no longer does anything" */
-  presses?: PressHandler | undefined;
-  /**
-   * Messages handled at once, not behind their conversation's earlier ones still being handled
-   * (`/stop`, `/cancel` while a launch downloads its files). @default none
-   */
-  overtakes?: ((message: InboundMessage) => boolean) | undefined;
 }
 
 /** Discord via discord.js. */
@@ -80,7 +65,6 @@ export class DiscordAdapter implements ChannelAdapter {
   readonly platform = 'discord' as const;
   readonly maxMessageLength = DISCORD_MAX_MESSAGE_LENGTH;
   private readonly sending: DiscordSendContext;
-  private readonly inbox: ChannelInbox<DiscordStored>;
   private readonly pressing: DiscordPressContext;
   private readonly receiver: DiscordReceiver;
   private readonly gateway: DiscordGateway;
@@ -89,7 +73,7 @@ export class DiscordAdapter implements ChannelAdapter {
     const { token, clock, logger } = options;
     const rest = new REST({ ...discordRestOptions(options.apiUrl) }).setToken(token);
     this.sending = { rest, token };
-    this.inbox = new ChannelInbox<DiscordStored>({
+    const inbox = new ChannelInbox<DiscordStored>({
       platform: 'discord',
       inbox: options.inbox,
       logger,
@@ -98,16 +82,16 @@ export class DiscordAdapter implements ChannelAdapter {
       compare: compareDiscordPayloads,
       mayReplay: () => this.gateway.leaseHeld,
     });
-    this.pressing = { rest, token, clock, logger, inbox: this.inbox, presses: options.presses };
+    this.pressing = { rest, token, clock, logger, inbox, presses: options.presses };
     this.receiver = new DiscordReceiver({
       token,
       clock,
       logger,
-      inbox: this.inbox,
+      inbox,
       botId: () => this.gateway.botId,
       overtakes: options.overtakes,
     });
-    this.gateway = new DiscordGateway(options, this.inbox, (client, gate) =>
+    this.gateway = new DiscordGateway(options, inbox, (client, gate) =>
       listenToDiscord(client, gate, {
         token,
         logger,
