@@ -78,6 +78,9 @@ export function discordNotReady(timeoutMs: number): string {
   return `Discord gateway not ready within ${Math.round(timeoutMs / 1000)}s`;
 }
 
+/** Why a Discord login failed when the REST API answered 401 to the bot token, and the fix. */
+export const discordTokenRefused = 'the REST API refused DISCORD_BOT_TOKEN (401); check the token';
+
 /** A gateway close code as a reason that says the fix (Discord "Gateway Close Event Codes"). */
 export function discordGatewayClosed(code: number): string {
   switch (code) {

@@ -7,7 +7,8 @@
  *
  * The adapter composes the operations, each in its own file: gateway.ts (the session, the fleet
  * lease, reconnection), receive.ts (messages), presses.ts (button presses), send.ts (send and
- * edit), buttons.ts and files.ts (files in and out).
+ * edit), buttons.ts (message components), files.ts (files in and out) and rest.ts (the REST
+ * client's rate-limit options).
  */
 import { REST } from 'discord.js';
 import type { AdapterBaseOptions } from '../factory.js';

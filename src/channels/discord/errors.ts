@@ -8,7 +8,7 @@
 import { DiscordAPIError, DiscordjsError, DiscordjsErrorCodes, HTTPError, RateLimitError } from 'discord.js';
 import { ChannelSendError } from '../types.js';
 import { safeErrorMessage } from '../../core/logger.js';
-import { discordGatewayClosed } from '../../wording/channels.js';
+import { discordGatewayClosed, discordTokenRefused } from '../../wording/channels.js';
 
 /** JSON error codes that mean the payload itself is wrong: reshape, never resend unchanged. */
 const MALFORMED_CODES = new Set([50035, 50006, 40005]);
@@ -55,10 +55,7 @@ export function classifyDiscordError(err: unknown, what: string, token: string):
     });
   }
   if (err instanceof DiscordjsError && err.code === DiscordjsErrorCodes.TokenInvalid) {
-    return new ChannelSendError(
-      'refused',
-      `Discord ${what}: the REST API refused DISCORD_BOT_TOKEN (401); check the token`,
-    );
+    return new ChannelSendError('refused', `Discord ${what}: ${discordTokenRefused}`);
   }
   // @discordjs/ws rejects a login the gateway closed for good with these plain errors.
   const closed = err instanceof Error ? GATEWAY_ERRORS.get(err.message) : undefined;
