@@ -3,61 +3,9 @@
  * with its reason; one that fails to start is reported and retried with backoff in the
  * background, and never stops the others or the service.
  */
-import type { BatonConfig, BatonEnv, ChannelPlatform } from '../config/index.js';
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type {
-  ChannelAdapter,
-  ChannelState,
-  ConnectionLease,
-  ConversationMover,
-  InboundHandler,
-  InboundInbox,
-  InboundMessage,
-  Platform,
-  PressHandler,
-} from './types.js';
-
-/** What a channel factory receives. */
-export interface ChannelDeps {
-  env: BatonEnv;
-  config: BatonConfig;
-  clock: Clock;
-  logger: Logger;
-  /** The inbox a polling channel stores raw updates in before confirming them. @default none */
-  inbox?: InboundInbox;
-  /** Where a channel reports that a conversation moved to a new chat id. @default none */
-  conversations?: ConversationMover;
-  /**
-   * The fleet's lease on a connection only one process may hold, keyed by platform and token.
-   * @default none (this process always connects)
-   */
-  lease?: (platform: Platform, token: string) => ConnectionLease;
-  /** Tells the platform's owner something once (e.g. a poller outside the fleet). @default none */
-  notifyOwner?: (platform: ChannelPlatform, text: string) => void;
-  /** Where a channel hands presses of baton's buttons. @default none (buttons do nothing) */
-  presses?: PressHandler;
-  /**
-   * Messages handled at once instead of behind their conversation's earlier messages (`/stop`,
-   * `/cancel`), so a long handling (a download) never holds them. @default none overtake
-   */
-  overtakes?: (message: InboundMessage) => boolean;
-}
-
-/**
- * Builds one platform's adapter from the environment, or says why it is not configured. Async
- * so a platform's SDK is loaded only when that platform is configured.
- */
-export interface ChannelFactory {
-  platform: ChannelPlatform;
-  create(deps: ChannelDeps): Promise<ChannelAdapter | { skipped: string }>;
-  /**
-   * Starts loading the platform's SDK when the environment configures the platform (undefined
-   * otherwise), so start-up can overlap it with opening the database; `create` then finds the
-   * module loaded. @default none
-   */
-  preload?(env: BatonEnv): Promise<unknown> | undefined;
-}
+import type { ChannelDeps, ChannelEnv, ChannelFactory } from './factory.js';
+import { noOwnerHint, retryingReason } from '../wording/channels.js';
+import type { ChannelAdapter, ChannelPlatform, ChannelState, InboundHandler, Platform } from './types.js';
 
 /**
  * Starts loading the SDKs of the configured channels and returns at once. Loading ~1,500
@@ -65,7 +13,7 @@ export interface ChannelFactory {
  * migrated; started first, it runs while start-up waits on PostgreSQL round trips.
  * A module that fails to load fails again, reported, in {@link startChannels}.
  */
-export function preloadChannels(factories: readonly ChannelFactory[], env: BatonEnv): void {
+export function preloadChannels(factories: readonly ChannelFactory[], env: ChannelEnv): void {
   for (const factory of factories) {
     // Reported by `create`, which imports the same module (the loader keeps the failure).
     factory.preload?.(env)?.catch(() => undefined);
@@ -132,7 +80,7 @@ export async function startChannels(
       }, waitMs);
       timer.unref();
       timers.add(timer);
-      return `failed: ${reason} (retrying in ${Math.round(waitMs / 1000)}s)`;
+      return `failed: ${retryingReason(reason, waitMs)}`;
     }
   };
 
@@ -151,10 +99,8 @@ export async function startChannels(
       return;
     }
     const state = states[i]!;
-    const owner = deps.config.channels[factory.platform].owner;
-    const ownerHint = owner
-      ? ''
-      : ` (no owner_user_id in [channels.${factory.platform}]: nobody can launch runs; send /whoami to the bot to learn your id)`;
+    const owner = deps.settings.owners[factory.platform];
+    const ownerHint = owner ? '' : noOwnerHint(factory.platform);
     lines.push(`${factory.platform}: ${state}${state === 'connected' ? ownerHint : ''}`);
   });
 

@@ -30,6 +30,9 @@ export interface IncomingAttachment {
 /** Platforms baton talks to. `terminal` is `baton ask`. */
 export type Platform = 'telegram' | 'slack' | 'discord' | 'terminal';
 
+/** The chat platforms, each configured by its `[channels.*]` table and its bot token. */
+export type ChannelPlatform = Exclude<Platform, 'terminal'>;
+
 /** What a platform's conversations allow, so that deciding code never compares platform names. */
 export interface PlatformAbilities {
   /** Commands are read without their slash as well (Slack and Discord keep `/` for their own commands). */

@@ -2,7 +2,8 @@
  * Starts the chat channels of the service: their inbox, leases and owner notices, with a paste
  * joiner in front of the dispatcher.
  */
-import { startChannels, type ChannelFactory, type StartedChannels } from '../channels/start.js';
+import type { ChannelEnv, ChannelFactory, ChannelSettings } from '../channels/factory.js';
+import { startChannels, type StartedChannels } from '../channels/start.js';
 import { discordChannel } from '../channels/discord/factory.js';
 import { slackChannel } from '../channels/slack/factory.js';
 import { telegramChannel } from '../channels/telegram/factory.js';
@@ -48,8 +49,8 @@ export function startServiceChannels(deps: ServiceChannelsDeps): Promise<Started
     CHANNELS,
     (message) => pastes.handle(message),
     {
-      env,
-      config,
+      env: channelEnv(env),
+      settings: channelSettings(config),
       clock,
       logger,
       inbox: {
@@ -81,4 +82,28 @@ export function startServiceChannels(deps: ServiceChannelsDeps): Promise<Started
     },
     runtime.adapters,
   );
+}
+
+/** What of the config file the channels use: the owners (for the banner) and the paste wait (for albums). */
+function channelSettings(config: BatonConfig): ChannelSettings {
+  const { telegram, slack, discord } = config.channels;
+  return {
+    owners: { telegram: telegram.owner, slack: slack.owner, discord: discord.owner },
+    pasteJoinMs: config.harness.pasteJoinMs,
+  };
+}
+
+/** The environment variables the channels read, per platform. */
+export function channelEnv(env: BatonEnv): ChannelEnv {
+  return {
+    telegram: { botToken: env.telegramBotToken, apiRoot: env.telegramApiRoot },
+    slack: {
+      botToken: env.slackBotToken,
+      appToken: env.slackAppToken,
+      signingSecret: env.slackSigningSecret,
+      port: env.slackPort,
+      apiUrl: env.slackApiUrl,
+    },
+    discord: { botToken: env.discordBotToken, apiUrl: env.discordApiUrl },
+  };
 }

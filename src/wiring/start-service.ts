@@ -23,7 +23,7 @@ import type { DeliveryRow } from '../store/schema.js';
 import { TerminalConversations } from '../terminal/conversations.js';
 import { serveAsk } from '../terminal/service-ask.js';
 import { serviceBanner } from './banner.js';
-import { CHANNELS, startServiceChannels } from './channels.js';
+import { CHANNELS, channelEnv, startServiceChannels } from './channels.js';
 import { serviceDoctorReport } from './doctor-report.js';
 import { buildRuntime, type Runtime } from './runtime.js';
 import { startArtifactSweepTimer } from './timers/artifact-sweep.js';
@@ -105,7 +105,7 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   });
   undo.push('service lock', () => lock.release());
   print(`baton: starting (${env.databaseUrl ? 'PostgreSQL' : 'embedded database'})…`);
-  preloadChannels(CHANNELS, env);
+  preloadChannels(CHANNELS, channelEnv(env));
   const core = await openCore(started, options.onDatabaseOpen);
   const { runtime, live } = core;
   const orphanMessages = await recoverFromLastProcess(started, runtime);

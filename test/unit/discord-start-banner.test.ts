@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DiscordAdapter } from '../../src/channels/discord/adapter.js';
 import { startChannels, type StartedChannels } from '../../src/channels/start.js';
 import type { ChannelAdapter, ConnectionLease, Platform } from '../../src/channels/types.js';
-import { parseConfigToml } from '../../src/config/index.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 
@@ -47,7 +46,7 @@ describe('startChannels with Discord unreachable', () => {
     'reports failed with the reason and the retry, %s',
     async (_label, leased) => {
       const port = await closedPort();
-      const config = parseConfigToml('', { configPath: '/nonexistent/config.toml', homeDir: '/nonexistent' });
+      const settings = { owners: { telegram: undefined, slack: undefined, discord: undefined }, pasteJoinMs: 0 };
       const adapter = new DiscordAdapter({
         token: 'fake.discord-token.value',
         apiUrl: `http://127.0.0.1:${port}/api`,
@@ -59,7 +58,7 @@ describe('startChannels with Discord unreachable', () => {
       started = await startChannels(
         [{ platform: 'discord', create: async () => adapter }],
         async () => undefined,
-        { env: {} as never, config, clock: systemClock, logger: silentLogger() },
+        { env: {} as never, settings, clock: systemClock, logger: silentLogger() },
         new Map<Platform, ChannelAdapter>(),
       );
       expect(started.lines).toHaveLength(1);

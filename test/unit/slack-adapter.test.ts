@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SlackAdapter } from '../../src/channels/slack/adapter.js';
 import { slackChannel } from '../../src/channels/slack/factory.js';
 import { ChannelSendError, type InboundMessage } from '../../src/channels/types.js';
-import { parseConfigToml, parseEnv } from '../../src/config/index.js';
+import { parseEnv } from '../../src/config/index.js';
+import { channelEnv } from '../../src/wiring/channels.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
@@ -174,8 +175,8 @@ describe('SlackAdapter', () => {
 
 describe('slackChannel factory', () => {
   const deps = (vars: Record<string, string>) => ({
-    env: parseEnv(vars),
-    config: parseConfigToml('', { configPath: '/tmp/baton-unit/config.toml', homeDir: '/tmp/baton-unit' }),
+    env: channelEnv(parseEnv(vars)),
+    settings: { owners: { telegram: undefined, slack: undefined, discord: undefined }, pasteJoinMs: 0 },
     clock: systemClock,
     logger: silentLogger(),
   });

@@ -11,7 +11,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { toPlainText } from '../../src/delivery/chat-markdown.js';
 import { splitMessage } from '../../src/delivery/split.js';
-import { COMMAND_MENU } from '../../src/dispatch/command-menu.js';
+import { COMMAND_MENU } from '../../src/wording/command-menu.js';
 import { outcomeText } from '../../src/wording/runs.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/fake-telegram.js';
 

@@ -8,6 +8,7 @@
 import { DiscordAPIError, DiscordjsError, DiscordjsErrorCodes, HTTPError, RateLimitError } from 'discord.js';
 import { ChannelSendError } from '../types.js';
 import { safeErrorMessage } from '../../core/logger.js';
+import { discordGatewayClosed, discordTokenRefused } from '../../wording/channels.js';
 
 /** JSON error codes that mean the payload itself is wrong: reshape, never resend unchanged. */
 const MALFORMED_CODES = new Set([50035, 50006, 40005]);
@@ -54,14 +55,11 @@ export function classifyDiscordError(err: unknown, what: string, token: string):
     });
   }
   if (err instanceof DiscordjsError && err.code === DiscordjsErrorCodes.TokenInvalid) {
-    return new ChannelSendError(
-      'refused',
-      `Discord ${what}: the REST API refused DISCORD_BOT_TOKEN (401); check the token`,
-    );
+    return new ChannelSendError('refused', `Discord ${what}: ${discordTokenRefused}`);
   }
   // @discordjs/ws rejects a login the gateway closed for good with these plain errors.
   const closed = err instanceof Error ? GATEWAY_ERRORS.get(err.message) : undefined;
-  if (closed !== undefined) return new ChannelSendError('refused', `Discord ${what}: ${gatewayCloseReason(closed)}`);
+  if (closed !== undefined) return new ChannelSendError('refused', `Discord ${what}: ${discordGatewayClosed(closed)}`);
   // The cause is dropped on purpose: a transport error may quote a request with its headers.
   const detail = describeDiscordError(err, token);
   if (UNREACHABLE.test(detail))
@@ -85,18 +83,6 @@ const GATEWAY_ERRORS = new Map([
   ['Authentication failed', 4004],
   ['Used disallowed intents', 4014],
 ]);
-
-/** A gateway close code as a reason that says the fix ("Gateway Close Event Codes"). */
-export function gatewayCloseReason(code: number): string {
-  switch (code) {
-    case 4004:
-      return 'the gateway refused DISCORD_BOT_TOKEN (4004 Authentication failed); check the token';
-    case 4014:
-      return 'the gateway refused the intents (4014 Disallowed intents): enable "Message Content Intent" under Bot → Privileged Gateway Intents in the Discord Developer Portal';
-    default:
-      return `the gateway closed the connection (${code})`;
-  }
-}
 
 /** A one-line, token-free description of any error, for logs and channel status. */
 export function describeDiscordError(err: unknown, token: string): string {

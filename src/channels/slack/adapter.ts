@@ -10,20 +10,16 @@
  * send.ts (send and edit), buttons.ts and files.ts (files in and out).
  */
 import { webApi, type App } from '@slack/bolt';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
 import { ConversationQueue } from '../conversation-queue.js';
+import type { AdapterBaseOptions } from '../factory.js';
 import type { ChannelInbox } from '../inbox.js';
 import type {
   ChannelAdapter,
   ChannelState,
   InboundHandler,
-  InboundInbox,
-  InboundMessage,
   MessageEdit,
   OutboundDocument,
   OutboundMessage,
-  PressHandler,
 } from '../types.js';
 import { boltLogger } from './bolt-logger.js';
 import { classifySlackError } from './errors.js';
@@ -41,30 +37,20 @@ export { SLACK_MAX_MESSAGE_LENGTH } from './send.js';
 /** Longest wait for Bolt to stop (close the socket or the HTTP server), in ms. */
 const STOP_TIMEOUT_MS = 5_000;
 
-/** Options of the {@link SlackAdapter}. */
-export interface SlackAdapterOptions {
+/**
+ * Options of the {@link SlackAdapter}. The inbox keeps each event meant for baton before Slack is
+ * told it arrived (the HTTP answer or the Socket Mode ack), and events left unhandled by a
+ * process that died are found there at start; without one, an event acknowledged by a process
+ * that dies before handling it is lost.
+ */
+export interface SlackAdapterOptions extends AdapterBaseOptions {
   /** Bot token (`xoxb-…`). */
   token: string;
   transport: SlackTransport;
   /** Web API base URL, e.g. a proxy. @default https://slack.com/api/ */
   apiUrl?: string | undefined;
-  clock: Clock;
-  logger: Logger;
   /** Longest wait for the connection at start, in ms. @default 30_000 */
   startTimeoutMs?: number;
-  /**
-   * Where each event meant for baton is stored before Slack is told it arrived (the HTTP answer
-   * or the Socket Mode ack), and where events left unhandled by a process that died are found at
-   * start. @default none (an event acknowledged by a process that dies before handling it is lost)
-   */
-  inbox?: InboundInbox | undefined;
-  /** Where presses of baton's Block Kit buttons go. @default none: a press is answered "no longer does anything" */
-  presses?: PressHandler | undefined;
-  /**
-   * Messages handled at once, not behind their conversation's earlier ones still being handled
-   * (`/stop`, `/cancel` while a launch downloads its files). @default none
-   */
-  overtakes?: ((message: InboundMessage) => boolean) | undefined;
 }
 
 /** Slack via Bolt. */

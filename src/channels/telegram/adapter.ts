@@ -9,8 +9,7 @@
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
+import type { AdapterBaseOptions } from '../factory.js';
 import { ChannelInbox } from '../inbox.js';
 import type {
   ChannelAdapter,
@@ -18,12 +17,9 @@ import type {
   ConnectionLease,
   ConversationMover,
   InboundHandler,
-  InboundInbox,
-  InboundMessage,
   MessageEdit,
   OutboundDocument,
   OutboundMessage,
-  PressHandler,
 } from '../types.js';
 import type { ALBUM_WAIT_MS } from './albums.js';
 import { editTelegramMessage } from './edit.js';
@@ -47,31 +43,21 @@ function startSignal(): Parameters<Bot['api']['getMe']>[0] {
   return AbortSignal.timeout(START_TIMEOUT_MS) as unknown as Parameters<Bot['api']['getMe']>[0];
 }
 
-/** Options of the {@link TelegramAdapter}. */
-export interface TelegramAdapterOptions {
+/**
+ * Options of the {@link TelegramAdapter}. The inbox keeps each `getUpdates` answer before the
+ * runner asks for the next one (whose `offset` confirms it to Telegram), and updates left
+ * unhandled by a process that died are found there at start; without one, an update fetched by a
+ * process that dies is lost.
+ */
+export interface TelegramAdapterOptions extends AdapterBaseOptions {
   token: string;
   /** A self-hosted Bot API server, e.g. `http://127.0.0.1:8081`. @default https://api.telegram.org */
   apiRoot?: string | undefined;
-  clock: Clock;
-  logger: Logger;
-  /**
-   * Where each `getUpdates` answer is stored before the runner asks for the next one (whose
-   * `offset` confirms it to Telegram), and where updates left unhandled by a process that died are
-   * found at start. @default none (an update fetched by a process that dies is lost)
-   */
-  inbox?: InboundInbox | undefined;
   /**
    * Told when a group is upgraded to a supergroup (the `migrate_to_chat_id` service message), so
    * the conversation follows it to the new chat id. @default none
    */
   conversations?: ConversationMover | undefined;
-  /** Where presses of inline-keyboard buttons go. @default none: a press is answered "not available" */
-  presses?: PressHandler | undefined;
-  /**
-   * Messages handled at once, not behind their conversation's earlier ones still being handled
-   * (`/stop`, `/cancel` while a launch downloads its files). @default none
-   */
-  overtakes?: ((message: InboundMessage) => boolean) | undefined;
   /**
    * How long to wait for an album's next part (updates sharing `media_group_id`) before the album
    * is handled as one message, in ms. @default {@link ALBUM_WAIT_MS}

@@ -3,7 +3,7 @@ import { GrammyError } from 'grammy';
 import type { MessageEdit } from '../types.js';
 import { inlineKeyboard } from './buttons.js';
 import { classifyTelegramError } from './errors.js';
-import { withPlainFallback, type TelegramSendContext } from './send.js';
+import { telegramFormatOptions, withTelegramFormat, type TelegramSendContext } from './send.js';
 
 /**
  * `editMessageText` on a message the bot sent (Bot API "Updating messages"). Telegram answers
@@ -14,26 +14,20 @@ import { withPlainFallback, type TelegramSendContext } from './send.js';
  *
  * @throws ChannelSendError as {@link classifyTelegramError} maps Telegram's answer.
  */
-export async function editTelegramMessage(context: TelegramSendContext, edit: MessageEdit): Promise<void> {
-  if (edit.format !== 'markdown') return editText(context, edit, edit.text, false);
-  await withPlainFallback(context.logger, edit.text, (text, html) => editText(context, edit, text, html));
-}
-
-async function editText(
-  { bot, token }: TelegramSendContext,
+export async function editTelegramMessage(
+  { bot, token, logger }: TelegramSendContext,
   edit: MessageEdit,
-  text: string,
-  html: boolean,
 ): Promise<void> {
-  try {
-    await bot.api.editMessageText(edit.chatId, Number(edit.messageId), text, {
-      ...(html ? { parse_mode: 'HTML' as const } : {}),
-      link_preview_options: { is_disabled: true },
-      ...inlineKeyboard(edit.buttons),
-    });
-  } catch (err) {
-    if (err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description))
-      return;
-    throw classifyTelegramError(err, token);
-  }
+  await withTelegramFormat(logger, edit, async (text, html) => {
+    try {
+      await bot.api.editMessageText(edit.chatId, Number(edit.messageId), text, {
+        ...telegramFormatOptions(html),
+        ...inlineKeyboard(edit.buttons),
+      });
+    } catch (err) {
+      if (err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description))
+        return;
+      throw classifyTelegramError(err, token);
+    }
+  });
 }

@@ -27,48 +27,51 @@ export interface TelegramSendContext {
  *
  * @throws ChannelSendError as {@link classifyTelegramError} maps Telegram's answer.
  */
-export async function sendTelegramMessage(
-  context: TelegramSendContext,
+export function sendTelegramMessage(
+  { bot, token, logger }: TelegramSendContext,
   message: OutboundMessage,
 ): Promise<{ messageId: string }> {
-  if (message.format !== 'markdown') return sendText(context, message, message.text, false);
-  return withPlainFallback(context.logger, message.text, (text, html) => sendText(context, message, text, html));
+  return withTelegramFormat(logger, message, async (text, html) => {
+    try {
+      const sent = await bot.api.sendMessage(message.chatId, text, {
+        ...telegramFormatOptions(html),
+        ...(message.replyToMessageId
+          ? { reply_parameters: { message_id: Number(message.replyToMessageId), allow_sending_without_reply: true } }
+          : {}),
+        ...(message.threadId ? { message_thread_id: Number(message.threadId) } : {}),
+        ...inlineKeyboard(message.buttons),
+      });
+      return { messageId: String(sent.message_id) };
+    } catch (err) {
+      throw classifyTelegramError(err, token);
+    }
+  });
 }
 
-async function sendText(
-  { bot, token }: TelegramSendContext,
-  message: OutboundMessage,
-  text: string,
-  html: boolean,
-): Promise<{ messageId: string }> {
-  try {
-    const sent = await bot.api.sendMessage(message.chatId, text, {
-      ...(html ? { parse_mode: 'HTML' as const } : {}),
-      link_preview_options: { is_disabled: true },
-      ...(message.replyToMessageId
-        ? { reply_parameters: { message_id: Number(message.replyToMessageId), allow_sending_without_reply: true } }
-        : {}),
-      ...(message.threadId ? { message_thread_id: Number(message.threadId) } : {}),
-      ...inlineKeyboard(message.buttons),
-    });
-    return { messageId: String(sent.message_id) };
-  } catch (err) {
-    throw classifyTelegramError(err, token);
-  }
+/** `parse_mode` HTML when `html`, and link previews off: the format options of a send or an edit. */
+export function telegramFormatOptions(html: boolean): {
+  parse_mode?: 'HTML';
+  link_preview_options: { is_disabled: true };
+} {
+  return { ...(html ? { parse_mode: 'HTML' as const } : {}), link_preview_options: { is_disabled: true } };
 }
 
-/** Calls `attempt` with the part as HTML, then as the plain Markdown if Telegram cannot parse that. */
-export async function withPlainFallback<T>(
+/**
+ * Calls `attempt` with a `plain` part's text as it is; with a `markdown` part as HTML, then as
+ * the plain Markdown if Telegram cannot parse that.
+ */
+export async function withTelegramFormat<T>(
   logger: Logger,
-  markdown: string,
+  part: { text: string; format?: 'plain' | 'markdown' | undefined },
   attempt: (text: string, html: boolean) => Promise<T>,
 ): Promise<T> {
+  if (part.format !== 'markdown') return attempt(part.text, false);
   try {
-    return await attempt(toTelegramHtml(markdown), true);
+    return await attempt(toTelegramHtml(part.text), true);
   } catch (err) {
     if (!(err instanceof ChannelSendError && err.kind === 'malformed' && /parse entities/i.test(err.message)))
       throw err;
     logger.warn({ err: err.message }, 'Telegram could not parse the HTML of a message; sending it as plain text');
-    return attempt(markdown, false);
+    return attempt(part.text, false);
   }
 }

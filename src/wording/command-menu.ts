@@ -1,7 +1,7 @@
 /**
  * The commands a chat client offers in its command menu (Telegram `setMyCommands`, Bot API
  * BotCommand: 1-32 characters of a-z, 0-9 and `_`, a description of 1-256 characters). The same
- * grammar as {@link parseCommand}; the full help is `/help`.
+ * grammar as the dispatcher's `parseCommand`; the full help is `/help`.
  */
 
 /** One entry of the menu. */
