@@ -209,8 +209,8 @@ export interface ConversationMover {
 }
 
 /**
- * A lease on a connection only one process of a fleet may hold (a bot token's long poll, issue
- * #16): the adapter connects when it is taken and disconnects when it is lost.
+ * A lease on a connection only one process of a fleet may hold (a bot token's long poll):
+ * the adapter connects when it is taken and disconnects when it is lost.
  * Implemented by src/fleet/lease.ts `DatabaseLease`.
  */
 export interface ConnectionLease {
