@@ -84,12 +84,7 @@ async function forgetRemoved(state: WorktreeState, options: PruneOptions, remove
       await runGit(['worktree', 'remove', '--force', state.path], { cwd: state.sourceRoot, allowFailure: true });
     }
   } catch (err) {
-    options.logger.warn({ err, runId: state.runId, path: state.path }, 'worktree prune could not unlock a worktree');
-    return {
-      runId: state.runId,
-      action: 'kept',
-      detail: `${state.path}: ${err instanceof Error ? err.message : String(err)}`,
-    };
+    return keptAfterError(state, options, err, 'worktree prune could not unlock a worktree');
   }
   await options.store.runs.markWorktreeRemoved(state.path, removedAt);
   const branch = state.branchExists
@@ -100,6 +95,16 @@ async function forgetRemoved(state: WorktreeState, options: PruneOptions, remove
     runId: state.runId,
     action: 'forgotten',
     detail: `${state.path} was already gone${unlocked}; record cleared (${branch})`,
+  };
+}
+
+/** A worktree kept because a step of its prune failed: logged, and the failure named. */
+function keptAfterError(state: WorktreeState, options: PruneOptions, err: unknown, logMessage: string): PruneAction {
+  options.logger.warn({ err, runId: state.runId, path: state.path }, logMessage);
+  return {
+    runId: state.runId,
+    action: 'kept',
+    detail: `${state.path}: ${err instanceof Error ? err.message : String(err)}`,
   };
 }
 
@@ -126,12 +131,7 @@ async function pruneFinished(
     }
     return await removeFinished(state, options, removedAt);
   } catch (err) {
-    options.logger.warn({ err, runId: state.runId, path: state.path }, 'worktree prune skipped a worktree');
-    return {
-      runId: state.runId,
-      action: 'kept',
-      detail: `${state.path}: ${err instanceof Error ? err.message : String(err)}`,
-    };
+    return keptAfterError(state, options, err, 'worktree prune skipped a worktree');
   }
 }
 

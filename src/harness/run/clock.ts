@@ -59,23 +59,14 @@ export function startRunClock(ctx: RunContext): RunClock {
     finishTimer.unref();
   };
   const platform = run.origin.platform;
+  const advise = (text: string) => notifyRun(ctx.services, run, text, advisoryButtons(deps.words.buttons, runId));
   const watchdog = startWatchdog({
     firstEventMs: deps.limits.firstEventMs,
     inactivityMs: deps.limits.inactivityMs,
     onNoFirstEvent: () =>
-      notifyRun(
-        ctx.services,
-        run,
-        deps.words.noFirstEvent({ vendor: run.vendor, afterMs: deps.limits.firstEventMs, platform, runId }),
-        advisoryButtons(deps.words.buttons, runId),
-      ),
+      advise(deps.words.noFirstEvent({ vendor: run.vendor, afterMs: deps.limits.firstEventMs, platform, runId })),
     onSilence: () =>
-      notifyRun(
-        ctx.services,
-        run,
-        deps.words.silence({ vendor: run.vendor, forMs: deps.limits.inactivityMs, platform, runId }),
-        advisoryButtons(deps.words.buttons, runId),
-      ),
+      advise(deps.words.silence({ vendor: run.vendor, forMs: deps.limits.inactivityMs, platform, runId })),
   });
   // Where the channel can edit, the started message is the run's live status, and `progress`
   // adds detail to it; elsewhere (`baton ask`) `progress` posts milestone notices.
