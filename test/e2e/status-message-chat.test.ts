@@ -130,7 +130,7 @@ describe('Slack: the started message is the live status of its run (chat.update)
 
   it('holds later edits for the Retry-After of a 429, without delaying the outcome', async () => {
     // A Retry-After far longer than the run: the outcome must arrive while edits are held, and no
-    // edit may arrive meanwhile (edits resuming after the wait: test/unit/live-status.test.ts).
+    // edit may arrive meanwhile (edits resuming after the wait: test/delivery/live-status.test.ts).
     slack.failNext('chat.update', { status: 429, retryAfterS: HELD_S });
     model.enqueue(...toolBurst(3, 1, 'Slack rate limited, still done.'));
     const started = await launch('run while rate limited');

@@ -139,7 +139,7 @@ describe('Telegram: the started message is the live status of its run', () => {
   it('holds later edits for the retry_after of a 429, without delaying the outcome', async () => {
     // A retry_after far longer than the run: the outcome must arrive while edits are held (so it
     // does not wait for them), and no edit may arrive in that time. That edits resume once the
-    // wait is over is shown on a fake clock in test/unit/live-status.test.ts.
+    // wait is over is shown on a fake clock in test/delivery/live-status.test.ts.
     const retryAfterS = 600;
     telegram.failNext('editMessageText', {
       status: 429,
