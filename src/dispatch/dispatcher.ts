@@ -20,6 +20,11 @@ import type { Outbox } from '../delivery/outbox.js';
 import { outcomeTarget, type InstalledVendor, type RunSupervisor } from '../harness/supervisor.js';
 import { cachedStorageGate } from '../harness/storage.js';
 import { LaunchSpans } from './launch-spans.js';
+import type { DispatcherDeps, DispatchResult } from './deps.js';
+import { ANSWERED } from './deps.js';
+import { HeldAttachments, HOLD_ATTACHMENTS_MS } from './inbound/held-attachments.js';
+import { Downloads } from './inbound/downloads.js';
+import { joinPastedText } from './inbound/pasted-text.js';
 import { isInside, resolveWorkspace } from '../harness/workspace.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { PressClaims } from '../store/press-claims.js';
@@ -70,41 +75,7 @@ import { assertRowOptions, assertSpawnable, type SpawnGateContext } from './spaw
 import { runTag } from '../wording/run-tag.js';
 import { wordLaunchRefusal } from '../wording/launch-refusals.js';
 
-/** How long files sent without a command wait for the next launch, in ms. */
-export const HOLD_ATTACHMENTS_MS = 10 * 60_000;
-
-/** The text of a pasted-text file, or undefined when it is over 1 MiB or not UTF-8. */
-async function readPastedText(attachment: IncomingAttachment): Promise<string | undefined> {
-  // A transient failure is retried like any attachment download.
-  return withDownloadRetry(attachment.name, () =>
-    withDownloadDeadlines(attachment, async (source) => {
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      try {
-        for await (const chunk of source) {
-          bytes += (chunk as Buffer).length;
-          if (bytes > MAX_TEXT_ATTACHMENT_BYTES) return undefined;
-          chunks.push(chunk as Buffer);
-        }
-      } catch (err) {
-        throw new AttachmentDownloadError(`the download was cut off (${safeErrorMessage(err)})`, {
-          transient: true,
-          cause: err,
-        });
-      }
-      return decodeUtf8(Buffer.concat(chunks));
-    }),
-  );
-}
-
-/**
- * Held files belong to the sender in the conversation the next command comes from (see
- * {@link conversationOf}: a top-level Slack message names itself as its thread).
- */
-function heldKey(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'topLevel' | 'senderId'>): string {
-  const conversation = conversationOf(message);
-  return JSON.stringify([conversation.platform, conversation.chatId, conversation.threadId ?? '', message.senderId]);
-}
+export { HOLD_ATTACHMENTS_MS } from './inbound/held-attachments.js';
 
 /** The answer to a message holding U+0000, which PostgreSQL cannot store in text. */
 export const UNSTORABLE_TEXT =
@@ -114,75 +85,7 @@ export const UNSTORABLE_TEXT =
 export const FORWARDED_REFUSAL =
   'That is a forwarded message: somebody else’s words are never run as your command. To run it, send the command yourself.';
 
-/** Dependencies of the {@link Dispatcher}. */
-export interface DispatcherDeps {
-  config: BatonConfig;
-  store: RunStore;
-  outbox: Outbox;
-  supervisor: RunSupervisor;
-  clock: Clock;
-  logger: Logger;
-  /** Vendor CLIs found on PATH at start. */
-  vendors: ReadonlyMap<VendorName, InstalledVendor>;
-  homeDir: string;
-  /** `$BATON_HOME/harness/runs`, measured by the storage gate. */
-  /** Directories no run may contain or lie in (`$BATON_HOME`, the CLI homes). @default none */
-  protectedDirs?: readonly string[];
-  runsDir: string;
-  /** Tool approvals of claude runs. @default none: `approve` and mode:default launch without them */
-  approvals?: ApprovalBroker;
-  /** Claims on pressed messages: a Resume acts once per message. @default none: no claim (tests of other parts) */
-  pressClaims?: PressClaims;
-  /** Replaces a decided card's buttons with the decision. @default none: buttons stay */
-  pressSettler?: Pick<PressSettler, 'settle'>;
-  /** `$BATON_HOME/worktrees`, where runs get their own git worktree; unset: no run can ask for one. */
-  worktreesDir?: string;
-  /** The doctor table, for `/doctor`. */
-  doctor?: () => Promise<string>;
-  /** One line per node of the fleet sharing this database, for `/runs`. @default none */
-  nodes?: () => Promise<string[]>;
-  /**
-   * This node of the fleet: its name and the `nodes` table. With it, a launch
-   * whose target is on another node is routed there, and queued runs are claimed by node name.
-   * @default none: every launch runs here (`baton ask`, tests)
-   */
-  fleet?: {
-    name: string;
-    list(): Promise<NodeView[]>;
-    /**
-     * This process's start of the node (`nodes.instance`): the runs it queues are addressed to
-     * it, and it claims only runs addressed to it (or to an instance that is gone).
-     * @default none: runs are addressed and claimed by name alone
-     */
-    readonly instance?: string | undefined;
-  };
-  newRunId?: () => RunId;
-  /**
-   * True where the config is read anew for every command (`baton ask`): a refusal's fix then
-   * applies at once, so its ", then restart" is left out. @default false (the service)
-   */
-  configPerCommand?: boolean;
-  /**
-   * Which queued runs this process may start. `all` (the service): any run queued on this host
-   * or node. `own`: only the runs this process queued and waits for, named by {@link
-   * Dispatcher.waitFor} — a short-lived process (`baton ask`) must not start a run it will not
-   * be there to see through. @default 'all'
-   */
-  queueScope?: 'all' | 'own';
-  /**
-   * The service's config as it stands now (see src/config/live.ts): refreshed from config.toml
-   * before each command, so `baton approve` and `baton grant path` apply without a restart.
-   * @default none: `config` as given, for good
-   */
-  liveConfig?: { refresh(): Promise<void>; readonly current: BatonConfig };
-  /**
-   * How to restart this service, in words; a refusal whose fix needs a restart says it
-   * ("…, then restart baton (HOW).") so the user is never left guessing. @default none
-   */
-  restartHow?: string;
-}
-
-const ANSWERED: DispatchResult = { kind: 'answered' };
+export type { DispatcherDeps, DispatchResult } from './deps.js';
 
 /** A press's answer, and whether it decided something (its message's buttons then give way). */
 interface PressOutcome {
@@ -198,14 +101,6 @@ function sessionBusy(busy: RunRow, then: string): string {
 const STORAGE_RECHECK_MS = 60_000;
 const UNKNOWN_COMMAND = 'Unknown command. Send /help for the commands.';
 
-/** What {@link Dispatcher.handle} did with a message, for callers and tests. */
-export type DispatchResult =
-  | { kind: 'ignored' }
-  | { kind: 'duplicate' }
-  | { kind: 'answered' }
-  | { kind: 'refused'; code: ErrorCode }
-  | { kind: 'launched'; runId: RunId };
-
 /** The command router. */
 export class Dispatcher {
   private readonly storageGate: () => Promise<void>;
@@ -213,13 +108,10 @@ export class Dispatcher {
   private readonly launchSpans = new WeakMap<InboundMessage, LaunchSpans>();
   /** The conversation defaults read for the launches being handled, started with their claim. */
   private readonly conversationDefaults = new WeakMap<InboundMessage, Promise<string | undefined>>();
-  /**
-   * Files sent without a command, by conversation and sender. In memory: a restart within the
-   * hold forgets them (the owner sends them again).
-   */
-  private readonly held = new Map<string, { attachments: IncomingAttachment[]; untilMs: number }>();
-  /** Launches still downloading their files, by conversation; `/stop` (which overtakes them) ends these too. */
-  private readonly downloading = new Map<string, Set<AbortController>>();
+  /** Files sent without a command, for the sender's next launch. */
+  private readonly held: HeldAttachments;
+  /** Launches still downloading their files; `/stop` (which overtakes them) ends these too. */
+  private readonly downloads = new Downloads();
 
   /** The config to act on: the live one when the service refreshes it, else the one given. */
   private get config(): BatonConfig {
@@ -228,6 +120,7 @@ export class Dispatcher {
 
   constructor(private readonly deps: DispatcherDeps) {
     const { harness } = this.config;
+    this.held = new HeldAttachments(deps.clock);
     this.storageGate = cachedStorageGate(
       deps.runsDir,
       { artifactQuotaBytes: harness.artifactQuotaBytes, minFreeBytes: harness.minFreeBytes },
@@ -273,7 +166,7 @@ export class Dispatcher {
     const role = this.roleOf(message);
     // Only the owner's files are ever downloaded.
     if (role === 'owner' && message.attachments?.some((a) => a.pastedText))
-      message = await this.joinPastedText(message);
+      message = await joinPastedText(message, deps.logger);
     this.launchSpans.set(message, spans);
     let command: Command | BatonError;
     try {
@@ -510,7 +403,7 @@ export class Dispatcher {
         await this.reply(message, GUEST_REFUSAL);
         return { kind: 'refused', code: 'not_authorized' };
       }
-      this.holdAttachments(message, message.attachments);
+      this.held.hold(message, message.attachments);
       await this.reply(
         message,
         `Got it — ${message.attachments.length === 1 ? 'it goes' : 'they go'} with your next /codex or /claude (within ${HOLD_ATTACHMENTS_MS / 60_000} minutes).`,
@@ -601,7 +494,7 @@ export class Dispatcher {
         return ANSWERED;
       case 'stop': {
         // Launches still downloading first: /stop overtook them, and they would start after it.
-        const undownloaded = this.stopDownloads();
+        const undownloaded = this.downloads.stop();
         // Queued runs first, so none of them takes a slot the stop frees.
         let dropped = 0;
         for (const run of await deps.store.queue.queuedRuns()) if (await this.cancelQueued(run, 'stop')) dropped += 1;
@@ -732,7 +625,7 @@ export class Dispatcher {
     // Downloaded before the run exists, so a refused file refuses the launch (owner only: only a
     // launch downloads).
     const attachmentsDir = join(deps.runsDir, runId, 'attachments');
-    const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
+    const incoming = [...this.held.take(message), ...(message.attachments ?? [])];
     const attachments = incoming.length
       ? await this.download(incoming, attachmentsDir, message).catch(async (err: unknown) => {
           if (worktree) await discardWorktree(worktree, deps.logger);
@@ -858,36 +751,9 @@ export class Dispatcher {
     return runId;
   }
 
-  /**
-   * A launch's files, downloaded into `dir`; a `/stop` meanwhile ends the download (see
-   * {@link downloading}).
-   *
-   * @throws BatonError `attachment_refused` (see storeAttachments), `launch_stopped`.
-   */
-  private async download(
-    incoming: readonly IncomingAttachment[],
-    dir: string,
-    message: InboundMessage,
-  ): Promise<StoredAttachment[]> {
-    const stop = new AbortController();
-    const key = heldKey({ ...message, senderId: '' });
-    const pending = this.downloading.get(key) ?? new Set<AbortController>();
-    this.downloading.set(key, pending.add(stop));
-    try {
-      return await storeAttachments(
-        incoming,
-        dir,
-        {
-          maxBytes: this.config.harness.maxAttachmentBytes,
-          maxCount: MAX_ATTACHMENTS,
-          maxImagePixels: this.config.harness.maxImagePixels,
-        },
-        { ...DOWNLOAD_RETRY, stop: stop.signal },
-      );
-    } finally {
-      pending.delete(stop);
-      if (pending.size === 0 && this.downloading.get(key) === pending) this.downloading.delete(key);
-    }
+  /** A launch's files, downloaded into `dir` under the live config's limits (see {@link Downloads.download}). */
+  private download(incoming: readonly IncomingAttachment[], dir: string, message: InboundMessage) {
+    return this.downloads.download(incoming, dir, message, this.config.harness);
   }
 
   /**
@@ -895,25 +761,7 @@ export class Dispatcher {
    * `/cancel` then overtakes it (see overtaking.ts) instead of waiting behind it.
    */
   downloadsPending(message: InboundMessage): boolean {
-    return this.downloading.has(heldKey({ ...message, senderId: '' }));
-  }
-
-  /** Ends every launch still downloading its files; @returns how many. */
-  private stopDownloads(): number {
-    let stopped = 0;
-    for (const pending of this.downloading.values()) {
-      for (const stop of pending) {
-        stop.abort(
-          new BatonError(
-            'launch_stopped',
-            'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.',
-          ),
-        );
-        stopped += 1;
-      }
-    }
-    this.downloading.clear();
-    return stopped;
+    return this.downloads.pending(message);
   }
 
   /**
@@ -1000,7 +848,7 @@ export class Dispatcher {
     }
     const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
     const runId = (deps.newRunId ?? newRunId)();
-    const incoming = [...this.takeHeldAttachments(message), ...(message.attachments ?? [])];
+    const incoming = [...this.held.take(message), ...(message.attachments ?? [])];
     const scratch = join(deps.runsDir, runId);
     const attachments = incoming.length
       ? await this.download(incoming, join(scratch, 'attachments'), message).finally(() =>
@@ -1280,51 +1128,6 @@ Node ${route.node} starts it when it has a free slot; /cancel to drop it.`;
     const here = await this.deps.supervisor.cancel(runId, reason);
     if (here) return here.kind === 'cancelled' ? 'cancelled' : here.kind === 'ended' ? 'finished' : 'unrecorded';
     return (await this.deps.store.runs.requestCancel(runId, reason)) ? 'requested' : 'finished';
-  }
-
-  /**
-   * A long paste a chat client turned into a file (Discord's `message.txt`) is the rest of the
-   * message: its text joins the message text before the command is read. One that cannot be read
-   * as UTF-8 text of at most 1 MiB stays an attachment, which the launch then accepts or refuses
-   * with a reason.
-   */
-  private async joinPastedText(message: InboundMessage): Promise<InboundMessage> {
-    let text = message.text;
-    const rest: IncomingAttachment[] = [];
-    for (const attachment of message.attachments ?? []) {
-      const pasted = attachment.pastedText
-        ? await readPastedText(attachment).catch((err: unknown) => {
-            this.deps.logger.warn(
-              { err, platform: message.platform },
-              'could not read a pasted-text file; it stays an attachment',
-            );
-            return undefined;
-          })
-        : undefined;
-      if (pasted === undefined) rest.push(attachment);
-      else text = text.trim() === '' ? pasted : `${text}\n${pasted}`;
-    }
-    const { attachments: _replaced, ...others } = message;
-    return { ...others, text, ...(rest.length > 0 ? { attachments: rest } : {}) };
-  }
-
-  /** Keeps files sent without a command for the same sender's next launch in this conversation. */
-  private holdAttachments(message: InboundMessage, attachments: readonly IncomingAttachment[]): void {
-    const key = heldKey(message);
-    const nowMs = this.deps.clock.nowMs();
-    // Files nobody launched with expire; drop them so the map stays small.
-    for (const [other, entry] of this.held) if (entry.untilMs <= nowMs) this.held.delete(other);
-    const held = this.held.get(key);
-    const kept = held && held.untilMs > nowMs ? held.attachments : [];
-    this.held.set(key, { attachments: [...kept, ...attachments], untilMs: nowMs + HOLD_ATTACHMENTS_MS });
-  }
-
-  /** The files held for this sender and conversation (and forgets them), unless they expired. */
-  private takeHeldAttachments(message: InboundMessage): IncomingAttachment[] {
-    const key = heldKey(message);
-    const held = this.held.get(key);
-    this.held.delete(key);
-    return held && held.untilMs > this.deps.clock.nowMs() ? held.attachments : [];
   }
 
   private async reply(message: InboundMessage, body: string, buttons?: ButtonJson[]): Promise<void> {
