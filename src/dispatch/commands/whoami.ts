@@ -1,0 +1,18 @@
+/** `/whoami`: the sender's id, the chat and the sender's role. */
+import type { InboundMessage } from '../../channels/types.js';
+import type { DispatchContext } from '../context.js';
+import { ANSWERED, type DispatchResult } from '../deps.js';
+import type { Role } from '../trust.js';
+
+/** `/whoami`. */
+export async function whoamiCommand(
+  ctx: DispatchContext,
+  message: InboundMessage,
+  role: Role,
+): Promise<DispatchResult> {
+  await ctx.reply(
+    message,
+    `Your ${message.platform} user id: ${message.senderId}\nThis chat: ${message.chatId}\nRole: ${role}`,
+  );
+  return ANSWERED;
+}
