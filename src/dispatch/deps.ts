@@ -17,7 +17,7 @@ import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
 import type { PressClaims } from '../store/press-claims.js';
 import type { RunStore } from '../store/runs-repo.js';
 
-/** Dependencies of the {@link Dispatcher}. */
+/** Dependencies of the Dispatcher (dispatcher.ts). */
 export interface DispatcherDeps {
   config: BatonConfig;
   store: RunStore;
@@ -67,8 +67,8 @@ export interface DispatcherDeps {
   configPerCommand?: boolean;
   /**
    * Which queued runs this process may start. `all` (the service): any run queued on this host
-   * or node. `own`: only the runs this process queued and waits for, named by {@link
-   * Dispatcher.waitFor} — a short-lived process (`baton ask`) must not start a run it will not
+   * or node. `own`: only the runs this process queued and waits for, named by
+   * `Dispatcher.waitFor` — a short-lived process (`baton ask`) must not start a run it will not
    * be there to see through. @default 'all'
    */
   queueScope?: 'all' | 'own';
@@ -85,7 +85,7 @@ export interface DispatcherDeps {
   restartHow?: string;
 }
 
-/** What {@link Dispatcher.handle} did with a message, for callers and tests. */
+/** What `Dispatcher.handle` did with a message, for callers and tests. */
 export type DispatchResult =
   | { kind: 'ignored' }
   | { kind: 'duplicate' }

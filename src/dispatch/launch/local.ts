@@ -26,12 +26,12 @@ import {
   capsOf,
   conversationTarget,
   originOf,
+  runIdentityOf,
   runOptionsOf,
   settingsOf,
   startedBodyOf,
   timeoutMinutesOf,
   vendorRequestOf,
-  runIdentityOf,
   type LaunchAsk,
   type RunSettings,
 } from './plan.js';
