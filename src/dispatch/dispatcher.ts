@@ -5,6 +5,7 @@
  * commands/, what a button does in presses/, the launch in launch/, held and downloaded files in
  * inbound/.
  */
+import { OWNER_ONLY_BUTTONS } from '../wording/presses.js';
 import { conversationOf, PLATFORM_ABILITIES, type InboundMessage, type InboundPress } from '../channels/types.js';
 import type { BatonConfig } from '../config/index.js';
 import { BatonError, isBatonError } from '../core/errors.js';
@@ -160,7 +161,7 @@ export class Dispatcher {
       : roleOf(this.config.channels[press.platform as keyof BatonConfig['channels']], press.senderId);
     if (role !== 'owner') {
       await deps.store.inbox.forgetInbound(platform, dedupeKey);
-      await press.answer('Only the owner can use these buttons.');
+      await press.answer(OWNER_ONLY_BUTTONS);
       return { kind: 'refused', code: 'not_authorized' };
     }
     if (!(await deps.store.inbox.recordInbound(platform, dedupeKey, press.receivedAt, deps.supervisor.supervisorId))) {

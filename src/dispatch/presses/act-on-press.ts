@@ -1,4 +1,5 @@
 /** What a press does: one handler a button. */
+import { BUTTON_GONE } from '../../wording/presses.js';
 import type { InboundPress } from '../../channels/types.js';
 import { APPROVAL_ACTIONS } from '../../harness/approvals.js';
 import { redeliver } from '../commands/redeliver.js';
@@ -33,5 +34,5 @@ export async function actOnPress(ctx: DispatchContext, press: InboundPress): Pro
     case 'stop':
       return pressStop(deps, press);
   }
-  return 'This button no longer does anything.';
+  return BUTTON_GONE;
 }

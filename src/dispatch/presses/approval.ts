@@ -1,4 +1,5 @@
 /** Allow, Allow for this run and Deny under an approval card. */
+import { APPROVAL_NOT_KNOWN } from '../../wording/presses.js';
 import type { InboundPress } from '../../channels/types.js';
 import type { APPROVAL_ACTIONS } from '../../harness/approvals.js';
 import type { DispatcherDeps } from '../deps.js';
@@ -17,7 +18,7 @@ export async function pressApproval(
   const approvalId = parseSerialId(press.arg);
   const approval = deps.approvals && approvalId !== undefined ? await deps.approvals.approval(approvalId) : undefined;
   const run = approval ? await deps.store.runs.getRun(approval.runId) : undefined;
-  if (!approval || !run || !inConversation(press, run)) return 'That approval is not known here.';
+  if (!approval || !run || !inConversation(press, run)) return APPROVAL_NOT_KNOWN;
   // Decided now, already, or its run ended: the card's buttons do nothing more either way.
   return {
     text: await deps.approvals!.press(approval.id, action, `${press.platform}:${press.senderId}`),

@@ -1,4 +1,5 @@
 /** +30 min, under the watchdog's advisory. */
+import { EXTEND_ELSEWHERE, extendCappedText, extendedText, RUN_ALREADY_FINISHED } from '../../wording/presses.js';
 import type { InboundPress } from '../../channels/types.js';
 import type { RunId } from '../../core/ids.js';
 import { MAX_TIMEOUT_MINUTES } from '../command.js';
@@ -13,12 +14,11 @@ export async function pressExtend(deps: DispatcherDeps, press: InboundPress): Pr
   const run = await pressedRun(deps, press);
   if (!run) return RUN_NOT_KNOWN;
   // A finished run's advisory has nothing left to decide: its buttons give way.
-  if (run.status !== 'starting' && run.status !== 'running')
-    return { text: 'That run has already finished.', done: true };
+  if (run.status !== 'starting' && run.status !== 'running') return { text: RUN_ALREADY_FINISHED, done: true };
   const extended = deps.supervisor.extend(run.id as RunId, EXTEND_MS);
-  if (extended === false) return 'That run is supervised by another baton process; /cancel it there.';
-  if (extended === 'capped') return `The run already has the longest wall clock, ${MAX_TIMEOUT_MINUTES} minutes.`;
+  if (extended === false) return EXTEND_ELSEWHERE;
+  if (extended === 'capped') return extendCappedText(MAX_TIMEOUT_MINUTES);
   const minutes = Math.round(extended / 60_000);
   await deps.store.runs.setTimeoutMinutes(run.id, minutes);
-  return { text: `Wall clock now ${minutes} minutes (at most ${MAX_TIMEOUT_MINUTES}).`, done: true };
+  return { text: extendedText(minutes, MAX_TIMEOUT_MINUTES), done: true };
 }

@@ -1,7 +1,8 @@
 /** Keep waiting, under the watchdog's advisory. */
+import { RUN_CONTINUES } from '../../wording/presses.js';
 import type { PressAnswer } from './outcome.js';
 
 /** The run goes on; the advisory's buttons give way. */
 export function pressKeep(): PressAnswer {
-  return { text: 'The run continues.', done: true };
+  return { text: RUN_CONTINUES, done: true };
 }

@@ -13,8 +13,7 @@ export interface PressOutcome {
 /** What a press handler returns: the short answer the presser sees, or that with `done`. */
 export type PressAnswer = string | PressOutcome;
 
-/** The answer to a press naming a run that is not this conversation's (or none). */
-export const RUN_NOT_KNOWN = 'That run is not known here.';
+export { RUN_NOT_KNOWN } from '../../wording/presses.js';
 
 /** Whether `run` was started from the conversation the press came from. */
 export function inConversation(press: InboundPress, run: RunRow): boolean {

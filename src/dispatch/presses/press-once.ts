@@ -1,4 +1,5 @@
 /** A press acted on at most once per message, where the action must not repeat. */
+import { alreadyPressedText } from '../../wording/presses.js';
 import type { InboundPress } from '../../channels/types.js';
 import type { DispatchContext } from '../context.js';
 import { actOnPress } from './act-on-press.js';
@@ -31,10 +32,7 @@ export async function pressOnce(ctx: DispatchContext, press: InboundPress): Prom
       { action: press.action, arg: press.arg, pressedBy: `${press.platform}:${press.senderId}` },
       deps.clock.now(),
     );
-    if (earlier)
-      return earlier.answer
-        ? `Already pressed: ${earlier.answer}`
-        : 'Already pressed; the first press is being acted on.';
+    if (earlier) return alreadyPressedText(earlier.answer);
   }
   let outcome: PressAnswer;
   try {

@@ -1,4 +1,5 @@
 /** Restore worktree, under a refusal whose run's worktree is gone. */
+import { worktreeOnOtherNodeText } from '../../wording/presses.js';
 import type { InboundPress } from '../../channels/types.js';
 import type { DispatcherDeps } from '../deps.js';
 import { pressRestoreWorktree } from '../worktree-gone.js';
@@ -9,8 +10,7 @@ export async function pressRestore(deps: DispatcherDeps, press: InboundPress): P
   const run = await pressedRun(deps, press);
   if (!run) return RUN_NOT_KNOWN;
   // Its worktree is on the disk of the node it ran on.
-  if (run.node && deps.fleet && run.node !== deps.fleet.name)
-    return `That run's worktree is on node ${run.node}; run baton worktrees restore ${run.id} there.`;
+  if (run.node && deps.fleet && run.node !== deps.fleet.name) return worktreeOnOtherNodeText(run.node, run.id);
   const answer = (await pressRestoreWorktree(run)).text;
   if (answer.length > 190) {
     // Too long for a press answer (a lock and how to lift it): said in the chat as well.

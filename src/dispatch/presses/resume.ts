@@ -1,4 +1,5 @@
 /** Resume, under a finished run's outcome. */
+import { resumingText } from '../../wording/presses.js';
 import type { InboundMessage, InboundPress } from '../../channels/types.js';
 import { isBatonError } from '../../core/errors.js';
 import { AGENTS_DISABLED } from '../../wording/dispatch.js';
@@ -37,7 +38,7 @@ export async function pressResume(ctx: DispatchContext, press: InboundPress): Pr
   const message = messageOf(press);
   try {
     const runId = await ctx.launch(run.vendor, { progress: false }, RESUME_TASK, message, run);
-    return { text: `Resuming as ${runId}.`, done: true };
+    return { text: resumingText(runId), done: true };
   } catch (err) {
     if (!isBatonError(err)) throw err;
     const buttons = refusalButtons(err);

@@ -1,6 +1,7 @@
 /** Stop, under `started` and the watchdog's advisory. */
 import type { InboundPress } from '../../channels/types.js';
 import type { RunId } from '../../core/ids.js';
+import { RUN_ALREADY_FINISHED, STOP_ANSWERS } from '../../wording/presses.js';
 import { cancelRun } from '../commands/cancel-run.js';
 import type { DispatcherDeps } from '../deps.js';
 import { pressedRun, RUN_NOT_KNOWN, type PressAnswer } from './outcome.js';
@@ -9,16 +10,6 @@ import { pressedRun, RUN_NOT_KNOWN, type PressAnswer } from './outcome.js';
 export async function pressStop(deps: DispatcherDeps, press: InboundPress): Promise<PressAnswer> {
   const run = await pressedRun(deps, press);
   if (!run) return RUN_NOT_KNOWN;
-  if (run.status !== 'starting' && run.status !== 'running')
-    return { text: 'That run has already finished.', done: true };
-  switch (await cancelRun(deps, run.id as RunId, 'owner_cancel')) {
-    case 'cancelled':
-      return { text: 'Stopped.', done: true };
-    case 'requested':
-      return { text: 'Stop requested; the outcome follows.', done: true };
-    case 'finished':
-      return { text: 'That run has already finished.', done: true };
-    case 'unrecorded':
-      return { text: 'Its processes are stopped; the database has not taken it yet.', done: true };
-  }
+  if (run.status !== 'starting' && run.status !== 'running') return { text: RUN_ALREADY_FINISHED, done: true };
+  return { text: STOP_ANSWERS[await cancelRun(deps, run.id as RunId, 'owner_cancel')], done: true };
 }
