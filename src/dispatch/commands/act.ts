@@ -4,7 +4,7 @@
  */
 import type { InboundMessage } from '../../channels/types.js';
 import { BatonError, isBatonError } from '../../core/errors.js';
-import { FORWARDED_REFUSAL, UNSTORABLE_TEXT } from '../../wording/dispatch.js';
+import { FORWARDED_REFUSAL, heldFilesText, UNSTORABLE_TEXT } from '../../wording/dispatch.js';
 import type { Command } from '../command.js';
 import type { DispatchContext } from '../context.js';
 import type { DispatchResult } from '../deps.js';
@@ -23,10 +23,7 @@ async function holdFiles(ctx: DispatchContext, message: InboundMessage, role: Ro
     return { kind: 'refused', code: 'not_authorized' };
   }
   ctx.held.hold(message, attachments);
-  await ctx.reply(
-    message,
-    `Got it — ${attachments.length === 1 ? 'it goes' : 'they go'} with your next /codex or /claude (within ${HOLD_ATTACHMENTS_MS / 60_000} minutes).`,
-  );
+  await ctx.reply(message, heldFilesText(attachments.length, HOLD_ATTACHMENTS_MS / 60_000));
   return { kind: 'answered' };
 }
 

@@ -1,4 +1,5 @@
 /** `/redeliver ID` and the Redeliver button. */
+import { notDeadLetterText, redeliveredText } from '../../wording/dispatch.js';
 import type { InboundMessage } from '../../channels/types.js';
 import type { DispatchContext } from '../context.js';
 import { ANSWERED, type DispatcherDeps, type DispatchResult } from '../deps.js';
@@ -8,12 +9,10 @@ import { parseSerialId, quotedId } from '../serial-id.js';
 export async function redeliver(deps: DispatcherDeps, id: string): Promise<string> {
   const deliveryId = parseSerialId(id);
   const row = deliveryId !== undefined ? await deps.store.outbox.redeliver(deliveryId, deps.clock.now()) : undefined;
-  if (!row) return `#${quotedId(id)} is not a dead letter (see /runs for the list).`;
+  if (!row) return notDeadLetterText(quotedId(id));
   deps.logger.info({ deliveryId: row.id, runId: row.runId }, 'dead letter redelivered by the owner');
   const sent = await deps.outbox.attempt(row);
-  return sent
-    ? `#${row.id} sent again.`
-    : `#${row.id} is queued again; the platform refused it for now, and baton keeps retrying.`;
+  return redeliveredText(row.id, sent);
 }
 
 /** `/redeliver ID`. */

@@ -1,4 +1,5 @@
 /** `/runs` (the recent runs, the outbox and the nodes) and `/runs ID` (one run). */
+import { NO_SUCH_RUN } from '../../wording/dispatch.js';
 import type { InboundMessage } from '../../channels/types.js';
 import { isRunId, type RunId } from '../../core/ids.js';
 import type { DispatchContext } from '../context.js';
@@ -8,7 +9,7 @@ import { formatRun, formatRunList, redeliverButtons } from '../run-views.js';
 /** One run with its deliveries and approvals, or the answer that no such run is known. */
 async function describeRun(deps: DispatcherDeps, id: string): Promise<string> {
   const run = isRunId(id) ? await deps.store.runs.getRun(id) : undefined;
-  if (!run) return 'No coding run found for that id.';
+  if (!run) return NO_SUCH_RUN;
   return formatRun(
     run,
     await deps.store.outbox.deliveriesOfRun(run.id as RunId),

@@ -1,7 +1,7 @@
 /** `/stop`: every launch, queued run and active run of this baton ends. */
 import type { InboundMessage } from '../../channels/types.js';
 import type { RunId } from '../../core/ids.js';
-import { UNRECORDED } from '../../wording/dispatch.js';
+import { stoppedText } from '../../wording/dispatch.js';
 import { runTag } from '../../wording/run-tag.js';
 import type { DispatchContext } from '../context.js';
 import { ANSWERED, type DispatchResult } from '../deps.js';
@@ -25,12 +25,12 @@ export async function stopCommand(ctx: DispatchContext, message: InboundMessage)
   }
   await ctx.reply(
     message,
-    `Stopped ${stopped} active run${stopped === 1 ? '' : 's'}.` +
-      (dropped > 0 ? ` Cancelled ${dropped} queued run${dropped === 1 ? '' : 's'}.` : '') +
-      (undownloaded > 0
-        ? ` Stopped ${undownloaded} launch${undownloaded === 1 ? '' : 'es'} still downloading ${undownloaded === 1 ? 'its' : 'their'} files.`
-        : '') +
-      (unrecorded.length > 0 ? ` ${unrecorded.map((id) => runTag(id)).join(', ')}: ${UNRECORDED}` : ''),
+    stoppedText(
+      stopped,
+      dropped,
+      undownloaded,
+      unrecorded.map((id) => runTag(id)),
+    ),
   );
   return ANSWERED;
 }

@@ -1,4 +1,5 @@
 /** Plain text: a reply to a `[run …]` message resumes that run; anything else in a DM is pointed at /help. */
+import { TEXT_IN_DM } from '../../wording/dispatch.js';
 import type { InboundMessage } from '../../channels/types.js';
 import { BatonError } from '../../core/errors.js';
 import { findRunIdTag } from '../../core/ids.js';
@@ -67,6 +68,6 @@ export async function textCommand(
   const resumed = await resumeByReply(ctx, message, command.text, role);
   if (resumed) return resumed;
   if (!message.isDirect) return { kind: 'ignored' };
-  await ctx.reply(message, 'Send /help for the commands, or reply to a [run …] message to continue that run.');
+  await ctx.reply(message, TEXT_IN_DM);
   return ANSWERED;
 }

@@ -1,4 +1,5 @@
 /** `/use PATH|ALIAS|node:path`: the conversation's default directory. */
+import { useLocalText, useRemoteText } from '../../wording/dispatch.js';
 import { conversationOf, type InboundMessage } from '../../channels/types.js';
 import { resolveWorkspace } from '../../harness/workspace.js';
 import { workspaceSettingsOf } from '../../queue/workspace-settings.js';
@@ -15,11 +16,11 @@ async function use(ctx: DispatchContext, target: string, message: InboundMessage
   if (route.kind === 'remote') {
     const remote = `${route.node}:${route.path}`;
     await deps.store.conversations.setConversationDefault(conversationOf(message), remote, deps.clock.now());
-    return `Runs in this conversation now default to ${remote} (on node ${route.node}, which checks the directory at each launch).`;
+    return useRemoteText(remote, route.node);
   }
   const workspace = await resolveWorkspace(route.target, undefined, workspaceSettingsOf(ctx.config, deps));
   await deps.store.conversations.setConversationDefault(conversationOf(message), workspace.cwd, deps.clock.now());
-  return `Runs in this conversation now default to ${workspace.cwd}.`;
+  return useLocalText(workspace.cwd);
 }
 
 /** `/use TARGET`. */

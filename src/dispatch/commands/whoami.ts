@@ -1,4 +1,5 @@
 /** `/whoami`: the sender's id, the chat and the sender's role. */
+import { whoamiText } from '../../wording/dispatch.js';
 import type { InboundMessage } from '../../channels/types.js';
 import type { DispatchContext } from '../context.js';
 import { ANSWERED, type DispatchResult } from '../deps.js';
@@ -10,9 +11,6 @@ export async function whoamiCommand(
   message: InboundMessage,
   role: Role,
 ): Promise<DispatchResult> {
-  await ctx.reply(
-    message,
-    `Your ${message.platform} user id: ${message.senderId}\nThis chat: ${message.chatId}\nRole: ${role}`,
-  );
+  await ctx.reply(message, whoamiText(message.platform, message.senderId, message.chatId, role));
   return ANSWERED;
 }

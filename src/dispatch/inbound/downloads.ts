@@ -1,4 +1,5 @@
 /** The launches still downloading their files, so that `/stop` (which overtakes them) ends them too. */
+import { STOPPED_WHILE_DOWNLOADING } from '../../wording/dispatch.js';
 import type { IncomingAttachment, InboundMessage } from '../../channels/types.js';
 import { BatonError } from '../../core/errors.js';
 import { DOWNLOAD_RETRY, MAX_ATTACHMENTS, storeAttachments, type StoredAttachment } from '../../harness/attachments.js';
@@ -55,12 +56,7 @@ export class Downloads {
     let stopped = 0;
     for (const pending of this.downloading.values()) {
       for (const stop of pending) {
-        stop.abort(
-          new BatonError(
-            'launch_stopped',
-            'Stopped before it started: /stop came while its files were downloading. Send the command again to run it.',
-          ),
-        );
+        stop.abort(new BatonError('launch_stopped', STOPPED_WHILE_DOWNLOADING));
         stopped += 1;
       }
     }
