@@ -16,6 +16,7 @@ import { PLATFORM_ABILITIES } from '../../channels/types.js';
 import { BatonError } from '../../core/errors.js';
 import type { VendorName } from '../../core/vendor-name.js';
 import { VENDOR_FACTS } from '../../harness/vendors/types.js';
+import { APPROVALS_NOT_IN_FRONT_END, approvalsOnOtherNodeText } from '../../wording/launch-gates.js';
 import type { RunRow } from '../../store/schema.js';
 import { APPROVE_CODEX, type LaunchOptions } from '../command.js';
 
@@ -46,12 +47,7 @@ export function localApprovalRule(
       parent?.options.approve === true ||
       (posture !== undefined && facts.askingPostures.includes(posture)));
   if (options.approve && !approve) {
-    throw new BatonError(
-      'approvals_unavailable',
-      facts.toolApprovals
-        ? 'Tool approvals are not available in this front end; launch without approve.'
-        : APPROVE_CODEX,
-    );
+    throw new BatonError('approvals_unavailable', facts.toolApprovals ? APPROVALS_NOT_IN_FRONT_END : APPROVE_CODEX);
   }
   return approve;
 }
@@ -79,9 +75,7 @@ export function remoteApprovalRule(
   if (approve || (options.approve && !facts.toolApprovals)) {
     throw new BatonError(
       'approvals_unavailable',
-      !facts.toolApprovals
-        ? APPROVE_CODEX
-        : `Tool approvals are not available for runs on another node (${node}) yet. Launch without approve (or in another mode), or on this node.`,
+      !facts.toolApprovals ? APPROVE_CODEX : approvalsOnOtherNodeText(node),
     );
   }
 }

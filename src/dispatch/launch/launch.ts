@@ -2,6 +2,7 @@
  * A launch, from the command to the run: the checks every launch passes, the route (this node
  * or another), then the local or the remote path.
  */
+import { NOT_APPROVED } from '../../wording/launch-gates.js';
 import { conversationOf, type InboundMessage } from '../../channels/types.js';
 import { BatonError } from '../../core/errors.js';
 import type { RunId } from '../../core/ids.js';
@@ -32,10 +33,7 @@ export async function launch(
   const { deps } = ctx;
   const { harness } = ctx.config;
   if (!harness.approved) {
-    throw new BatonError(
-      'not_approved',
-      'Coding agents are not yet approved on this machine. Approve with `baton approve` (or set [harness] approved = true), then send the command again.',
-    );
+    throw new BatonError('not_approved', NOT_APPROVED);
   }
   const vendor = vendorOf(requested, parent, harness);
   const conversation = conversationOf(message);

@@ -4,6 +4,7 @@
  * `started` message. Nothing here reads the clock, the store or the disk; what can be refused
  * throws a BatonError. The approval decision is in approvals.ts (two rules, one a path).
  */
+import { noSessionToResumeText } from '../../wording/launch-gates.js';
 import type { InboundMessage } from '../../channels/types.js';
 import type { BatonConfig } from '../../config/index.js';
 import { BatonError } from '../../core/errors.js';
@@ -72,10 +73,7 @@ export function capsOf(
 ): RunCaps {
   const caps = runCaps(vendor, options, harness, parent);
   if (parent && !parent.vendorSessionId) {
-    throw new BatonError(
-      'resume_refused',
-      `${runTag(parent.id)} has no ${vendor} session to resume (it never reached the CLI). Start a new run instead.`,
-    );
+    throw new BatonError('resume_refused', noSessionToResumeText(runTag(parent.id), vendor));
   }
   return caps;
 }

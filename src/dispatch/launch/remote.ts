@@ -1,4 +1,5 @@
 /** A launch for another node of the fleet. */
+import { imagesToOtherNodeText } from '../../wording/launch-gates.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BatonError } from '../../core/errors.js';
@@ -45,10 +46,7 @@ export async function launchRemote(
         .finally(() => rm(scratch, { recursive: true, force: true }))
     : [];
   if (attachments.some((a) => a.kind === 'image')) {
-    throw new BatonError(
-      'attachment_refused',
-      `Images cannot go to a run on another node (${route.node}) yet: they are files on this node's disk. Send text files, or launch on this node.`,
-    );
+    throw new BatonError('attachment_refused', imagesToOtherNodeText(route.node));
   }
   const now = deps.clock.now();
   const timeoutMinutes = plan.timeoutMinutesOf(options, parent, harness);
