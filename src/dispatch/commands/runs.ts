@@ -1,0 +1,41 @@
+/** `/runs` (the recent runs, the outbox and the nodes) and `/runs ID` (one run). */
+import { NO_SUCH_RUN } from '../../wording/dispatch.js';
+import type { InboundMessage } from '../../channels/types.js';
+import { isRunId, type RunId } from '../../core/ids.js';
+import type { DispatchContext } from '../context.js';
+import { ANSWERED, type DispatcherDeps, type DispatchResult } from '../deps.js';
+import { formatRun, formatRunList, redeliverButtons } from '../run-views.js';
+
+/** One run with its deliveries and approvals, or the answer that no such run is known. */
+async function describeRun(deps: DispatcherDeps, id: string): Promise<string> {
+  const run = isRunId(id) ? await deps.store.runs.getRun(id) : undefined;
+  if (!run) return NO_SUCH_RUN;
+  return formatRun(
+    run,
+    await deps.store.outbox.deliveriesOfRun(run.id as RunId),
+    (await deps.approvals?.ofRun(run.id)) ?? [],
+  );
+}
+
+/** `/runs` and `/runs ID`. */
+export async function runsCommand(
+  ctx: DispatchContext,
+  command: { runId?: string },
+  message: InboundMessage,
+): Promise<DispatchResult> {
+  const { deps } = ctx;
+  if (command.runId) {
+    await ctx.reply(message, await describeRun(deps, command.runId));
+    return ANSWERED;
+  }
+  const dead = await deps.store.outbox.deadLetters(5);
+  const nodes = deps.nodes
+    ? await deps.nodes().then((lines) => (lines.length > 1 ? `\n\nNodes:\n${lines.join('\n')}` : ''))
+    : '';
+  await ctx.reply(
+    message,
+    formatRunList(await deps.store.runs.recentRuns(10), await deps.store.outbox.counts(), dead) + nodes,
+    redeliverButtons(dead),
+  );
+  return ANSWERED;
+}
