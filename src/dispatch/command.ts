@@ -8,8 +8,6 @@ import { VENDOR_FACTS } from '../harness/vendors/types.js';
 import * as words from '../wording/commands.js';
 import { didYouMean } from '../wording/suggest.js';
 
-export { APPROVE_CODEX, CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, HELP_TEXT } from '../wording/commands.js';
-
 /** Options a launch may carry before its task text. */
 export interface LaunchOptions {
   /** `in:ALIAS|PATH` — the working directory. */

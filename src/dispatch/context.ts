@@ -9,7 +9,7 @@ import type { RunId } from '../core/ids.js';
 import type { VendorName } from '../core/vendor-name.js';
 import type { RunRow } from '../store/schema.js';
 import type { LaunchOptions } from './command.js';
-import type { DispatcherDeps } from './deps.js';
+import { ANSWERED, type DispatcherDeps, type DispatchResult } from './deps.js';
 import type { Downloads } from './inbound/downloads.js';
 import type { HeldAttachments } from './inbound/held-attachments.js';
 
@@ -36,4 +36,17 @@ export interface DispatchContext {
     message: InboundMessage,
     parent?: RunRow,
   ): Promise<RunId>;
+}
+
+/**
+ * Replies `text` (awaited first when it is still being worded) to `message`: the whole of a
+ * command whose answer is one message.
+ */
+export async function answer(
+  ctx: DispatchContext,
+  message: InboundMessage,
+  text: string | Promise<string>,
+): Promise<DispatchResult> {
+  await ctx.reply(message, await text);
+  return ANSWERED;
 }

@@ -14,14 +14,8 @@ import { VENDOR_FACTS, type LaunchRequest } from '../harness/vendors/types.js';
 import { assertHoldsNoConfig, assertInsideRoots, isInside } from '../harness/workspace.js';
 import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 import type { RunRow } from '../store/schema.js';
-import {
-  CODEX_BUDGET_REFUSAL,
-  CODEX_TURNS_REFUSAL,
-  MAX_BUDGET_USD,
-  MAX_TIMEOUT_MINUTES,
-  MAX_TOKENS,
-  MAX_TURNS,
-} from './command.js';
+import { CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL } from '../wording/commands.js';
+import { MAX_BUDGET_USD, MAX_TIMEOUT_MINUTES, MAX_TOKENS, MAX_TURNS } from './command.js';
 import { assertPosture } from './postures.js';
 
 /** What the gates read besides the row. */

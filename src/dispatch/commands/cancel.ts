@@ -4,8 +4,8 @@ import { isRunId, type RunId } from '../../core/ids.js';
 import { cancelAnswerText, NO_SUCH_RUN, QUEUED_RUN_MOVED_ON, RUN_ALREADY_ENDED } from '../../wording/dispatch.js';
 import { runTag } from '../../wording/run-tag.js';
 import { queuedRunCancelledText } from '../../wording/runs.js';
-import type { DispatchContext } from '../context.js';
-import { ANSWERED, type DispatcherDeps, type DispatchResult } from '../deps.js';
+import { answer, type DispatchContext } from '../context.js';
+import type { DispatcherDeps, DispatchResult } from '../deps.js';
 import { cancelQueued, cancelRun } from './cancel-run.js';
 
 /**
@@ -28,6 +28,5 @@ export async function cancelCommand(
   command: { runId: string },
   message: InboundMessage,
 ): Promise<DispatchResult> {
-  await ctx.reply(message, await cancel(ctx.deps, command.runId));
-  return ANSWERED;
+  return answer(ctx, message, cancel(ctx.deps, command.runId));
 }

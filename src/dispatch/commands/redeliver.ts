@@ -1,8 +1,8 @@
 /** `/redeliver ID` and the Redeliver button. */
 import { notDeadLetterText, redeliveredText } from '../../wording/dispatch.js';
 import type { InboundMessage } from '../../channels/types.js';
-import type { DispatchContext } from '../context.js';
-import { ANSWERED, type DispatcherDeps, type DispatchResult } from '../deps.js';
+import { answer, type DispatchContext } from '../context.js';
+import type { DispatcherDeps, DispatchResult } from '../deps.js';
 import { parseSerialId, quotedId } from '../serial-id.js';
 
 /** A dead letter goes back to the queue once; @returns the answer to the owner. */
@@ -21,6 +21,5 @@ export async function redeliverCommand(
   command: { deliveryId: string },
   message: InboundMessage,
 ): Promise<DispatchResult> {
-  await ctx.reply(message, await redeliver(ctx.deps, command.deliveryId));
-  return ANSWERED;
+  return answer(ctx, message, redeliver(ctx.deps, command.deliveryId));
 }

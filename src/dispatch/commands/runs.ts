@@ -2,7 +2,7 @@
 import { NO_SUCH_RUN } from '../../wording/dispatch.js';
 import type { InboundMessage } from '../../channels/types.js';
 import { isRunId, type RunId } from '../../core/ids.js';
-import type { DispatchContext } from '../context.js';
+import { answer, type DispatchContext } from '../context.js';
 import { ANSWERED, type DispatcherDeps, type DispatchResult } from '../deps.js';
 import { formatRun, formatRunList, redeliverButtons } from '../run-views.js';
 
@@ -25,8 +25,7 @@ export async function runsCommand(
 ): Promise<DispatchResult> {
   const { deps } = ctx;
   if (command.runId) {
-    await ctx.reply(message, await describeRun(deps, command.runId));
-    return ANSWERED;
+    return answer(ctx, message, describeRun(deps, command.runId));
   }
   const dead = await deps.store.outbox.deadLetters(5);
   const nodes = deps.nodes

@@ -5,8 +5,8 @@ import { BatonError } from '../../core/errors.js';
 import { findRunIdTag } from '../../core/ids.js';
 import type { RunRow } from '../../store/schema.js';
 import { parseReplyOptions } from '../command.js';
-import type { DispatchContext } from '../context.js';
-import { ANSWERED, type DispatcherDeps, type DispatchResult } from '../deps.js';
+import { answer, type DispatchContext } from '../context.js';
+import type { DispatcherDeps, DispatchResult } from '../deps.js';
 import { GUEST_REFUSAL, mayPerform, type Role } from '../trust.js';
 import { activeRunOfSession, sessionBusy } from './session.js';
 
@@ -68,6 +68,5 @@ export async function textCommand(
   const resumed = await resumeByReply(ctx, message, command.text, role);
   if (resumed) return resumed;
   if (!message.isDirect) return { kind: 'ignored' };
-  await ctx.reply(message, TEXT_IN_DM);
-  return ANSWERED;
+  return answer(ctx, message, TEXT_IN_DM);
 }

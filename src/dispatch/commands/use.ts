@@ -3,8 +3,8 @@ import { useLocalText, useRemoteText } from '../../wording/dispatch.js';
 import { conversationOf, type InboundMessage } from '../../channels/types.js';
 import { resolveWorkspace } from '../../harness/workspace.js';
 import { workspaceSettingsOf } from '../../queue/workspace-settings.js';
-import type { DispatchContext } from '../context.js';
-import { ANSWERED, type DispatchResult } from '../deps.js';
+import { answer, type DispatchContext } from '../context.js';
+import type { DispatchResult } from '../deps.js';
 import { routeOf } from '../launch/route.js';
 
 /** Sets the default; @returns the answer. @throws BatonError when the target is refused. */
@@ -29,6 +29,5 @@ export async function useCommand(
   command: { target: string },
   message: InboundMessage,
 ): Promise<DispatchResult> {
-  await ctx.reply(message, await use(ctx, command.target, message));
-  return ANSWERED;
+  return answer(ctx, message, use(ctx, command.target, message));
 }

@@ -18,7 +18,8 @@ import type { VendorName } from '../../core/vendor-name.js';
 import { VENDOR_FACTS } from '../../harness/vendors/types.js';
 import { APPROVALS_NOT_IN_FRONT_END, approvalsOnOtherNodeText } from '../../wording/launch-gates.js';
 import type { RunRow } from '../../store/schema.js';
-import { APPROVE_CODEX, type LaunchOptions } from '../command.js';
+import { APPROVE_CODEX } from '../../wording/commands.js';
+import type { LaunchOptions } from '../command.js';
 
 /**
  * The approval rule of a run on this node: on when the vendor has tool approvals, the service has

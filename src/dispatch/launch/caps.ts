@@ -4,7 +4,8 @@ import { BatonError } from '../../core/errors.js';
 import type { VendorName } from '../../core/vendor-name.js';
 import { VENDOR_FACTS } from '../../harness/vendors/types.js';
 import type { RunOptionsJson, RunRow } from '../../store/schema.js';
-import { CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL, type LaunchOptions } from '../command.js';
+import { CODEX_BUDGET_REFUSAL, CODEX_TURNS_REFUSAL } from '../../wording/commands.js';
+import type { LaunchOptions } from '../command.js';
 
 /** The caps a run row keeps in its options. */
 export type RunCaps = Pick<RunOptionsJson, 'budgetUsd' | 'maxTurns' | 'maxTokens'>;
