@@ -12,7 +12,7 @@ import type { Logger } from '../core/logger.js';
 import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-repo.js';
 import type { DeliveryRow, DocumentJson, ReshapeJson } from '../store/schema.js';
 import { deliveryItems, type DeliveryItem } from './delivery-items.js';
-import { runTag } from '../wording/run-tag.js';
+import { closedThreadNote } from '../wording/delivery.js';
 
 /** Retry schedule and caps. */
 export interface OutboxPolicy {
@@ -372,11 +372,6 @@ function threadKey(target: DeliveryRow['target']): string {
 function atTopLevel(row: DeliveryRow): DeliveryRow {
   const { threadId: _closed, replyToMessageId: _inside, ...top } = row.target;
   return { ...row, target: top };
-}
-
-/** What the chat's top level is told first when a thread's messages come there instead. */
-export function closedThreadNote(runId: string | null): string {
-  return `${runId ? `${runTag(runId)} ` : ''}The forum topic this conversation is in is closed, so its messages come here, to the General topic.`;
 }
 
 /** A delivery's file cannot be sent at all: the adapter sends no files, or the file is gone. */

@@ -16,6 +16,7 @@ import { workspaceSettingsOf } from '../../queue/workspace-settings.js';
 import type { QueuedLaunchJson } from '../../store/schema.js';
 import type { UsageJson } from '../../types/run-facts.js';
 import { wordLaunchRefusal } from '../../wording/launch-refusals.js';
+import { harnessWords } from '../../wording/harness.js';
 import { queuedText } from '../../wording/runs.js';
 import { vendorMissingText } from '../refusal-text.js';
 import { assertWorktreeThere } from '../worktree-gone.js';
@@ -180,7 +181,7 @@ async function record(ctx: LaunchContext, launch: LocalLaunch, prepared: Prepare
         kind: 'started',
         target: { ...target, replyToMessageId: message.messageId },
         // A queued run is stopped with /cancel; Stop goes on a run that starts now.
-        ...(place ? {} : { buttons: [{ label: 'Stop', action: 'stop', arg: runId }] }),
+        ...(place ? {} : { buttons: [{ label: harnessWords.buttons.stop, action: 'stop', arg: runId }] }),
         body: place ? queuedText(startedBody, place) : startedBody,
       }),
       { node: harness.maxActive, fleet: ctx.config.node.fleetMaxActive },
