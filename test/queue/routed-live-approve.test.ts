@@ -10,10 +10,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveConfig } from '../../src/config/live.js';
-import { newRunId, type RunId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
-import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
 import { createHarness, dispatcherFor, type TestHarness } from '../support/harness.js';
+import { createRoutedRunRow } from '../support/rows.js';
 
 const toml = (approved: boolean, root: string): string =>
   `[harness]\napproved = ${approved}\n[workspace]\nroots = [${JSON.stringify(root)}]\n[channels.telegram]\nowner_user_id = "1"\n`;
@@ -47,32 +46,7 @@ describe('a node that only takes routed runs', () => {
     // `baton approve` on gamma, after the service started there.
     await writeFile(configPath, toml(true, h.root));
     // alpha routes a run to gamma; the NOTIFY makes gamma run a queue pass.
-    const id = newRunId();
-    const run = {
-      id,
-      vendor: 'codex',
-      status: 'queued',
-      task: 'success',
-      cwd: app,
-      worktreeRoot: `gamma:${app}`,
-      options: { timeoutMinutes: 1, progress: false },
-      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: 'alpha' },
-      supervisor: 'alphahost:1',
-      node: 'gamma',
-      launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: false } },
-      createdAt: new Date(),
-    } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
-    await h.store.launches.createRoutedRun(
-      run,
-      {
-        runId: id,
-        kind: 'started',
-        target: { platform: 'telegram', chatId: '1' },
-        body: `[run ${id}] sent to node gamma`,
-      },
-      5,
-      new Date(),
-    );
+    const { id } = await createRoutedRunRow(h.store, { from: 'alpha', to: 'gamma', target: app });
     await dispatcher.startQueued();
     const end = Date.now() + 60_000;
     while (

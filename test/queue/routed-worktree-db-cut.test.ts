@@ -9,10 +9,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId, type RunId } from '../../src/core/ids.js';
 import type { RunStore } from '../../src/store/runs-repo.js';
-import type { NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
 import { createHarness, dispatcherFor, type TestHarness } from '../support/harness.js';
+import { createRoutedRunRow } from '../support/rows.js';
 
 describe('a database cut while a routed run gets its worktree', () => {
   let h: TestHarness;
@@ -50,32 +49,7 @@ describe('a database cut while a routed run gets its worktree', () => {
       worktreesDir: join(h.dir, 'baton', 'worktrees'),
       fleet,
     });
-    const id = newRunId();
-    const run = {
-      id,
-      vendor: 'codex',
-      status: 'queued',
-      task: 'success',
-      cwd: app,
-      worktreeRoot: `gamma:${app}`,
-      options: { timeoutMinutes: 1, progress: false },
-      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: 'alpha' },
-      supervisor: 'alphahost:1',
-      node: 'gamma',
-      launch: { prompt: 'success', timeoutMs: 60_000, route: { target: app, worktree: true } },
-      createdAt: new Date(),
-    } as unknown as NewRunRow & { id: RunId; node: string; launch: QueuedLaunchJson };
-    await h.store.launches.createRoutedRun(
-      run,
-      {
-        runId: id,
-        kind: 'started',
-        target: { platform: 'telegram', chatId: '1' },
-        body: `[run ${id}] sent to node gamma`,
-      },
-      5,
-      new Date(),
-    );
+    const { id } = await createRoutedRunRow(h.store, { from: 'alpha', to: 'gamma', target: app, worktree: true });
     await dispatcher.startQueued();
     expect(cut).toBe(false);
     expect((await h.store.runs.getRun(id))?.status).toBe('queued');

@@ -6,7 +6,7 @@
 import { newRunId, type RunId } from '../../src/core/ids.js';
 import type { Db } from '../../src/store/database.js';
 import * as schema from '../../src/store/schema.js';
-import type { DeliveryTargetJson, NewRunRow } from '../../src/store/schema.js';
+import type { DeliveryTargetJson, NewRunRow, QueuedLaunchJson } from '../../src/store/schema.js';
 
 /** A run row whose id is a {@link RunId}, as the store's readers type it. */
 export type TestRunRow = NewRunRow & { id: RunId };
@@ -87,6 +87,65 @@ export interface CreateRunOptions {
   now?: Date;
   /** Changes to the {@link startedDelivery} written with the run (its target, its body). */
   started?: Partial<Omit<StartedDelivery, 'runId'>>;
+}
+
+/** The part of the store {@link createRoutedRunRow} writes through. */
+export interface RoutedRunCreator {
+  launches: {
+    createRoutedRun(
+      run: NewRunRow & { node: string; launch: QueuedLaunchJson },
+      sent: StartedDelivery,
+      maxActive: number,
+      now: Date,
+    ): Promise<unknown>;
+  };
+}
+
+/** Where {@link createRoutedRunRow} routes its run. */
+export interface RoutedRun {
+  /** The node that took the command. */
+  from: string;
+  /** The node the run is routed to. */
+  to: string;
+  /** The directory on `to` the run asked for. */
+  target: string;
+  /** Whether the run asked for a worktree of its own. @default false */
+  worktree?: boolean;
+}
+
+/**
+ * A codex run with task `success`, queued on node `to` for `target` and not yet placed there
+ * (its launch still carries the route), written through the store's routed-launch transaction
+ * with its `[run <id>] sent to node <to>` message, as node `from` writes it. One-minute timeout.
+ *
+ * @returns the row as written.
+ */
+export async function createRoutedRunRow(
+  store: RoutedRunCreator,
+  { from, to, target, worktree = false }: RoutedRun,
+): Promise<TestRunRow & { node: string; launch: QueuedLaunchJson }> {
+  const now = new Date();
+  const run = {
+    ...runRow({
+      status: 'queued',
+      task: 'success',
+      cwd: target,
+      worktreeRoot: `${to}:${target}`,
+      options: { timeoutMinutes: 1, progress: false },
+      origin: { platform: 'telegram', chatId: '1', senderId: '1', messageId: '10', node: from },
+      supervisor: `${from}host:1`,
+      createdAt: now,
+    }),
+    node: to,
+    launch: { prompt: 'success', timeoutMs: 60_000, route: { target, worktree } } as QueuedLaunchJson,
+  };
+  await store.launches.createRoutedRun(
+    run,
+    startedDelivery(run.id, { body: `[run ${run.id}] sent to node ${to}` }),
+    5,
+    now,
+  );
+  return run;
 }
 
 /**
