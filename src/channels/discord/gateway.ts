@@ -101,7 +101,7 @@ export class DiscordGateway {
           const client = this.client;
           this.client = undefined;
           this.state = { state: 'standby', reason };
-          await client?.destroy().catch(() => undefined);
+          await client?.destroy().catch((err: unknown) => this.destroyFailed(err));
         },
       });
       this.state = leaseStandbyState(lease, discordLeaseHolds) ?? this.state;
@@ -124,8 +124,13 @@ export class DiscordGateway {
     const client = this.client;
     this.client = undefined;
     this.state = { state: 'stopped' };
-    await client?.destroy();
-    await this.options.lease?.stop();
+    // The lease goes back even when discord.js fails to close: kept, it would hold the token away
+    // from every other node until its TTL ran out.
+    try {
+      await client?.destroy();
+    } finally {
+      await this.options.lease?.stop();
+    }
   }
 
   private async connect(): Promise<void> {
@@ -147,7 +152,7 @@ export class DiscordGateway {
     if (!this.leaseHeld || this.stopped) {
       // The lease was lost (or the service stopped) while logging in: the node that holds it now
       // has its own session, which Discord dispatches the same messages to.
-      await client.destroy().catch(() => undefined);
+      await client.destroy().catch((err: unknown) => this.destroyFailed(err));
       return;
     }
     this.botId = client.user?.id;
@@ -178,7 +183,7 @@ export class DiscordGateway {
     try {
       await Promise.race([client.login(this.options.token).then(() => ready), timeout]);
     } catch (err) {
-      await client.destroy().catch(() => undefined);
+      await client.destroy().catch((destroyErr: unknown) => this.destroyFailed(destroyErr));
       throw err;
     } finally {
       clearTimeout(timer);
@@ -214,6 +219,15 @@ export class DiscordGateway {
   }
 
   /**
+   * A client being dropped failed to close. Nothing waits on it any more (its session is already
+   * replaced or given up), so the failure is logged rather than thrown.
+   */
+  private destroyFailed(err: unknown): void {
+    const { logger, token } = this.options;
+    logger.warn({ channel: 'discord', err: describeDiscordError(err, token) }, 'discord client did not close');
+  }
+
+  /**
    * A login failed or the gateway gave up on this session: report it (the state's reason says when
    * the next login is) and log in again later, waiting twice as long after each failure.
    */
@@ -231,7 +245,7 @@ export class DiscordGateway {
     logger.error({ channel: 'discord', reason, retryInMs: waitMs }, 'discord gateway closed');
     const old = this.client;
     this.client = undefined;
-    void old?.destroy().catch(() => undefined);
+    void old?.destroy().catch((err: unknown) => this.destroyFailed(err));
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (this.stopped || !this.leaseHeld) return;
