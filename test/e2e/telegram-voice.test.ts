@@ -39,6 +39,8 @@ const voiceToml = (confirm: boolean) =>
     'key_env = "VOICE_API_KEY"',
     'language = "en"',
     'max_seconds = 60',
+    'max_mb = 1',
+    'timeout_seconds = 10',
     `confirm = ${confirm}`,
   ].join('\n');
 
@@ -56,12 +58,12 @@ afterAll(async () => {
 });
 
 /** A voice note recorded in the app (Bot API Message.voice) from `userId`. */
-function voiceMessage(userId: number, messageId: number, durationSeconds = 4): Update {
+function voiceMessage(userId: number, messageId: number, durationSeconds = 4, audio = AUDIO): Update {
   const update = world.privateMessage(userId, 'x', messageId);
   const message = update.message as unknown as Record<string, unknown>;
   delete message['text'];
   delete message['entities'];
-  message['voice'] = { ...world.telegram.addFile(AUDIO), duration: durationSeconds, mime_type: 'audio/ogg' };
+  message['voice'] = { ...world.telegram.addFile(audio), duration: durationSeconds, mime_type: 'audio/ogg' };
   return update;
 }
 
@@ -175,6 +177,26 @@ describe('Telegram voice notes', () => {
     const answer = await world.telegram.waitForSent((m) => replyTarget(m) === 50, WAIT_MS);
     expect(answer.text).toContain('61 s long; [voice] max_seconds allows 60 s');
     expect(downloads()).toBe(before);
+  });
+
+  it('a note over max_mb is refused before any download', async () => {
+    const before = downloads();
+    world.telegram.pushUpdate(voiceMessage(OWNER, 55, 4, Buffer.alloc(1024 * 1024 + 1)));
+    const answer = await world.telegram.waitForSent((m) => replyTarget(m) === 55, WAIT_MS);
+    expect(answer.text).toContain('over [voice] max_mb (1 MiB)');
+    expect(downloads()).toBe(before);
+  });
+
+  it('an endpoint that never answers holds the conversation only until timeout_seconds', async () => {
+    const { telegram } = world;
+    voice.enqueue({ kind: 'hang' });
+    telegram.pushUpdate(voiceMessage(OWNER, 56));
+    telegram.pushUpdate(world.privateMessage(OWNER, '/help', 57));
+    const help = await telegram.waitForSent((m) => replyTarget(m) === 57, WAIT_MS);
+    const answer = telegram.sent.find((m) => replyTarget(m) === 56);
+    expect(answer?.text).toMatch(/^The voice note could not be transcribed: .* did not answer in time\.$/);
+    // The next message of the conversation was answered after the voice note, not lost behind it.
+    expect(telegram.sent.indexOf(answer!)).toBeLessThan(telegram.sent.indexOf(help));
   });
 
   it('a guest’s or a stranger’s voice note is never downloaded nor sent', async () => {
