@@ -46,6 +46,9 @@ beforeAll(async () => {
       '\n',
     ),
     dotEnv: { VOICE_KEY },
+    // Listed on purpose: the voice key never reaches a run even then (the stop check reads the
+    // fake CLI's environment for it).
+    harnessToml: 'pass_env = ["VOICE_KEY"]',
   });
 });
 afterAll(async () => {
