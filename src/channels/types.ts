@@ -27,6 +27,14 @@ export interface IncomingAttachment {
   open(signal?: AbortSignal): Promise<Readable>;
 }
 
+/** A voice note or audio clip offered with a message, not yet downloaded (owner only, for transcription). */
+export interface IncomingVoice extends IncomingAttachment {
+  /** Length the platform announced, in seconds (Telegram `duration`, Discord `duration_secs`). */
+  durationSeconds?: number | undefined;
+  /** Media type the platform announced, e.g. `audio/ogg`. */
+  mimeType?: string | undefined;
+}
+
 /** Platforms baton talks to. `terminal` is `baton ask`. */
 export type Platform = 'telegram' | 'slack' | 'discord' | 'terminal';
 
@@ -92,6 +100,10 @@ export interface InboundMessage {
   forwarded?: boolean;
   /** Files sent with the message; downloaded only for the owner's launches. */
   attachments?: IncomingAttachment[];
+  /** A voice note or audio clip; downloaded and transcribed only for the owner. */
+  voice?: IncomingVoice;
+  /** What the owner said in {@link voice}, once transcribed: {@link text} is then this transcript. */
+  voiceTranscript?: string;
   /**
    * Dedupe keys of later messages joined into this one (a long paste the client split); they are
    * claimed and marked handled with it.

@@ -26,6 +26,7 @@ export {
   type ResolvePathOptions,
   type WorkspaceConfig,
 } from './resolve.js';
+export type { VoiceConfig } from './voice-schema.js';
 export { formatConfigIssues, type ConfigIssue } from './issues.js';
 export { defaultConfigPath, loadConfig, parseConfigToml, type LoadConfigOptions, type LoadedConfig } from './load.js';
 export { CONFIG_TEMPLATE, ensureConfigFile } from './template.js';

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { hostname } from 'node:os';
 import { splitNodeTarget } from '../core/node-target.js';
 import { CHANNEL_PLATFORMS, type ChannelPlatform, type ConfigFile, type VendorName } from './schema.js';
+import { resolveVoice, type VoiceConfig } from './voice-schema.js';
 
 const MS_PER_SECOND = 1000;
 const MS_PER_MINUTE = 60 * MS_PER_SECOND;
@@ -122,6 +123,8 @@ export interface BatonConfig {
   readonly projects: ReadonlyMap<string, string>;
   /** Trust per platform; a platform without a `[channels.*]` table has no owner and no guests. */
   readonly channels: Readonly<Record<ChannelPlatform, ChannelTrust>>;
+  /** `[voice]`: where the owner's voice notes are transcribed; undefined: voice notes are off. */
+  readonly voice?: VoiceConfig;
 }
 
 /** Where relative paths and `~` point while resolving. */
@@ -224,5 +227,6 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)]),
     ),
     channels,
+    ...(file.voice ? { voice: resolveVoice(file.voice) } : {}),
   };
 }

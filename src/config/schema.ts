@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../core/pass-env.js';
+import { voiceSectionOf } from './voice-schema.js';
 
 export { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 
@@ -309,6 +310,8 @@ const channelsSection = z.strictObject({
   discord: channelSection.optional(),
 });
 
+const voiceSection = voiceSectionOf({ documented, integerKey, booleanKey });
+
 /**
  * The schema of `config.toml`. Every table is strict (an unknown key refuses); every key is
  * optional and takes the default shown in {@link CONFIG_KEYS}. Parse TOML with smol-toml's
@@ -320,6 +323,7 @@ export const configFileSchema = z.strictObject({
   node: nodeSection.prefault({}),
   projects: projectsSection,
   channels: channelsSection.prefault({}),
+  voice: voiceSection.optional(),
 });
 
 /** `config.toml` after validation: snake_case keys, defaults filled in, paths not yet resolved. */
@@ -377,7 +381,8 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('node', nodeSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
+  ...sectionDocs('voice', voiceSection.shape),
 ];
 
 /** The top-level tables of `config.toml`, in file order. */
-export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'projects', 'channels'] as const;
+export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'projects', 'channels', 'voice'] as const;

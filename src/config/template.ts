@@ -141,6 +141,18 @@ fleet_max_active = 0
 # [channels.discord]
 # owner_user_id = "123456789012345678"
 # allowed_user_ids = []
+
+# Voice notes from the owner, transcribed by an OpenAI-compatible endpoint (see docs/voice.md):
+# baton posts them to URL/audio/transcriptions. The key's variable goes in $BATON_HOME/.env.
+# [voice]
+# url = "http://127.0.0.1:8080/v1"
+# model = "whisper-1"
+# key_env = "OPENAI_API_KEY"
+# language = "en"
+# max_seconds = 300
+# max_mb = 25
+# timeout_seconds = 60
+# confirm = true
 `;
 
 /**

@@ -42,6 +42,8 @@ export type ErrorCode =
   | 'unknown_alias'
   | 'forwarded_message'
   | 'attachment_refused'
+  | 'voice_refused'
+  | 'voice_failed'
   | 'attachment_download_failed'
   | 'text_unstorable'
   // spawning and runs

@@ -12,6 +12,7 @@ import type { LaunchOptions } from './command.js';
 import { ANSWERED, type DispatcherDeps, type DispatchResult } from './deps.js';
 import type { Downloads } from './inbound/downloads.js';
 import type { HeldAttachments } from './inbound/held-attachments.js';
+import type { VoiceNotes } from './inbound/voice-notes.js';
 
 /** The context every command and press handler is given. */
 export interface DispatchContext {
@@ -24,6 +25,8 @@ export interface DispatchContext {
   readonly held: HeldAttachments;
   /** Launches still downloading their files. */
   readonly downloads: Downloads;
+  /** Voice notes' transcripts waiting for the owner's Run or Edit. */
+  readonly voiceNotes: VoiceNotes;
   /**
    * Launches a run (see launch/launch.ts); a resume when `parent` is given.
    *

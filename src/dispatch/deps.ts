@@ -16,6 +16,8 @@ import type { ApprovalBroker } from '../harness/approvals.js';
 import type { InstalledVendor, RunSupervisor } from '../harness/supervisor.js';
 import type { PressClaims } from '../store/press-claims.js';
 import type { RunStore } from '../store/runs-repo.js';
+import type { VoiceConfig } from '../config/index.js';
+import type { VoiceAudio } from './inbound/voice-notes.js';
 
 /** Dependencies of the Dispatcher (dispatcher.ts). */
 export interface DispatcherDeps {
@@ -83,6 +85,12 @@ export interface DispatcherDeps {
    * ("…, then restart baton (HOW).") so the user is never left guessing. @default none
    */
   restartHow?: string;
+  /**
+   * Transcribes a voice note's audio under `[voice]` (the service: src/channels/transcribe.ts, with
+   * the key `key_env` names). @default none: voice notes are answered that they are off
+   * @throws BatonError `voice_failed` with the reason.
+   */
+  transcribe?: (audio: VoiceAudio, voice: VoiceConfig, signal: AbortSignal) => Promise<string>;
 }
 
 /** What `Dispatcher.handle` did with a message, for callers and tests. */

@@ -21,6 +21,8 @@ import { ANSWERED, type DispatcherDeps, type DispatchResult } from './deps.js';
 import { Downloads } from './inbound/downloads.js';
 import { HeldAttachments } from './inbound/held-attachments.js';
 import { joinPastedText } from './inbound/pasted-text.js';
+import { voiceNote } from './inbound/voice.js';
+import { VoiceNotes } from './inbound/voice-notes.js';
 import type { LaunchContext } from './launch/context.js';
 import { launch } from './launch/launch.js';
 import { LaunchSpans } from './launch-spans.js';
@@ -49,6 +51,8 @@ export class Dispatcher {
   private readonly held: HeldAttachments;
   /** Launches still downloading their files; `/stop` (which overtakes them) ends these too. */
   private readonly downloads = new Downloads();
+  /** Voice notes' transcripts waiting for Run or Edit. */
+  private readonly voiceNotes: VoiceNotes;
   /** What the commands and presses act with (see context.ts). */
   private readonly context: DispatchContext;
 
@@ -60,6 +64,7 @@ export class Dispatcher {
   constructor(private readonly deps: DispatcherDeps) {
     const { harness } = this.config;
     this.held = new HeldAttachments(deps.clock);
+    this.voiceNotes = new VoiceNotes(deps.clock);
     this.storageGate = cachedStorageGate(
       deps.runsDir,
       { artifactQuotaBytes: harness.artifactQuotaBytes, minFreeBytes: harness.minFreeBytes },
@@ -140,7 +145,10 @@ export class Dispatcher {
     const continuations = message.continuationKeys ?? [];
     for (const key of continuations)
       await deps.store.inbox.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
-    const result = await act(this.context, message, role, action, command);
+    // A voice note's words are its text: they are read as a command or a message once heard.
+    const result = message.voice
+      ? await voiceNote(this.context, message, role)
+      : await act(this.context, message, role, action, command);
     if (result.kind !== 'launched' && result.kind !== 'duplicate')
       await deps.store.inbox.markInboundHandled(platform, dedupeKey);
     for (const key of continuations) await deps.store.inbox.markInboundHandled(platform, key);
@@ -225,7 +233,7 @@ export class Dispatcher {
   /** The context of the commands and presses: this dispatcher's deps and state, and the live config. */
   private dispatchContext(): DispatchContext {
     const dispatcher = this;
-    const { deps, held, downloads } = this;
+    const { deps, held, downloads, voiceNotes } = this;
     const launchContext: LaunchContext = {
       deps,
       get config() {
@@ -246,6 +254,7 @@ export class Dispatcher {
       reply: (message, body, buttons) => replyTo(deps.outbox, message, body, buttons),
       held,
       downloads,
+      voiceNotes,
       launch: (requested, options, task, message, parent) =>
         launch(launchContext, requested, options, task, message, parent),
     };

@@ -15,6 +15,7 @@ import { StatusEditor } from '../delivery/status-editor.js';
 import { Dispatcher, type DispatcherDeps } from '../dispatch/dispatcher.js';
 import { ApprovalBroker } from '../harness/approvals.js';
 import { detectVendors, type Detection } from '../harness/detect.js';
+import { voiceSecretNames, voiceTranscriber } from './voice.js';
 import { selectPassEnv, withoutNpmRunScriptDirs } from '../harness/pass-env.js';
 import { detectCgroupSupport, type CgroupSupport } from '../harness/run-cgroup.js';
 import { resolveVendorHomes, type BaseEnv } from '../harness/spawn-env.js';
@@ -170,7 +171,10 @@ function childBaseEnv(inputs: RuntimeInputs): BaseEnv {
     PATH: withoutNpmRunScriptDirs(rawEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', rawEnv),
     TERM: rawEnv.TERM,
     USER: rawEnv.USER,
-    passed: selectPassEnv(inputs.config.harness.passEnv, rawEnv, SECRET_ENV_NAMES),
+    passed: selectPassEnv(inputs.config.harness.passEnv, rawEnv, [
+      ...SECRET_ENV_NAMES,
+      ...voiceSecretNames(inputs.config),
+    ]),
   };
 }
 
@@ -251,6 +255,7 @@ function buildDispatcher(
     ...(inputs.queueScope ? { queueScope: inputs.queueScope } : {}),
     ...(inputs.liveConfig ? { liveConfig: inputs.liveConfig } : {}),
     ...(inputs.restartHow ? { restartHow: inputs.restartHow } : {}),
+    transcribe: voiceTranscriber(inputs.rawEnv),
   });
 }
 

@@ -3,6 +3,7 @@
  * process left, background timers, the fleet's node row, the control API, channels, delivery
  * worker and banner. Each step registers how to release what it opened before the next runs.
  */
+import { voiceSecretValues } from './voice.js';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { preloadChannels, type StartedChannels } from '../channels/start.js';
@@ -90,7 +91,10 @@ async function startServiceSteps(options: StartOptions, undo: UndoStack): Promis
   const clock = options.clock ?? systemClock;
   const serviceLogger = options.logger
     ? undefined
-    : await createServiceLogger(env.logLevel, join(inputs.batonHome, 'logs'), secretValues(env));
+    : await createServiceLogger(env.logLevel, join(inputs.batonHome, 'logs'), [
+        ...secretValues(env),
+        ...voiceSecretValues(config, inputs.rawEnv),
+      ]);
   const logger = options.logger ?? serviceLogger!.logger;
   undo.push('log file', () => serviceLogger?.close());
   undo.onError = (what, err) => logger.error({ err }, `start-up failed; could not release the ${what}`);

@@ -397,10 +397,11 @@ describe('the starter config', () => {
   });
 
   it('loads with the commented examples enabled', () => {
-    const uncommented = CONFIG_TEMPLATE.replace(/^# ((\[channels|[a-z_]+ = ).*)$/gm, '$1');
+    const uncommented = CONFIG_TEMPLATE.replace(/^# ((\[channels|\[voice|[a-z_]+ = ).*)$/gm, '$1');
     const config = parseConfigToml(uncommented, { configPath, homeDir: home });
     expect(config.channels.telegram.owner).toBe('123456789');
     expect(config.harness.codexHome).toBe('/home/owner/.codex');
+    expect(config.voice).toMatchObject({ url: 'http://127.0.0.1:8080/v1', maxBytes: 25 * 1024 * 1024, confirm: true });
   });
 
   it('is written once, 0600 in a 0700 directory, and never overwrites', async () => {

@@ -16,6 +16,7 @@ const run = {
   status: 'completed',
   reason: null,
   task: 't',
+  voiceTranscript: null,
   cwd: '/repo',
   worktreeRoot: '/repo',
   branch: null,

@@ -178,6 +178,19 @@ describe('Telegram attachments', () => {
     ).toBe(true);
   });
 
+  it('a voice note while [voice] is off is answered with how to turn it on, and not downloaded', async () => {
+    const { telegram } = world;
+    const update = world.privateMessage(OWNER, 'x', 45);
+    const message = update.message as unknown as Record<string, unknown>;
+    delete message['text'];
+    message['voice'] = { ...telegram.addFile(Buffer.from('OggS')), duration: 2, mime_type: 'audio/ogg' };
+    const before = telegram.calls.filter((c) => c.method === 'getFile').length;
+    telegram.pushUpdate(update);
+    const answer = await telegram.waitForSent((m) => replyTarget(m) === 45, WAIT_MS);
+    expect(answer.text).toMatch(/^Voice notes are off: add a \[voice\] table .*docs\/voice\.md/);
+    expect(telegram.calls.filter((c) => c.method === 'getFile').length).toBe(before);
+  });
+
   it('a guest’s photo is never downloaded', async () => {
     const { telegram } = world;
     const downloads = () => telegram.calls.filter((c) => c.method === 'getFile').length;

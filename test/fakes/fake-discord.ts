@@ -66,7 +66,11 @@ export interface PushDiscordMessage {
   author: DiscordUser;
   content: string;
   replyTo?: string | undefined;
-  attachments?: { name: string; bytes: Buffer; contentType?: string }[];
+  /**
+   * `voiceSeconds`: a voice message recorded in the client (its `duration_secs` and `waveform`,
+   * and the message's `IS_VOICE_MESSAGE` flag, 1 << 13).
+   */
+  attachments?: { name: string; bytes: Buffer; contentType?: string; voiceSeconds?: number }[];
 }
 
 /** An accepted Create Message: the JSON body as received and the message created. */
@@ -233,8 +237,10 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
         url: `http://127.0.0.1:${port()}${path}?ex=0&is=0&hm=fake`,
         proxy_url: `http://127.0.0.1:${port()}${path}`,
         ...(file.contentType ? { content_type: file.contentType } : {}),
+        ...(file.voiceSeconds !== undefined ? { duration_secs: file.voiceSeconds, waveform: 'AAAA' } : {}),
       };
     });
+    const isVoice = (input.attachments ?? []).some((file) => file.voiceSeconds !== undefined);
     const referenced = input.replyTo ? messages.get(input.replyTo) : undefined;
     const mentioned = [...input.content.matchAll(/<@!?(\d+)>/g)].map((m) => m[1]);
     const message: DiscordMessage = {
@@ -251,7 +257,7 @@ export async function startFakeDiscord(options: StartFakeDiscordOptions): Promis
       attachments,
       embeds: [],
       pinned: false,
-      flags: 0,
+      flags: isVoice ? 1 << 13 : 0,
       mentions: mentioned.includes(botUser.id) ? [botUser] : [],
       type: referenced ? 19 : 0,
       ...(referenced

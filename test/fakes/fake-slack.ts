@@ -141,7 +141,8 @@ export interface FakeSlack {
     text: string;
     threadTs?: string;
     kind: 'app_mention' | 'im';
-    files?: { name: string; bytes: Buffer }[];
+    /** `audio`: an audio clip recorded in Slack (`subtype` `slack_audio`, its media type and `duration_ms`). */
+    files?: { name: string; bytes: Buffer; audio?: { mimetype: string; durationMs: number } }[];
   }): EventEnvelope;
   /** GETs of `url_private_download` URLs, with whether they carried the bot token. */
   readonly fileDownloads: readonly { path: string; authorized: boolean }[];
@@ -504,7 +505,10 @@ export async function startFakeSlack(options: StartFakeSlackOptions): Promise<Fa
         id,
         name: file.name,
         size: file.bytes.length,
-        mimetype: 'application/octet-stream',
+        mimetype: file.audio?.mimetype ?? 'application/octet-stream',
+        ...(file.audio
+          ? { subtype: 'slack_audio', media_display_type: 'audio', duration_ms: file.audio.durationMs }
+          : {}),
         url_private: `http://127.0.0.1:${port()}${path.replace('/download', '')}`,
         url_private_download: `http://127.0.0.1:${port()}${path}`,
       };

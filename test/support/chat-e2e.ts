@@ -45,6 +45,10 @@ export interface ChatE2EOptions {
   harnessToml?: string;
   /** Last changes to the service's environment (e.g. `DATABASE_URL` through a proxy). @default none */
   adjustEnv?: (env: Record<string, string>) => Record<string, string>;
+  /** More tables of config.toml after the others, e.g. `[voice]`. @default none */
+  extraToml?: string;
+  /** Lines of `$BATON_HOME/.env`, written before the service starts. @default no file */
+  dotEnv?: Record<string, string>;
 }
 
 /** A running world. */
@@ -101,12 +105,21 @@ export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
       `roots = [${JSON.stringify(root)}]`,
       `default = ${JSON.stringify(repo)}`,
       ...trust,
+      options.extraToml ?? '',
       '',
     ].join('\n'),
   );
 
   const built: Record<string, string> = { ...base.env, BATON_LOG_LEVEL: 'debug', ...options.env };
   const env = options.adjustEnv ? options.adjustEnv(built) : built;
+  if (options.dotEnv)
+    await writeFile(
+      join(batonHome, '.env'),
+      Object.entries(options.dotEnv)
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
   let service = await startService(env);
   return {
     get service() {

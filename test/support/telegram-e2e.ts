@@ -51,6 +51,10 @@ export interface TelegramE2EOptions {
   harnessToml?: string;
   /** Last changes to the service's environment (e.g. `DATABASE_URL` through a proxy). */
   adjustEnv?: (env: Record<string, string>) => Record<string, string>;
+  /** More tables of config.toml after the others, e.g. `[voice]`. @default none */
+  extraToml?: string;
+  /** Lines of `$BATON_HOME/.env`, written before the service starts. @default no file */
+  dotEnv?: Record<string, string>;
 }
 
 /** Reply target (`reply_parameters.message_id`) of a sent message. */
@@ -83,6 +87,7 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
       '[channels.telegram]',
       `owner_user_id = "${OWNER}"`,
       `allowed_user_ids = ["${GUEST}"]`,
+      options.extraToml ?? '',
       '',
     ].join('\n'),
   );
@@ -95,6 +100,14 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
     CANARY_SECRET: CANARY,
   };
   const env = options.adjustEnv ? options.adjustEnv(plainEnv) : plainEnv;
+  if (options.dotEnv)
+    await writeFile(
+      join(batonHome, '.env'),
+      Object.entries(options.dotEnv)
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
   let service = await startService(env);
   let nextUpdateId = 900_000;
 

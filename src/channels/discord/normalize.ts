@@ -3,7 +3,7 @@
  * mentions are `<@id>`, the legacy nickname form `<@!id>`; "Message Resource": `message_reference`,
  * `referenced_message`, `webhook_id`; system message types).
  */
-import type { IncomingAttachment, InboundMessage } from '../types.js';
+import type { IncomingAttachment, IncomingVoice, InboundMessage } from '../types.js';
 
 /** `MessageReferenceType.Forward`. */
 const DISCORD_FORWARD = 1;
@@ -31,6 +31,26 @@ export interface DiscordAttachmentLike {
   url: string;
   name: string;
   size: number;
+  /** Media type (`content_type`), e.g. `audio/ogg`; null or absent when Discord gave none. */
+  contentType?: string | null | undefined;
+  /** Length in seconds of a voice message's audio (`duration_secs`); null or absent for other files. */
+  duration?: number | null | undefined;
+}
+
+/**
+ * The voice message of a message: Discord sends one as an audio attachment with `duration_secs`
+ * (and the `IS_VOICE_MESSAGE` flag); an audio file uploaded as a file has no duration and stays
+ * a file.
+ */
+function discordVoiceOf(
+  attachments: readonly DiscordAttachmentLike[],
+  attach: (attachment: DiscordAttachmentLike) => IncomingAttachment,
+): IncomingVoice | undefined {
+  const audio = attachments.find(
+    (a) => a.contentType?.startsWith('audio/') && a.duration !== null && a.duration !== undefined,
+  );
+  if (!audio) return undefined;
+  return { ...attach(audio), durationSeconds: Math.ceil(audio.duration!), mimeType: audio.contentType ?? undefined };
 }
 
 /**
@@ -65,7 +85,9 @@ export function normalizeDiscordMessage(
   const repliesToBot = referenced?.authorId === botId;
   if (!isDirect && !mentioned && !repliesToBot) return undefined;
   const replyTo = message.reference?.messageId;
-  const attachments = attach && message.attachments ? [...message.attachments.values()].map(attach) : [];
+  const files = attach && message.attachments ? [...message.attachments.values()] : [];
+  const voice = attach ? discordVoiceOf(files, attach) : undefined;
+  const attachments = voice || !attach ? [] : files.map(attach);
   return {
     platform: 'discord',
     dedupeKey: message.id,
@@ -83,6 +105,7 @@ export function normalizeDiscordMessage(
     ...(repliesToBot ? { replyToBotText: referenced.content } : {}),
     ...(message.reference?.type === DISCORD_FORWARD ? { forwarded: true } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
+    ...(voice ? { voice } : {}),
     receivedAt,
   };
 }
@@ -119,7 +142,13 @@ export function discordInboxPayload(
           }
         : null,
       attachments: message.attachments
-        ? [...message.attachments.values()].map((a) => ({ url: a.url, name: a.name, size: a.size }))
+        ? [...message.attachments.values()].map((a) => ({
+            url: a.url,
+            name: a.name,
+            size: a.size,
+            ...(a.contentType ? { contentType: a.contentType } : {}),
+            ...(a.duration !== null && a.duration !== undefined ? { duration: a.duration } : {}),
+          }))
         : [],
     },
     ...(referenced ? { referenced: { authorId: referenced.authorId, content: referenced.content } } : {}),

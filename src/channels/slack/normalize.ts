@@ -4,7 +4,7 @@
  * channels; never sent for direct messages) and `message.im` (`message` with `channel_type: "im"`),
  * and "Message subtypes".
  */
-import type { IncomingAttachment, InboundMessage } from '../types.js';
+import type { IncomingAttachment, IncomingVoice, InboundMessage } from '../types.js';
 import { decodeSlackText, stripBotMention } from './text.js';
 
 /** The fields of a Slack message-like event baton reads. */
@@ -36,6 +36,31 @@ export interface SlackFile {
   /** Download URL; needs the bot token and the `files:read` scope. */
   url_private_download?: string | undefined;
   url_private?: string | undefined;
+  /** Media type, e.g. `audio/webm` for an audio clip recorded in Slack. */
+  mimetype?: string | undefined;
+  /** `slack_audio` for an audio clip recorded in Slack. */
+  subtype?: string | undefined;
+  /** Length of an audio or video clip, in ms. */
+  duration_ms?: number | undefined;
+}
+
+/** An audio clip recorded in Slack (`subtype` `slack_audio`), or another shared audio file. */
+function isSlackAudio(file: SlackFile): boolean {
+  return file.subtype === 'slack_audio' || file.mimetype?.startsWith('audio/') === true;
+}
+
+/** The audio clip of a message, with the length and media type Slack announced. */
+function slackVoiceOf(
+  files: readonly SlackFile[],
+  attach: (file: SlackFile) => IncomingAttachment,
+): IncomingVoice | undefined {
+  const clip = files.find(isSlackAudio);
+  if (!clip) return undefined;
+  return {
+    ...attach(clip),
+    durationSeconds: clip.duration_ms === undefined ? undefined : Math.ceil(clip.duration_ms / 1000),
+    mimeType: clip.mimetype,
+  };
 }
 
 /** The fields of an `event_callback` envelope baton reads. */
@@ -109,6 +134,7 @@ export function normalizeSlackEvent(
   if (senderId === undefined) return undefined;
   const profile = event.user_profile;
   const inThread = event.thread_ts !== undefined && event.thread_ts !== event.ts;
+  const voice = attach && event.files?.length ? slackVoiceOf(event.files, attach) : undefined;
   return {
     platform: 'slack',
     dedupeKey: slackDedupeKey(event),
@@ -122,7 +148,7 @@ export function normalizeSlackEvent(
     senderIsBot: event.bot_id !== undefined || event.subtype === 'bot_message' || senderId === bot.userId,
     text: decodeSlackText(stripBotMention(event.text ?? '', bot.userId)).trim(),
     ...(inThread ? { replyToMessageId: event.thread_ts! } : {}),
-    ...(attach && event.files?.length ? { attachments: event.files.map(attach) } : {}),
+    ...(voice ? { voice } : attach && event.files?.length ? { attachments: event.files.map(attach) } : {}),
     receivedAt,
   };
 }

@@ -3,7 +3,7 @@
  * (Update, Message, MessageEntity `bot_command`; commands in groups may carry `@botname`).
  */
 import type { Message, Update } from 'grammy/types';
-import type { IncomingAttachment, InboundMessage } from '../types.js';
+import type { IncomingAttachment, IncomingVoice, InboundMessage } from '../types.js';
 
 /** A file a Telegram message carries, before download. */
 export interface TelegramFileRef {
@@ -32,6 +32,25 @@ export function telegramFilesOf(message: Message): TelegramFileRef[] {
 }
 
 /**
+ * The voice note (`voice`, recorded in the app) or audio file (`audio`) of a message, with the
+ * length and media type Telegram announced (Bot API "Voice", "Audio").
+ */
+function telegramVoiceOf(
+  message: Message,
+  attach: (file: TelegramFileRef) => IncomingAttachment,
+): IncomingVoice | undefined {
+  const audio = message.voice ?? message.audio;
+  if (!audio) return undefined;
+  const extension = audio.mime_type === 'audio/mpeg' ? 'mp3' : audio.mime_type === 'audio/mp4' ? 'm4a' : 'ogg';
+  const name = (message.audio?.file_name ?? `voice-${message.message_id}.${extension}`).replace(/[/\\]/g, '_');
+  return {
+    ...attach({ fileId: audio.file_id, name, sizeBytes: audio.file_size }),
+    durationSeconds: audio.duration,
+    mimeType: audio.mime_type,
+  };
+}
+
+/**
  * Normalizes a Telegram update, or returns undefined when it is not a message for this bot
  * (service messages, stickers and other media without text, a command addressed to another bot).
  * A photo or document comes with its caption as the text (empty without one).
@@ -48,7 +67,8 @@ export function normalizeTelegramUpdate(
   const message = update.message;
   if (!message?.from) return undefined;
   const files = attach ? telegramFilesOf(message) : [];
-  const raw = message.text ?? message.caption ?? (files.length > 0 ? '' : undefined);
+  const voice = attach ? telegramVoiceOf(message, attach) : undefined;
+  const raw = message.text ?? message.caption ?? (files.length > 0 || voice ? '' : undefined);
   if (raw === undefined) return undefined;
   const text = stripBotName(raw, bot.username);
   if (text === undefined) return undefined;
@@ -81,6 +101,7 @@ export function normalizeTelegramUpdate(
     // Bot API 7.0 `forward_origin`; older servers sent `forward_date` (with `forward_from…`).
     ...(message.forward_origin !== undefined || 'forward_date' in message ? { forwarded: true } : {}),
     ...(attach && files.length > 0 ? { attachments: files.map(attach) } : {}),
+    ...(voice ? { voice } : {}),
     receivedAt,
   };
 }

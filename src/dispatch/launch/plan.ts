@@ -15,6 +15,7 @@ import type { RunOptionsJson, RunRow } from '../../store/schema.js';
 import type { UsageJson } from '../../types/run-facts.js';
 import { runTag } from '../../wording/run-tag.js';
 import { startedText } from '../../wording/runs.js';
+import { withTranscriptText } from '../../wording/voice.js';
 import type { LaunchOptions } from '../command.js';
 import { assertPosture } from '../postures.js';
 import { runCaps, type RunCaps } from './caps.js';
@@ -29,8 +30,14 @@ export interface LaunchAsk {
 }
 
 /** The fields of a new run row that say what it is: its id, its parent, the vendor and the task. */
-export function runIdentityOf(runId: string, ask: Pick<LaunchAsk, 'vendor' | 'task' | 'parent'>) {
-  return { id: runId, parentRunId: ask.parent?.id ?? null, vendor: ask.vendor, task: ask.task };
+export function runIdentityOf(runId: string, ask: Pick<LaunchAsk, 'vendor' | 'task' | 'parent' | 'message'>) {
+  return {
+    id: runId,
+    parentRunId: ask.parent?.id ?? null,
+    vendor: ask.vendor,
+    task: ask.task,
+    ...(ask.message.voiceTranscript !== undefined ? { voiceTranscript: ask.message.voiceTranscript } : {}),
+  };
 }
 
 /** The model and posture a run launches with: the launch's own, else its parent's. */
@@ -158,11 +165,12 @@ export function startedBodyOf(
   attachments: readonly StoredAttachment[],
   branch?: string,
 ): string {
-  return startedText(
+  const body = startedText(
     run,
     parent?.id,
     { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) },
     describeAttachments(attachments),
     branch,
   );
+  return message.voiceTranscript !== undefined ? withTranscriptText(body, message.voiceTranscript) : body;
 }

@@ -12,6 +12,8 @@ import type { PressAnswer } from './outcome.js';
 import { pressRestore } from './restore-worktree.js';
 import { pressResume } from './resume.js';
 import { pressStop } from './stop.js';
+import { VOICE_ACTIONS } from '../inbound/voice.js';
+import { pressVoiceEdit, pressVoiceRun } from './voice.js';
 
 /** What a press does; @returns the short answer the presser sees, `done` when it decided something. */
 export async function actOnPress(ctx: DispatchContext, press: InboundPress): Promise<PressAnswer> {
@@ -33,6 +35,10 @@ export async function actOnPress(ctx: DispatchContext, press: InboundPress): Pro
       return pressRestore(deps, press);
     case 'stop':
       return pressStop(deps, press);
+    case VOICE_ACTIONS.run:
+      return pressVoiceRun(ctx, press);
+    case VOICE_ACTIONS.edit:
+      return pressVoiceEdit(ctx, press);
   }
   return BUTTON_GONE;
 }

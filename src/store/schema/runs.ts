@@ -73,6 +73,8 @@ export const runs = pgTable(
     status: runStatusEnum('status').notNull(),
     reason: text('reason'),
     task: text('task').notNull(),
+    /** What the owner said when the run was launched by a voice note (its transcript); null for typed ones. */
+    voiceTranscript: text('voice_transcript'),
     cwd: text('cwd').notNull(),
     worktreeRoot: text('worktree_root').notNull(),
     /**
