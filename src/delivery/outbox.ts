@@ -13,18 +13,9 @@ import { INLINE_LEASE_MS, type NewDelivery, type RunStore } from '../store/runs-
 import type { DeliveryRow, DocumentJson, ReshapeJson } from '../store/schema.js';
 import { deliveryItems, type DeliveryItem } from './delivery-items.js';
 import { closedThreadNote } from '../wording/delivery.js';
+import { retryDelayMs, type OutboxPolicy } from './retry-schedule.js';
 
-/** Retry schedule and caps. */
-export interface OutboxPolicy {
-  /** First retry delay, in ms; doubles per attempt. @default 30_000 */
-  backoffBaseMs: number;
-  /** Longest retry delay, in ms. @default 1_800_000 (30 min) */
-  backoffCapMs: number;
-  /** Attempts before a row is dead-lettered. @default 20 */
-  maxAttempts: number;
-  /** Age after which a row is dead-lettered, in ms. @default 86_400_000 (24 h) */
-  maxAgeMs: number;
-}
+export { backoffMs, QUICK_RETRY_DELAYS_MS, retryDelayMs, type OutboxPolicy } from './retry-schedule.js';
 
 /** Dependencies of the {@link Outbox}. */
 export interface OutboxDeps {
@@ -44,11 +35,6 @@ type AttemptResult = { state: 'delivered' | 'pending' | 'dead'; laterPendingInRu
 
 /** A row to try again at once after a failed part, and whether its items must be laid out again. */
 type Recovered = { row: DeliveryRow; reshapes: ReshapeJson[]; moves: number; relayout: boolean };
-
-/** Backoff before retry number `attempt` (1-based): base·2^(attempt−1), capped. */
-export function backoffMs(attempt: number, policy: Pick<OutboxPolicy, 'backoffBaseMs' | 'backoffCapMs'>): number {
-  return Math.min(policy.backoffCapMs, policy.backoffBaseMs * 2 ** Math.max(0, attempt - 1));
-}
 
 /** The outbox sender. */
 export class Outbox {
@@ -299,7 +285,7 @@ export class Outbox {
     const { policy, clock } = this.deps;
     const delayMs = Math.max(
       err instanceof ChannelSendError ? (err.retryAfterMs ?? 0) : 0,
-      backoffMs(row.attempts + 1, policy),
+      retryDelayMs(row.attempts + 1, policy),
     );
     return (
       row.attempts + 1 >= policy.maxAttempts || clock.nowMs() + delayMs - row.createdAt.getTime() > policy.maxAgeMs
@@ -354,12 +340,34 @@ export class Outbox {
     const { policy, clock } = this.deps;
     const attempts = row.attempts + 1;
     const now = clock.nowMs();
-    const delayMs = Math.max(retryAfterMs ?? 0, backoffMs(attempts, policy));
+    const delayMs = Math.max(retryAfterMs ?? 0, retryDelayMs(attempts, policy));
     const dead =
       permanent || attempts >= policy.maxAttempts || now + delayMs - row.createdAt.getTime() > policy.maxAgeMs;
-    await this.deps.store.outbox.recordAttemptFailed(row.id, error, new Date(now + delayMs), dead);
+    const nextAttemptAt = new Date(now + delayMs);
+    await this.deps.store.outbox.recordAttemptFailed(row.id, error, nextAttemptAt, dead);
     if (dead) this.deps.logger.error({ deliveryId: row.id, runId: row.runId, attempts }, 'delivery dead-lettered');
+    else if (attempts <= (policy.quickRetryDelaysMs ?? []).length)
+      this.retryAt({ ...row, attempts, nextAttemptAt }, delayMs);
     return dead ? 'dead' : 'pending';
+  }
+
+  /**
+   * Attempts `row` again in `delayMs` (a quick retry), if it is still this process's to send
+   * then: pending, first of its run, and due at the `nextAttemptAt` written with the failure (a
+   * retry worker that claimed it meanwhile moved that, and sends it instead). The timer keeps no
+   * process alive; a failure of the attempt's own database writes is logged.
+   */
+  private retryAt(row: DeliveryRow, delayMs: number): void {
+    const { store, clock, logger } = this.deps;
+    const timer = setTimeout(() => {
+      void store.outbox
+        .claimInRunOrder(row, clock.now(), INLINE_LEASE_MS)
+        .then((claimed) => (claimed ? this.attemptClaimed(claimed) : false))
+        .catch((err: unknown) =>
+          logger.warn({ deliveryId: row.id, err: describe(err) }, 'quick retry of a delivery failed'),
+        );
+    }, delayMs);
+    timer.unref();
   }
 }
 

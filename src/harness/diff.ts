@@ -7,13 +7,16 @@
  * A snapshot never touches the user's index or working tree: it is a private index
  * (`GIT_INDEX_FILE=<run dir>/<name>.index`) seeded from a copy of the user's index (so only files
  * whose stat changed are read and hashed), then `git add -A` (untracked files count, ignored ones
- * do not). Its tree (`git write-tree` of that index) is written when the diff needs it, at the end
- * of the run: one git process fewer beside the CLI's start. It writes blobs and trees
+ * do not). Its tree (`git write-tree` of that index) is written once the CLI has its task, off the
+ * working tree ({@link beginSnapshotTree}, `index-tree.ts`): not beside the CLI's start, and not at
+ * the run's end, whose snapshot is then seeded from the launch index (its stat data and cached
+ * trees are the launch's, so git re-hashes only files changed since and recomputes only the
+ * directories that changed). Without it (the task never sent, or that git failed) the end seeds
+ * from the user's index and writes both trees itself. It writes blobs and trees
  * into the repository's object store, as `git stash` would. Every git call goes through
  * {@link runGit}, which switches off the commands a hostile repository config could name.
  */
-import { constants } from 'node:fs';
-import { chmod, open, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isBatonError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -23,6 +26,8 @@ import { readFilterOverrides, readFilterOverridesAndWorktree } from './git-filte
 import { discoverRepository } from './workspace.js';
 import { excludePathspecs, filesToLeaveOut, PLAIN_DIFF, type LeftOutFile } from './patch-filter.js';
 import { writePatchRecord } from './patch-record.js';
+import { privateIndex, writeIndexTree } from './index-tree.js';
+import { seeder, type Seeder } from './index-seed.js';
 
 /** A snapshot of a working tree: everything not ignored, staged in a private index. */
 export interface TreeSnapshot {
@@ -30,6 +35,13 @@ export interface TreeSnapshot {
   toplevel: string;
   /** The private index holding the snapshot (the file must stay until {@link treeOf} has read it). */
   indexPath: string;
+  /** The repository's git directory (absolute), when known: its tree is then written off the working tree. */
+  gitDir?: string;
+  /**
+   * The snapshot's tree, begun once the CLI had its task ({@link beginSnapshotTree}); resolves to
+   * undefined when that failed (the diff then writes it the old way). Never rejects.
+   */
+  tree?: Promise<string | undefined>;
 }
 
 /** Options of {@link snapshotTree}. */
@@ -67,24 +79,25 @@ async function stageTree(
   cwd: string,
   indexPath: string,
   options: SnapshotOptions,
-  how: { checkConfigWithoutGit: boolean } = { checkConfigWithoutGit: false },
+  how: { checkConfigWithoutGit?: boolean; seedFrom?: string } = {},
 ): Promise<{ snapshot: TreeSnapshot; filters: Record<string, string> } | undefined> {
   const base = gitOptions(cwd, options);
   const found = await discoverRepository(cwd);
-  const staged = found ? await stageDiscovered(indexPath, base, found, how.checkConfigWithoutGit) : undefined;
+  const seed = seeder(indexPath, how.seedFrom);
+  const staged = found ? await stageDiscovered(seed, base, found, how.checkConfigWithoutGit ?? false) : undefined;
   if (staged) return staged;
   // It runs beside the CLI's start and the CLI waits for it: the filter drivers are
   // read once for the commands that convert content (add), at the same time as the one rev-parse
   // that answers both questions — rev-parse converts no content, so no filter driver runs in it.
   const [filters, top] = await Promise.all([
     readFilterOverrides(base),
-    runGit(['rev-parse', '--show-toplevel', '--git-path', 'index'], {
+    runGit(['rev-parse', '--show-toplevel', '--git-path', 'index', '--absolute-git-dir'], {
       ...base,
       filterOverrides: {},
       allowFailure: true,
     }),
   ]);
-  const [toplevel = '', indexLine = ''] = top.stdout.split('\n').map((line) => line.trim());
+  const [toplevel = '', indexLine = '', gitDir = ''] = top.stdout.split('\n').map((line) => line.trim());
   if (top.exitCode !== 0 || toplevel === '' || indexLine === '') return undefined;
   const inTree: GitOptions = {
     ...base,
@@ -96,13 +109,13 @@ async function stageTree(
   const userIndex = resolve(cwd, indexLine);
   // A copy that git cannot use (a split index, a version it refuses) is replaced by an empty one,
   // which costs a full hash of the tree.
-  const seeded = await seedIndex(userIndex, indexPath);
+  const seeded = await seed(userIndex);
   let added = await runGit(['add', '-A'], { ...inTree, allowFailure: seeded });
   if (added.exitCode !== 0) {
     await rm(indexPath, { force: true });
     added = await runGit(['add', '-A'], inTree);
   }
-  return { snapshot: { toplevel, indexPath }, filters };
+  return { snapshot: { toplevel, indexPath, ...(gitDir ? { gitDir } : {}) }, filters };
 }
 
 /**
@@ -119,7 +132,7 @@ async function stageTree(
  *   seeded index): the snapshot is then taken the long way, which asks git for the top.
  */
 async function stageDiscovered(
-  indexPath: string,
+  seed: Seeder,
   base: GitOptions,
   found: { top: string; gitDir: string },
   checkConfigWithoutGit: boolean,
@@ -138,8 +151,9 @@ async function stageDiscovered(
   // name one directory for this process and another for git, which runs in the top.
   const realGitDir = checkConfigWithoutGit ? await realpath(found.gitDir).catch(() => undefined) : undefined;
   const pinnedGlobal = realGitDir === undefined ? undefined : await pinConfigWithoutFilters(realGitDir, base.host);
+  const indexPath = seed.indexPath;
   if (realGitDir !== undefined && pinnedGlobal !== undefined) {
-    await seedIndex(join(realGitDir, 'index'), indexPath);
+    await seed(join(realGitDir, 'index'));
     const pinned = { GIT_DIR: realGitDir, GIT_WORK_TREE: found.top, GIT_INDEX_FILE: indexPath, ...pinnedGlobal };
     const quiet = await runGit(['add', '-A'], {
       ...inTop,
@@ -147,10 +161,10 @@ async function stageDiscovered(
       filterOverrides: privateIndex({}),
       allowFailure: true,
     });
-    if (quiet.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters: {} };
+    if (quiet.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath, gitDir: realGitDir }, filters: {} };
   }
   const configRead = readFilterOverridesAndWorktree(inTop);
-  await seedIndex(join(found.gitDir, 'index'), indexPath);
+  await seed(join(found.gitDir, 'index'));
   const { overrides: filters, worktree } = await configRead;
   // core.worktree moves git's working tree away from the top found (the repository's config may
   // name any directory baton can read): `add` would stage that directory and the run's diff would
@@ -166,7 +180,7 @@ async function stageDiscovered(
     filterOverrides: privateIndex(filters),
     allowFailure: true,
   });
-  if (added.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath }, filters };
+  if (added.exitCode === 0) return { snapshot: { toplevel: found.top, indexPath, gitDir: found.gitDir }, filters };
   await rm(indexPath, { force: true });
   return undefined;
 }
@@ -191,7 +205,8 @@ function gitOptions(cwd: string, options: SnapshotOptions): GitOptions {
 }
 
 /**
- * The tree object id (hex) of a snapshot: `git write-tree` of its index.
+ * The tree object id (hex) of a snapshot: `git write-tree` of its index, off the working tree
+ * ({@link writeIndexTree}) when its git directory is known, else (or when that failed) in it.
  *
  * @throws BatonError `git_failed` as {@link runGit}.
  */
@@ -200,6 +215,12 @@ async function treeOf(
   options: SnapshotOptions,
   filters: Record<string, string>,
 ): Promise<string> {
+  if (snapshot.gitDir !== undefined) {
+    const tree = await writeIndexTree(snapshot.indexPath, snapshot.gitDir, dirname(snapshot.indexPath), options).catch(
+      () => undefined,
+    );
+    if (tree) return tree;
+  }
   // Not free of filters: writing the index back, write-tree re-hashes each racily clean entry
   // (mtime not older than the index) from the working tree, through the clean filter. So it gets
   // the blanking of the drivers the config names now (`filters`, read at the run's end: the
@@ -213,49 +234,18 @@ async function treeOf(
 }
 
 /**
- * `overrides` plus `core.splitIndex=false` (command scope, as the filter blanking): a private
- * index is written whole, never as a split index. A split one links to `.git/sharedindex.<sha>`,
- * which the agent's own git removes during the run once it is older than
- * `splitIndex.sharedIndexExpire` (a repository may set `now`); the start index is read again at
- * the run's end ({@link treeOf}), and without its shared index the diff was lost.
+ * Begins writing the launch snapshot's tree ({@link TreeSnapshot.tree}) in the background, off
+ * the working tree, so the run's end does not: meant for once the CLI has its task (the git
+ * process is one more fork of the service, which the launch path does not wait for). The index
+ * keeps its racily clean entries as such (it seeds the end snapshot). Nothing is begun when the
+ * git directory is unknown.
  */
-function privateIndex(overrides: Record<string, string>): Record<string, string> {
-  const n = Number(overrides['GIT_CONFIG_COUNT'] ?? 0);
-  return {
-    ...overrides,
-    GIT_CONFIG_COUNT: String(n + 1),
-    [`GIT_CONFIG_KEY_${n}`]: 'core.splitIndex',
-    [`GIT_CONFIG_VALUE_${n}`]: 'false',
-  };
-}
-
-/**
- * Makes `indexPath` a private copy (0600) of the user's index `from`, replacing what was there;
- * true when copied. The user's index only seeds git's stat cache: when it is no regular file or
- * cannot be read, `indexPath` is left absent and git starts from an empty index (a full hash).
- */
-async function seedIndex(from: string, indexPath: string): Promise<boolean> {
-  await rm(indexPath, { force: true });
-  const copied = await copyRegularFile(from, indexPath).then(
-    () => true,
-    () => false,
-  );
-  if (copied) await chmod(indexPath, 0o600);
-  return copied;
-}
-
-/**
- * Copies `from` only when it is a regular file, opened without following a symlink and without
- * blocking (a FIFO or device planted at `.git/index` would hang a plain copy, outside any timeout).
- */
-async function copyRegularFile(from: string, to: string): Promise<void> {
-  const source = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    if (!(await source.stat()).isFile()) throw new Error(`${from} is not a regular file`);
-    await writeFile(to, await source.readFile(), { mode: 0o600 });
-  } finally {
-    await source.close();
-  }
+export function beginSnapshotTree(snapshot: TreeSnapshot, options: SnapshotOptions = {}): void {
+  if (snapshot.gitDir === undefined || snapshot.tree !== undefined) return;
+  snapshot.tree = writeIndexTree(snapshot.indexPath, snapshot.gitDir, dirname(snapshot.indexPath), {
+    ...options,
+    keepRacyEntries: true,
+  }).catch(() => undefined);
 }
 
 /** A run's change between two snapshots. */
@@ -299,10 +289,18 @@ export async function diffSinceSnapshot(
 ): Promise<RunDiff | undefined> {
   // The end snapshot's filter blanking (read after the run, so after the agent's last chance to
   // name a driver) serves both write-trees.
-  const end = await stageTree(start.toplevel, endIndexPath, options);
+  // The launch index seeds the end one once its tree is known: only what changed since the
+  // launch is re-read and re-hashed, and only the directories that changed get new trees.
+  const knownStartTree = await start.tree;
+  const end = await stageTree(
+    start.toplevel,
+    endIndexPath,
+    options,
+    knownStartTree ? { seedFrom: start.indexPath } : {},
+  );
   if (!end) return undefined;
   const [startTree, endTree] = await Promise.all([
-    treeOf(start, options, end.filters),
+    knownStartTree ?? treeOf(start, options, end.filters),
     treeOf(end.snapshot, options, end.filters),
   ]);
   if (endTree === startTree) return undefined;

@@ -144,6 +144,19 @@ async function readBlobs(blobs: readonly string[], base: GitOptions, runDir: str
   return found;
 }
 
+/** Above this many `.gitignore` paths to look up, the whole start tree is listed instead (argv stays small). */
+const MAX_LISTED_IGNORE_FILES = 2_000;
+
+/** `.gitignore`, `a/.gitignore`, `a/b/.gitignore` for `a/b/c.txt`: the files whose rules apply to each path. */
+function ancestorIgnoreFiles(paths: readonly string[]): string[] {
+  const files = new Set<string>();
+  for (const path of paths) {
+    const parts = path.split('/');
+    for (let depth = 0; depth < parts.length; depth++) files.add([...parts.slice(0, depth), '.gitignore'].join('/'));
+  }
+  return [...files].sort();
+}
+
 /**
  * The added paths that the start tree's ignore rules ignored: the start tree's `.gitignore` files
  * are written to a scratch work tree and `git check-ignore --no-index` asks git itself (its own
@@ -157,8 +170,22 @@ async function ignoredAtStart(
 ): Promise<Set<string>> {
   if (added.length === 0) return new Set();
   const gitDir = (await runGit(['rev-parse', '--absolute-git-dir'], base)).stdout.trim();
-  const listing = (await runGit(['ls-tree', '-r', '-z', '--full-tree', startTree], { ...base, binaryStdout: true }))
-    .stdoutBytes!;
+  // Only the `.gitignore` files of the added paths' directories can ignore them: those are
+  // listed, not the whole tree (a repository of 100,000 files lists 100,000 lines).
+  const wanted = ancestorIgnoreFiles(added);
+  const listing = (
+    await runGit(
+      [
+        'ls-tree',
+        '-r',
+        '-z',
+        '--full-tree',
+        startTree,
+        ...(wanted.length <= MAX_LISTED_IGNORE_FILES ? ['--', ...wanted.map((p) => `:(top,literal)${p}`)] : []),
+      ],
+      { ...base, binaryStdout: true },
+    )
+  ).stdoutBytes!;
   const rules = listing
     .toString('utf8')
     .split('\0')

@@ -9,7 +9,7 @@ import type { ChannelAdapter, Platform } from '../channels/types.js';
 import { SECRET_ENV_NAMES, type BatonConfig, type BatonEnv } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { Outbox } from '../delivery/outbox.js';
+import { Outbox, QUICK_RETRY_DELAYS_MS } from '../delivery/outbox.js';
 import { PressSettler } from '../delivery/settle-press.js';
 import { StatusEditor } from '../delivery/status-editor.js';
 import { Dispatcher, type DispatcherDeps } from '../dispatch/dispatcher.js';
@@ -211,6 +211,7 @@ function buildOutbox(
     policy: {
       backoffBaseMs: 30_000,
       backoffCapMs: 1_800_000,
+      quickRetryDelaysMs: QUICK_RETRY_DELAYS_MS,
       maxAttempts: config.harness.deliveryMaxAttempts,
       maxAgeMs: config.harness.deliveryMaxAgeMs,
     },

@@ -2,7 +2,7 @@
 /**
  * `npm run bench [-- --only NAME[,NAME…]] [vitest options]`: runs the benchmarks through vitest.
  * `--only` sets `BENCH_ONLY` (which also works on its own), keeping the named scenarios, by file
- * name without `.bench.ts` (`delivery`, `dispatch-overhead`, `embedded-db`, `idle`, `soak`, `start-time`,
+ * name without `.bench.ts` (`delivery`, `dispatch-overhead`, `embedded-db`, `idle`, `repo-size`, `soak`, `start-time`,
  * `stream-ingest`) or by report id (`delivery_throughput`, …); test/bench/vitest.config.ts rejects
  * an unknown name. Other arguments go to vitest. Sizes stay overridable by `BENCH_<NAME>`
  * variables (test/bench/support/results.ts).

@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunId } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
-import { removeSnapshotIndexes, snapshotTree, SNAPSHOT_FILES, type TreeSnapshot } from '../diff.js';
+import { beginSnapshotTree, removeSnapshotIndexes, snapshotTree, SNAPSHOT_FILES, type TreeSnapshot } from '../diff.js';
 
 /**
  * Nice value of the launch snapshot's git processes: they may still run beside the CLI's start,
@@ -96,6 +96,14 @@ export class LaunchSnapshots {
     const begun = this.begun.get(runId);
     this.begun.delete(runId);
     return { begun, discarded: this.discarded.get(runId) };
+  }
+
+  /**
+   * Begins writing the tree of a launch snapshot whose CLI has its task (see `beginSnapshotTree`),
+   * at the launch snapshot's nice value: it runs beside the CLI's first model call.
+   */
+  writeTreeAfterTask(snapshot: TreeSnapshot): void {
+    beginSnapshotTree(snapshot, { niceness: LAUNCH_SNAPSHOT_NICENESS });
   }
 
   /**

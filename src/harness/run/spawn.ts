@@ -118,12 +118,14 @@ function followChild(ctx: RunContext, live: LiveChild, task: string): void {
     );
   // A CLI that exits before reading its task makes the write fail (EPIPE); its exit says why.
   child.stdin?.on('error', (err) => deps.logger.warn({ err, runId }, 'could not write the task to the CLI'));
-  live.taskSent = snapshotTaken.then(() => {
+  live.taskSent = snapshotTaken.then((snapshot) => {
     if (live.taskState !== 'pending' || child.pid === undefined) return;
     live.taskState = 'sent';
     child.stdin?.end(task);
     markSpan(ctx, 'task_sent');
     deps.logger.debug({ runId, spansMs: ctx.spans }, 'task sent to the CLI');
+    // The launch tree, while the CLI waits for its model: the run's end then does not write it.
+    if (snapshot) snapshots.writeTreeAfterTask(snapshot);
   });
 }
 

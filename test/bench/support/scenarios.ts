@@ -21,6 +21,7 @@ export const BENCH_SCENARIOS: readonly BenchScenario[] = [
   { file: 'idle', id: 'idle_cost' },
   { file: 'embedded-db', id: 'embedded_db' },
   { file: 'dispatch-overhead', id: 'dispatch_overhead' },
+  { file: 'repo-size', id: 'repo_size' },
   { file: 'stream-ingest', id: 'stream_ingest' },
   { file: 'delivery', id: 'delivery_throughput' },
   { file: 'soak', id: 'soak' },
