@@ -44,6 +44,7 @@ export type ErrorCode =
   | 'attachment_refused'
   | 'attachment_download_failed'
   | 'text_unstorable'
+  | 'schedule_unknown'
   // spawning and runs
   | 'spawn_failed'
   | 'approvals_unavailable'

@@ -6,6 +6,7 @@ import type { VendorName } from '../core/vendor-name.js';
 import { BatonError } from '../core/errors.js';
 import { VENDOR_FACTS } from '../harness/vendors/types.js';
 import * as words from '../wording/commands.js';
+import { scheduleNeedsId } from '../wording/schedules.js';
 import { didYouMean } from '../wording/suggest.js';
 
 /** Options a launch may carry before its task text. */
@@ -43,8 +44,12 @@ export type Command =
   | { kind: 'redeliver'; deliveryId: string }
   | { kind: 'use'; target: string }
   | { kind: 'doctor' }
+  | { kind: 'schedule'; verb: ScheduleVerb; rest: string }
   | { kind: 'unknown'; name: string }
   | { kind: 'text'; text: string };
+
+/** The schedule commands: `/every`, `/at`, `/schedules` (`list`), `/unschedule`, `/pause`, `/resume`. */
+export type ScheduleVerb = 'every' | 'at' | 'list' | 'unschedule' | 'pause' | 'resume';
 
 const LAUNCH_COMMANDS: Record<string, VendorName | 'default'> = { codex: 'codex', claude: 'claude', run: 'default' };
 
@@ -90,6 +95,16 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
       return { kind: 'redeliver', deliveryId: rest.split(/\s+/)[0]!.replace(/^#/, '') };
     case 'doctor':
       return { kind: 'doctor' };
+    case 'every':
+    case 'at':
+      return { kind: 'schedule', verb: name, rest };
+    case 'schedules':
+      return { kind: 'schedule', verb: 'list', rest: '' };
+    case 'unschedule':
+    case 'pause':
+    case 'resume':
+      if (!rest) throw usage(scheduleNeedsId(name));
+      return { kind: 'schedule', verb: name, rest: rest.split(/\s+/)[0]! };
     case 'use':
       if (!rest) throw usage(words.USE_NEEDS_TARGET);
       return { kind: 'use', target: unquote(rest) };

@@ -11,6 +11,7 @@ import { pressKeep } from './keep.js';
 import type { PressAnswer } from './outcome.js';
 import { pressRestore } from './restore-worktree.js';
 import { pressResume } from './resume.js';
+import { pressSchedule } from './schedule.js';
 import { pressStop } from './stop.js';
 
 /** What a press does; @returns the short answer the presser sees, `done` when it decided something. */
@@ -33,6 +34,11 @@ export async function actOnPress(ctx: DispatchContext, press: InboundPress): Pro
       return pressRestore(deps, press);
     case 'stop':
       return pressStop(deps, press);
+    case 'sched_pause':
+    case 'sched_resume':
+    case 'sched_delete':
+    case 'sched_run':
+      return pressSchedule(deps, press, press.action);
   }
   return BUTTON_GONE;
 }
