@@ -192,14 +192,19 @@ export class ScheduleStore {
     return count?.n ?? 0;
   }
 
-  /** The firing that started run `runId`, with its schedule: a run's origin, for `/runs`. */
+  /** The schedule whose firing started run `runId` (a run's origin, for `/runs`), or undefined. */
   async originOfRun(runId: string): Promise<Pick<ScheduleRow, 'id' | 'name'> | undefined> {
-    const [row] = await this.db
-      .select({ id: schedules.id, name: schedules.name })
+    return (await this.originsOfRuns([runId])).get(runId);
+  }
+
+  /** Run id → the schedule whose firing started it, for those of `runIds` a schedule started. */
+  async originsOfRuns(runIds: readonly string[]): Promise<Map<string, Pick<ScheduleRow, 'id' | 'name'>>> {
+    if (runIds.length === 0) return new Map();
+    const rows = await this.db
+      .select({ runId: scheduleFirings.runId, id: schedules.id, name: schedules.name })
       .from(scheduleFirings)
       .innerJoin(schedules, eq(schedules.id, scheduleFirings.scheduleId))
-      .where(eq(scheduleFirings.runId, runId))
-      .limit(1);
-    return row;
+      .where(inArray(scheduleFirings.runId, [...runIds]));
+    return new Map(rows.map((r) => [r.runId!, { id: r.id, name: r.name }]));
   }
 }

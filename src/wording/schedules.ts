@@ -122,6 +122,9 @@ export const BAD_OVERLAP = 'overlap: takes skip (the default) or queue.';
 export const BAD_NAME = 'name: takes 1 to 32 letters, digits, "_", "." or "-", starting with a letter or digit.';
 /** A malformed `to:`. */
 export const BAD_TO = 'to: takes PLATFORM:CHAT_ID, as /whoami prints it (e.g. to:telegram:123456789).';
+/** A schedule made outside a chat, without `to:`. */
+export const NEEDS_TO =
+  'A schedule made outside a chat needs the chat its runs report to: to:PLATFORM:CHAT_ID, as /whoami prints it (e.g. to:telegram:123456789).';
 /** `to:` a platform without a `[channels.…]` section. */
 export function toNotConfigured(platform: string): string {
   return `to:${platform}:… names a platform this baton has no [channels.${platform}] section for.`;

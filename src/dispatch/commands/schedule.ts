@@ -4,7 +4,7 @@
  * schedule will launch is checked now, and again by every gate when it fires.
  */
 import { CHANNEL_PLATFORMS, type BatonConfig } from '../../config/index.js';
-import type { InboundMessage } from '../../channels/types.js';
+import { PLATFORM_ABILITIES, type InboundMessage } from '../../channels/types.js';
 import type { ButtonJson } from '../../core/buttons.js';
 import { BatonError } from '../../core/errors.js';
 import { newScheduleId } from '../../core/ids.js';
@@ -101,7 +101,9 @@ function targetOf(
     if (owner === undefined) throw new BatonError('usage', words.toNotConfigured(platform));
     return { target: { platform, chatId }, ownerId: owner };
   }
-  if (!message) throw new BatonError('usage', words.BAD_TO);
+  // The local terminal (the one platform whose every sender is the owner) keeps no conversation
+  // a later firing could deliver to.
+  if (!message || PLATFORM_ABILITIES[message.platform].senderIsOwner) throw new BatonError('usage', words.NEEDS_TO);
   return {
     target: {
       platform: message.platform,

@@ -73,6 +73,11 @@ describe(`schedule firing on ${testEngine}`, () => {
     await h.channel.waitForText(new RegExp(`^⏰ tests · ${schedule.id} fires$`));
     await h.channel.waitForText(new RegExp(`^\\[run ${runs[0]!.id}\\] started`));
     await settle();
+    await dispatcher.handle(inbound('1', '/runs'));
+    expect(h.channel.sent.at(-1)?.text).toContain(`${runs[0]!.id} · completed`);
+    expect(h.channel.sent.at(-1)?.text).toContain(`· ⏰ tests · ${schedule.id} · success`);
+    await dispatcher.handle(inbound('1', `/runs ${runs[0]!.id}`));
+    expect(h.channel.sent.at(-1)?.text).toContain(`origin: ⏰ tests · ${schedule.id}`);
   });
 
   it('fires only the latest slot missed while every node was down, saying how late; none with catch_up none', async () => {
