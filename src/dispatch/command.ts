@@ -97,20 +97,37 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
       return { kind: 'doctor' };
     case 'every':
     case 'at':
-      return { kind: 'schedule', verb: name, rest };
     case 'schedules':
-      return { kind: 'schedule', verb: 'list', rest: '' };
     case 'unschedule':
     case 'pause':
     case 'resume':
-      if (!rest) throw usage(scheduleNeedsId(name));
-      return { kind: 'schedule', verb: name, rest: rest.split(/\s+/)[0]! };
+      return hasSlash || isBareScheduleCommand(name, rest)
+        ? parseSchedule(name, rest)
+        : { kind: 'text', text: trimmed };
     case 'use':
       if (!rest) throw usage(words.USE_NEEDS_TARGET);
       return { kind: 'use', target: unquote(rest) };
     default:
       return hasSlash ? { kind: 'unknown', name } : { kind: 'text', text: trimmed };
   }
+}
+
+/**
+ * Whether a schedule command without its slash (Slack, Discord) is one, not prose that starts
+ * with its word ("resume the work", "at noon we…"): it must have the command's shape.
+ */
+function isBareScheduleCommand(name: string, rest: string): boolean {
+  if (name === 'schedules') return rest === '';
+  if (name === 'every' || name === 'at') return /(?:^|\s)\/?(?:codex|claude|run)\s/i.test(rest);
+  return /^s_[0-9a-f]{8}$/.test(rest);
+}
+
+function parseSchedule(name: string, rest: string): Command {
+  if (name === 'every' || name === 'at') return { kind: 'schedule', verb: name, rest };
+  if (name === 'schedules') return { kind: 'schedule', verb: 'list', rest: '' };
+  if (name !== 'unschedule' && name !== 'pause' && name !== 'resume') return { kind: 'unknown', name };
+  if (!rest) throw usage(scheduleNeedsId(name));
+  return { kind: 'schedule', verb: name, rest: rest.split(/\s+/)[0]! };
 }
 
 function parseLaunch(vendor: VendorName | 'default', name: string, rest: string): Command {
