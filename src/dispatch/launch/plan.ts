@@ -158,11 +158,12 @@ export function startedBodyOf(
   attachments: readonly StoredAttachment[],
   branch?: string,
 ): string {
-  return startedText(
+  const started = startedText(
     run,
     parent?.id,
     { length: task.length, messages: 1 + (message.continuationKeys?.length ?? 0) },
     describeAttachments(attachments),
     branch,
   );
+  return message.scheduleTag ? `${started} · ${message.scheduleTag}` : started;
 }

@@ -58,6 +58,7 @@ export function firingMessage(s: ScheduleRow, firing: Pick<FiringRow, 'slotAt'>,
     senderName: words.scheduleTag(s),
     senderIsBot: false,
     text: s.command,
+    scheduleTag: words.scheduleTag(s),
     receivedAt: now,
   };
 }

@@ -71,7 +71,7 @@ describe(`schedule firing on ${testEngine}`, () => {
     const rows = await firings(schedule.id);
     expect(rows).toMatchObject([{ slotAt: new Date('2026-12-04T07:00:00Z'), status: 'launched', runId: runs[0]!.id }]);
     await h.channel.waitForText(new RegExp(`^⏰ tests · ${schedule.id} fires$`));
-    await h.channel.waitForText(new RegExp(`^\\[run ${runs[0]!.id}\\] started`));
+    await h.channel.waitForText(new RegExp(`^\\[run ${runs[0]!.id}\\] started · .* · ⏰ tests · ${schedule.id}$`));
     await settle();
     await dispatcher.handle(inbound('1', '/runs'));
     expect(h.channel.sent.at(-1)?.text).toContain(`${runs[0]!.id} · completed`);
