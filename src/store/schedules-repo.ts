@@ -3,7 +3,7 @@
  * slot is claimed by one `INSERT … ON CONFLICT DO NOTHING` on (schedule, slot time), so however
  * many nodes look at a schedule, and however often they restart, one of them acts on each slot.
  */
-import { and, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from './database.js';
 import {
   runs,
@@ -136,6 +136,33 @@ export class ScheduleStore {
           eq(scheduleFirings.scheduleId, firing.scheduleId),
           eq(scheduleFirings.slotAt, firing.slotAt),
           eq(scheduleFirings.status, from),
+        ),
+      )
+      .returning();
+    return row;
+  }
+
+  /**
+   * Takes over a firing still `claimed` since before `claimedBefore` (its node died between the
+   * claim and the launch) for `node`: one node wins it.
+   *
+   * @returns the firing, claimed anew, or undefined when another node took it or it moved on.
+   */
+  async retake(
+    firing: Pick<FiringRow, 'scheduleId' | 'slotAt'>,
+    node: string,
+    claimedBefore: Date,
+    now: Date,
+  ): Promise<FiringRow | undefined> {
+    const [row] = await this.db
+      .update(scheduleFirings)
+      .set({ node, claimedAt: now })
+      .where(
+        and(
+          eq(scheduleFirings.scheduleId, firing.scheduleId),
+          eq(scheduleFirings.slotAt, firing.slotAt),
+          eq(scheduleFirings.status, 'claimed'),
+          lt(scheduleFirings.claimedAt, claimedBefore),
         ),
       )
       .returning();

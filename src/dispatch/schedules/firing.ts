@@ -38,6 +38,12 @@ export interface ScheduleFiringDeps {
 /** The default of {@link ScheduleFiringDeps.lateAfterMs}, in ms. */
 export const LATE_AFTER_MS = 60_000;
 
+/**
+ * A firing still `claimed` this long after its claim lost its node before the launch (a launch
+ * takes seconds); another node then takes it over, in ms.
+ */
+export const STALE_CLAIM_MS = 120_000;
+
 /** A schedule row's slots. */
 export function whenOf(s: Pick<ScheduleRow, 'cron' | 'runAt' | 'timezone' | 'until'>): ScheduleWhen {
   return { cron: s.cron, runAt: s.runAt, timezone: s.timezone, until: s.until };
@@ -93,6 +99,14 @@ export class ScheduleFiring {
     const last = await schedules.lastFiring(schedule.id, true);
     const since = last && last.slotAt > schedule.createdAt ? last.slotAt : schedule.createdAt;
     const slot = latestDueSlot(when, now, since);
+    const stale = last?.status === 'claimed' && now.getTime() - last.claimedAt.getTime() >= STALE_CLAIM_MS;
+    if (last && stale && slot) await schedules.settle(last, { status: 'missed', reason: 'node_lost' });
+    else if (last && stale) {
+      // Its node died between the claim and the launch. The inbox key of the slot still stops a
+      // second run if that node did launch it.
+      const retaken = await schedules.retake(last, node, new Date(now.getTime() - STALE_CLAIM_MS), now);
+      if (retaken) await this.fire(schedule, retaken, false);
+    }
     if (slot) {
       const late = now.getTime() - slot.getTime() >= (this.deps.lateAfterMs ?? LATE_AFTER_MS);
       const missed = late && this.deps.catchUp() === 'none';
@@ -150,6 +164,11 @@ export class ScheduleFiring {
     const result = await this.deps.handle(firingMessage(schedule, firing, clock.now()));
     if (result.kind === 'launched') {
       await schedules.settle(firing, { status: 'launched', runId: result.runId });
+      return;
+    }
+    if (result.kind === 'duplicate') {
+      // A node that died after launching the slot left it `claimed`: the run exists already.
+      await schedules.settle(firing, { status: 'launched', reason: 'duplicate' });
       return;
     }
     const reason = result.kind === 'refused' ? result.code : result.kind === 'ignored' ? 'not_authorized' : result.kind;

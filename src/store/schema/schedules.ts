@@ -71,7 +71,7 @@ export const scheduleFirings = pgTable(
     /** How long after its slot the firing was claimed, in ms. */
     lateMs: integer('late_ms').notNull(),
     status: text('status', { enum: FIRING_STATUSES }).notNull(),
-    /** The error code of a `blocked` firing, or `overlap` for a `skipped` one. */
+    /** The error code of a `blocked` firing; `overlap` for a `skipped` one; `duplicate` for a `launched` one taken over after its node launched it; `node_lost` for a `missed` one. */
     reason: text('reason'),
     runId: text('run_id'),
     /** A firing the owner asked for (Run now): its slot is the instant asked, not one of the schedule's. */

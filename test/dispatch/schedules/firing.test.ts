@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigToml } from '../../../src/config/index.js';
 import { silentLogger } from '../../../src/core/logger.js';
 import type { Dispatcher } from '../../../src/dispatch/dispatcher.js';
-import { ScheduleFiring } from '../../../src/dispatch/schedules/firing.js';
+import { firingMessage, ScheduleFiring } from '../../../src/dispatch/schedules/firing.js';
 import { ScheduleStore } from '../../../src/store/schedules-repo.js';
 import type { ScheduleRow } from '../../../src/store/schema.js';
 import { ManualClock } from '../../support/clock.js';
@@ -100,6 +100,36 @@ describe(`schedule firing on ${testEngine}`, () => {
       ['2026-12-04T13:00:00.000Z', 'missed'],
     ]);
     expect(await runsOf()).toHaveLength(1);
+  });
+
+  it('takes over a slot whose node died between its claim and its launch', async () => {
+    const schedule = await create(`/every hour /codex in:${h.root} success`);
+    const slotAt = new Date('2026-12-04T07:00:00Z');
+    await schedules.claim({ scheduleId: schedule.id, slotAt, node: 'dead', now: new Date('2026-12-04T07:00:01Z') });
+    clock.set(Date.parse('2026-12-04T07:01:00Z'));
+    await node('a').tick();
+    expect(await runsOf()).toHaveLength(0);
+    clock.set(Date.parse('2026-12-04T07:02:30Z'));
+    await Promise.all([node('a').tick(), node('b').tick()]);
+    await node('a').tick();
+    const runs = await runsOf();
+    expect(runs).toHaveLength(1);
+    expect(await firings(schedule.id)).toMatchObject([{ slotAt, status: 'launched', runId: runs[0]!.id }]);
+    await settle();
+  });
+
+  it('never launches a slot twice: a taken-over slot its dead node had launched stays one run', async () => {
+    const schedule = await create(`/every hour /codex in:${h.root} success`);
+    const slotAt = new Date('2026-12-04T07:00:00Z');
+    await schedules.claim({ scheduleId: schedule.id, slotAt, node: 'dead', now: new Date('2026-12-04T07:00:01Z') });
+    // The dead node launched the slot, then died before recording it.
+    const row = (await schedules.get(schedule.id))!;
+    expect(await dispatcher.handle(firingMessage(row, { slotAt }, clock.now()))).toMatchObject({ kind: 'launched' });
+    clock.set(Date.parse('2026-12-04T07:02:30Z'));
+    await node('a').tick();
+    expect(await runsOf()).toHaveLength(1);
+    expect((await firings(schedule.id))[0]).toMatchObject({ status: 'launched', reason: 'duplicate' });
+    await settle();
   });
 
   it('skips a slot while the previous run is active, and says so in the next firing', async () => {
