@@ -105,6 +105,11 @@ export interface InboundMessage {
   /** What the owner said in {@link voice}, once transcribed: {@link text} is then this transcript. */
   voiceTranscript?: string;
   /**
+   * Set when no person sent it: a schedule's firing hands its launch to the dispatcher as a
+   * message, and its run's `started` message names the schedule with this tag (`⏰ NAME · s_…`).
+   */
+  scheduleTag?: string;
+  /**
    * Dedupe keys of later messages joined into this one (a long paste the client split); they are
    * claimed and marked handled with it.
    */

@@ -55,11 +55,11 @@ async function viaService(inputs: ServiceInputs, text: string): Promise<string[]
 }
 
 /**
- * Sends the command to the running service ({@link viaService}) and prints its replies.
+ * Sends the command to the running service (viaService) and prints its replies.
  *
  * @returns the exit code, 0 when `succeeded(replies)` else 1; undefined when no service took it.
  */
-async function answeredByService(
+export async function answeredByService(
   inputs: ServiceInputs,
   text: string,
   out: (text: string) => void,
@@ -75,7 +75,11 @@ async function answeredByService(
  * Opens the database for one command. With embedded PGlite and no data directory yet there are
  * no runs: `none()` answers, and nothing is created (looking must not initialize a database).
  */
-async function withStore<T>(inputs: ServiceInputs, use: (store: RunStore) => Promise<T>, none: () => T): Promise<T> {
+export async function withStore<T>(
+  inputs: ServiceInputs,
+  use: (store: RunStore) => Promise<T>,
+  none: () => T,
+): Promise<T> {
   if (!inputs.env.databaseUrl && !(await embeddedDatabaseExists(inputs.batonHome))) return none();
   const database: Database = await openDatabase(
     inputs.env.databaseUrl

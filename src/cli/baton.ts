@@ -19,6 +19,7 @@ import { patchCommand } from './patch.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
+import { scheduleCliCommand } from './schedule.js';
 import { StartGaveUpError, startWithRetries } from './start-attempts.js';
 
 const USAGE = `Usage: baton <command>
@@ -36,6 +37,9 @@ Commands:
                         --include-ignored adds the files its outcome left out
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
+  schedule add every CRON|PHRASE|at TIME to:PLATFORM:CHAT_ID /codex TASK
+                        add a schedule (docs/schedules.md); schedule list | rm ID |
+                        pause ID | resume ID
   worktrees [prune [--force] [--unlock]]  list the git worktrees of runs, or remove
                         merged and expired ones (--force: also those with uncommitted
                         changes; --unlock: also lift git's lock of one whose directory is gone)
@@ -246,6 +250,7 @@ const COMMANDS = [
   'patch',
   'cancel',
   'stop',
+  'schedule',
   'worktrees',
   'service',
   'config-reference',
@@ -277,6 +282,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return worktreesCommand(rest, await loadInputs(), print);
     case 'stop':
       return stopCommand(await loadInputs(), print);
+    case 'schedule':
+      return scheduleCliCommand(rest, await loadInputs(), print);
     case 'service':
       return serviceCommand(rest);
     case 'doctor':

@@ -114,11 +114,20 @@ export interface ChannelTrust {
   readonly guests: readonly string[];
 }
 
+/** `[schedules]`, resolved. */
+export interface SchedulesConfig {
+  /** IANA zone of schedules that name none: `[schedules] timezone`, else this machine's. */
+  readonly timezone: string;
+  /** Slots missed while every node was down: fire the latest once (`one`) or none. */
+  readonly catchUp: 'one' | 'none';
+}
+
 /** The whole resolved configuration. */
 export interface BatonConfig {
   readonly harness: HarnessConfig;
   readonly workspace: WorkspaceConfig;
   readonly node: NodeConfig;
+  readonly schedules: SchedulesConfig;
   /** Alias → absolute path, from `[projects]`. A Map, so `constructor` is just another alias. */
   readonly projects: ReadonlyMap<string, string>;
   /** Trust per platform; a platform without a `[channels.*]` table has no owner and no guests. */
@@ -221,6 +230,10 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       heartbeatMs: file.node.heartbeat_seconds * MS_PER_SECOND,
       deadAfterMs: file.node.dead_after_seconds * MS_PER_SECOND,
       fleetMaxActive: file.node.fleet_max_active === 0 ? undefined : file.node.fleet_max_active,
+    },
+    schedules: {
+      timezone: file.schedules.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+      catchUp: file.schedules.catch_up,
     },
     // `node:path` names another node's directory: that node resolves it.
     projects: new Map(

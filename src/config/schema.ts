@@ -284,6 +284,29 @@ const nodeSection = z.strictObject({
   ),
 });
 
+const schedulesSection = z.strictObject({
+  timezone: documented(
+    z
+      .string()
+      .refine((zone) => {
+        try {
+          new Intl.DateTimeFormat('en-US', { timeZone: zone });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'not an IANA time zone (e.g. "Europe/Berlin")')
+      .optional(),
+    'string',
+    "IANA time zone a schedule's times are read in when it names none (tz:); unset: this machine's zone.",
+  ),
+  catch_up: documented(
+    z.enum(['one', 'none']).default('one'),
+    '"one" or "none"',
+    'What a schedule does about slots missed while every node was down: "one" fires the latest of them once, saying how late; "none" fires none.',
+  ),
+});
+
 const projectsSection = documented(
   z.record(z.string().regex(PROJECT_ALIAS_PATTERN), pathString).default({}),
   'path',
@@ -321,6 +344,7 @@ export const configFileSchema = z.strictObject({
   harness: harnessSection.prefault({}),
   workspace: workspaceSection.prefault({}),
   node: nodeSection.prefault({}),
+  schedules: schedulesSection.prefault({}),
   projects: projectsSection,
   channels: channelsSection.prefault({}),
   voice: voiceSection.optional(),
@@ -379,10 +403,11 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('harness', harnessSection.shape),
   ...sectionDocs('workspace', workspaceSection.shape),
   ...sectionDocs('node', nodeSection.shape),
+  ...sectionDocs('schedules', schedulesSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
   ...sectionDocs('voice', voiceSection.shape),
 ];
 
 /** The top-level tables of `config.toml`, in file order. */
-export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'projects', 'channels', 'voice'] as const;
+export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'schedules', 'projects', 'channels', 'voice'] as const;

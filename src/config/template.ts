@@ -118,6 +118,13 @@ dead_after_seconds = 20
 # [harness] max_active); 0: no fleet-wide cap. Give every node the same value.
 fleet_max_active = 0
 
+[schedules]
+# The time zone of /every and /at times that name none (tz:Area/City). Unset: this machine's.
+# timezone = "Europe/Berlin"
+# Slots missed while every node was down: "one" fires the latest of them once, late, and says
+# by how much; "none" fires none of them.
+catch_up = "one"
+
 [projects]
 # Aliases usable as in:NAME or /use NAME. A name starts with a letter or digit, then
 # letters, digits, "_", "." or "-". "NODE:PATH" names a directory on another node of the

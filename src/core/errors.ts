@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'voice_failed'
   | 'attachment_download_failed'
   | 'text_unstorable'
+  | 'schedule_unknown'
   // spawning and runs
   | 'spawn_failed'
   | 'approvals_unavailable'

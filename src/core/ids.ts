@@ -20,3 +20,11 @@ export function findRunIdTag(text: string): RunId | undefined {
   const match = /\[run (hr_[0-9a-f]{12})\]/.exec(text);
   return match?.[1] as RunId | undefined;
 }
+
+/** A schedule id: `s_` followed by 8 lowercase hex characters. */
+export type ScheduleId = string & { readonly __brand: 'ScheduleId' };
+
+/** Makes a fresh random {@link ScheduleId} (32 random bits). */
+export function newScheduleId(): ScheduleId {
+  return `s_${randomBytes(4).toString('hex')}` as ScheduleId;
+}

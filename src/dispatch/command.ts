@@ -6,6 +6,7 @@ import type { VendorName } from '../core/vendor-name.js';
 import { BatonError } from '../core/errors.js';
 import { VENDOR_FACTS } from '../harness/vendors/types.js';
 import * as words from '../wording/commands.js';
+import { scheduleNeedsId } from '../wording/schedules.js';
 import { didYouMean } from '../wording/suggest.js';
 
 /** Options a launch may carry before its task text. */
@@ -43,8 +44,12 @@ export type Command =
   | { kind: 'redeliver'; deliveryId: string }
   | { kind: 'use'; target: string }
   | { kind: 'doctor' }
+  | { kind: 'schedule'; verb: ScheduleVerb; rest: string }
   | { kind: 'unknown'; name: string }
   | { kind: 'text'; text: string };
+
+/** The schedule commands: `/every`, `/at`, `/schedules` (`list`), `/unschedule`, `/pause`, `/resume`. */
+export type ScheduleVerb = 'every' | 'at' | 'list' | 'unschedule' | 'pause' | 'resume';
 
 const LAUNCH_COMMANDS: Record<string, VendorName | 'default'> = { codex: 'codex', claude: 'claude', run: 'default' };
 
@@ -90,12 +95,39 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
       return { kind: 'redeliver', deliveryId: rest.split(/\s+/)[0]!.replace(/^#/, '') };
     case 'doctor':
       return { kind: 'doctor' };
+    case 'every':
+    case 'at':
+    case 'schedules':
+    case 'unschedule':
+    case 'pause':
+    case 'resume':
+      return hasSlash || isBareScheduleCommand(name, rest)
+        ? parseSchedule(name, rest)
+        : { kind: 'text', text: trimmed };
     case 'use':
       if (!rest) throw usage(words.USE_NEEDS_TARGET);
       return { kind: 'use', target: unquote(rest) };
     default:
       return hasSlash ? { kind: 'unknown', name } : { kind: 'text', text: trimmed };
   }
+}
+
+/**
+ * Whether a schedule command without its slash (Slack, Discord) is one, not prose that starts
+ * with its word ("resume the work", "at noon we…"): it must have the command's shape.
+ */
+function isBareScheduleCommand(name: string, rest: string): boolean {
+  if (name === 'schedules') return rest === '';
+  if (name === 'every' || name === 'at') return /(?:^|\s)\/?(?:codex|claude|run)\s/i.test(rest);
+  return /^s_[0-9a-f]{8}$/.test(rest);
+}
+
+function parseSchedule(name: string, rest: string): Command {
+  if (name === 'every' || name === 'at') return { kind: 'schedule', verb: name, rest };
+  if (name === 'schedules') return { kind: 'schedule', verb: 'list', rest: '' };
+  if (name !== 'unschedule' && name !== 'pause' && name !== 'resume') return { kind: 'unknown', name };
+  if (!rest) throw usage(scheduleNeedsId(name));
+  return { kind: 'schedule', verb: name, rest: rest.split(/\s+/)[0]! };
 }
 
 function parseLaunch(vendor: VendorName | 'default', name: string, rest: string): Command {

@@ -18,6 +18,7 @@ import type { PressClaims } from '../store/press-claims.js';
 import type { RunStore } from '../store/runs-repo.js';
 import type { VoiceConfig } from '../config/index.js';
 import type { VoiceAudio } from './inbound/voice-notes.js';
+import type { ScheduleStore } from '../store/schedules-repo.js';
 
 /** Dependencies of the Dispatcher (dispatcher.ts). */
 export interface DispatcherDeps {
@@ -40,6 +41,8 @@ export interface DispatcherDeps {
   pressClaims?: PressClaims;
   /** Replaces a decided card's buttons with the decision. @default none: buttons stay */
   pressSettler?: Pick<PressSettler, 'settle'>;
+  /** Schedules (`/every`, `/at`, `/schedules`). @default none: the schedule commands answer as unknown */
+  schedules?: ScheduleStore;
   /** `$BATON_HOME/worktrees`, where runs get their own git worktree; unset: no run can ask for one. */
   worktreesDir?: string;
   /** The doctor table, for `/doctor`. */

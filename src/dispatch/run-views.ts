@@ -26,17 +26,19 @@ export const LISTED_TASK_CHARS = 60;
  * {@link LISTED_TASK_CHARS}.
  *
  * @param timeZone - an IANA zone for the times. @default the machine's zone
+ * @param origins - run id → the tag of the schedule that started it (`⏰ NAME · s_…`). @default none
  */
 export function formatRunList(
   runs: readonly RunRow[],
   counts: RunCounts,
   deadLetters: readonly DeliveryRow[],
   timeZone?: string,
+  origins: ReadonlyMap<string, string> = new Map(),
 ): string {
   const head = `${counts.active} active · ${counts.pendingDeliveries} pending deliver${counts.pendingDeliveries === 1 ? 'y' : 'ies'} · ${counts.deadLetters} dead letter${counts.deadLetters === 1 ? '' : 's'}`;
   const lines = runs.map(
     (r) =>
-      `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)} · ${firstLine(r.task, LISTED_TASK_CHARS)}`,
+      `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)}${origins.has(r.id) ? ` · ${origins.get(r.id)!}` : ''} · ${firstLine(r.task, LISTED_TASK_CHARS)}`,
   );
   const out = [head, ...(lines.length > 0 ? ['', 'Recent runs:', ...lines] : ['', 'No coding runs yet.'])];
   if (deadLetters.length > 0) {
@@ -67,10 +69,12 @@ export function formatRun(
   deliveries: readonly DeliveryRow[],
   approvals: readonly ApprovalRow[] = [],
   timeZone?: string,
+  origin?: string,
 ): string {
   const lines = [
     `${runTag(run.id)} ${run.status}${run.reason ? ` · ${run.reason}` : ''}${run.denials.length > 0 ? ` · ${deniedCount(run.denials.length)}` : ''}`,
     `vendor: ${run.vendor}`,
+    ...(origin ? [`origin: ${origin}`] : []),
     `cwd: ${run.cwd}`,
     ...(run.node ? [`node: ${run.node}`] : []),
     `timeout: ${run.options.timeoutMinutes} min`,

@@ -26,6 +26,7 @@ import { openDatabase, type Database, type OpenDatabaseOptions } from '../store/
 import { openDatabaseWithRetry, type OpenRetryDeps } from '../store/open-retry.js';
 import { PressClaims } from '../store/press-claims.js';
 import { RunStore } from '../store/runs-repo.js';
+import { ScheduleStore } from '../store/schedules-repo.js';
 import { buildSupervisor } from './run-supervisor.js';
 import { VENDORS } from './vendors.js';
 
@@ -65,6 +66,8 @@ export interface RuntimeInputs {
 export interface Runtime {
   database: Database;
   store: RunStore;
+  /** Schedules and their firings. */
+  schedules: ScheduleStore;
   outbox: Outbox;
   /** Edits runs' started messages into their live status. */
   statusEditor: StatusEditor;
@@ -141,12 +144,14 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   const approvals = inputs.approvalPort
     ? buildApprovals(inputs, { approvalStore, store, outbox, adapters, runsDir, protectedDirs })
     : undefined;
-  const core = { database, store, outbox, supervisor, adapters, installed, runsDir, protectedDirs };
+  const schedules = new ScheduleStore(database.db);
+  const core = { database, store, schedules, outbox, supervisor, adapters, installed, runsDir, protectedDirs };
   const dispatcher = buildDispatcher(inputs, core, approvals);
   supervisor.onRunEnded = () => void dispatcher.startQueued();
   return {
     database,
     store,
+    schedules,
     approvalStore,
     ...(approvals ? { approvals } : {}),
     outbox,
@@ -224,6 +229,7 @@ function buildDispatcher(
   core: {
     database: Database;
     store: RunStore;
+    schedules: ScheduleStore;
     outbox: Outbox;
     supervisor: RunSupervisor;
     adapters: Map<Platform, ChannelAdapter>;
@@ -235,6 +241,7 @@ function buildDispatcher(
 ): Dispatcher {
   const pressClaims = new PressClaims(core.database.db);
   return new Dispatcher({
+    schedules: core.schedules,
     ...(approvals ? { approvals } : {}),
     pressClaims,
     pressSettler: new PressSettler({ claims: pressClaims, adapters: core.adapters, logger: inputs.logger }),

@@ -31,6 +31,7 @@ import { startArtifactSweepTimer } from './timers/artifact-sweep.js';
 import { startNodeLossTimer } from './timers/node-loss.js';
 import { reconcileOrphans, startReconcileTimer } from './timers/reconcile.js';
 import { watchRoutedRuns } from './timers/routed-poll.js';
+import { startScheduleTimer } from './timers/schedules.js';
 import { scheduleStartupGc } from './timers/startup-gc.js';
 import { startWorktreePruneTimer } from './timers/worktree-prune.js';
 import { KILL_GRACE_MS } from './vendors.js';
@@ -300,6 +301,14 @@ async function joinFleet(started: Started, runtime: Runtime, live: LiveConfig): 
   }).catch((err: unknown) => logger.error({ err }, 'could not look for processes of runs declared lost'));
   const stopNodeLoss = startNodeLossTimer(registry, runtime, config.node.heartbeatMs, clock, logger);
   undo.push('node-loss timer', stopNodeLoss);
+  const stopSchedules = startScheduleTimer(runtime, runtime.schedules, {
+    node: config.node.name,
+    intervalMs: config.node.heartbeatMs,
+    catchUp: () => live.current.schedules.catchUp,
+    clock,
+    logger,
+  });
+  undo.push('schedule timer', stopSchedules);
   const routed = await watchRoutedRuns(registry, runtime, config.node.heartbeatMs, logger);
   undo.push('LISTEN for routed runs', () => routed.unlisten?.());
   undo.push('routed-runs timer', () => routed.stopPoll());
@@ -308,6 +317,7 @@ async function joinFleet(started: Started, runtime: Runtime, live: LiveConfig): 
     routed,
     stopTimers: () => {
       stopNodeLoss();
+      stopSchedules();
       routed.stopPoll();
     },
   };

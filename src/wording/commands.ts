@@ -33,6 +33,7 @@ export const HELP_TEXT = [
   '/cancel RUN_ID, /stop: cancel one run, or every active run',
   '/redeliver ID: send a dead letter (listed by /runs) once more',
   '/use ALIAS|PATH: set this conversation’s default directory',
+  '/every CRON|PHRASE /codex TASK, /at TIME|+DURATION /codex TASK: a schedule (owner only); /schedules, /pause ID, /resume ID, /unschedule ID',
   '/doctor: the health of this baton (owner only)',
   '/whoami: your user id and this chat’s id',
 ].join('\n');

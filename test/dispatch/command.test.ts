@@ -182,3 +182,24 @@ describe('parseReplyOptions', () => {
     );
   });
 });
+
+describe('schedule commands', () => {
+  it('reads the schedule commands with their slash', () => {
+    expect(parseCommand('/every hour /codex x')).toEqual({ kind: 'schedule', verb: 'every', rest: 'hour /codex x' });
+    expect(parseCommand('/at +30m /codex x')).toEqual({ kind: 'schedule', verb: 'at', rest: '+30m /codex x' });
+    expect(parseCommand('/schedules')).toEqual({ kind: 'schedule', verb: 'list', rest: '' });
+    expect(parseCommand('/pause s_0123abcd')).toEqual({ kind: 'schedule', verb: 'pause', rest: 's_0123abcd' });
+    expect(() => parseCommand('/unschedule')).toThrow(expect.objectContaining({ code: 'usage' }));
+  });
+
+  it('without the slash, reads only what has a schedule command’s shape; prose stays text', () => {
+    expect(parseCommand('every hour codex x', true)).toMatchObject({ kind: 'schedule', verb: 'every' });
+    expect(parseCommand('resume s_0123abcd', true)).toMatchObject({ kind: 'schedule', verb: 'resume' });
+    expect(parseCommand('resume the work where you stopped', true)).toEqual({
+      kind: 'text',
+      text: 'resume the work where you stopped',
+    });
+    expect(parseCommand('at noon we look at it', true)).toMatchObject({ kind: 'text' });
+    expect(parseCommand('pause', true)).toMatchObject({ kind: 'text' });
+  });
+});

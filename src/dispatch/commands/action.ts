@@ -18,6 +18,8 @@ export function actionOf(command: Command): Action {
       return 'read';
     case 'whoami':
       return 'whoami';
+    case 'schedule':
+      return command.verb === 'list' ? 'read' : 'launch';
     case 'text':
       return 'read';
   }

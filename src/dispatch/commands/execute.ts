@@ -10,6 +10,7 @@ import { helpCommand } from './help.js';
 import { launchCommand } from './launch.js';
 import { redeliverCommand } from './redeliver.js';
 import { runsCommand } from './runs.js';
+import { scheduleCommand } from './schedule.js';
 import { stopCommand } from './stop.js';
 import { textCommand } from './text.js';
 import { unknownCommand } from './unknown.js';
@@ -46,6 +47,8 @@ export async function execute(
       return useCommand(ctx, command, message);
     case 'doctor':
       return doctorCommand(ctx, message);
+    case 'schedule':
+      return scheduleCommand(ctx, command, message);
     case 'unknown':
       return unknownCommand(ctx, message);
     case 'text':

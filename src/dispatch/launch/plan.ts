@@ -172,5 +172,6 @@ export function startedBodyOf(
     describeAttachments(attachments),
     branch,
   );
-  return message.voiceTranscript !== undefined ? withTranscriptText(body, message.voiceTranscript) : body;
+  const started = message.scheduleTag ? `${body} · ${message.scheduleTag}` : body;
+  return message.voiceTranscript !== undefined ? withTranscriptText(started, message.voiceTranscript) : started;
 }

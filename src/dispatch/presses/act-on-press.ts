@@ -11,6 +11,7 @@ import { pressKeep } from './keep.js';
 import type { PressAnswer } from './outcome.js';
 import { pressRestore } from './restore-worktree.js';
 import { pressResume } from './resume.js';
+import { pressSchedule } from './schedule.js';
 import { pressStop } from './stop.js';
 import { VOICE_ACTIONS } from '../inbound/voice.js';
 import { pressVoiceEdit, pressVoiceRun } from './voice.js';
@@ -39,6 +40,11 @@ export async function actOnPress(ctx: DispatchContext, press: InboundPress): Pro
       return pressVoiceRun(ctx, press);
     case VOICE_ACTIONS.edit:
       return pressVoiceEdit(ctx, press);
+    case 'sched_pause':
+    case 'sched_resume':
+    case 'sched_delete':
+    case 'sched_run':
+      return pressSchedule(deps, press, press.action);
   }
   return BUTTON_GONE;
 }
