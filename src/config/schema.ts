@@ -283,8 +283,32 @@ const nodeSection = z.strictObject({
   ),
 });
 
+/** Default of `[projects.NAME] verify_timeout_minutes`, in minutes. */
+export const DEFAULT_VERIFY_TIMEOUT_MINUTES = 15;
+
+/** `[projects.NAME]` as a table: the project's directory and how a run in it is verified. */
+const projectTable = z.strictObject({
+  path: documented(
+    pathString,
+    'path',
+    'The project\'s directory, as a plain `NAME = "PATH"` entry gives it; "NODE:PATH" names a directory on another node.',
+  ),
+  verify: documented(
+    z.union([z.string().trim().min(1), z.array(z.string().trim().min(1)).min(1)]).optional(),
+    'string or array of strings',
+    'Shell commands baton runs, in order, in the run\'s directory once an agent run there completed (e.g. "npm test"); the outcome then says verified or verification failed, with a Fix button. A verify:"CMD" option of the launch replaces them. Never read from the repository.',
+  ),
+  verify_timeout_minutes: integerKey(
+    { unit: 'minutes', min: 1, max: MAX_TIMEOUT_MINUTES, default: DEFAULT_VERIFY_TIMEOUT_MINUTES },
+    'Time limit of all verify commands of one run together, in minutes; past it the command is stopped and the verification ends timed out.',
+  ),
+});
+
+/** The shape of one `[projects.NAME]` table after validation. */
+export type ProjectTable = z.output<typeof projectTable>;
+
 const projectsSection = documented(
-  z.record(z.string().regex(PROJECT_ALIAS_PATTERN), pathString).default({}),
+  z.record(z.string().regex(PROJECT_ALIAS_PATTERN), z.union([pathString, projectTable])).default({}),
   'path',
   'An alias usable as in:NAME or /use NAME, mapped to a directory; names start with a letter or digit, then letters, digits, "_", "." or "-". "NODE:PATH" (e.g. "buildbox:~/code/app") names a directory on another node of the fleet, which resolves PATH against its own roots and home.',
 );
@@ -376,6 +400,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('workspace', workspaceSection.shape),
   ...sectionDocs('node', nodeSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
+  ...sectionDocs('projects.<alias>', projectTable.shape),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
 ];
 

@@ -52,6 +52,8 @@ export interface HarnessWords {
 export interface HarnessButtonLabels {
   /** Continue a failed or interrupted run's session. */
   resume: string;
+  /** Ask the agent to fix what the run's verification found. */
+  fix: string;
   /** A watchdog advisory's "nothing to do, keep going". */
   keepWaiting: string;
   /** A watchdog advisory's half-hour extension. */

@@ -355,6 +355,12 @@ describe('CONFIG_KEYS', () => {
       const inner = unwrap(schema);
       if (inner instanceof z.ZodRecord) {
         keys.push(`${section}.<alias>`);
+        // A record entry may also be a table (`[projects.NAME]`): its keys follow.
+        const value = inner._zod.def.valueType as z.ZodType;
+        if (value instanceof z.ZodUnion)
+          for (const option of value.options as z.ZodType[])
+            if (option instanceof z.ZodObject)
+              for (const k of Object.keys(option.shape)) keys.push(`${section}.<alias>.${k}`);
         continue;
       }
       for (const [key, child] of Object.entries((inner as z.ZodObject).shape)) {
@@ -397,7 +403,7 @@ describe('the starter config', () => {
   });
 
   it('loads with the commented examples enabled', () => {
-    const uncommented = CONFIG_TEMPLATE.replace(/^# ((\[channels|[a-z_]+ = ).*)$/gm, '$1');
+    const uncommented = CONFIG_TEMPLATE.replace(/^# ((\[channels|\[projects\.|[a-z_]+ = ).*)$/gm, '$1');
     const config = parseConfigToml(uncommented, { configPath, homeDir: home });
     expect(config.channels.telegram.owner).toBe('123456789');
     expect(config.harness.codexHome).toBe('/home/owner/.codex');

@@ -16,6 +16,8 @@ import type { RunServices } from './context.js';
 import { diagnosticsTail, judgeRun, terminalRecordOf } from './judge.js';
 import { writePrivate } from './private-file.js';
 import type { ActiveRun, InstalledVendor } from './types.js';
+import { verifyRun } from './verify-step.js';
+import type { VerificationJson } from '../../types/run-facts.js';
 
 /** What a run ended with, as the finish step takes it. */
 export interface RunEnd {
@@ -39,8 +41,9 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
   // as a database outage) must not signal a process group whose id may have been reused.
   if (entry) entry.stop = async () => {};
   const classified = judgeRun(facts, exit);
+  const verification = await verifyRun(services, end, classified);
   const endedAt = deps.clock.now();
-  const body = await describeEnd(services, end, classified, endedAt);
+  const body = await describeEnd(services, end, classified, endedAt, verification);
   const record = terminalRecordOf({
     run,
     facts,
@@ -50,6 +53,8 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
     body: body.text,
     documents: await outcomeDocuments(services, end, body),
     resumeLabel: deps.words.buttons.resume,
+    fixLabel: deps.words.buttons.fix,
+    verification,
   });
   await writePrivate(
     join(end.runDir, 'result.txt'),
@@ -67,6 +72,7 @@ async function describeEnd(
   end: RunEnd,
   classified: Classified,
   endedAt: Date,
+  verification: VerificationJson | undefined,
 ): Promise<{ text: string; patchPath?: string }> {
   const { deps } = services;
   const { run, facts, exit, installed } = end;
@@ -99,6 +105,7 @@ async function describeEnd(
     instructionsNote: exit.instructionsNote,
     streamNote: exit.streamNote,
     diff: diff?.facts,
+    verification,
   });
   return { text, ...(diff?.patchPath ? { patchPath: diff.patchPath } : {}) };
 }
