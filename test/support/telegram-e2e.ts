@@ -49,6 +49,8 @@ export interface TelegramE2EOptions {
   binDirs: string[];
   /** Extra `[harness]` lines. */
   harnessToml?: string;
+  /** Tables appended to config.toml, given the repo's path (e.g. a `[projects.NAME]` table for it). */
+  extraToml?: (repo: string) => string;
   /** Last changes to the service's environment (e.g. `DATABASE_URL` through a proxy). */
   adjustEnv?: (env: Record<string, string>) => Record<string, string>;
 }
@@ -83,6 +85,7 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
       '[channels.telegram]',
       `owner_user_id = "${OWNER}"`,
       `allowed_user_ids = ["${GUEST}"]`,
+      options.extraToml?.(repo) ?? '',
       '',
     ].join('\n'),
   );

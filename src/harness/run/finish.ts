@@ -41,9 +41,9 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
   // as a database outage) must not signal a process group whose id may have been reused.
   if (entry) entry.stop = async () => {};
   const classified = judgeRun(facts, exit);
-  const verification = await verifyRun(services, end, classified);
   const endedAt = deps.clock.now();
-  const body = await describeEnd(services, end, classified, endedAt, verification);
+  const body = await describeEnd(services, end, classified, endedAt);
+  const { verification } = body;
   const record = terminalRecordOf({
     run,
     facts,
@@ -66,14 +66,17 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
   await reportEnd(services, end, classified, endedAt, outcome);
 }
 
-/** The outcome message's text, and the run's patch file when it has one. */
+/**
+ * The outcome message's text, the run's patch file when it has one, and its verification. The
+ * change is measured before the verification runs: the patch is the agent's change, not what
+ * the owner's commands wrote (build output, caches).
+ */
 async function describeEnd(
   services: RunServices,
   end: RunEnd,
   classified: Classified,
   endedAt: Date,
-  verification: VerificationJson | undefined,
-): Promise<{ text: string; patchPath?: string }> {
+): Promise<{ text: string; patchPath?: string; verification: VerificationJson | undefined }> {
   const { deps } = services;
   const { run, facts, exit, installed } = end;
   const runId = run.id as RunId;
@@ -88,6 +91,7 @@ async function describeEnd(
         }),
       }
     : undefined;
+  const verification = await verifyRun(services, end, classified);
   const text = deps.describeOutcome({
     worktree,
     run,
@@ -107,7 +111,7 @@ async function describeEnd(
     diff: diff?.facts,
     verification,
   });
-  return { text, ...(diff?.patchPath ? { patchPath: diff.patchPath } : {}) };
+  return { text, verification, ...(diff?.patchPath ? { patchPath: diff.patchPath } : {}) };
 }
 
 /**
