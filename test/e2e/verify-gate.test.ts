@@ -140,8 +140,11 @@ describe('the verification gate', () => {
       { kind: 'tool_call', name: 'exec_command', arguments: { cmd: 'touch fixed.txt' } },
       { kind: 'message', text: 'Added fixed.txt.' },
     );
-    const answer = await press(outcome, 'Fix', OWNER);
+    // A double tap: one press acts, the other is told it was already pressed.
+    const answers = await Promise.all([press(outcome, 'Fix', OWNER), press(outcome, 'Fix', OWNER)]);
+    const answer = answers.find((a) => a.startsWith('Fixing as'))!;
     expect(answer).toMatch(/^Fixing as hr_[0-9a-f]{12}\.$/);
+    expect(answers.find((a) => a !== answer)).toMatch(/^Already pressed/);
     const fixId = /hr_[0-9a-f]{12}/.exec(answer)![0];
     // The guest's press sent the model nothing; the fix is the next request.
     const newRequests = () => model.requests.slice(requestsBefore).filter((r) => r.path === '/v1/responses');
@@ -155,7 +158,7 @@ describe('the verification gate', () => {
     const fixed = await outcomeOf(fixId);
     expect(fixed.text).toMatch(new RegExp(`^\\[run ${fixId}\\] completed · verified · codex · `));
     expect(existsSync(join(repo, 'fixed.txt'))).toBe(true);
-    // One run resumed the failed one: the owner's.
+    // One run resumed the failed one: the owner's first press.
     const resumed = telegram.sent.filter((m) => m.text.includes('] started') && m.text.includes(`resuming ${runId}`));
     expect(resumed.map((m) => runIdOf(m.text))).toEqual([fixId]);
   });
