@@ -187,6 +187,14 @@ describe('the verification gate', () => {
         WAIT_MS + 60_000,
       );
       expect(outcome.text).toMatch(new RegExp(`^\\[run ${runId}\\] completed · verification timed out · codex · `));
+      // While it ran, the live status of the `started` message said so.
+      const startedMessage = telegram.sentMessages[telegram.sent.indexOf(started)]!;
+      expect(
+        telegram.edits.some(
+          (e) =>
+            e.message_id === startedMessage.message_id && e.text.includes('step: verifying: echo serving; sleep 600'),
+        ),
+      ).toBe(true);
       expect(outcome.text).toContain('limit of 1 min (verify_timeout_minutes)');
       expect(outcome.text).toContain('serving');
       expect(Object.keys(buttonsOf(outcome))).toEqual(['Fix']);

@@ -91,7 +91,7 @@ async function describeEnd(
         }),
       }
     : undefined;
-  const verification = await verifyRun(services, end, classified);
+  const verification = await verifyRun(services, { ...end, live: facts.live }, classified);
   const text = deps.describeOutcome({
     worktree,
     run,

@@ -4,7 +4,7 @@
  * its end is recorded, so its outcome says whether the change passed them.
  */
 import { join } from 'node:path';
-import type { VerificationJson } from '../../types/run-facts.js';
+import type { LiveFacts, VerificationJson } from '../../types/run-facts.js';
 import type { Classified } from '../outcome.js';
 import { buildChildEnv } from '../spawn-env.js';
 import { runVerification } from '../verify.js';
@@ -23,7 +23,14 @@ export const VERIFY_LOG_FILE = 'verify.log';
  */
 export async function verifyRun(
   services: RunServices,
-  end: { run: RunRow; entry?: ActiveRun | undefined; installed: InstalledVendor | undefined; runDir: string },
+  end: {
+    run: RunRow;
+    entry?: ActiveRun | undefined;
+    installed: InstalledVendor | undefined;
+    runDir: string;
+    /** The run's live facts as its agent ended (files changed, tokens), kept in the live status. */
+    live?: LiveFacts | undefined;
+  },
   classified: Classified,
 ): Promise<VerificationJson | undefined> {
   const { deps, stopping } = services;
@@ -44,6 +51,19 @@ export async function verifyRun(
   if (stopping.aborted) stop.abort();
   if (entry) entry.stop = async () => stop.abort();
   deps.logger.info({ runId: run.id, commands: plan.commands.length }, 'verifying the completed run');
+  // The live status says the run is being verified, not that the agent still works.
+  const status = deps.status;
+  status?.editor.update(run, () =>
+    status.describe({
+      status: 'running',
+      elapsedMs: deps.clock.now().getTime() - run.createdAt.getTime(),
+      live: {
+        ...(end.live ?? { recentSteps: [], filesChanged: [], tokens: 0 }),
+        step: deps.words.verifyingStep(plan.commands),
+      },
+      detail: run.options.progress,
+    }),
+  );
   try {
     return await runVerification({
       runId: run.id,
