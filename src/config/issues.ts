@@ -65,6 +65,9 @@ function distance(a: string, b: string): number {
 function knownNames(parent: readonly Segment[]): string[] {
   if (parent.length === 0) return [...CONFIG_SECTIONS];
   if (parent.length === 1 && parent[0] === 'channels') return [...CHANNEL_PLATFORMS];
+  // Inside a `[projects.NAME]` table: its own keys.
+  if (parent.length === 2 && parent[0] === 'projects')
+    return CONFIG_KEYS.filter((k) => k.section === 'projects.<alias>').map((k) => k.key);
   const { section } = splitPath(parent);
   return CONFIG_KEYS.filter((k) => k.section === section).map((k) => k.key);
 }
@@ -114,8 +117,11 @@ function expected(issue: z.core.$ZodIssue, section: string, rest: readonly Segme
     return `a name matching ${String(PROJECT_ALIAS_PATTERN)}: a letter or digit, then letters, digits, "_", "." or "-"`;
   }
   if (rest.length === 0) return 'a table';
-  const keyName = section === 'projects' ? '<alias>' : rest[0];
-  const doc = CONFIG_KEYS.find((k) => k.section === section && k.key === keyName);
+  const inTable = section === 'projects' && typeof rest[1] === 'string';
+  const keyName = inTable ? rest[1] : section === 'projects' ? '<alias>' : rest[0];
+  const docSection = inTable ? 'projects.<alias>' : section;
+  const doc = CONFIG_KEYS.find((k) => k.section === docSection && k.key === keyName);
+  if (inTable) return typeof rest[2] === 'number' ? (doc?.itemType ?? doc?.type) : doc?.type;
   return typeof rest[1] === 'number' ? (doc?.itemType ?? doc?.type) : doc?.type;
 }
 
@@ -128,6 +134,8 @@ function expected(issue: z.core.$ZodIssue, section: string, rest: readonly Segme
 export function formatConfigIssues(issues: readonly z.core.$ZodIssue[], input: unknown): ConfigIssue[] {
   return issues.flatMap((issue): ConfigIssue[] => {
     const segments = issue.path.filter((s): s is Segment => typeof s !== 'symbol');
+    const table = tableBranch(issue, valueAt(input, segments));
+    if (table) return formatConfigIssues(table, input);
     if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => unknownKeyIssue(segments, k, input));
     const { section, rest } = splitPath(segments);
     const display = rest.length === 0 ? `[${section}]` : `[${section}].${joinRest(rest)}`;
@@ -136,4 +144,15 @@ export function formatConfigIssues(issues: readonly z.core.$ZodIssue[], input: u
     const what = problem(issue, valueAt(input, segments));
     return [{ key, message: `${display}: ${what}${want === undefined ? '' : ` (expected ${want})`}` }];
   });
+}
+
+/**
+ * A `[projects.NAME]` written as a table that does not fit: the issues of the table's branch of
+ * the union (with their full paths), not the path branch's "expected path".
+ */
+function tableBranch(issue: z.core.$ZodIssue, value: unknown): z.core.$ZodIssue[] | undefined {
+  if (issue.code !== 'invalid_union' || typeof value !== 'object' || value === null || Array.isArray(value))
+    return undefined;
+  const branch = issue.errors.find((errors) => errors.some((e) => e.path.length > 0 || e.code === 'unrecognized_keys'));
+  return branch?.map((e) => ({ ...e, path: [...issue.path, ...e.path] }));
 }

@@ -106,6 +106,15 @@ export interface NodeConfig {
   readonly fleetMaxActive: number | undefined;
 }
 
+/** A project's verification: its directory, its commands in order and their time limit. */
+export interface ProjectVerify {
+  /** Absolute path of the project's directory. */
+  readonly path: string;
+  readonly commands: readonly string[];
+  /** Time limit of all commands of one run, in minutes. */
+  readonly timeoutMinutes: number;
+}
+
 /** Who may do what on one platform. */
 export interface ChannelTrust {
   /** The one user id allowed to launch and stop runs; undefined when none is configured. */
@@ -130,6 +139,11 @@ export interface BatonConfig {
   readonly schedules: SchedulesConfig;
   /** Alias → absolute path, from `[projects]`. A Map, so `constructor` is just another alias. */
   readonly projects: ReadonlyMap<string, string>;
+  /**
+   * How runs in a project are verified, from `[projects.NAME] verify`: one entry per project of
+   * this node that sets it, by its absolute path. Empty when none does.
+   */
+  readonly projectVerify: readonly ProjectVerify[];
   /** Trust per platform; a platform without a `[channels.*]` table has no owner and no guests. */
   readonly channels: Readonly<Record<ChannelPlatform, ChannelTrust>>;
   /** `[voice]`: where the owner's voice notes are transcribed; undefined: voice notes are off. */
@@ -237,9 +251,22 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
     },
     // `node:path` names another node's directory: that node resolves it.
     projects: new Map(
-      Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)]),
+      Object.entries(file.projects).map(([alias, entry]) => {
+        const p = typeof entry === 'string' ? entry : entry.path;
+        return [alias, splitNodeTarget(p) ? p : resolvePath(p)];
+      }),
     ),
+    projectVerify: projectVerifyOf(file.projects, resolvePath),
     channels,
     ...(file.voice ? { voice: resolveVoice(file.voice) } : {}),
   };
+}
+
+/** The `[projects.NAME]` tables of this node that set `verify`, with their paths resolved. */
+function projectVerifyOf(projects: ConfigFile['projects'], resolvePath: (p: string) => string): ProjectVerify[] {
+  return Object.values(projects).flatMap((entry) => {
+    if (typeof entry === 'string' || entry.verify === undefined || splitNodeTarget(entry.path)) return [];
+    const commands = typeof entry.verify === 'string' ? [entry.verify] : entry.verify;
+    return [{ path: resolvePath(entry.path), commands, timeoutMinutes: entry.verify_timeout_minutes }];
+  });
 }

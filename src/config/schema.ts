@@ -6,12 +6,16 @@
 import { z } from 'zod';
 import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../core/pass-env.js';
+import { DEFAULT_VERIFY_TIMEOUT_MINUTES, projectTableOf } from './projects-schema.js';
+import { schedulesSectionOf } from './schedules-schema.js';
 import { voiceSectionOf } from './voice-schema.js';
 
 export { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 
 /** Longest wall-clock timeout a run may have, as default or per run (`timeout:MINUTES`). Fixed. */
 export const MAX_TIMEOUT_MINUTES = 240;
+
+export { DEFAULT_VERIFY_TIMEOUT_MINUTES };
 
 /**
  * Largest allowed `prompt_argv_max_kb` (KiB), a key no longer used (every task goes on stdin now)
@@ -284,31 +288,15 @@ const nodeSection = z.strictObject({
   ),
 });
 
-const schedulesSection = z.strictObject({
-  timezone: documented(
-    z
-      .string()
-      .refine((zone) => {
-        try {
-          new Intl.DateTimeFormat('en-US', { timeZone: zone });
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'not an IANA time zone (e.g. "Europe/Berlin")')
-      .optional(),
-    'string',
-    "IANA time zone a schedule's times are read in when it names none (tz:); unset: this machine's zone.",
-  ),
-  catch_up: documented(
-    z.enum(['one', 'none']).default('one'),
-    '"one" or "none"',
-    'What a schedule does about slots missed while every node was down: "one" fires the latest of them once, saying how late; "none" fires none.',
-  ),
-});
+const schedulesSection = schedulesSectionOf({ documented });
+
+const projectTable = projectTableOf({ documented, integerKey, pathString, maxTimeoutMinutes: MAX_TIMEOUT_MINUTES });
+
+/** The shape of one `[projects.NAME]` table after validation. */
+export type ProjectTable = z.output<typeof projectTable>;
 
 const projectsSection = documented(
-  z.record(z.string().regex(PROJECT_ALIAS_PATTERN), pathString).default({}),
+  z.record(z.string().regex(PROJECT_ALIAS_PATTERN), z.union([pathString, projectTable])).default({}),
   'path',
   'An alias usable as in:NAME or /use NAME, mapped to a directory; names start with a letter or digit, then letters, digits, "_", "." or "-". "NODE:PATH" (e.g. "buildbox:~/code/app") names a directory on another node of the fleet, which resolves PATH against its own roots and home.',
 );
@@ -405,6 +393,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('node', nodeSection.shape),
   ...sectionDocs('schedules', schedulesSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
+  ...sectionDocs('projects.<alias>', projectTable.shape),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
   ...sectionDocs('voice', voiceSection.shape),
 ];

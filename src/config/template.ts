@@ -131,6 +131,14 @@ catch_up = "one"
 # fleet (that node resolves PATH, "~" being its home).
 # app = "~/code/app"
 # lib = "buildbox:~/code/lib"
+# A project as a table also names the commands that verify a run in it once its agent
+# completed, in order (the outcome then says verified or verification failed, with a Fix
+# button; see docs/pull-requests.md), and their time limit in minutes. Only this file and the
+# owner's verify:"CMD" option set them, never the repository.
+# [projects.api]
+# path = "~/code/api"
+# verify = ["npm test", "npm run lint"]
+# verify_timeout_minutes = 15
 
 # Who may use the bot, per platform. The owner launches and stops runs; guests listed in
 # allowed_user_ids may only read (/runs, /help, /whoami). If owner_user_id is absent and

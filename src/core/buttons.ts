@@ -9,3 +9,9 @@ export interface ButtonJson {
   action: string;
   arg: string;
 }
+
+/**
+ * The action of the Fix button under a completed run whose verification failed: the run's
+ * session is resumed with the failure as its task.
+ */
+export const FIX_ACTION = 'fix';

@@ -31,6 +31,8 @@ export interface LaunchOptions {
   maxTurns?: number;
   /** `tokens:N` — most tokens (input + output, as the CLI reports them) the run may use, 1 to {@link MAX_TOKENS}. */
   maxTokens?: number;
+  /** `verify:"CMD"` (repeatable, run in order) — shell commands run once the agent completed, replacing the project's `verify`. */
+  verify?: string[];
 }
 
 /** A parsed chat command. */
@@ -180,7 +182,7 @@ export function parseReplyOptions(text: string, vendor: VendorName): { options: 
 }
 
 /** The `key:` options, in the order `/help` names them. */
-const OPTION_KEYS = ['in', 'timeout', 'model', 'sandbox', 'mode', 'budget', 'turns', 'tokens'] as const;
+const OPTION_KEYS = ['in', 'timeout', 'model', 'sandbox', 'mode', 'budget', 'turns', 'tokens', 'verify'] as const;
 
 /**
  * An option-shaped token: a word of 2 to 20 ASCII letters (with `-`/`_` inside), a colon, and a
@@ -230,7 +232,7 @@ const QUOTE_CLOSERS: Readonly<Record<string, string>> = {
  *   undefined when `text` does not start with an option.
  */
 function readOption(text: string): { key: string; value: string; length: number } | undefined {
-  const head = /^(in|timeout|model|sandbox|mode|budget|turns|tokens):/.exec(text);
+  const head = /^(in|timeout|model|sandbox|mode|budget|turns|tokens|verify):/.exec(text);
   if (!head) return undefined;
   const key = head[1]!;
   const start = head[0].length;
@@ -294,6 +296,9 @@ function applyOption(options: LaunchOptions, key: string, value: string, vendor:
       options.maxTokens = tokens;
       return;
     }
+    case 'verify':
+      options.verify = [...(options.verify ?? []), value];
+      return;
   }
 }
 

@@ -38,7 +38,7 @@ export function formatRunList(
   const head = `${counts.active} active · ${counts.pendingDeliveries} pending deliver${counts.pendingDeliveries === 1 ? 'y' : 'ies'} · ${counts.deadLetters} dead letter${counts.deadLetters === 1 ? '' : 's'}`;
   const lines = runs.map(
     (r) =>
-      `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)}${origins.has(r.id) ? ` · ${origins.get(r.id)!}` : ''} · ${firstLine(r.task, LISTED_TASK_CHARS)}`,
+      `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''}${r.verifyReason ? ` · ${r.verifyReason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)}${origins.has(r.id) ? ` · ${origins.get(r.id)!}` : ''} · ${firstLine(r.task, LISTED_TASK_CHARS)}`,
   );
   const out = [head, ...(lines.length > 0 ? ['', 'Recent runs:', ...lines] : ['', 'No coding runs yet.'])];
   if (deadLetters.length > 0) {
@@ -90,6 +90,8 @@ export function formatRun(
     lines.push(`branch: ${run.branch} (worktree ${run.worktreeRoot}, from ${run.sourceRoot ?? 'unknown'})`);
   const caps = capsText(run.options);
   if (caps) lines.push(`caps: ${caps}`);
+  const verify = verifyLine(run);
+  if (verify) lines.push(verify);
   if (run.usage) lines.push(`usage: ${formatTokens(run.usage)}`);
   if (run.vendorSessionId) lines.push(`session: ${run.vendorSessionId}`);
   const pending = deliveries.filter((d) => d.status === 'pending').length;
@@ -165,4 +167,15 @@ export function tailBytes(text: string, maxBytes: number): string {
   let start = bytes.length - maxBytes;
   while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start += 1;
   return `…${bytes.subarray(start).toString('utf8')}`;
+}
+
+/** `verify: npm test; npm run lint (config, 15 min) → verify_failed: exit 1 · 3s`; undefined without a plan. */
+function verifyLine(run: RunRow): string | undefined {
+  const plan = run.options.verify;
+  if (!plan) return undefined;
+  const head = `verify: ${plan.commands.join('; ')} (${plan.source}, ${plan.timeoutMinutes} min)`;
+  const v = run.verification;
+  if (!v) return head;
+  const exit = v.exitCode !== null ? `exit ${v.exitCode}` : (v.signal ?? v.why ?? 'no exit');
+  return `${head} → ${v.reason}: ${oneLine(v.command, 80)}, ${exit} · ${formatDurationMs(v.durationMs)}`;
 }

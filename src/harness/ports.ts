@@ -38,6 +38,8 @@ export interface HarnessWords {
   spawnFailed(binaryPath: string, detail: string): string;
   /** The launch failed before the spawn, for a reason with no words of its own. */
   startFailed(message: string): string;
+  /** The live status's step while a completed run's verification runs `commands`. */
+  verifyingStep(commands: readonly string[]): string;
   /** Caption of the whole outcome sent as `result.md`. */
   resultCaption(runId: string): string;
   /** Caption of the run's patch file. */
@@ -52,6 +54,8 @@ export interface HarnessWords {
 export interface HarnessButtonLabels {
   /** Continue a failed or interrupted run's session. */
   resume: string;
+  /** Ask the agent to fix what the run's verification found. */
+  fix: string;
   /** A watchdog advisory's "nothing to do, keep going". */
   keepWaiting: string;
   /** A watchdog advisory's half-hour extension. */

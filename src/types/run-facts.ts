@@ -91,7 +91,7 @@ export interface OutcomeFacts {
   /** `options.approve`: the run's tool calls were approved in the chat, which changes the denial advice. */
   run: Pick<RunFacts, 'id' | 'vendor' | 'cwd' | 'createdAt'> &
     Partial<Pick<RunFacts, 'node' | 'origin'>> & {
-      options?: { approve?: boolean };
+      options?: { approve?: boolean; verify?: VerifyPlanJson };
     };
   status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
   reason: string | null;
@@ -121,6 +121,8 @@ export interface OutcomeFacts {
   worktree?: { branch: string; changes: string | undefined } | undefined;
   /** What the run changed in its git working tree; undefined when nothing, or not a checkout. */
   diff?: OutcomeDiff | undefined;
+  /** How the owner's verification of a completed run ended; undefined when it had none. */
+  verification?: VerificationJson | undefined;
 }
 
 /** A run's change, for its outcome message. */
@@ -151,3 +153,56 @@ export interface StatusFacts {
   /** A `progress` run: the recent steps and the names of the changed files are listed too. */
   detail: boolean;
 }
+
+/**
+ * Reason codes of a run's verification, stored in `runs.verify_reason`: `verified` (every command
+ * exited 0), `verify_failed` (one exited non-zero or was killed), `verify_timeout` (its time
+ * limit), `verify_output_limit` (it printed past 4× `max_run_artifact_mb`), `verify_not_run`
+ * (it could not be started, or the run was stopped first: `why` says which).
+ */
+export const VERIFY_REASONS = [
+  'verified',
+  'verify_failed',
+  'verify_timeout',
+  'verify_output_limit',
+  'verify_not_run',
+] as const;
+
+/** One of {@link VERIFY_REASONS}. */
+export type VerifyReason = (typeof VERIFY_REASONS)[number];
+
+/** What a run is verified with once its agent completed: the owner's commands, in order, and their time limit. */
+export interface VerifyPlanJson {
+  /** Shell commands (`/bin/sh -c`), run one after the other until one fails. */
+  commands: string[];
+  /** Time limit of all of them together, in minutes. */
+  timeoutMinutes: number;
+  /** Where the commands came from: the project's `verify` key, or the owner's `verify:` option. */
+  source: 'config' | 'message';
+}
+
+/** How a run's verification ended, stored in `runs.verification` and shown in its outcome. */
+export interface VerificationJson {
+  reason: VerifyReason;
+  /** The command that ended it: the last one for `verified`, the failing one otherwise. */
+  command: string;
+  /** How many of the plan's commands ran (the failing one included). */
+  ran: number;
+  /** The exit code of `command`; null when it was killed or never started. */
+  exitCode: number | null;
+  /** The signal that killed `command`, if one did. */
+  signal?: string | null;
+  /** Wall clock of the whole verification, in ms. */
+  durationMs: number;
+  /** The last lines of its output (stdout and stderr interleaved), for a failure. */
+  tail?: string;
+  /** Why it could not run, in words, for `verify_not_run`. */
+  why?: string;
+}
+
+/** The verification ends a Fix press can hand to the agent (one that never ran has nothing to fix). */
+export const FIXABLE_VERIFY_REASONS: ReadonlySet<VerifyReason> = new Set([
+  'verify_failed',
+  'verify_timeout',
+  'verify_output_limit',
+]);

@@ -28,6 +28,7 @@ export const HELP_TEXT = [
   '  approve (claude; also mode:default): each tool call claude asks about comes to this chat with Allow / Allow for this run / Deny',
   '  worktree: run in a new git worktree on branch baton/RUN_ID (parallel runs on one repository)',
   '  caps: tokens:N (e.g. tokens:200k)  budget:USD and turns:N (claude)',
+  '  verify:"npm test": run it once the agent completed (repeat for more; replaces the project’s verify)',
   'Reply to a [run …] message with a task to resume that run; key:value options may lead it (tokens:8k continue).',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',

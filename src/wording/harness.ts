@@ -42,8 +42,9 @@ export const harnessWords = {
     'This machine gives baton no cgroup for runs: a process that left the run’s process tree (e.g. started with setsid) may have survived.',
   spawnFailed: (binaryPath: string, detail: string): string => `Could not start ${binaryPath}: ${detail}`,
   startFailed: (message: string): string => `Could not start the run: ${message}`,
+  verifyingStep: (commands: readonly string[]): string => `verifying: ${commands.join('; ')}`,
   resultCaption: (runId: string): string => `${runTag(runId)} The whole answer: result.md`,
   patchCaption: (runId: string): string => `${runTag(runId)} The run's diff: git apply ${runId}.patch`,
-  buttons: { resume: 'Resume', keepWaiting: 'Keep waiting', extend: '+30 min', stop: 'Stop' },
+  buttons: { resume: 'Resume', fix: 'Fix', keepWaiting: 'Keep waiting', extend: '+30 min', stop: 'Stop' },
   interruptedByRestart: 'baton restarted while this run was active; the run was stopped and is not relaunched.',
 };

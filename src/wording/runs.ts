@@ -9,6 +9,7 @@ import { formatDurationMs } from '../core/clock.js';
 import { runPlace, runTag } from './run-tag.js';
 import type { DenialJson, OutcomeDiff, OutcomeFacts, RunFacts, StatusFacts, UsageJson } from '../types/run-facts.js';
 import { codeBlock, codeSpan, escapeMarkdown as md } from './markdown.js';
+import { completedStatus, verificationLines } from './verification.js';
 
 const DIAGNOSTICS_TAIL_CHARS = 800;
 
@@ -81,9 +82,11 @@ function outcomeBody(facts: OutcomeFacts): string {
   switch (facts.status) {
     case 'completed': {
       const tokens = facts.usage ? ` · ${formatTokens(facts.usage)}` : '';
-      const head = `${runTag(run.id)} completed · ${run.vendor} · ${place} · ${duration}${tokens}${denied}`;
+      const status = completedStatus(facts.verification);
+      const head = `${runTag(run.id)} ${status} · ${run.vendor} · ${place} · ${duration}${tokens}${denied}`;
       const answer = facts.finalMessage?.trim() || '(The agent finished without a final message.)';
       const lines = [head];
+      if (facts.verification) lines.push(verificationLines(facts.verification, run.options?.verify?.timeoutMinutes));
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
       if (facts.note) lines.push(md(facts.note));
       if (denials.length > 0) lines.push(denialsText(denials, run.options?.approve === true));

@@ -355,6 +355,12 @@ describe('CONFIG_KEYS', () => {
       const inner = unwrap(schema);
       if (inner instanceof z.ZodRecord) {
         keys.push(`${section}.<alias>`);
+        // A record entry may also be a table (`[projects.NAME]`): its keys follow.
+        const value = inner._zod.def.valueType as z.ZodType;
+        if (value instanceof z.ZodUnion)
+          for (const option of value.options as z.ZodType[])
+            if (option instanceof z.ZodObject)
+              for (const k of Object.keys(option.shape)) keys.push(`${section}.<alias>.${k}`);
         continue;
       }
       for (const [key, child] of Object.entries((inner as z.ZodObject).shape)) {
@@ -397,7 +403,7 @@ describe('the starter config', () => {
   });
 
   it('loads with the commented examples enabled', () => {
-    const uncommented = CONFIG_TEMPLATE.replace(/^# ((\[channels|\[voice|[a-z_]+ = ).*)$/gm, '$1');
+    const uncommented = CONFIG_TEMPLATE.replace(/^# ((\[channels|\[voice|\[projects\.|[a-z_]+ = ).*)$/gm, '$1');
     const config = parseConfigToml(uncommented, { configPath, homeDir: home });
     expect(config.channels.telegram.owner).toBe('123456789');
     expect(config.harness.codexHome).toBe('/home/owner/.codex');
@@ -418,5 +424,21 @@ describe('the starter config', () => {
     await expect(loadConfig({ configPath: file, homeDir: home })).resolves.toMatchObject({
       config: { harness: { approved: true } },
     });
+  });
+});
+
+describe('[projects.NAME] tables', () => {
+  it('refuses a malformed project table with the key and what it expects', () => {
+    const parse = (toml: string) => () => parseConfigToml(toml, { configPath, homeDir: home });
+    expect(parse('[projects.app]\npath = "/srv/app"\nverify = 3\n')).toThrow(
+      /\[projects\]\.app\.verify: 3 is the wrong type \(expected string or array of strings\)/,
+    );
+    expect(parse('[projects.app]\npath = "/srv/app"\nverify = []\n')).toThrow(/\[projects\]\.app\.verify/);
+    expect(parse('[projects.app]\npath = "/srv/app"\nverfy = "npm test"\n')).toThrow(
+      /\[projects\]\.app\.verfy: unknown key \(did you mean "verify"\?\)/,
+    );
+    expect(parse('[projects.app]\npath = "/srv/app"\nverify_timeout_minutes = 0\n')).toThrow(
+      /verify_timeout_minutes: 0 is too small \(expected integer minutes, 1 to 240\)/,
+    );
   });
 });

@@ -46,6 +46,18 @@ describe('parseCommand', () => {
     );
   });
 
+  it('collects verify:"CMD" options in order, quoted with spaces, as the run\'s verify commands', () => {
+    expect(parseCommand('/codex verify:"npm test" verify:“npm run lint -- --max-warnings 0” fix it')).toMatchObject({
+      options: { verify: ['npm test', 'npm run lint -- --max-warnings 0'] },
+      task: 'fix it',
+    });
+    expect(parseReplyOptions('verify:"make check" try again', 'codex')).toMatchObject({
+      options: { verify: ['make check'] },
+      task: 'try again',
+    });
+    expect(() => parseCommand('/codex verify: fix it')).toThrow(expect.objectContaining({ code: 'usage' }));
+  });
+
   it('takes a double-quoted option value with spaces', () => {
     expect(parseCommand('/codex in:"/home/me/my project" progress fix it')).toMatchObject({
       options: { in: '/home/me/my project', progress: true },

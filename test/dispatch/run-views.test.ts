@@ -32,6 +32,8 @@ const run = {
   denials: [],
   exitCode: 0,
   exitSignal: null,
+  verifyReason: null,
+  verification: null,
   pid: 1,
   approvalTokenSha256: null,
   artifactTruncated: false,

@@ -49,10 +49,13 @@ export interface TelegramE2EOptions {
   binDirs: string[];
   /** Extra `[harness]` lines. */
   harnessToml?: string;
+  /**
+   * Tables appended to config.toml after the others (e.g. `[voice]`), or a function of the repo's
+   * path that returns them (e.g. a `[projects.NAME]` table for it). @default none
+   */
+  extraToml?: string | ((repo: string) => string);
   /** Last changes to the service's environment (e.g. `DATABASE_URL` through a proxy). */
   adjustEnv?: (env: Record<string, string>) => Record<string, string>;
-  /** More tables of config.toml after the others, e.g. `[voice]`. @default none */
-  extraToml?: string;
   /** Lines of `$BATON_HOME/.env`, written before the service starts. @default no file */
   dotEnv?: Record<string, string>;
 }
@@ -87,7 +90,7 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
       '[channels.telegram]',
       `owner_user_id = "${OWNER}"`,
       `allowed_user_ids = ["${GUEST}"]`,
-      options.extraToml ?? '',
+      typeof options.extraToml === 'function' ? options.extraToml(repo) : (options.extraToml ?? ''),
       '',
     ].join('\n'),
   );

@@ -14,7 +14,7 @@ import { discardWorktree, worktreeFor } from '../../queue/run-worktree.js';
 import { sessionUsageOf } from '../../queue/session-usage.js';
 import { workspaceSettingsOf } from '../../queue/workspace-settings.js';
 import type { QueuedLaunchJson } from '../../store/schema.js';
-import type { UsageJson } from '../../types/run-facts.js';
+import type { UsageJson, VerifyPlanJson } from '../../types/run-facts.js';
 import { wordLaunchRefusal } from '../../wording/launch-refusals.js';
 import { harnessWords } from '../../wording/harness.js';
 import { queuedText } from '../../wording/runs.js';
@@ -37,6 +37,7 @@ import {
   type RunSettings,
 } from './plan.js';
 import { incomingFiles } from './shared.js';
+import { verifyPlanOf } from './verify-plan.js';
 
 /** What one local launch asks for; `harness` is the `[harness]` config as the launch began. */
 export interface LocalLaunch extends LaunchAsk {
@@ -51,6 +52,7 @@ interface Prepared {
   approvalToken: ReturnType<typeof newApprovalToken> | undefined;
   caps: RunCaps;
   sessionUsageBefore: UsageJson | undefined;
+  verify: VerifyPlanJson | undefined;
 }
 
 /** Where the run goes and with which files, once it has an id. */
@@ -96,9 +98,13 @@ async function prepare(
   const approvalToken = approve ? newApprovalToken() : undefined;
   const caps = capsOf(vendor, options, launch.harness, parent);
   const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
+  const verify = await verifyPlanOf(options, parent, ctx.config.projectVerify, [
+    resolved.cwd,
+    ...(parent?.sourceRoot ? [parent.sourceRoot] : []),
+  ]);
   await ctx.storageGate();
   spans?.mark('storage');
-  return { resolved, settings, approve, approvalToken, caps, sessionUsageBefore };
+  return { resolved, settings, approve, approvalToken, caps, sessionUsageBefore, verify };
 }
 
 /**
@@ -144,7 +150,10 @@ function rowOf(ctx: LaunchContext, launch: LocalLaunch, prepared: Prepared, plac
     worktreeRoot: workspace.worktreeRoot,
     branch: placed.branch,
     sourceRoot: placed.sourceRoot,
-    options: runOptionsOf(timeoutMinutes, options, settings, approve, caps),
+    options: {
+      ...runOptionsOf(timeoutMinutes, options, settings, approve, caps),
+      ...(prepared.verify ? { verify: prepared.verify } : {}),
+    },
     ...(approvalToken ? { approvalTokenSha256: approvalToken.sha256 } : {}),
     origin: originOf(message, deps.fleet?.name),
     supervisor: deps.supervisor.supervisorId,

@@ -12,6 +12,7 @@ import { remoteApprovalRule } from './approvals.js';
 import type { LaunchContext } from './context.js';
 import * as plan from './plan.js';
 import { incomingFiles } from './shared.js';
+import { verifyPlanOf } from './verify-plan.js';
 
 /**
  * A launch for another node: written `queued` for that node with what it
@@ -49,6 +50,7 @@ export async function launchRemote(
     throw new BatonError('attachment_refused', imagesToOtherNodeText(route.node));
   }
   const now = deps.clock.now();
+  const verify = await verifyPlanOf(options, parent, [], []);
   const timeoutMinutes = plan.timeoutMinutesOf(options, parent, harness);
   const target = plan.conversationTarget(message);
   const launch: QueuedLaunchJson = {
@@ -64,7 +66,11 @@ export async function launchRemote(
     worktreeRoot: `${route.node}:${route.path}`,
     branch: parent?.branch ?? null,
     sourceRoot: parent?.sourceRoot ?? null,
-    options: plan.runOptionsOf(timeoutMinutes, options, settings, false, caps),
+    // The owning node's `[projects]` are not known here: only the message's or the parent's verify.
+    options: {
+      ...plan.runOptionsOf(timeoutMinutes, options, settings, false, caps),
+      ...(verify ? { verify } : {}),
+    },
     origin: plan.originOf(message, deps.fleet!.name),
     supervisor: deps.supervisor.supervisorId,
     node: route.node,

@@ -7,6 +7,8 @@ import type { DispatchContext } from '../context.js';
 import { RESTORE_WORKTREE_ACTION } from '../worktree-gone.js';
 import { pressApproval } from './approval.js';
 import { pressExtend } from './extend.js';
+import { FIX_ACTION } from '../../core/buttons.js';
+import { pressFix } from './fix.js';
 import { pressKeep } from './keep.js';
 import type { PressAnswer } from './outcome.js';
 import { pressRestore } from './restore-worktree.js';
@@ -32,6 +34,8 @@ export async function actOnPress(ctx: DispatchContext, press: InboundPress): Pro
       return pressExtend(deps, press);
     case 'resume':
       return pressResume(ctx, press);
+    case FIX_ACTION:
+      return pressFix(ctx, press);
     case RESTORE_WORKTREE_ACTION:
       return pressRestore(deps, press);
     case 'stop':

@@ -1,16 +1,17 @@
 /** A press acted on at most once per message, where the action must not repeat. */
 import { alreadyPressedText } from '../../wording/presses.js';
 import type { InboundPress } from '../../channels/types.js';
+import { FIX_ACTION } from '../../core/buttons.js';
 import type { DispatchContext } from '../context.js';
 import { actOnPress } from './act-on-press.js';
 import type { PressAnswer } from './outcome.js';
 
 /**
  * Button actions acted on at most once per message: the first press of any button under the
- * message claims it (Resume, and the watchdog advisory's Keep waiting / +30 min / Stop and the
+ * message claims it (Resume, Fix, and the watchdog advisory's Keep waiting / +30 min / Stop and the
  * Stop under `started`).
  */
-const ONCE_PER_MESSAGE: ReadonlySet<string> = new Set(['resume', 'keep', 'extend', 'stop']);
+const ONCE_PER_MESSAGE: ReadonlySet<string> = new Set(['resume', FIX_ACTION, 'keep', 'extend', 'stop']);
 
 /**
  * A press acted on once per message where the action must not repeat (Resume: a double tap

@@ -16,6 +16,8 @@ import type { RunServices } from './context.js';
 import { diagnosticsTail, judgeRun, terminalRecordOf } from './judge.js';
 import { writePrivate } from './private-file.js';
 import type { ActiveRun, InstalledVendor } from './types.js';
+import { verifyRun } from './verify-step.js';
+import type { VerificationJson } from '../../types/run-facts.js';
 
 /** What a run ended with, as the finish step takes it. */
 export interface RunEnd {
@@ -41,6 +43,7 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
   const classified = judgeRun(facts, exit);
   const endedAt = deps.clock.now();
   const body = await describeEnd(services, end, classified, endedAt);
+  const { verification } = body;
   const record = terminalRecordOf({
     run,
     facts,
@@ -50,6 +53,8 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
     body: body.text,
     documents: await outcomeDocuments(services, end, body),
     resumeLabel: deps.words.buttons.resume,
+    fixLabel: deps.words.buttons.fix,
+    verification,
   });
   await writePrivate(
     join(end.runDir, 'result.txt'),
@@ -61,13 +66,17 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
   await reportEnd(services, end, classified, endedAt, outcome);
 }
 
-/** The outcome message's text, and the run's patch file when it has one. */
+/**
+ * The outcome message's text, the run's patch file when it has one, and its verification. The
+ * change is measured before the verification runs: the patch is the agent's change, not what
+ * the owner's commands wrote (build output, caches).
+ */
 async function describeEnd(
   services: RunServices,
   end: RunEnd,
   classified: Classified,
   endedAt: Date,
-): Promise<{ text: string; patchPath?: string }> {
+): Promise<{ text: string; patchPath?: string; verification: VerificationJson | undefined }> {
   const { deps } = services;
   const { run, facts, exit, installed } = end;
   const runId = run.id as RunId;
@@ -82,6 +91,7 @@ async function describeEnd(
         }),
       }
     : undefined;
+  const verification = await verifyRun(services, { ...end, live: facts.live }, classified);
   const text = deps.describeOutcome({
     worktree,
     run,
@@ -99,8 +109,9 @@ async function describeEnd(
     instructionsNote: exit.instructionsNote,
     streamNote: exit.streamNote,
     diff: diff?.facts,
+    verification,
   });
-  return { text, ...(diff?.patchPath ? { patchPath: diff.patchPath } : {}) };
+  return { text, verification, ...(diff?.patchPath ? { patchPath: diff.patchPath } : {}) };
 }
 
 /**

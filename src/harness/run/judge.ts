@@ -12,6 +12,9 @@ import type { TerminalRecord } from '../terminal-write.js';
 import type { StreamFacts } from '../vendors/types.js';
 import { outcomeTarget } from './outcome-target.js';
 import { StoppedBeforeSpawn } from './prepare.js';
+import type { ButtonJson } from '../../core/buttons.js';
+import { FIX_ACTION } from '../../core/buttons.js';
+import { FIXABLE_VERIFY_REASONS, type VerificationJson } from '../../types/run-facts.js';
 
 /** Launch errors that carry words of their own for the outcome. */
 const WORDED_LAUNCH_ERRORS = ['user_unresolved', 'vendor_missing', 'task_too_long'] as const;
@@ -77,6 +80,10 @@ export interface JudgedRun {
   documents: DocumentJson[];
   /** The label of the Resume button (the wording's). */
   resumeLabel: string;
+  /** The label of the Fix button under a failed verification (the wording's). */
+  fixLabel: string;
+  /** How the run's verification ended; undefined when it had none. */
+  verification?: VerificationJson | undefined;
 }
 
 /**
@@ -84,9 +91,10 @@ export interface JudgedRun {
  * A run that failed or was interrupted with a session gets a Resume button.
  */
 export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
-  const { run, facts, exit, classified, endedAt, body, documents, resumeLabel } = judged;
+  const { run, facts, exit, classified, endedAt, body, documents, verification } = judged;
   const runId = run.id as RunId;
   const sessionId = facts.sessionId;
+  const buttons = outcomeButtons(judged, sessionId);
   return {
     runId,
     terminal: {
@@ -99,6 +107,7 @@ export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
       vendorSessionId: sessionId ?? null,
       exitCode: exit.exitCode,
       exitSignal: exit.signal,
+      ...(verification ? { verification } : {}),
       endedAt,
     },
     outcome: {
@@ -108,9 +117,21 @@ export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
       body,
       format: 'markdown',
       ...(documents.length > 0 ? { documents } : {}),
-      ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted')
-        ? { buttons: [{ label: resumeLabel, action: 'resume', arg: runId }] }
-        : {}),
+      ...(buttons.length > 0 ? { buttons } : {}),
     },
   };
+}
+
+/**
+ * The outcome's buttons: Resume for a failed or interrupted run with a session, Fix for a
+ * completed run whose verification failed (it resumes the session with the failure as the task).
+ */
+function outcomeButtons(judged: JudgedRun, sessionId: string | undefined): ButtonJson[] {
+  const { run, classified, verification } = judged;
+  if (!sessionId) return [];
+  if (classified.status === 'failed' || classified.status === 'interrupted')
+    return [{ label: judged.resumeLabel, action: 'resume', arg: run.id }];
+  if (verification && FIXABLE_VERIFY_REASONS.has(verification.reason))
+    return [{ label: judged.fixLabel, action: FIX_ACTION, arg: run.id }];
+  return [];
 }

@@ -118,6 +118,9 @@ export class RunsRepo {
       denials: [...(terminal.denials ?? [])],
       exitCode: terminal.exitCode ?? null,
       exitSignal: terminal.exitSignal ?? null,
+      ...(terminal.verification
+        ? { verifyReason: terminal.verification.reason, verification: terminal.verification }
+        : {}),
       endedAt: terminal.endedAt,
       ...(terminal.vendorSessionId ? { vendorSessionId: terminal.vendorSessionId } : {}),
     };

@@ -8,6 +8,7 @@ import type {
   RunStatus,
   DenialJson,
   UsageJson,
+  VerificationJson,
 } from '../schema.js';
 
 /** One raw inbound update for the inbox. */
@@ -80,5 +81,7 @@ export interface RunTerminal {
   vendorSessionId?: string | null;
   exitCode?: number | null;
   exitSignal?: string | null;
+  /** How the run's verification ended; absent or null when it had none. */
+  verification?: VerificationJson | null;
   endedAt: Date;
 }

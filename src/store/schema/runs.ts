@@ -2,7 +2,13 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { VENDOR_NAMES } from '../../core/vendor-name.js';
-import { RUN_STATUSES, type DenialJson, type UsageJson } from '../../types/run-facts.js';
+import {
+  RUN_STATUSES,
+  type DenialJson,
+  type UsageJson,
+  type VerificationJson,
+  type VerifyPlanJson,
+} from '../../types/run-facts.js';
 
 /**
  * Run statuses: `starting` and `running` are active, `queued` waits for its
@@ -38,6 +44,11 @@ export interface RunOptionsJson {
   maxTurns?: number;
   /** `tokens:N` or `[harness] default_max_tokens`: input + output tokens, enforced by baton from the CLI's usage. */
   maxTokens?: number;
+  /**
+   * What the run is verified with once its agent completed: the project's `verify` key or the
+   * owner's `verify:` option, fixed at launch (never read from the repository).
+   */
+  verify?: VerifyPlanJson;
 }
 
 /**
@@ -100,6 +111,10 @@ export const runs = pgTable(
     /** Tool calls the CLI denied during the run; empty when none. */
     denials: jsonb('denials').$type<DenialJson[]>().notNull().default([]),
     exitCode: integer('exit_code'),
+    /** How the run's verification ended (`VERIFY_REASONS`); null when it had none. */
+    verifyReason: text('verify_reason'),
+    /** The verification's facts: the command, its exit, duration and output tail; null when none. */
+    verification: jsonb('verification').$type<VerificationJson>(),
     exitSignal: text('exit_signal'),
     pid: integer('pid'),
     /**
