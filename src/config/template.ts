@@ -29,6 +29,9 @@ max_active = 2
 # runs per conversation.
 queue = true
 max_queued = 5
+# While a CLI is at its plan's usage limit (a run ended quota_exhausted with a reset time), a new
+# run of it waits queued until the reset ("queue") or is refused ("refuse").
+on_quota = "queue"
 # Wall-clock limit of a run, in minutes; a run may ask for up to 240 with timeout:MINUTES.
 default_timeout_minutes = 30
 # Spending caps of a run that asks for none (budget:USD, turns:N, tokens:N). Unset: no cap.

@@ -30,6 +30,8 @@ export interface LaunchOptions {
   maxTurns?: number;
   /** `tokens:N` — most tokens (input + output, as the CLI reports them) the run may use, 1 to {@link MAX_TOKENS}. */
   maxTokens?: number;
+  /** Never parsed from chat: the Run at reset button's wait, queued until this time whatever `on_quota` says. */
+  notBefore?: Date;
 }
 
 /** A parsed chat command. */

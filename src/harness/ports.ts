@@ -58,6 +58,10 @@ export interface HarnessButtonLabels {
   extend: string;
   /** A watchdog advisory's stop. */
   stop: string;
+  /** Under a `quota_exhausted` outcome: run the same task again once the plan's limit resets. */
+  runAtReset: string;
+  /** Under a `quota_exhausted` outcome: run the same task on the other vendor's CLI. */
+  runOn(vendor: string): string;
 }
 
 /** The words restart reconciliation needs: the resume button and the interrupted run's error. */

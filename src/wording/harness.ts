@@ -44,6 +44,13 @@ export const harnessWords = {
   startFailed: (message: string): string => `Could not start the run: ${message}`,
   resultCaption: (runId: string): string => `${runTag(runId)} The whole answer: result.md`,
   patchCaption: (runId: string): string => `${runTag(runId)} The run's diff: git apply ${runId}.patch`,
-  buttons: { resume: 'Resume', keepWaiting: 'Keep waiting', extend: '+30 min', stop: 'Stop' },
+  buttons: {
+    resume: 'Resume',
+    keepWaiting: 'Keep waiting',
+    extend: '+30 min',
+    stop: 'Stop',
+    runAtReset: 'Run at reset',
+    runOn: (vendor: string) => `Run on ${vendor}`,
+  },
   interruptedByRestart: 'baton restarted while this run was active; the run was stopped and is not relaunched.',
 };

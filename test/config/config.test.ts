@@ -91,6 +91,7 @@ describe('loadConfig', () => {
       maxActive: 2,
       queue: true,
       maxQueued: 5,
+      onQuota: 'queue',
       defaultTimeoutMs: 30 * 60_000,
       defaultBudgetUsd: undefined,
       defaultMaxTurns: undefined,

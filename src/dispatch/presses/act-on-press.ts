@@ -10,6 +10,8 @@ import { pressExtend } from './extend.js';
 import { pressKeep } from './keep.js';
 import type { PressAnswer } from './outcome.js';
 import { pressRestore } from './restore-worktree.js';
+import { QUOTA_ACTIONS } from '../../harness/run/judge.js';
+import { pressRunAtReset, pressRunOn } from './quota.js';
 import { pressResume } from './resume.js';
 import { pressStop } from './stop.js';
 
@@ -33,6 +35,10 @@ export async function actOnPress(ctx: DispatchContext, press: InboundPress): Pro
       return pressRestore(deps, press);
     case 'stop':
       return pressStop(deps, press);
+    case QUOTA_ACTIONS.runAtReset:
+      return pressRunAtReset(ctx, press);
+    case QUOTA_ACTIONS.runOn:
+      return pressRunOn(ctx, press);
   }
   return BUTTON_GONE;
 }

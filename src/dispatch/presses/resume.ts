@@ -11,8 +11,8 @@ import { pressedRun, RUN_NOT_KNOWN, type PressAnswer } from './outcome.js';
 /** The task of a run the Resume button starts. */
 export const RESUME_TASK = 'Continue where you left off.';
 
-/** The press as the message a resume launches from (it replies to the pressed message). */
-function messageOf(press: InboundPress): InboundMessage {
+/** The press as the message a launch from a button starts from (it replies to the pressed message). */
+export function messageOf(press: InboundPress, text = RESUME_TASK): InboundMessage {
   return {
     platform: press.platform,
     dedupeKey: press.dedupeKey,
@@ -23,7 +23,7 @@ function messageOf(press: InboundPress): InboundMessage {
     senderId: press.senderId,
     senderName: '',
     senderIsBot: false,
-    text: RESUME_TASK,
+    text,
     receivedAt: press.receivedAt,
   };
 }

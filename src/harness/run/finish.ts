@@ -49,7 +49,8 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
     endedAt,
     body: body.text,
     documents: await outcomeDocuments(services, end, body),
-    resumeLabel: deps.words.buttons.resume,
+    labels: deps.words.buttons,
+    otherVendors: [...deps.vendors.keys()].filter((vendor) => vendor !== run.vendor),
   });
   await writePrivate(
     join(end.runDir, 'result.txt'),
@@ -88,6 +89,7 @@ async function describeEnd(
     status: classified.status,
     reason: classified.reason,
     endedAt,
+    quotaResetsAt: classified.quotaResetsAt,
     finalMessage: facts.finalMessage ?? null,
     errorMessage: classified.errorMessage,
     usage: facts.usage ?? null,

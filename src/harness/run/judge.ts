@@ -4,9 +4,9 @@
  */
 import { isBatonError } from '../../core/errors.js';
 import type { RunId } from '../../core/ids.js';
-import type { DocumentJson, RunRow } from '../../store/schema.js';
+import type { ButtonJson, DocumentJson, RunRow } from '../../store/schema.js';
 import { classifyExit, type Classified, type ExitFacts } from '../outcome.js';
-import type { HarnessWords } from '../ports.js';
+import type { HarnessButtonLabels, HarnessWords } from '../ports.js';
 import type { RunProcesses } from '../run-cgroup.js';
 import type { TerminalRecord } from '../terminal-write.js';
 import type { StreamFacts } from '../vendors/types.js';
@@ -75,18 +75,43 @@ export interface JudgedRun {
   /** The outcome message's text. */
   body: string;
   documents: DocumentJson[];
-  /** The label of the Resume button (the wording's). */
-  resumeLabel: string;
+  /** The labels of the outcome's buttons (the wording's). */
+  labels: Pick<HarnessButtonLabels, 'resume' | 'runAtReset' | 'runOn'>;
+  /** The other vendors installed here, for a `quota_exhausted` run's Run on … buttons. */
+  otherVendors: readonly string[];
+}
+
+/** The button actions under a `quota_exhausted` outcome (dispatch/presses/quota.ts acts on them). */
+export const QUOTA_ACTIONS = { runAtReset: 'run_at_reset', runOn: 'run_on' } as const;
+
+/**
+ * The buttons under an outcome: Resume for a failed or interrupted run with a session; for a
+ * `quota_exhausted` one, Run at reset (when the reset is known) and Run on each other vendor.
+ */
+function outcomeButtons(judged: JudgedRun, sessionId: string | undefined): ButtonJson[] {
+  const { run, classified, labels } = judged;
+  const buttons: ButtonJson[] = [];
+  if (classified.reason === 'quota_exhausted') {
+    if (classified.quotaResetsAt)
+      buttons.push({ label: labels.runAtReset, action: QUOTA_ACTIONS.runAtReset, arg: run.id });
+    for (const vendor of judged.otherVendors)
+      buttons.push({ label: labels.runOn(vendor), action: QUOTA_ACTIONS.runOn, arg: `${run.id}:${vendor}` });
+    return buttons;
+  }
+  if (sessionId && (classified.status === 'failed' || classified.status === 'interrupted'))
+    buttons.push({ label: labels.resume, action: 'resume', arg: run.id });
+  return buttons;
 }
 
 /**
  * The run's end as one record: its terminal row and its outcome message, written together.
- * A run that failed or was interrupted with a session gets a Resume button.
+ * Its buttons are {@link outcomeButtons}'.
  */
 export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
-  const { run, facts, exit, classified, endedAt, body, documents, resumeLabel } = judged;
+  const { run, facts, exit, classified, endedAt, body, documents } = judged;
   const runId = run.id as RunId;
   const sessionId = facts.sessionId;
+  const buttons = outcomeButtons(judged, sessionId);
   return {
     runId,
     terminal: {
@@ -99,6 +124,7 @@ export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
       vendorSessionId: sessionId ?? null,
       exitCode: exit.exitCode,
       exitSignal: exit.signal,
+      ...(classified.quotaResetsAt ? { quotaResetsAt: classified.quotaResetsAt } : {}),
       endedAt,
     },
     outcome: {
@@ -108,9 +134,7 @@ export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
       body,
       format: 'markdown',
       ...(documents.length > 0 ? { documents } : {}),
-      ...(sessionId && (classified.status === 'failed' || classified.status === 'interrupted')
-        ? { buttons: [{ label: resumeLabel, action: 'resume', arg: runId }] }
-        : {}),
+      ...(buttons.length > 0 ? { buttons } : {}),
     },
   };
 }

@@ -119,6 +119,7 @@ export class RunsRepo {
       exitCode: terminal.exitCode ?? null,
       exitSignal: terminal.exitSignal ?? null,
       endedAt: terminal.endedAt,
+      quotaResetsAt: terminal.quotaResetsAt ? new Date(terminal.quotaResetsAt) : null,
       ...(terminal.vendorSessionId ? { vendorSessionId: terminal.vendorSessionId } : {}),
     };
     const active = and(eq(runs.id, id), inArray(runs.status, [...ACTIVE_RUN_STATUSES]));

@@ -51,6 +51,8 @@ export interface ConversationKey {
 export interface QueuePlace {
   behind: string;
   ahead: number;
+  /** The run waits for this time (a plan's reset, {@link QueuePolicy.notBefore}) as well. */
+  notBefore?: Date;
 }
 
 /**
@@ -66,6 +68,8 @@ export interface QueuePolicy {
   maxQueued: number;
   /** What the run starts with once claimed. */
   launch: QueuedLaunchJson;
+  /** Queue the run whatever the slots, to be claimed no earlier than this (a plan's reset). */
+  notBefore?: Date;
 }
 
 /** The terminal facts of a run. */
@@ -80,5 +84,7 @@ export interface RunTerminal {
   vendorSessionId?: string | null;
   exitCode?: number | null;
   exitSignal?: string | null;
+  /** With reason `quota_exhausted`: when the plan's limit resets (ISO 8601), if the CLI said. */
+  quotaResetsAt?: string | null;
   endedAt: Date;
 }
