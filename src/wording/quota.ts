@@ -10,6 +10,11 @@ export function utcMinute(at: Date): string {
   return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** How `/runs` says a queued run waits for a plan's reset: `until the plan resets at 2026-12-04 03:02 UTC`. */
+export function untilResetText(notBefore: Date): string {
+  return `until the plan resets at ${utcMinute(notBefore)}`;
+}
+
 /** The outcome line of a `quota_exhausted` run: when the limit resets, or that the CLI did not say. */
 export function quotaResetLine(resetsAt: string | undefined): string {
   return resetsAt
@@ -43,4 +48,9 @@ export function runAtResetAnswer(runId: string): string {
 /** The Run on … press answer. */
 export function runOnAnswer(runId: string, vendor: string): string {
   return `${runTag(runId)} started on ${vendor}.`;
+}
+
+/** doctor's line on a vendor at its plan's usage limit on this node. */
+export function quotaDoctorLine(vendor: string, resetsAt: Date, onQuota: 'queue' | 'refuse'): string {
+  return `at its plan's usage limit until ${utcMinute(resetsAt)}: new ${vendor} runs ${onQuota === 'queue' ? 'wait queued until then' : 'are refused until then'} ([harness] on_quota = "${onQuota}")`;
 }

@@ -84,7 +84,12 @@ describe('plan usage limits', () => {
       new RegExp(`^\\[run hr_[0-9a-f]{12}\\] queued until codex's plan resets at ${utcMinute(storedReset)} · `),
     );
     const queuedId = runIdOf(queued.text);
-    expect((await answerTo('/runs', 12)).text).toContain(queuedId);
+    expect((await answerTo('/runs', 12)).text).toContain(
+      `${queuedId} · queued until the plan resets at ${utcMinute(storedReset)} · codex`,
+    );
+    expect((await answerTo('/doctor', 14)).text).toContain(
+      `at its plan's usage limit until ${utcMinute(storedReset)}: new codex runs wait queued until then`,
+    );
     expect((await answerTo(`/cancel ${queuedId}`, 13)).text).toBeDefined();
     expect(openai.requests.length).toBe(requestsBefore);
 
