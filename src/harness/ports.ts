@@ -42,6 +42,8 @@ export interface HarnessWords {
   resultCaption(runId: string): string;
   /** Caption of the run's patch file. */
   patchCaption(runId: string): string;
+  /** A plan window is `usedPercent` full (at or past `[harness] quota_warn_percent`) until `resetsAt`. */
+  quotaWarning(facts: { vendor: string; window: string; usedPercent: number; resetsAt: Date }): string;
   /** The labels of the buttons under the supervisor's outcome and watchdog messages. */
   buttons: HarnessButtonLabels;
   /** The error of a run a restart of the service stopped (what reconciliation records). */

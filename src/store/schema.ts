@@ -12,5 +12,6 @@ export * from './schema/nodes.js';
 export * from './schema/leases.js';
 export * from './schema/approvals.js';
 export * from './schema/button-presses.js';
+export * from './schema/plan-windows.js';
 export type { DenialJson, UsageJson } from '../types/run-facts.js';
 export type { ButtonJson } from '../core/buttons.js';

@@ -3,6 +3,7 @@
  * retrying CLI, why a launch failed, what may outlive a run, the captions of its files. The
  * harness takes them through its `HarnessWords` port; the wiring hands it {@link harnessWords}.
  */
+import { quotaWarningText } from './quota.js';
 import { formatDurationMs } from '../core/clock.js';
 import { runTag } from './run-tag.js';
 
@@ -44,6 +45,7 @@ export const harnessWords = {
   startFailed: (message: string): string => `Could not start the run: ${message}`,
   resultCaption: (runId: string): string => `${runTag(runId)} The whole answer: result.md`,
   patchCaption: (runId: string): string => `${runTag(runId)} The run's diff: git apply ${runId}.patch`,
+  quotaWarning: quotaWarningText,
   buttons: {
     resume: 'Resume',
     keepWaiting: 'Keep waiting',

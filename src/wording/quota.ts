@@ -54,3 +54,28 @@ export function runOnAnswer(runId: string, vendor: string): string {
 export function quotaDoctorLine(vendor: string, resetsAt: Date, onQuota: 'queue' | 'refuse'): string {
   return `at its plan's usage limit until ${utcMinute(resetsAt)}: new ${vendor} runs ${onQuota === 'queue' ? 'wait queued until then' : 'are refused until then'} ([harness] on_quota = "${onQuota}")`;
 }
+
+/** The names a person reads for the windows claude reports. */
+const WINDOW_NAMES: Record<string, string> = {
+  five_hour: '5-hour window',
+  seven_day: 'weekly window',
+  seven_day_opus: 'weekly Opus window',
+  seven_day_sonnet: 'weekly Sonnet window',
+  primary: '5-hour window',
+  secondary: 'weekly window',
+};
+
+/** A window's name as a person reads it. */
+export function windowName(window: string): string {
+  return WINDOW_NAMES[window] ?? `${window} window`;
+}
+
+/** The once-per-period warning that a plan window is nearly used up. */
+export function quotaWarningText(facts: {
+  vendor: string;
+  window: string;
+  usedPercent: number;
+  resetsAt: Date;
+}): string {
+  return `${facts.vendor}: ${Math.round(facts.usedPercent)}% of the plan's ${windowName(facts.window)} is used; it resets at ${utcMinute(facts.resetsAt)}. Runs that reach the limit end quota_exhausted.`;
+}

@@ -92,6 +92,7 @@ describe('loadConfig', () => {
       queue: true,
       maxQueued: 5,
       onQuota: 'queue',
+      quotaWarnPercent: 80,
       defaultTimeoutMs: 30 * 60_000,
       defaultBudgetUsd: undefined,
       defaultMaxTurns: undefined,

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isMessagesCall } from '../fakes/fake-anthropic.js';
 import type { SendMessageBody } from '../fakes/fake-telegram.js';
-import { anthropicUsageLimit, codexUsageLimit } from '../fakes/limit-responses.js';
+import { anthropicUsageLimit, anthropicWindowHeaders, codexUsageLimit } from '../fakes/limit-responses.js';
 import { OWNER, WAIT_MS, replyTarget, runIdOf, startTelegramE2E, type TelegramE2E } from '../support/telegram-e2e.js';
 
 let world: TelegramE2E;
@@ -143,5 +143,27 @@ describe('plan usage limits', () => {
     const done = await outcomeOf(waiting);
     expect(done.text).toMatch(new RegExp(`^\\[run ${waiting}\\] completed · claude`));
     expect(done.text).toContain('Notes written after the reset.');
+  });
+
+  it('warns once per window period when a window claude reports passes quota_warn_percent', async () => {
+    const { anthropic, telegram } = world;
+    const fiveHourReset = Math.floor(Date.now() / 1000) + 4 * 3600;
+    const headers = anthropicWindowHeaders(
+      { usedPercent: 85, resetAtSeconds: fiveHourReset },
+      { usedPercent: 42, resetAtSeconds: fiveHourReset + 3 * 86_400 },
+    );
+    const warning = `claude: 85% of the plan's 5-hour window is used; it resets at ${utcMinute(new Date(fiveHourReset * 1000))}.`;
+    const runs: string[] = [];
+    for (const messageId of [30, 31]) {
+      anthropic.enqueue({ kind: 'message', text: `answer ${messageId}`, headers });
+      const runId = runIdOf((await answerTo('/claude mode:acceptEdits look around', messageId)).text);
+      expect((await outcomeOf(runId)).text).toMatch(new RegExp(`^\\[run ${runId}\\] completed`));
+      runs.push(runId);
+    }
+    // The warning follows the first run's outcome; the second run, same period, adds none.
+    await telegram.waitForSent((m) => m.text.startsWith(`[run ${runs[0]}] ${warning}`), WAIT_MS);
+    const last = await answerTo('/runs', 32);
+    expect(last.text).toContain(runs[1]);
+    expect(telegram.sent.filter((m) => m.text.includes(warning)).map((m) => runIdOf(m.text))).toEqual([runs[0]]);
   });
 });

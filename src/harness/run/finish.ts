@@ -14,6 +14,7 @@ import type { StreamFacts } from '../vendors/types.js';
 import { worktreeChanges } from '../worktrees.js';
 import type { RunServices } from './context.js';
 import { diagnosticsTail, judgeRun, terminalRecordOf } from './judge.js';
+import { notePlanWindows } from './plan-windows.js';
 import { writePrivate } from './private-file.js';
 import type { ActiveRun, InstalledVendor } from './types.js';
 
@@ -60,6 +61,7 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
   if (outcome === 'stopping') return;
   if (entry) entry.ended = outcome ? classified.status : 'already_ended';
   await reportEnd(services, end, classified, endedAt, outcome);
+  await notePlanWindows(services, run, facts);
 }
 
 /** The outcome message's text, and the run's patch file when it has one. */
