@@ -32,6 +32,10 @@ export interface HarnessConfig {
   readonly queue: boolean;
   /** `max_queued`: most queued runs per conversation. */
   readonly maxQueued: number;
+  /** `on_quota`: what a new run of a vendor at its plan's limit does (wait for the reset, or be refused). */
+  readonly onQuota: 'queue' | 'refuse';
+  /** `quota_warn_percent`: share of a plan window, 1–100, at which the owner is warned once per period. */
+  readonly quotaWarnPercent: number;
   /** Wall-clock limit of a run that asks for none, in ms. */
   readonly defaultTimeoutMs: number;
   /** `default_budget_usd`: dollar cap of a claude run that asks for none, or undefined for none. */
@@ -208,6 +212,8 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       maxActive: h.max_active,
       queue: h.queue,
       maxQueued: h.max_queued,
+      onQuota: h.on_quota,
+      quotaWarnPercent: h.quota_warn_percent,
       defaultTimeoutMs: h.default_timeout_minutes * MS_PER_MINUTE,
       defaultBudgetUsd: h.default_budget_usd,
       defaultMaxTurns: h.default_max_turns,

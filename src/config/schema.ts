@@ -134,6 +134,15 @@ const harnessSection = z.strictObject({
     { min: 1, max: 1000, default: 5 },
     'Most runs one conversation may have queued at once; one more is refused (queue_full).',
   ),
+  on_quota: documented(
+    z.enum(['queue', 'refuse']).default('queue'),
+    '"queue" or "refuse"',
+    'While a vendor is known to be at its plan\'s usage limit (a run of it ended quota_exhausted with a reset time), a new run of it: "queue" waits queued until the reset, "refuse" is refused with the reset time.',
+  ),
+  quota_warn_percent: integerKey(
+    { min: 1, max: 100, default: 80 },
+    "Share of a plan window (claude's 5-hour or weekly one, as its stream reports it under a subscription login) at which the owner is warned, once per window period.",
+  ),
   default_timeout_minutes: integerKey(
     { unit: 'minutes', min: 1, max: MAX_TIMEOUT_MINUTES, default: 30 },
     `Wall-clock limit of a run in minutes unless it asks for another with timeout:MINUTES (at most ${MAX_TIMEOUT_MINUTES}); past it the run is killed as failed/timeout.`,

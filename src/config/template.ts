@@ -29,6 +29,11 @@ max_active = 2
 # runs per conversation.
 queue = true
 max_queued = 5
+# While a CLI is at its plan's usage limit (a run ended quota_exhausted with a reset time), a new
+# run of it waits queued until the reset ("queue") or is refused ("refuse").
+on_quota = "queue"
+# Warn once per window period when a plan window (claude reports them) is this full, in percent.
+quota_warn_percent = 80
 # Wall-clock limit of a run, in minutes; a run may ask for up to 240 with timeout:MINUTES.
 default_timeout_minutes = 30
 # Spending caps of a run that asks for none (budget:USD, turns:N, tokens:N). Unset: no cap.

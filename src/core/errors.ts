@@ -59,6 +59,8 @@ export type ErrorCode =
   | 'worktree_locked'
   | 'worktree_branch_busy'
   | 'queue_full'
+  /** The vendor is at its plan's usage limit and the launch cannot wait for the reset. */
+  | 'quota_exhausted'
   | 'launch_stopped'
   // fleet
   | 'node_unknown'

@@ -33,6 +33,8 @@ export interface LaunchOptions {
   maxTokens?: number;
   /** `verify:"CMD"` (repeatable, run in order) — shell commands run once the agent completed, replacing the project's `verify`. */
   verify?: string[];
+  /** Never parsed from chat: the Run at reset button's wait, queued until this time whatever `on_quota` says. */
+  notBefore?: Date;
 }
 
 /** A parsed chat command. */

@@ -1,4 +1,5 @@
 /** Plain-text views of runs for `/runs`. */
+import { untilResetText, utcMinute } from '../wording/quota.js';
 import { formatDurationMs } from '../core/clock.js';
 import { runPlace } from '../wording/run-tag.js';
 import type { ButtonJson } from '../core/buttons.js';
@@ -38,7 +39,7 @@ export function formatRunList(
   const head = `${counts.active} active · ${counts.pendingDeliveries} pending deliver${counts.pendingDeliveries === 1 ? 'y' : 'ies'} · ${counts.deadLetters} dead letter${counts.deadLetters === 1 ? '' : 's'}`;
   const lines = runs.map(
     (r) =>
-      `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''}${r.verifyReason ? ` · ${r.verifyReason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)}${origins.has(r.id) ? ` · ${origins.get(r.id)!}` : ''} · ${firstLine(r.task, LISTED_TASK_CHARS)}`,
+      `${r.id} · ${r.status}${r.reason ? `/${r.reason}` : ''}${r.status === 'queued' && r.notBefore ? ` ${untilResetText(r.notBefore)}` : ''}${r.verifyReason ? ` · ${r.verifyReason}` : ''} · ${r.vendor} · ${runPlace(r)} · ${formatLocalTime(r.createdAt, timeZone)}${origins.has(r.id) ? ` · ${origins.get(r.id)!}` : ''} · ${firstLine(r.task, LISTED_TASK_CHARS)}`,
   );
   const out = [head, ...(lines.length > 0 ? ['', 'Recent runs:', ...lines] : ['', 'No coding runs yet.'])];
   if (deadLetters.length > 0) {
@@ -81,6 +82,8 @@ export function formatRun(
     `task: ${firstLine(run.task, LISTED_TASK_CHARS * 2)}`,
     `created: ${formatLocalTime(run.createdAt, timeZone)}`,
   ];
+  if (run.status === 'queued' && run.notBefore) lines.push(`waits: ${untilResetText(run.notBefore)}`);
+  if (run.quotaResetsAt) lines.push(`plan resets: ${utcMinute(run.quotaResetsAt)}`);
   if (run.startedAt) lines.push(`started: ${formatLocalTime(run.startedAt, timeZone)}`);
   if (run.endedAt)
     lines.push(

@@ -23,6 +23,7 @@ import { channelRows, configRow, databaseRow, harnessRow, nodesRow, storageRow, 
 import { readCliVersion, type DoctorSources } from './sources.js';
 import { loginState, restartHint, vendorRow, type VendorFinding } from './vendors.js';
 import { runCgroupWarnings } from './run-tracking.js';
+import { quotaDoctorLine } from '../wording/quota.js';
 
 /**
  * Builds the report: one row per area, in `DoctorArea` order. When the config cannot be
@@ -75,7 +76,9 @@ export async function collectDoctorReport(sources: DoctorSources): Promise<Docto
         warnings: runCgroupWarnings(sources.runCgroups),
       },
     }),
-    ...findings.map((f) => vendorRow(f, config.harness.enabled, started !== undefined)),
+    ...findings.map((f) =>
+      withWarning(vendorRow(f, config.harness.enabled, started !== undefined), planLimitLine(sources, f.name, config)),
+    ),
     storageRow(runsDir, config.harness, storage),
   ];
   return { generatedAt: sources.now, rows: rows.map((row) => finishRow(row, sources.secrets ?? [])) };
@@ -154,6 +157,12 @@ async function envFilePermissionWarning(file: string): Promise<string | undefine
 function withWarning(row: DoctorRow, warning: string | undefined): DoctorRow {
   if (warning === undefined) return row;
   return { ...row, status: row.status === 'fail' ? 'fail' : 'warn', details: [warning, ...row.details] };
+}
+
+/** The vendor row's line when the vendor is at its plan's usage limit on this node. */
+function planLimitLine(sources: DoctorSources, vendor: string, config: BatonConfig): string | undefined {
+  const limit = sources.planLimits?.find((l) => l.vendor === vendor);
+  return limit ? quotaDoctorLine(vendor, limit.resetsAt, config.harness.onQuota) : undefined;
 }
 
 function messageOf(err: unknown): string {

@@ -86,6 +86,8 @@ export interface DoctorSources {
   };
   readonly database: DatabaseProbe;
   readonly channels: Readonly<Record<ChannelPlatform, ChannelProbe>>;
+  /** Vendors known to be at their plan's usage limit on this node, as the running service reads its runs; absent outside the service. */
+  readonly planLimits?: readonly { readonly vendor: string; readonly resetsAt: Date }[];
   /** The fleet's nodes as the running service lists them; absent outside the service. */
   readonly nodes?: readonly NodeView[] | { error: string };
   /** What a running service found at start, per vendor; absent when none is running or it is unknown. */

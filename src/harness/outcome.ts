@@ -66,6 +66,8 @@ export interface Classified {
   errorMessage: string | null;
   /** A fact about how the run ended worth a line of its own, e.g. that the CLI had to be stopped after it finished. */
   note?: string;
+  /** With `quota_exhausted`: when the CLI said the plan's limit resets (ISO 8601), if it said. */
+  quotaResetsAt?: string;
 }
 
 /** The note of a run whose CLI did not exit on its own after its terminal event. */
@@ -101,6 +103,7 @@ export const REASON_CODES = [
   'budget_exceeded',
   'not_logged_in',
   'start_unrecorded',
+  'quota_exhausted',
 ] as const;
 
 /** One of {@link REASON_CODES}. */
@@ -196,7 +199,14 @@ export function classifyExit(stream: StreamFacts, exit: ExitFacts): Classified {
   }
   const note = exit.stoppedAfterTerminal ? { note: STOPPED_AFTER_FINISH_NOTE } : {};
   if (terminal.kind === 'failed') {
-    return { status: 'failed', reason: terminal.reason ?? 'vendor_error', errorMessage: terminal.message, ...note };
+    const resetsAt = terminal.reason === 'quota_exhausted' ? stream.quota?.resetsAt : undefined;
+    return {
+      status: 'failed',
+      reason: terminal.reason ?? 'vendor_error',
+      errorMessage: terminal.message,
+      ...note,
+      ...(resetsAt ? { quotaResetsAt: resetsAt } : {}),
+    };
   }
   if (exit.stoppedAfterTerminal) return { status: 'completed', reason: null, errorMessage: null, ...note };
   if (exit.exitCode !== 0) {

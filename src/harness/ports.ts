@@ -44,6 +44,8 @@ export interface HarnessWords {
   resultCaption(runId: string): string;
   /** Caption of the run's patch file. */
   patchCaption(runId: string): string;
+  /** A plan window is `usedPercent` full (at or past `[harness] quota_warn_percent`) until `resetsAt`. */
+  quotaWarning(facts: { vendor: string; window: string; usedPercent: number; resetsAt: Date }): string;
   /** The labels of the buttons under the supervisor's outcome and watchdog messages. */
   buttons: HarnessButtonLabels;
   /** The error of a run a restart of the service stopped (what reconciliation records). */
@@ -62,6 +64,10 @@ export interface HarnessButtonLabels {
   extend: string;
   /** A watchdog advisory's stop. */
   stop: string;
+  /** Under a `quota_exhausted` outcome: run the same task again once the plan's limit resets. */
+  runAtReset: string;
+  /** Under a `quota_exhausted` outcome: run the same task on the other vendor's CLI. */
+  runOn(vendor: string): string;
 }
 
 /** The words restart reconciliation needs: the resume button and the interrupted run's error. */

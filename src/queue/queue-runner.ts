@@ -96,6 +96,7 @@ export class QueueRunner {
         deps.fleet?.name,
         deps.fleet?.instance,
         only,
+        deps.clock.now(),
       );
     } catch (err) {
       deps.logger.warn({ err }, 'could not claim queued runs; the next reconciliation retries');

@@ -9,6 +9,8 @@ import { InboxRepo } from './run-store/inbox.js';
 import { LaunchesRepo } from './run-store/launches.js';
 import { OutboxRepo } from './run-store/outbox.js';
 import { QueueRepo } from './run-store/queue.js';
+import { PlanWindowsRepo } from './run-store/plan-windows.js';
+import { QuotaRepo } from './run-store/quota.js';
 import { RunsRepo } from './run-store/runs.js';
 
 export { LAUNCH_LOCK_KEY, RUNS_CHANNEL } from './run-store/sql-filters.js';
@@ -23,7 +25,9 @@ export type {
   QueuePolicy,
   RunTerminal,
 } from './run-store/types.js';
-export type { ConversationsRepo, InboxRepo, LaunchesRepo, OutboxRepo, QueueRepo, RunsRepo };
+export type { ConversationsRepo, InboxRepo, LaunchesRepo, OutboxRepo, QueueRepo, QuotaRepo, RunsRepo };
+export type { ExhaustedVendor } from './run-store/quota.js';
+export type { PlanWindowsRepo, ReportedWindow } from './run-store/plan-windows.js';
 
 /**
  * The run repositories over one database: the only module that writes `runs`, `deliveries`,
@@ -42,6 +46,10 @@ export class RunStore {
   readonly conversations: ConversationsRepo;
   /** The outbox (`deliveries`). */
   readonly outbox: OutboxRepo;
+  /** Vendors at their plan's limit, as runs recorded it. */
+  readonly quota: QuotaRepo;
+  /** The plan windows the CLIs reported, and their warnings. */
+  readonly planWindows: PlanWindowsRepo;
 
   constructor(private readonly db: Db) {
     this.inbox = new InboxRepo(db);
@@ -50,6 +58,8 @@ export class RunStore {
     this.runs = new RunsRepo(db);
     this.conversations = new ConversationsRepo(db);
     this.outbox = new OutboxRepo(db);
+    this.quota = new QuotaRepo(db);
+    this.planWindows = new PlanWindowsRepo(db);
   }
 
   /** The database this store writes to, for the repositories of other tables. */

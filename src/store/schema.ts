@@ -13,5 +13,6 @@ export * from './schema/leases.js';
 export * from './schema/approvals.js';
 export * from './schema/button-presses.js';
 export * from './schema/schedules.js';
+export * from './schema/plan-windows.js';
 export type { DenialJson, UsageJson, VerificationJson, VerifyPlanJson } from '../types/run-facts.js';
 export type { ButtonJson } from '../core/buttons.js';

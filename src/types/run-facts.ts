@@ -96,6 +96,8 @@ export interface OutcomeFacts {
   status: 'completed' | 'failed' | 'cancelled' | 'interrupted' | 'blocked';
   reason: string | null;
   endedAt: Date;
+  /** With reason `quota_exhausted`: when the plan's limit resets (ISO 8601), if the CLI said. */
+  quotaResetsAt?: string | undefined;
   /** The last agent message: the answer of a completed run, the last words of any other. */
   finalMessage?: string | null;
   errorMessage?: string | null;

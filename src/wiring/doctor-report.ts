@@ -54,9 +54,21 @@ export async function serviceDoctorReport(deps: ServiceReportDeps): Promise<Doct
       }),
     ),
     channels: deps.channels.probes(),
+    planLimits: await planLimitsOf(runtime, fleet.name, deps.clock.now()),
     nodes: await fleet.list().catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) })),
     startedWith: runtime.detections,
     runCgroups: { support: runtime.cgroups, unit: await installedUnitDelegation(inputs.homeDir) },
     secrets: secretValues(env),
   });
+}
+
+/** The installed vendors at their plan's usage limit on this node; none when the database does not answer (its row says so). */
+async function planLimitsOf(runtime: Runtime, node: string, now: Date): Promise<{ vendor: string; resetsAt: Date }[]> {
+  const limits: { vendor: string; resetsAt: Date }[] = [];
+  for (const vendor of runtime.installed.keys()) {
+    // A database that does not answer is the database row's finding; this line then says nothing.
+    const limit = await runtime.store.quota.exhaustedUntil(vendor, node, now).catch(() => undefined);
+    if (limit) limits.push({ vendor, resetsAt: limit.resetsAt });
+  }
+  return limits;
 }

@@ -63,6 +63,7 @@ export function buildSupervisor(inputs: SupervisorInputs): RunSupervisor {
       finishGraceMs: config.harness.finishGraceMs,
       exitDrainMs: EXIT_DRAIN_MS,
       maxPatchBytes: config.harness.maxPatchBytes,
+      quotaWarnPercent: config.harness.quotaWarnPercent,
     },
     describeOutcome: outcomeText,
     words: harnessWords,

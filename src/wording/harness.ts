@@ -3,6 +3,7 @@
  * retrying CLI, why a launch failed, what may outlive a run, the captions of its files. The
  * harness takes them through its `HarnessWords` port; the wiring hands it {@link harnessWords}.
  */
+import { quotaWarningText } from './quota.js';
 import { formatDurationMs } from '../core/clock.js';
 import { runTag } from './run-tag.js';
 
@@ -45,6 +46,15 @@ export const harnessWords = {
   verifyingStep: (commands: readonly string[]): string => `verifying: ${commands.join('; ')}`,
   resultCaption: (runId: string): string => `${runTag(runId)} The whole answer: result.md`,
   patchCaption: (runId: string): string => `${runTag(runId)} The run's diff: git apply ${runId}.patch`,
-  buttons: { resume: 'Resume', fix: 'Fix', keepWaiting: 'Keep waiting', extend: '+30 min', stop: 'Stop' },
+  quotaWarning: quotaWarningText,
+  buttons: {
+    resume: 'Resume',
+    fix: 'Fix',
+    keepWaiting: 'Keep waiting',
+    extend: '+30 min',
+    stop: 'Stop',
+    runAtReset: 'Run at reset',
+    runOn: (vendor: string) => `Run on ${vendor}`,
+  },
   interruptedByRestart: 'baton restarted while this run was active; the run was stopped and is not relaunched.',
 };

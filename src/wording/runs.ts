@@ -5,6 +5,7 @@
  * diagnostics in code blocks, commands in code, and every other text from outside escaped, so it
  * shows as written.
  */
+import { quotaResetLine } from './quota.js';
 import { formatDurationMs } from '../core/clock.js';
 import { runPlace, runTag } from './run-tag.js';
 import type { DenialJson, OutcomeDiff, OutcomeFacts, RunFacts, StatusFacts, UsageJson } from '../types/run-facts.js';
@@ -106,6 +107,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       const lines = [`${runTag(run.id)} ${facts.status} · ${run.vendor} · ${place} · ${duration}${spent}${denied}`];
       if (facts.errorMessage) lines.push(md(facts.errorMessage.trim()));
       lines.push(`Reason: ${md(facts.reason ?? 'unknown')}`);
+      if (facts.reason === 'quota_exhausted') lines.push(md(quotaResetLine(facts.quotaResetsAt)));
       if (facts.worktree) lines.push(worktreeLine(facts.worktree));
       if (facts.note) lines.push(md(facts.note));
       const last = facts.finalMessage?.trim();

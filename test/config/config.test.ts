@@ -91,6 +91,8 @@ describe('loadConfig', () => {
       maxActive: 2,
       queue: true,
       maxQueued: 5,
+      onQuota: 'queue',
+      quotaWarnPercent: 80,
       defaultTimeoutMs: 30 * 60_000,
       defaultBudgetUsd: undefined,
       defaultMaxTurns: undefined,

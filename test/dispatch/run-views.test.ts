@@ -41,6 +41,8 @@ const run = {
   supervisor: 'h:1',
   node: null,
   nodeInstance: null,
+  quotaResetsAt: null,
+  notBefore: null,
   createdAt: created,
   startedAt: created,
   endedAt: new Date(created.getTime() + 65_000),

@@ -37,7 +37,13 @@ export interface FakeAnthropicUsage {
 
 /** One scripted answer to one model call (`POST /v1/messages`). */
 export type FakeAnthropicTurn =
-  | { kind: 'message'; text: string; usage?: FakeAnthropicUsage }
+  | {
+      kind: 'message';
+      text: string;
+      usage?: FakeAnthropicUsage;
+      /** Extra response headers, e.g. the `anthropic-ratelimit-unified-*` ones (test/fakes/limit-responses.ts). */
+      headers?: Record<string, string>;
+    }
   | {
       kind: 'tool_use';
       /** Tool name as claude offers it in `tools`, e.g. `Bash`, `Write`. */
@@ -59,6 +65,8 @@ export type FakeAnthropicTurn =
        * @default `{"type":"error","error":{"type":<Anthropic error type for status>,"message":"fake <type>"}}`
        */
       body?: string;
+      /** Extra response headers, e.g. `retry-after` and `anthropic-ratelimit-unified-*`. */
+      headers?: Record<string, string>;
     };
 
 /** A request the fake received, whatever its path. */
@@ -217,14 +225,14 @@ export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}
     if (turn.kind === 'http_error') {
       record({ ...base, status: turn.status });
       const type = ERROR_TYPES[turn.status] ?? 'api_error';
-      res.writeHead(turn.status, { 'content-type': 'application/json', 'request-id': requestId });
+      res.writeHead(turn.status, { ...turn.headers, 'content-type': 'application/json', 'request-id': requestId });
       res.end(turn.body ?? JSON.stringify(anthropicError(type, `fake ${type}`, requestId)));
       return;
     }
     record({ ...base, status: 200 });
     const message = assistantMessage(turn, counter, modelOf(body));
     if (isObject(body) && body['stream'] === true) {
-      startSse(res);
+      startSse(res, 200, turn.kind === 'message' ? turn.headers : {});
       writeSseEvents(res, streamEvents(message));
     } else {
       sendJson(res, 200, message, requestId);

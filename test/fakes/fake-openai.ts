@@ -55,6 +55,8 @@ export type FakeTurn =
       status: number;
       /** Raw response body. @default `{"error":{"message":"fake model error <status>",…}}` */
       body?: string;
+      /** Extra response headers, e.g. `x-codex-primary-*` (test/fakes/limit-responses.ts). */
+      headers?: Record<string, string>;
     };
 
 /** A request the fake received, whatever its path. */
@@ -154,7 +156,7 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
     if (turn.kind === 'http_error') {
       record(req, path, body, turn.status, receivedAtMs);
       const text = turn.body ?? JSON.stringify(openAiError(`fake model error ${turn.status}`, 'server_error'));
-      res.writeHead(turn.status, { 'content-type': 'application/json' });
+      res.writeHead(turn.status, { ...turn.headers, 'content-type': 'application/json' });
       res.end(text);
       return;
     }

@@ -13,8 +13,9 @@ export interface SseEvent {
 }
 
 /** Sends the status line and headers of an event stream. */
-export function startSse(res: ServerResponse, status = 200): void {
+export function startSse(res: ServerResponse, status = 200, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
+    ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',

@@ -23,6 +23,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/**
+ * A dummy subscription token: with `CLAUDE_CODE_OAUTH_TOKEN` instead of an API key, claude 2.1.332
+ * reads the plan's `anthropic-ratelimit-unified-*` headers and prints `rate_limit_event` lines
+ * (docs/vendors/quota.md); with an API key it ignores them.
+ */
+export const FAKE_CLAUDE_OAUTH_TOKEN = 'sk-ant-oat01-fake-token-for-tests';
+
 /** The dummy API key the config dir hands to claude; the fake accepts any key. */
 export const FAKE_ANTHROPIC_API_KEY = 'sk-ant-fake-key-for-tests';
 
@@ -31,10 +38,15 @@ export const FAKE_ANTHROPIC_API_KEY = 'sk-ant-fake-key-for-tests';
  *
  * @param dir the directory to use as `CLAUDE_CONFIG_DIR`.
  * @param baseUrl the fake server's origin, e.g. `http://127.0.0.1:40123` (no `/v1`).
+ * @param options.auth `subscription` logs claude in with a dummy plan token. @default 'api_key'
  * @returns `dir`, ready to be passed as `CLAUDE_CONFIG_DIR`.
  * @throws Error when `baseUrl` is not on loopback: a test must never reach a real model.
  */
-export async function makeClaudeConfigDir(dir: string, baseUrl: string): Promise<string> {
+export async function makeClaudeConfigDir(
+  dir: string,
+  baseUrl: string,
+  options: { auth?: 'api_key' | 'subscription' } = {},
+): Promise<string> {
   const url = new URL(baseUrl);
   if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost' && url.hostname !== '[::1]') {
     throw new Error(`makeClaudeConfigDir: model server must be on loopback, got ${baseUrl}`);
@@ -42,7 +54,9 @@ export async function makeClaudeConfigDir(dir: string, baseUrl: string): Promise
   const settings = {
     env: {
       ANTHROPIC_BASE_URL: url.origin,
-      ANTHROPIC_API_KEY: FAKE_ANTHROPIC_API_KEY,
+      ...(options.auth === 'subscription'
+        ? { CLAUDE_CODE_OAUTH_TOKEN: FAKE_CLAUDE_OAUTH_TOKEN }
+        : { ANTHROPIC_API_KEY: FAKE_ANTHROPIC_API_KEY }),
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       CLAUDE_CODE_MAX_RETRIES: '0',
     },

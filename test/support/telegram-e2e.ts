@@ -54,6 +54,8 @@ export interface TelegramE2EOptions {
    * path that returns them (e.g. a `[projects.NAME]` table for it). @default none
    */
   extraToml?: string | ((repo: string) => string);
+  /** How claude is logged in: `subscription` makes it read the plan's rate-limit headers. @default 'api_key' */
+  claudeAuth?: 'api_key' | 'subscription';
   /** Last changes to the service's environment (e.g. `DATABASE_URL` through a proxy). */
   adjustEnv?: (env: Record<string, string>) => Record<string, string>;
   /** Lines of `$BATON_HOME/.env`, written before the service starts. @default no file */
@@ -75,7 +77,9 @@ export async function startTelegramE2E(options: TelegramE2EOptions): Promise<Tel
   const openai = await startFakeOpenAI();
   const anthropic = await startFakeAnthropic();
   const codexHome = await makeCodexHome(join(dir, 'codex-home'), openai.url);
-  const claudeDir = await makeClaudeConfigDir(join(dir, 'claude-config'), anthropic.url);
+  const claudeDir = await makeClaudeConfigDir(join(dir, 'claude-config'), anthropic.url, {
+    auth: options.claudeAuth ?? 'api_key',
+  });
   await writeFile(
     join(batonHome, 'config.toml'),
     [

@@ -20,7 +20,9 @@ import { harnessWords } from '../../wording/harness.js';
 import { queuedText } from '../../wording/runs.js';
 import { vendorMissingText } from '../refusal-text.js';
 import { assertWorktreeThere } from '../worktree-gone.js';
+import { queuedUntilResetText } from '../../wording/quota.js';
 import { localApprovalRule } from './approvals.js';
+import { quotaWaitOf } from './quota-gate.js';
 import type { RunCaps } from './caps.js';
 import type { LaunchContext } from './context.js';
 import {
@@ -53,6 +55,8 @@ interface Prepared {
   caps: RunCaps;
   sessionUsageBefore: UsageJson | undefined;
   verify: VerifyPlanJson | undefined;
+  /** The run waits queued until then: its vendor's plan resets ({@link quotaWaitOf}). */
+  notBefore: Date | undefined;
 }
 
 /** Where the run goes and with which files, once it has an id. */
@@ -97,6 +101,7 @@ async function prepare(
   if (approve) settings.posture ??= 'default';
   const approvalToken = approve ? newApprovalToken() : undefined;
   const caps = capsOf(vendor, options, launch.harness, parent);
+  const notBefore = await quotaWaitOf(ctx, launch, approve);
   const sessionUsageBefore = parent ? await sessionUsageOf(deps.store, parent) : undefined;
   const verify = await verifyPlanOf(options, parent, ctx.config.projectVerify, [
     resolved.cwd,
@@ -104,7 +109,7 @@ async function prepare(
   ]);
   await ctx.storageGate();
   spans?.mark('storage');
-  return { resolved, settings, approve, approvalToken, caps, sessionUsageBefore, verify };
+  return { resolved, settings, approve, approvalToken, caps, sessionUsageBefore, verify, notBefore };
 }
 
 /**
@@ -191,7 +196,11 @@ async function record(ctx: LaunchContext, launch: LocalLaunch, prepared: Prepare
         target: { ...target, replyToMessageId: message.messageId },
         // A queued run is stopped with /cancel; Stop goes on a run that starts now.
         ...(place ? {} : { buttons: [{ label: harnessWords.buttons.stop, action: 'stop', arg: runId }] }),
-        body: place ? queuedText(startedBody, place) : startedBody,
+        body: place?.notBefore
+          ? queuedUntilResetText(startedBody, launch.vendor, place.notBefore)
+          : place
+            ? queuedText(startedBody, place)
+            : startedBody,
       }),
       { node: harness.maxActive, fleet: ctx.config.node.fleetMaxActive },
       run.createdAt,
@@ -205,6 +214,7 @@ async function record(ctx: LaunchContext, launch: LocalLaunch, prepared: Prepare
               images: request.images ? [...request.images] : undefined,
               timeoutMs,
             } as QueuedLaunchJson,
+            ...(prepared.notBefore ? { notBefore: prepared.notBefore } : {}),
           }
         : undefined,
       // The worktree is this run's from here: its launch snapshot begins while the commit travels.

@@ -12,6 +12,8 @@ import { pressFix } from './fix.js';
 import { pressKeep } from './keep.js';
 import type { PressAnswer } from './outcome.js';
 import { pressRestore } from './restore-worktree.js';
+import { QUOTA_ACTIONS } from '../../harness/run/judge.js';
+import { pressRunAtReset, pressRunOn } from './quota.js';
 import { pressResume } from './resume.js';
 import { pressSchedule } from './schedule.js';
 import { pressStop } from './stop.js';
@@ -49,6 +51,10 @@ export async function actOnPress(ctx: DispatchContext, press: InboundPress): Pro
     case 'sched_delete':
     case 'sched_run':
       return pressSchedule(deps, press, press.action);
+    case QUOTA_ACTIONS.runAtReset:
+      return pressRunAtReset(ctx, press);
+    case QUOTA_ACTIONS.runOn:
+      return pressRunOn(ctx, press);
   }
   return BUTTON_GONE;
 }

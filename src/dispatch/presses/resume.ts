@@ -11,7 +11,7 @@ import { pressedRun, RUN_NOT_KNOWN, type PressAnswer } from './outcome.js';
 /** The task of a run the Resume button starts. */
 export const RESUME_TASK = 'Continue where you left off.';
 
-/** The press as the message a resume launches from (it replies to the pressed message), with `text` as its task. */
+/** The press as the message a launch from a button starts from (it replies to the pressed message), with `text` as its task. */
 export function messageOf(press: InboundPress, text: string = RESUME_TASK): InboundMessage {
   return {
     platform: press.platform,

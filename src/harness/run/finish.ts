@@ -14,6 +14,7 @@ import type { StreamFacts } from '../vendors/types.js';
 import { worktreeChanges } from '../worktrees.js';
 import type { RunServices } from './context.js';
 import { diagnosticsTail, judgeRun, terminalRecordOf } from './judge.js';
+import { notePlanWindows } from './plan-windows.js';
 import { writePrivate } from './private-file.js';
 import type { ActiveRun, InstalledVendor } from './types.js';
 import { verifyRun } from './verify-step.js';
@@ -52,8 +53,8 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
     endedAt,
     body: body.text,
     documents: await outcomeDocuments(services, end, body),
-    resumeLabel: deps.words.buttons.resume,
-    fixLabel: deps.words.buttons.fix,
+    labels: deps.words.buttons,
+    otherVendors: [...deps.vendors.keys()].filter((vendor) => vendor !== run.vendor),
     verification,
   });
   await writePrivate(
@@ -64,6 +65,7 @@ export async function finishRun(services: RunServices, end: RunEnd): Promise<voi
   if (outcome === 'stopping') return;
   if (entry) entry.ended = outcome ? classified.status : 'already_ended';
   await reportEnd(services, end, classified, endedAt, outcome);
+  await notePlanWindows(services, run, facts);
 }
 
 /**
@@ -98,6 +100,7 @@ async function describeEnd(
     status: classified.status,
     reason: classified.reason,
     endedAt,
+    quotaResetsAt: classified.quotaResetsAt,
     finalMessage: facts.finalMessage ?? null,
     errorMessage: classified.errorMessage,
     usage: facts.usage ?? null,

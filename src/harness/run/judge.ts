@@ -4,15 +4,14 @@
  */
 import { isBatonError } from '../../core/errors.js';
 import type { RunId } from '../../core/ids.js';
-import type { DocumentJson, RunRow } from '../../store/schema.js';
+import type { ButtonJson, DocumentJson, RunRow } from '../../store/schema.js';
 import { classifyExit, type Classified, type ExitFacts } from '../outcome.js';
-import type { HarnessWords } from '../ports.js';
+import type { HarnessButtonLabels, HarnessWords } from '../ports.js';
 import type { RunProcesses } from '../run-cgroup.js';
 import type { TerminalRecord } from '../terminal-write.js';
 import type { StreamFacts } from '../vendors/types.js';
 import { outcomeTarget } from './outcome-target.js';
 import { StoppedBeforeSpawn } from './prepare.js';
-import type { ButtonJson } from '../../core/buttons.js';
 import { FIX_ACTION } from '../../core/buttons.js';
 import { FIXABLE_VERIFY_REASONS, type VerificationJson } from '../../types/run-facts.js';
 
@@ -78,17 +77,44 @@ export interface JudgedRun {
   /** The outcome message's text. */
   body: string;
   documents: DocumentJson[];
-  /** The label of the Resume button (the wording's). */
-  resumeLabel: string;
-  /** The label of the Fix button under a failed verification (the wording's). */
-  fixLabel: string;
+  /** The labels of the outcome's buttons (the wording's). */
+  labels: Pick<HarnessButtonLabels, 'resume' | 'fix' | 'runAtReset' | 'runOn'>;
+  /** The other vendors installed here, for a `quota_exhausted` run's Run on … buttons. */
+  otherVendors: readonly string[];
   /** How the run's verification ended; undefined when it had none. */
   verification?: VerificationJson | undefined;
 }
 
+/** The button actions under a `quota_exhausted` outcome (dispatch/presses/quota.ts acts on them). */
+export const QUOTA_ACTIONS = { runAtReset: 'run_at_reset', runOn: 'run_on' } as const;
+
+/**
+ * The buttons under an outcome: for a `quota_exhausted` run, Run at reset (when the reset is known)
+ * and Run on each other vendor; Resume for a failed or interrupted run with a session; Fix for a
+ * completed run with a session whose verification failed (it resumes the session with the failure
+ * as the task).
+ */
+function outcomeButtons(judged: JudgedRun, sessionId: string | undefined): ButtonJson[] {
+  const { run, classified, labels, verification } = judged;
+  const buttons: ButtonJson[] = [];
+  if (classified.reason === 'quota_exhausted') {
+    if (classified.quotaResetsAt)
+      buttons.push({ label: labels.runAtReset, action: QUOTA_ACTIONS.runAtReset, arg: run.id });
+    for (const vendor of judged.otherVendors)
+      buttons.push({ label: labels.runOn(vendor), action: QUOTA_ACTIONS.runOn, arg: `${run.id}:${vendor}` });
+    return buttons;
+  }
+  if (!sessionId) return buttons;
+  if (classified.status === 'failed' || classified.status === 'interrupted')
+    buttons.push({ label: labels.resume, action: 'resume', arg: run.id });
+  else if (verification && FIXABLE_VERIFY_REASONS.has(verification.reason))
+    buttons.push({ label: labels.fix, action: FIX_ACTION, arg: run.id });
+  return buttons;
+}
+
 /**
  * The run's end as one record: its terminal row and its outcome message, written together.
- * A run that failed or was interrupted with a session gets a Resume button.
+ * Its buttons are {@link outcomeButtons}'.
  */
 export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
   const { run, facts, exit, classified, endedAt, body, documents, verification } = judged;
@@ -108,6 +134,7 @@ export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
       exitCode: exit.exitCode,
       exitSignal: exit.signal,
       ...(verification ? { verification } : {}),
+      ...(classified.quotaResetsAt ? { quotaResetsAt: classified.quotaResetsAt } : {}),
       endedAt,
     },
     outcome: {
@@ -120,18 +147,4 @@ export function terminalRecordOf(judged: JudgedRun): TerminalRecord {
       ...(buttons.length > 0 ? { buttons } : {}),
     },
   };
-}
-
-/**
- * The outcome's buttons: Resume for a failed or interrupted run with a session, Fix for a
- * completed run whose verification failed (it resumes the session with the failure as the task).
- */
-function outcomeButtons(judged: JudgedRun, sessionId: string | undefined): ButtonJson[] {
-  const { run, classified, verification } = judged;
-  if (!sessionId) return [];
-  if (classified.status === 'failed' || classified.status === 'interrupted')
-    return [{ label: judged.resumeLabel, action: 'resume', arg: run.id }];
-  if (verification && FIXABLE_VERIFY_REASONS.has(verification.reason))
-    return [{ label: judged.fixLabel, action: FIX_ACTION, arg: run.id }];
-  return [];
 }

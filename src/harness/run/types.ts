@@ -53,6 +53,8 @@ export interface RunLimits {
   exitDrainMs: number;
   /** Largest `hr_….patch` sent with an outcome, in bytes; over it only the stat is sent. */
   maxPatchBytes: number;
+  /** Share of a plan window, in percent, at which the owner is warned once per period. @default 80 */
+  quotaWarnPercent?: number;
 }
 
 /** Dependencies of the {@link RunSupervisor}. */

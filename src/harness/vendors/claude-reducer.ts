@@ -12,6 +12,7 @@ import {
   joinErrors,
 } from './claude-events.js';
 import { addUsage, costSinceLastResult, readUsage } from './claude-usage.js';
+import { claudeRateLimitInfoOf } from './quota.js';
 
 const MAX_NOTICES = 20;
 
@@ -38,6 +39,9 @@ const MAX_NOTICES = 20;
  *   no such field and its `total_cost_usd` covers this process, so its last value is kept.
  * - Denied tool calls come from `result.permission_denials` and, on 2.1.332, from
  *   `system/permission_denied` as each happens; each `tool_use_id` counts once.
+ * - Plan windows come from `rate_limit_event` (printed under a subscription login only); a `result`
+ *   with `api_error: "usage_limit_reached"` ends the run `quota_exhausted`, reset at the
+ *   `resetsAt` of the latest rate-limit info (docs/vendors/quota.md).
  */
 export class ClaudeReducer implements StreamReducer {
   private readonly state: StreamFacts = { notices: [], eventCount: 0 };
@@ -63,6 +67,9 @@ export class ClaudeReducer implements StreamReducer {
         break;
       case 'result':
         this.result(event);
+        break;
+      case 'rate_limit_event':
+        this.rateLimit(event['rate_limit_info']);
         break;
       default:
         // `user` (tool results), `stream_event`, and types this build doesn't know are tolerated.
@@ -116,6 +123,8 @@ export class ClaudeReducer implements StreamReducer {
 
   private assistant(event: Record<string, unknown>): void {
     const message = event['message'];
+    const params = event['api_error_params'];
+    if (event['api_error'] === 'usage_limit_reached' && isRecord(params)) this.rateLimit(params['rate_limit_info']);
     if (!isRecord(message) || message['model'] === '<synthetic>') return;
     const content = Array.isArray(message['content']) ? message['content'] : [];
     for (const block of content) {
@@ -162,7 +171,10 @@ export class ClaudeReducer implements StreamReducer {
           ? 'max_turns'
           : subtype === 'error_max_budget_usd'
             ? 'budget_exceeded'
-            : undefined;
+            : event['api_error'] === 'usage_limit_reached'
+              ? 'quota_exhausted'
+              : undefined;
+      if (reason === 'quota_exhausted') this.state.quota = { ...this.state.quota, exhausted: true };
       this.state.terminal = reason ? { kind: 'failed', message, reason } : { kind: 'failed', message };
     }
     // Figures no CLI could mean make the run's usage unknown for good: a sum with them is no figure.
@@ -213,6 +225,17 @@ export class ClaudeReducer implements StreamReducer {
     const denial = describeDenial(tool ?? known?.tool, input);
     // The result's entry carries the input that a live `permission_denied` may have lacked.
     if (!known || (known.detail === undefined && denial.detail !== undefined)) this.denials.set(toolUseId, denial);
+  }
+
+  /** A `rate_limit_info`: the windows replace the earlier ones; a rejected one's reset is the run's. */
+  private rateLimit(info: unknown): void {
+    const read = claudeRateLimitInfoOf(info);
+    if (!read) return;
+    const rejected = isRecord(info) && info['status'] === 'rejected';
+    const quota = { ...this.state.quota, exhausted: this.state.quota?.exhausted ?? false };
+    if (read.windows.length > 0) quota.windows = read.windows;
+    if (rejected && read.resetsAt) quota.resetsAt = read.resetsAt;
+    this.state.quota = quota;
   }
 
   private notice(message: string): void {

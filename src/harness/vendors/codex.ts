@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { UsageJson } from '../../store/schema.js';
 import { shellQuote } from '../shell-quote.js';
 import { LiveTracker } from './live.js';
+import { codexLimitOf } from './quota.js';
 import type {
   LaunchContext,
   LaunchRequest,
@@ -226,7 +227,11 @@ class CodexReducer implements StreamReducer {
       case 'turn.failed': {
         const error = e.error as { message?: unknown } | undefined;
         const message = typeof error?.message === 'string' ? error.message : 'codex reported turn.failed';
-        this.state.terminal = { kind: 'failed', message };
+        const quota = codexLimitOf(message, new Date());
+        this.state.terminal = quota
+          ? { kind: 'failed', message, reason: 'quota_exhausted' }
+          : { kind: 'failed', message };
+        if (quota) this.state.quota = quota;
         break;
       }
       case 'error':

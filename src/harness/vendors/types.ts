@@ -6,6 +6,7 @@ import type { VendorName } from '../../core/vendor-name.js';
 import type { DenialJson, UsageJson } from '../../store/schema.js';
 import type { SniffedEvent } from '../json-lines.js';
 import type { LiveFacts } from './live.js';
+import type { QuotaFacts } from './quota.js';
 
 export type { VendorName };
 
@@ -55,10 +56,10 @@ export const VENDOR_FACTS: Readonly<Record<VendorName, VendorFacts>> = {
 
 /**
  * Why a vendor's terminal event says the run failed, where the vendor names a cause of its own:
- * `max_turns` (claude `error_max_turns`), `budget_exceeded` (claude `error_max_budget_usd`). Any
- * other failure is `vendor_error`.
+ * `max_turns` (claude `error_max_turns`), `budget_exceeded` (claude `error_max_budget_usd`),
+ * `quota_exhausted` (the plan's usage limit, see quota.ts). Any other failure is `vendor_error`.
  */
-export type VendorFailureReason = 'vendor_error' | 'max_turns' | 'budget_exceeded';
+export type VendorFailureReason = 'vendor_error' | 'max_turns' | 'budget_exceeded' | 'quota_exhausted';
 
 /** What the owner asked for, in vendor-neutral terms. */
 export interface LaunchRequest {
@@ -125,6 +126,8 @@ export interface StreamFacts {
   eventCount: number;
   /** What the run is doing now, for its live status message; absent before any step or usage. */
   live?: LiveFacts;
+  /** What the stream said about the plan's usage limit; absent when it said nothing. */
+  quota?: QuotaFacts;
 }
 
 /** Folds a vendor's JSON events into {@link StreamFacts}. */

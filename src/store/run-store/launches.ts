@@ -22,6 +22,8 @@ export class LaunchesRepo {
    * or that would overtake a run already queued for its worktree — is stored `queued` instead,
    * with `queue.launch` to start it later, and `started` is called with its place in line.
    *
+   * With `queue.notBefore`, the run is queued whatever the slots, to be claimed from then on.
+   *
    * When `inbound` is given, that event is marked handled in the same transaction, so a replay
    * of it after a crash can never launch a second run.
    *
@@ -76,7 +78,8 @@ export class LaunchesRepo {
         const waiting = queue ? rows.filter((r) => r.status === 'queued' && r.onNode) : [];
         const sameRoot = waiting.filter((w) => w.worktreeRoot === run.worktreeRoot);
         let place: QueuePlace | undefined;
-        if (busy[0] || full || sameRoot.length > 0) {
+        const notBefore = queue?.notBefore;
+        if (busy[0] || full || sameRoot.length > 0 || notBefore) {
           if (!queue) {
             if (busy[0]) throw worktreeBusyRefusal(run.worktreeRoot, busy[0].id);
             throw fleetFull ? fleetMaxActiveRefusal(fleetMaxActive) : maxActiveRefusal(maxActive);
@@ -88,7 +91,11 @@ export class LaunchesRepo {
           // full, every queued run (they take free slots first).
           const ahead = full ? waiting : sameRoot;
           const behind = ahead.at(-1)?.id ?? busy[0]?.id ?? (await this.oldestActiveId(tx));
-          place = { behind: behind ?? 'an active run', ahead: Math.max(1, ahead.length + (busy[0] ? 1 : 0)) };
+          place = {
+            behind: behind ?? 'an active run',
+            ahead: Math.max(notBefore ? 0 : 1, ahead.length + (busy[0] ? 1 : 0)),
+            ...(notBefore ? { notBefore } : {}),
+          };
         }
         const message = typeof started === 'function' ? started(place) : started;
         // Called before the writes are built, so that a hook that throws leaves no write in
@@ -101,7 +108,7 @@ export class LaunchesRepo {
           inbound ? markInboundHandledIn(tx, inbound) : undefined,
           tx
             .insert(runs)
-            .values(place ? { ...run, status: 'queued', launch: queue!.launch } : run)
+            .values(place ? { ...run, status: 'queued', launch: queue!.launch, notBefore: notBefore ?? null } : run)
             .returning(),
           tx.insert(deliveries).values(toDeliveryValues(message, now)).returning(),
         ]);

@@ -117,6 +117,7 @@ export class QueueRepo {
    *
    * @param only when given, only these runs are claimed (a process that sees only its own runs
    *   through); the others are not started here but keep their place in line.
+   * @param now a run whose `not_before` is after this is not claimed, and holds no place in line.
    * @returns the claimed runs, each with its `launch`.
    */
   async claimQueued(
@@ -125,6 +126,7 @@ export class QueueRepo {
     node?: string,
     instance?: string,
     only?: readonly string[],
+    now: Date = new Date(),
   ): Promise<RunRow[]> {
     const { node: maxActive, fleet: fleetMaxActive } = limitsOf(limits);
     return this.db.transaction(async (tx) => {
@@ -142,6 +144,7 @@ export class QueueRepo {
             IS_QUEUED,
             node ? sql`((${runs.node} = ${node} and ${forInstance(instance)}) or ${here})` : here,
             sql`not (coalesce(${runs.launch}, '{}'::jsonb) ? 'route')`,
+            sql`(${runs.notBefore} is null or ${runs.notBefore} <= ${now.toISOString()}::timestamptz)`,
           ),
         )
         .orderBy(runs.createdAt);

@@ -122,6 +122,7 @@ export class RunsRepo {
         ? { verifyReason: terminal.verification.reason, verification: terminal.verification }
         : {}),
       endedAt: terminal.endedAt,
+      quotaResetsAt: terminal.quotaResetsAt ? new Date(terminal.quotaResetsAt) : null,
       ...(terminal.vendorSessionId ? { vendorSessionId: terminal.vendorSessionId } : {}),
     };
     const active = and(eq(runs.id, id), inArray(runs.status, [...ACTIVE_RUN_STATUSES]));

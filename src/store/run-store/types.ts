@@ -52,6 +52,8 @@ export interface ConversationKey {
 export interface QueuePlace {
   behind: string;
   ahead: number;
+  /** The run waits for this time (a plan's reset, {@link QueuePolicy.notBefore}) as well. */
+  notBefore?: Date;
 }
 
 /**
@@ -67,6 +69,8 @@ export interface QueuePolicy {
   maxQueued: number;
   /** What the run starts with once claimed. */
   launch: QueuedLaunchJson;
+  /** Queue the run whatever the slots, to be claimed no earlier than this (a plan's reset). */
+  notBefore?: Date;
 }
 
 /** The terminal facts of a run. */
@@ -83,5 +87,7 @@ export interface RunTerminal {
   exitSignal?: string | null;
   /** How the run's verification ended; absent or null when it had none. */
   verification?: VerificationJson | null;
+  /** With reason `quota_exhausted`: when the plan's limit resets (ISO 8601), if the CLI said. */
+  quotaResetsAt?: string | null;
   endedAt: Date;
 }

@@ -141,6 +141,13 @@ export const runs = pgTable(
      * runs from before instances were addressed (claimed by name alone).
      */
     nodeInstance: text('node_instance'),
+    /**
+     * With reason `quota_exhausted`: when the CLI said the plan's limit resets. Until then new runs
+     * of the vendor on the run's node wait (`[harness] on_quota`), unless a later run of it completed.
+     */
+    quotaResetsAt: timestamp('quota_resets_at', { withTimezone: true, mode: 'date' }),
+    /** A queued run is not claimed before this (a run queued for a plan's reset); null: as soon as it can. */
+    notBefore: timestamp('not_before', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
@@ -158,6 +165,8 @@ export const runs = pgTable(
     // (the enum value comes from 0006; PostgreSQL 55P04), and a full index serves a generic plan
     // with the statuses bound as parameters as well.
     index('runs_status').on(t.status, t.createdAt),
+    // What a launch looks up to know whether its vendor is at its plan's limit.
+    index('runs_quota_exhausted').on(t.vendor, t.endedAt).where(sql`${t.reason} = 'quota_exhausted'`),
   ],
 );
 
