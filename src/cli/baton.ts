@@ -16,6 +16,7 @@ import { approveCommand, doctorCommand, grantCommand } from './operator.js';
 import { cancelCommand, runsCommand, stopCommand, worktreesCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
 import { patchCommand } from './patch.js';
+import { consoleCommand } from './console.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
@@ -34,6 +35,7 @@ Commands:
   runs [RUN_ID]         list recent runs, or show one
   patch RUN_ID [--include-ignored]  print a run's patch (to pipe into git apply);
                         --include-ignored adds the files its outcome left out
+  console [--open]      print a one-time login link of the web console (--open: open it)
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
   worktrees [prune [--force] [--unlock]]  list the git worktrees of runs, or remove
@@ -244,6 +246,7 @@ const COMMANDS = [
   'grant',
   'runs',
   'patch',
+  'console',
   'cancel',
   'stop',
   'worktrees',
@@ -271,6 +274,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runsCommand(rest, await loadInputs(), print);
     case 'patch':
       return patchCommand(rest, (await loadPaths()).batonHome, (bytes) => process.stdout.write(bytes));
+    case 'console':
+      return consoleCommand(rest, (await loadPaths()).batonHome, print);
     case 'cancel':
       return cancelCommand(rest, await loadInputs(), print);
     case 'worktrees':

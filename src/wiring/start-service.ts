@@ -25,6 +25,7 @@ import { serveAsk } from '../terminal/service-ask.js';
 import { serviceBanner } from './banner.js';
 import { CHANNELS, channelEnv, startServiceChannels } from './channels.js';
 import { serviceDoctorReport } from './doctor-report.js';
+import { buildConsole } from './console.js';
 import { buildRuntime, type Runtime } from './runtime.js';
 import { startArtifactSweepTimer } from './timers/artifact-sweep.js';
 import { startNodeLossTimer } from './timers/node-loss.js';
@@ -323,6 +324,8 @@ async function openControlApi(
   const { dispatcher, approvals } = runtime;
   const conversations = new TerminalConversations();
   runtime.adapters.set('terminal', conversations.adapter);
+  const webConsole = buildConsole(runtime, inputs.batonHome, clock, logger);
+  undo.push('web console', () => webConsole.close());
   const control = await startControlApi({
     port: inputs.env.httpPort ?? 0,
     batonHome: inputs.batonHome,
@@ -339,6 +342,7 @@ async function openControlApi(
           },
         }
       : {}),
+    console: webConsole,
     logger,
   });
   undo.push('health server', () => control.close());
