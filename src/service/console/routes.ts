@@ -22,7 +22,7 @@ import { layout } from './pages/layout.js';
 import { runPage } from './pages/run-page.js';
 import { RUNS_PER_PAGE, runsPage } from './pages/runs-page.js';
 import { EVENTS_PER_PAGE, MAX_SHOWN_PATCH_BYTES, readEventsPage, readRunFile, runDirOf } from './run-files.js';
-import { SESSION_TTL_MS, type ConsoleSession, type ConsoleSessions } from './sessions.js';
+import { SESSION_TTL_MS, answerOf, rememberAnswer, type ConsoleSession, type ConsoleSessions } from './sessions.js';
 
 /** What a route gets of a signed-in request. */
 export interface RouteContext {
@@ -118,8 +118,7 @@ async function showRun(ctx: RouteContext, runId: string, res: ServerResponse): P
           perPage: EVENTS_PER_PAGE,
         }
       : undefined;
-  const flash = ctx.session.flash;
-  delete ctx.session.flash;
+  const flash = answerOf(ctx.session, ctx.url.searchParams.get('said'));
   sendHtml(
     res,
     200,
@@ -158,8 +157,7 @@ async function download(
 }
 
 async function showApprovals(ctx: RouteContext, res: ServerResponse): Promise<void> {
-  const flash = ctx.session.flash;
-  delete ctx.session.flash;
+  const flash = answerOf(ctx.session, ctx.url.searchParams.get('said'));
   sendHtml(res, 200, approvalsPage(ctx.session.csrfToken, await openApprovals(ctx.deps.db), flash));
 }
 
@@ -180,15 +178,15 @@ export async function routePost(ctx: RouteContext, form: URLSearchParams, res: S
     parts[4] === 'redeliver' &&
     /^\d{1,18}$/.test(parts[3]!)
   ) {
-    ctx.session.flash = await ctx.deps.redeliver(parts[3]!);
-    return redirect(res, `/runs/${runId}`);
+    const said = rememberAnswer(ctx.session, await ctx.deps.redeliver(parts[3]!));
+    return redirect(res, `/runs/${runId}?said=${said}`);
   }
   if (parts.length === 2 && parts[0] === 'approvals' && /^\d{1,18}$/.test(parts[1]!) && ctx.deps.answerApproval) {
     const decision = form.get('decision');
     if (decision !== 'allow' && decision !== 'allow_run' && decision !== 'deny')
       return sendText(res, 400, CONSOLE_REFUSALS.notFound);
-    ctx.session.flash = await ctx.deps.answerApproval(Number(parts[1]), decision, 'console');
-    return redirect(res, '/approvals');
+    const said = rememberAnswer(ctx.session, await ctx.deps.answerApproval(Number(parts[1]), decision, 'console'));
+    return redirect(res, `/approvals?said=${said}`);
   }
   return sendText(res, 404, CONSOLE_REFUSALS.notFound);
 }

@@ -16,8 +16,11 @@ export interface ConsoleSession {
   /** Echoed in every state-changing form (`csrf` field) and checked against this. */
   csrfToken: string;
   expiresAtMs: number;
-  /** The answer to the last form this session sent, shown once on the next page. */
-  flash?: string;
+  /**
+   * Answers to the forms this session sent, by the id the redirect after the form names
+   * (`?said=ID`): a page reloaded by a live update still shows its answer. The newest few only.
+   */
+  said: Map<string, string>;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -50,7 +53,11 @@ export class ConsoleSessions {
     this.logins.delete(key);
     if (expiresAtMs === undefined || expiresAtMs <= this.nowMs()) return undefined;
     const sessionId = newToken();
-    this.sessions.set(sha256(sessionId), { csrfToken: newToken(), expiresAtMs: this.nowMs() + SESSION_TTL_MS });
+    this.sessions.set(sha256(sessionId), {
+      csrfToken: newToken(),
+      expiresAtMs: this.nowMs() + SESSION_TTL_MS,
+      said: new Map(),
+    });
     return sessionId;
   }
 
@@ -86,4 +93,23 @@ export function csrfMatches(session: ConsoleSession, given: string | undefined):
   const a = Buffer.from(given);
   const b = Buffer.from(session.csrfToken);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Answers a session keeps for `?said=ID`. */
+const MAX_SAID = 20;
+
+/** Keeps `text` as an answer of `session`; @returns the id for `?said=`. */
+export function rememberAnswer(session: ConsoleSession, text: string): string {
+  const id = randomBytes(6).toString('hex');
+  session.said.set(id, text);
+  for (const key of session.said.keys()) {
+    if (session.said.size <= MAX_SAID) break;
+    session.said.delete(key);
+  }
+  return id;
+}
+
+/** The answer `?said=ID` names, when this session has it. */
+export function answerOf(session: ConsoleSession, id: string | null): string | undefined {
+  return id === null ? undefined : session.said.get(id);
 }

@@ -220,7 +220,8 @@ describe('web console: who gets in', () => {
     const sent = await send('POST', path, { ...form, origin: own }, `csrf=${csrf}`);
     expect(sent.status).toBe(303);
     expect(redelivered).toEqual(['7']);
-    const after = await send('GET', `/runs/${run.id}`, { cookie });
+    expect(sent.headers.location).toMatch(new RegExp(`^/runs/${run.id}\\?said=[0-9a-f]+$`));
+    const after = await send('GET', String(sent.headers.location), { cookie });
     expect(after.body).toContain('Delivery #7 is queued again.');
   });
 });
