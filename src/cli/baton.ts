@@ -219,6 +219,13 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** What `baton console` reads: the home, and `[console] listen` for the second link. */
+async function consoleContext(): Promise<{ batonHome: string; listen?: string }> {
+  const inputs = await loadInputs();
+  const listen = inputs.config.console.listen;
+  return { batonHome: inputs.batonHome, ...(listen ? { listen } : {}) };
+}
+
 /** `baton ask`: the core is built through main, the only user of the wiring. */
 async function askCommand(argv: readonly string[]): Promise<number> {
   const inputs = await loadInputs();
@@ -275,7 +282,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'patch':
       return patchCommand(rest, (await loadPaths()).batonHome, (bytes) => process.stdout.write(bytes));
     case 'console':
-      return consoleCommand(rest, (await loadPaths()).batonHome, print);
+      return consoleCommand(rest, await consoleContext(), print);
     case 'cancel':
       return cancelCommand(rest, await loadInputs(), print);
     case 'worktrees':

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { BatonError } from '../core/errors.js';
 import { readServiceState } from '../service/control-api/service-state.js';
 import { LOGIN_TOKEN_TTL_MS } from '../service/console/sessions.js';
-import { consoleLoginLine, consoleOpenFailed } from '../wording/console.js';
+import { consoleAlsoLine, consoleLoginLine, consoleOpenFailed } from '../wording/console.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
 import type { CliCommand } from './command.js';
 
@@ -20,7 +20,8 @@ export const CONSOLE_USAGE = 'Usage: baton console [--open]';
  * @returns the exit code (0).
  * @throws BatonError `usage` for a bad argument; `service_not_running` when no service answers.
  */
-export const consoleCommand: CliCommand<string> = async (argv, batonHome, print) => {
+export const consoleCommand: CliCommand<{ batonHome: string; listen?: string }> = async (argv, context, print) => {
+  const { batonHome } = context;
   const odd = argv.find((a) => a !== '--open');
   if (odd !== undefined) throw new BatonError('usage', usageWith(didYouMean(odd, ['--open']), CONSOLE_USAGE));
   const state = await readServiceState(batonHome);
@@ -46,6 +47,8 @@ export const consoleCommand: CliCommand<string> = async (argv, batonHome, print)
   }
   const url = `http://127.0.0.1:${state.port}${path}`;
   print(consoleLoginLine(url, Math.round(LOGIN_TOKEN_TTL_MS / 60_000)));
+  // The same token works there; the cookie it buys is that address's.
+  if (context.listen) print(consoleAlsoLine(`http://${context.listen}${path}`));
   if (argv.includes('--open')) openInBrowser(url, print);
   return 0;
 };

@@ -118,6 +118,8 @@ export interface BatonConfig {
   readonly harness: HarnessConfig;
   readonly workspace: WorkspaceConfig;
   readonly node: NodeConfig;
+  /** `[console]`: one more address of the web console (`HOST:PORT`), when set. */
+  readonly console: { readonly listen?: string };
   /** Alias → absolute path, from `[projects]`. A Map, so `constructor` is just another alias. */
   readonly projects: ReadonlyMap<string, string>;
   /** Trust per platform; a platform without a `[channels.*]` table has no owner and no guests. */
@@ -219,6 +221,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       deadAfterMs: file.node.dead_after_seconds * MS_PER_SECOND,
       fleetMaxActive: file.node.fleet_max_active === 0 ? undefined : file.node.fleet_max_active,
     },
+    console: file.console.listen === undefined ? {} : { listen: file.console.listen },
     // `node:path` names another node's directory: that node resolves it.
     projects: new Map(
       Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)]),

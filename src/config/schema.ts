@@ -283,6 +283,20 @@ const nodeSection = z.strictObject({
   ),
 });
 
+const consoleSection = z.strictObject({
+  listen: documented(
+    z
+      .string()
+      .regex(
+        /^(?!0\.0\.0\.0:|\[::\]:)(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):\d{1,5}$/,
+        'HOST:PORT with the address the browser uses (e.g. "192.168.1.5:8443"), not a wildcard such as 0.0.0.0',
+      )
+      .optional(),
+    'string',
+    'One more address the web console listens on, as HOST:PORT, behind the same login as on 127.0.0.1; its pages answer only when the browser names this HOST:PORT. Unset: 127.0.0.1 only.',
+  ),
+});
+
 const projectsSection = documented(
   z.record(z.string().regex(PROJECT_ALIAS_PATTERN), pathString).default({}),
   'path',
@@ -318,6 +332,7 @@ export const configFileSchema = z.strictObject({
   harness: harnessSection.prefault({}),
   workspace: workspaceSection.prefault({}),
   node: nodeSection.prefault({}),
+  console: consoleSection.prefault({}),
   projects: projectsSection,
   channels: channelsSection.prefault({}),
 });
@@ -375,9 +390,10 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('harness', harnessSection.shape),
   ...sectionDocs('workspace', workspaceSection.shape),
   ...sectionDocs('node', nodeSection.shape),
+  ...sectionDocs('console', consoleSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
 ];
 
 /** The top-level tables of `config.toml`, in file order. */
-export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'projects', 'channels'] as const;
+export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'console', 'projects', 'channels'] as const;

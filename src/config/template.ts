@@ -118,6 +118,11 @@ dead_after_seconds = 20
 # [harness] max_active); 0: no fleet-wide cap. Give every node the same value.
 fleet_max_active = 0
 
+[console]
+# The web console (baton console prints its login link) is served on 127.0.0.1. One more
+# address, HOST:PORT, behind the same login (docs/console.md):
+# listen = "192.168.1.5:8443"
+
 [projects]
 # Aliases usable as in:NAME or /use NAME. A name starts with a letter or digit, then
 # letters, digits, "_", "." or "-". "NODE:PATH" names a directory on another node of the

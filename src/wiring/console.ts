@@ -6,11 +6,17 @@ import type { Runtime } from './runtime.js';
 import { VENDORS } from './vendors.js';
 
 /** The console over `runtime`: reads the shared database, acts through the dispatcher and the approval broker. */
-export function buildConsole(runtime: Runtime, batonHome: string, clock: Clock, logger: Logger): WebConsole {
+export function buildConsole(
+  runtime: Runtime,
+  options: { batonHome: string; listen?: string },
+  clock: Clock,
+  logger: Logger,
+): WebConsole {
   const { database, dispatcher, approvals } = runtime;
   return createConsole({
     db: database.db,
-    batonHome,
+    batonHome: options.batonHome,
+    ...(options.listen ? { extraHosts: [options.listen] } : {}),
     nowMs: () => clock.nowMs(),
     transcriptOf: (vendor) => VENDORS.find((v) => v.name === vendor)?.transcript,
     redeliver: (id) => dispatcher.redeliver(id),

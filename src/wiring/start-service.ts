@@ -18,6 +18,7 @@ import { formatDoctorTable, type DoctorReport } from '../doctor/index.js';
 import { stopLeftoversOfLostRuns } from '../fleet/node-loss.js';
 import { describeNodes, localBatonProcess, NodeRegistry } from '../fleet/nodes.js';
 import { startControlApi, type ControlApi } from '../service/control-api/server.js';
+import { startConsoleListener } from '../service/console/listener.js';
 import { acquireServiceLock } from '../service/lock.js';
 import type { DeliveryRow } from '../store/schema.js';
 import { TerminalConversations } from '../terminal/conversations.js';
@@ -324,8 +325,19 @@ async function openControlApi(
   const { dispatcher, approvals } = runtime;
   const conversations = new TerminalConversations();
   runtime.adapters.set('terminal', conversations.adapter);
-  const webConsole = buildConsole(runtime, inputs.batonHome, clock, logger);
+  const listen = inputs.config.console.listen;
+  const webConsole = buildConsole(
+    runtime,
+    { batonHome: inputs.batonHome, ...(listen ? { listen } : {}) },
+    clock,
+    logger,
+  );
   undo.push('web console', () => webConsole.close());
+  if (listen) {
+    const extra = await startConsoleListener(listen, webConsole);
+    undo.push('web console listener', () => extra.close());
+    logger.info({ listen }, 'web console also listens on [console] listen');
+  }
   const control = await startControlApi({
     port: inputs.env.httpPort ?? 0,
     batonHome: inputs.batonHome,

@@ -116,3 +116,6 @@ export const consoleLoginLine = (url: string, ttlMinutes: number): string =>
 /** What `baton console --open` prints when the desktop's opener could not start. */
 export const consoleOpenFailed = (opener: string, why: string): string =>
   `Could not start ${opener} (${why}); open the link above yourself.`;
+
+/** The second line of `baton console` when `[console] listen` is set. */
+export const consoleAlsoLine = (url: string): string => `or, under [console] listen (the same link, once):\n${url}`;
