@@ -99,6 +99,11 @@ describe.skipIf(!process.env.DATABASE_URL)('web console in a browser', () => {
     const patch = await readFile((await download.path())!, 'utf8');
     expect(patch).toContain('+<b>bold</b>');
     await browser.screenshot('run');
+    // A phone-sized viewport: the page reflows instead of scrolling sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await browser.screenshot('run-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
     expect(dialogs).toEqual([]);
     expect(cspErrors).toEqual([]);
     expect(await axeViolations(page)).toEqual([]);
