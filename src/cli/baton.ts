@@ -16,6 +16,7 @@ import { approveCommand, doctorCommand, grantCommand } from './operator.js';
 import { cancelCommand, runsCommand, stopCommand, worktreesCommand } from './admin.js';
 import { ask, ASK_USAGE } from './ask.js';
 import { patchCommand } from './patch.js';
+import { consoleCommand } from './console.js';
 import { installService, uninstallService } from './service.js';
 import { renderConfigReference } from '../config/reference.js';
 import { didYouMean, usageWith } from '../wording/suggest.js';
@@ -35,6 +36,7 @@ Commands:
   runs [RUN_ID]         list recent runs, or show one
   patch RUN_ID [--include-ignored]  print a run's patch (to pipe into git apply);
                         --include-ignored adds the files its outcome left out
+  console [--open]      print a one-time login link of the web console (--open: open it)
   cancel RUN_ID         cancel an active run
   stop                  cancel every active run
   schedule add every CRON|PHRASE|at TIME to:PLATFORM:CHAT_ID /codex TASK
@@ -221,6 +223,13 @@ async function serviceCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** What `baton console` reads: the home, and `[console] listen` for the second link. */
+async function consoleContext(): Promise<{ batonHome: string; listen?: string }> {
+  const inputs = await loadInputs();
+  const listen = inputs.config.console.listen;
+  return { batonHome: inputs.batonHome, ...(listen ? { listen } : {}) };
+}
+
 /** `baton ask`: the core is built through main, the only user of the wiring. */
 async function askCommand(argv: readonly string[]): Promise<number> {
   const inputs = await loadInputs();
@@ -248,6 +257,7 @@ const COMMANDS = [
   'grant',
   'runs',
   'patch',
+  'console',
   'cancel',
   'stop',
   'schedule',
@@ -276,6 +286,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runsCommand(rest, await loadInputs(), print);
     case 'patch':
       return patchCommand(rest, (await loadPaths()).batonHome, (bytes) => process.stdout.write(bytes));
+    case 'console':
+      return consoleCommand(rest, await consoleContext(), print);
     case 'cancel':
       return cancelCommand(rest, await loadInputs(), print);
     case 'worktrees':

@@ -141,6 +141,8 @@ export interface BatonConfig {
   readonly workspace: WorkspaceConfig;
   readonly node: NodeConfig;
   readonly schedules: SchedulesConfig;
+  /** `[console]`: one more address of the web console (`HOST:PORT`), when set. */
+  readonly console: { readonly listen?: string };
   /** Alias → absolute path, from `[projects]`. A Map, so `constructor` is just another alias. */
   readonly projects: ReadonlyMap<string, string>;
   /**
@@ -255,6 +257,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       timezone: file.schedules.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
       catchUp: file.schedules.catch_up,
     },
+    console: file.console.listen === undefined ? {} : { listen: file.console.listen },
     // `node:path` names another node's directory: that node resolves it.
     projects: new Map(
       Object.entries(file.projects).map(([alias, entry]) => {

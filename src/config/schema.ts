@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../core/pass-env.js';
 import { DEFAULT_VERIFY_TIMEOUT_MINUTES, projectTableOf } from './projects-schema.js';
+import { consoleSectionOf } from './console-schema.js';
+import { type ConfigKeyDoc, documented, keyDoc, sectionDocs } from './key-docs.js';
 import { schedulesSectionOf } from './schedules-schema.js';
 import { voiceSectionOf } from './voice-schema.js';
 
@@ -30,20 +32,6 @@ export const PROJECT_ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const CHANNEL_PLATFORMS = ['telegram', 'slack', 'discord'] as const;
 /** A platform that has a `[channels.*]` section. */
 export type ChannelPlatform = (typeof CHANNEL_PLATFORMS)[number];
-
-/** Extra metadata kept beside zod's `description`: the value's shape, as shown in errors and docs. */
-interface KeyMeta {
-  type: string;
-  itemType?: string;
-}
-const keyMeta = z.registry<KeyMeta>();
-
-/** Attaches the description (zod's own) and the human type label to a key's outermost schema. */
-function documented<T extends z.ZodType>(schema: T, type: string, description: string, itemType?: string): T {
-  const described = schema.describe(description);
-  keyMeta.add(described, itemType === undefined ? { type } : { type, itemType });
-  return described;
-}
 
 /** An integer in `[min, max]`; TOML integers arrive as numbers (bigint only past 2^53). */
 function int(min: number, max: number) {
@@ -299,6 +287,8 @@ const nodeSection = z.strictObject({
 
 const schedulesSection = schedulesSectionOf({ documented });
 
+const consoleSection = consoleSectionOf({ documented });
+
 const projectTable = projectTableOf({ documented, integerKey, pathString, maxTimeoutMinutes: MAX_TIMEOUT_MINUTES });
 
 /** The shape of one `[projects.NAME]` table after validation. */
@@ -342,6 +332,7 @@ export const configFileSchema = z.strictObject({
   workspace: workspaceSection.prefault({}),
   node: nodeSection.prefault({}),
   schedules: schedulesSection.prefault({}),
+  console: consoleSection.prefault({}),
   projects: projectsSection,
   channels: channelsSection.prefault({}),
   voice: voiceSection.optional(),
@@ -350,50 +341,7 @@ export const configFileSchema = z.strictObject({
 /** `config.toml` after validation: snake_case keys, defaults filled in, paths not yet resolved. */
 export type ConfigFile = z.output<typeof configFileSchema>;
 
-/** One documented key of `config.toml`, for the configuration reference (docs/configuration.md) and error messages. */
-export interface ConfigKeyDoc {
-  /** TOML table, e.g. `harness` or `channels.telegram`. */
-  readonly section: string;
-  /** Key inside the table; `<alias>` stands for any alias name under `[projects]`. */
-  readonly key: string;
-  /** Shape of the value with its unit, e.g. `integer minutes, 1 to 240`. */
-  readonly type: string;
-  /** For an array, the shape of one entry; else undefined. */
-  readonly itemType: string | undefined;
-  /** The default as a TOML literal; undefined when the key has none (it is then unset). */
-  readonly default: string | undefined;
-  /** One sentence: meaning and unit. */
-  readonly description: string;
-}
-
-/** Renders a default value as TOML source. */
-function tomlLiteral(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(tomlLiteral).join(', ')}]`;
-  if (typeof value === 'string') return JSON.stringify(value);
-  return String(value);
-}
-
-/** Reads the documentation of one key from its outermost schema. */
-function keyDoc(section: string, key: string, schema: z.ZodType): ConfigKeyDoc {
-  const meta = keyMeta.get(schema);
-  const type = meta?.type;
-  const description = schema.description;
-  if (type === undefined || description === undefined) {
-    throw new Error(`config key [${section}].${key} lacks documentation`);
-  }
-  const def = schema._zod.def;
-  let fallback: string | undefined;
-  if (def.type === 'default') {
-    const value: unknown = (def as z.core.$ZodDefaultDef).defaultValue;
-    // An empty table default is "no entries", not a value worth showing.
-    if (Array.isArray(value) || typeof value !== 'object') fallback = tomlLiteral(value);
-  }
-  return { section, key, type, itemType: meta?.itemType, default: fallback, description };
-}
-
-function sectionDocs(section: string, shape: Record<string, z.ZodType>): ConfigKeyDoc[] {
-  return Object.entries(shape).map(([key, schema]) => keyDoc(section, key, schema));
-}
+export type { ConfigKeyDoc };
 
 /** Every key of `config.toml`, in file order, derived from {@link configFileSchema}. */
 export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
@@ -401,6 +349,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('workspace', workspaceSection.shape),
   ...sectionDocs('node', nodeSection.shape),
   ...sectionDocs('schedules', schedulesSection.shape),
+  ...sectionDocs('console', consoleSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
   ...sectionDocs('projects.<alias>', projectTable.shape),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
@@ -408,4 +357,13 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
 ];
 
 /** The top-level tables of `config.toml`, in file order. */
-export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'schedules', 'projects', 'channels', 'voice'] as const;
+export const CONFIG_SECTIONS = [
+  'harness',
+  'workspace',
+  'node',
+  'schedules',
+  'console',
+  'projects',
+  'channels',
+  'voice',
+] as const;

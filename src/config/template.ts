@@ -129,6 +129,10 @@ fleet_max_active = 0
 # Slots missed while every node was down: "one" fires the latest of them once, late, and says
 # by how much; "none" fires none of them.
 catch_up = "one"
+[console]
+# The web console (baton console prints its login link) is served on 127.0.0.1. One more
+# address, HOST:PORT, behind the same login (docs/console.md):
+# listen = "192.168.1.5:8443"
 
 [projects]
 # Aliases usable as in:NAME or /use NAME. A name starts with a letter or digit, then

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'service_enabled'
   | 'service_running'
   | 'service_lock_busy'
+  | 'service_not_running'
   | 'root_too_broad'
   // storage
   | 'database_unavailable'

@@ -30,6 +30,7 @@ import { pressOnce } from './presses/press-once.js';
 import { replyTo } from './reply.js';
 import { assertRowOptions, assertSpawnable, type SpawnGateContext } from './spawn-gates.js';
 import { mayPerform, roleOf, type Action, type Role } from './trust.js';
+import { redeliver } from './commands/redeliver.js';
 
 export type { DispatcherDeps, DispatchResult } from './deps.js';
 export { HOLD_ATTACHMENTS_MS } from './inbound/held-attachments.js';
@@ -213,6 +214,15 @@ export class Dispatcher {
   async cancelOwn(runId: RunId): Promise<string> {
     this.queue.waitFor(runId, false);
     return cancel(this.deps, runId);
+  }
+
+  /**
+   * `/redeliver ID` for the web console: the same rules and answer as the chat command.
+   *
+   * @throws the store's errors.
+   */
+  async redeliver(deliveryId: string): Promise<string> {
+    return redeliver(this.deps, deliveryId);
   }
 
   /** The message's command, or the BatonError its parse threw (answered as a refusal). */

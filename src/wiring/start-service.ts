@@ -19,6 +19,7 @@ import { formatDoctorTable, type DoctorReport } from '../doctor/index.js';
 import { stopLeftoversOfLostRuns } from '../fleet/node-loss.js';
 import { describeNodes, localBatonProcess, NodeRegistry } from '../fleet/nodes.js';
 import { startControlApi, type ControlApi } from '../service/control-api/server.js';
+import { startConsoleListener } from '../service/console/listener.js';
 import { acquireServiceLock } from '../service/lock.js';
 import type { DeliveryRow } from '../store/schema.js';
 import { TerminalConversations } from '../terminal/conversations.js';
@@ -26,6 +27,7 @@ import { serveAsk } from '../terminal/service-ask.js';
 import { serviceBanner } from './banner.js';
 import { CHANNELS, channelEnv, startServiceChannels } from './channels.js';
 import { serviceDoctorReport } from './doctor-report.js';
+import { buildConsole } from './console.js';
 import { buildRuntime, type Runtime } from './runtime.js';
 import { startArtifactSweepTimer } from './timers/artifact-sweep.js';
 import { startNodeLossTimer } from './timers/node-loss.js';
@@ -337,6 +339,19 @@ async function openControlApi(
   const { dispatcher, approvals } = runtime;
   const conversations = new TerminalConversations();
   runtime.adapters.set('terminal', conversations.adapter);
+  const listen = inputs.config.console.listen;
+  const webConsole = buildConsole(
+    runtime,
+    { batonHome: inputs.batonHome, ...(listen ? { listen } : {}) },
+    clock,
+    logger,
+  );
+  undo.push('web console', () => webConsole.close());
+  if (listen) {
+    const extra = await startConsoleListener(listen, webConsole);
+    undo.push('web console listener', () => extra.close());
+    logger.info({ listen }, 'web console also listens on [console] listen');
+  }
   const control = await startControlApi({
     port: inputs.env.httpPort ?? 0,
     batonHome: inputs.batonHome,
@@ -353,6 +368,7 @@ async function openControlApi(
           },
         }
       : {}),
+    console: webConsole,
     logger,
   });
   undo.push('health server', () => control.close());

@@ -8,6 +8,7 @@ import { APPROVAL_PROMPT_TOOL } from '../approval-names.js';
 import type { LaunchContext, LaunchRequest, StreamReducer, Vendor, VendorHomes } from './types.js';
 import { ClaudeReducer } from './claude-reducer.js';
 import { describeRetry, describeToolUse, isRecord } from './claude-events.js';
+import { claudeTranscript } from './claude-transcript.js';
 
 /** Flag settings (highest precedence below admin policy) that make bypass mode unavailable. */
 const NO_BYPASS_SETTINGS = JSON.stringify({ permissions: { disableBypassPermissionsMode: 'disable' } });
@@ -186,6 +187,8 @@ export const claudeVendor: Vendor = {
       ? describeRetry(event)
       : undefined;
   },
+
+  transcript: claudeTranscript,
 
   /** Milestones from the `tool_use` blocks of `assistant` messages (tool names as offered by claude 2.1.197). */
   describeProgress(event: unknown): string | undefined {

@@ -18,6 +18,7 @@ import type {
 } from './types.js';
 import { isInvalidUsage, ownUsage, readTokenFigures, type InvalidUsage } from './usage-figures.js';
 import type { SniffedEvent } from '../json-lines.js';
+import { codexTranscript } from './codex-transcript.js';
 
 const MAX_NOTICES = 20;
 
@@ -141,6 +142,8 @@ export const codexVendor: Vendor = {
   loginFix(home: string): string {
     return `Log codex in as the user baton runs as: CODEX_HOME=${home} codex login (or codex login --with-api-key), or set [harness] codex_home to a CODEX_HOME that is logged in; then send the task again.`;
   },
+
+  transcript: codexTranscript,
 
   describeProgress(event: unknown): string | undefined {
     const e = event as { type?: unknown; item?: Record<string, unknown> };

@@ -7,6 +7,7 @@ import type { DenialJson, UsageJson } from '../../store/schema.js';
 import type { SniffedEvent } from '../json-lines.js';
 import type { LiveFacts } from './live.js';
 import type { QuotaFacts } from './quota.js';
+import type { TranscriptReader } from './transcript.js';
 
 export type { VendorName };
 
@@ -186,6 +187,8 @@ export interface Vendor {
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
   vendorEnv(homes: VendorHomes): Record<string, string>;
   newReducer(context?: ReducerContext): StreamReducer;
+  /** The transcript steps of one stored event (a run page's transcript); absent: the page shows none. */
+  transcript?: TranscriptReader;
   /** A one-line milestone for `progress` runs (a command started, files changed), or undefined. */
   describeProgress?(event: unknown): string | undefined;
   /**

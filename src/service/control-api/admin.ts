@@ -123,3 +123,18 @@ export function handleAdmin(
     );
   });
 }
+
+/**
+ * Serves `POST /admin/console-login` (admin token): a one-time login path of the web console
+ * for `baton console`, as `{"path": "/login?token=…"}`.
+ */
+export function handleConsoleLogin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  token: string,
+  mintLoginPath: () => string,
+): void {
+  readAdminText(req, res, token, () => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: mintLoginPath() }));
+  });
+}

@@ -6,13 +6,13 @@
  * running service for its live view.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { BatonError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { exitCode, toDoctorJson, type DoctorReport } from '../../doctor/index.js';
-import { handleAdmin, handleAsk, type AdminAsk, type AdminCommand } from './admin.js';
+import { handleAdmin, handleAsk, handleConsoleLogin, type AdminAsk, type AdminCommand } from './admin.js';
 import { handleApproval, type ApprovalEndpoint } from './approvals.js';
 import { readServiceState, serviceStatePath, type ServiceState } from './service-state.js';
 
@@ -39,6 +39,8 @@ export async function startControlApi(options: {
   ask?: AdminAsk;
   /** Tool approvals of claude runs (`POST /approvals/request`, per-run token). @default none (404) */
   approvals?: ApprovalEndpoint;
+  /** The web console, served on every path the control API does not use itself. @default none (404) */
+  console?: { handle(req: IncomingMessage, res: ServerResponse): void; mintLoginPath(): string };
   logger: Logger;
 }): Promise<ControlApi> {
   const adminToken = randomBytes(24).toString('hex');
@@ -64,29 +66,15 @@ export async function startControlApi(options: {
       handleAsk(req, res, adminToken, options.ask, options.logger);
       return;
     }
-    if (req.method !== 'GET') {
-      res.writeHead(405, { allow: 'GET' }).end();
+    if (path === '/admin/console-login' && options.console) {
+      handleConsoleLogin(req, res, adminToken, () => options.console!.mintLoginPath());
       return;
     }
-    if (path === '/health/live') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+    if (options.console && !CONTROL_PATHS.has(path ?? '')) {
+      options.console.handle(req, res);
       return;
     }
-    if (path !== '/health/ready') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      return;
-    }
-    options
-      .report()
-      .then((report) => {
-        res
-          .writeHead(exitCode(report) === 0 ? 200 : 503, { 'content-type': 'application/json' })
-          .end(toDoctorJson(report));
-      })
-      .catch((err: unknown) => {
-        options.logger.error({ err }, 'health report failed');
-        res.writeHead(500, { 'content-type': 'text/plain' }).end('health report failed\n');
-      });
+    serveHealth(req, res, path, options);
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -137,6 +125,41 @@ export async function startControlApi(options: {
     },
   };
 }
+
+/** `GET /health/live` and `GET /health/ready`; 405 for another method, 404 for another path. */
+function serveHealth(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string | undefined,
+  options: { report: () => Promise<DoctorReport>; logger: Logger },
+): void {
+  if (req.method !== 'GET') {
+    res.writeHead(405, { allow: 'GET' }).end();
+    return;
+  }
+  if (path === '/health/live') {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+    return;
+  }
+  if (path !== '/health/ready') {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    return;
+  }
+  options
+    .report()
+    .then((report) => {
+      res
+        .writeHead(exitCode(report) === 0 ? 200 : 503, { 'content-type': 'application/json' })
+        .end(toDoctorJson(report));
+    })
+    .catch((err: unknown) => {
+      options.logger.error({ err }, 'health report failed');
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('health report failed\n');
+    });
+}
+
+/** The paths the control API answers itself; every other one is the console's, when there is one. */
+const CONTROL_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready', '/admin/command', '/admin/ask']);
 
 /** How long closing the server waits for owner commands still being answered, in ms. */
 const ADMIN_ANSWER_GRACE_MS = 10_000;
