@@ -26,7 +26,7 @@ import { openDatabaseWithRetry, type OpenRetryDeps } from '../store/open-retry.j
 import { PressClaims } from '../store/press-claims.js';
 import { RunStore } from '../store/runs-repo.js';
 import { buildSupervisor } from './run-supervisor.js';
-import { VENDORS } from './vendors.js';
+import { vendorsFor } from './vendors.js';
 
 /** What {@link buildRuntime} needs. */
 export interface RuntimeInputs {
@@ -93,7 +93,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   // Finding the CLIs (a `--version` each) overlaps the database's start (embedded PostgreSQL's
   // server start, migrations): neither needs the other.
   const probing = Promise.all([
-    detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }),
+    detectVendors(vendorsFor(config.harness.codexTransport), { HOME: baseEnv.HOME, PATH: baseEnv.PATH }),
     detectCgroupSupport(),
   ]);
   probing.catch(() => undefined); // awaited below; a database error must not leave it unhandled

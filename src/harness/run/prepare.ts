@@ -21,6 +21,8 @@ export interface PreparedLaunch {
   env: ReturnType<typeof buildChildEnv>;
   argv: string[];
   task: string;
+  /** The request as the CLI gets it (with the run's approval and instruction files). */
+  launch: LaunchRequest;
 }
 
 /** Control flow: a cancel or shutdown arrived before the CLI was spawned, so it never is. */
@@ -74,7 +76,7 @@ export async function prepareLaunch(ctx: RunContext): Promise<PreparedLaunch> {
     Object.assign(ctx.exit, ctx.entry.stopBeforeSpawn);
     throw new StoppedBeforeSpawn();
   }
-  return { installed, env, argv, task };
+  return { installed, env, argv, task, launch };
 }
 
 /**

@@ -67,6 +67,7 @@ export function spawnChild(ctx: RunContext, prepared: PreparedLaunch): LiveChild
   ctx.live = live;
   ctx.entry.pid = child.pid;
   markSpan(ctx, 'spawned');
+  if (child.pid !== undefined) openSession(ctx, live, prepared);
   // Stamped at the spawn itself, before the cgroup move below (which can take ms): the
   // dispatch-overhead bench times update → spawn by this trace.
   if (child.pid !== undefined)
@@ -80,6 +81,30 @@ export function spawnChild(ctx: RunContext, prepared: PreparedLaunch): LiveChild
   followChild(ctx, live, prepared.task);
   ctx.entry.stop = (why) => stopChild(ctx, live, why);
   return live;
+}
+
+/**
+ * Opens the vendor's session on the child, for a CLI driven as one (codex app-server): its
+ * handshake starts now, while the launch snapshot is taken; the task follows it (below).
+ */
+function openSession(ctx: RunContext, live: LiveChild, prepared: PreparedLaunch): void {
+  const { vendor } = prepared.installed;
+  if (!vendor.openSession) return;
+  const { deps } = ctx.services;
+  const { child } = live;
+  const { runId } = ctx;
+  const sessionRequests = deps.sessionRequests?.(ctx.run);
+  live.session = vendor.openSession({
+    request: prepared.launch,
+    cwd: ctx.run.cwd,
+    write: (text) => {
+      if (child.stdin?.writable) child.stdin.write(text);
+    },
+    end: () => child.stdin?.end(),
+    onError: (err) => deps.logger.warn({ err, runId }, 'a step of the CLI session failed'),
+    ...(sessionRequests ?? {}),
+  });
+  ctx.entry.session = live.session;
 }
 
 /**
@@ -121,7 +146,8 @@ function followChild(ctx: RunContext, live: LiveChild, task: string): void {
   live.taskSent = snapshotTaken.then(() => {
     if (live.taskState !== 'pending' || child.pid === undefined) return;
     live.taskState = 'sent';
-    child.stdin?.end(task);
+    if (live.session) live.session.sendTask(task);
+    else child.stdin?.end(task);
     markSpan(ctx, 'task_sent');
     deps.logger.debug({ runId, spansMs: ctx.spans }, 'task sent to the CLI');
   });
