@@ -119,6 +119,10 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     inputs.homeDir,
   );
   const approvalStore = new ApprovalStore(database.db);
+  const protectedDirs = [inputs.batonHome, homes.codexHome, homes.claudeConfigDir];
+  const approvals = inputs.approvalPort
+    ? buildApprovals(inputs, { approvalStore, store, outbox, adapters, runsDir, protectedDirs })
+    : undefined;
   const supervisor = buildSupervisor({
     config,
     batonHome: inputs.batonHome,
@@ -135,11 +139,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     host,
     cgroups,
     ...(inputs.approvalPort ? { approvalPort: inputs.approvalPort } : {}),
+    ...(approvals ? { approvals } : {}),
   });
-  const protectedDirs = [inputs.batonHome, homes.codexHome, homes.claudeConfigDir];
-  const approvals = inputs.approvalPort
-    ? buildApprovals(inputs, { approvalStore, store, outbox, adapters, runsDir, protectedDirs })
-    : undefined;
   const core = { database, store, outbox, supervisor, adapters, installed, runsDir, protectedDirs };
   const dispatcher = buildDispatcher(inputs, core, approvals);
   supervisor.onRunEnded = () => void dispatcher.startQueued();

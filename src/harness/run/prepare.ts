@@ -58,7 +58,12 @@ export async function prepareLaunch(ctx: RunContext): Promise<PreparedLaunch> {
   }
   const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
   const launch: LaunchRequest = { ...request };
-  if (request.approvalToken !== undefined) launch.approvalMcpConfig = await writeApprovalConfig(ctx, installed);
+  if (request.approvalToken !== undefined) {
+    // A session CLI asks over its own stdio; the others through baton's permission-prompt server.
+    if (!installed.vendor.openSession) launch.approvalMcpConfig = await writeApprovalConfig(ctx, installed);
+    else if (!installed.vendor.supportsApprovals || !deps.sessionApprovals)
+      throw new BatonError('approvals_unavailable', deps.words.approvalsUnavailable(run.vendor));
+  }
   if (installed.vendor.instructionFiles) {
     const instructions = await writeProjectInstructions(
       run.cwd,

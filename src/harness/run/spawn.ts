@@ -93,7 +93,8 @@ function openSession(ctx: RunContext, live: LiveChild, prepared: PreparedLaunch)
   const { deps } = ctx.services;
   const { child } = live;
   const { runId } = ctx;
-  const sessionRequests = deps.sessionRequests?.(ctx.run);
+  // Prepare refused a run that asks for approvals where there are none (see prepareLaunch).
+  const approvals = ctx.request.approvalToken !== undefined ? deps.sessionApprovals?.(ctx.run) : undefined;
   live.session = vendor.openSession({
     request: prepared.launch,
     cwd: ctx.run.cwd,
@@ -102,7 +103,7 @@ function openSession(ctx: RunContext, live: LiveChild, prepared: PreparedLaunch)
     },
     end: () => child.stdin?.end(),
     onError: (err) => deps.logger.warn({ err, runId }, 'a step of the CLI session failed'),
-    ...(sessionRequests ?? {}),
+    ...(approvals ? { approvals } : {}),
   });
   ctx.entry.session = live.session;
 }

@@ -90,10 +90,11 @@ export interface SupervisorDeps {
    */
   approvalServer?: (runId: string, token: string) => { command: string; args: string[]; env: Record<string, string> };
   /**
-   * How a run driven as a session (codex app-server) answers its CLI's requests (approvals), and
-   * the approval policy it runs with. @default none: the CLI never asks, and a request is refused
+   * Tool approvals of a run driven as a session (codex app-server) that asks for them: each ask
+   * becomes an approval card, answered by the owner's press or the timeout.
+   * @default none: such a run fails at launch with `approvals_unavailable`
    */
-  sessionRequests?: (run: RunRow) => Pick<SessionIo, 'onServerRequest' | 'approvalPolicy'> | undefined;
+  sessionApprovals?: (run: RunRow) => NonNullable<SessionIo['approvals']>;
   /** Told once a run's end is in the database (closes its open tool approvals). @default none */
   onRunEnded?: (runId: RunId) => Promise<void>;
   /** Backoff of the run-end write while the database is away. @default TERMINAL_WRITE_POLICY */

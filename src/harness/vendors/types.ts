@@ -33,7 +33,9 @@ export interface VendorFacts {
 /** Each vendor's {@link VendorFacts}. */
 export const VENDOR_FACTS: Readonly<Record<VendorName, VendorFacts>> = {
   codex: {
-    toolApprovals: false,
+    // Through `codex app-server` (`[harness] codex_transport`); a run under `exec` that asks for
+    // approvals is refused at launch (`approvals_unavailable`).
+    toolApprovals: true,
     askingPostures: [],
     budgetCap: false,
     turnCap: false,
@@ -227,10 +229,21 @@ export interface SessionIo {
   end(): void;
   /** A session step failed (logged; the stream carries the CLI's own answer). */
   onError(err: unknown): void;
-  /** Answers a request of the CLI; undefined: not answered here (the session refuses it). */
-  onServerRequest?(request: SessionRequest): Promise<unknown> | undefined;
-  /** How the CLI asks before acting (codex `approvalPolicy`). Absent: it never asks. */
-  approvalPolicy?: 'untrusted' | 'on-request' | 'never';
+  /**
+   * Tool approvals for a run that asks for them: the CLI asks before acting, and each ask
+   * waits for the owner's verdict (true: allow). Absent: the CLI never asks, and a request to
+   * approve is refused.
+   */
+  approvals?: { ask(ask: ToolApprovalAsk): Promise<boolean> };
+}
+
+/** One tool call a session CLI asks about, in the terms of baton's approval cards. */
+export interface ToolApprovalAsk {
+  /** Unique within the run. */
+  requestId: string;
+  /** `Bash`, `ApplyPatch` or `Permissions` for codex (see approval-scope.ts). */
+  tool: string;
+  input: Record<string, unknown>;
 }
 
 /** A live session with the CLI (see {@link Vendor.openSession}). */

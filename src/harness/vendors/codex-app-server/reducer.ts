@@ -34,6 +34,7 @@ interface Message {
 export class CodexAppServerReducer implements StreamReducer {
   private readonly state: StreamFacts = { notices: [], eventCount: 0 };
   private readonly live = new LiveTracker();
+  private readonly denied = new Set<string>();
   /** @param sessionUsageBefore a resumed thread's usage when the run began. */
   constructor(private readonly sessionUsageBefore?: UsageJson) {}
 
@@ -87,7 +88,12 @@ export class CodexAppServerReducer implements StreamReducer {
   }
 
   facts(): StreamFacts {
-    return { ...this.state, notices: [...this.state.notices], live: this.live.facts() };
+    return {
+      ...this.state,
+      notices: [...this.state.notices],
+      ...(this.state.denials ? { denials: this.state.denials.map((d) => ({ ...d })) } : {}),
+      live: this.live.facts(),
+    };
   }
 
   /** An answer to one of baton's requests: a thread id, or the refusal that ends the run. */
@@ -134,10 +140,21 @@ export class CodexAppServerReducer implements StreamReducer {
       this.live.stepStarted(item.query !== '' ? `searching the web for ${item.query}` : 'searching the web');
   }
 
+  /** The answer, changed files, and calls the owner declined (codex marks the item `declined`). */
   private itemCompleted(item: ThreadItem | undefined): void {
     if (!item) return;
     if (item.type === 'agentMessage') this.state.finalMessage = item.text;
-    else if (item.type === 'fileChange') for (const change of item.changes) this.live.fileChanged(change.path);
+    else if (item.type === 'fileChange') {
+      if (item.status === 'declined') this.deny(item.id, 'ApplyPatch', item.changes.map((c) => c.path).join(', '));
+      else for (const change of item.changes) this.live.fileChanged(change.path);
+    } else if (item.type === 'commandExecution' && item.status === 'declined')
+      this.deny(item.id, 'Bash', unwrapShell(item.command));
+  }
+
+  private deny(itemId: string, tool: string, detail: string): void {
+    if (this.denied.has(itemId)) return;
+    this.denied.add(itemId);
+    (this.state.denials ??= []).push(detail === '' ? { tool } : { tool, detail });
   }
 
   private notice(message: string): void {

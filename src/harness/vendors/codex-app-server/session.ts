@@ -13,7 +13,13 @@ import type { TurnStartParams } from './protocol/v2/TurnStartParams.js';
 import type { TurnSteerParams } from './protocol/v2/TurnSteerParams.js';
 import type { UserInput } from './protocol/v2/UserInput.js';
 import type { InitializeParams } from './protocol/InitializeParams.js';
+import { approvalAnswer, approvalAsk, APPROVAL_METHODS } from './approvals.js';
+import type { FileUpdateChange } from './protocol/v2/FileUpdateChange.js';
+import type { ThreadItem } from './protocol/v2/ThreadItem.js';
 import { RpcPeer, type ServerRequest } from './rpc.js';
+
+/** Patches remembered for their approval request (the oldest goes first). */
+const MAX_PATCHES_KEPT = 100;
 
 /** What baton tells the server it is (`initialize.clientInfo`; codex puts it in its user agent). */
 const CLIENT_INFO: InitializeParams['clientInfo'] = { name: 'baton', title: 'baton', version: '1' };
@@ -34,6 +40,7 @@ export class CodexAppServerSession implements VendorSession {
   private threadId: string | undefined;
   private turnId: string | undefined;
   private turnEnded = false;
+  private readonly patches = new Map<string, readonly FileUpdateChange[]>();
   private ended = false;
 
   /** Opens the connection at once: the handshake overlaps the run's launch snapshot. */
@@ -67,6 +74,7 @@ export class CodexAppServerSession implements VendorSession {
     const m = message as { method?: unknown; params?: { turn?: { id?: unknown } } } | null;
     if (typeof m?.method !== 'string') return;
     if (m.method === 'turn/started' && typeof m.params?.turn?.id === 'string') this.turnId = m.params.turn.id;
+    else if (m.method === 'item/started') this.notePatch((m.params as { item?: ThreadItem } | undefined)?.item);
     else if (m.method === 'turn/completed') {
       this.turnEnded = true;
       this.end();
@@ -119,12 +127,12 @@ export class CodexAppServerSession implements VendorSession {
 
   /** thread/start, or thread/resume of the session a reply continues, with the run's posture and model. */
   private threadRequest(): ['thread/start', ThreadStartParams] | ['thread/resume', ThreadResumeParams] {
-    const { request, cwd, approvalPolicy } = this.io;
+    const { request, cwd, approvals } = this.io;
     const common = {
       cwd,
-      // `codex exec` never asks (it runs with approval policy "never"); a run that asks for
-      // approvals says how it wants to be asked.
-      approvalPolicy: approvalPolicy ?? 'never',
+      // `codex exec` never asks (it runs with approval policy "never"); a run with approvals is
+      // asked about every command codex does not know to be read-only, and every patch.
+      approvalPolicy: approvals ? 'untrusted' : 'never',
       ...(request.model ? { model: request.model } : {}),
       ...(request.posture ? { sandbox: request.posture as NonNullable<ThreadStartParams['sandbox']> } : {}),
     } satisfies ThreadStartParams;
@@ -133,14 +141,25 @@ export class CodexAppServerSession implements VendorSession {
       : ['thread/start', common];
   }
 
+  /** Keeps a patch's changes until its approval request, which names only the item. */
+  private notePatch(item: ThreadItem | undefined): void {
+    if (item?.type !== 'fileChange' || !this.io.approvals) return;
+    if (this.patches.size >= MAX_PATCHES_KEPT) this.patches.delete(this.patches.keys().next().value!);
+    this.patches.set(item.id, item.changes);
+  }
+
   private liveTurn(what: string): { threadId: string; turnId: string } {
     if (this.threadId === undefined || this.turnId === undefined || this.turnEnded || this.ended)
       throw new Error(`no codex turn is running to ${what}`);
     return { threadId: this.threadId, turnId: this.turnId };
   }
 
+  /** An approval request goes to the owner; any other request is refused (see RpcPeer). */
   private serve(request: ServerRequest): Promise<unknown> | undefined {
-    return this.io.onServerRequest?.(request);
+    const { approvals } = this.io;
+    if (!approvals || !APPROVAL_METHODS.has(request.method)) return undefined;
+    const ask = approvalAsk(request, this.patches, this.io.cwd);
+    return approvals.ask(ask).then((allow) => approvalAnswer(request, allow));
   }
 
   private fail(err: unknown): void {

@@ -43,6 +43,9 @@ export const codexAppServerVendor: Vendor = {
     return new CodexAppServerReducer(context?.sessionUsageBefore);
   },
 
+  // Its approval requests come over the session (codex-app-server/approvals.ts).
+  supportsApprovals: true,
+
   openSession(io: SessionIo): VendorSession {
     return new CodexAppServerSession(io);
   },
