@@ -166,12 +166,46 @@ function stopChild(ctx: RunContext, live: LiveChild, why: StopReason): Promise<v
     child.stdin?.destroy();
   }
   // Leftover processes are stopped either way; only a run still working is relabelled.
-  if (!live.finishedOnItsOwn && !ctx.exit.stoppedAfterTerminal) Object.assign(ctx.exit, why);
-  live.stopping ??= terminateRun({
-    rootPid: child.pid,
-    runId: ctx.runId,
-    graceMs: ctx.services.deps.limits.killGraceMs,
-    ...(live.processes ? { trackedPids: live.processes.pids } : {}),
-  }).then(() => undefined);
+  const working = !live.finishedOnItsOwn && !ctx.exit.stoppedAfterTerminal;
+  if (working) Object.assign(ctx.exit, why);
+  live.stopping ??= (working && why.cancelledBy ? askToStop(ctx, live) : Promise.resolve()).then(() =>
+    terminateRun({
+      rootPid: child.pid,
+      runId: ctx.runId,
+      graceMs: ctx.services.deps.limits.killGraceMs,
+      ...(live.processes ? { trackedPids: live.processes.pids } : {}),
+    }).then(() => undefined),
+  );
   return live.stopping;
+}
+
+/** Longest wait for a CLI asked to stop its turn (the owner's Stop, /cancel, /stop) before it is killed, in ms. */
+export const INTERRUPT_GRACE_MS = 5_000;
+
+/**
+ * The owner's stop of a session CLI whose turn runs (codex app-server): the CLI is asked to stop
+ * its turn (`VendorSession.interrupt`) and given {@link INTERRUPT_GRACE_MS} to end by itself;
+ * the caller then stops whatever is left as for any run. `ctx.exit.stoppedByItself` says which
+ * it was. A CLI without a session, or whose task was never sent, is stopped at once.
+ */
+async function askToStop(ctx: RunContext, live: LiveChild): Promise<void> {
+  const { session } = live;
+  if (!session || live.taskState !== 'sent') return;
+  const asked = await session.interrupt().then(
+    () => true,
+    (err: unknown) => {
+      ctx.services.deps.logger.info({ err, runId: ctx.runId }, 'the CLI could not be asked to stop its turn');
+      return false;
+    },
+  );
+  if (!asked) {
+    ctx.exit.stoppedByItself = false;
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), INTERRUPT_GRACE_MS);
+  });
+  ctx.exit.stoppedByItself = await Promise.race([live.exited.then(() => true), graceOver]);
+  clearTimeout(timer);
 }
