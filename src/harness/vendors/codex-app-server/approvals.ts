@@ -5,7 +5,9 @@
  * - `item/commandExecution/requestApproval` → `Bash` with the command as the model wrote it
  *   (codex's `/bin/bash -lc '…'` wrapper removed), prefixed `cd DIR &&` when it runs elsewhere
  *   than the run's directory, so a rule covers only what the owner saw. Input to a running
- *   terminal or a command the user typed (`kind` other than `command`) always asks (`Permissions`).
+ *   terminal or a command the user typed (`kind` other than `command`), a managed-network prompt
+ *   (`networkApprovalContext`: codex asks for a host) and a request naming no command always ask
+ *   (`Permissions`).
  * - `item/fileChange/requestApproval` → `ApplyPatch` with the paths, kinds and diffs of the
  *   patch (from the item's `item/started`, which codex sends first) and any `grantRoot`.
  * - `item/permissions/requestApproval` → `Permissions` (always asks).
@@ -52,7 +54,11 @@ export function approvalAsk(
   if (request.method === 'item/commandExecution/requestApproval') {
     const p = params as Partial<CommandExecutionRequestApprovalParams>;
     if (p.kind !== undefined && p.kind !== 'command') return { requestId, tool: 'Permissions', input: params };
-    const command = unwrapShell(typeof p.command === 'string' ? p.command : '');
+    // A managed-network prompt asks for a host, not for the command: a rule covering the command
+    // must never grant it. A request naming no command has nothing a rule could cover either.
+    if ((p.networkApprovalContext !== undefined && p.networkApprovalContext !== null) || typeof p.command !== 'string')
+      return { requestId, tool: 'Permissions', input: params };
+    const command = unwrapShell(p.command);
     const where = typeof p.cwd === 'string' && p.cwd !== cwd ? `cd ${shellQuote(p.cwd)} && ` : '';
     return {
       requestId,

@@ -1,5 +1,6 @@
 /** codex app-server approval requests as baton's tool approvals, and the answers codex gets. */
 import { describe, expect, it } from 'vitest';
+import { alwaysAsks, approvalScope } from '../../../../src/harness/approval-scope.js';
 import { approvalAnswer, approvalAsk } from '../../../../src/harness/vendors/codex-app-server/approvals.js';
 
 const cwd = '/srv/app';
@@ -22,6 +23,29 @@ describe('approvalAsk', () => {
   });
   it('input to a running terminal always asks, as Permissions', () => {
     expect(approvalAsk(command({ kind: 'writeStdin', command: 'y' }), new Map(), cwd).tool).toBe('Permissions');
+  });
+  it('a network prompt on a command the run allowed still asks: the rule covers the command, not a host', async () => {
+    const scope = { cwd, homeDir: '/home/me', protectedDirs: ['/var/baton'] };
+    const plain = approvalAsk(command({ command: "/bin/bash -lc 'git status'", cwd }), new Map(), cwd);
+    expect(alwaysAsks((await approvalScope(plain.tool, plain.input as Record<string, unknown>, scope)).kind)).toBe(
+      false,
+    );
+    const network = approvalAsk(
+      command({
+        command: "/bin/bash -lc 'git status'",
+        cwd,
+        networkApprovalContext: { host: 'evil.example', protocol: 'https' },
+      }),
+      new Map(),
+      cwd,
+    );
+    expect(network.tool).toBe('Permissions');
+    expect(alwaysAsks((await approvalScope(network.tool, network.input as Record<string, unknown>, scope)).kind)).toBe(
+      true,
+    );
+  });
+  it('a command request naming no command always asks', () => {
+    expect(approvalAsk(command({ cwd }), new Map(), cwd).tool).toBe('Permissions');
   });
   it('a patch carries the paths, kinds and diffs codex announced for its item', () => {
     const patches = new Map([['p1', [{ path: '/srv/app/a.ts', kind: { type: 'add' as const }, diff: '+a' }]]]);
