@@ -20,6 +20,7 @@ import {
   voiceFailedText,
   voiceTooLargeText,
   voiceTooLongText,
+  voiceTranscriptShownWhole,
 } from '../../wording/voice.js';
 import { parseCommand } from '../command.js';
 import { act } from '../commands/act.js';
@@ -161,9 +162,13 @@ export async function voiceNote(ctx: DispatchContext, message: InboundMessage, r
   if (!voice.confirm) return actOnTranscript(ctx, message, heard.transcript, heard.audio);
   const { voice: _voice, attachments: _attachments, ...rest } = message;
   const id = ctx.voiceNotes.hold({ message: rest, transcript: heard.transcript, audio: heard.audio });
-  await ctx.reply(message, voiceConfirmText(heard.transcript), [
-    { label: VOICE_BUTTONS.run, action: VOICE_ACTIONS.run, arg: id },
-    { label: VOICE_BUTTONS.edit, action: VOICE_ACTIONS.edit, arg: id },
-  ]);
+  const edit = { label: VOICE_BUTTONS.edit, action: VOICE_ACTIONS.edit, arg: id };
+  await ctx.reply(
+    message,
+    voiceConfirmText(heard.transcript),
+    voiceTranscriptShownWhole(heard.transcript)
+      ? [{ label: VOICE_BUTTONS.run, action: VOICE_ACTIONS.run, arg: id }, edit]
+      : [edit],
+  );
   return { kind: 'answered' };
 }
