@@ -88,14 +88,19 @@ export async function approvalScope(
 }
 
 /**
- * A codex patch (`item/fileChange/requestApproval`, input `{changes: [{path, kind, diff}],
- * grantRoot?}`): `ApplyPatch:.`, every patch inside the run's directory, when each path is inside
+ * A codex patch (`item/fileChange/requestApproval`, input `{changes: [{path, kind, movePath?,
+ * diff}], grantRoot?}`): `ApplyPatch:.`, every patch inside the run's directory, when each path
+ * and each move's destination is inside
  * it and unmarked; a path that is marked, no path at all, or a `grantRoot` (codex asking to write
  * under a root for the rest of its session) always asks.
  */
 async function patchScope(input: Record<string, unknown>, scope: PathScope): Promise<ApprovalScope> {
   const changes = Array.isArray(input['changes']) ? input['changes'] : [];
-  const paths = changes.map((c) => (typeof c === 'object' && c !== null ? (c as { path?: unknown }).path : undefined));
+  // A move (`movePath`) writes its destination: it is checked like the file it leaves.
+  const paths = changes.flatMap((c) => {
+    const change = typeof c === 'object' && c !== null ? (c as { path?: unknown; movePath?: unknown }) : {};
+    return change.movePath === undefined ? [change.path] : [change.path, change.movePath];
+  });
   if (input['grantRoot'] !== undefined && input['grantRoot'] !== null) {
     const root = typeof input['grantRoot'] === 'string' ? input['grantRoot'] : '';
     return { kind: `${ALWAYS_ASK}${APPLY_PATCH}:${root}`, mark: 'outside the project', path: root };

@@ -66,7 +66,8 @@ export function revealToolCall(tool: string, input: Record<string, unknown>): Re
           const change = (typeof c === 'object' && c !== null ? c : {}) as Record<string, unknown>;
           const kind =
             typeof change['kind'] === 'object' ? JSON.stringify(change['kind']) : String(change['kind'] ?? '');
-          return `${show(String(change['path'] ?? '?'), true)} (${show(kind, true)})\n${show(String(change['diff'] ?? ''), false)}`;
+          const move = typeof change['movePath'] === 'string' ? ` → ${show(change['movePath'], true)}` : '';
+          return `${show(String(change['path'] ?? '?'), true)}${move} (${show(kind, true)})\n${show(String(change['diff'] ?? ''), false)}`;
         })
         .join('\n');
       if (typeof input['grantRoot'] === 'string') text += `\nwrite access under ${show(input['grantRoot'], true)}`;

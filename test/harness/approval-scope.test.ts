@@ -32,6 +32,17 @@ describe('ApplyPatch (a codex patch)', () => {
       mark,
     });
   });
+  it('always asks for a move whose destination is marked, though the file it leaves is inside', async () => {
+    const move = (to: string) => ({
+      changes: [{ path: join(project, 'a.ts'), kind: 'update', movePath: to, diff: '+x' }],
+    });
+    expect(await approvalScope('ApplyPatch', move(join(project, '.git', 'hooks', 'pre-commit')), scope)).toMatchObject({
+      kind: expect.stringMatching(/^ask!ApplyPatch:/),
+      mark: "git's hooks and config",
+    });
+    expect((await approvalScope('ApplyPatch', move(join(home, '.bashrc')), scope)).kind).toMatch(/^ask!ApplyPatch:/);
+    expect((await approvalScope('ApplyPatch', move(join(project, 'b.ts')), scope)).kind).toBe('ApplyPatch:.');
+  });
   it('always asks for a patch without paths, or one asking for write access under another root', async () => {
     expect((await approvalScope('ApplyPatch', { changes: [] }, scope)).kind).toBe('ask!ApplyPatch');
     expect((await approvalScope('ApplyPatch', { ...patch('a.ts'), grantRoot: '/' }, scope)).kind).toBe(

@@ -9,7 +9,8 @@
  *   (`networkApprovalContext`: codex asks for a host) and a request naming no command always ask
  *   (`Permissions`).
  * - `item/fileChange/requestApproval` → `ApplyPatch` with the paths, kinds and diffs of the
- *   patch (from the item's `item/started`, which codex sends first) and any `grantRoot`.
+ *   patch (a move's destination as `movePath`; from the item's `item/started`, which codex sends
+ *   first) and any `grantRoot`.
  * - `item/permissions/requestApproval` → `Permissions` (always asks).
  *
  * Allow answers `accept`, never `acceptForSession`: "Allow for this run" is baton's own rule,
@@ -73,7 +74,13 @@ export function approvalAsk(
       requestId,
       tool: 'ApplyPatch',
       input: {
-        changes: changes.map((c) => ({ path: c.path, kind: c.kind.type, diff: c.diff })),
+        // A move writes its destination too: the card shows it and the rule checks it.
+        changes: changes.map((c) => ({
+          path: c.path,
+          kind: c.kind.type,
+          ...(c.kind.type === 'update' && typeof c.kind.move_path === 'string' ? { movePath: c.kind.move_path } : {}),
+          diff: c.diff,
+        })),
         ...(typeof p.grantRoot === 'string' ? { grantRoot: p.grantRoot } : {}),
         ...(typeof p.reason === 'string' ? { reason: p.reason } : {}),
       },

@@ -47,6 +47,22 @@ describe('approvalAsk', () => {
   it('a command request naming no command always asks', () => {
     expect(approvalAsk(command({ cwd }), new Map(), cwd).tool).toBe('Permissions');
   });
+  it('a patch that moves a file carries the destination', () => {
+    const patches = new Map([
+      [
+        'p2',
+        [{ path: '/srv/app/a.ts', kind: { type: 'update' as const, move_path: '/srv/app/.git/hooks/x' }, diff: '' }],
+      ],
+    ]);
+    const ask = approvalAsk(
+      { id: 3, method: 'item/fileChange/requestApproval', params: { itemId: 'p2' } },
+      patches,
+      cwd,
+    );
+    expect(ask.input).toEqual({
+      changes: [{ path: '/srv/app/a.ts', kind: 'update', movePath: '/srv/app/.git/hooks/x', diff: '' }],
+    });
+  });
   it('a patch carries the paths, kinds and diffs codex announced for its item', () => {
     const patches = new Map([['p1', [{ path: '/srv/app/a.ts', kind: { type: 'add' as const }, diff: '+a' }]]]);
     const ask = approvalAsk(
