@@ -22,6 +22,7 @@ import {
   voiceTooLongText,
   voiceTranscriptShownWhole,
 } from '../../wording/voice.js';
+import { FORWARDED_REFUSAL } from '../../wording/dispatch.js';
 import { parseCommand } from '../command.js';
 import { act } from '../commands/act.js';
 import { actionOf } from '../commands/action.js';
@@ -133,13 +134,18 @@ export async function actOnTranscript(
 
 /**
  * A voice note, claimed: the owner's is transcribed and acted on (or shown with Run and Edit
- * first, `[voice] confirm`); anyone else's is never downloaded. Every refusal and failure is
+ * first, `[voice] confirm`); anyone else's, or a forwarded one, is never downloaded. Every refusal and failure is
  * a reply with its reason.
  */
 export async function voiceNote(ctx: DispatchContext, message: InboundMessage, role: Role): Promise<DispatchResult> {
   if (role !== 'owner') {
     await ctx.reply(message, VOICE_OWNER_ONLY);
     return { kind: 'refused', code: 'not_authorized' };
+  }
+  // Somebody else's words, forwarded: refused as a forwarded text is, before the audio leaves.
+  if (message.forwarded) {
+    await ctx.reply(message, FORWARDED_REFUSAL);
+    return { kind: 'refused', code: 'forwarded_message' };
   }
   const voice = ctx.config.voice;
   if (!voice || !ctx.deps.transcribe) {
