@@ -81,6 +81,8 @@ export interface HarnessConfig {
   /** Age past which an unsent delivery is dead-lettered, in ms. */
   readonly deliveryMaxAgeMs: number;
   /** Absolute `CODEX_HOME` for runs, or undefined to fall back to the service env / vendor default. */
+  /** How codex runs are driven (`[harness] codex_transport`). */
+  readonly codexTransport: 'app-server' | 'exec';
   readonly codexHome: string | undefined;
   /** Absolute `CLAUDE_CONFIG_DIR` for runs, or undefined to fall back likewise. */
   readonly claudeConfigDir: string | undefined;
@@ -238,6 +240,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       pasteJoinMs: h.paste_join_ms,
       statusEditMs: h.status_edit_seconds * MS_PER_SECOND,
       deliveryMaxAgeMs: h.delivery_max_age_hours * MS_PER_HOUR,
+      codexTransport: h.codex_transport,
       codexHome: optionalPath(h.codex_home),
       claudeConfigDir: optionalPath(h.claude_config_dir),
     },

@@ -230,6 +230,11 @@ const harnessSection = z.strictObject({
     { unit: 'seconds', min: 0, max: 3600, default: 5 },
     "Least time between two edits of the live status message (a run's started message, edited in place) in one conversation, in seconds; 0 turns the live status off.",
   ),
+  codex_transport: documented(
+    z.enum(['app-server', 'exec']).default('app-server'),
+    '"app-server" or "exec"',
+    'How codex runs are driven: "app-server" (codex app-server, JSON-RPC over stdio; marked experimental upstream) can ask for tool approvals, "exec" (codex exec --json) cannot. Both take the same flags, posture and defences.',
+  ),
   codex_home: optionalPathKey(
     "CODEX_HOME given to codex runs (its config and login); unset: the service's CODEX_HOME, else codex's default.",
   ),

@@ -91,6 +91,9 @@ paste_join_ms = 1500
 # Least seconds between two edits of a run's live status message in one conversation (the
 # started message, edited in place); 0 turns the live status off.
 status_edit_seconds = 5
+# How codex runs are driven: "app-server" (codex app-server; experimental upstream; runs can ask
+# for tool approvals) or "exec" (codex exec --json; no approvals).
+# codex_transport = "app-server"
 # CODEX_HOME for codex runs (config and login). Unset: the service's CODEX_HOME, else ~/.codex.
 # codex_home = "~/.codex"
 # CLAUDE_CONFIG_DIR for claude runs (config, login, sessions). Unset: the service's

@@ -130,6 +130,7 @@ async function findVendor(
     childEnv,
     accountChanging: passedNames.filter((n) => changesAccount(name, n)),
     sharedHome,
+    ...(name === 'codex' ? { transport: config.harness.codexTransport } : {}),
   };
 }
 

@@ -27,7 +27,16 @@ export interface VendorFinding {
   readonly accountChanging?: readonly string[] | undefined;
   /** Why concurrent runs sharing this CLI's home are a risk; undefined when they are not. */
   readonly sharedHome?: string | undefined;
+  /** How runs drive the CLI, for a vendor with a choice (codex: `[harness] codex_transport`). */
+  readonly transport?: 'app-server' | 'exec' | undefined;
 }
+
+/** Why runs drive codex the way they do, one sentence per `[harness] codex_transport`. */
+const TRANSPORT_DETAIL: Record<'app-server' | 'exec', string> = {
+  'app-server':
+    'runs go through `codex app-server` ([harness] codex_transport = "app-server", the default; experimental upstream): tool approvals can be asked in the chat',
+  exec: 'runs go through `codex exec --json` ([harness] codex_transport = "exec"): a run cannot ask for tool approvals',
+};
 
 /** The login state of `vendor` read from its home directory. */
 export function loginState(vendor: VendorName, home: string): Promise<LoginState> {
@@ -82,6 +91,7 @@ export function vendorRow(finding: VendorFinding, harnessEnabled: boolean, servi
     details.unshift(version?.error ?? `${path} --version was not run`);
   } else cli = `${version.version} at ${path}`;
   if (finding.restart !== undefined) details.push(finding.restart);
+  if (finding.transport) details.push(TRANSPORT_DETAIL[finding.transport]);
   if (finding.childEnv) details.push(`each run gets: ${finding.childEnv.join(', ')}`);
   const accountChanging = finding.accountChanging ?? [];
   if (accountChanging.length > 0) {
@@ -115,6 +125,7 @@ export function vendorRow(finding: VendorFinding, harnessEnabled: boolean, servi
       childEnv: finding.childEnv ? finding.childEnv.join(' ') : null,
       accountChangingEnv: accountChanging.join(' '),
       sharedHomeRisk: finding.sharedHome !== undefined,
+      transport: finding.transport ?? null,
     },
   };
 }

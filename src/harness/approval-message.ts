@@ -26,7 +26,7 @@ export async function postApprovalMessage(
   const { words } = deps;
   const { kind } = scope;
   const revealed = revealToolCall(request.tool, request.input);
-  const header = words.askHeader(run.id, revealHidden(request.tool, true).text);
+  const header = words.askHeader(run.id, revealHidden(request.tool, true).text, run.vendor);
   // The warnings go before the footer, so a cut input never cuts them.
   const warnings = [
     ...(scope.mark ? [words.alwaysAsksWarning(scope.mark, revealHidden(scope.path ?? '', true).text)] : []),

@@ -10,6 +10,8 @@
  *   home's dotfiles, a `.git` or the repository's `core.hooksPath`, or a hard-linked file, is `ask!…`
  *   (see approval-paths.ts).
  * - `ask!…` kinds always ask: no decision covers them, and their card offers no "Allow for this run".
+ * - codex's `ApplyPatch` (a patch of one or more files): `ApplyPatch:.` when every path is inside
+ *   the run's directory and unmarked, else `ask!…`; codex's `Permissions` requests always ask.
  * - Any other tool (WebFetch, MCP tools): the tool's name.
  */
 import { markOfPath, type PathMark, type PathScope } from './approval-paths.js';
@@ -28,6 +30,15 @@ const PATH_FIELDS: Readonly<Record<string, string>> = {
   Grep: 'path',
   LS: 'path',
 };
+
+/** The tool name of a codex patch (see {@link patchScope}). */
+export const APPLY_PATCH = 'ApplyPatch';
+
+/**
+ * Tools whose every call asks: codex's requests for more permissions (network, paths outside
+ * its sandbox), which no earlier decision may cover.
+ */
+const ALWAYS_ASKING_TOOLS: ReadonlySet<string> = new Set(['Permissions']);
 
 /** Prefix of the kinds no decision covers. */
 export const ALWAYS_ASK = 'ask!';
@@ -58,6 +69,8 @@ export async function approvalScope(
     for (const path of reading.paths) if ((await markOfPath(path, scope)) !== undefined) return exact;
     return { kind: `Bash:${reading.kind}` };
   }
+  if (tool === APPLY_PATCH) return patchScope(input, scope);
+  if (ALWAYS_ASKING_TOOLS.has(tool)) return { kind: `${ALWAYS_ASK}${tool}` };
   const field = PATH_FIELDS[tool];
   if (field === undefined || !Object.hasOwn(PATH_FIELDS, tool)) return { kind: tool };
   const value = input[field];
@@ -72,6 +85,34 @@ export async function approvalScope(
   }
   const mark = /[\u0000-\u001f\u007f]/.test(path) ? 'outside the project' : await markOfPath(path, scope);
   return mark ? { kind: `${ALWAYS_ASK}${tool}:${path}`, mark, path } : { kind: `${tool}:.` };
+}
+
+/**
+ * A codex patch (`item/fileChange/requestApproval`, input `{changes: [{path, kind, movePath?,
+ * diff}], grantRoot?}`): `ApplyPatch:.`, every patch inside the run's directory, when each path
+ * and each move's destination is inside
+ * it and unmarked; a path that is marked, no path at all, or a `grantRoot` (codex asking to write
+ * under a root for the rest of its session) always asks.
+ */
+async function patchScope(input: Record<string, unknown>, scope: PathScope): Promise<ApprovalScope> {
+  const changes = Array.isArray(input['changes']) ? input['changes'] : [];
+  // A move (`movePath`) writes its destination: it is checked like the file it leaves.
+  const paths = changes.flatMap((c) => {
+    const change = typeof c === 'object' && c !== null ? (c as { path?: unknown; movePath?: unknown }) : {};
+    return change.movePath === undefined ? [change.path] : [change.path, change.movePath];
+  });
+  if (input['grantRoot'] !== undefined && input['grantRoot'] !== null) {
+    const root = typeof input['grantRoot'] === 'string' ? input['grantRoot'] : '';
+    return { kind: `${ALWAYS_ASK}${APPLY_PATCH}:${root}`, mark: 'outside the project', path: root };
+  }
+  if (paths.length === 0) return { kind: `${ALWAYS_ASK}${APPLY_PATCH}`, mark: 'outside the project' };
+  for (const path of paths) {
+    if (typeof path !== 'string' || path === '' || /[\u0000-\u001f\u007f]/.test(path))
+      return { kind: `${ALWAYS_ASK}${APPLY_PATCH}`, mark: 'outside the project' };
+    const mark = await markOfPath(path, scope);
+    if (mark) return { kind: `${ALWAYS_ASK}${APPLY_PATCH}:${path}`, mark, path };
+  }
+  return { kind: `${APPLY_PATCH}:.` };
 }
 
 /** Whether a kind is one no decision covers. */

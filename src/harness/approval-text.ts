@@ -58,6 +58,21 @@ export function revealToolCall(tool: string, input: Record<string, unknown>): Re
       ].join('\n');
       break;
     }
+    case 'ApplyPatch': {
+      // codex's patch: each file's path and kind, then its unified diff as codex reported it.
+      const changes = Array.isArray(input['changes']) ? input['changes'] : [];
+      text = changes
+        .map((c) => {
+          const change = (typeof c === 'object' && c !== null ? c : {}) as Record<string, unknown>;
+          const kind =
+            typeof change['kind'] === 'object' ? JSON.stringify(change['kind']) : String(change['kind'] ?? '');
+          const move = typeof change['movePath'] === 'string' ? ` → ${show(change['movePath'], true)}` : '';
+          return `${show(String(change['path'] ?? '?'), true)}${move} (${show(kind, true)})\n${show(String(change['diff'] ?? ''), false)}`;
+        })
+        .join('\n');
+      if (typeof input['grantRoot'] === 'string') text += `\nwrite access under ${show(input['grantRoot'], true)}`;
+      break;
+    }
     default:
       text = show(JSON.stringify(input, null, 2), false);
   }

@@ -17,6 +17,11 @@ export interface ExitFacts {
   timedOut: boolean;
   /** The owner cancelled it (`/cancel`, `/stop`): `owner_cancel` or `stop`. */
   cancelledBy?: 'owner_cancel' | 'stop';
+  /**
+   * For a CLI asked to stop its turn first (codex app-server): whether it ended by itself
+   * within the grace, or was killed. Absent: it was not asked.
+   */
+  stoppedByItself?: boolean;
   /** The service was shutting down. */
   shutdown?: boolean;
   /**

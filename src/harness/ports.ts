@@ -89,7 +89,7 @@ export interface ApprovalWords {
   runTag: RunTagger;
   buttons: ApprovalButtonLabels;
   /** First line of an approval message (ends with a newline); `tool` is already made visible. */
-  askHeader(runId: string, tool: string): string;
+  askHeader(runId: string, tool: string, vendor: string): string;
   /** The warning on a call that always asks; `path` is already made visible, possibly empty. */
   alwaysAsksWarning(mark: string, path: string): string;
   /**

@@ -8,6 +8,8 @@ import type { Logger } from '../core/logger.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { StatusEditor } from '../delivery/status-editor.js';
 import { APPROVAL_SERVER_SCRIPT } from '../harness/approval-names.js';
+import type { ApprovalBroker } from '../harness/approvals.js';
+import { sessionApprovals } from '../harness/session-approvals.js';
 import type { CgroupSupport } from '../harness/run-cgroup.js';
 import type { BaseEnv } from '../harness/spawn-env.js';
 import { RunSupervisor, type InstalledVendor, type SupervisorDeps } from '../harness/supervisor.js';
@@ -39,6 +41,8 @@ export interface SupervisorInputs {
   cgroups: CgroupSupport;
   /** This process's control API port, once open; absent: runs launch without approvals. */
   approvalPort?: { port?: number };
+  /** The approval broker, for runs whose CLI asks over its session (codex app-server). */
+  approvals?: ApprovalBroker;
 }
 
 /** The run supervisor of this process, with the config's limits. */
@@ -72,6 +76,7 @@ export function buildSupervisor(inputs: SupervisorInputs): RunSupervisor {
     supervisorId: `${inputs.host}:${process.pid}`,
     cgroups: inputs.cgroups,
     ...(inputs.approvalPort ? { approvalServer: approvalServerFor(inputs.approvalPort, inputs.batonHome) } : {}),
+    ...(inputs.approvals ? { sessionApprovals: sessionApprovals(inputs.approvals) } : {}),
     onRunEnded: async (runId) => void (await approvalStore.closeGone(clock.now(), runId)),
     tracer: fileTracer(join(inputs.batonHome, 'traces'), clock, inputs.logger),
   });

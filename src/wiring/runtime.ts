@@ -28,7 +28,7 @@ import { PressClaims } from '../store/press-claims.js';
 import { RunStore } from '../store/runs-repo.js';
 import { ScheduleStore } from '../store/schedules-repo.js';
 import { buildSupervisor } from './run-supervisor.js';
-import { VENDORS } from './vendors.js';
+import { vendorsFor } from './vendors.js';
 
 /** What {@link buildRuntime} needs. */
 export interface RuntimeInputs {
@@ -97,7 +97,7 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
   // Finding the CLIs (a `--version` each) overlaps the database's start (embedded PostgreSQL's
   // server start, migrations): neither needs the other.
   const probing = Promise.all([
-    detectVendors(VENDORS, { HOME: baseEnv.HOME, PATH: baseEnv.PATH }),
+    detectVendors(vendorsFor(config.harness.codexTransport), { HOME: baseEnv.HOME, PATH: baseEnv.PATH }),
     detectCgroupSupport(),
   ]);
   probing.catch(() => undefined); // awaited below; a database error must not leave it unhandled
@@ -123,6 +123,10 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     inputs.homeDir,
   );
   const approvalStore = new ApprovalStore(database.db);
+  const protectedDirs = [inputs.batonHome, homes.codexHome, homes.claudeConfigDir];
+  const approvals = inputs.approvalPort
+    ? buildApprovals(inputs, { approvalStore, store, outbox, adapters, runsDir, protectedDirs })
+    : undefined;
   const supervisor = buildSupervisor({
     config,
     batonHome: inputs.batonHome,
@@ -139,11 +143,8 @@ export async function buildRuntime(inputs: RuntimeInputs): Promise<Runtime> {
     host,
     cgroups,
     ...(inputs.approvalPort ? { approvalPort: inputs.approvalPort } : {}),
+    ...(approvals ? { approvals } : {}),
   });
-  const protectedDirs = [inputs.batonHome, homes.codexHome, homes.claudeConfigDir];
-  const approvals = inputs.approvalPort
-    ? buildApprovals(inputs, { approvalStore, store, outbox, adapters, runsDir, protectedDirs })
-    : undefined;
   const schedules = new ScheduleStore(database.db);
   const core = { database, store, schedules, outbox, supervisor, adapters, installed, runsDir, protectedDirs };
   const dispatcher = buildDispatcher(inputs, core, approvals);

@@ -16,7 +16,8 @@ export function waitWords(ms: number): string {
 export const approvalWords = {
   runTag,
   buttons: { allow: 'Allow', allowForRun: 'Allow for this run', deny: 'Deny' },
-  askHeader: (runId: string, tool: string): string => `${runTag(runId)} claude asks to use ${tool}:\n`,
+  askHeader: (runId: string, tool: string, vendor: string): string =>
+    `${runTag(runId)} ${vendor} asks to use ${tool}:\n`,
   alwaysAsksWarning: (mark: string, path: string): string =>
     `⚠ ${mark}: ${path || 'no path given'}. Such a call always asks.`,
   askFooter: (facts: { warnings: readonly string[]; waitMs: number; covers: string | undefined }): string => {

@@ -98,7 +98,14 @@ function outcomeBody(facts: OutcomeFacts): string {
       const head = `${runTag(run.id)} cancelled · ${run.vendor} · ${place} · ${duration}${denied}`;
       const branch = facts.worktree ? `\n${worktreeLine(facts.worktree)}` : '';
       const diff = facts.diff ? `\n${diffText(facts.diff)}` : '';
-      return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${diff}\n${GIT_STATUS_ADVICE}`;
+      const how =
+        facts.stoppedByItself === undefined
+          ? ''
+          : facts.stoppedByItself
+            ? `\n${run.vendor} was asked to stop and stopped by itself.`
+            : `\n${run.vendor} was asked to stop and did not within 5 s, so it was killed.`;
+      const last = facts.finalMessage?.trim() ? `\n\n${md(facts.finalMessage.trim())}` : '';
+      return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${how}${diff}\n${GIT_STATUS_ADVICE}${facts.stoppedByItself === undefined ? '' : last}`;
     }
     case 'failed':
     case 'interrupted':

@@ -49,9 +49,19 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** The transcript shown with Run and Edit under it. */
+/**
+ * Whether the confirmation shows the whole transcript: Run is offered only then, so the owner
+ * never runs words they were not shown.
+ */
+export function voiceTranscriptShownWhole(transcript: string): boolean {
+  return transcript.length <= CONFIRM_TRANSCRIPT_MAX_LENGTH;
+}
+
+/** The transcript shown with Run and Edit under it (Edit only when it is cut). */
 export function voiceConfirmText(transcript: string): string {
-  return `🎙 I heard:\n${cut(transcript, CONFIRM_TRANSCRIPT_MAX_LENGTH)}\n\nRun it, or Edit it first?`;
+  if (!voiceTranscriptShownWhole(transcript))
+    return `🎙 I heard (cut, too long to show whole):\n${cut(transcript, CONFIRM_TRANSCRIPT_MAX_LENGTH)}\n\nEdit it to read all of it before it runs.`;
+  return `🎙 I heard:\n${transcript}\n\nRun it, or Edit it first?`;
 }
 
 /** A `started` message of a run launched from a voice note, with what was heard. */

@@ -115,6 +115,7 @@ describe('loadConfig', () => {
       deliveryMaxAgeMs: 24 * 3_600_000,
       pasteJoinMs: 1500,
       statusEditMs: 5_000,
+      codexTransport: 'app-server',
       codexHome: '/home/owner/.codex',
       claudeConfigDir: '/home/owner/.claude',
     });

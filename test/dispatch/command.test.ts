@@ -39,7 +39,6 @@ describe('parseCommand', () => {
       /^sandbox: is a codex option; claude takes mode:default\|manual\|acceptEdits\|auto\|dontAsk\|plan\.$/,
     ],
     ['/codex mode:plan x', /^mode: is a claude option; codex takes sandbox:read-only\|workspace-write\.$/],
-    ['/codex approve x', /^approve is a claude option: `codex exec` has no approval channel/],
   ])('refuses %s with a usage error that says the fix', (text, message) => {
     expect(() => parseCommand(text)).toThrow(
       expect.objectContaining({ code: 'usage', message: expect.stringMatching(message) }),

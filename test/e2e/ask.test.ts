@@ -242,7 +242,9 @@ describe('baton ask on a network with a proxy and a corporate CA', () => {
     envHome = await makeCliHome({
       binDirs: [],
       harnessToml:
-        'pass_env = ["HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "LANG", "LC_*", "MY_PROXY_TOKEN"]',
+        'pass_env = ["HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "LANG", "LC_*", "MY_PROXY_TOKEN"]\n' +
+        // The stand-in below speaks `codex exec --json`.
+        'codex_transport = "exec"',
     });
     // A stand-in codex whose answer is the environment it was given.
     const fake = join(envHome.dir, 'fake-bin', 'codex');

@@ -23,7 +23,6 @@ const UNAUTHORIZED = JSON.stringify({
 });
 
 let model: FakeOpenAI;
-let home: CliHome;
 let codexHome: string;
 
 beforeAll(async () => {
@@ -32,18 +31,25 @@ beforeAll(async () => {
   // codex's own retry policy, as a user has it (the shared test home turns retries off).
   const config = await readFile(join(codexHome, 'config.toml'), 'utf8');
   await writeFile(join(codexHome, 'config.toml'), config.replace(/^(request|stream)_max_retries = 0$/gm, ''));
-  home = await makeCliHome({
-    binDirs: [inject('codexBinDir')],
-    harnessToml: `codex_home = ${JSON.stringify(codexHome)}`,
-  });
 });
 afterAll(async () => {
-  await home?.dispose();
   await model?.close();
   if (codexHome) await rm(codexHome, { recursive: true, force: true });
 });
 
-describe('codex that is not logged in', () => {
+// Both transports: app-server words the 401 in an error's `additionalDetails`, exec in its message.
+describe.each(['app-server', 'exec'])('codex that is not logged in (codex_transport = %s)', (transport) => {
+  let home: CliHome;
+  beforeAll(async () => {
+    home = await makeCliHome({
+      binDirs: [inject('codexBinDir')],
+      harnessToml: `codex_home = ${JSON.stringify(codexHome)}\ncodex_transport = ${JSON.stringify(transport)}`,
+    });
+  });
+  afterAll(async () => {
+    await home?.dispose();
+  });
+
   it('ends the run at the first 401 as failed/not_logged_in with the fix, without a retry notice', async () => {
     const result = await home.baton(['ask', '--json', 'anything']);
     expect(result.exitCode, result.stderr).toBe(1);

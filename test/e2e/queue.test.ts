@@ -69,8 +69,8 @@ describe('queue', () => {
     for (const id of [secondId, thirdId]) {
       expect(count((t) => t.startsWith(`[run ${id}] started`))).toBe(1);
       expect(count((t) => t.startsWith(`[run ${id}] completed`))).toBe(1);
-      // One CLI process each: one codex thread in its event spool.
-      expect((await world.eventsOf(id)).filter((e) => e.type === 'thread.started')).toHaveLength(1);
+      // One CLI process each: one codex thread (app-server's thread/started) in its event spool.
+      expect((await world.eventsOf(id)).filter((e) => e['method'] === 'thread/started')).toHaveLength(1);
     }
     // The refused fourth task never ran.
     expect(openai.requests.some((r) => JSON.stringify(r.body).includes('fourth task'))).toBe(false);

@@ -228,12 +228,16 @@ describe('Telegram → codex → outcome', () => {
     const started = await telegram.waitForSent((m) => replyTarget(m) === 40 && m.text.includes('] started'), WAIT_MS);
     const runId = /\[run (hr_[0-9a-f]{12})\]/.exec(started.text)![1]!;
     const failed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] failed`), WAIT_MS);
-    // The vendor's own words come first: the message of codex's turn.failed event for this run.
+    // The vendor's own words come first: the error of codex app-server's failed turn/completed.
     const events = (await readFile(join(batonHome, 'harness', 'runs', runId, 'events.jsonl'), 'utf8'))
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; error?: { message: string } });
-    const vendorWords = events.find((e) => e.type === 'turn.failed')?.error?.message;
+      .map(
+        (l) =>
+          JSON.parse(l) as { method?: string; params?: { turn?: { status: string; error?: { message: string } } } },
+      );
+    const vendorWords = events.find((e) => e.method === 'turn/completed' && e.params?.turn?.status === 'failed')?.params
+      ?.turn?.error?.message;
     expect(vendorWords).toBeTruthy();
     expect(failed.text.split('\n')[1]).toBe(vendorWords);
     expect(failed.text).toContain('Reason: vendor_error');

@@ -312,12 +312,12 @@ describe('buttons on Telegram', () => {
 });
 
 describe('commands', () => {
-  it('approve is a claude launch option; codex refuses it with the reason', () => {
+  it('approve is a launch option of both vendors (codex asks through its app-server)', () => {
     expect(parseCommand('/claude approve progress fix it')).toMatchObject({
       options: { approve: true, progress: true },
       task: 'fix it',
     });
-    expect(() => parseCommand('/codex approve fix it')).toThrow(/`codex exec` has no approval channel/);
+    expect(parseCommand('/codex approve fix it')).toMatchObject({ options: { approve: true }, task: 'fix it' });
   });
   it('/redeliver takes a dead letter number, with or without #', () => {
     expect(parseCommand('/redeliver #42')).toEqual({ kind: 'redeliver', deliveryId: '42' });

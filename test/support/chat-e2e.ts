@@ -99,6 +99,8 @@ export async function startChatE2E(options: ChatE2EOptions): Promise<ChatE2E> {
       '[harness]',
       'approved = true',
       `codex_home = ${JSON.stringify(join(dir, 'codex-home'))}`,
+      // The fake codex speaks `codex exec --json` only; the real one runs through the default app-server.
+      ...(options.realCodex ? [] : ['codex_transport = "exec"']),
       ...(claudeDir ? [`claude_config_dir = ${JSON.stringify(claudeDir)}`] : []),
       ...(options.harnessToml ? [options.harnessToml] : []),
       '[workspace]',

@@ -20,7 +20,9 @@ import {
   voiceFailedText,
   voiceTooLargeText,
   voiceTooLongText,
+  voiceTranscriptShownWhole,
 } from '../../wording/voice.js';
+import { FORWARDED_REFUSAL } from '../../wording/dispatch.js';
 import { parseCommand } from '../command.js';
 import { act } from '../commands/act.js';
 import { actionOf } from '../commands/action.js';
@@ -132,13 +134,18 @@ export async function actOnTranscript(
 
 /**
  * A voice note, claimed: the owner's is transcribed and acted on (or shown with Run and Edit
- * first, `[voice] confirm`); anyone else's is never downloaded. Every refusal and failure is
+ * first, `[voice] confirm`); anyone else's, or a forwarded one, is never downloaded. Every refusal and failure is
  * a reply with its reason.
  */
 export async function voiceNote(ctx: DispatchContext, message: InboundMessage, role: Role): Promise<DispatchResult> {
   if (role !== 'owner') {
     await ctx.reply(message, VOICE_OWNER_ONLY);
     return { kind: 'refused', code: 'not_authorized' };
+  }
+  // Somebody else's words, forwarded: refused as a forwarded text is, before the audio leaves.
+  if (message.forwarded) {
+    await ctx.reply(message, FORWARDED_REFUSAL);
+    return { kind: 'refused', code: 'forwarded_message' };
   }
   const voice = ctx.config.voice;
   if (!voice || !ctx.deps.transcribe) {
@@ -161,9 +168,13 @@ export async function voiceNote(ctx: DispatchContext, message: InboundMessage, r
   if (!voice.confirm) return actOnTranscript(ctx, message, heard.transcript, heard.audio);
   const { voice: _voice, attachments: _attachments, ...rest } = message;
   const id = ctx.voiceNotes.hold({ message: rest, transcript: heard.transcript, audio: heard.audio });
-  await ctx.reply(message, voiceConfirmText(heard.transcript), [
-    { label: VOICE_BUTTONS.run, action: VOICE_ACTIONS.run, arg: id },
-    { label: VOICE_BUTTONS.edit, action: VOICE_ACTIONS.edit, arg: id },
-  ]);
+  const edit = { label: VOICE_BUTTONS.edit, action: VOICE_ACTIONS.edit, arg: id };
+  await ctx.reply(
+    message,
+    voiceConfirmText(heard.transcript),
+    voiceTranscriptShownWhole(heard.transcript)
+      ? [{ label: VOICE_BUTTONS.run, action: VOICE_ACTIONS.run, arg: id }, edit]
+      : [edit],
+  );
   return { kind: 'answered' };
 }

@@ -7,7 +7,7 @@ import { newRunId, type RunId } from '../../core/ids.js';
 import type { Route } from '../../fleet/route.js';
 import { newApprovalToken } from '../../harness/approvals.js';
 import type { StoredAttachment } from '../../harness/attachments.js';
-import type { LaunchRequest } from '../../harness/vendors/types.js';
+import { VENDOR_FACTS, type LaunchRequest } from '../../harness/vendors/types.js';
 import type { RunWorktree } from '../../harness/worktrees.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../../harness/workspace.js';
 import { discardWorktree, worktreeFor } from '../../queue/run-worktree.js';
@@ -98,7 +98,8 @@ async function prepare(
     hasBroker: deps.approvals !== undefined,
     platform: message.platform,
   });
-  if (approve) settings.posture ??= 'default';
+  // claude asks in its first asking mode; codex asks through its approval policy, in any sandbox.
+  if (approve) settings.posture ??= VENDOR_FACTS[vendor].askingPostures[0];
   const approvalToken = approve ? newApprovalToken() : undefined;
   const caps = capsOf(vendor, options, launch.harness, parent);
   const notBefore = await quotaWaitOf(ctx, launch, approve);

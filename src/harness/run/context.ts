@@ -12,7 +12,7 @@ import type { RunProcesses } from '../run-cgroup.js';
 import type { RunStream } from '../run-stream.js';
 import type { Tracer } from '../traces.js';
 import type { TreeSnapshot } from '../diff.js';
-import type { LaunchRequest, StreamReducer } from '../vendors/types.js';
+import type { LaunchRequest, StreamReducer, VendorSession } from '../vendors/types.js';
 import type { LaunchSnapshots } from './launch-snapshots.js';
 import type { ActiveRun, InstalledVendor, SupervisorDeps } from './types.js';
 
@@ -51,6 +51,8 @@ export interface LiveChild {
   promptWritten: Promise<void>;
   /** The stop under way, once the run is being stopped. */
   stopping?: Promise<void>;
+  /** The CLI's session over its stdio, for a vendor driven as one (codex app-server). */
+  session?: VendorSession;
 }
 
 /** One run's state from its launch to its end. */

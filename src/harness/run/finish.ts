@@ -109,6 +109,9 @@ async function describeEnd(
     diagnostics: diagnosticsTail(facts.notices, end.stderr, classified.errorMessage),
     resumeCommand: sessionId && installed ? installed.vendor.resumeCommand(run.cwd, sessionId) : undefined,
     processNote: exit.processNote,
+    ...(exit.stoppedByItself !== undefined && classified.status === 'cancelled'
+      ? { stoppedByItself: exit.stoppedByItself }
+      : {}),
     instructionsNote: exit.instructionsNote,
     streamNote: exit.streamNote,
     diff: diff?.facts,

@@ -106,6 +106,7 @@ export function readOutput(ctx: RunContext, live: LiveChild, clock: RunClock, sp
     ctx.stderrTail = Buffer.concat([ctx.stderrTail, chunk]);
     if (ctx.stderrTail.length > STDERR_TAIL_BYTES) ctx.stderrTail = ctx.stderrTail.subarray(-STDERR_TAIL_BYTES);
   });
+  child.stdout?.once('end', () => live.session?.closed());
   // Every byte the child printed is read before its outcome is judged: the exit can be
   // observed before the last 'data' events of its pipes are delivered.
   return Promise.all(
@@ -156,6 +157,7 @@ function eventHandler(ctx: RunContext, clock: RunClock, stopIfRefused: AuthStop)
   let retryNoticed = false;
   return (event) => {
     clock.watchdog.event();
+    if (event !== undefined) ctx.live?.session?.receive(event);
     if (event === undefined) {
       if (clock.finishArmed()) clock.armFinishGrace();
       return;

@@ -21,6 +21,8 @@ export interface PreparedLaunch {
   env: ReturnType<typeof buildChildEnv>;
   argv: string[];
   task: string;
+  /** The request as the CLI gets it (with the run's approval and instruction files). */
+  launch: LaunchRequest;
 }
 
 /** Control flow: a cancel or shutdown arrived before the CLI was spawned, so it never is. */
@@ -56,7 +58,12 @@ export async function prepareLaunch(ctx: RunContext): Promise<PreparedLaunch> {
   }
   const env = buildChildEnv(installed.vendor, deps.baseEnv, deps.homes, runId);
   const launch: LaunchRequest = { ...request };
-  if (request.approvalToken !== undefined) launch.approvalMcpConfig = await writeApprovalConfig(ctx, installed);
+  if (request.approvalToken !== undefined) {
+    // A session CLI asks over its own stdio; the others through baton's permission-prompt server.
+    if (!installed.vendor.openSession) launch.approvalMcpConfig = await writeApprovalConfig(ctx, installed);
+    else if (!installed.vendor.supportsApprovals || !deps.sessionApprovals)
+      throw new BatonError('approvals_unavailable', deps.words.approvalsUnavailable(run.vendor));
+  }
   if (installed.vendor.instructionFiles) {
     const instructions = await writeProjectInstructions(
       run.cwd,
@@ -74,7 +81,7 @@ export async function prepareLaunch(ctx: RunContext): Promise<PreparedLaunch> {
     Object.assign(ctx.exit, ctx.entry.stopBeforeSpawn);
     throw new StoppedBeforeSpawn();
   }
-  return { installed, env, argv, task };
+  return { installed, env, argv, task, launch };
 }
 
 /**

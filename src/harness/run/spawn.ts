@@ -67,6 +67,7 @@ export function spawnChild(ctx: RunContext, prepared: PreparedLaunch): LiveChild
   ctx.live = live;
   ctx.entry.pid = child.pid;
   markSpan(ctx, 'spawned');
+  if (child.pid !== undefined) openSession(ctx, live, prepared);
   // Stamped at the spawn itself, before the cgroup move below (which can take ms): the
   // dispatch-overhead bench times update → spawn by this trace.
   if (child.pid !== undefined)
@@ -80,6 +81,31 @@ export function spawnChild(ctx: RunContext, prepared: PreparedLaunch): LiveChild
   followChild(ctx, live, prepared.task);
   ctx.entry.stop = (why) => stopChild(ctx, live, why);
   return live;
+}
+
+/**
+ * Opens the vendor's session on the child, for a CLI driven as one (codex app-server): its
+ * handshake starts now, while the launch snapshot is taken; the task follows it (below).
+ */
+function openSession(ctx: RunContext, live: LiveChild, prepared: PreparedLaunch): void {
+  const { vendor } = prepared.installed;
+  if (!vendor.openSession) return;
+  const { deps } = ctx.services;
+  const { child } = live;
+  const { runId } = ctx;
+  // Prepare refused a run that asks for approvals where there are none (see prepareLaunch).
+  const approvals = ctx.request.approvalToken !== undefined ? deps.sessionApprovals?.(ctx.run) : undefined;
+  live.session = vendor.openSession({
+    request: prepared.launch,
+    cwd: ctx.run.cwd,
+    write: (text) => {
+      if (child.stdin?.writable) child.stdin.write(text);
+    },
+    end: () => child.stdin?.end(),
+    onError: (err) => deps.logger.warn({ err, runId }, 'a step of the CLI session failed'),
+    ...(approvals ? { approvals } : {}),
+  });
+  ctx.entry.session = live.session;
 }
 
 /**
@@ -121,7 +147,8 @@ function followChild(ctx: RunContext, live: LiveChild, task: string): void {
   live.taskSent = snapshotTaken.then((snapshot) => {
     if (live.taskState !== 'pending' || child.pid === undefined) return;
     live.taskState = 'sent';
-    child.stdin?.end(task);
+    if (live.session) live.session.sendTask(task);
+    else child.stdin?.end(task);
     markSpan(ctx, 'task_sent');
     deps.logger.debug({ runId, spansMs: ctx.spans }, 'task sent to the CLI');
     // The launch tree, while the CLI waits for its model: the run's end then does not write it.
@@ -141,12 +168,46 @@ function stopChild(ctx: RunContext, live: LiveChild, why: StopReason): Promise<v
     child.stdin?.destroy();
   }
   // Leftover processes are stopped either way; only a run still working is relabelled.
-  if (!live.finishedOnItsOwn && !ctx.exit.stoppedAfterTerminal) Object.assign(ctx.exit, why);
-  live.stopping ??= terminateRun({
-    rootPid: child.pid,
-    runId: ctx.runId,
-    graceMs: ctx.services.deps.limits.killGraceMs,
-    ...(live.processes ? { trackedPids: live.processes.pids } : {}),
-  }).then(() => undefined);
+  const working = !live.finishedOnItsOwn && !ctx.exit.stoppedAfterTerminal;
+  if (working) Object.assign(ctx.exit, why);
+  live.stopping ??= (working && why.cancelledBy ? askToStop(ctx, live) : Promise.resolve()).then(() =>
+    terminateRun({
+      rootPid: child.pid,
+      runId: ctx.runId,
+      graceMs: ctx.services.deps.limits.killGraceMs,
+      ...(live.processes ? { trackedPids: live.processes.pids } : {}),
+    }).then(() => undefined),
+  );
   return live.stopping;
+}
+
+/** Longest wait for a CLI asked to stop its turn (the owner's Stop, /cancel, /stop) before it is killed, in ms. */
+export const INTERRUPT_GRACE_MS = 5_000;
+
+/**
+ * The owner's stop of a session CLI whose turn runs (codex app-server): the CLI is asked to stop
+ * its turn (`VendorSession.interrupt`) and given {@link INTERRUPT_GRACE_MS} to end by itself;
+ * the caller then stops whatever is left as for any run. `ctx.exit.stoppedByItself` says which
+ * it was. A CLI without a session, or whose task was never sent, is stopped at once.
+ */
+async function askToStop(ctx: RunContext, live: LiveChild): Promise<void> {
+  const { session } = live;
+  if (!session || live.taskState !== 'sent') return;
+  const asked = await session.interrupt().then(
+    () => true,
+    (err: unknown) => {
+      ctx.services.deps.logger.info({ err, runId: ctx.runId }, 'the CLI could not be asked to stop its turn');
+      return false;
+    },
+  );
+  if (!asked) {
+    ctx.exit.stoppedByItself = false;
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), INTERRUPT_GRACE_MS);
+  });
+  ctx.exit.stoppedByItself = await Promise.race([live.exited.then(() => true), graceOver]);
+  clearTimeout(timer);
 }

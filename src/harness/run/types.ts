@@ -16,7 +16,7 @@ import type { CgroupSupport } from '../run-cgroup.js';
 import type { BaseEnv } from '../spawn-env.js';
 import type { TerminalWritePolicy } from '../terminal-write.js';
 import type { Tracer } from '../traces.js';
-import type { Vendor, VendorHomes, VendorName } from '../vendors/types.js';
+import type { SessionIo, Vendor, VendorHomes, VendorName, VendorSession } from '../vendors/types.js';
 
 /** A vendor CLI found on PATH at start. */
 export interface InstalledVendor {
@@ -91,6 +91,12 @@ export interface SupervisorDeps {
    * @default none: such a run fails at launch with `approvals_unavailable`
    */
   approvalServer?: (runId: string, token: string) => { command: string; args: string[]; env: Record<string, string> };
+  /**
+   * Tool approvals of a run driven as a session (codex app-server) that asks for them: each ask
+   * becomes an approval card, answered by the owner's press or the timeout.
+   * @default none: such a run fails at launch with `approvals_unavailable`
+   */
+  sessionApprovals?: (run: RunRow) => NonNullable<SessionIo['approvals']>;
   /** Told once a run's end is in the database (closes its open tool approvals). @default none */
   onRunEnded?: (runId: RunId) => Promise<void>;
   /** Backoff of the run-end write while the database is away. @default TERMINAL_WRITE_POLICY */
@@ -119,6 +125,8 @@ export interface ActiveRun {
   done: Promise<void>;
   /** Set once the run's end is in the database: its status, or `already_ended` when it was not active any more. */
   ended?: RunRow['status'] | 'already_ended';
+  /** The CLI's live session, for a vendor driven as one (codex app-server): steer and interrupt its turn. */
+  session?: VendorSession;
   /** Moves the wall-clock deadline (set once the CLI runs): @returns the new limit in ms, or undefined when already at the cap. */
   extend?: (addMs: number) => number | undefined;
 }

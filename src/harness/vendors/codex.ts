@@ -129,14 +129,7 @@ export const codexVendor: Vendor = {
               ? e.item.message
               : undefined;
     }
-    if (typeof text !== 'string') return undefined;
-    const line = text.split('\n').find((l) => CODEX_AUTH_FAILURE.test(l) && !MCP_LINE.test(l));
-    return line === undefined
-      ? undefined
-      : line
-          .replace(/^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/, '$1')
-          .trim()
-          .slice(0, 300);
+    return codexAuthFailureLine(text);
   },
 
   loginFix(home: string): string {
@@ -166,6 +159,22 @@ export const codexVendor: Vendor = {
     return undefined;
   },
 };
+
+/**
+ * The line of codex's `text` that says its model client's credentials were refused (see
+ * `codexVendor.describeAuthFailure`), without the retry wrapper and cut to 300 characters, or
+ * undefined.
+ */
+export function codexAuthFailureLine(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  const line = text.split('\n').find((l) => CODEX_AUTH_FAILURE.test(l) && !MCP_LINE.test(l));
+  return line === undefined
+    ? undefined
+    : line
+        .replace(/^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/, '$1')
+        .trim()
+        .slice(0, 300);
+}
 
 /**
  * The `-c` override that marks `cwd` and every ancestor of it untrusted: a TOML inline table,
@@ -337,7 +346,8 @@ export function unwrapShell(command: string): string {
   return match ? match[1]!.replaceAll("'\\''", "'") : command;
 }
 
-function truncate(text: string, max: number): string {
+/** `text` cut to `max` characters with an ellipsis. */
+export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 

@@ -35,7 +35,9 @@ export interface VendorFacts {
 /** Each vendor's {@link VendorFacts}. */
 export const VENDOR_FACTS: Readonly<Record<VendorName, VendorFacts>> = {
   codex: {
-    toolApprovals: false,
+    // Through `codex app-server` (`[harness] codex_transport`); a run under `exec` that asks for
+    // approvals is refused at launch (`approvals_unavailable`).
+    toolApprovals: true,
     askingPostures: [],
     budgetCap: false,
     turnCap: false,
@@ -206,4 +208,60 @@ export interface Vendor {
   loginFix?(home: string): string;
   /** The exact command a person runs to resume `sessionId` by hand. */
   resumeCommand(cwd: string, sessionId: string): string;
+  /**
+   * For a CLI driven as a session over its stdio (codex app-server): opens it on the spawned
+   * child. The spawn step then hands the task to {@link VendorSession.sendTask} instead of
+   * writing it to stdin and closing stdin, and the output step hands every parsed stdout line to
+   * {@link VendorSession.receive}. Absent: the task goes on stdin, then EOF.
+   */
+  openSession?(io: SessionIo): VendorSession;
+}
+
+/** A request the CLI sends to baton over its session (an approval, a question). */
+export interface SessionRequest {
+  id: number | string;
+  method: string;
+  params: unknown;
+}
+
+/** What a {@link Vendor.openSession} session is given. */
+export interface SessionIo {
+  request: LaunchRequest;
+  /** The run's working directory (absolute, resolved). */
+  cwd: string;
+  /** Writes to the CLI's stdin. */
+  write(text: string): void;
+  /** Closes the CLI's stdin. */
+  end(): void;
+  /** A session step failed (logged; the stream carries the CLI's own answer). */
+  onError(err: unknown): void;
+  /**
+   * Tool approvals for a run that asks for them: the CLI asks before acting, and each ask
+   * waits for the owner's verdict (true: allow). Absent: the CLI never asks, and a request to
+   * approve is refused.
+   */
+  approvals?: { ask(ask: ToolApprovalAsk): Promise<boolean> };
+}
+
+/** One tool call a session CLI asks about, in the terms of baton's approval cards. */
+export interface ToolApprovalAsk {
+  /** Unique within the run. */
+  requestId: string;
+  /** `Bash`, `ApplyPatch` or `Permissions` for codex (see approval-scope.ts). */
+  tool: string;
+  input: Record<string, unknown>;
+}
+
+/** A live session with the CLI (see {@link Vendor.openSession}). */
+export interface VendorSession {
+  /** Sends the task: the CLI may act and call its model from now on. */
+  sendTask(task: string): void;
+  /** Reads one parsed line of the CLI's stdout. */
+  receive(message: unknown): void;
+  /** The CLI's stdout ended. */
+  closed(): void;
+  /** Adds words to the running turn. @throws Error when no turn runs or the CLI refuses. */
+  steer(text: string): Promise<void>;
+  /** Asks the CLI to stop the running turn. @throws Error when no turn runs or the CLI refuses. */
+  interrupt(): Promise<void>;
 }
