@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyExit } from '../../../src/harness/outcome.js';
 import { claudeVendor } from '../../../src/harness/vendors/claude.js';
 import { codexVendor } from '../../../src/harness/vendors/codex.js';
+import { codexAppServerVendor } from '../../../src/harness/vendors/codex-app-server/vendor.js';
 import { claudeRateLimitInfoOf, codexLimitOf } from '../../../src/harness/vendors/quota.js';
 
 const exit1 = { exitCode: 1, signal: null, timedOut: false };
@@ -78,6 +79,38 @@ describe('codex reducer at a usage limit', () => {
       error: { message: 'exceeded retry limit, last status: 429 Too Many Requests' },
     });
     expect(classifyExit(reducer.facts(), exit1).reason).toBe('vendor_error');
+  });
+});
+
+describe('codex app-server reducer at a usage limit', () => {
+  /** A failed `turn/completed` notification, as codex app-server ends a turn. */
+  const failedTurn = (message: string, codexErrorInfo: string | null) => ({
+    method: 'turn/completed',
+    params: {
+      threadId: 't',
+      turn: { id: '1', items: [], status: 'failed', error: { message, codexErrorInfo, additionalDetails: null } },
+    },
+  });
+
+  it('ends the run quota_exhausted with the reset its words give, as codex exec does', () => {
+    const reducer = codexAppServerVendor.newReducer();
+    reducer.push(failedTurn(`${LIMIT} at Dec 6th, 2026 4:02 AM.`, 'usageLimitExceeded'));
+    expect(classifyExit(reducer.facts(), exit1)).toMatchObject({
+      status: 'failed',
+      reason: 'quota_exhausted',
+      quotaResetsAt: local(2026, 11, 6, 4, 3).toISOString(),
+    });
+  });
+
+  it('knows the limit from the error info alone, without a reset, and keeps other failures vendor errors', () => {
+    const limited = codexAppServerVendor.newReducer();
+    limited.push(failedTurn('usage limit', 'usageLimitExceeded'));
+    const classified = classifyExit(limited.facts(), exit1);
+    expect(classified.reason).toBe('quota_exhausted');
+    expect(classified.quotaResetsAt).toBeUndefined();
+    const other = codexAppServerVendor.newReducer();
+    other.push(failedTurn('exceeded retry limit, last status: 429 Too Many Requests', 'rateLimitExceeded'));
+    expect(classifyExit(other.facts(), exit1).reason).toBe('vendor_error');
   });
 });
 

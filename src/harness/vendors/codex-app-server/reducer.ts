@@ -5,6 +5,7 @@
 import type { UsageJson } from '../../../store/schema.js';
 import { unwrapShell } from '../codex.js';
 import { LiveTracker } from '../live.js';
+import { codexLimitOf } from '../quota.js';
 import type { StreamFacts, StreamReducer } from '../types.js';
 import { isInvalidUsage, ownUsage, readTokenFigures, type InvalidUsage } from '../usage-figures.js';
 import { isLaunchAnswer } from './rpc.js';
@@ -110,12 +111,18 @@ export class CodexAppServerReducer implements StreamReducer {
   private turnCompleted(params: TurnCompletedNotification | undefined): void {
     const turn = params?.turn;
     if (!turn) return;
-    if (turn.status === 'completed') this.state.terminal = { kind: 'completed' };
-    else
-      this.state.terminal = {
-        kind: 'failed',
-        message: turn.error?.message ?? `codex reported the turn ${turn.status}`,
-      };
+    if (turn.status === 'completed') {
+      this.state.terminal = { kind: 'completed' };
+      return;
+    }
+    const message = turn.error?.message ?? `codex reported the turn ${turn.status}`;
+    // The plan's usage limit: codex's words carry the reset time (as with `codex exec`), and
+    // its error info names the limit even where the words give no time.
+    const quota =
+      codexLimitOf(message, new Date()) ??
+      (turn.error?.codexErrorInfo === 'usageLimitExceeded' ? { exhausted: true } : undefined);
+    this.state.terminal = quota ? { kind: 'failed', message, reason: 'quota_exhausted' } : { kind: 'failed', message };
+    if (quota) this.state.quota = quota;
   }
 
   private usage(params: ThreadTokenUsageUpdatedNotification | undefined): void {
