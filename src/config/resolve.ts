@@ -113,6 +113,12 @@ export interface ChannelTrust {
   readonly guests: readonly string[];
 }
 
+/** `[chat]`. */
+export interface ChatConfig {
+  /** `converse`: the owner's plain message continues the conversation; `commands`: only commands and replies act. */
+  readonly plainMessages: 'converse' | 'commands';
+}
+
 /** The whole resolved configuration. */
 export interface BatonConfig {
   readonly harness: HarnessConfig;
@@ -120,6 +126,8 @@ export interface BatonConfig {
   readonly node: NodeConfig;
   /** Alias → absolute path, from `[projects]`. A Map, so `constructor` is just another alias. */
   readonly projects: ReadonlyMap<string, string>;
+  /** `[chat]`: how plain messages are read. */
+  readonly chat: ChatConfig;
   /** Trust per platform; a platform without a `[channels.*]` table has no owner and no guests. */
   readonly channels: Readonly<Record<ChannelPlatform, ChannelTrust>>;
 }
@@ -223,6 +231,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
     projects: new Map(
       Object.entries(file.projects).map(([alias, p]) => [alias, splitNodeTarget(p) ? p : resolvePath(p)]),
     ),
+    chat: { plainMessages: file.chat.plain_messages },
     channels,
   };
 }

@@ -303,6 +303,14 @@ const channelSection = z.strictObject({
   ),
 });
 
+const chatSection = z.strictObject({
+  plain_messages: documented(
+    z.enum(['converse', 'commands']).default('converse'),
+    '"converse" or "commands"',
+    '"converse": the owner\'s plain message in a direct message (or mentioning the bot) continues the conversation: it goes to the conversation\'s active run, else resumes its current session, else starts a run with default_vendor (/new starts afresh); "commands": only commands and replies to [run …] messages act.',
+  ),
+});
+
 const channelsSection = z.strictObject({
   telegram: channelSection.optional(),
   slack: channelSection.optional(),
@@ -319,6 +327,7 @@ export const configFileSchema = z.strictObject({
   workspace: workspaceSection.prefault({}),
   node: nodeSection.prefault({}),
   projects: projectsSection,
+  chat: chatSection.prefault({}),
   channels: channelsSection.prefault({}),
 });
 
@@ -376,8 +385,9 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('workspace', workspaceSection.shape),
   ...sectionDocs('node', nodeSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
+  ...sectionDocs('chat', chatSection.shape),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
 ];
 
 /** The top-level tables of `config.toml`, in file order. */
-export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'projects', 'channels'] as const;
+export const CONFIG_SECTIONS = ['harness', 'workspace', 'node', 'projects', 'chat', 'channels'] as const;

@@ -4,6 +4,7 @@
  * between the two writes.
  */
 import type { Db } from './database.js';
+import { ConversationSessionsRepo } from './run-store/conversation-sessions.js';
 import { ConversationsRepo } from './run-store/conversations.js';
 import { InboxRepo } from './run-store/inbox.js';
 import { LaunchesRepo } from './run-store/launches.js';
@@ -23,7 +24,7 @@ export type {
   QueuePolicy,
   RunTerminal,
 } from './run-store/types.js';
-export type { ConversationsRepo, InboxRepo, LaunchesRepo, OutboxRepo, QueueRepo, RunsRepo };
+export type { ConversationSessionsRepo, ConversationsRepo, InboxRepo, LaunchesRepo, OutboxRepo, QueueRepo, RunsRepo };
 
 /**
  * The run repositories over one database: the only module that writes `runs`, `deliveries`,
@@ -40,6 +41,8 @@ export class RunStore {
   readonly runs: RunsRepo;
   /** `/use` defaults and chat id moves. */
   readonly conversations: ConversationsRepo;
+  /** A conversation's active runs, its current session and `/new`. */
+  readonly sessions: ConversationSessionsRepo;
   /** The outbox (`deliveries`). */
   readonly outbox: OutboxRepo;
 
@@ -49,6 +52,7 @@ export class RunStore {
     this.queue = new QueueRepo(db);
     this.runs = new RunsRepo(db);
     this.conversations = new ConversationsRepo(db);
+    this.sessions = new ConversationSessionsRepo(db);
     this.outbox = new OutboxRepo(db);
   }
 

@@ -241,9 +241,10 @@ describe('resume by reply', () => {
     expect(whileActive).toEqual({ kind: 'refused', code: 'resume_refused' });
     await h.supervisor.cancel(resumed.runId, 'owner_cancel');
 
-    // A plain reply to a message that is not ours is just text.
-    expect(await h.dispatcher.handle(inbound('1', 'hello', { replyToMessageId: '999999' }))).toEqual({
-      kind: 'answered',
-    });
+    // A plain reply to a message that is not ours is no resume of that run: it is a plain
+    // message of the conversation, a new run, which asks for a directory (this config sets none).
+    const plain = await h.dispatcher.handle(inbound('1', 'success', { chatId: '77', replyToMessageId: '999999' }));
+    expect(plain).toEqual({ kind: 'refused', code: 'usage' });
+    expect(h.channel.sent.at(-1)?.text).toMatch(/director/i);
   });
 });

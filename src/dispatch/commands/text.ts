@@ -1,4 +1,8 @@
-/** Plain text: a reply to a `[run …]` message resumes that run; anything else in a DM is pointed at /help. */
+/**
+ * Plain text: a reply to a `[run …]` message resumes that run; the owner's other plain message is
+ * the conversation's next turn where plain messages converse; anything else in a DM is pointed at
+ * /help.
+ */
 import { TEXT_IN_DM } from '../../wording/dispatch.js';
 import type { InboundMessage } from '../../channels/types.js';
 import { BatonError } from '../../core/errors.js';
@@ -8,6 +12,7 @@ import { parseReplyOptions } from '../command.js';
 import { answer, type DispatchContext } from '../context.js';
 import type { DispatcherDeps, DispatchResult } from '../deps.js';
 import { GUEST_REFUSAL, mayPerform, type Role } from '../trust.js';
+import { converse, conversesWith } from './converse.js';
 import { activeRunOfSession, sessionBusy } from './session.js';
 
 /**
@@ -67,6 +72,7 @@ export async function textCommand(
 ): Promise<DispatchResult> {
   const resumed = await resumeByReply(ctx, message, command.text, role);
   if (resumed) return resumed;
+  if (conversesWith(ctx, message, command.text, role)) return converse(ctx, message, command.text);
   if (!message.isDirect) return { kind: 'ignored' };
   return answer(ctx, message, TEXT_IN_DM);
 }
