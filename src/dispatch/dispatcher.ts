@@ -141,7 +141,7 @@ export class Dispatcher {
     for (const key of continuations)
       await deps.store.inbox.recordInbound(platform, key, message.receivedAt, deps.supervisor.supervisorId);
     const result = await act(this.context, message, role, action, command);
-    if (result.kind !== 'launched' && result.kind !== 'duplicate')
+    if (result.kind !== 'launched' && result.kind !== 'duplicate' && result.kind !== 'deferred')
       await deps.store.inbox.markInboundHandled(platform, dedupeKey);
     for (const key of continuations) await deps.store.inbox.markInboundHandled(platform, key);
     return result;

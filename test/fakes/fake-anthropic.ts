@@ -37,7 +37,13 @@ export interface FakeAnthropicUsage {
 
 /** One scripted answer to one model call (`POST /v1/messages`). */
 export type FakeAnthropicTurn =
-  | { kind: 'message'; text: string; usage?: FakeAnthropicUsage }
+  | {
+      kind: 'message';
+      text: string;
+      usage?: FakeAnthropicUsage;
+      /** The answer waits for this (the call stays open meanwhile): a turn the test keeps running. @default none */
+      gate?: Promise<unknown>;
+    }
   | {
       kind: 'tool_use';
       /** Tool name as claude offers it in `tools`, e.g. `Bash`, `Write`. */
@@ -222,6 +228,7 @@ export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}
       return;
     }
     record({ ...base, status: 200 });
+    if (turn.kind === 'message' && turn.gate) await turn.gate;
     const message = assistantMessage(turn, counter, modelOf(body));
     if (isObject(body) && body['stream'] === true) {
       startSse(res);

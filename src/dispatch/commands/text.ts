@@ -14,6 +14,7 @@ import type { DispatcherDeps, DispatchResult } from '../deps.js';
 import { GUEST_REFUSAL, mayPerform, type Role } from '../trust.js';
 import { converse, conversesWith } from './converse.js';
 import { activeRunOfSession, sessionBusy } from './session.js';
+import { steerRun } from './steer.js';
 
 /**
  * The run a reply refers to: by the recorded id of the message replied to, else by the
@@ -37,7 +38,8 @@ async function findRepliedRun(deps: DispatcherDeps, message: InboundMessage): Pr
 }
 
 /**
- * A reply to one of our `[run …]` messages: resume that run's session with the reply as task.
+ * A reply to one of our `[run …]` messages: resume that run's session with the reply as task,
+ * or, while a run of that session is at work, add it to that run (steer.ts).
  *
  * @returns undefined when the replied-to message is not a run message.
  * @throws BatonError `resume_refused` while the session is busy, and any launch refusal.
@@ -57,6 +59,8 @@ async function resumeByReply(
   }
   if (!ctx.config.harness.enabled) return { kind: 'ignored' };
   const busy = await activeRunOfSession(ctx.deps, parent);
+  // A run at work takes the reply as a message to its running turn; a queued one is waited for.
+  if (busy && busy.status !== 'queued') return steerRun(ctx, message, busy, text.trim());
   if (busy) throw new BatonError('resume_refused', sessionBusy(busy, 'reply again'));
   // A reply may carry options as a command does (`tokens:8k continue`).
   const { options, task } = parseReplyOptions(text, parent.vendor);

@@ -9,6 +9,7 @@ import { trackRunProcesses } from '../run-cgroup.js';
 import { markSpan, type ChildEnd, type LiveChild, type RunContext } from './context.js';
 import type { PreparedLaunch } from './prepare.js';
 import { writePrivate } from './private-file.js';
+import { followTurns } from './turns.js';
 import type { StopReason } from './types.js';
 
 /**
@@ -77,8 +78,13 @@ export function spawnChild(ctx: RunContext, prepared: PreparedLaunch): LiveChild
       pid: child.pid,
       resume: Boolean(request.resumeSessionId),
     });
-  followChild(ctx, live, prepared.task);
+  followChild(ctx, live, prepared.task, prepared);
   ctx.entry.stop = (why) => stopChild(ctx, live, why);
+  if (prepared.installed.vendor.stdinTurns)
+    ctx.entry.steer = async (text) => {
+      await live.taskSent;
+      return live.turns && !live.stopping ? live.turns.steer(text) : 'ended';
+    };
   return live;
 }
 
@@ -86,7 +92,7 @@ export function spawnChild(ctx: RunContext, prepared: PreparedLaunch): LiveChild
  * What follows the spawn: the launch snapshot (then the task on stdin), the owner's copy of the
  * prompt, and the run's processes tracked.
  */
-function followChild(ctx: RunContext, live: LiveChild, task: string): void {
+function followChild(ctx: RunContext, live: LiveChild, task: string, prepared: PreparedLaunch): void {
   const { deps, snapshots } = ctx.services;
   const { run, runId, runDir, request } = ctx;
   const { child } = live;
@@ -121,7 +127,12 @@ function followChild(ctx: RunContext, live: LiveChild, task: string): void {
   live.taskSent = snapshotTaken.then(() => {
     if (live.taskState !== 'pending' || child.pid === undefined) return;
     live.taskState = 'sent';
-    child.stdin?.end(task);
+    const turns = prepared.installed.vendor.stdinTurns;
+    if (turns && child.stdin) {
+      // The CLI takes more messages: stdin stays open until its last turn ends.
+      child.stdin.write(task);
+      live.turns = followTurns(child.stdin, turns, deps.limits.finishGraceMs, () => ctx.onInputClosed?.());
+    } else child.stdin?.end(task);
     markSpan(ctx, 'task_sent');
     deps.logger.debug({ runId, spansMs: ctx.spans }, 'task sent to the CLI');
   });
@@ -138,6 +149,7 @@ function stopChild(ctx: RunContext, live: LiveChild, why: StopReason): Promise<v
     live.taskState = 'withheld';
     child.stdin?.destroy();
   }
+  live.turns?.close();
   // Leftover processes are stopped either way; only a run still working is relabelled.
   if (!live.finishedOnItsOwn && !ctx.exit.stoppedAfterTerminal) Object.assign(ctx.exit, why);
   live.stopping ??= terminateRun({

@@ -75,6 +75,21 @@ export const claudeVendor: Vendor = {
   // the project's CLAUDE.md then did not reach the request's system prompt.
   instructionFiles: ['CLAUDE.md', '.claude/CLAUDE.md'],
 
+  /**
+   * Measured on 2.1.332 against the fake Messages server, stdin left open after the task: a user
+   * message written while the first turn's model call was open was read, not lost; once that turn
+   * printed its `result`, claude printed a second `system/init` (same session id), made a second
+   * model call holding both user messages and both answers, and printed a second `result`; it then
+   * waited for more input, and exited 0 once stdin was closed. Two messages written during one
+   * turn were taken together into one next turn (one `system/init`, one model call, one
+   * `result`): the messages written since a turn's `system/init` make at most one more turn.
+   */
+  stdinTurns: {
+    message: (text) => `${JSON.stringify(userMessage([{ type: 'text', text }]))}\n`,
+    turnStarted: (event) => isRecord(event) && event['type'] === 'system' && event['subtype'] === 'init',
+    turnEnded: (event) => isRecord(event) && event['type'] === 'result',
+  },
+
   buildArgv(request: LaunchRequest, _context: LaunchContext): string[] {
     const argv = [
       '-p',
@@ -126,11 +141,7 @@ export const claudeVendor: Vendor = {
         source: { type: 'base64', media_type: image.mediaType, data: (await readFile(image.path)).toString('base64') },
       })),
     );
-    const message = {
-      type: 'user',
-      message: { role: 'user', content: [{ type: 'text', text: request.prompt }, ...images] },
-    };
-    return `${JSON.stringify(message)}\n`;
+    return `${JSON.stringify(userMessage([{ type: 'text', text: request.prompt }, ...images]))}\n`;
   },
 
   /** Only the config dir: `ANTHROPIC_API_KEY` is passed only in an API-key mode. */
@@ -200,6 +211,11 @@ export const claudeVendor: Vendor = {
     return milestones.length > 0 ? milestones.join('; ') : undefined;
   },
 };
+
+/** One stream-json user message (`--input-format=stream-json`) of `content` blocks. */
+function userMessage(content: readonly Record<string, unknown>[]): Record<string, unknown> {
+  return { type: 'user', message: { role: 'user', content } };
+}
 
 /** The `--permission-mode` value every supported claude version accepts for `posture`. */
 function permissionMode(posture: string): string {

@@ -3,10 +3,13 @@
  * run, continues the conversation's session, or waits for its active run; `/new` starts afresh;
  * guests, strangers and unaddressed group messages are answered as before.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunId } from '../../../src/core/ids.js';
 import { TEXT_IN_DM } from '../../../src/wording/dispatch.js';
-import { NEW_SESSION_TEXT } from '../../../src/wording/converse.js';
+import { NEW_SESSION_TEXT, steerDeferredText } from '../../../src/wording/converse.js';
+import { waitFor } from '../../support/wait.js';
 import { createHarness, inbound, type TestHarness } from '../../support/harness.js';
 import { testEngine } from '../../support/database.js';
 
@@ -69,6 +72,26 @@ describe(`plain messages converse (${testEngine})`, () => {
     );
     if (result.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(result)}`);
     expect(await finished(result.runId)).toMatchObject({ parentRunId: null, status: 'completed' });
+  });
+
+  it('turns a message to an active run whose CLI takes none into a resumed run once it ends', async () => {
+    const release = join(h.dir, 'release-5');
+    const first = await h.dispatcher.handle(inbound('1', `until-file ${release}`, { chatId: '5' }));
+    if (first.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(first)}`);
+    await waitFor(async () => (await h.store.runs.getRun(first.runId))?.vendorSessionId != null, {
+      what: 'the run to report its session',
+    });
+    const follow = inbound('1', 'success follow-up', { chatId: '5' });
+    expect(await h.dispatcher.handle(follow)).toEqual({ kind: 'deferred' });
+    expect(repliesTo(h, follow.messageId)).toEqual([steerDeferredText(`[run ${first.runId}]`, 'unsupported')]);
+    await writeFile(release, '');
+    await waitFor(async () => (await h.store.runs.recentRuns(3)).some((r) => r.parentRunId === first.runId), {
+      what: 'the resumed run of the message',
+    });
+    await h.supervisor.idle();
+    const resumed = (await h.store.runs.recentRuns(3)).find((r) => r.parentRunId === first.runId)!;
+    expect(resumed).toMatchObject({ task: 'success follow-up', status: 'completed' });
+    expect((await h.store.runs.getRun(first.runId))?.status).toBe('completed');
   });
 
   it('leaves a group message that does not name the bot alone', async () => {
