@@ -17,6 +17,11 @@ export interface ExitFacts {
   timedOut: boolean;
   /** The owner cancelled it (`/cancel`, `/stop`): `owner_cancel` or `stop`. */
   cancelledBy?: 'owner_cancel' | 'stop';
+  /**
+   * The owner's cancel first asked the CLI to stop (see run/spawn.ts): `stopped` when it then
+   * exited by itself within the wait, `killed` when it did not and its processes were killed.
+   */
+  stopAsked?: 'stopped' | 'killed';
   /** The service was shutting down. */
   shutdown?: boolean;
   /**

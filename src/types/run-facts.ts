@@ -110,6 +110,8 @@ export interface OutcomeFacts {
   resumeCommand?: string | undefined;
   /** Processes that may outlive the run, in words; shown whatever the status. */
   processNote?: string | undefined;
+  /** A cancel that first asked the agent to stop: whether it stopped by itself (`stopped`) or was killed. */
+  stopAsked?: 'stopped' | 'killed' | undefined;
   /** Instruction files of the project left out of the run, one sentence each; shown whatever the status. */
   instructionsNote?: string | undefined;
   /** Event lines left out for their length and where their raw bytes are; shown whatever the status. */

@@ -160,4 +160,29 @@ describe('Telegram plain messages converse', () => {
     expect(calls.some((r) => /delete everything/.test(textOf(r)))).toBe(false);
     expect(telegram.sent.filter((m) => replyTarget(m) === 51)).toEqual([]);
   });
+
+  it('/cancel first asks claude to stop: it stops by itself, and the outcome says so with its last message', async () => {
+    const { telegram, anthropic } = world;
+    let release!: () => void;
+    anthropic.enqueue(
+      { kind: 'tool_use', name: 'Bash', input: { command: 'printf x > looked.txt' }, text: 'Looking first.' },
+      { kind: 'message', text: 'Never sent.', gate: new Promise<void>((r) => (release = r)) },
+    );
+    telegram.pushUpdate(world.privateMessage(OWNER, '/claude mode:acceptEdits take a long look', 60));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 60 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    // The second model call, after the tool's result, is held open: the agent is at work.
+    await anthropic.waitForRequest(
+      (r) =>
+        isMessagesCall(r) && textOf(r).includes('take a long look') && JSON.stringify(r.body).includes('tool_result'),
+      WAIT_MS,
+    );
+    telegram.pushUpdate(world.privateMessage(OWNER, `/cancel ${runId}`, 61));
+    const outcome = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] cancelled`), WAIT_MS);
+    release();
+    expect(outcome.text).toContain('Asked to stop, the agent stopped by itself.');
+    expect(outcome.text).toContain('Last agent message:\nLooking first.');
+    const events = await world.eventsOf(runId);
+    expect(events.some((e) => e.type === 'control_response')).toBe(true);
+  });
 });

@@ -138,9 +138,14 @@ function followChild(ctx: RunContext, live: LiveChild, task: string, prepared: P
   });
 }
 
+/** How long an owner's cancel waits for a CLI it asked to stop before it kills it, in ms. */
+export const STOP_ASK_WAIT_MS = 5_000;
+
 /**
  * Stops the run's processes, once: the CLI's process group with the kill grace, and what its
- * cgroup or tree holds. Only a run still working is relabelled with `why`.
+ * cgroup or tree holds. Only a run still working is relabelled with `why`. The owner's cancel of
+ * a CLI that takes requests on stdin first asks it to stop ({@link StdinTurns.interrupt}) and
+ * waits up to {@link STOP_ASK_WAIT_MS} for it to exit by itself; what is left is killed either way.
  */
 function stopChild(ctx: RunContext, live: LiveChild, why: StopReason): Promise<void> {
   const { child } = live;
@@ -149,14 +154,31 @@ function stopChild(ctx: RunContext, live: LiveChild, why: StopReason): Promise<v
     live.taskState = 'withheld';
     child.stdin?.destroy();
   }
-  live.turns?.close();
   // Leftover processes are stopped either way; only a run still working is relabelled.
-  if (!live.finishedOnItsOwn && !ctx.exit.stoppedAfterTerminal) Object.assign(ctx.exit, why);
-  live.stopping ??= terminateRun({
-    rootPid: child.pid,
-    runId: ctx.runId,
-    graceMs: ctx.services.deps.limits.killGraceMs,
-    ...(live.processes ? { trackedPids: live.processes.pids } : {}),
-  }).then(() => undefined);
+  const working = !live.finishedOnItsOwn && !ctx.exit.stoppedAfterTerminal;
+  if (working) Object.assign(ctx.exit, why);
+  const ask = working && why.cancelledBy !== undefined && !live.stopping && live.turns?.interrupt() === true;
+  if (!ask) live.turns?.close();
+  const terminate = () =>
+    terminateRun({
+      rootPid: child.pid,
+      runId: ctx.runId,
+      graceMs: ctx.services.deps.limits.killGraceMs,
+      ...(live.processes ? { trackedPids: live.processes.pids } : {}),
+    }).then(() => undefined);
+  live.stopping ??= ask ? askedStop(ctx, live).then(terminate) : terminate();
   return live.stopping;
+}
+
+/** Waits up to {@link STOP_ASK_WAIT_MS} for a CLI asked to stop to exit, and records whether it did. */
+async function askedStop(ctx: RunContext, live: LiveChild): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([
+    live.exited.then(() => true),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), STOP_ASK_WAIT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  ctx.exit.stopAsked = stopped ? 'stopped' : 'killed';
+  live.turns?.close();
 }

@@ -17,6 +17,8 @@ export interface TurnInput {
   onEvent(event: unknown): void;
   /** Whether stdin is still open for more messages. */
   open(): boolean;
+  /** Asks the CLI to stop its turn and end; false when stdin was already closed. */
+  interrupt(): boolean;
   /** Closes stdin without {@link followTurns}' `onClosed` (the run is being stopped). */
   close(): void;
 }
@@ -68,6 +70,11 @@ export function followTurns(
         waiting = setTimeout(close, nextTurnWaitMs);
         waiting.unref();
       }
+    },
+    interrupt() {
+      if (closed || !stdin.writable) return false;
+      stdin.write(turns.interrupt('baton_stop'));
+      return true;
     },
     open: () => !closed,
     close: () => void shut(),

@@ -83,9 +83,14 @@ export const claudeVendor: Vendor = {
    * waited for more input, and exited 0 once stdin was closed. Two messages written during one
    * turn were taken together into one next turn (one `system/init`, one model call, one
    * `result`): the messages written since a turn's `system/init` make at most one more turn.
+   * `{"type":"control_request","request_id":ID,"request":{"subtype":"interrupt"}}` during a turn:
+   * a `control_response` (`subtype: success`) within ~60 ms, then a `result` of subtype
+   * `error_during_execution`; with stdin then closed claude exited (status 1) ~140 ms later.
    */
   stdinTurns: {
     message: (text) => `${JSON.stringify(userMessage([{ type: 'text', text }]))}\n`,
+    interrupt: (requestId) =>
+      `${JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt' } })}\n`,
     turnStarted: (event) => isRecord(event) && event['type'] === 'system' && event['subtype'] === 'init',
     turnEnded: (event) => isRecord(event) && event['type'] === 'result',
   },

@@ -151,6 +151,11 @@ export interface VendorHomes {
 export interface StdinTurns {
   /** One more user message with `text`, as the CLI reads it on stdin (with its line end). */
   message(text: string): string;
+  /**
+   * The request that asks the CLI to stop its turn and end (claude's `interrupt` control
+   * request), with `requestId` as its id, as the CLI reads it on stdin (with its line end).
+   */
+  interrupt(requestId: string): string;
   /** Whether `event` begins a turn (claude: its `system/init`, printed again at each turn). */
   turnStarted(event: unknown): boolean;
   /** Whether `event` ends a turn (claude: its `result`). */
