@@ -86,6 +86,11 @@ export interface InboundMessage {
   senderName: string;
   senderIsBot: boolean;
   text: string;
+  /**
+   * The message names the bot (Telegram `@username`, a Slack `app_mention`, a Discord mention),
+   * the mention already stripped from {@link text}. @default false
+   */
+  mentioned?: boolean;
   /** Id of the message this one replies to, if any. */
   replyToMessageId?: string;
   /**

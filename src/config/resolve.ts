@@ -137,6 +137,12 @@ export interface SchedulesConfig {
   readonly catchUp: 'one' | 'none';
 }
 
+/** `[chat]`. */
+export interface ChatConfig {
+  /** `converse`: the owner's plain message continues the conversation; `commands`: only commands and replies act. */
+  readonly plainMessages: 'converse' | 'commands';
+}
+
 /** The whole resolved configuration. */
 export interface BatonConfig {
   readonly harness: HarnessConfig;
@@ -152,6 +158,8 @@ export interface BatonConfig {
    * this node that sets it, by its absolute path. Empty when none does.
    */
   readonly projectVerify: readonly ProjectVerify[];
+  /** `[chat]`: how plain messages are read. */
+  readonly chat: ChatConfig;
   /** Trust per platform; a platform without a `[channels.*]` table has no owner and no guests. */
   readonly channels: Readonly<Record<ChannelPlatform, ChannelTrust>>;
   /** `[voice]`: where the owner's voice notes are transcribed; undefined: voice notes are off. */
@@ -269,6 +277,7 @@ export function resolveConfig(file: ConfigFile, options: ResolvePathOptions): Ba
       }),
     ),
     projectVerify: projectVerifyOf(file.projects, resolvePath),
+    chat: { plainMessages: file.chat.plain_messages },
     channels,
     ...(file.voice ? { voice: resolveVoice(file.voice) } : {}),
   };

@@ -319,6 +319,14 @@ const channelSection = z.strictObject({
   ),
 });
 
+const chatSection = z.strictObject({
+  plain_messages: documented(
+    z.enum(['converse', 'commands']).default('converse'),
+    '"converse" or "commands"',
+    '"converse": the owner\'s plain message in a direct message (or mentioning the bot) continues the conversation: it goes to the conversation\'s active run, else resumes its current session, else starts a run with default_vendor (/new starts afresh); "commands": only commands and replies to [run …] messages act.',
+  ),
+});
+
 const channelsSection = z.strictObject({
   telegram: channelSection.optional(),
   slack: channelSection.optional(),
@@ -339,6 +347,7 @@ export const configFileSchema = z.strictObject({
   schedules: schedulesSection.prefault({}),
   console: consoleSection.prefault({}),
   projects: projectsSection,
+  chat: chatSection.prefault({}),
   channels: channelsSection.prefault({}),
   voice: voiceSection.optional(),
 });
@@ -357,6 +366,7 @@ export const CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   ...sectionDocs('console', consoleSection.shape),
   keyDoc('projects', '<alias>', projectsSection),
   ...sectionDocs('projects.<alias>', projectTable.shape),
+  ...sectionDocs('chat', chatSection.shape),
   ...CHANNEL_PLATFORMS.flatMap((p) => sectionDocs(`channels.${p}`, channelSection.shape)),
   ...sectionDocs('voice', voiceSection.shape),
 ];
@@ -369,6 +379,7 @@ export const CONFIG_SECTIONS = [
   'schedules',
   'console',
   'projects',
+  'chat',
   'channels',
   'voice',
 ] as const;

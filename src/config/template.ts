@@ -152,6 +152,12 @@ catch_up = "one"
 # verify = ["npm test", "npm run lint"]
 # verify_timeout_minutes = 15
 
+[chat]
+# "converse": your plain message in a direct message (or naming the bot) goes to the
+# conversation's active run, else resumes its latest run, else starts one with default_vendor;
+# /new starts afresh. "commands": only commands and replies to [run …] messages act.
+plain_messages = "converse"
+
 # Who may use the bot, per platform. The owner launches and stops runs; guests listed in
 # allowed_user_ids may only read (/runs, /help, /whoami). If owner_user_id is absent and
 # exactly one allowed user is listed, that user is the owner. Ask the bot /whoami for ids.

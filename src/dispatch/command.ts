@@ -45,6 +45,7 @@ export type Command =
   | { kind: 'runs'; runId?: string }
   | { kind: 'cancel'; runId: string }
   | { kind: 'stop' }
+  | { kind: 'new' }
   | { kind: 'redeliver'; deliveryId: string }
   | { kind: 'use'; target: string }
   | { kind: 'doctor' }
@@ -94,6 +95,8 @@ export function parseCommand(text: string, allowBareCommands = false): Command {
       return { kind: 'cancel', runId: rest.split(/\s+/)[0]! };
     case 'stop':
       return { kind: 'stop' };
+    case 'new':
+      return { kind: 'new' };
     case 'redeliver':
       if (!rest) throw usage(words.REDELIVER_NEEDS_ID);
       return { kind: 'redeliver', deliveryId: rest.split(/\s+/)[0]!.replace(/^#/, '') };

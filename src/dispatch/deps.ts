@@ -102,7 +102,9 @@ export type DispatchResult =
   | { kind: 'duplicate' }
   | { kind: 'answered' }
   | { kind: 'refused'; code: ErrorCode }
-  | { kind: 'launched'; runId: RunId };
+  | { kind: 'launched'; runId: RunId }
+  /** Answered for now; its inbound event stays claimed until a later launch records it. */
+  | { kind: 'deferred' };
 
 /** The answer of a command that only replied. */
 export const ANSWERED: DispatchResult = { kind: 'answered' };

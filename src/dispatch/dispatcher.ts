@@ -150,7 +150,7 @@ export class Dispatcher {
     const result = message.voice
       ? await voiceNote(this.context, message, role)
       : await act(this.context, message, role, action, command);
-    if (result.kind !== 'launched' && result.kind !== 'duplicate')
+    if (result.kind !== 'launched' && result.kind !== 'duplicate' && result.kind !== 'deferred')
       await deps.store.inbox.markInboundHandled(platform, dedupeKey);
     for (const key of continuations) await deps.store.inbox.markInboundHandled(platform, key);
     return result;

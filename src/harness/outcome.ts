@@ -18,10 +18,10 @@ export interface ExitFacts {
   /** The owner cancelled it (`/cancel`, `/stop`): `owner_cancel` or `stop`. */
   cancelledBy?: 'owner_cancel' | 'stop';
   /**
-   * For a CLI asked to stop its turn first (codex app-server): whether it ended by itself
-   * within the grace, or was killed. Absent: it was not asked.
+   * The owner's cancel first asked the CLI to stop (see run/spawn.ts): `stopped` when it then
+   * exited by itself within the wait, `killed` when it did not and its processes were killed.
    */
-  stoppedByItself?: boolean;
+  stopAsked?: 'stopped' | 'killed';
   /** The service was shutting down. */
   shutdown?: boolean;
   /**

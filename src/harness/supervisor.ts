@@ -162,6 +162,25 @@ export class RunSupervisor {
     return extend(addMs) ?? 'capped';
   }
 
+  /**
+   * Adds `text` as a user message to the running turn of a run this process supervises.
+   *
+   * @returns `added`; `ended` when its last turn had ended (the message reached no turn);
+   *   `unsupported` when its CLI takes no message while it runs (or is not spawned yet); false when this process does not
+   *   supervise the run.
+   */
+  async steer(runId: RunId, text: string): Promise<'added' | 'ended' | 'unsupported' | false> {
+    const entry = this.active.get(runId);
+    if (!entry) return false;
+    // Before the spawn there is no input yet: such a run is answered as one that takes none.
+    return entry.steer ? entry.steer(text) : 'unsupported';
+  }
+
+  /** Resolves once the run's end is recorded (or given up), at once when this process does not supervise it. */
+  async ended(runId: RunId): Promise<void> {
+    await this.active.get(runId)?.done;
+  }
+
   /** Stops every run (service shutdown); each ends `interrupted` with resume guidance. */
   async shutdown(): Promise<void> {
     if (this.cancelPoll) clearTimeout(this.cancelPoll);

@@ -4,6 +4,7 @@
  * between the two writes.
  */
 import type { Db } from './database.js';
+import { ConversationSessionsRepo } from './run-store/conversation-sessions.js';
 import { ConversationsRepo } from './run-store/conversations.js';
 import { InboxRepo } from './run-store/inbox.js';
 import { LaunchesRepo } from './run-store/launches.js';
@@ -25,7 +26,16 @@ export type {
   QueuePolicy,
   RunTerminal,
 } from './run-store/types.js';
-export type { ConversationsRepo, InboxRepo, LaunchesRepo, OutboxRepo, QueueRepo, QuotaRepo, RunsRepo };
+export type {
+  ConversationSessionsRepo,
+  ConversationsRepo,
+  InboxRepo,
+  LaunchesRepo,
+  OutboxRepo,
+  QueueRepo,
+  QuotaRepo,
+  RunsRepo,
+};
 export type { ExhaustedVendor } from './run-store/quota.js';
 export type { PlanWindowsRepo, ReportedWindow } from './run-store/plan-windows.js';
 
@@ -44,6 +54,8 @@ export class RunStore {
   readonly runs: RunsRepo;
   /** `/use` defaults and chat id moves. */
   readonly conversations: ConversationsRepo;
+  /** A conversation's active runs, its current session and `/new`. */
+  readonly sessions: ConversationSessionsRepo;
   /** The outbox (`deliveries`). */
   readonly outbox: OutboxRepo;
   /** Vendors at their plan's limit, as runs recorded it. */
@@ -57,6 +69,7 @@ export class RunStore {
     this.queue = new QueueRepo(db);
     this.runs = new RunsRepo(db);
     this.conversations = new ConversationsRepo(db);
+    this.sessions = new ConversationSessionsRepo(db);
     this.outbox = new OutboxRepo(db);
     this.quota = new QuotaRepo(db);
     this.planWindows = new PlanWindowsRepo(db);

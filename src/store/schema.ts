@@ -8,6 +8,7 @@ export * from './schema/deliveries.js';
 export * from './schema/inbound-events.js';
 export * from './schema/run-messages.js';
 export * from './schema/conversation-defaults.js';
+export * from './schema/conversation-sessions.js';
 export * from './schema/nodes.js';
 export * from './schema/leases.js';
 export * from './schema/approvals.js';

@@ -112,8 +112,8 @@ export interface OutcomeFacts {
   resumeCommand?: string | undefined;
   /** Processes that may outlive the run, in words; shown whatever the status. */
   processNote?: string | undefined;
-  /** A cancelled run whose CLI was asked to stop its turn: whether it stopped by itself (else it was killed). */
-  stoppedByItself?: boolean;
+  /** A cancel that first asked the agent to stop: whether it stopped by itself (`stopped`) or was killed. */
+  stopAsked?: 'stopped' | 'killed' | undefined;
   /** Instruction files of the project left out of the run, one sentence each; shown whatever the status. */
   instructionsNote?: string | undefined;
   /** Event lines left out for their length and where their raw bytes are; shown whatever the status. */

@@ -18,6 +18,7 @@ export const COMMAND_MENU: readonly MenuCommand[] = [
   { command: 'run', description: 'Run the default agent on a task' },
   { command: 'runs', description: 'Recent runs, or one run: /runs RUN_ID' },
   { command: 'stop', description: 'Stop every active run' },
+  { command: 'new', description: 'Start a new conversation: the next message runs afresh' },
   { command: 'cancel', description: 'Cancel one run: /cancel RUN_ID' },
   { command: 'use', description: 'Set this conversation’s default project: /use ALIAS' },
   { command: 'redeliver', description: 'Send a dead letter again: /redeliver ID' },

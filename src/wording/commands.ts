@@ -30,6 +30,7 @@ export const HELP_TEXT = [
   '  caps: tokens:N (e.g. tokens:200k)  budget:USD and turns:N (claude)',
   '  verify:"npm test": run it once the agent completed (repeat for more; replaces the project’s verify)',
   'Reply to a [run …] message with a task to resume that run; key:value options may lead it (tokens:8k continue).',
+  'A plain message continues this conversation: it resumes its latest run, or starts one with the default vendor; /new starts afresh.',
   '/runs, /runs RUN_ID: recent runs, or one run',
   '/cancel RUN_ID, /stop: cancel one run, or every active run',
   '/redeliver ID: send a dead letter (listed by /runs) once more',

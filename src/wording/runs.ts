@@ -58,6 +58,17 @@ const LAST_MESSAGE_LINES = 6;
 /** Most characters of the last agent message a failed run's outcome shows. */
 const LAST_MESSAGE_CHARS = 600;
 
+/** How a cancelled agent that was asked to stop took it, with its last message; '' when it was not asked. */
+function stopAskedText(facts: OutcomeFacts): string {
+  if (!facts.stopAsked) return '';
+  const how =
+    facts.stopAsked === 'stopped'
+      ? 'Asked to stop, the agent stopped by itself.'
+      : 'Asked to stop, the agent had not stopped within 5 s, so it was killed.';
+  const last = facts.finalMessage?.trim();
+  return `\n${how}${last ? `\nLast agent message:\n${clipLines(last, LAST_MESSAGE_LINES, LAST_MESSAGE_CHARS)}` : ''}`;
+}
+
 /**
  * The outcome message of a terminal run. Denied tool calls are counted in the
  * headline and listed in the body whatever the status, so a run that "completed" after the CLI
@@ -98,14 +109,7 @@ function outcomeBody(facts: OutcomeFacts): string {
       const head = `${runTag(run.id)} cancelled · ${run.vendor} · ${place} · ${duration}${denied}`;
       const branch = facts.worktree ? `\n${worktreeLine(facts.worktree)}` : '';
       const diff = facts.diff ? `\n${diffText(facts.diff)}` : '';
-      const how =
-        facts.stoppedByItself === undefined
-          ? ''
-          : facts.stoppedByItself
-            ? `\n${run.vendor} was asked to stop and stopped by itself.`
-            : `\n${run.vendor} was asked to stop and did not within 5 s, so it was killed.`;
-      const last = facts.finalMessage?.trim() ? `\n\n${md(facts.finalMessage.trim())}` : '';
-      return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${how}${diff}\n${GIT_STATUS_ADVICE}${facts.stoppedByItself === undefined ? '' : last}`;
+      return `${head}${branch}\nCancelled by the owner${facts.reason === 'stop' ? ' (/stop)' : ''}. Nothing will be relaunched.${stopAskedText(facts)}${diff}\n${GIT_STATUS_ADVICE}`;
     }
     case 'failed':
     case 'interrupted':

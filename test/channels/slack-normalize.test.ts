@@ -34,6 +34,7 @@ describe('normalizeSlackEvent', () => {
       isDirect: false,
       threadId: '1515449522.000016',
       topLevel: true,
+      mentioned: true,
       messageId: '1515449522.000016',
       senderId: 'U061F7AUR',
       senderName: 'U061F7AUR',

@@ -55,6 +55,17 @@ describe('normalizeTelegramUpdate', () => {
     expect(normalizeTelegramUpdate(update({ text: '/codex@other_bot fix it' }), bot, at)).toBeUndefined();
   });
 
+  it('marks a message that names this bot as addressed to it, without the name', () => {
+    const group = { chat: { id: -5, type: 'supergroup', title: 'team' } };
+    const named = normalizeTelegramUpdate(update({ ...group, text: '@Baton_Bot fix the test, please' }), bot, at);
+    expect(named).toMatchObject({ mentioned: true, text: 'fix the test, please', isDirect: false });
+    const inside = normalizeTelegramUpdate(update({ ...group, text: 'hey @baton_bot: look' }), bot, at);
+    expect(inside).toMatchObject({ mentioned: true, text: 'hey : look' });
+    const other = normalizeTelegramUpdate(update({ ...group, text: 'ask @baton_botany or mail a@baton_bot' }), bot, at);
+    expect(other?.mentioned).toBeUndefined();
+    expect(other?.text).toBe('ask @baton_botany or mail a@baton_bot');
+  });
+
   it('keeps the text of a replied-to message only when this bot sent it', () => {
     const mine = normalizeTelegramUpdate(
       update({

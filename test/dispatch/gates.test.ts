@@ -6,6 +6,8 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUEST_REFUSAL } from '../../src/dispatch/trust.js';
+import { steerDeferredText, steerDroppedText } from '../../src/wording/converse.js';
+import { waitFor } from '../support/wait.js';
 import { createHarness, inbound, type HarnessOptions, type TestHarness } from '../support/harness.js';
 import { useTestDatabase, testEngine } from '../support/database.js';
 
@@ -237,13 +239,21 @@ describe('resume by reply', () => {
     if (resumed.kind !== 'launched') throw new Error(`not launched: ${JSON.stringify(resumed)}`);
     expect(await h.store.runs.getRun(resumed.runId)).toMatchObject({ parentRunId: first.runId, vendor: 'codex' });
 
-    const whileActive = await h.dispatcher.handle(inbound('1', 'more', { threadId: 'T1', replyToMessageId: 'T1' }));
-    expect(whileActive).toEqual({ kind: 'refused', code: 'resume_refused' });
+    // The fake codex takes no message while it runs: the reply would become a resumed run once
+    // the run has ended, and the answer says so; the owner cancels the run instead, so it is not.
+    const more = inbound('1', 'success more', { threadId: 'T1', replyToMessageId: 'T1' });
+    expect(await h.dispatcher.handle(more)).toEqual({ kind: 'deferred' });
+    const answers = () => h.channel.sent.filter((m) => m.replyToMessageId === more.messageId).map((m) => m.text);
+    expect(answers()).toEqual([steerDeferredText(`[run ${resumed.runId}]`, 'unsupported')]);
     await h.supervisor.cancel(resumed.runId, 'owner_cancel');
+    await waitFor(() => answers().length === 2, { what: 'the answer to the dropped message' });
+    expect(answers()[1]).toBe(steerDroppedText(`[run ${resumed.runId}]`));
+    expect((await h.store.runs.recentRuns(5)).some((r) => r.parentRunId === resumed.runId)).toBe(false);
 
-    // A plain reply to a message that is not ours is just text.
-    expect(await h.dispatcher.handle(inbound('1', 'hello', { replyToMessageId: '999999' }))).toEqual({
-      kind: 'answered',
-    });
+    // A plain reply to a message that is not ours is no resume of that run: it is a plain
+    // message of the conversation, a new run, which asks for a directory (this config sets none).
+    const plain = await h.dispatcher.handle(inbound('1', 'success', { chatId: '77', replyToMessageId: '999999' }));
+    expect(plain).toEqual({ kind: 'refused', code: 'usage' });
+    expect(h.channel.sent.at(-1)?.text).toMatch(/director/i);
   });
 });

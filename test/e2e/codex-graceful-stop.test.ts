@@ -47,10 +47,10 @@ describe.each(['app-server', 'exec'] as const)('/cancel of a codex run (codex_tr
     expect(await findRunProcesses(runId)).toEqual([]);
     const events = (await world.eventsOf(runId)) as { method?: string; params?: { turn?: { status?: string } } }[];
     if (transport === 'app-server') {
-      expect(cancelled.text).toContain('codex was asked to stop and stopped by itself.');
+      expect(cancelled.text).toContain('Asked to stop, the agent stopped by itself.');
       expect(events.some((e) => e.method === 'turn/completed' && e.params?.turn?.status === 'interrupted')).toBe(true);
     } else {
-      expect(cancelled.text).not.toContain('asked to stop');
+      expect(cancelled.text).not.toContain('Asked to stop');
     }
   });
 });

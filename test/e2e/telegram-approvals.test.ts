@@ -311,12 +311,11 @@ describe('buttons on Telegram', () => {
         (m) => m.text.startsWith(`[run ${childId}] claude asks to use Bash`),
         WAIT_MS,
       );
-      // A reply to the parent while its resume still works in the session is refused with the reason.
+      // A reply to the parent while its resume still works in the session goes to that resume's
+      // running turn: no second run of the session.
       telegram.pushUpdate(world.privateMessage(OWNER, 'and also this', 101, failed));
-      const refused = await telegram.waitForSent((m) => replyTarget(m) === 101, WAIT_MS);
-      expect(refused.text).toBe(
-        `[run ${childId}] is still active in this session. Wait for its outcome, or /cancel ${childId}, then reply again.`,
-      );
+      const added = await telegram.waitForSent((m) => replyTarget(m) === 101, WAIT_MS);
+      expect(added.text).toBe(`↪ added to [run ${childId}]`);
       expect(await press(world, ask, 'Deny', OWNER)).toBe('Denied.');
       const askId = sentMessageOf(world, ask).message_id;
       const decided = telegram.edits.find((e) => e.message_id === askId);

@@ -43,6 +43,8 @@ export type FakeAnthropicTurn =
       usage?: FakeAnthropicUsage;
       /** Extra response headers, e.g. the `anthropic-ratelimit-unified-*` ones (test/fakes/limit-responses.ts). */
       headers?: Record<string, string>;
+      /** The answer waits for this (the call stays open meanwhile): a turn the test keeps running. @default none */
+      gate?: Promise<unknown>;
     }
   | {
       kind: 'tool_use';
@@ -230,6 +232,7 @@ export async function startFakeAnthropic(options: StartFakeAnthropicOptions = {}
       return;
     }
     record({ ...base, status: 200 });
+    if (turn.kind === 'message' && turn.gate) await turn.gate;
     const message = assistantMessage(turn, counter, modelOf(body));
     if (isObject(body) && body['stream'] === true) {
       startSse(res, 200, turn.kind === 'message' ? turn.headers : {});

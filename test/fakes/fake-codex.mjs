@@ -4,7 +4,7 @@
 // is covered by the E2E tests with the pinned codex.
 import { spawn } from 'node:child_process';
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
 let prompt = argv.at(-1) ?? '';
@@ -103,6 +103,17 @@ switch (scenario) {
     answer('wrote a file');
     done();
     break;
+  case 'until-file': {
+    // An agent at work until the file at `arg` exists (the test's release), then done.
+    thread();
+    const wait = setInterval(() => {
+      if (!existsSync(arg)) return;
+      clearInterval(wait);
+      answer('released');
+      done();
+    }, 20);
+    break;
+  }
   case 'keep-writing': {
     // An agent at work: changes the file at `arg` until it is stopped.
     thread();

@@ -162,4 +162,19 @@ describe('outcome text', () => {
       'Left out of the patch:\n.env (ignored before the run)\n"a\\u202ekey" (looks like it holds a secret)\nTo get them, on the machine: baton patch hr_0123456789ab --include-ignored',
     );
   });
+
+  it('says how a cancelled agent took being asked to stop, with its last message', () => {
+    const asked = (stopAsked: 'stopped' | 'killed', finalMessage: string | null = null) =>
+      outcomeText({ run, status: 'cancelled', reason: 'owner_cancel', endedAt, stopAsked, finalMessage });
+    expect(asked('stopped', 'Half way through the refactor.')).toBe(
+      '[run hr_0123456789ab] cancelled · claude · /repo · 1m 05s\nCancelled by the owner. Nothing will be relaunched.\nAsked to stop, the agent stopped by itself.\nLast agent message:\nHalf way through the refactor.\nA stopped run may have left partial changes: check `git status` before redoing work.',
+    );
+    expect(asked('killed')).toContain(
+      '\nAsked to stop, the agent had not stopped within 5 s, so it was killed.\nA stopped',
+    );
+    // A cancel that did not ask (codex exec) reads as before.
+    expect(outcomeText({ run, status: 'cancelled', reason: 'stop', endedAt, finalMessage: 'x' })).not.toContain(
+      'Asked',
+    );
+  });
 });

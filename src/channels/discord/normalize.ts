@@ -93,6 +93,7 @@ export function normalizeDiscordMessage(
     dedupeKey: message.id,
     chatId: message.channelId,
     isDirect,
+    ...(mentioned ? { mentioned: true } : {}),
     messageId: message.id,
     senderId: message.author.id,
     senderName: message.author.globalName ?? message.author.username,

@@ -142,6 +142,7 @@ export function normalizeSlackEvent(
     isDirect,
     threadId: event.thread_ts ?? event.ts,
     ...(inThread ? {} : { topLevel: true }),
+    ...(event.type === 'app_mention' ? { mentioned: true } : {}),
     messageId: event.ts,
     senderId,
     senderName: profile?.display_name || profile?.real_name || profile?.name || senderId,

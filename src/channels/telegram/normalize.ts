@@ -70,8 +70,9 @@ export function normalizeTelegramUpdate(
   const voice = attach ? telegramVoiceOf(message, attach) : undefined;
   const raw = message.text ?? message.caption ?? (files.length > 0 || voice ? '' : undefined);
   if (raw === undefined) return undefined;
-  const text = stripBotName(raw, bot.username);
-  if (text === undefined) return undefined;
+  const named = stripBotName(raw, bot.username);
+  if (named === undefined) return undefined;
+  const { text, mentioned } = stripMention(named, bot.username);
   const from = message.from;
   const name = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username || String(from.id);
   // In a forum topic every message "replies" to the topic's first message; that is no reply.
@@ -91,6 +92,7 @@ export function normalizeTelegramUpdate(
     ...(message.is_topic_message && message.message_thread_id !== undefined
       ? { threadId: String(message.message_thread_id) }
       : {}),
+    ...(mentioned ? { mentioned: true } : {}),
     messageId: String(message.message_id),
     senderId: String(from.id),
     senderName: name,
@@ -137,6 +139,22 @@ export function telegramDedupeKey(botId: number, updateId: number): string {
 }
 
 /** `/cmd@thisbot rest` → `/cmd rest`; `/cmd@otherbot …` → undefined (not for us). */
+/**
+ * `text` without the words `@<bot username>` (Telegram usernames are case-insensitive), and
+ * whether it held one: a message in a group that names the bot is addressed to it.
+ */
+function stripMention(text: string, botUsername: string): { text: string; mentioned: boolean } {
+  const mention = new RegExp(`(^|\\s)@${botUsername}(?=\\s|$|[,.:;!?])`, 'gi');
+  if (!mention.test(text)) return { text, mentioned: false };
+  return {
+    text: text
+      .replace(mention, '$1')
+      .replace(/[ \t]{2,}/g, ' ')
+      .trim(),
+    mentioned: true,
+  };
+}
+
 function stripBotName(text: string, botUsername: string): string | undefined {
   const match = /^(\/[A-Za-z0-9_]+)@([A-Za-z0-9_]+)(?=\s|$)/.exec(text);
   if (!match) return text;

@@ -8,6 +8,7 @@ export function actionOf(command: Command): Action {
     case 'launch':
     case 'cancel':
     case 'stop':
+    case 'new':
     case 'redeliver':
     case 'use':
     case 'doctor':

@@ -8,6 +8,7 @@ import { cancelCommand } from './cancel.js';
 import { doctorCommand } from './doctor.js';
 import { helpCommand } from './help.js';
 import { launchCommand } from './launch.js';
+import { newCommand } from './new.js';
 import { redeliverCommand } from './redeliver.js';
 import { runsCommand } from './runs.js';
 import { scheduleCommand } from './schedule.js';
@@ -43,6 +44,8 @@ export async function execute(
       return cancelCommand(ctx, command, message);
     case 'stop':
       return stopCommand(ctx, message);
+    case 'new':
+      return newCommand(ctx, message);
     case 'use':
       return useCommand(ctx, command, message);
     case 'doctor':

@@ -1,4 +1,8 @@
-/** Plain text: a reply to a `[run …]` message resumes that run; anything else in a DM is pointed at /help. */
+/**
+ * Plain text: a reply to a `[run …]` message resumes that run; the owner's other plain message is
+ * the conversation's next turn where plain messages converse; anything else in a DM is pointed at
+ * /help.
+ */
 import { TEXT_IN_DM } from '../../wording/dispatch.js';
 import type { InboundMessage } from '../../channels/types.js';
 import { BatonError } from '../../core/errors.js';
@@ -8,7 +12,9 @@ import { parseReplyOptions } from '../command.js';
 import { answer, type DispatchContext } from '../context.js';
 import type { DispatcherDeps, DispatchResult } from '../deps.js';
 import { GUEST_REFUSAL, mayPerform, type Role } from '../trust.js';
+import { converse, conversesWith } from './converse.js';
 import { activeRunOfSession, sessionBusy } from './session.js';
+import { steerRun } from './steer.js';
 
 /**
  * The run a reply refers to: by the recorded id of the message replied to, else by the
@@ -32,7 +38,8 @@ async function findRepliedRun(deps: DispatcherDeps, message: InboundMessage): Pr
 }
 
 /**
- * A reply to one of our `[run …]` messages: resume that run's session with the reply as task.
+ * A reply to one of our `[run …]` messages: resume that run's session with the reply as task,
+ * or, while a run of that session is at work, add it to that run (steer.ts).
  *
  * @returns undefined when the replied-to message is not a run message.
  * @throws BatonError `resume_refused` while the session is busy, and any launch refusal.
@@ -52,6 +59,8 @@ async function resumeByReply(
   }
   if (!ctx.config.harness.enabled) return { kind: 'ignored' };
   const busy = await activeRunOfSession(ctx.deps, parent);
+  // A run at work takes the reply as a message to its running turn; a queued one is waited for.
+  if (busy && busy.status !== 'queued') return steerRun(ctx, message, busy, text.trim());
   if (busy) throw new BatonError('resume_refused', sessionBusy(busy, 'reply again'));
   // A reply may carry options as a command does (`tokens:8k continue`).
   const { options, task } = parseReplyOptions(text, parent.vendor);
@@ -67,6 +76,7 @@ export async function textCommand(
 ): Promise<DispatchResult> {
   const resumed = await resumeByReply(ctx, message, command.text, role);
   if (resumed) return resumed;
+  if (conversesWith(ctx, message, command.text, role)) return converse(ctx, message, command.text);
   if (!message.isDirect) return { kind: 'ignored' };
   return answer(ctx, message, TEXT_IN_DM);
 }

@@ -14,6 +14,7 @@ import type { Tracer } from '../traces.js';
 import type { TreeSnapshot } from '../diff.js';
 import type { LaunchRequest, StreamReducer, VendorSession } from '../vendors/types.js';
 import type { LaunchSnapshots } from './launch-snapshots.js';
+import type { TurnInput } from './turns.js';
 import type { ActiveRun, InstalledVendor, SupervisorDeps } from './types.js';
 
 /** What every run of one supervisor shares: its dependencies and its own lifetime. */
@@ -53,6 +54,8 @@ export interface LiveChild {
   stopping?: Promise<void>;
   /** The CLI's session over its stdio, for a vendor driven as one (codex app-server). */
   session?: VendorSession;
+  /** The CLI's open input, once its task was sent, when it takes more messages on stdin. */
+  turns?: TurnInput;
 }
 
 /** One run's state from its launch to its end. */
@@ -85,6 +88,8 @@ export interface RunContext {
   begun: Promise<TreeSnapshot | undefined> | undefined;
   /** A snapshot begun for this run and discarded when it was queued: done once its index is gone. */
   discarded: Promise<void> | undefined;
+  /** Called once the CLI's open input is closed after its last turn (see turns.ts): arms the finish grace. */
+  onInputClosed?: () => void;
   /** Stops the watchdog, the status refresh, progress notices and the finish grace. */
   stopTimers: () => void;
   /** Where the launch spent its time before the spawn, in ms since its start, logged with 'run started'. */

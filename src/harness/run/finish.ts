@@ -109,9 +109,7 @@ async function describeEnd(
     diagnostics: diagnosticsTail(facts.notices, end.stderr, classified.errorMessage),
     resumeCommand: sessionId && installed ? installed.vendor.resumeCommand(run.cwd, sessionId) : undefined,
     processNote: exit.processNote,
-    ...(exit.stoppedByItself !== undefined && classified.status === 'cancelled'
-      ? { stoppedByItself: exit.stoppedByItself }
-      : {}),
+    stopAsked: exit.stopAsked,
     instructionsNote: exit.instructionsNote,
     streamNote: exit.streamNote,
     diff: diff?.facts,

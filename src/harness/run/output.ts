@@ -155,6 +155,8 @@ function eventHandler(ctx: RunContext, clock: RunClock, stopIfRefused: AuthStop)
   const vendor = ctx.installed!.vendor;
   const reducer = ctx.reducer!;
   let retryNoticed = false;
+  // While the CLI's input is open its turns go on: the finish grace waits until it is closed.
+  ctx.onInputClosed = () => clock.armFinishGrace();
   return (event) => {
     clock.watchdog.event();
     if (event !== undefined) ctx.live?.session?.receive(event);
@@ -162,6 +164,7 @@ function eventHandler(ctx: RunContext, clock: RunClock, stopIfRefused: AuthStop)
       if (clock.finishArmed()) clock.armFinishGrace();
       return;
     }
+    ctx.live?.turns?.onEvent(event);
     clock.progress?.onEvent(event);
     clock.status?.editor.update(run, clock.renderStatus);
     const refused = stopIfRefused({ event });
@@ -181,6 +184,6 @@ function eventHandler(ctx: RunContext, clock: RunClock, stopIfRefused: AuthStop)
     const { maxTokens } = run.options;
     if (maxTokens !== undefined && facts.usage && facts.usage.inputTokens + facts.usage.outputTokens > maxTokens)
       void ctx.entry.stop({});
-    if (clock.finishArmed() || facts.terminal) clock.armFinishGrace();
+    if ((clock.finishArmed() || facts.terminal) && !ctx.live?.turns?.open()) clock.armFinishGrace();
   };
 }

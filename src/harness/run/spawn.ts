@@ -9,6 +9,7 @@ import { trackRunProcesses } from '../run-cgroup.js';
 import { markSpan, type ChildEnd, type LiveChild, type RunContext } from './context.js';
 import type { PreparedLaunch } from './prepare.js';
 import { writePrivate } from './private-file.js';
+import { followTurns } from './turns.js';
 import type { StopReason } from './types.js';
 
 /**
@@ -78,8 +79,26 @@ export function spawnChild(ctx: RunContext, prepared: PreparedLaunch): LiveChild
       pid: child.pid,
       resume: Boolean(request.resumeSessionId),
     });
-  followChild(ctx, live, prepared.task);
+  followChild(ctx, live, prepared.task, prepared);
   ctx.entry.stop = (why) => stopChild(ctx, live, why);
+  if (prepared.installed.vendor.stdinTurns)
+    ctx.entry.steer = async (text) => {
+      await live.taskSent;
+      return live.turns && !live.stopping ? live.turns.steer(text) : 'ended';
+    };
+  else if (live.session) {
+    const { session } = live;
+    // codex app-server: `turn/steer` adds to the running turn; refused (the turn already ended),
+    // the message becomes a resumed run after this one, as for a CLI that cannot be steered.
+    ctx.entry.steer = async (text) => {
+      await live.taskSent;
+      if (live.stopping || live.taskState !== 'sent') return 'ended';
+      return session.steer(text).then(
+        () => 'added' as const,
+        () => 'ended' as const,
+      );
+    };
+  }
   return live;
 }
 
@@ -112,7 +131,7 @@ function openSession(ctx: RunContext, live: LiveChild, prepared: PreparedLaunch)
  * What follows the spawn: the launch snapshot (then the task on stdin), the owner's copy of the
  * prompt, and the run's processes tracked.
  */
-function followChild(ctx: RunContext, live: LiveChild, task: string): void {
+function followChild(ctx: RunContext, live: LiveChild, task: string, prepared: PreparedLaunch): void {
   const { deps, snapshots } = ctx.services;
   const { run, runId, runDir, request } = ctx;
   const { child } = live;
@@ -147,8 +166,13 @@ function followChild(ctx: RunContext, live: LiveChild, task: string): void {
   live.taskSent = snapshotTaken.then((snapshot) => {
     if (live.taskState !== 'pending' || child.pid === undefined) return;
     live.taskState = 'sent';
+    const turns = prepared.installed.vendor.stdinTurns;
     if (live.session) live.session.sendTask(task);
-    else child.stdin?.end(task);
+    else if (turns && child.stdin) {
+      // The CLI takes more messages: stdin stays open until its last turn ends.
+      child.stdin.write(task);
+      live.turns = followTurns(child.stdin, turns, deps.limits.finishGraceMs, () => ctx.onInputClosed?.());
+    } else child.stdin?.end(task);
     markSpan(ctx, 'task_sent');
     deps.logger.debug({ runId, spansMs: ctx.spans }, 'task sent to the CLI');
     // The launch tree, while the CLI waits for its model: the run's end then does not write it.
@@ -156,9 +180,14 @@ function followChild(ctx: RunContext, live: LiveChild, task: string): void {
   });
 }
 
+/** How long an owner's cancel waits for a CLI it asked to stop before it kills it, in ms. */
+export const STOP_ASK_WAIT_MS = 5_000;
+
 /**
  * Stops the run's processes, once: the CLI's process group with the kill grace, and what its
- * cgroup or tree holds. Only a run still working is relabelled with `why`.
+ * cgroup or tree holds. Only a run still working is relabelled with `why`. The owner's cancel of
+ * a CLI that takes requests on stdin first asks it to stop ({@link StdinTurns.interrupt}) and
+ * waits up to {@link STOP_ASK_WAIT_MS} for it to exit by itself; what is left is killed either way.
  */
 function stopChild(ctx: RunContext, live: LiveChild, why: StopReason): Promise<void> {
   const { child } = live;
@@ -170,44 +199,49 @@ function stopChild(ctx: RunContext, live: LiveChild, why: StopReason): Promise<v
   // Leftover processes are stopped either way; only a run still working is relabelled.
   const working = !live.finishedOnItsOwn && !ctx.exit.stoppedAfterTerminal;
   if (working) Object.assign(ctx.exit, why);
-  live.stopping ??= (working && why.cancelledBy ? askToStop(ctx, live) : Promise.resolve()).then(() =>
+  const ask = working && why.cancelledBy !== undefined && !live.stopping ? askToStop(ctx, live) : undefined;
+  if (!ask) live.turns?.close();
+  const terminate = () =>
     terminateRun({
       rootPid: child.pid,
       runId: ctx.runId,
       graceMs: ctx.services.deps.limits.killGraceMs,
       ...(live.processes ? { trackedPids: live.processes.pids } : {}),
-    }).then(() => undefined),
-  );
+    }).then(() => undefined);
+  live.stopping ??= ask ? ask.then(terminate) : terminate();
   return live.stopping;
 }
 
-/** Longest wait for a CLI asked to stop its turn (the owner's Stop, /cancel, /stop) before it is killed, in ms. */
-export const INTERRUPT_GRACE_MS = 5_000;
-
 /**
- * The owner's stop of a session CLI whose turn runs (codex app-server): the CLI is asked to stop
- * its turn (`VendorSession.interrupt`) and given {@link INTERRUPT_GRACE_MS} to end by itself;
- * the caller then stops whatever is left as for any run. `ctx.exit.stoppedByItself` says which
- * it was. A CLI without a session, or whose task was never sent, is stopped at once.
+ * Asks a CLI whose turn runs to stop it: codex app-server's `turn/interrupt` through its session
+ * (`VendorSession.interrupt`), or claude's interrupt control request on its open stdin
+ * ({@link StdinTurns.interrupt}). Resolves once it exited by itself or {@link STOP_ASK_WAIT_MS}
+ * passed, with `ctx.exit.stopAsked` saying which; undefined when the CLI cannot be asked (no
+ * session or open input, or its task was never sent), and it is stopped at once.
  */
-async function askToStop(ctx: RunContext, live: LiveChild): Promise<void> {
+function askToStop(ctx: RunContext, live: LiveChild): Promise<void> | undefined {
   const { session } = live;
-  if (!session || live.taskState !== 'sent') return;
-  const asked = await session.interrupt().then(
-    () => true,
-    (err: unknown) => {
-      ctx.services.deps.logger.info({ err, runId: ctx.runId }, 'the CLI could not be asked to stop its turn');
-      return false;
-    },
-  );
-  if (!asked) {
-    ctx.exit.stoppedByItself = false;
-    return;
-  }
+  if (session && live.taskState === 'sent')
+    return session.interrupt().then(
+      () => awaitAskedStop(ctx, live),
+      (err: unknown) => {
+        ctx.services.deps.logger.info({ err, runId: ctx.runId }, 'the CLI could not be asked to stop its turn');
+        ctx.exit.stopAsked = 'killed';
+      },
+    );
+  if (live.turns?.interrupt() === true) return awaitAskedStop(ctx, live);
+  return undefined;
+}
+
+/** Waits up to {@link STOP_ASK_WAIT_MS} for a CLI asked to stop to exit, and records whether it did. */
+async function awaitAskedStop(ctx: RunContext, live: LiveChild): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const graceOver = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), INTERRUPT_GRACE_MS);
-  });
-  ctx.exit.stoppedByItself = await Promise.race([live.exited.then(() => true), graceOver]);
-  clearTimeout(timer);
+  const stopped = await Promise.race([
+    live.exited.then(() => true),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), STOP_ASK_WAIT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  ctx.exit.stopAsked = stopped ? 'stopped' : 'killed';
+  live.turns?.close();
 }

@@ -129,6 +129,11 @@ export interface ActiveRun {
   session?: VendorSession;
   /** Moves the wall-clock deadline (set once the CLI runs): @returns the new limit in ms, or undefined when already at the cap. */
   extend?: (addMs: number) => number | undefined;
+  /**
+   * Adds a user message to the running turn (set at the spawn when the CLI takes more messages
+   * on stdin): `added`, or `ended` when the run's last turn had ended (or it is being stopped).
+   */
+  steer?: (text: string) => Promise<'added' | 'ended'>;
 }
 
 /** Longest wall clock of a run, also after "+30 min" presses, in ms (240 minutes). */

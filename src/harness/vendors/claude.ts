@@ -76,6 +76,26 @@ export const claudeVendor: Vendor = {
   // the project's CLAUDE.md then did not reach the request's system prompt.
   instructionFiles: ['CLAUDE.md', '.claude/CLAUDE.md'],
 
+  /**
+   * Measured on 2.1.332 against the fake Messages server, stdin left open after the task: a user
+   * message written while the first turn's model call was open was read, not lost; once that turn
+   * printed its `result`, claude printed a second `system/init` (same session id), made a second
+   * model call holding both user messages and both answers, and printed a second `result`; it then
+   * waited for more input, and exited 0 once stdin was closed. Two messages written during one
+   * turn were taken together into one next turn (one `system/init`, one model call, one
+   * `result`): the messages written since a turn's `system/init` make at most one more turn.
+   * `{"type":"control_request","request_id":ID,"request":{"subtype":"interrupt"}}` during a turn:
+   * a `control_response` (`subtype: success`) within ~60 ms, then a `result` of subtype
+   * `error_during_execution`; with stdin then closed claude exited (status 1) ~140 ms later.
+   */
+  stdinTurns: {
+    message: (text) => `${JSON.stringify(userMessage([{ type: 'text', text }]))}\n`,
+    interrupt: (requestId) =>
+      `${JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt' } })}\n`,
+    turnStarted: (event) => isRecord(event) && event['type'] === 'system' && event['subtype'] === 'init',
+    turnEnded: (event) => isRecord(event) && event['type'] === 'result',
+  },
+
   buildArgv(request: LaunchRequest, _context: LaunchContext): string[] {
     const argv = [
       '-p',
@@ -127,11 +147,7 @@ export const claudeVendor: Vendor = {
         source: { type: 'base64', media_type: image.mediaType, data: (await readFile(image.path)).toString('base64') },
       })),
     );
-    const message = {
-      type: 'user',
-      message: { role: 'user', content: [{ type: 'text', text: request.prompt }, ...images] },
-    };
-    return `${JSON.stringify(message)}\n`;
+    return `${JSON.stringify(userMessage([{ type: 'text', text: request.prompt }, ...images]))}\n`;
   },
 
   /** Only the config dir: `ANTHROPIC_API_KEY` is passed only in an API-key mode. */
@@ -203,6 +219,11 @@ export const claudeVendor: Vendor = {
     return milestones.length > 0 ? milestones.join('; ') : undefined;
   },
 };
+
+/** One stream-json user message (`--input-format=stream-json`) of `content` blocks. */
+function userMessage(content: readonly Record<string, unknown>[]): Record<string, unknown> {
+  return { type: 'user', message: { role: 'user', content } };
+}
 
 /** The `--permission-mode` value every supported claude version accepts for `posture`. */
 function permissionMode(posture: string): string {

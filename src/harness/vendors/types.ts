@@ -153,6 +153,21 @@ export interface VendorHomes {
   claudeConfigDir: string;
 }
 
+/** How a CLI takes further user messages on its stdin; see {@link Vendor.stdinTurns}. */
+export interface StdinTurns {
+  /** One more user message with `text`, as the CLI reads it on stdin (with its line end). */
+  message(text: string): string;
+  /**
+   * The request that asks the CLI to stop its turn and end (claude's `interrupt` control
+   * request), with `requestId` as its id, as the CLI reads it on stdin (with its line end).
+   */
+  interrupt(requestId: string): string;
+  /** Whether `event` begins a turn (claude: its `system/init`, printed again at each turn). */
+  turnStarted(event: unknown): boolean;
+  /** Whether `event` ends a turn (claude: its `result`). */
+  turnEnded(event: unknown): boolean;
+}
+
 /** One coding CLI. */
 export interface Vendor {
   readonly name: VendorName;
@@ -186,6 +201,12 @@ export interface Vendor {
   readonly instructionFiles?: readonly string[];
   /** The CLI can hand permission prompts to baton (claude's `--permission-prompt-tool`). */
   readonly supportsApprovals?: boolean;
+  /**
+   * The CLI reads more user messages on its stdin while it runs (claude's stream-json input):
+   * stdin then stays open after the task, each message is one more turn, and stdin is closed once
+   * the last turn ended. Absent: stdin is closed after the task and a run cannot be steered.
+   */
+  readonly stdinTurns?: StdinTurns;
   /** Vendor-declared environment entries for the child (e.g. `CODEX_HOME`). */
   vendorEnv(homes: VendorHomes): Record<string, string>;
   newReducer(context?: ReducerContext): StreamReducer;

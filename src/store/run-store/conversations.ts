@@ -39,8 +39,8 @@ export class ConversationsRepo {
 
   /**
    * Moves a conversation to a new chat id (a Telegram group upgraded to a supergroup): pending
-   * deliveries to the old chat, run origins (so later outcomes and thread lookups follow), and
-   * `/use` defaults (one already set in the new chat wins). One transaction.
+   * deliveries to the old chat, run origins (so later outcomes and thread lookups follow),
+   * `/use` defaults and `/new` marks (one already set in the new chat wins). One transaction.
    */
   async moveConversation(platform: string, fromChatId: string, toChatId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
@@ -65,6 +65,12 @@ export class ConversationsRepo {
       await tx
         .delete(conversationDefaults)
         .where(and(eq(conversationDefaults.platform, platform), eq(conversationDefaults.chatId, fromChatId)));
+      // A `/new` moves with its conversation (one already made in the new chat wins).
+      await tx.execute(sql`
+        update conversation_sessions as s set chat_id = ${toChatId}
+        where s.platform = ${platform} and s.chat_id = ${fromChatId}
+          and not exists (select 1 from conversation_sessions n where n.platform = s.platform and n.chat_id = ${toChatId} and n.thread_id = s.thread_id)`);
+      await tx.execute(sql`delete from conversation_sessions where platform = ${platform} and chat_id = ${fromChatId}`);
     });
   }
 }
