@@ -4,9 +4,11 @@
  * message starts a run with the default vendor, the next one continues its session, `/new`
  * starts afresh; a guest's and a stranger's plain messages launch nothing.
  */
+import { writeFile } from 'node:fs/promises';
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isMessagesCall, messagesOf, textsOf, type RecordedAnthropicRequest } from '../fakes/fake-anthropic.js';
+import { inputItemsOf } from '../fakes/fake-openai.js';
 import type { SendMessageBody } from '../fakes/fake-telegram.js';
 import {
   GUEST,
@@ -184,5 +186,35 @@ describe('Telegram plain messages converse', () => {
     expect(outcome.text).toContain('Last agent message:\nLooking first.');
     const events = await world.eventsOf(runId);
     expect(events.some((e) => e.type === 'control_response')).toBe(true);
+  });
+
+  it("adds the owner's reply to a running codex run (app-server) to its turn with turn/steer", async () => {
+    const { telegram, openai, dir } = world;
+    const marker = `${dir}/steer-release`;
+    // The tool call keeps the turn busy until the test lets it go: the steer meets a running turn.
+    openai.enqueue(
+      {
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: { cmd: `while [ ! -e ${marker} ]; do sleep 0.1; done; echo released`, yield_time_ms: 30_000 },
+      },
+      { kind: 'message', text: 'Done, and noted.' },
+    );
+    telegram.pushUpdate(world.privateMessage(OWNER, '/codex list the files', 70));
+    const started = await telegram.waitForSent((m) => replyTarget(m) === 70 && m.text.includes('] started'), WAIT_MS);
+    const runId = runIdOf(started.text);
+    await openai.waitForRequest((r) => JSON.stringify(r.body).includes('list the files'), WAIT_MS);
+
+    telegram.pushUpdate(world.privateMessage(OWNER, 'also count them', 71, started));
+    const added = await telegram.waitForSent((m) => replyTarget(m) === 71, WAIT_MS);
+    expect(added.text).toBe(`↪ added to [run ${runId}]`);
+    await writeFile(marker, '');
+    const done = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
+    expect(done.text).toContain('Done, and noted.');
+    // The steer went into the same turn's next model call, beside the tool's result.
+    const steered = openai.requests.find((r) => JSON.stringify(inputItemsOf(r)).includes('also count them'));
+    expect(steered).toBeDefined();
+    expect(JSON.stringify(inputItemsOf(steered!))).toContain('function_call_output');
+    expect(telegram.sent.filter((m) => replyTarget(m) === 71)).toHaveLength(1);
   });
 });
