@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { claudeTranscript } from '../../../src/harness/vendors/claude-transcript.js';
+import { codexAppServerTranscript } from '../../../src/harness/vendors/codex-app-server/transcript.js';
 import { codexTranscript } from '../../../src/harness/vendors/codex-transcript.js';
 import { foldTranscript, type TranscriptReader } from '../../../src/harness/vendors/transcript.js';
 
@@ -51,5 +52,42 @@ describe('transcript readers', () => {
     expect(steps.filter((s) => s.kind === 'command')).toHaveLength(1);
     expect(steps).toContainEqual({ kind: 'message', text: 'All done: fixed the bug.' });
     expect(steps.at(-1)).toMatchObject({ kind: 'result', failed: false });
+  });
+
+  it('codex app-server: item notifications become the same steps, and exec events still read as exec', async () => {
+    const item = (method: string, body: Record<string, unknown>) => ({
+      method,
+      params: { threadId: 't', turnId: '1', item: body },
+    });
+    const command = { type: 'commandExecution', id: 'c1', command: "/bin/bash -lc 'exit 3'", status: 'completed' };
+    const messages = [
+      item('item/started', { ...command, status: 'inProgress', aggregatedOutput: null, exitCode: null }),
+      item('item/completed', { ...command, status: 'failed', aggregatedOutput: 'no\n', exitCode: 3 }),
+      item('item/completed', {
+        type: 'fileChange',
+        id: 'f1',
+        status: 'completed',
+        changes: [{ path: 'a.txt', kind: { type: 'update', move_path: null }, diff: '' }],
+      }),
+      item('item/completed', { type: 'agentMessage', id: 'm1', text: 'Tried it.' }),
+      { method: 'turn/completed', params: { turn: { id: '1', status: 'failed', error: { message: 'gave up' } } } },
+    ];
+    expect(foldTranscript(messages.flatMap((m) => codexAppServerTranscript(m)))).toEqual([
+      {
+        kind: 'command',
+        id: 'c1',
+        command: "/bin/bash -lc 'exit 3'",
+        output: 'no\n',
+        exitCode: 3,
+        failed: true,
+        done: true,
+      },
+      { kind: 'files', changes: [{ path: 'a.txt', change: 'update' }] },
+      { kind: 'message', text: 'Tried it.' },
+      { kind: 'result', text: 'gave up', failed: true },
+    ]);
+    expect(await stepsOf('codex-items.jsonl', codexAppServerTranscript)).toEqual(
+      await stepsOf('codex-items.jsonl', codexTranscript),
+    );
   });
 });

@@ -19,6 +19,7 @@ import type { ThreadItem } from './protocol/v2/ThreadItem.js';
 import type { TurnCompletedNotification } from './protocol/v2/TurnCompletedNotification.js';
 import { CodexAppServerReducer, turnErrorText } from './reducer.js';
 import { CodexAppServerSession } from './session.js';
+import { codexAppServerTranscript } from './transcript.js';
 
 /** One parsed line, as far as the describers read it. */
 interface Line {
@@ -42,6 +43,8 @@ export const codexAppServerVendor: Vendor = {
   newReducer(context?: ReducerContext): StreamReducer {
     return new CodexAppServerReducer(context?.sessionUsageBefore);
   },
+
+  transcript: codexAppServerTranscript,
 
   // Its approval requests come over the session (codex-app-server/approvals.ts).
   supportsApprovals: true,
