@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
 import { DEFAULT_PASS_ENV, PASS_ENV_ENTRY } from '../core/pass-env.js';
 import { DEFAULT_VERIFY_TIMEOUT_MINUTES, projectTableOf } from './projects-schema.js';
-import { consoleSectionOf } from './console-schema.js';
+import { consoleSection } from './console-schema.js';
 import { type ConfigKeyDoc, documented, keyDoc, sectionDocs } from './key-docs.js';
-import { schedulesSectionOf } from './schedules-schema.js';
+import { schedulesSection } from './schedules-schema.js';
 import { voiceSectionOf } from './voice-schema.js';
 
 export { VENDOR_NAMES, type VendorName } from '../core/vendor-name.js';
@@ -289,10 +289,6 @@ const nodeSection = z.strictObject({
     'Most coding runs active at once across all nodes sharing the database, checked by this node whenever it starts one (beside its own [harness] max_active); 0: no fleet-wide cap. Give every node the same value.',
   ),
 });
-
-const schedulesSection = schedulesSectionOf({ documented });
-
-const consoleSection = consoleSectionOf({ documented });
 
 const projectTable = projectTableOf({ documented, integerKey, pathString, maxTimeoutMinutes: MAX_TIMEOUT_MINUTES });
 
