@@ -43,6 +43,10 @@ const voiceToml = (confirm: boolean) =>
     'max_mb = 1',
     'timeout_seconds = 10',
     `confirm = ${confirm}`,
+    // Plain words are answered without a run (the commands reading), so that a typed message and
+    // its spoken twin can be compared answer for answer without launching agents.
+    '[chat]',
+    'plain_messages = "commands"',
   ].join('\n');
 
 beforeAll(async () => {
