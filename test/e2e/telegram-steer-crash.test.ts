@@ -1,6 +1,7 @@
 /**
  * A message to a running run that is still in flight when the service is killed (kill -9): the
- * real codex CLI (which takes no message while it runs) against the fake Responses API, through
+ * real codex CLI as `codex exec` (which takes no message while it runs; app-server's turn/steer
+ * is tested in telegram-converse) against the fake Responses API, through
  * `baton start` on the fake Bot API. The message's inbound event stays claimed until its resumed
  * run is recorded, so the restarted service handles it again: it becomes a resumed run then.
  */
@@ -11,7 +12,10 @@ import { waitFor } from '../support/wait.js';
 let world: TelegramE2E;
 
 beforeAll(async () => {
-  world = await startTelegramE2E({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')] });
+  world = await startTelegramE2E({
+    binDirs: [inject('codexBinDir'), inject('claudeBinDir')],
+    harnessToml: 'codex_transport = "exec"',
+  });
 });
 afterAll(async () => world?.dispose());
 
