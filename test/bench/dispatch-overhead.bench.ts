@@ -35,6 +35,9 @@ const WARMUP_ROUNDS = SMOKE ? 0 : 2;
 /** Issue #15's targets: p95 of (update → first model call via baton) / (direct spawn → first model call). */
 const P95_RATIO_TARGET = { codex: 1.1, claude: 1.05 } as const;
 
+/** How baton drives codex in this bench run (`[harness] codex_transport`). */
+const CODEX_TRANSPORT = process.env.BENCH_CODEX_TRANSPORT === 'exec' ? 'exec' : 'app-server';
+
 let world: BenchWorld | undefined;
 afterAll(async () => {
   await world?.dispose();
@@ -138,7 +141,14 @@ describe('dispatch overhead', () => {
     );
     const runs = size('DISPATCH_RUNS', 200, 1);
     const engine = process.env.DATABASE_URL ? 'postgres' : 'pglite';
-    world = await startBenchWorld({ binDirs: [inject('codexBinDir'), inject('claudeBinDir')], engine, tap: true });
+    // Through baton codex runs as `codex app-server` (the default) or, with
+    // BENCH_CODEX_TRANSPORT=exec, as `codex exec`; the direct spawn is always `codex exec`.
+    world = await startBenchWorld({
+      binDirs: [inject('codexBinDir'), inject('claudeBinDir')],
+      engine,
+      tap: true,
+      harnessToml: [`codex_transport = ${JSON.stringify(CODEX_TRANSPORT)}`],
+    });
     const w = world;
     const tap = w.tap!;
     const index = new SentIndex(w.telegram);

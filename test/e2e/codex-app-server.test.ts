@@ -74,6 +74,16 @@ describe.each(['app-server', 'exec'] as const)('codex_transport = %s', (transpor
     }
   });
 
+  it('doctor says which transport codex runs use, and why', async () => {
+    const result = await home.baton(['doctor', '--json']);
+    const report = JSON.parse(result.stdout) as {
+      rows: { area: string; details: string[]; facts: Record<string, unknown> }[];
+    };
+    const codex = report.rows.find((r) => r.area === 'vendor:codex')!;
+    expect(codex.facts['transport']).toBe(transport);
+    expect(codex.details.join('\n')).toContain(`[harness] codex_transport = "${transport}"`);
+  });
+
   it('keeps sandbox:read-only: the command runs and cannot write', async () => {
     const file = `refused-${transport}.txt`;
     model.enqueue(
