@@ -62,7 +62,14 @@ interface SizeResult {
 async function measureSize(files: number, runs: number): Promise<SizeResult> {
   const binDir = await mkdtemp(join(tmpdir(), 'baton-bench-repo-size-bin-'));
   await symlink(FAKE_CODEX, join(binDir, 'codex'));
-  const world = await startBenchWorld({ binDirs: [binDir], engine: 'postgres', start: false, logLevel: 'debug' });
+  // The fake codex speaks `codex exec --json` only.
+  const world = await startBenchWorld({
+    binDirs: [binDir],
+    engine: 'postgres',
+    start: false,
+    logLevel: 'debug',
+    harnessToml: ['codex_transport = "exec"'],
+  });
   worlds.push(world);
   const repo = world.repos.repo!;
   await fillRepo(repo, files);

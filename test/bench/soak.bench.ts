@@ -97,7 +97,8 @@ describe('soak', () => {
       binDirs: [binDir],
       engine: 'postgres',
       repos: [...LANES],
-      harnessToml: ['max_active = 2'],
+      // The fake codex speaks `codex exec --json` only.
+      harnessToml: ['max_active = 2', 'codex_transport = "exec"'],
       start: false,
     });
     cleanups.push(() => world.dispose());
