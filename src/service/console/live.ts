@@ -1,7 +1,8 @@
 /**
  * Live updates: `GET /events` streams Server-Sent Events (`event: run`, data: the run id) fed by
  * PostgreSQL `LISTEN baton_console`, which the database's triggers notify on every change of a
- * run's status, an approval or a delivery (migration `console_notify`): any node's change
+ * run's status or an approval (migration `console_notify`; not of a delivery, whose drain
+ * would pay a serialized commit per row): any node's change
  * reaches every node's console. Without LISTEN (PGlite: one process) it falls back to asking the
  * database for the newest change every {@link POLL_MS}. A run page also learns of its transcript
  * growing: the size of its `events.jsonl` is looked at every {@link POLL_MS}.
