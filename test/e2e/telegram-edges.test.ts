@@ -83,7 +83,7 @@ describe('Telegram edges', () => {
       when: (body) => replyTarget(body as never) === 400 && String(body['text']).includes('] started'),
     });
     telegram.pushUpdate(world.privateMessage(OWNER, '/codex be quick', 400));
-    // The outbox retries `started` a second later (its quick retries); `completed` waits for it.
+    // The retry worker sends `started` on its schedule (30 s backoff, 30 s ticks); `completed` waits.
     const started = await telegram.waitForSent((m) => replyTarget(m) === 400 && m.text.includes('] started'), 150_000);
     const runId = runIdOf(started.text);
     const completed = await telegram.waitForSent((m) => m.text.startsWith(`[run ${runId}] completed`), WAIT_MS);
